@@ -1,0 +1,67 @@
+/*
+ * CameraControl firmware: the hardware abstraction layer.
+ *
+ * The firmware core touches hardware only through these functions. A board
+ * port fills a cc_hal_t (see Firmware-sim/port/template/cc_hal_template.c);
+ * the simulator fills one with a virtual clock, a finger model and a pty.
+ * Every function must return promptly: none may block.
+ */
+#ifndef CC_HAL_H
+#define CC_HAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One raw reading of the Camera Control's sensors. */
+typedef struct cc_sensor_reading {
+    /* Force in millinewtons as the sensor reports it: includes the sensor's
+     * baseline offset and drift, may be negative. The core tares it. */
+    int32_t force_raw_mn;
+    /* Position along the slide strip, 0 .. slide_resolution - 1; meaningful
+     * only while touched. */
+    uint16_t position;
+    /* Capacitive touch detected. */
+    bool touched;
+} cc_sensor_reading_t;
+
+/* Button bits returned by read_buttons (raw, still bouncing). */
+#define CC_BUTTON_VOLUME_UP   (1u << 0)
+#define CC_BUTTON_VOLUME_DOWN (1u << 1)
+#define CC_BUTTON_ACTION      (1u << 2)
+/* The full-press tactile switch of the Camera Control, if the board has one;
+ * boards without it let the force threshold alone decide the full press. */
+#define CC_BUTTON_SHUTTER_SWITCH (1u << 3)
+
+typedef struct cc_hal {
+    /* Passed back to every function. */
+    void *ctx;
+    /* Monotonic microseconds since boot. */
+    uint64_t (*now_us)(void *ctx);
+    /* Copies up to cap received bytes into buf; returns how many (0 if none). */
+    size_t (*uart_read)(void *ctx, uint8_t *buf, size_t cap);
+    /* Queues up to len bytes for transmission; returns how many it took. */
+    size_t (*uart_write)(void *ctx, const uint8_t *buf, size_t len);
+    /* Reads the force, touch and slide sensors now. */
+    void (*read_sensors)(void *ctx, cc_sensor_reading_t *out);
+    /* Raw button levels, CC_BUTTON_* bits (the core debounces). */
+    uint32_t (*read_buttons)(void *ctx);
+    /* Remote clicks received since the previous call (0 if none). */
+    uint32_t (*take_remote_clicks)(void *ctx);
+    /* Starts a haptic waveform (cameracontrol.v1.HapticPattern). May be NULL. */
+    void (*haptic_play)(void *ctx, uint32_t pattern, uint32_t intensity_percent);
+    /* Starts a sound (cameracontrol.v1.Sound). May be NULL. */
+    void (*sound_play)(void *ctx, uint32_t sound);
+    /* Sets the indicator LED (cameracontrol.v1.IndicatorMode, 0xRRGGBB). May be NULL. */
+    void (*indicator_set)(void *ctx, uint32_t mode, uint32_t rgb);
+} cc_hal_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CC_HAL_H */

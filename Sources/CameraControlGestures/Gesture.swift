@@ -1,0 +1,85 @@
+import CameraControlWire
+
+/// How a slide is moving at a sample.
+public struct SlideMotion: Hashable, Sendable {
+    /// Position along the strip as a fraction, 0 (one end) … 1 (the other).
+    public var position: Double
+    /// Change of `position` since the previous slide gesture (0 on `began`).
+    public var delta: Double
+    /// Speed along the strip, strip lengths per second (signed; smoothed).
+    public var velocity: Double
+
+    /// A slide sample.
+    public init(position: Double, delta: Double, velocity: Double) {
+        self.position = position
+        self.delta = delta
+        self.velocity = velocity
+    }
+}
+
+/// What a press lasted and how hard it was, when it ends.
+public struct PressSummary: Hashable, Sendable {
+    /// From press-down to release, microseconds of device time.
+    public var durationMicros: UInt64
+    /// True when the press was held past the long-press threshold (click-and-hold).
+    public var isLongPress: Bool
+    /// Largest force during the press, millinewtons (0 for buttons without a force sensor).
+    public var peakForceMillinewtons: UInt32
+
+    /// A press summary.
+    public init(durationMicros: UInt64, isLongPress: Bool, peakForceMillinewtons: UInt32) {
+        self.durationMicros = durationMicros
+        self.isLongPress = isLongPress
+        self.peakForceMillinewtons = peakForceMillinewtons
+    }
+}
+
+/// What the recogniser saw.
+public enum GestureKind: Hashable, Sendable {
+    /// A finger touched the Camera Control.
+    case touchBegan
+    /// The finger left the Camera Control.
+    case touchEnded
+    /// Force crossed the light-press stage: shows the overlay.
+    case lightPressBegan
+    /// The light press was released (without becoming a full click or a slide).
+    case lightPressEnded
+    /// Two light presses within the double-press window: opens the control picker.
+    case doubleLightPress
+    /// A slide started (the finger moved past the slop distance while touching).
+    case slideBegan(SlideMotion)
+    /// The slide moved.
+    case slideChanged(SlideMotion)
+    /// The finger lifted or stopped sliding.
+    case slideEnded(SlideMotion)
+    /// A clickable input went down: a Camera Control full press, or a button.
+    case pressBegan
+    /// The press has been held past the long-press threshold (still down).
+    case longPressBegan(heldMicros: UInt64)
+    /// The press was released: a click, or the end of a click-and-hold.
+    case pressEnded(PressSummary)
+    /// The press will never end normally (the device went away mid-press).
+    case pressCancelled
+    /// A remote click (it has no separate down and up).
+    case remoteClick
+}
+
+/// One recognised gesture, with the input that made it.
+public struct Gesture: Hashable, Sendable {
+    /// What was recognised.
+    public var kind: GestureKind
+    /// Which physical input made it.
+    public var source: InputSource
+    /// Device time of the input event that completed the gesture, microseconds.
+    public var timestampMicros: UInt64
+    /// Conditioned force at that event, millinewtons.
+    public var forceMillinewtons: UInt32
+
+    /// A gesture.
+    public init(kind: GestureKind, source: InputSource, timestampMicros: UInt64, forceMillinewtons: UInt32 = 0) {
+        self.kind = kind
+        self.source = source
+        self.timestampMicros = timestampMicros
+        self.forceMillinewtons = forceMillinewtons
+    }
+}

@@ -1,0 +1,107 @@
+/// The packet type, the low four bits of an envelope's first byte (docs/PROTOCOL.md §4).
+public struct PacketType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The 4-bit wire value.
+    public var rawValue: UInt8
+    /// Wraps a wire value (only the low four bits travel).
+    public init(rawValue: UInt8) { self.rawValue = rawValue & 0x0F }
+
+    /// Host → device: starts a call; carries service and method ids and the request.
+    public static let request = PacketType(rawValue: 1)
+    /// Device → host: the single response of a unary call (status OK).
+    public static let response = PacketType(rawValue: 2)
+    /// Device → host: one message of a server stream.
+    public static let streamMessage = PacketType(rawValue: 3)
+    /// Device → host: ends a server stream with a status.
+    public static let streamEnd = PacketType(rawValue: 4)
+    /// Host → device: cancels a call.
+    public static let cancel = PacketType(rawValue: 5)
+    /// Device → host: ends any call with a non-OK status.
+    public static let error = PacketType(rawValue: 6)
+    /// Either way: acknowledges a reliable packet by its sequence number.
+    public static let ack = PacketType(rawValue: 7)
+    /// Either way: keeps an idle link alive.
+    public static let heartbeat = PacketType(rawValue: 8)
+
+    /// True for the types v1 defines (1–8).
+    public var isKnown: Bool { (1...8).contains(rawValue) }
+
+    /// The spec's name for the type, or `TYPE_<n>`.
+    public var description: String {
+        switch rawValue {
+        case 1: "REQUEST"
+        case 2: "RESPONSE"
+        case 3: "STREAM_MESSAGE"
+        case 4: "STREAM_END"
+        case 5: "CANCEL"
+        case 6: "ERROR"
+        case 7: "ACK"
+        case 8: "HEARTBEAT"
+        default: "TYPE_\(rawValue)"
+        }
+    }
+}
+
+/// One decoded envelope: what a frame carries once unstuffed and checked (docs/PROTOCOL.md §4).
+///
+/// ```
+///   byte 0          1     2        3 …                  …                 last 2
+/// +---------------+-----------+--------------------+------------------+---------+----------+
+/// | type | flags  | sequence  | call id            | method or status | payload | CRC-16   |
+/// | 4 bits 4 bits | u16 LE    | varint (1–5 bytes) | 0, 1 or 2 bytes  | …       | u16 LE   |
+/// +---------------+-----------+--------------------+------------------+---------+----------+
+/// ```
+public struct Packet: Hashable, Sendable {
+    /// The packet type.
+    public var type: PacketType
+    /// True when the receiver must acknowledge (flag bit 4).
+    public var isReliable: Bool
+    /// The sender's sequence number for this packet.
+    public var sequence: UInt16
+    /// The call this packet belongs to; 0 for link packets (ACK, HEARTBEAT).
+    public var callID: UInt32
+    /// Service and method ids; only for ``PacketType/request``.
+    public var address: MethodAddress?
+    /// The status; only for ``PacketType/streamEnd`` and ``PacketType/error``.
+    public var status: StatusCode?
+    /// The payload: a protobuf message, a UTF-8 status message, or an acknowledged sequence number.
+    public var payload: [UInt8]
+
+    /// A packet of any type; set `address` for requests and `status` for stream ends and errors.
+    public init(
+        type: PacketType,
+        isReliable: Bool = false,
+        sequence: UInt16 = 0,
+        callID: UInt32,
+        address: MethodAddress? = nil,
+        status: StatusCode? = nil,
+        payload: [UInt8] = []
+    ) {
+        self.type = type
+        self.isReliable = isReliable
+        self.sequence = sequence
+        self.callID = callID
+        self.status = status
+        self.payload = payload
+        self.address = address
+    }
+}
+
+/// The two id bytes of a `REQUEST`: which service and method it calls.
+public struct MethodAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The service id.
+    public var service: UInt8
+    /// The method id within the service.
+    public var method: UInt8
+    /// An address by its ids.
+    public init(service: UInt8, method: UInt8) {
+        self.service = service
+        self.method = method
+    }
+    /// `s.m`.
+    public var description: String { "\(service).\(method)" }
+}
+
+extension MethodID {
+    /// This method's wire address.
+    public var address: MethodAddress { MethodAddress(service: service, method: method) }
+}
