@@ -1,0 +1,1 @@
+#include "cc_input.h"

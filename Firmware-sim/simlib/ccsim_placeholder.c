@@ -1,0 +1,3 @@
+/* placeholder */
+int ccsim_placeholder(void);
+int ccsim_placeholder(void) { return 0; }

@@ -1,0 +1,1 @@
+print("camctl: not yet")
