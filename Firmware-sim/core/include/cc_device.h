@@ -1,0 +1,131 @@
+/*
+ * CameraControl firmware core: the device.
+ *
+ * One cc_device_t is one device: link (framing, envelope, sequence numbers,
+ * reliable retransmission, heartbeats), RPC dispatch, the v1 services and the
+ * input pipeline. All storage is inside the struct (no heap); the caller
+ * allocates it, usually statically. Several devices may live in one process
+ * (the simulator and the benchmarks do that).
+ *
+ * Main loop of a port:   cc_device_init(&dev, &hal, &info);
+ *                        for (;;) cc_device_poll(&dev);
+ */
+#ifndef CC_DEVICE_H
+#define CC_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cc_hal.h"
+#include "cc_input.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Protocol version this core speaks. */
+#define CC_PROTOCOL_MAJOR 1u
+#define CC_PROTOCOL_MINOR 0u
+
+/* Compile-time sizes (override with -D). */
+#ifndef CC_MAX_FRAME_BYTES
+#define CC_MAX_FRAME_BYTES 256u          /* unstuffed frame, announced in Capabilities */
+#endif
+#ifndef CC_MAX_CONCURRENT_CALLS
+#define CC_MAX_CONCURRENT_CALLS 8u
+#endif
+#ifndef CC_RELIABLE_SLOTS
+#define CC_RELIABLE_SLOTS 16u            /* reliable packets awaiting an ACK */
+#endif
+#ifndef CC_TX_BUFFER_BYTES
+#define CC_TX_BUFFER_BYTES 2048u
+#endif
+#ifndef CC_HEARTBEAT_INTERVAL_MS
+#define CC_HEARTBEAT_INTERVAL_MS 50u
+#endif
+
+/* What the device says about itself in the handshake. Strings must outlive the device. */
+typedef struct cc_device_info {
+    const char *vendor;
+    const char *model;
+    const char *serial_number;
+    const char *firmware_version;
+    uint32_t usb_vendor_id;
+    uint32_t usb_product_id;
+    bool has_force_sensor;
+    bool has_touch_sensor;
+    bool has_slide_strip;
+    uint32_t buttons;              /* CC_BUTTON_VOLUME_UP | ... present on the board */
+    bool has_remote;               /* a remote-click source is paired/possible */
+    uint32_t force_max_mn;
+    uint32_t slide_resolution;
+    uint32_t slide_length_um;
+    uint32_t max_controls;
+    uint32_t haptic_patterns;      /* bit n set: cameracontrol.v1.HapticPattern n is playable */
+    bool has_speaker;
+    bool has_indicator_led;
+} cc_device_info_t;
+
+/*
+ * A handler for services the core does not serve itself (the simulator's
+ * SimulatorService). Returns a cameracontrol status code (0 = OK, the
+ * response is in resp[0 .. *resp_len)); CC_EXTENSION_NOT_MINE when it does
+ * not know the method (the core answers UNIMPLEMENTED). *message may be set
+ * to a static string for non-OK statuses.
+ */
+#define CC_EXTENSION_NOT_MINE (-1)
+typedef int (*cc_extension_fn)(void *ctx, uint8_t service, uint8_t method,
+                               const uint8_t *req, size_t req_len,
+                               uint8_t *resp, size_t resp_cap, size_t *resp_len,
+                               const char **message);
+
+/* Link and call counters; mirrors cameracontrol.v1.Counters. */
+typedef struct cc_counters {
+    uint32_t frames_received;
+    uint32_t frames_sent;
+    uint32_t bytes_received;
+    uint32_t bytes_sent;
+    uint32_t check_errors;
+    uint32_t framing_errors;
+    uint32_t oversized_frames;
+    uint32_t unknown_packet_types;
+    uint32_t unimplemented_calls;
+    uint32_t invalid_arguments;
+    uint32_t cancelled_calls;
+    uint32_t retransmissions;
+    uint32_t duplicates_dropped;
+    uint32_t sequence_gaps;
+    uint32_t heartbeat_timeouts;
+    uint32_t calls_refused;
+    uint32_t tx_dropped;
+} cc_counters_t;
+
+typedef struct cc_device cc_device_t;
+
+void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_t *info);
+
+/* Installs the extension handler; is_simulator is announced in Capabilities. */
+void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator);
+
+/* Does all work that is due: reads the UART, dispatches, samples the sensors
+ * when a sample period has passed, streams events, retransmits, heartbeats,
+ * writes the UART. Call it at least once per sample period. */
+void cc_device_poll(cc_device_t *dev);
+
+const cc_counters_t *cc_device_counters(const cc_device_t *dev);
+
+/* The configuration in force. */
+const cc_input_config_t *cc_device_config(const cc_device_t *dev);
+
+/* True between a successful handshake and the link being declared dead. */
+bool cc_device_session_active(const cc_device_t *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* The struct's definition (fields private to the core). */
+#include "cc_device_state.h"
+
+#endif /* CC_DEVICE_H */
