@@ -1,1 +1,413 @@
+/*
+ * CameraControl firmware: the input pipeline (see cc_input.h).
+ *
+ * Pure C99: readings and time in, events out; no heap, no HAL, no floating
+ * point. One call of cc_input_step() is one sample period.
+ *
+ * Force conditioning, per sample:
+ *
+ *   raw ──▶ − baseline ──▶ single-pole IIR ──▶ hysteresis stages ──▶ events
+ *              ▲                                   ▲
+ *   tare (mean of the first CC_INPUT_TARE_SAMPLES    shutter switch (OR-ed)
+ *   untouched samples), then a very slow low-pass
+ *   of the raw value while untouched and unpressed
+ *
+ * Fixed point: forces are kept in Q12 millinewtons (value * 4096) in int32;
+ * raw readings are clamped to +-CC_INPUT_RAW_LIMIT_MN so nothing overflows.
+ * The filter and the drift tracker divide by powers of two chosen from the
+ * sample rate so that their time constants are the same at every rate:
+ * the force filter ~8 ms (2^shift samples), the drift tracker ~4-5 s.
+ *
+ * Default thresholds (docs/SIMULATOR.md, "Thresholds"): light press on at
+ * 800 mN, off at 500 mN; full press on at 2500 mN, off at 1800 mN; at least
+ * 1000 mN between the two "on" thresholds. Apple publishes no force figures;
+ * the shape follows libinput's touch-pressure hysteresis (down at 12 % of the
+ * range, up at 10 %: release well below press so noise and tremor near a
+ * threshold cannot chatter) and the two-stage camera shutter (a half press
+ * must be clearly separable from the full press, otherwise people shoot by
+ * accident), see /work/shared/CAPTURE-SEMANTICS.md.
+ */
 #include "cc_input.h"
+
+#include "cameracontrol/v1/common.pb-c.h"
+#include "cameracontrol/v1/input.pb-c.h"
+
+#define CC_INPUT_FRAC_BITS 12
+#define CC_INPUT_ONE_Q ((int32_t)1 << CC_INPUT_FRAC_BITS)
+
+/* Raw readings beyond this are clamped (keeps Q12 values inside int32). */
+#ifndef CC_INPUT_RAW_LIMIT_MN
+#define CC_INPUT_RAW_LIMIT_MN 100000
+#endif
+/* Untouched samples averaged for the start-up tare. */
+#ifndef CC_INPUT_TARE_SAMPLES
+#define CC_INPUT_TARE_SAMPLES 32u
+#endif
+/* After this many samples without a complete tare (a finger resting on the
+ * control since power-up), the pipeline tares with what it has (or zero)
+ * and starts detecting presses; drift tracking corrects it later. */
+#ifndef CC_INPUT_TARE_GIVE_UP_SAMPLES
+#define CC_INPUT_TARE_GIVE_UP_SAMPLES 2000u
+#endif
+/* A SLIDE is reported only when the position moved at least this many
+ * counts from the last reported one (sensor jitter of a resting finger
+ * would otherwise stream SLIDE events). */
+#ifndef CC_INPUT_SLIDE_DEADBAND
+#define CC_INPUT_SLIDE_DEADBAND 2u
+#endif
+
+#define KIND(k) ((uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_##k)
+#define SOURCE(s) ((uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_##s)
+
+enum { STAGE_NONE = 0, STAGE_LIGHT = 1, STAGE_FULL = 2 };
+enum { BTN_VOLUME_UP = 0, BTN_VOLUME_DOWN = 1, BTN_ACTION = 2, BTN_SHUTTER = 3 };
+
+void cc_input_default_config(cc_input_config_t *out)
+{
+    out->light_press_on_mn = 800u;
+    out->light_press_off_mn = 500u;
+    out->full_press_on_mn = 2500u;
+    out->full_press_off_mn = 1800u;
+    out->min_stage_gap_mn = 1000u;
+    out->sample_rate_hz = 1000u;
+    out->slide_interval_ms = 16u;   /* ~60 Hz: one SLIDE per display frame */
+    out->debounce_ms = 5u;          /* tactile switches bounce for 1-5 ms */
+}
+
+int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
+{
+    const char *msg = 0;
+    if (cfg == 0) {
+        msg = "no configuration";
+    } else if (cfg->light_press_on_mn == 0u || cfg->light_press_off_mn == 0u ||
+               cfg->full_press_on_mn == 0u || cfg->full_press_off_mn == 0u ||
+               cfg->min_stage_gap_mn == 0u) {
+        msg = "thresholds must be non-zero";
+    } else if (!(cfg->light_press_off_mn < cfg->light_press_on_mn)) {
+        msg = "light_press_off_mn must be below light_press_on_mn";
+    } else if (!(cfg->light_press_on_mn <= cfg->full_press_off_mn)) {
+        msg = "full_press_off_mn must not be below light_press_on_mn";
+    } else if (!(cfg->full_press_off_mn < cfg->full_press_on_mn)) {
+        msg = "full_press_off_mn must be below full_press_on_mn";
+    } else if (cfg->full_press_on_mn > (uint32_t)CC_INPUT_RAW_LIMIT_MN) {
+        msg = "full_press_on_mn is beyond the force range";
+    } else if (cfg->full_press_on_mn - cfg->light_press_on_mn < cfg->min_stage_gap_mn) {
+        msg = "full_press_on_mn - light_press_on_mn is below min_stage_gap_mn";
+    } else if (cfg->sample_rate_hz != 100u && cfg->sample_rate_hz != 250u &&
+               cfg->sample_rate_hz != 500u && cfg->sample_rate_hz != 1000u) {
+        msg = "sample_rate_hz must be 100, 250, 500 or 1000";
+    } else if (cfg->slide_interval_ms < 1u || cfg->slide_interval_ms > 1000u) {
+        msg = "slide_interval_ms must be 1..1000";
+    } else if (cfg->debounce_ms < 1u || cfg->debounce_ms > 100u) {
+        msg = "debounce_ms must be 1..100";
+    }
+    if (why != 0) {
+        *why = msg;
+    }
+    return msg == 0 ? 0 : 1;
+}
+
+static void apply_rate(cc_input_t *in)
+{
+    /* Force filter ~8 ms and drift tracker ~4 s (2^shift samples). */
+    switch (in->config.sample_rate_hz) {
+    case 100u:  in->filter_shift = 0u; in->drift_shift = 9u;  break;
+    case 250u:  in->filter_shift = 1u; in->drift_shift = 10u; break;
+    case 500u:  in->filter_shift = 2u; in->drift_shift = 11u; break;
+    default:    in->filter_shift = 3u; in->drift_shift = 12u; break;
+    }
+}
+
+void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
+{
+    unsigned i;
+    char *p = (char *)in;
+    size_t n;
+    for (n = 0; n < sizeof(*in); n++) {
+        p[n] = 0;
+    }
+    if (cfg != 0 && cc_input_validate_config(cfg, 0) == 0) {
+        in->config = *cfg;
+    } else {
+        cc_input_default_config(&in->config);
+    }
+    apply_rate(in);
+    for (i = 0; i < CC_INPUT_DEBOUNCED_BUTTONS; i++) {
+        in->buttons[i].stable = false;
+        in->buttons[i].candidate = false;
+        in->buttons[i].candidate_since_us = 0u;
+    }
+}
+
+void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg)
+{
+    if (cfg == 0 || cc_input_validate_config(cfg, 0) != 0) {
+        return;
+    }
+    in->config = *cfg;
+    apply_rate(in);
+}
+
+static void push_event(cc_input_t *in, uint64_t now_us, uint32_t kind, uint32_t source,
+                       uint32_t force_mn, uint32_t peak_mn)
+{
+    cc_input_event_t *e;
+    in->event_number++;
+    if (in->count >= CC_INPUT_QUEUE_LEN) {
+        in->overflows++;
+        return;
+    }
+    e = &in->queue[(in->head + in->count) % CC_INPUT_QUEUE_LEN];
+    in->count++;
+    e->timestamp_us = now_us;
+    e->kind = kind;
+    e->source = source;
+    e->force_mn = force_mn;
+    e->position = in->position;
+    e->peak_force_mn = peak_mn;
+    e->event_number = in->event_number;
+}
+
+static int32_t clamp_raw(int32_t raw)
+{
+    if (raw > CC_INPUT_RAW_LIMIT_MN) {
+        return CC_INPUT_RAW_LIMIT_MN;
+    }
+    if (raw < -CC_INPUT_RAW_LIMIT_MN) {
+        return -CC_INPUT_RAW_LIMIT_MN;
+    }
+    return raw;
+}
+
+/* The conditioned force in whole millinewtons, never negative. */
+static uint32_t conditioned_mn(const cc_input_t *in)
+{
+    if (!in->tared || in->filtered_q <= 0) {
+        return 0u;
+    }
+    return (uint32_t)((in->filtered_q + CC_INPUT_ONE_Q / 2) / CC_INPUT_ONE_Q);
+}
+
+static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
+{
+    int32_t raw = clamp_raw(r->force_raw_mn);
+    int32_t raw_q = raw * CC_INPUT_ONE_Q;
+
+    if (in->samples_seen < 0xFFFFFFFFu) {
+        in->samples_seen++;
+    }
+    if (!in->tared) {
+        if (!r->touched) {
+            in->tare_sum_mn += raw;
+            in->tare_count++;
+        }
+        if (in->tare_count >= CC_INPUT_TARE_SAMPLES ||
+            in->samples_seen >= CC_INPUT_TARE_GIVE_UP_SAMPLES) {
+            int64_t mean = in->tare_count > 0u ? in->tare_sum_mn / (int64_t)in->tare_count : 0;
+            in->baseline_q = (int32_t)mean * CC_INPUT_ONE_Q;
+            in->filtered_q = 0;
+            in->tared = true;
+        }
+        return;
+    }
+
+    /* Single-pole IIR: y += (x - y) / 2^shift (division, not a shift, so
+     * negative values round the same way as positive ones). */
+    {
+        int32_t x = raw_q - in->baseline_q;
+        in->filtered_q += (x - in->filtered_q) / ((int32_t)1 << in->filter_shift);
+    }
+
+    /* Drift: follow the unloaded sensor very slowly while nobody touches it. */
+    if (!r->touched && in->stage == STAGE_NONE && in->force_stage == STAGE_NONE &&
+        conditioned_mn(in) < in->config.light_press_off_mn / 2u) {
+        in->baseline_q += (raw_q - in->baseline_q) / ((int32_t)1 << in->drift_shift);
+    }
+}
+
+static void update_force_stage(cc_input_t *in, uint32_t f)
+{
+    const cc_input_config_t *c = &in->config;
+    switch (in->force_stage) {
+    case STAGE_NONE:
+        if (f >= c->full_press_on_mn) {
+            in->force_stage = STAGE_FULL;
+        } else if (f >= c->light_press_on_mn) {
+            in->force_stage = STAGE_LIGHT;
+        }
+        break;
+    case STAGE_LIGHT:
+        if (f >= c->full_press_on_mn) {
+            in->force_stage = STAGE_FULL;
+        } else if (f < c->light_press_off_mn) {
+            in->force_stage = STAGE_NONE;
+        }
+        break;
+    default:
+        if (f < c->full_press_off_mn) {
+            in->force_stage = f < c->light_press_off_mn ? STAGE_NONE : STAGE_LIGHT;
+        }
+        break;
+    }
+}
+
+static void update_stage(cc_input_t *in, uint64_t now_us, uint32_t f, bool shutter)
+{
+    uint8_t target = shutter ? (uint8_t)STAGE_FULL : in->force_stage;
+
+    if (in->stage >= STAGE_LIGHT && f > in->light_peak_mn) {
+        in->light_peak_mn = f;
+    }
+    if (in->stage >= STAGE_FULL && f > in->full_peak_mn) {
+        in->full_peak_mn = f;
+    }
+    while (in->stage < target) {
+        in->stage++;
+        if (in->stage == STAGE_LIGHT) {
+            in->light_peak_mn = f;
+            push_event(in, now_us, KIND(LIGHT_PRESS_DOWN), SOURCE(CAMERA_CONTROL), f, 0u);
+        } else {
+            in->full_peak_mn = f;
+            if (f > in->light_peak_mn) {
+                in->light_peak_mn = f;
+            }
+            push_event(in, now_us, KIND(FULL_PRESS_DOWN), SOURCE(CAMERA_CONTROL), f, 0u);
+        }
+    }
+    while (in->stage > target) {
+        if (in->stage == STAGE_FULL) {
+            push_event(in, now_us, KIND(FULL_PRESS_UP), SOURCE(CAMERA_CONTROL), f,
+                       in->full_peak_mn);
+        } else {
+            push_event(in, now_us, KIND(LIGHT_PRESS_UP), SOURCE(CAMERA_CONTROL), f,
+                       in->light_peak_mn);
+        }
+        in->stage--;
+    }
+}
+
+/* Debounces one button; returns +1 when it went down, -1 up, 0 otherwise. */
+static int debounce(cc_input_t *in, unsigned index, bool level, uint64_t now_us)
+{
+    cc_input_button_state_t *b = &in->buttons[index];
+    uint64_t need = (uint64_t)in->config.debounce_ms * 1000u;
+    if (level != b->candidate) {
+        b->candidate = level;
+        b->candidate_since_us = now_us;
+    }
+    if (b->candidate != b->stable && now_us - b->candidate_since_us >= need) {
+        b->stable = b->candidate;
+        return b->stable ? 1 : -1;
+    }
+    return 0;
+}
+
+void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
+                   uint32_t buttons, uint32_t remote_clicks)
+{
+    static const uint32_t button_bits[3] = {
+        CC_BUTTON_VOLUME_UP, CC_BUTTON_VOLUME_DOWN, CC_BUTTON_ACTION
+    };
+    static const uint32_t button_sources[3] = {
+        SOURCE(VOLUME_UP), SOURCE(VOLUME_DOWN), SOURCE(ACTION_BUTTON)
+    };
+    cc_sensor_reading_t none = { 0, 0u, false };
+    const cc_sensor_reading_t *r = reading != 0 ? reading : &none;
+    uint32_t f;
+    unsigned i;
+    uint16_t pos = r->position > 0x7FFFu ? (uint16_t)0x7FFFu : r->position;
+
+    condition_force(in, r);
+    f = conditioned_mn(in);
+
+    /* Touch down first, so a press that starts with it follows it. */
+    if (r->touched) {
+        in->position = pos;
+    }
+    if (r->touched && !in->touched) {
+        in->touched = true;
+        in->slide_reported = pos;
+        in->slide_last_us = now_us;
+        push_event(in, now_us, KIND(TOUCH_DOWN), SOURCE(CAMERA_CONTROL), f, 0u);
+    }
+
+    /* Press stages (force, OR-ed with the shutter switch when fitted). */
+    if (in->tared) {
+        update_force_stage(in, f);
+    }
+    (void)debounce(in, BTN_SHUTTER, (buttons & CC_BUTTON_SHUTTER_SWITCH) != 0u, now_us);
+    update_stage(in, now_us, f, in->buttons[BTN_SHUTTER].stable);
+
+    /* Slide: latest position, at most one per interval, only when it moved. */
+    if (r->touched && in->touched) {
+        uint16_t d = pos > in->slide_reported ? (uint16_t)(pos - in->slide_reported)
+                                              : (uint16_t)(in->slide_reported - pos);
+        if (d >= CC_INPUT_SLIDE_DEADBAND &&
+            now_us - in->slide_last_us >= (uint64_t)in->config.slide_interval_ms * 1000u) {
+            in->slide_reported = pos;
+            in->slide_last_us = now_us;
+            push_event(in, now_us, KIND(SLIDE), SOURCE(CAMERA_CONTROL), f, 0u);
+        }
+    }
+
+    /* Buttons. */
+    for (i = 0; i < 3u; i++) {
+        int edge = debounce(in, i, (buttons & button_bits[i]) != 0u, now_us);
+        if (edge > 0) {
+            push_event(in, now_us, KIND(BUTTON_DOWN), button_sources[i], 0u, 0u);
+        } else if (edge < 0) {
+            push_event(in, now_us, KIND(BUTTON_UP), button_sources[i], 0u, 0u);
+        }
+    }
+
+    /* Remote clicks: one event each (beyond the queue length they only count). */
+    if (remote_clicks > CC_INPUT_QUEUE_LEN) {
+        in->event_number += remote_clicks - CC_INPUT_QUEUE_LEN;
+        in->overflows += remote_clicks - CC_INPUT_QUEUE_LEN;
+        remote_clicks = CC_INPUT_QUEUE_LEN;
+    }
+    for (i = 0; i < remote_clicks; i++) {
+        push_event(in, now_us, KIND(REMOTE_CLICK), SOURCE(REMOTE), 0u, 0u);
+    }
+
+    /* Touch up last, after the press it ended. */
+    if (!r->touched && in->touched) {
+        in->touched = false;
+        push_event(in, now_us, KIND(TOUCH_UP), SOURCE(CAMERA_CONTROL), f, 0u);
+    }
+
+    in->have_sample = true;
+    in->last.timestamp_us = now_us;
+    in->last.force_mn = f > 0xFFFFu ? (uint16_t)0xFFFFu : (uint16_t)f;
+    in->last.position = in->position;
+    in->last.touched = r->touched;
+}
+
+bool cc_input_pop_event(cc_input_t *in, cc_input_event_t *out)
+{
+    if (in->count == 0u) {
+        return false;
+    }
+    if (out != 0) {
+        *out = in->queue[in->head];
+    }
+    in->head = (in->head + 1u) % CC_INPUT_QUEUE_LEN;
+    in->count--;
+    return true;
+}
+
+bool cc_input_last_sample(const cc_input_t *in, cc_raw_sample_t *out)
+{
+    if (!in->have_sample) {
+        return false;
+    }
+    if (out != 0) {
+        *out = in->last;
+    }
+    return true;
+}
+
+uint32_t cc_input_queue_overflows(const cc_input_t *in)
+{
+    return in->overflows;
+}

@@ -1,7 +1,58 @@
-/* Private state of cc_input.c; public only so callers can allocate it statically. */
+/*
+ * Private state of cc_input.c; public only so callers can allocate it
+ * statically. Do not touch these fields from outside cc_input.c.
+ */
 #ifndef CC_INPUT_STATE_H
 #define CC_INPUT_STATE_H
+
+/* Buttons the pipeline debounces: volume up, volume down, action, shutter switch. */
+#define CC_INPUT_DEBOUNCED_BUTTONS 4u
+
+/* One debounced button. */
+typedef struct cc_input_button_state {
+    bool stable;              /* the debounced level */
+    bool candidate;           /* the level seen most recently */
+    uint64_t candidate_since_us;
+} cc_input_button_state_t;
+
 struct cc_input {
     cc_input_config_t config;
+
+    /* Force conditioning, fixed point Q(CC_INPUT_FRAC_BITS) millinewtons. */
+    bool tared;
+    uint32_t tare_count;          /* untouched samples averaged so far */
+    uint32_t samples_seen;        /* samples since init (saturating) */
+    int64_t tare_sum_mn;
+    int32_t baseline_q;           /* sensor offset being subtracted */
+    int32_t filtered_q;           /* low-passed tared force */
+    uint8_t filter_shift;         /* IIR coefficient 1/2^shift */
+    uint8_t drift_shift;          /* baseline tracker coefficient 1/2^shift */
+
+    /* Press stages: 0 none, 1 light, 2 full. */
+    uint8_t force_stage;          /* from the force thresholds alone */
+    uint8_t stage;                /* reported: max(force_stage, shutter switch) */
+    uint32_t light_peak_mn;
+    uint32_t full_peak_mn;
+
+    /* Touch and slide. */
+    bool touched;
+    uint16_t position;            /* last position seen while touched */
+    uint16_t slide_reported;      /* position of the last TOUCH_DOWN/SLIDE */
+    uint64_t slide_last_us;
+
+    /* Buttons, CC_BUTTON_* bit order. */
+    cc_input_button_state_t buttons[CC_INPUT_DEBOUNCED_BUTTONS];
+
+    /* Last conditioned sample. */
+    bool have_sample;
+    cc_raw_sample_t last;
+
+    /* Events. */
+    uint32_t event_number;        /* number of the last event produced */
+    uint32_t overflows;
+    uint32_t head;                /* index of the oldest queued event */
+    uint32_t count;
+    cc_input_event_t queue[CC_INPUT_QUEUE_LEN];
 };
-#endif
+
+#endif /* CC_INPUT_STATE_H */
