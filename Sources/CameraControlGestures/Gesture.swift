@@ -42,7 +42,9 @@ public enum GestureKind: Hashable, Sendable {
     case touchEnded
     /// Force crossed the light-press stage: shows the overlay.
     case lightPressBegan
-    /// The light press was released (without becoming a full click or a slide).
+    /// The light press was released. Always closes a `lightPressBegan`, also when the press became a
+    /// full click or a slide meanwhile (those are reported as their own gestures: a full click is a
+    /// separate `pressBegan`/`pressEnded` pair). See docs/GESTURES.md.
     case lightPressEnded
     /// Two light presses within the double-press window: opens the control picker.
     case doubleLightPress
