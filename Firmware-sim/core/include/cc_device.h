@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cc_config.h"
+#include "cc_counters.h"
 #include "cc_hal.h"
 #include "cc_input.h"
 
@@ -28,22 +30,8 @@ extern "C" {
 #define CC_PROTOCOL_MAJOR 1u
 #define CC_PROTOCOL_MINOR 0u
 
-/* Compile-time sizes (override with -D). */
-#ifndef CC_MAX_FRAME_BYTES
-#define CC_MAX_FRAME_BYTES 256u          /* unstuffed frame, announced in Capabilities */
-#endif
-#ifndef CC_MAX_CONCURRENT_CALLS
-#define CC_MAX_CONCURRENT_CALLS 8u
-#endif
-#ifndef CC_RELIABLE_SLOTS
-#define CC_RELIABLE_SLOTS 16u            /* reliable packets awaiting an ACK */
-#endif
-#ifndef CC_TX_BUFFER_BYTES
-#define CC_TX_BUFFER_BYTES 2048u
-#endif
-#ifndef CC_HEARTBEAT_INTERVAL_MS
-#define CC_HEARTBEAT_INTERVAL_MS 50u
-#endif
+/* Compile-time sizes (CC_MAX_FRAME_BYTES, CC_MAX_CONCURRENT_CALLS,
+ * CC_RELIABLE_SLOTS, CC_TX_BUFFER_BYTES, CC_HEARTBEAT_INTERVAL_MS, ...): cc_config.h. */
 
 /* What the device says about itself in the handshake. Strings must outlive the device. */
 typedef struct cc_device_info {
@@ -79,27 +67,6 @@ typedef int (*cc_extension_fn)(void *ctx, uint8_t service, uint8_t method,
                                const uint8_t *req, size_t req_len,
                                uint8_t *resp, size_t resp_cap, size_t *resp_len,
                                const char **message);
-
-/* Link and call counters; mirrors cameracontrol.v1.Counters. */
-typedef struct cc_counters {
-    uint32_t frames_received;
-    uint32_t frames_sent;
-    uint32_t bytes_received;
-    uint32_t bytes_sent;
-    uint32_t check_errors;
-    uint32_t framing_errors;
-    uint32_t oversized_frames;
-    uint32_t unknown_packet_types;
-    uint32_t unimplemented_calls;
-    uint32_t invalid_arguments;
-    uint32_t cancelled_calls;
-    uint32_t retransmissions;
-    uint32_t duplicates_dropped;
-    uint32_t sequence_gaps;
-    uint32_t heartbeat_timeouts;
-    uint32_t calls_refused;
-    uint32_t tx_dropped;
-} cc_counters_t;
 
 typedef struct cc_device cc_device_t;
 

@@ -1,0 +1,60 @@
+/*
+ * CameraControl firmware core: compile-time sizes. Override any with -D.
+ */
+#ifndef CC_CONFIG_H
+#define CC_CONFIG_H
+
+/* Unstuffed frame (envelope + payload + check), announced in Capabilities.
+ * Between CC_WIRE_MIN_MAX_FRAME_BYTES (128) and CC_WIRE_MAX_MAX_FRAME_BYTES. */
+#ifndef CC_MAX_FRAME_BYTES
+#define CC_MAX_FRAME_BYTES 256u
+#endif
+/* Calls in flight at once (at least 4); more get RESOURCE_EXHAUSTED. */
+#ifndef CC_MAX_CONCURRENT_CALLS
+#define CC_MAX_CONCURRENT_CALLS 8u
+#endif
+/* Reliable packets awaiting an ACK. */
+#ifndef CC_RELIABLE_SLOTS
+#define CC_RELIABLE_SLOTS 16u
+#endif
+/* Wire bytes waiting for the UART. */
+#ifndef CC_TX_BUFFER_BYTES
+#define CC_TX_BUFFER_BYTES 2048u
+#endif
+/* Heartbeat after this long without sending, once a session runs. */
+#ifndef CC_HEARTBEAT_INTERVAL_MS
+#define CC_HEARTBEAT_INTERVAL_MS 50u
+#endif
+
+/* Bytes of the static arena protobuf-c unpacks one request into. */
+#ifndef CC_ARENA_BYTES
+#define CC_ARENA_BYTES 1024u
+#endif
+
+/* Largest wire-encoded reliable packet kept for retransmission. Reliable
+ * packets are input events in v1 (about 30 bytes encoded). */
+#ifndef CC_RELIABLE_FRAME_BYTES
+#define CC_RELIABLE_FRAME_BYTES 64u
+#endif
+
+/* Most samples in one RawSampleBatch (a stream asking for more gets this). */
+#ifndef CC_RAW_MAX_SAMPLES_PER_BATCH
+#define CC_RAW_MAX_SAMPLES_PER_BATCH 32u
+#endif
+
+/* Samples per batch when the request says 0. */
+#ifndef CC_RAW_DEFAULT_SAMPLES_PER_BATCH
+#define CC_RAW_DEFAULT_SAMPLES_PER_BATCH 25u
+#endif
+
+/* Bytes read from the UART per read call. */
+#ifndef CC_UART_CHUNK_BYTES
+#define CC_UART_CHUNK_BYTES 64u
+#endif
+
+/* Haptic intensity used for the device's own clicks and for requests that say 0. */
+#ifndef CC_DEFAULT_HAPTIC_INTENSITY
+#define CC_DEFAULT_HAPTIC_INTENSITY 100u
+#endif
+
+#endif /* CC_CONFIG_H */

@@ -1,0 +1,53 @@
+/*
+ * CameraControl firmware core: the definition of struct cc_device.
+ *
+ * Public only so callers can allocate a device statically; every field is
+ * private to the core (use the functions of cc_device.h). A device must not
+ * be moved or copied after cc_device_init (it points into itself).
+ * Included by cc_device.h.
+ */
+#ifndef CC_DEVICE_STATE_H
+#define CC_DEVICE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cc_device.h"   /* cc_device_info_t, cc_extension_fn (guarded both ways) */
+
+#include "cc_arena.h"
+#include "cc_call.h"
+#include "cc_counters.h"
+#include "cc_frame.h"
+#include "cc_hal.h"
+#include "cc_input.h"
+#include "cc_link.h"
+
+struct cc_device {
+    const cc_hal_t *hal;
+    const cc_device_info_t *info;
+
+    cc_extension_fn extension;
+    void *extension_ctx;
+    bool is_simulator;
+
+    cc_counters_t counters;
+
+    /* input pipeline and the configuration in force */
+    cc_input_config_t config;
+    cc_input_t input;
+    uint64_t next_sample_us;
+    uint32_t sample_period_us;
+
+    /* session */
+    uint32_t session_id;
+    uint32_t handshakes;
+    uint32_t negotiated_minor;
+
+    /* protocol stack */
+    cc_frame_decoder_t decoder;
+    cc_link_t link;
+    cc_call_table_t calls;
+    cc_arena_t arena;
+};
+
+#endif /* CC_DEVICE_STATE_H */

@@ -1,0 +1,128 @@
+/*
+ * CameraControl firmware core: the link (PROTOCOL.md §6, §8).
+ *
+ * Owns everything between a parsed envelope and the UART: the transmit
+ * sequence, the receive sequence expectation (gap counting), the 64-entry
+ * duplicate window, reliable retransmission slots (RTO 20 ms, doubling, at
+ * most 8 transmissions), ACKs, heartbeats and the liveness timeout, and the
+ * transmit buffer of wire bytes waiting for the UART.
+ *
+ * Sending: write the payload into cc_link_payload(), then cc_link_send().
+ */
+#ifndef CC_LINK_H
+#define CC_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cc_config.h"
+#include "cc_counters.h"
+#include "cc_envelope.h"
+#include "cc_frame.h"
+#include "cc_wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest payload cc_link_send accepts (envelope of any call id and check
+ * subtracted from CC_MAX_FRAME_BYTES). */
+#define CC_LINK_PAYLOAD_CAP (CC_MAX_FRAME_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES)
+
+/* A reliable packet awaiting its ACK, kept as wire bytes. */
+typedef struct cc_reliable_slot {
+    bool used;
+    uint8_t tries;          /* transmissions so far (0: still waiting for room in tx) */
+    uint16_t sequence;
+    uint16_t wire_len;
+    uint32_t call_id;
+    uint32_t rto_us;        /* current retransmission timeout */
+    uint64_t due_us;        /* next transmission */
+    uint8_t wire[CC_RELIABLE_FRAME_BYTES];
+} cc_reliable_slot_t;
+
+typedef struct cc_link {
+    cc_counters_t *counters;
+    uint32_t heartbeat_interval_us;
+
+    /* transmit */
+    uint16_t tx_sequence;               /* number of the next new packet */
+    bool session;                       /* heartbeats and liveness run */
+    uint64_t last_tx_us;
+    uint64_t last_rx_us;
+    size_t tx_head;                     /* tx_buf[tx_head .. tx_tail) waits for the UART */
+    size_t tx_tail;
+    uint8_t body[CC_MAX_FRAME_BYTES];   /* envelope + payload + check being built */
+    uint8_t tx_buf[CC_TX_BUFFER_BYTES];
+    cc_reliable_slot_t slots[CC_RELIABLE_SLOTS];
+
+    /* receive */
+    bool rx_seen;                       /* a packet was decoded since reset */
+    uint16_t rx_expected;               /* sequence expected next */
+    uint16_t rx_window_top;             /* newest sequence in the duplicate window */
+    uint64_t rx_window;                 /* bit i: rx_window_top - i was delivered */
+} cc_link_t;
+
+/* What cc_link_send did. */
+typedef enum cc_send_result {
+    CC_SEND_OK = 0,        /* queued for the UART (or, reliable, kept until there is room) */
+    CC_SEND_TX_FULL,       /* best-effort packet dropped: tx buffer full (tx_dropped counted) */
+    CC_SEND_TOO_BIG        /* payload larger than CC_LINK_PAYLOAD_CAP */
+} cc_send_result_t;
+
+/* What cc_link_receive says about a received packet. */
+typedef enum cc_rx_verdict {
+    CC_RX_DELIVER = 0,     /* pass it to the RPC layer */
+    CC_RX_CONSUMED,        /* a link packet (ACK, HEARTBEAT) or a dropped duplicate */
+    CC_RX_FRAMING_ERROR    /* a link packet with a bad payload (counted) */
+} cc_rx_verdict_t;
+
+void cc_link_init(cc_link_t *link, cc_counters_t *counters, uint32_t heartbeat_interval_ms);
+
+/* Starts a session after a handshake: own sequence back to 0, receive
+ * expectation re-seeded with the handshake's sequence, retransmission slots
+ * emptied, heartbeats and liveness on. */
+void cc_link_start_session(cc_link_t *link, uint16_t handshake_sequence, uint64_t now_us);
+
+/* Ends the session: no heartbeats, no liveness timeout, slots emptied. */
+void cc_link_end_session(cc_link_t *link);
+
+bool cc_link_session(const cc_link_t *link);
+
+/* Sequence tracking, ACK of reliable packets, duplicate dropping, ACK and
+ * HEARTBEAT handling, liveness. For every valid received envelope. */
+cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us);
+
+/* Where to write the payload of the next cc_link_send (CC_LINK_PAYLOAD_CAP bytes). */
+uint8_t *cc_link_payload(cc_link_t *link);
+
+/* Sends the packet whose payload_len bytes are in cc_link_payload(). status
+ * is used by STREAM_END and ERROR. reliable keeps it for retransmission. */
+cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
+                              uint8_t status, size_t payload_len, uint64_t now_us);
+
+/* Forgets the reliable packets of a call that ended. */
+void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
+
+/* Retransmissions and heartbeats that are due. Returns true when the link
+ * has just been declared dead (the session ended, heartbeat_timeouts counted). */
+bool cc_link_poll(cc_link_t *link, uint64_t now_us);
+
+/* Free bytes in the tx buffer. */
+size_t cc_link_tx_free(const cc_link_t *link);
+
+/* Bytes waiting for the UART; *len set, NULL when none. */
+const uint8_t *cc_link_tx_pending(const cc_link_t *link, size_t *len);
+
+/* The UART took n of the pending bytes. */
+void cc_link_tx_consume(cc_link_t *link, size_t n);
+
+/* Reliable packets still awaiting an ACK. */
+size_t cc_link_unacked(const cc_link_t *link);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CC_LINK_H */
