@@ -1,5 +1,46 @@
 #ifndef CC_SYSTEM_SHIM_H
 #define CC_SYSTEM_SHIM_H
-/* Small wrappers over POSIX calls that Glibc's Swift module hides (pty, termios). */
-int cc_shim_placeholder(void);
+
+/*
+ * Small wrappers over POSIX calls that Glibc's Swift module hides or that are awkward from Swift
+ * (pseudo-terminals, termios). Every function returns 0 on success or a positive errno value.
+ */
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/*
+ * Opens a new pseudo-terminal master (posix_openpt with O_RDWR | O_NOCTTY), grants and unlocks its
+ * subordinate, and writes the master's descriptor to *master_fd. The descriptor is close-on-exec and
+ * non-blocking. Returns 0 or an errno value (nothing is left open on failure).
+ */
+int cc_shim_open_pty_master(int *master_fd);
+
+/*
+ * Writes the path of the subordinate terminal of master_fd (e.g. "/dev/pts/3") to buffer, which holds
+ * capacity bytes including the terminating NUL. Returns 0 or an errno value (ERANGE when it does not fit).
+ */
+int cc_shim_pty_subordinate_name(int master_fd, char *buffer, size_t capacity);
+
+/*
+ * Puts the terminal fd into raw mode (cfmakeraw), 8 data bits, no parity, 1 stop bit, no hardware or
+ * software flow control, receiver on, modem lines ignored (CLOCAL), VMIN = 0 / VTIME = 0, and, when baud
+ * is non-zero and a standard rate, that speed in both directions. Returns 0 or an errno value
+ * (EINVAL for a baud rate termios has no constant for).
+ */
+int cc_shim_configure_raw(int fd, unsigned int baud);
+
+/* Sets O_NONBLOCK (nonblocking != 0) or clears it on fd. Returns 0 or an errno value. */
+int cc_shim_set_nonblocking(int fd, int nonblocking);
+
+/* Sets FD_CLOEXEC on fd. Returns 0 or an errno value. */
+int cc_shim_set_cloexec(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CC_SYSTEM_SHIM_H */

@@ -1,0 +1,38 @@
+/// A bidirectional byte stream to a device: a serial port, a pseudo-terminal, an in-memory pipe.
+///
+/// Transports move bytes only; framing is the wire layer's job. Every implementation follows the same
+/// contract:
+///
+/// - ``send(_:)`` writes all the bytes, in order, or throws. Sends from several tasks are written one
+///   after another, never interleaved.
+/// - ``receive()`` suspends until bytes arrive and returns them as one non-empty chunk (everything buffered
+///   so far, in order). When the transport is closed it throws ``TransportError/Code/closed``: at once after
+///   a local ``close()``, or once every byte received before the peer went away has been returned. Only one
+///   task may wait in `receive()` at a time (a second one gets ``TransportError/Code/concurrentReceive``);
+///   cancelling the waiting task makes it throw ``TransportError/Code/cancelled`` and leaves the transport
+///   usable.
+/// - ``close()`` is idempotent, never blocks for long, ends a waiting `receive()` promptly and releases the
+///   descriptor or port. Sending after it throws ``TransportError/Code/closed``.
+///
+/// Received bytes are buffered up to a bound per transport; when the consumer does not keep up, reading
+/// pauses (and the peer's writes eventually block) rather than memory growing.
+public protocol ByteTransport: AnyObject, Sendable {
+    /// A name for logs: the path, the port name, or `in-memory`.
+    var name: String { get }
+
+    /// Writes all of `bytes`.
+    ///
+    /// - Throws: ``TransportError/Code/closed`` when the transport or its peer is closed,
+    ///   ``TransportError/Code/io`` when the write fails.
+    func send(_ bytes: [UInt8]) async throws(TransportError)
+
+    /// Waits for received bytes and returns them (never empty).
+    ///
+    /// - Throws: ``TransportError/Code/closed`` at the end of the stream, ``TransportError/Code/io`` when a
+    ///   read failed, ``TransportError/Code/cancelled`` when the calling task was cancelled,
+    ///   ``TransportError/Code/concurrentReceive`` when another task is already waiting.
+    func receive() async throws(TransportError) -> [UInt8]
+
+    /// Closes the transport; safe to call more than once and from any thread.
+    func close()
+}
