@@ -1,0 +1,246 @@
+import CameraControlGestures
+import CameraControlWire
+import Dispatch
+import Synchronization
+
+/// Physical capture for an app (AVCaptureEventInteraction / SwiftUI's `onCameraCaptureEvent`): feed it
+/// gestures and the capture session's state; it calls your handlers with capture events.
+///
+/// ```
+/// let interaction = CaptureEventInteraction { event in
+///     if event.phase == .ended { camera.capturePhoto() }
+/// }
+/// interaction.setSessionRunning(true)
+/// for gesture in recognizer.handle(inputEvent) { interaction.handle(gesture) }
+/// ```
+///
+/// Routing, phases and the default actions are ``CaptureEventRouter``'s (see docs/CAPTURE.md).
+///
+/// **Where handlers run.** With ``Delivery/synchronous`` (the default) handlers run on the thread that
+/// called ``handle(_:)`` (or a setter), before it returns; with ``Delivery/queue(_:)`` they run
+/// asynchronously on that dispatch queue (make it serial, or order is lost). Either way events are
+/// delivered one at a time in the order the router produced them, also when several threads feed the
+/// interaction, and no lock is held while a handler runs (a handler may call back into the interaction;
+/// what that produces is delivered after the current event). For actor isolation, iterate ``events``
+/// from a task on that actor instead.
+///
+/// Thread-safe: all state is behind one `Mutex`.
+public final class CaptureEventInteraction: Sendable {
+    /// A capture-event handler.
+    public typealias Handler = @Sendable (CaptureEvent) -> Void
+    /// A default-action handler.
+    public typealias DefaultActionHandler = @Sendable (DefaultActionEvent) -> Void
+
+    /// Where handlers are called.
+    public enum Delivery: Sendable {
+        /// On the thread that fed the interaction, before the feeding call returns.
+        case synchronous
+        /// Asynchronously on this dispatch queue (serial, so order holds).
+        case queue(DispatchQueue)
+    }
+
+    private struct State: ~Copyable {
+        var router: CaptureEventRouter
+        var defaultActionHandler: DefaultActionHandler?
+        var subscribers: [UInt64: AsyncStream<CaptureEvent>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
+        var outbox: [CaptureRouterOutput] = []
+        var isDraining = false
+    }
+
+    private let state: Mutex<State>
+    private let primary: Handler?
+    private let secondary: Handler?
+    private let delivery: Delivery
+    private let soundPlayer: (any CaptureSoundPlaying)?
+    private let clock: CaptureClock
+    private let eventBufferLimit: Int
+
+    /// One handler for primary and secondary events (volume up included).
+    ///
+    /// - Parameters:
+    ///   - delivery: where the handler runs (default: synchronously, on the feeding thread).
+    ///   - soundPlayer: what ``CaptureEvent/play(_:)`` and the default remote-click sound play through
+    ///     (the device session); nil: no sounds.
+    ///   - clock: host clock events are stamped with on receipt (judges the 15 s sound limit).
+    ///   - eventBufferLimit: events each ``events`` stream buffers for a slow consumer before dropping
+    ///     the newest.
+    ///   - handler: called with every capture event.
+    public convenience init(
+        delivery: Delivery = .synchronous, soundPlayer: (any CaptureSoundPlaying)? = nil, clock: CaptureClock = .continuous,
+        eventBufferLimit: Int = 1024, handler: @escaping Handler
+    ) {
+        self.init(
+            primaryHandler: handler, secondaryHandler: nil, delivery: delivery, soundPlayer: soundPlayer, clock: clock,
+            eventBufferLimit: eventBufferLimit)
+    }
+
+    /// Separate handlers: primary (volume down, action button, Camera Control click, remote click) and
+    /// secondary (volume up). With `secondary` nil, volume up goes to `primary`. Other parameters as
+    /// ``init(delivery:soundPlayer:clock:eventBufferLimit:handler:)``.
+    public convenience init(
+        delivery: Delivery = .synchronous, soundPlayer: (any CaptureSoundPlaying)? = nil, clock: CaptureClock = .continuous,
+        eventBufferLimit: Int = 1024, primary: @escaping Handler, secondary: Handler? = nil
+    ) {
+        self.init(
+            primaryHandler: primary, secondaryHandler: secondary, delivery: delivery, soundPlayer: soundPlayer,
+            clock: clock, eventBufferLimit: eventBufferLimit)
+    }
+
+    /// No handlers: consume ``events`` instead (volume up then counts as primary). Parameters as
+    /// ``init(delivery:soundPlayer:clock:eventBufferLimit:handler:)``.
+    public convenience init(
+        soundPlayer: (any CaptureSoundPlaying)? = nil, clock: CaptureClock = .continuous, eventBufferLimit: Int = 1024
+    ) {
+        self.init(
+            primaryHandler: nil, secondaryHandler: nil, delivery: .synchronous, soundPlayer: soundPlayer, clock: clock,
+            eventBufferLimit: eventBufferLimit)
+    }
+
+    private init(
+        primaryHandler: Handler?, secondaryHandler: Handler?, delivery: Delivery, soundPlayer: (any CaptureSoundPlaying)?,
+        clock: CaptureClock, eventBufferLimit: Int
+    ) {
+        self.primary = primaryHandler
+        self.secondary = secondaryHandler
+        self.delivery = delivery
+        self.soundPlayer = soundPlayer
+        self.clock = clock
+        self.eventBufferLimit = max(eventBufferLimit, 1)
+        let router = CaptureEventRouter(configuration: .init(hasSecondaryHandler: secondaryHandler != nil))
+        self.state = Mutex(State(router: router))
+    }
+
+    deinit {
+        let continuations = state.withLock { state in Array(state.subscribers.values) }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    // MARK: Settings
+
+    /// False when the app cannot respond: presses get their default action (and presses in flight to a
+    /// handler are cancelled when it turns false). Default true.
+    public var isEnabled: Bool {
+        get { state.withLock { $0.router.configuration.isEnabled } }
+        set {
+            let now = clock.nowMicros()
+            enqueue { $0.setEnabled(newValue, atHostMicros: now) }
+        }
+    }
+
+    /// True when the app plays capture sounds itself: remote-click events then have
+    /// ``CaptureEvent/shouldPlaySound`` true and no default sound is played. Default false.
+    public var defaultCaptureSoundDisabled: Bool {
+        get { state.withLock { $0.router.configuration.defaultCaptureSoundDisabled } }
+        set { state.withLock { $0.router.setDefaultCaptureSoundDisabled(newValue) } }
+    }
+
+    /// Told about presses that get their default action (volume, launch camera…), so the host can
+    /// perform it; nil ignores them. Runs where capture handlers run.
+    public var defaultActionHandler: DefaultActionHandler? {
+        get { state.withLock { $0.defaultActionHandler } }
+        set { state.withLock { $0.defaultActionHandler = newValue } }
+    }
+
+    /// True while the capture session runs.
+    public var isSessionRunning: Bool { state.withLock { $0.router.isSessionRunning } }
+
+    /// A new stream of every capture event delivered from now on (primary and secondary), in order.
+    /// Each access makes a new subscriber; it ends when the interaction is released or the consumer stops.
+    public var events: AsyncStream<CaptureEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: CaptureEvent.self, bufferingPolicy: .bufferingOldest(eventBufferLimit))
+        let key = state.withLock { state in
+            let key = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[key] = continuation
+            return key
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    // MARK: Feeding
+
+    /// Tells the interaction whether the capture session runs. Events are delivered only while it does;
+    /// stopping cancels the presses in flight.
+    public func setSessionRunning(_ running: Bool) {
+        let now = clock.nowMicros()
+        enqueue { $0.setSessionRunning(running, atHostMicros: now) }
+    }
+
+    /// Routes one gesture from the recogniser.
+    public func handle(_ gesture: Gesture) {
+        let now = clock.nowMicros()
+        enqueue { $0.handle(gesture, atHostMicros: now) }
+    }
+
+    /// Routes gestures in order.
+    public func handle(_ gestures: some Sequence<Gesture>) {
+        let now = clock.nowMicros()
+        let list = Array(gestures)
+        enqueue { $0.handle(list, atHostMicros: now) }
+    }
+
+    /// The device is gone: cancels every press in flight (also those on their default action).
+    public func deviceLost() {
+        let now = clock.nowMicros()
+        enqueue { $0.cancelAll(atHostMicros: now) }
+    }
+
+    // MARK: Delivery
+
+    private func enqueue(_ step: (inout CaptureEventRouter) -> [CaptureRouterOutput]) {
+        let shouldDrain = state.withLock { state -> Bool in
+            state.outbox += step(&state.router)
+            guard !state.isDraining, !state.outbox.isEmpty else { return false }
+            state.isDraining = true
+            return true
+        }
+        if shouldDrain { drain() }
+    }
+
+    private func drain() {
+        while true {
+            let next = state.withLock { state -> (CaptureRouterOutput, DefaultActionHandler?, [AsyncStream<CaptureEvent>.Continuation])? in
+                guard !state.outbox.isEmpty else {
+                    state.isDraining = false
+                    return nil
+                }
+                return (state.outbox.removeFirst(), state.defaultActionHandler, Array(state.subscribers.values))
+            }
+            guard let (output, defaultHandler, subscribers) = next else { return }
+            deliver(output, defaultHandler: defaultHandler, subscribers: subscribers)
+        }
+    }
+
+    private func deliver(
+        _ output: CaptureRouterOutput, defaultHandler: DefaultActionHandler?,
+        subscribers: [AsyncStream<CaptureEvent>.Continuation]
+    ) {
+        switch output {
+        case .event(let routed, let role):
+            var attached = routed
+            if let player = soundPlayer { attached.soundContext = SoundContext(player: player, clock: clock) }
+            let event = attached
+            for subscriber in subscribers { subscriber.yield(event) }
+            let handler = role == .secondary ? (secondary ?? primary) : primary
+            if let handler { run { handler(event) } }
+        case .defaultAction(let action):
+            if let defaultHandler { run { defaultHandler(action) } }
+        case .defaultSound(let sound, _):
+            if let player = soundPlayer {
+                Task { try? await player.play(sound) }
+            }
+        }
+    }
+
+    private func run(_ body: @escaping @Sendable () -> Void) {
+        switch delivery {
+        case .synchronous: body()
+        case .queue(let queue): queue.async(execute: body)
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import CameraControlGestures
+import CameraControlWire
+
+/// What the router decided, in the order it must be acted on.
+public enum CaptureRouterOutput: Hashable, Sendable {
+    /// Deliver a capture event to the handler with this role.
+    case event(CaptureEvent, CaptureHandlerRole)
+    /// A press the app does not take: the host performs the default action.
+    case defaultAction(DefaultActionEvent)
+    /// A remote click was delivered while the default capture sound is on: play this sound
+    /// (the system's tone for remote clicks; AVCaptureEventInteraction plays it itself).
+    case defaultSound(CaptureSound, for: CaptureEventID)
+}
+
+/// The capture-event state machine (AVCaptureEventInteraction's rules), pure: gestures, session state
+/// and host time in, capture events out.
+///
+/// Routing (decided once, when a press begins, and kept for its whole life, so the same press never
+/// reaches two handlers):
+///
+/// | gesture source | running and enabled | otherwise |
+/// |---|---|---|
+/// | volume down, action button, Camera Control full click, remote click | primary | default action |
+/// | volume up | secondary (primary when there is no secondary handler) | default action (`volumeUp`) |
+///
+/// - Only `pressBegan`, `longPressBegan`, `pressEnded`, `pressCancelled` and `remoteClick` gestures
+///   matter; light presses, slides and touches never capture (they drive the controls overlay).
+/// - `began` at press down, `ended` at release (capture here), `cancelled` when the press cannot end
+///   normally: the session stops, the interaction is disabled, or the device is lost (the recogniser's
+///   `pressCancelled`, or ``cancelAll(atHostMicros:)``). Every `began` gets exactly one `ended` or
+///   `cancelled`; nothing ends without a `began`.
+/// - A press that began while the session was not running, or while disabled, is never delivered, not
+///   even its end: it goes to its ``DefaultAction`` (with phases of its own) instead.
+/// - A remote click is a `began` and an `ended` at once.
+public struct CaptureEventRouter: Sendable {
+    /// How the app set the interaction up.
+    public struct Configuration: Hashable, Sendable {
+        /// True when a secondary handler exists (else volume up goes to the primary one).
+        public var hasSecondaryHandler: Bool
+        /// False when the app cannot respond: presses get their default action.
+        public var isEnabled: Bool
+        /// True when the app plays capture sounds itself (``CaptureEvent/shouldPlaySound``).
+        public var defaultCaptureSoundDisabled: Bool
+
+        /// A configuration; by default one handler, enabled, default sound on.
+        public init(hasSecondaryHandler: Bool = false, isEnabled: Bool = true, defaultCaptureSoundDisabled: Bool = false) {
+            self.hasSecondaryHandler = hasSecondaryHandler
+            self.isEnabled = isEnabled
+            self.defaultCaptureSoundDisabled = defaultCaptureSoundDisabled
+        }
+    }
+
+    private enum Route: Hashable, Sendable {
+        case handler(CaptureHandlerRole)
+        case defaultAction(DefaultAction)
+    }
+
+    private struct InFlight: Sendable {
+        var id: CaptureEventID
+        var route: Route
+        var isLongPress = false
+    }
+
+    /// The current configuration (change it with the setters, which cancel what they must).
+    public private(set) var configuration: Configuration
+    /// True while the capture session runs (events are delivered only then).
+    public private(set) var isSessionRunning: Bool
+    private var inFlight: [InputSource: InFlight] = [:]
+    private var nextID: UInt64 = 1
+    private var latestDeviceMicros: UInt64 = 0
+
+    /// A router with nothing in flight. The session is not running until ``setSessionRunning(_:atHostMicros:)``.
+    public init(configuration: Configuration = Configuration(), isSessionRunning: Bool = false) {
+        self.configuration = configuration
+        self.isSessionRunning = isSessionRunning
+    }
+
+    /// Presses in flight, by the order they began: their ids and whether a handler (true) or a default
+    /// action (false) gets them.
+    public var pressesInFlight: [(id: CaptureEventID, source: InputSource, toHandler: Bool)] {
+        inFlight.map { source, press in
+            if case .handler = press.route { return (press.id, source, true) }
+            return (press.id, source, false)
+        }.sorted { $0.id < $1.id }
+    }
+
+    // MARK: Session state
+
+    /// Starts or stops delivery. Stopping cancels every press in flight to a handler (`cancelled`);
+    /// presses on their default action go on. Starting does not adopt presses already in flight.
+    public mutating func setSessionRunning(_ running: Bool, atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        isSessionRunning = running
+        return running ? [] : cancelHandlerPresses(atHostMicros: now)
+    }
+
+    /// Enables or disables the interaction. Disabling cancels every press in flight to a handler.
+    public mutating func setEnabled(_ enabled: Bool, atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        configuration.isEnabled = enabled
+        return enabled ? [] : cancelHandlerPresses(atHostMicros: now)
+    }
+
+    /// Whether a secondary handler exists; affects presses that begin afterwards.
+    public mutating func setHasSecondaryHandler(_ hasSecondary: Bool) {
+        configuration.hasSecondaryHandler = hasSecondary
+    }
+
+    /// Whether the app plays capture sounds itself; affects presses that begin afterwards.
+    public mutating func setDefaultCaptureSoundDisabled(_ disabled: Bool) {
+        configuration.defaultCaptureSoundDisabled = disabled
+    }
+
+    /// The device is gone: cancels every press in flight, to handlers and default actions alike.
+    public mutating func cancelAll(atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        var out: [CaptureRouterOutput] = []
+        for entry in pressesInFlight {
+            guard let press = inFlight.removeValue(forKey: entry.source) else { continue }
+            out.append(output(press, .cancelled, source: entry.source, gesture: nil, now: now))
+        }
+        return out
+    }
+
+    // MARK: Gestures
+
+    /// Routes one gesture received at host time `now` (microseconds, the clock ``CaptureEvent/play(_:)``
+    /// judges age by) and returns what to deliver, in order.
+    public mutating func handle(_ gesture: Gesture, atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        latestDeviceMicros = max(latestDeviceMicros, gesture.timestampMicros)
+        // A remote click is always the remote's, whatever source the device put on it.
+        let source: InputSource = gesture.kind == .remoteClick ? .remote : gesture.source
+        switch gesture.kind {
+        case .pressBegan:
+            guard inFlight[source] == nil, let press = begin(source) else { return [] }
+            inFlight[source] = press
+            return [output(press, .began, source: source, gesture: gesture, now: now)]
+        case .longPressBegan:
+            inFlight[source]?.isLongPress = true
+            return []
+        case .pressEnded(let summary):
+            guard var press = inFlight.removeValue(forKey: source) else { return [] }
+            press.isLongPress = press.isLongPress || summary.isLongPress
+            return [output(press, .ended, source: source, gesture: gesture, summary: summary, now: now)]
+        case .pressCancelled:
+            guard let press = inFlight.removeValue(forKey: source) else { return [] }
+            return [output(press, .cancelled, source: source, gesture: gesture, now: now)]
+        case .remoteClick:
+            guard let press = begin(source) else { return [] }
+            let summary = PressSummary(durationMicros: 0, isLongPress: false, peakForceMillinewtons: gesture.forceMillinewtons)
+            var out = [
+                output(press, .began, source: source, gesture: gesture, now: now),
+                output(press, .ended, source: source, gesture: gesture, summary: summary, now: now),
+            ]
+            if case .handler = press.route, !configuration.defaultCaptureSoundDisabled {
+                out.append(.defaultSound(.shutter, for: press.id))
+            }
+            return out
+        case .touchBegan, .touchEnded, .lightPressBegan, .lightPressEnded, .doubleLightPress,
+            .slideBegan, .slideChanged, .slideEnded:
+            return []
+        }
+    }
+
+    /// Routes several gestures received at `now`.
+    public mutating func handle(_ gestures: some Sequence<Gesture>, atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        var out: [CaptureRouterOutput] = []
+        for gesture in gestures { out += handle(gesture, atHostMicros: now) }
+        return out
+    }
+
+    // MARK: Helpers
+
+    private mutating func begin(_ source: InputSource) -> InFlight? {
+        guard let fallback = DefaultAction(source: source) else { return nil }
+        let route: Route
+        if isSessionRunning && configuration.isEnabled {
+            route = .handler(source == .volumeUp && configuration.hasSecondaryHandler ? .secondary : .primary)
+        } else {
+            route = .defaultAction(fallback)
+        }
+        let id = CaptureEventID(rawValue: nextID)
+        nextID &+= 1
+        return InFlight(id: id, route: route)
+    }
+
+    private mutating func cancelHandlerPresses(atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        var out: [CaptureRouterOutput] = []
+        for entry in pressesInFlight where entry.toHandler {
+            guard let press = inFlight.removeValue(forKey: entry.source) else { continue }
+            out.append(output(press, .cancelled, source: entry.source, gesture: nil, now: now))
+        }
+        return out
+    }
+
+    private func output(
+        _ press: InFlight, _ phase: CaptureEventPhase, source: InputSource, gesture: Gesture?,
+        summary: PressSummary? = nil, now: UInt64
+    ) -> CaptureRouterOutput {
+        let deviceTime = gesture?.timestampMicros ?? latestDeviceMicros
+        switch press.route {
+        case .defaultAction(let action):
+            return .defaultAction(
+                DefaultActionEvent(action: action, phase: phase, id: press.id, source: source, deviceTimestampMicros: deviceTime))
+        case .handler(let role):
+            let event = CaptureEvent(
+                phase: phase,
+                id: press.id,
+                source: source,
+                forceMillinewtons: gesture?.forceMillinewtons ?? 0,
+                peakForceMillinewtons: summary?.peakForceMillinewtons ?? 0,
+                deviceTimestampMicros: deviceTime,
+                pressDurationMicros: summary?.durationMicros,
+                isLongPress: press.isLongPress,
+                shouldPlaySound: source == .remote && configuration.defaultCaptureSoundDisabled,
+                receivedAtHostMicros: now
+            )
+            return .event(event, role)
+        }
+    }
+}
