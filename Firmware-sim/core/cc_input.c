@@ -53,7 +53,7 @@
  * counts from the last reported one (sensor jitter of a resting finger
  * would otherwise stream SLIDE events). */
 #ifndef CC_INPUT_SLIDE_DEADBAND
-#define CC_INPUT_SLIDE_DEADBAND 2u
+#define CC_INPUT_SLIDE_DEADBAND 3u
 #endif
 
 #define KIND(k) ((uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_##k)

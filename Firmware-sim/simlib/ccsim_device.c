@@ -1,0 +1,423 @@
+/*
+ * CameraControl simulator: the in-process device (see ccsim_device.h).
+ */
+#include "ccsim_device.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cameracontrol/v1/common.pb-c.h"
+#include "cameracontrol/v1/simulator.pb-c.h"
+#include "cc_ids.h"
+#include "cc_wire.h"
+
+/* ------------------------------------------------------------------- rings */
+
+static void ring_init(ccsim_ring_t *r, uint8_t *buf, size_t cap)
+{
+    r->buf = buf;
+    r->cap = cap;
+    r->head = 0;
+    r->len = 0;
+}
+
+static size_t ring_put(ccsim_ring_t *r, const uint8_t *src, size_t n)
+{
+    size_t i, room = r->cap - r->len;
+    if (n > room) {
+        n = room;
+    }
+    for (i = 0; i < n; i++) {
+        r->buf[(r->head + r->len + i) % r->cap] = src[i];
+    }
+    r->len += n;
+    return n;
+}
+
+static size_t ring_get(ccsim_ring_t *r, uint8_t *dst, size_t cap)
+{
+    size_t i, n = r->len < cap ? r->len : cap;
+    for (i = 0; i < n; i++) {
+        dst[i] = r->buf[(r->head + i) % r->cap];
+    }
+    r->head = (r->head + n) % r->cap;
+    r->len -= n;
+    return n;
+}
+
+/* --------------------------------------------------------------------- HAL */
+
+static uint64_t hal_now_us(void *ctx)
+{
+    return ((ccsim_device_t *)ctx)->now_us;
+}
+
+static size_t hal_uart_read(void *ctx, uint8_t *buf, size_t cap)
+{
+    return ring_get(&((ccsim_device_t *)ctx)->rx, buf, cap);
+}
+
+static size_t hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    return ring_put(&((ccsim_device_t *)ctx)->tx, buf, len);
+}
+
+static const ccsim_command_t *current_command(ccsim_device_t *sim)
+{
+    if (sim->manual_active && !ccsim_player_running(&sim->player)) {
+        return &sim->manual;
+    }
+    return &sim->player.command;
+}
+
+static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
+{
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    ccsim_finger_read(&sim->finger, sim->now_us, current_command(sim), out);
+}
+
+static uint32_t hal_read_buttons(void *ctx)
+{
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    return ccsim_buttons_read(&sim->buttons, sim->now_us, current_command(sim)->buttons);
+}
+
+static uint32_t hal_take_remote_clicks(void *ctx)
+{
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    uint32_t n = sim->remote_clicks + ccsim_player_take_remote_clicks(&sim->player);
+    sim->remote_clicks = 0u;
+    return n;
+}
+
+static void log_feedback(ccsim_device_t *sim, uint32_t kind, uint32_t a, uint32_t b)
+{
+    ccsim_feedback_t *f;
+    if (sim->feedback_count < CCSIM_FEEDBACK_LOG) {
+        f = &sim->feedback[(sim->feedback_head + sim->feedback_count) % CCSIM_FEEDBACK_LOG];
+        sim->feedback_count++;
+    } else {
+        f = &sim->feedback[sim->feedback_head];
+        sim->feedback_head = (sim->feedback_head + 1u) % CCSIM_FEEDBACK_LOG;
+    }
+    f->timestamp_us = sim->now_us;
+    f->kind = kind;
+    f->a = a;
+    f->b = b;
+    sim->feedback_total++;
+}
+
+static void hal_haptic_play(void *ctx, uint32_t pattern, uint32_t intensity_percent)
+{
+    log_feedback((ccsim_device_t *)ctx, CCSIM_FEEDBACK_HAPTIC, pattern, intensity_percent);
+}
+
+static void hal_sound_play(void *ctx, uint32_t sound)
+{
+    log_feedback((ccsim_device_t *)ctx, CCSIM_FEEDBACK_SOUND, sound, 0u);
+}
+
+static void hal_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
+{
+    log_feedback((ccsim_device_t *)ctx, CCSIM_FEEDBACK_INDICATOR, mode, rgb);
+}
+
+/* ------------------------------------------------------------------ device */
+
+void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
+{
+    memset(sim, 0, sizeof(*sim));
+    sim->seed = seed;
+    ring_init(&sim->rx, sim->rx_buf, sizeof(sim->rx_buf));
+    ring_init(&sim->tx, sim->tx_buf, sizeof(sim->tx_buf));
+
+    ccsim_finger_init(&sim->finger, seed, CCSIM_SLIDE_RESOLUTION);
+    ccsim_buttons_init(&sim->buttons, seed);
+    ccsim_player_init(&sim->player);
+    sim->manual.position = CCSIM_POS_ONE / 2u;
+    cc_arena_init(&sim->arena);
+
+    (void)snprintf(sim->serial, sizeof(sim->serial), "SIM-%08X", (unsigned)(seed & 0xFFFFFFFFu));
+    sim->info.vendor = "CameraControl";
+    sim->info.model = "Simulator";
+    sim->info.serial_number = sim->serial;
+    sim->info.firmware_version = "1.0.0-sim";
+    sim->info.usb_vendor_id = 0u;
+    sim->info.usb_product_id = 0u;
+    sim->info.has_force_sensor = true;
+    sim->info.has_touch_sensor = true;
+    sim->info.has_slide_strip = true;
+    sim->info.buttons = CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION;
+    sim->info.has_remote = true;
+    sim->info.force_max_mn = CCSIM_FORCE_MAX_MN;
+    sim->info.slide_resolution = CCSIM_SLIDE_RESOLUTION;
+    sim->info.slide_length_um = 20000u;
+    sim->info.max_controls = 8u;
+    sim->info.haptic_patterns = (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT) |
+                                (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK) |
+                                (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_RELEASE) |
+                                (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_LIMIT);
+    sim->info.has_speaker = true;
+    sim->info.has_indicator_led = true;
+
+    sim->hal.ctx = sim;
+    sim->hal.now_us = hal_now_us;
+    sim->hal.uart_read = hal_uart_read;
+    sim->hal.uart_write = hal_uart_write;
+    sim->hal.read_sensors = hal_read_sensors;
+    sim->hal.read_buttons = hal_read_buttons;
+    sim->hal.take_remote_clicks = hal_take_remote_clicks;
+    sim->hal.haptic_play = hal_haptic_play;
+    sim->hal.sound_play = hal_sound_play;
+    sim->hal.indicator_set = hal_indicator_set;
+
+    cc_device_init(&sim->dev, &sim->hal, &sim->info);
+    cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);
+}
+
+size_t ccsim_device_host_write(ccsim_device_t *sim, const uint8_t *bytes, size_t len)
+{
+    size_t n = (bytes != 0 && len > 0u) ? ring_put(&sim->rx, bytes, len) : 0u;
+    sim->rx_dropped += (uint32_t)(len - n);
+    return n;
+}
+
+size_t ccsim_device_host_read(ccsim_device_t *sim, uint8_t *buf, size_t cap)
+{
+    return buf != 0 ? ring_get(&sim->tx, buf, cap) : 0u;
+}
+
+size_t ccsim_device_host_pending(const ccsim_device_t *sim)
+{
+    return sim->tx.len;
+}
+
+static uint32_t sample_period_us(const ccsim_device_t *sim)
+{
+    const cc_input_config_t *c = cc_device_config(&sim->dev);
+    uint32_t rate = (c != 0 && c->sample_rate_hz != 0u) ? c->sample_rate_hz : 1000u;
+    return 1000000u / rate;
+}
+
+static void start_scenario(ccsim_device_t *sim, const ccsim_scenario_t *s)
+{
+    uint64_t at = sim->now_us < CCSIM_BOOT_SETTLE_US ? CCSIM_BOOT_SETTLE_US : sim->now_us;
+    if (s->has_seed) {
+        /* Reseed the noise only: the sensor's offset is a property of the board. */
+        ccsim_rng_seed(&sim->finger.rng, s->seed);
+        ccsim_buttons_init(&sim->buttons, s->seed);
+        ccsim_buttons_set_bounce(&sim->buttons, sim->buttons.bounce);
+    }
+    ccsim_player_start(&sim->player, s, at);
+}
+
+/* One step of time: the world moves first, then the firmware looks at it. */
+static void tick(ccsim_device_t *sim)
+{
+    uint32_t noise;
+    if (sim->pending_valid && cc_device_session_active(&sim->dev)) {
+        sim->pending_valid = false;
+        start_scenario(sim, &sim->pending);
+    }
+    (void)ccsim_player_update(&sim->player, sim->now_us);
+    noise = ccsim_player_take_noise(&sim->player);
+    if (noise != 0u) {
+        ccsim_finger_set_noise(&sim->finger, noise == 2u);
+    }
+    cc_device_poll(&sim->dev);
+}
+
+void ccsim_device_advance(ccsim_device_t *sim, uint64_t micros)
+{
+    uint64_t end = sim->now_us + micros;
+    while (sim->now_us < end) {
+        uint64_t period = sample_period_us(sim);
+        uint64_t next = (sim->now_us / period + 1u) * period;
+        sim->now_us = next < end ? next : end;
+        tick(sim);
+    }
+}
+
+void ccsim_device_poll(ccsim_device_t *sim)
+{
+    tick(sim);
+}
+
+uint64_t ccsim_device_now_us(const ccsim_device_t *sim)
+{
+    return sim->now_us;
+}
+
+int ccsim_device_play_scenario(ccsim_device_t *sim, const char *text, size_t len,
+                               ccsim_parse_error_t *err)
+{
+    if (ccsim_scenario_parse(text, len, &sim->parsed, err) != 0) {
+        return 1;
+    }
+    sim->pending_valid = false;
+    start_scenario(sim, &sim->parsed);
+    return 0;
+}
+
+int ccsim_device_play_scenario_on_handshake(ccsim_device_t *sim, const char *text, size_t len,
+                                            ccsim_parse_error_t *err)
+{
+    if (ccsim_scenario_parse(text, len, &sim->pending, err) != 0) {
+        sim->pending_valid = false;
+        return 1;
+    }
+    sim->pending_valid = true;
+    return 0;
+}
+
+uint64_t ccsim_device_scenario_duration_us(const ccsim_device_t *sim)
+{
+    if (sim->pending_valid) {
+        return ccsim_scenario_duration(&sim->pending, &sim->player.state);
+    }
+    if (!ccsim_player_running(&sim->player)) {
+        return 0u;
+    }
+    return ccsim_scenario_duration(&sim->player.scenario, &sim->player.state);
+}
+
+bool ccsim_device_scenario_running(const ccsim_device_t *sim)
+{
+    return sim->pending_valid || ccsim_player_running(&sim->player);
+}
+
+void ccsim_device_stop_scenario(ccsim_device_t *sim)
+{
+    sim->pending_valid = false;
+    ccsim_player_stop(&sim->player);
+}
+
+void ccsim_device_set_finger(ccsim_device_t *sim, bool touched, int32_t force_mn,
+                             uint32_t position, uint32_t buttons)
+{
+    sim->manual_active = true;
+    sim->manual.touched = touched;
+    sim->manual.force_mn = force_mn;
+    sim->manual.position = position > CCSIM_POS_ONE ? CCSIM_POS_ONE : position;
+    sim->manual.buttons = buttons;
+}
+
+void ccsim_device_release_finger(ccsim_device_t *sim)
+{
+    sim->manual_active = false;
+}
+
+void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count)
+{
+    sim->remote_clicks += count;
+}
+
+void ccsim_device_set_noise(ccsim_device_t *sim, bool on)
+{
+    ccsim_finger_set_noise(&sim->finger, on);
+}
+
+void ccsim_device_set_bounce(ccsim_device_t *sim, bool on)
+{
+    ccsim_buttons_set_bounce(&sim->buttons, on);
+}
+
+uint32_t ccsim_device_feedback_count(const ccsim_device_t *sim)
+{
+    return sim->feedback_count;
+}
+
+bool ccsim_device_feedback_at(const ccsim_device_t *sim, uint32_t index, ccsim_feedback_t *out)
+{
+    if (index >= sim->feedback_count || out == 0) {
+        return false;
+    }
+    *out = sim->feedback[(sim->feedback_head + index) % CCSIM_FEEDBACK_LOG];
+    return true;
+}
+
+void ccsim_device_feedback_clear(ccsim_device_t *sim)
+{
+    sim->feedback_head = 0u;
+    sim->feedback_count = 0u;
+}
+
+const cc_counters_t *ccsim_device_counters(const ccsim_device_t *sim)
+{
+    return cc_device_counters(&sim->dev);
+}
+
+cc_device_t *ccsim_device_core(ccsim_device_t *sim)
+{
+    return &sim->dev;
+}
+
+/* -------------------------------------------------------- SimulatorService */
+
+static int pack_into(const ProtobufCMessage *m, uint8_t *resp, size_t resp_cap, size_t *resp_len,
+                     const char **message)
+{
+    size_t need = protobuf_c_message_get_packed_size(m);
+    if (need > resp_cap) {
+        *message = "response does not fit the frame";
+        return (int)CC_STATUS_RESOURCE_EXHAUSTED;
+    }
+    *resp_len = protobuf_c_message_pack(m, resp);
+    return (int)CC_STATUS_OK;
+}
+
+int ccsim_simulator_service(void *ctx, uint8_t service, uint8_t method, const uint8_t *req,
+                            size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len,
+                            const char **message)
+{
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    *resp_len = 0u;
+    if (service != CC_SERVICE_SIMULATOR_SERVICE) {
+        return CC_EXTENSION_NOT_MINE;
+    }
+    if (method == CC_METHOD_SIMULATOR_SERVICE_RUN_SCENARIO) {
+        Cameracontrol__V1__RunScenarioRequest *rq;
+        Cameracontrol__V1__RunScenarioResponse rs = CAMERACONTROL__V1__RUN_SCENARIO_RESPONSE__INIT;
+        ccsim_parse_error_t err;
+        const char *text;
+        cc_arena_reset(&sim->arena);
+        rq = cameracontrol__v1__run_scenario_request__unpack(cc_arena_allocator(&sim->arena),
+                                                              req_len, req);
+        if (rq == 0) {
+            *message = cc_arena_exhausted(&sim->arena) ? "scenario too large"
+                                                       : "malformed RunScenarioRequest";
+            return (int)(cc_arena_exhausted(&sim->arena) ? CC_STATUS_RESOURCE_EXHAUSTED
+                                                         : CC_STATUS_INVALID_ARGUMENT);
+        }
+        text = rq->scenario != 0 ? rq->scenario : "";
+        if (ccsim_scenario_parse(text, strlen(text), &sim->parsed, &err) != 0) {
+            memcpy(sim->message, err.message, sizeof(sim->message));
+            sim->message[sizeof(sim->message) - 1u] = '\0';
+            *message = sim->message;
+            cc_arena_reset(&sim->arena);
+            return (int)CC_STATUS_INVALID_ARGUMENT;
+        }
+        cc_arena_reset(&sim->arena);
+        sim->pending_valid = false;
+        start_scenario(sim, &sim->parsed);
+        rs.steps = sim->parsed.count;
+        rs.duration_us = ccsim_scenario_duration(&sim->player.scenario, &sim->player.state);
+        return pack_into(&rs.base, resp, resp_cap, resp_len, message);
+    }
+    if (method == CC_METHOD_SIMULATOR_SERVICE_GET_SIMULATOR_STATUS) {
+        Cameracontrol__V1__GetSimulatorStatusRequest *rq;
+        Cameracontrol__V1__SimulatorStatus st = CAMERACONTROL__V1__SIMULATOR_STATUS__INIT;
+        cc_arena_reset(&sim->arena);
+        rq = cameracontrol__v1__get_simulator_status_request__unpack(
+            cc_arena_allocator(&sim->arena), req_len, req);
+        cc_arena_reset(&sim->arena);
+        if (rq == 0) {
+            *message = "malformed GetSimulatorStatusRequest";
+            return (int)CC_STATUS_INVALID_ARGUMENT;
+        }
+        st.scenario_running = ccsim_device_scenario_running(sim) ? 1 : 0;
+        st.device_time_us = sim->now_us;
+        return pack_into(&st.base, resp, resp_cap, resp_len, message);
+    }
+    return CC_EXTENSION_NOT_MINE;
+}

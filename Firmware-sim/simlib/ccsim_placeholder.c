@@ -1,3 +1,0 @@
-/* placeholder */
-int ccsim_placeholder(void);
-int ccsim_placeholder(void) { return 0; }

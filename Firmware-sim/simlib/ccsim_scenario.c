@@ -1,0 +1,769 @@
+/*
+ * CameraControl simulator: scenario parser, planner and player
+ * (see ccsim_scenario.h and docs/SIMULATOR.md).
+ */
+#include "ccsim_scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Finger constants of the planner. */
+#define REST_MN 150        /* a resting fingertip: touch without pressing */
+#define LAND_US 15000u     /* from first contact to resting force */
+#define LIFT_US 10000u     /* from resting force to lift-off */
+#define BUTTON_SETTLE_US 20000u
+
+/* ------------------------------------------------------------------ parser */
+
+typedef struct token {
+    const char *p;
+    size_t n;
+} token_t;
+
+#define MAX_TOKENS 10u
+
+static bool tok_is(token_t t, const char *word)
+{
+    size_t n = strlen(word);
+    return t.n == n && memcmp(t.p, word, n) == 0;
+}
+
+/* Parses a non-negative decimal ("12", "0.25", ".5") into value * 10^6.
+ * *rest gets the suffix. Returns false on no digits or overflow. */
+static bool parse_decimal(token_t t, uint64_t *value6, token_t *rest)
+{
+    size_t i = 0;
+    uint64_t ip = 0, fp = 0, scale = 100000u;
+    bool digits = false;
+    while (i < t.n && t.p[i] >= '0' && t.p[i] <= '9') {
+        ip = ip * 10u + (uint64_t)(t.p[i] - '0');
+        if (ip > 1000000000u) {
+            return false;
+        }
+        digits = true;
+        i++;
+    }
+    if (i < t.n && t.p[i] == '.') {
+        i++;
+        while (i < t.n && t.p[i] >= '0' && t.p[i] <= '9') {
+            fp += (uint64_t)(t.p[i] - '0') * scale;
+            scale /= 10u;
+            digits = true;
+            i++;
+        }
+    }
+    if (!digits) {
+        return false;
+    }
+    *value6 = ip * 1000000u + fp;
+    rest->p = t.p + i;
+    rest->n = t.n - i;
+    return true;
+}
+
+static const char *parse_duration(token_t t, uint32_t *us)
+{
+    uint64_t v6, r;
+    token_t unit;
+    if (!parse_decimal(t, &v6, &unit)) {
+        return "expected a duration such as 200ms";
+    }
+    if (unit.n == 0u || tok_is(unit, "ms")) {
+        r = v6 / 1000u;
+    } else if (tok_is(unit, "s")) {
+        r = v6;
+    } else if (tok_is(unit, "us")) {
+        r = v6 / 1000000u;
+    } else {
+        return "unknown duration unit (use us, ms or s)";
+    }
+    if (r > CCSIM_MAX_STEP_US) {
+        return "duration longer than 600s";
+    }
+    *us = (uint32_t)r;
+    return 0;
+}
+
+static const char *parse_force(token_t t, uint32_t *mn)
+{
+    uint64_t v6, r;
+    token_t unit;
+    if (!parse_decimal(t, &v6, &unit)) {
+        return "expected a force such as 1200mN";
+    }
+    if (unit.n == 0u || tok_is(unit, "mN") || tok_is(unit, "mn")) {
+        r = v6 / 1000000u;
+    } else if (tok_is(unit, "N")) {
+        r = v6 / 1000u;
+    } else {
+        return "unknown force unit (use mN or N)";
+    }
+    if (r > CCSIM_MAX_FORCE_MN) {
+        return "force above 20000mN";
+    }
+    *mn = (uint32_t)r;
+    return 0;
+}
+
+static const char *parse_position(token_t t, uint32_t *pos)
+{
+    uint64_t v6;
+    token_t unit;
+    if (!parse_decimal(t, &v6, &unit) || unit.n != 0u) {
+        return "expected a position 0..1 such as 0.25";
+    }
+    if (v6 > 1000000u) {
+        return "position must be 0..1";
+    }
+    *pos = (uint32_t)((v6 * CCSIM_POS_ONE + 500000u) / 1000000u);
+    return 0;
+}
+
+static const char *parse_count(token_t t, uint64_t max, uint64_t *out)
+{
+    size_t i;
+    uint64_t v = 0;
+    if (t.n == 0u) {
+        return "expected a number";
+    }
+    for (i = 0; i < t.n; i++) {
+        if (t.p[i] < '0' || t.p[i] > '9') {
+            return "expected a whole number";
+        }
+        v = v * 10u + (uint64_t)(t.p[i] - '0');
+        if (v > max) {
+            return "number too large";
+        }
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parameter keys; each step kind allows a subset. */
+enum {
+    K_FORCE = 1u << 0, K_HOLD = 1u << 1, K_GAP = 1u << 2, K_AT = 1u << 3, K_FROM = 1u << 4,
+    K_TO = 1u << 5, K_OVER = 1u << 6, K_RISE = 1u << 7, K_FALL = 1u << 8, K_COUNT = 1u << 9
+};
+
+static const struct {
+    const char *name;
+    uint32_t key;
+} key_names[] = {
+    {"force", K_FORCE}, {"hold", K_HOLD}, {"gap", K_GAP}, {"at", K_AT}, {"from", K_FROM},
+    {"to", K_TO}, {"over", K_OVER}, {"rise", K_RISE}, {"fall", K_FALL}, {"count", K_COUNT},
+};
+
+static const struct {
+    const char *word;
+    uint8_t kind;
+    uint32_t keys;
+} step_words[] = {
+    {"hold", CCSIM_STEP_PAUSE, 0u},
+    {"pause", CCSIM_STEP_PAUSE, 0u},
+    {"wait", CCSIM_STEP_PAUSE, 0u},
+    {"touch", CCSIM_STEP_TOUCH, K_AT | K_HOLD},
+    {"release", CCSIM_STEP_RELEASE, 0u},
+    {"force", CCSIM_STEP_FORCE, K_OVER | K_AT},
+    {"light-press", CCSIM_STEP_LIGHT_PRESS, K_FORCE | K_HOLD | K_AT | K_RISE | K_FALL},
+    {"double-light-press", CCSIM_STEP_DOUBLE_LIGHT_PRESS,
+     K_FORCE | K_HOLD | K_GAP | K_AT | K_RISE | K_FALL},
+    {"full-click", CCSIM_STEP_FULL_CLICK, K_FORCE | K_HOLD | K_AT | K_RISE | K_FALL},
+    {"click-and-hold", CCSIM_STEP_CLICK_AND_HOLD, K_FORCE | K_HOLD | K_AT | K_RISE | K_FALL},
+    {"slide", CCSIM_STEP_SLIDE, K_FROM | K_TO | K_OVER | K_FORCE},
+    {"button", CCSIM_STEP_BUTTON, K_HOLD},
+    {"remote-click", CCSIM_STEP_REMOTE_CLICK, K_COUNT},
+    {"noise", CCSIM_STEP_NOISE, 0u},
+};
+
+static void set_defaults(ccsim_step_t *s)
+{
+    s->rise_us = 50000u;
+    s->fall_us = 40000u;
+    s->count = 1u;
+    switch (s->kind) {
+    case CCSIM_STEP_LIGHT_PRESS:
+        s->force_mn = 1200u;
+        s->hold_us = 200000u;
+        break;
+    case CCSIM_STEP_DOUBLE_LIGHT_PRESS:
+        s->force_mn = 1200u;
+        s->hold_us = 80000u;
+        s->gap_us = 150000u;
+        s->rise_us = 40000u;
+        s->fall_us = 30000u;
+        break;
+    case CCSIM_STEP_FULL_CLICK:
+        s->force_mn = 3500u;
+        s->hold_us = 80000u;
+        break;
+    case CCSIM_STEP_CLICK_AND_HOLD:
+        s->force_mn = 3500u;
+        s->hold_us = 800000u;
+        break;
+    case CCSIM_STEP_SLIDE:
+        s->over_us = 300000u;
+        s->force_mn = 0u;   /* 0: the resting force */
+        break;
+    case CCSIM_STEP_FORCE:
+        s->over_us = 50000u;
+        break;
+    case CCSIM_STEP_BUTTON:
+        s->hold_us = 100000u;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Parses one step's words after the keyword; returns an error message or 0. */
+static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *tok, size_t n)
+{
+    size_t i;
+    uint32_t seen = 0u;
+    size_t positional = 0u;
+    const char *e;
+    bool has_to = false;
+
+    for (i = 1; i < n; i++) {
+        const char *eq = memchr(tok[i].p, '=', tok[i].n);
+        if (eq == 0) {
+            token_t t = tok[i];
+            positional++;
+            if (positional > 1u) {
+                return "too many values";
+            }
+            switch (s->kind) {
+            case CCSIM_STEP_PAUSE:
+            case CCSIM_STEP_TOUCH:
+            case CCSIM_STEP_CLICK_AND_HOLD:
+                if ((seen & K_HOLD) != 0u) {
+                    return "hold given twice";
+                }
+                seen |= K_HOLD;
+                e = parse_duration(t, &s->hold_us);
+                if (e != 0) {
+                    return e;
+                }
+                break;
+            case CCSIM_STEP_FORCE:
+                e = parse_force(t, &s->force_mn);
+                if (e != 0) {
+                    return e;
+                }
+                break;
+            case CCSIM_STEP_BUTTON:
+                if (tok_is(t, "volume-up")) {
+                    s->button = 0u;
+                } else if (tok_is(t, "volume-down")) {
+                    s->button = 1u;
+                } else if (tok_is(t, "action")) {
+                    s->button = 2u;
+                } else {
+                    return "unknown button (use volume-up, volume-down or action)";
+                }
+                break;
+            case CCSIM_STEP_NOISE:
+                if (tok_is(t, "on")) {
+                    s->flag = true;
+                } else if (tok_is(t, "off")) {
+                    s->flag = false;
+                } else {
+                    return "expected on or off";
+                }
+                break;
+            default:
+                return "unexpected value (parameters are key=value)";
+            }
+        } else {
+            token_t key, val;
+            size_t k;
+            uint32_t which = 0u;
+            key.p = tok[i].p;
+            key.n = (size_t)(eq - tok[i].p);
+            val.p = eq + 1;
+            val.n = tok[i].n - key.n - 1u;
+            for (k = 0; k < sizeof(key_names) / sizeof(key_names[0]); k++) {
+                if (tok_is(key, key_names[k].name)) {
+                    which = key_names[k].key;
+                }
+            }
+            if (which == 0u || (allowed & which) == 0u) {
+                return "unknown parameter for this step";
+            }
+            if ((seen & which) != 0u) {
+                return "parameter given twice";
+            }
+            seen |= which;
+            switch (which) {
+            case K_FORCE: e = parse_force(val, &s->force_mn); break;
+            case K_HOLD: e = parse_duration(val, &s->hold_us); break;
+            case K_GAP: e = parse_duration(val, &s->gap_us); break;
+            case K_OVER: e = parse_duration(val, &s->over_us); break;
+            case K_RISE: e = parse_duration(val, &s->rise_us); break;
+            case K_FALL: e = parse_duration(val, &s->fall_us); break;
+            case K_AT:
+            case K_FROM:
+                e = parse_position(val, &s->at);
+                s->has_at = true;
+                break;
+            case K_TO:
+                e = parse_position(val, &s->to);
+                has_to = true;
+                break;
+            default: {
+                uint64_t c = 0;
+                e = parse_count(val, 100u, &c);
+                if (e == 0 && c == 0u) {
+                    e = "count must be 1..100";
+                }
+                s->count = (uint32_t)c;
+                break;
+            }
+            }
+            if (e != 0) {
+                return e;
+            }
+        }
+    }
+    if ((seen & K_AT) != 0u && (seen & K_FROM) != 0u) {
+        return "at= and from= both given";
+    }
+    switch (s->kind) {
+    case CCSIM_STEP_PAUSE:
+        if (positional == 0u) {
+            return "missing duration";
+        }
+        break;
+    case CCSIM_STEP_FORCE:
+        if (positional == 0u) {
+            return "missing force";
+        }
+        break;
+    case CCSIM_STEP_BUTTON:
+        if (positional == 0u) {
+            return "missing button name";
+        }
+        break;
+    case CCSIM_STEP_NOISE:
+        if (positional == 0u) {
+            return "expected on or off";
+        }
+        break;
+    case CCSIM_STEP_SLIDE:
+        if (!has_to) {
+            return "slide needs to=";
+        }
+        if (s->over_us == 0u) {
+            return "over= must be above zero";
+        }
+        break;
+    case CCSIM_STEP_LIGHT_PRESS:
+    case CCSIM_STEP_DOUBLE_LIGHT_PRESS:
+    case CCSIM_STEP_FULL_CLICK:
+    case CCSIM_STEP_CLICK_AND_HOLD:
+        if (s->force_mn == 0u) {
+            return "force must be above zero";
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int fail(ccsim_parse_error_t *err, uint32_t line, const char *msg)
+{
+    if (err != 0) {
+        err->line = line;
+        (void)snprintf(err->message, sizeof(err->message), "line %u: %s", (unsigned)line, msg);
+    }
+    return 1;
+}
+
+int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
+                         ccsim_parse_error_t *err)
+{
+    size_t pos = 0;
+    uint32_t line = 0;
+    if (err != 0) {
+        err->line = 0;
+        err->message[0] = '\0';
+    }
+    if (out == 0) {
+        return fail(err, 0, "no output");
+    }
+    out->has_seed = false;
+    out->seed = 0;
+    out->count = 0;
+    if (text == 0) {
+        len = 0;
+    }
+    while (pos < len) {
+        size_t start = pos, end, n, i;
+        token_t tok[MAX_TOKENS];
+        size_t ntok = 0;
+        line++;
+        while (pos < len && text[pos] != '\n') {
+            pos++;
+        }
+        end = pos;
+        if (pos < len) {
+            pos++; /* the '\n' */
+        }
+        if (end > start && text[end - 1] == '\r') {
+            end--;
+        }
+        if (end - start > CCSIM_MAX_LINE) {
+            return fail(err, line, "line too long");
+        }
+        /* Drop the comment, check characters, split into words. */
+        n = end - start;
+        for (i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)text[start + i];
+            if (c == '#') {
+                n = i;
+                break;
+            }
+            if (c == '\0') {
+                return fail(err, line, "unexpected NUL byte");
+            }
+            if (c != ' ' && c != '\t' && (c < 0x21u || c > 0x7Eu)) {
+                return fail(err, line, "unexpected character");
+            }
+        }
+        i = 0;
+        while (i < n) {
+            while (i < n && (text[start + i] == ' ' || text[start + i] == '\t')) {
+                i++;
+            }
+            if (i >= n) {
+                break;
+            }
+            if (ntok >= MAX_TOKENS) {
+                return fail(err, line, "too many words");
+            }
+            tok[ntok].p = text + start + i;
+            while (i < n && text[start + i] != ' ' && text[start + i] != '\t') {
+                i++;
+            }
+            tok[ntok].n = (size_t)(text + start + i - tok[ntok].p);
+            ntok++;
+        }
+        if (ntok == 0u) {
+            continue;
+        }
+        if (tok_is(tok[0], "seed")) {
+            uint64_t seed = 0;
+            const char *e;
+            if (ntok != 2u) {
+                return fail(err, line, "seed takes one number");
+            }
+            if (out->has_seed) {
+                return fail(err, line, "seed given twice");
+            }
+            e = parse_count(tok[1], 0xFFFFFFFFFFFFull, &seed);
+            if (e != 0) {
+                return fail(err, line, e);
+            }
+            out->has_seed = true;
+            out->seed = seed;
+            continue;
+        }
+        {
+            size_t w;
+            ccsim_step_t *s;
+            const char *e;
+            uint32_t allowed = 0u;
+            bool found = false;
+            if (out->count >= CCSIM_MAX_STEPS) {
+                return fail(err, line, "too many steps (at most 128)");
+            }
+            s = &out->steps[out->count];
+            memset(s, 0, sizeof(*s));
+            for (w = 0; w < sizeof(step_words) / sizeof(step_words[0]); w++) {
+                if (tok_is(tok[0], step_words[w].word)) {
+                    s->kind = step_words[w].kind;
+                    allowed = step_words[w].keys;
+                    found = true;
+                    break;
+                }
+            }
+            if (!found) {
+                return fail(err, line, "unknown step");
+            }
+            s->line = line;
+            set_defaults(s);
+            e = parse_step(s, allowed, tok, ntok);
+            if (e != 0) {
+                return fail(err, line, e);
+            }
+            out->count++;
+        }
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- planner */
+
+static void kf(ccsim_plan_t *p, uint32_t dt_us, int32_t force, uint32_t pos, bool touched)
+{
+    ccsim_keyframe_t *k;
+    uint32_t t = p->count == 0u ? 0u : p->frames[p->count - 1u].t_us + dt_us;
+    if (p->count >= CCSIM_MAX_KEYFRAMES) {
+        return; /* the planner never needs more; see ccsim_plan_step */
+    }
+    k = &p->frames[p->count++];
+    k->t_us = t;
+    k->force_mn = force;
+    k->position = pos;
+    k->touched = touched;
+    p->duration_us = t;
+}
+
+/* Lands the finger when it is lifted; returns the force to come back to. */
+static int32_t land(ccsim_plan_t *p, const ccsim_finger_state_t *s, uint32_t pos)
+{
+    if (s->touching) {
+        kf(p, 0u, s->force_mn, pos, true);
+        return s->force_mn;
+    }
+    kf(p, 0u, 0, pos, true);
+    kf(p, LAND_US, REST_MN, pos, true);
+    return REST_MN;
+}
+
+/* Ends a gesture: lifts the finger if it was lifted before. */
+static void finish(ccsim_plan_t *p, ccsim_finger_state_t *s, uint32_t pos)
+{
+    if (!s->touching) {
+        kf(p, LIFT_US, 0, pos, false);
+        s->force_mn = 0;
+    }
+    s->position = pos;
+}
+
+void ccsim_plan_step(const ccsim_step_t *step, ccsim_finger_state_t *s, ccsim_plan_t *p)
+{
+    uint32_t pos = step->has_at ? step->at : s->position;
+    int32_t base;
+    memset(p, 0, sizeof(*p));
+
+    switch (step->kind) {
+    case CCSIM_STEP_PAUSE:
+        kf(p, 0u, s->force_mn, s->position, s->touching);
+        kf(p, step->hold_us, s->force_mn, s->position, s->touching);
+        break;
+    case CCSIM_STEP_TOUCH:
+        (void)land(p, s, pos);
+        kf(p, step->hold_us, s->touching ? s->force_mn : REST_MN, pos, true);
+        if (!s->touching) {
+            s->force_mn = REST_MN;
+        }
+        s->touching = true;
+        s->position = pos;
+        break;
+    case CCSIM_STEP_RELEASE:
+        kf(p, 0u, s->force_mn, s->position, s->touching);
+        if (s->touching) {
+            kf(p, s->force_mn > REST_MN ? step->fall_us : LIFT_US, 0, s->position, false);
+        }
+        s->touching = false;
+        s->force_mn = 0;
+        break;
+    case CCSIM_STEP_FORCE:
+        kf(p, 0u, s->touching ? s->force_mn : 0, pos, true);
+        kf(p, step->over_us, (int32_t)step->force_mn, pos, true);
+        s->touching = true;
+        s->force_mn = (int32_t)step->force_mn;
+        s->position = pos;
+        break;
+    case CCSIM_STEP_LIGHT_PRESS:
+    case CCSIM_STEP_FULL_CLICK:
+    case CCSIM_STEP_CLICK_AND_HOLD:
+        base = land(p, s, pos);
+        kf(p, step->rise_us, (int32_t)step->force_mn, pos, true);
+        kf(p, step->hold_us, (int32_t)step->force_mn, pos, true);
+        kf(p, step->fall_us, base, pos, true);
+        finish(p, s, pos);
+        break;
+    case CCSIM_STEP_DOUBLE_LIGHT_PRESS:
+        base = land(p, s, pos);
+        kf(p, step->rise_us, (int32_t)step->force_mn, pos, true);
+        kf(p, step->hold_us, (int32_t)step->force_mn, pos, true);
+        kf(p, step->fall_us, base, pos, true);
+        kf(p, step->gap_us, base, pos, true);
+        kf(p, step->rise_us, (int32_t)step->force_mn, pos, true);
+        kf(p, step->hold_us, (int32_t)step->force_mn, pos, true);
+        kf(p, step->fall_us, base, pos, true);
+        finish(p, s, pos);
+        break;
+    case CCSIM_STEP_SLIDE: {
+        int32_t f;
+        base = land(p, s, pos);
+        f = step->force_mn != 0u ? (int32_t)step->force_mn : base;
+        if (f != base) {
+            kf(p, step->rise_us, f, pos, true);
+        }
+        kf(p, step->over_us, f, step->to, true);
+        if (f != base) {
+            kf(p, step->fall_us, base, step->to, true);
+        }
+        finish(p, s, step->to);
+        break;
+    }
+    case CCSIM_STEP_BUTTON:
+        kf(p, 0u, s->force_mn, s->position, s->touching);
+        kf(p, step->hold_us + BUTTON_SETTLE_US, s->force_mn, s->position, s->touching);
+        p->button_bits = 1u << step->button;
+        p->button_release_us = step->hold_us;
+        break;
+    case CCSIM_STEP_REMOTE_CLICK:
+        kf(p, 0u, s->force_mn, s->position, s->touching);
+        kf(p, BUTTON_SETTLE_US, s->force_mn, s->position, s->touching);
+        p->remote_clicks = step->count;
+        break;
+    default: /* CCSIM_STEP_NOISE: instantaneous */
+        kf(p, 0u, s->force_mn, s->position, s->touching);
+        break;
+    }
+}
+
+uint64_t ccsim_scenario_duration(const ccsim_scenario_t *sc, const ccsim_finger_state_t *start)
+{
+    ccsim_finger_state_t s = *start;
+    ccsim_plan_t plan;
+    uint64_t total = 0;
+    uint32_t i;
+    for (i = 0; i < sc->count && i < CCSIM_MAX_STEPS; i++) {
+        ccsim_plan_step(&sc->steps[i], &s, &plan);
+        total += plan.duration_us;
+    }
+    return total;
+}
+
+/* ------------------------------------------------------------------ player */
+
+static void rest_command(ccsim_player_t *p)
+{
+    p->command.touched = p->state.touching;
+    p->command.force_mn = p->state.force_mn;
+    p->command.position = p->state.position;
+    p->command.buttons = 0u;
+}
+
+void ccsim_player_init(ccsim_player_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->state.position = CCSIM_POS_ONE / 2u;
+    rest_command(p);
+}
+
+void ccsim_player_start(ccsim_player_t *p, const ccsim_scenario_t *s, uint64_t start_us)
+{
+    if (s != &p->scenario) {
+        p->scenario = *s;
+    }
+    /* A gesture cut short leaves the finger where its plan was heading. */
+    if (p->running && p->started) {
+        p->state.touching = p->command.touched;
+        p->state.force_mn = p->command.touched ? p->command.force_mn : 0;
+        p->state.position = p->command.position;
+    }
+    p->running = true;
+    p->started = false;
+    p->step = 0;
+    p->start_us = start_us;
+    p->step_start_us = start_us;
+}
+
+void ccsim_player_stop(ccsim_player_t *p)
+{
+    p->running = false;
+    p->started = false;
+    p->state.touching = false;
+    p->state.force_mn = 0;
+    rest_command(p);
+}
+
+static void command_at(ccsim_player_t *p, uint32_t t)
+{
+    const ccsim_plan_t *pl = &p->plan;
+    uint32_t k = 0;
+    const ccsim_keyframe_t *a, *b;
+    while (k + 1u < pl->count && pl->frames[k + 1u].t_us <= t) {
+        k++;
+    }
+    a = &pl->frames[k];
+    if (k + 1u >= pl->count) {
+        p->command.force_mn = a->force_mn;
+        p->command.position = a->position;
+        p->command.touched = a->touched;
+    } else {
+        uint32_t span;
+        uint32_t dt = t - a->t_us;
+        b = &pl->frames[k + 1u];
+        span = b->t_us - a->t_us;
+        p->command.touched = a->touched;
+        p->command.force_mn =
+            a->force_mn + (int32_t)(((int64_t)(b->force_mn - a->force_mn) * dt) / span);
+        p->command.position = (uint32_t)((int64_t)a->position +
+            (((int64_t)b->position - (int64_t)a->position) * (int64_t)dt) / (int64_t)span);
+    }
+    p->command.buttons = (pl->button_bits != 0u && t < pl->button_release_us) ? pl->button_bits
+                                                                             : 0u;
+}
+
+const ccsim_command_t *ccsim_player_update(ccsim_player_t *p, uint64_t now_us)
+{
+    if (!p->running || now_us < p->start_us) {
+        if (!p->running) {
+            rest_command(p);
+        }
+        return &p->command;
+    }
+    for (;;) {
+        if (!p->started) {
+            const ccsim_step_t *st;
+            if (p->step >= p->scenario.count) {
+                p->running = false;
+                rest_command(p);
+                break;
+            }
+            st = &p->scenario.steps[p->step];
+            ccsim_plan_step(st, &p->state, &p->plan);
+            p->pending_remote_clicks += p->plan.remote_clicks;
+            if (st->kind == CCSIM_STEP_NOISE) {
+                p->pending_noise = st->flag ? 2u : 1u;
+            }
+            p->started = true;
+        }
+        if (now_us - p->step_start_us >= p->plan.duration_us) {
+            p->step_start_us += p->plan.duration_us;
+            p->step++;
+            p->started = false;
+            continue;
+        }
+        command_at(p, (uint32_t)(now_us - p->step_start_us));
+        break;
+    }
+    return &p->command;
+}
+
+bool ccsim_player_running(const ccsim_player_t *p)
+{
+    return p->running;
+}
+
+uint32_t ccsim_player_take_remote_clicks(ccsim_player_t *p)
+{
+    uint32_t n = p->pending_remote_clicks;
+    p->pending_remote_clicks = 0u;
+    return n;
+}
+
+uint32_t ccsim_player_take_noise(ccsim_player_t *p)
+{
+    uint32_t n = p->pending_noise;
+    p->pending_noise = 0u;
+    return n;
+}

@@ -1,0 +1,175 @@
+/*
+ * CameraControl simulator: a whole simulated device in one struct.
+ *
+ * A ccsim_device_t bundles the real firmware core (cc_device_t) with a
+ * virtual HAL: a virtual clock, host<->device byte rings, the finger and
+ * button model, the scenario player, the SimulatorService and a log of the
+ * feedback (haptics, sounds, indicator) the firmware produced. Nothing in it
+ * calls the OS, so it runs in-process (Swift tests) as well as behind the
+ * camctl-sim pseudo-terminal. Same seed and same inputs give the same bytes.
+ *
+ *   ccsim_device_t *sim = ...;            // must not move after init
+ *   ccsim_device_init(sim, 42);
+ *   ccsim_device_host_write(sim, frame, n);
+ *   ccsim_device_advance(sim, 1000);      // 1 ms of device time
+ *   n = ccsim_device_host_read(sim, buf, sizeof buf);
+ */
+#ifndef CCSIM_DEVICE_H
+#define CCSIM_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cc_arena.h"
+#include "cc_device.h"
+#include "ccsim_model.h"
+#include "ccsim_scenario.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef CCSIM_RX_BYTES
+#define CCSIM_RX_BYTES 8192u      /* host -> device bytes not yet read by the firmware */
+#endif
+#ifndef CCSIM_TX_BYTES
+#define CCSIM_TX_BYTES 65536u     /* device -> host bytes not yet read by the host */
+#endif
+#ifndef CCSIM_FEEDBACK_LOG
+#define CCSIM_FEEDBACK_LOG 64u    /* feedback records kept (oldest dropped) */
+#endif
+
+/* Board description of the simulated device. */
+#define CCSIM_SLIDE_RESOLUTION 1024u
+#define CCSIM_FORCE_MAX_MN 10000u
+/* Scenarios never start before this device time, so the firmware's start-up
+ * tare sees an untouched sensor first. */
+#define CCSIM_BOOT_SETTLE_US 100000u
+
+/* A byte ring. */
+typedef struct ccsim_ring {
+    uint8_t *buf;
+    size_t cap;
+    size_t head;    /* oldest byte */
+    size_t len;
+} ccsim_ring_t;
+
+/* What a feedback record is. */
+typedef enum ccsim_feedback_kind {
+    CCSIM_FEEDBACK_HAPTIC = 1,     /* a = cameracontrol.v1.HapticPattern, b = intensity % */
+    CCSIM_FEEDBACK_SOUND = 2,      /* a = cameracontrol.v1.Sound */
+    CCSIM_FEEDBACK_INDICATOR = 3   /* a = cameracontrol.v1.IndicatorMode, b = 0xRRGGBB */
+} ccsim_feedback_kind_t;
+
+/* One feedback the firmware started through the HAL. */
+typedef struct ccsim_feedback {
+    uint64_t timestamp_us;
+    uint32_t kind;    /* ccsim_feedback_kind_t */
+    uint32_t a;
+    uint32_t b;
+} ccsim_feedback_t;
+
+typedef struct ccsim_device {
+    /* the firmware and its HAL */
+    cc_device_t dev;
+    cc_hal_t hal;
+    cc_device_info_t info;
+    char serial[24];
+
+    uint64_t now_us;
+    uint64_t seed;
+
+    ccsim_ring_t rx;
+    ccsim_ring_t tx;
+    uint8_t rx_buf[CCSIM_RX_BYTES];
+    uint8_t tx_buf[CCSIM_TX_BYTES];
+    uint32_t rx_dropped;          /* host bytes that did not fit */
+
+    /* physics */
+    ccsim_finger_t finger;
+    ccsim_buttons_t buttons;
+    ccsim_player_t player;
+    ccsim_command_t manual;       /* finger command when no scenario plays */
+    bool manual_active;
+    uint32_t remote_clicks;       /* queued for take_remote_clicks */
+
+    /* SimulatorService */
+    ccsim_scenario_t parsed;      /* scratch for parsing */
+    cc_arena_t arena;
+    char message[96];             /* status message of the last failed call */
+    bool start_on_handshake;      /* camctl-sim: play `pending` at the first handshake */
+    bool pending_valid;
+    ccsim_scenario_t pending;
+
+    /* feedback log */
+    ccsim_feedback_t feedback[CCSIM_FEEDBACK_LOG];
+    uint32_t feedback_head;
+    uint32_t feedback_count;
+    uint32_t feedback_total;      /* records ever made */
+} ccsim_device_t;
+
+/* Initialises everything and boots the firmware at device time 0. */
+void ccsim_device_init(ccsim_device_t *sim, uint64_t seed);
+
+/* Host -> device bytes; returns how many fit (the rest are dropped and counted). */
+size_t ccsim_device_host_write(ccsim_device_t *sim, const uint8_t *bytes, size_t len);
+/* Device -> host bytes; returns how many were copied (0 if none). */
+size_t ccsim_device_host_read(ccsim_device_t *sim, uint8_t *buf, size_t cap);
+/* Bytes waiting for the host. */
+size_t ccsim_device_host_pending(const ccsim_device_t *sim);
+
+/* Advances device time by micros, in steps of at most one sample period,
+ * running the scenario player and cc_device_poll at every step. */
+void ccsim_device_advance(ccsim_device_t *sim, uint64_t micros);
+/* Runs the firmware once without advancing time (e.g. after host_write). */
+void ccsim_device_poll(ccsim_device_t *sim);
+uint64_t ccsim_device_now_us(const ccsim_device_t *sim);
+
+/* Parses a scenario and starts it now (not before CCSIM_BOOT_SETTLE_US).
+ * Returns 0, or non-zero with *err filled (err may be NULL). */
+int ccsim_device_play_scenario(ccsim_device_t *sim, const char *text, size_t len,
+                               ccsim_parse_error_t *err);
+/* Parses a scenario to start at the host's first handshake (camctl-sim). */
+int ccsim_device_play_scenario_on_handshake(ccsim_device_t *sim, const char *text, size_t len,
+                                            ccsim_parse_error_t *err);
+/* Duration of the scenario playing (or queued), microseconds; 0 if none. */
+uint64_t ccsim_device_scenario_duration_us(const ccsim_device_t *sim);
+bool ccsim_device_scenario_running(const ccsim_device_t *sim);
+/* Stops the scenario; the finger lifts. */
+void ccsim_device_stop_scenario(ccsim_device_t *sim);
+
+/* Direct control of the finger when no scenario plays (tests). position is
+ * 0 .. CCSIM_POS_ONE; buttons CC_BUTTON_* bits. */
+void ccsim_device_set_finger(ccsim_device_t *sim, bool touched, int32_t force_mn,
+                             uint32_t position, uint32_t buttons);
+/* Back to scenario/resting control of the finger. */
+void ccsim_device_release_finger(ccsim_device_t *sim);
+/* Queues remote clicks for the firmware's next sample. */
+void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count);
+/* Sensor noise/tremor/jitter and contact bounce on or off (both on after init). */
+void ccsim_device_set_noise(ccsim_device_t *sim, bool on);
+void ccsim_device_set_bounce(ccsim_device_t *sim, bool on);
+
+/* Feedback records kept (at most CCSIM_FEEDBACK_LOG, oldest first). */
+uint32_t ccsim_device_feedback_count(const ccsim_device_t *sim);
+/* Record index (0 = oldest kept); false when out of range. */
+bool ccsim_device_feedback_at(const ccsim_device_t *sim, uint32_t index, ccsim_feedback_t *out);
+/* Forgets the log. */
+void ccsim_device_feedback_clear(ccsim_device_t *sim);
+
+/* The firmware's counters and input-queue overflows. */
+const cc_counters_t *ccsim_device_counters(const ccsim_device_t *sim);
+cc_device_t *ccsim_device_core(ccsim_device_t *sim);
+
+/* The SimulatorService extension handler (installed by ccsim_device_init;
+ * ctx is the ccsim_device_t). */
+int ccsim_simulator_service(void *ctx, uint8_t service, uint8_t method, const uint8_t *req,
+                            size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len,
+                            const char **message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CCSIM_DEVICE_H */
