@@ -1,0 +1,230 @@
+/// A camera property a control can drive.
+public enum CameraProperty: String, Hashable, Sendable, CustomStringConvertible {
+    /// The video zoom factor (1 = no zoom).
+    case zoomFactor = "zoom-factor"
+    /// The exposure target bias, in EV.
+    case exposureBias = "exposure-bias"
+
+    /// The raw name.
+    public var description: String { rawValue }
+}
+
+/// Who changed a camera property.
+public enum CameraChangeSource: Hashable, Sendable, CustomStringConvertible {
+    /// A capture control (by id) set it.
+    case control(ControlID)
+    /// Anything else: a pinch, app code, auto-exposure.
+    case external
+
+    /// `control <id>` or `external`.
+    public var description: String {
+        switch self {
+        case .control(let id): "control \(id)"
+        case .external: "external"
+        }
+    }
+}
+
+/// A change of one camera property, delivered to device observers.
+public struct CameraPropertyChange: Hashable, Sendable {
+    /// What changed.
+    public var property: CameraProperty
+    /// The new value.
+    public var value: Double
+    /// Who changed it.
+    public var source: CameraChangeSource
+
+    /// A change.
+    public init(property: CameraProperty, value: Double, source: CameraChangeSource) {
+        self.property = property
+        self.value = value
+        self.source = source
+    }
+}
+
+/// A photo a camera took.
+public struct CapturedPhoto: Hashable, Sendable {
+    /// 1 for the first photo of the device, then counting up.
+    public var sequenceNumber: Int
+    /// Zoom factor when it was taken.
+    public var zoomFactor: Double
+    /// Exposure bias when it was taken.
+    public var exposureBias: Double
+
+    /// A photo record.
+    public init(sequenceNumber: Int, zoomFactor: Double, exposureBias: Double) {
+        self.sequenceNumber = sequenceNumber
+        self.zoomFactor = zoomFactor
+        self.exposureBias = exposureBias
+    }
+}
+
+/// Removes a device observer when passed to ``CameraDevice/removeObserver(_:)``.
+public struct ObserverToken: Hashable, Sendable {
+    /// A number unique within the object that handed it out.
+    public var rawValue: UInt64
+    /// A token from its number.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+}
+
+/// The camera abstraction the system sliders drive (the parts of `AVCaptureDevice` they need).
+///
+/// Implementations must be thread-safe, call observers synchronously after the change took effect and
+/// without holding their own locks, and pass the caller's `source` through unchanged.
+public protocol CameraDevice: AnyObject, Sendable {
+    /// A stable id: the session allows one system zoom slider per id.
+    var uniqueID: String { get }
+    /// Zoom factors the device accepts.
+    var zoomFactorRange: ClosedRange<Double> { get }
+    /// The current zoom factor.
+    var zoomFactor: Double { get }
+    /// Zoom factors a zoom slider should land on more easily (lens switch-overs); may be empty.
+    var prominentZoomFactors: [Double] { get }
+    /// Sets the zoom factor; throws ``ControlError/Code/valueOutOfRange`` or
+    /// ``ControlError/Code/nonFiniteValue`` and leaves it unchanged.
+    func setZoomFactor(_ factor: Double, source: CameraChangeSource) throws(ControlError)
+    /// Exposure biases the device accepts, EV.
+    var exposureBiasRange: ClosedRange<Double> { get }
+    /// The current exposure bias, EV.
+    var exposureBias: Double { get }
+    /// Sets the exposure bias; throws like ``setZoomFactor(_:source:)``.
+    func setExposureBias(_ bias: Double, source: CameraChangeSource) throws(ControlError)
+    /// Takes a photo with the current settings.
+    func capturePhoto() throws(ControlError) -> CapturedPhoto
+    /// Calls `observer` after every property change, with its source.
+    func addObserver(_ observer: @escaping @Sendable (CameraPropertyChange) -> Void) -> ObserverToken
+    /// Stops calling the observer; unknown tokens are ignored.
+    func removeObserver(_ token: ObserverToken)
+}
+
+extension CameraDevice {
+    /// The range of `property`.
+    public func range(of property: CameraProperty) -> ClosedRange<Double> {
+        switch property {
+        case .zoomFactor: zoomFactorRange
+        case .exposureBias: exposureBiasRange
+        }
+    }
+
+    /// The current value of `property`.
+    public func value(of property: CameraProperty) -> Double {
+        switch property {
+        case .zoomFactor: zoomFactor
+        case .exposureBias: exposureBias
+        }
+    }
+
+    /// Sets `property`.
+    public func setValue(_ value: Double, of property: CameraProperty, source: CameraChangeSource) throws(ControlError) {
+        switch property {
+        case .zoomFactor: try setZoomFactor(value, source: source)
+        case .exposureBias: try setExposureBias(value, source: source)
+        }
+    }
+}
+
+/// An in-memory camera: ranges and values in memory, photos recorded. For tests and the demo.
+public final class SyntheticCamera: CameraDevice {
+    private struct State: Sendable {
+        var zoomFactor: Double
+        var exposureBias: Double
+        var photos: [CapturedPhoto] = []
+        var observers: [UInt64: @Sendable (CameraPropertyChange) -> Void] = [:]
+        var nextObserver: UInt64 = 1
+    }
+
+    /// The device's id.
+    public let uniqueID: String
+    /// Zoom factors accepted.
+    public let zoomFactorRange: ClosedRange<Double>
+    /// Exposure biases accepted.
+    public let exposureBiasRange: ClosedRange<Double>
+    /// Zoom factors a zoom slider lands on more easily.
+    public let prominentZoomFactors: [Double]
+    private let state: Locked<State>
+
+    /// A camera at zoom `zoomFactorRange.lowerBound` (or 1 when inside the range) and bias 0 (or the
+    /// nearest bound). Throws ``ControlError/Code/invalidRange`` for an empty or non-finite range.
+    public init(
+        uniqueID: String = "synthetic-back-camera",
+        zoomFactorRange: ClosedRange<Double> = 1...10,
+        exposureBiasRange: ClosedRange<Double> = -8...8,
+        prominentZoomFactors: [Double] = [2, 5]
+    ) throws(ControlError) {
+        try DiscreteValues.checkRange(zoomFactorRange)
+        try DiscreteValues.checkRange(exposureBiasRange)
+        self.uniqueID = uniqueID
+        self.zoomFactorRange = zoomFactorRange
+        self.exposureBiasRange = exposureBiasRange
+        self.prominentZoomFactors = prominentZoomFactors.filter { zoomFactorRange.contains($0) }.sorted()
+        state = Locked(
+            State(
+                zoomFactor: zoomFactorRange.contains(1) ? 1 : zoomFactorRange.lowerBound,
+                exposureBias: min(max(0, exposureBiasRange.lowerBound), exposureBiasRange.upperBound)))
+    }
+
+    /// The current zoom factor.
+    public var zoomFactor: Double { state.withLock { $0.zoomFactor } }
+    /// The current exposure bias.
+    public var exposureBias: Double { state.withLock { $0.exposureBias } }
+    /// Every photo taken, oldest first.
+    public var photos: [CapturedPhoto] { state.withLock { $0.photos } }
+
+    /// Sets the zoom factor and notifies observers (also when the value did not change).
+    public func setZoomFactor(_ factor: Double, source: CameraChangeSource) throws(ControlError) {
+        try set(.zoomFactor, factor, range: zoomFactorRange, source: source)
+    }
+
+    /// Sets the exposure bias and notifies observers.
+    public func setExposureBias(_ bias: Double, source: CameraChangeSource) throws(ControlError) {
+        try set(.exposureBias, bias, range: exposureBiasRange, source: source)
+    }
+
+    /// A pinch (or any change from outside the controls): `setZoomFactor(factor, source: .external)`.
+    public func pinch(toZoomFactor factor: Double) throws(ControlError) {
+        try setZoomFactor(factor, source: .external)
+    }
+
+    /// Records a photo with the current settings.
+    public func capturePhoto() throws(ControlError) -> CapturedPhoto {
+        state.withLock { state in
+            let photo = CapturedPhoto(
+                sequenceNumber: state.photos.count + 1, zoomFactor: state.zoomFactor, exposureBias: state.exposureBias)
+            state.photos.append(photo)
+            return photo
+        }
+    }
+
+    /// Adds an observer, called synchronously on the thread that made each change.
+    public func addObserver(_ observer: @escaping @Sendable (CameraPropertyChange) -> Void) -> ObserverToken {
+        state.withLock { state in
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = observer
+            return ObserverToken(rawValue: id)
+        }
+    }
+
+    /// Removes an observer.
+    public func removeObserver(_ token: ObserverToken) {
+        _ = state.withLock { $0.observers.removeValue(forKey: token.rawValue) }
+    }
+
+    private func set(
+        _ property: CameraProperty, _ value: Double, range: ClosedRange<Double>, source: CameraChangeSource
+    ) throws(ControlError) {
+        guard value.isFinite else { throw ControlError(.nonFiniteValue, "\(property) \(value) is not finite") }
+        guard range.contains(value) else {
+            throw ControlError(.valueOutOfRange, "\(property) \(value) is outside \(range)")
+        }
+        let observers = state.withLock { state in
+            switch property {
+            case .zoomFactor: state.zoomFactor = value
+            case .exposureBias: state.exposureBias = value
+            }
+            return state.observers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        let change = CameraPropertyChange(property: property, value: value, source: source)
+        for observer in observers { observer(change) }
+    }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+
+/// The system zoom slider (`AVCaptureSystemZoomSlider`): continuous over the device's zoom range on a
+/// logarithmic scale, prominent at the device's ``CameraDevice/prominentZoomFactors``.
+///
+/// It sets the device's zoom itself. Its action (if any) runs only for changes it made (origin
+/// `.slider`); it follows zoom changes from elsewhere (a pinch) so ``value`` never goes stale, and
+/// reports those to ``observeValueChanges(on:_:)`` with origin `.external`. A session accepts one
+/// system zoom slider per device ``CameraDevice/uniqueID``.
+public final class SystemZoomSlider: CaptureSlider, @unchecked Sendable {
+    /// The camera it drives.
+    public let device: any CameraDevice
+
+    /// A zoom slider for `device`, id `zoom`, title `Zoom`, value format `%@×`, with no app action (the
+    /// slider still counts as having one). Throws ``ControlError/Code/invalidRange`` if the device's
+    /// range is empty or not finite.
+    public convenience init(device: any CameraDevice) throws(ControlError) {
+        try self.init(device: device, actionExecutor: nil, action: nil)
+    }
+
+    /// A zoom slider whose `action` runs on `executor` (default: the main queue, like Apple's main-actor
+    /// action) with each zoom factor the slider sets.
+    public convenience init(
+        device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main,
+        action: @escaping @Sendable (Double) -> Void
+    ) throws(ControlError) {
+        try self.init(device: device, actionExecutor: executor, action: action)
+    }
+
+    private init(
+        device: any CameraDevice, actionExecutor executor: (any ActionExecutor)?, action: (@Sendable (Double) -> Void)?
+    ) throws(ControlError) {
+        let range = device.zoomFactorRange
+        try DiscreteValues.checkRange(range)
+        self.device = device
+        let current = min(max(device.zoomFactor, range.lowerBound), range.upperBound)
+        super.init(
+            title: "Zoom", symbolName: "plus.magnifyingglass", domain: .continuous(range, scale: .logarithmic),
+            id: "zoom", binding: Binding(device: device, property: .zoomFactor), initialValue: current.isFinite ? current : range.lowerBound)
+        localizedValueFormat = "%@×"
+        try? setProminentValues(device.prominentZoomFactors.filter { range.contains($0) })
+        if let executor, let action { setActionQueue(executor, action: action) }
+    }
+}
+
+/// The system exposure-bias slider (`AVCaptureSystemExposureBiasSlider`): discrete, 1/3 EV steps over
+/// ±2 EV (the multiples of 1/3 inside both ±2 and the device's range), prominent at 0 when available.
+/// Sets the device's bias itself; action and following as for ``SystemZoomSlider``.
+public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable {
+    /// The camera it drives.
+    public let device: any CameraDevice
+
+    /// The default span: ±2 EV.
+    public static let defaultRange: ClosedRange<Double> = -2...2
+    /// The default step: 1/3 EV.
+    public static let step = 1.0 / 3.0
+
+    /// An exposure slider for `device`, id `exposure-bias`, title `Exposure`, format `%@ EV`.
+    /// Throws ``ControlError/Code/invalidRange`` when the device range does not overlap ±2 EV in at least
+    /// two 1/3 EV steps.
+    public convenience init(device: any CameraDevice) throws(ControlError) {
+        try self.init(device: device, actionExecutor: nil, action: nil)
+    }
+
+    /// An exposure slider whose `action` runs on `executor` (default: the main queue).
+    public convenience init(
+        device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main,
+        action: @escaping @Sendable (Double) -> Void
+    ) throws(ControlError) {
+        try self.init(device: device, actionExecutor: executor, action: action)
+    }
+
+    private init(
+        device: any CameraDevice, actionExecutor executor: (any ActionExecutor)?, action: (@Sendable (Double) -> Void)?
+    ) throws(ControlError) {
+        let values = try Self.values(for: device.exposureBiasRange)
+        self.device = device
+        let current = device.exposureBias
+        let initial = current.isFinite ? values.value(at: values.nearestIndex(to: current)) : values.first
+        super.init(
+            title: "Exposure", symbolName: "plusminus.circle", domain: .discrete(values), id: "exposure-bias",
+            binding: Binding(device: device, property: .exposureBias), initialValue: initial)
+        localizedValueFormat = "%@ EV"
+        if values.first <= 0, values.last >= 0 { try? setProminentValues([0]) }
+        if let executor, let action { setActionQueue(executor, action: action) }
+    }
+
+    /// The multiples of 1/3 EV inside both ±2 EV and `deviceRange`.
+    static func values(for deviceRange: ClosedRange<Double>) throws(ControlError) -> DiscreteValues {
+        try DiscreteValues.checkRange(deviceRange)
+        let lower = max(deviceRange.lowerBound, defaultRange.lowerBound)
+        let upper = min(deviceRange.upperBound, defaultRange.upperBound)
+        let first = (lower / step - 1e-9).rounded(.up)
+        let last = (upper / step + 1e-9).rounded(.down)
+        guard first < last else {
+            throw ControlError(
+                .invalidRange, "device exposure range \(deviceRange) holds fewer than two 1/3 EV steps inside ±2 EV")
+        }
+        let list = stride(from: first, through: last, by: 1).map { $0 / 3 }
+        return try DiscreteValues(values: list)
+    }
+}
