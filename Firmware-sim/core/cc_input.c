@@ -218,9 +218,10 @@ static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
         in->filtered_q += (x - in->filtered_q) / ((int32_t)1 << in->filter_shift);
     }
 
-    /* Drift: follow the unloaded sensor very slowly while nobody touches it. */
-    if (!r->touched && in->stage == STAGE_NONE && in->force_stage == STAGE_NONE &&
-        conditioned_mn(in) < in->config.light_press_off_mn / 2u) {
+    /* Drift: follow the unloaded sensor very slowly while nobody touches it
+     * and no press is in progress (a force level condition would lock the
+     * tracker out for good once the drift outran it). */
+    if (!r->touched && in->stage == STAGE_NONE && in->force_stage == STAGE_NONE) {
         in->baseline_q += (raw_q - in->baseline_q) / ((int32_t)1 << in->drift_shift);
     }
 }
