@@ -1,15 +1,35 @@
-/* CameraControl firmware core: the device (early stub; the real one follows). */
+/* CameraControl firmware core: the device's poll loop. */
 #include "cc_device.h"
 
 #include <string.h>
 
+#include "CameraControlProto.h"
+#include "cc_assert.h"
+#include "cc_core.h"
+#include "cc_envelope.h"
+#include "cc_wire.h"
+
+#define US_PER_S 1000000u
+
+static uint32_t period_us(uint32_t rate_hz)
+{
+    return rate_hz == 0u ? US_PER_S : US_PER_S / rate_hz;
+}
+
 void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_t *info)
 {
+    CC_ASSERT(dev != NULL && hal != NULL && info != NULL);
     memset(dev, 0, sizeof *dev);
     dev->hal = hal;
     dev->info = info;
     cc_input_default_config(&dev->config);
     cc_input_init(&dev->input, &dev->config);
+    dev->sample_period_us = period_us(dev->config.sample_rate_hz);
+    dev->next_sample_us = hal->now_us(hal->ctx);
+    cc_frame_decoder_init(&dev->decoder);
+    cc_link_init(&dev->link, &dev->counters, CC_HEARTBEAT_INTERVAL_MS);
+    cc_call_table_init(&dev->calls);
+    cc_arena_init(&dev->arena);
 }
 
 void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator)
@@ -19,9 +39,164 @@ void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bo
     dev->is_simulator = is_simulator;
 }
 
+void cc_device_apply_config(cc_device_t *dev, const cc_input_config_t *cfg, uint64_t now_us)
+{
+    uint32_t new_period = period_us(cfg->sample_rate_hz);
+    if (new_period != dev->sample_period_us) {
+        cc_streams_flush_raw(dev, now_us);   /* a batch has one sample interval */
+        dev->sample_period_us = new_period;
+        dev->next_sample_us = now_us + new_period;
+    }
+    dev->config = *cfg;
+    cc_input_set_config(&dev->input, cfg);
+}
+
+/* One received frame body: envelope, link, RPC. */
+static void receive_body(cc_device_t *dev, const uint8_t *body, size_t len, uint64_t now_us)
+{
+    cc_envelope_t env;
+    cc_envelope_result_t r = cc_envelope_parse(body, len, &env);
+
+    if (r == CC_ENVELOPE_TOO_SHORT || r == CC_ENVELOPE_BAD_CALL_ID) {
+        dev->counters.framing_errors++;
+        return;
+    }
+    dev->counters.frames_received++;
+    if (cc_link_receive(&dev->link, &env, now_us) != CC_RX_DELIVER) {
+        return;
+    }
+    if (r == CC_ENVELOPE_UNKNOWN_TYPE) {
+        dev->counters.unknown_packet_types++;
+        if (env.call_id != CC_WIRE_LINK_CALL_ID) {
+            cc_rpc_error(dev, env.call_id, CC_STATUS_UNIMPLEMENTED, "unknown packet type", now_us);
+        }
+        return;
+    }
+    cc_rpc_receive(dev, &env, now_us);
+}
+
+static void receive_byte(cc_device_t *dev, uint8_t byte, uint64_t now_us)
+{
+    const uint8_t *body;
+    size_t len;
+
+    switch (cc_frame_decoder_feed(&dev->decoder, byte)) {
+    case CC_FRAME_OK:
+        body = cc_frame_decoder_body(&dev->decoder, &len);
+        receive_body(dev, body, len, now_us);
+        break;
+    case CC_FRAME_ERR_FRAMING:
+        dev->counters.framing_errors++;
+        break;
+    case CC_FRAME_ERR_CHECK:
+        dev->counters.check_errors++;
+        break;
+    case CC_FRAME_ERR_OVERSIZED:
+        dev->counters.oversized_frames++;
+        break;
+    case CC_FRAME_NEED_MORE:
+    case CC_FRAME_EMPTY:
+    default:
+        break;
+    }
+}
+
+static void drain_uart(cc_device_t *dev, uint64_t now_us)
+{
+    uint8_t chunk[CC_UART_CHUNK_BYTES];
+    size_t n;
+    do {
+        size_t i;
+        n = dev->hal->uart_read(dev->hal->ctx, chunk, sizeof chunk);
+        if (n > sizeof chunk) {
+            n = sizeof chunk;   /* a broken HAL must not overrun the chunk */
+        }
+        dev->counters.bytes_received += (uint32_t)n;
+        for (i = 0; i < n; i++) {
+            receive_byte(dev, chunk[i], now_us);
+        }
+    } while (n == sizeof chunk);
+}
+
+/* The device plays the full-press click itself, without waiting for the host. */
+static void play_own_haptics(cc_device_t *dev, const cc_input_event_t *event)
+{
+    uint32_t pattern;
+    if (dev->hal->haptic_play == NULL) {
+        return;
+    }
+    if (event->kind == (uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_DOWN) {
+        pattern = (uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK;
+    } else if (event->kind == (uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_UP) {
+        pattern = (uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_RELEASE;
+    } else {
+        return;
+    }
+    dev->hal->haptic_play(dev->hal->ctx, pattern, CC_DEFAULT_HAPTIC_INTENSITY);
+}
+
+static void sample_input(cc_device_t *dev, uint64_t now_us)
+{
+    const cc_hal_t *hal = dev->hal;
+    cc_sensor_reading_t reading;
+    cc_raw_sample_t sample;
+    cc_input_event_t event;
+    uint32_t buttons = 0;
+    uint32_t clicks = 0;
+
+    if (now_us < dev->next_sample_us) {
+        return;
+    }
+    dev->next_sample_us += dev->sample_period_us;
+    if (dev->next_sample_us <= now_us) {
+        dev->next_sample_us = now_us + dev->sample_period_us;   /* fell behind: no burst */
+    }
+    memset(&reading, 0, sizeof reading);
+    if (hal->read_sensors != NULL) {
+        hal->read_sensors(hal->ctx, &reading);
+    }
+    if (hal->read_buttons != NULL) {
+        buttons = hal->read_buttons(hal->ctx);
+    }
+    if (hal->take_remote_clicks != NULL) {
+        clicks = hal->take_remote_clicks(hal->ctx);
+    }
+    cc_input_step(&dev->input, now_us, &reading, buttons, clicks);
+    while (cc_input_pop_event(&dev->input, &event)) {
+        play_own_haptics(dev, &event);
+        cc_streams_publish_event(dev, &event, now_us);
+    }
+    if (cc_input_last_sample(&dev->input, &sample)) {
+        cc_streams_publish_sample(dev, &sample, now_us);
+    }
+}
+
+static void flush_uart(cc_device_t *dev)
+{
+    size_t pending;
+    const uint8_t *bytes = cc_link_tx_pending(&dev->link, &pending);
+    size_t written;
+    if (bytes == NULL) {
+        return;
+    }
+    written = dev->hal->uart_write(dev->hal->ctx, bytes, pending);
+    if (written > pending) {
+        written = pending;
+    }
+    dev->counters.bytes_sent += (uint32_t)written;
+    cc_link_tx_consume(&dev->link, written);
+}
+
 void cc_device_poll(cc_device_t *dev)
 {
-    (void)dev;
+    uint64_t now_us = dev->hal->now_us(dev->hal->ctx);
+
+    drain_uart(dev, now_us);
+    sample_input(dev, now_us);
+    if (cc_link_poll(&dev->link, now_us)) {
+        cc_rpc_end_all_calls(dev);   /* link dead: no one is listening */
+    }
+    flush_uart(dev);
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)
@@ -36,5 +211,15 @@ const cc_input_config_t *cc_device_config(const cc_device_t *dev)
 
 bool cc_device_session_active(const cc_device_t *dev)
 {
-    return dev->link.session;
+    return cc_link_session(&dev->link);
+}
+
+uint32_t cc_device_session_id(const cc_device_t *dev)
+{
+    return dev->session_id;
+}
+
+size_t cc_device_calls_in_flight(const cc_device_t *dev)
+{
+    return cc_call_count(&dev->calls);
 }

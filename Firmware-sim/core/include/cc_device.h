@@ -88,6 +88,27 @@ const cc_input_config_t *cc_device_config(const cc_device_t *dev);
 /* True between a successful handshake and the link being declared dead. */
 bool cc_device_session_active(const cc_device_t *dev);
 
+/* The session_id of the last successful handshake (0 before the first). */
+uint32_t cc_device_session_id(const cc_device_t *dev);
+
+/* True when Configure accepts this sample rate (100, 250, 500, 1000 Hz);
+ * the same list is announced in Capabilities.sample_rates_hz. */
+bool cc_device_sample_rate_supported(uint32_t hz);
+
+/* Number of calls (server streams) in flight. */
+size_t cc_device_calls_in_flight(const cc_device_t *dev);
+
+/*
+ * Notes on the services (PROTOCOL.md leaves these to the device):
+ * - DiagnosticsService/ResetCounters answers with the counters as they were
+ *   just before they were cleared.
+ * - A new handshake and a dead link end every call silently and count each
+ *   in cancelled_calls.
+ * - StreamRawSamples: samples_per_batch 0 means CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
+ *   larger requests are clamped to what fits (CC_RAW_MAX_SAMPLES_PER_BATCH).
+ * - A REQUEST with call id 0 is a framing error (nowhere to answer).
+ */
+
 #ifdef __cplusplus
 }
 #endif

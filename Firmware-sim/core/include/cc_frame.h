@@ -46,6 +46,7 @@ typedef struct cc_frame_decoder {
     uint8_t buf[CC_FRAME_STUFFED_CAP];
     size_t len;        /* stuffed bytes buffered; after CC_FRAME_OK, the body length */
     bool discarding;   /* dropping bytes up to the next delimiter */
+    bool body_ready;   /* buf holds the body of the frame just completed */
 } cc_frame_decoder_t;
 
 void cc_frame_decoder_init(cc_frame_decoder_t *dec);

@@ -1,0 +1,346 @@
+/* CameraControl firmware core: sequence numbers, reliability, heartbeats, tx buffer. */
+#include "cc_link.h"
+
+#include <string.h>
+
+#include "cc_assert.h"
+
+#define US_PER_MS 1000u
+
+void cc_link_init(cc_link_t *link, cc_counters_t *counters, uint32_t heartbeat_interval_ms)
+{
+    memset(link, 0, sizeof *link);
+    link->counters = counters;
+    link->heartbeat_interval_us = heartbeat_interval_ms * US_PER_MS;
+}
+
+static void clear_slots(cc_link_t *link)
+{
+    size_t i;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        link->slots[i].used = false;
+    }
+}
+
+void cc_link_start_session(cc_link_t *link, uint16_t handshake_sequence, uint64_t now_us)
+{
+    clear_slots(link);
+    link->tx_sequence = 0;
+    link->session = true;
+    link->last_rx_us = now_us;
+    link->last_tx_us = now_us;
+    link->rx_seen = true;
+    link->rx_expected = (uint16_t)(handshake_sequence + 1u);
+    link->rx_window_top = handshake_sequence;
+    link->rx_window = 1u;
+}
+
+void cc_link_end_session(cc_link_t *link)
+{
+    link->session = false;
+    clear_slots(link);
+}
+
+bool cc_link_session(const cc_link_t *link)
+{
+    return link->session;
+}
+
+/* ---- transmit buffer ---- */
+
+size_t cc_link_tx_free(const cc_link_t *link)
+{
+    return CC_TX_BUFFER_BYTES - (link->tx_tail - link->tx_head);
+}
+
+/* Moves pending bytes to the front when the tail lacks need bytes. */
+static void tx_make_room(cc_link_t *link, size_t need)
+{
+    size_t pending = link->tx_tail - link->tx_head;
+    if (CC_TX_BUFFER_BYTES - link->tx_tail >= need || link->tx_head == 0u) {
+        return;
+    }
+    memmove(link->tx_buf, link->tx_buf + link->tx_head, pending);
+    link->tx_head = 0;
+    link->tx_tail = pending;
+}
+
+/* Appends ready wire bytes; false when they do not fit. */
+static bool tx_append(cc_link_t *link, const uint8_t *wire, size_t len, uint64_t now_us)
+{
+    tx_make_room(link, len);
+    if (CC_TX_BUFFER_BYTES - link->tx_tail < len) {
+        return false;
+    }
+    memcpy(link->tx_buf + link->tx_tail, wire, len);
+    link->tx_tail += len;
+    link->last_tx_us = now_us;
+    link->counters->frames_sent++;
+    return true;
+}
+
+const uint8_t *cc_link_tx_pending(const cc_link_t *link, size_t *len)
+{
+    *len = link->tx_tail - link->tx_head;
+    return *len == 0u ? NULL : link->tx_buf + link->tx_head;
+}
+
+void cc_link_tx_consume(cc_link_t *link, size_t n)
+{
+    size_t pending = link->tx_tail - link->tx_head;
+    CC_ASSERT(n <= pending);
+    if (n > pending) {
+        n = pending;
+    }
+    link->tx_head += n;
+    if (link->tx_head == link->tx_tail) {
+        link->tx_head = 0;
+        link->tx_tail = 0;
+    }
+}
+
+/* ---- sending ---- */
+
+uint8_t *cc_link_payload(cc_link_t *link)
+{
+    return link->body + CC_WIRE_MAX_ENVELOPE_BYTES;
+}
+
+/* Transmits (or retransmits) a reliable slot if the tx buffer has room. */
+static void slot_transmit(cc_link_t *link, cc_reliable_slot_t *slot, uint64_t now_us)
+{
+    if (!tx_append(link, slot->wire, slot->wire_len, now_us)) {
+        return;   /* still due: tried again at the next poll */
+    }
+    if (slot->tries > 0u) {
+        link->counters->retransmissions++;
+    }
+    slot->tries++;
+    slot->due_us = now_us + slot->rto_us;
+    slot->rto_us *= 2u;
+}
+
+static cc_reliable_slot_t *free_slot(cc_link_t *link)
+{
+    size_t i;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        if (!link->slots[i].used) {
+            return &link->slots[i];
+        }
+    }
+    return NULL;
+}
+
+cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
+                              uint8_t status, size_t payload_len, uint64_t now_us)
+{
+    cc_envelope_t env;
+    size_t header_len;
+    size_t start;
+    size_t body_len;
+    uint8_t *frame;
+    size_t n;
+
+    if (payload_len > CC_LINK_PAYLOAD_CAP) {
+        return CC_SEND_TOO_BIG;
+    }
+    memset(&env, 0, sizeof env);
+    env.type = type;
+    env.flags = reliable ? (uint8_t)CC_WIRE_FLAG_RELIABLE : 0u;
+    env.sequence = link->tx_sequence;
+    env.call_id = call_id;
+    env.status = status;
+    header_len = cc_envelope_size(&env);
+    CC_ASSERT(header_len <= CC_WIRE_MAX_ENVELOPE_BYTES);
+    start = CC_WIRE_MAX_ENVELOPE_BYTES - header_len;   /* header ends where the payload starts */
+    frame = link->body + start;
+    (void)cc_envelope_write(&env, frame, header_len);
+    body_len = header_len + payload_len;
+
+    if (reliable) {
+        cc_reliable_slot_t *slot = free_slot(link);
+        if (slot != NULL && CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES) <= CC_RELIABLE_FRAME_BYTES) {
+            n = cc_frame_encode(frame, body_len, slot->wire, sizeof slot->wire);
+            CC_ASSERT(n != 0u);
+            slot->used = true;
+            slot->wire_len = (uint16_t)n;
+            slot->sequence = link->tx_sequence;
+            slot->call_id = call_id;
+            slot->tries = 0;
+            slot->rto_us = CC_WIRE_RTO_INITIAL_US;
+            slot->due_us = now_us;
+            link->tx_sequence++;
+            slot_transmit(link, slot, now_us);
+            return CC_SEND_OK;
+        }
+        /* No slot (or too big for one): sent once, still flagged so the host ACKs. */
+    }
+
+    tx_make_room(link, CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES));
+    n = cc_frame_encode(frame, body_len, link->tx_buf + link->tx_tail, CC_TX_BUFFER_BYTES - link->tx_tail);
+    if (n == 0u) {
+        link->counters->tx_dropped++;
+        return CC_SEND_TX_FULL;
+    }
+    link->tx_tail += n;
+    link->tx_sequence++;
+    link->last_tx_us = now_us;
+    link->counters->frames_sent++;
+    return CC_SEND_OK;
+}
+
+void cc_link_forget_call(cc_link_t *link, uint32_t call_id)
+{
+    size_t i;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        if (link->slots[i].used && link->slots[i].call_id == call_id) {
+            link->slots[i].used = false;
+        }
+    }
+}
+
+size_t cc_link_unacked(const cc_link_t *link)
+{
+    size_t i;
+    size_t n = 0;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        if (link->slots[i].used) {
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ---- receiving ---- */
+
+/* Counts the packets missing before seq (PROTOCOL.md §6). */
+static void track_sequence(cc_link_t *link, uint16_t seq)
+{
+    uint16_t ahead;
+    if (!link->rx_seen) {
+        link->rx_seen = true;
+        link->rx_expected = (uint16_t)(seq + 1u);
+        return;
+    }
+    ahead = (uint16_t)(seq - link->rx_expected);
+    if (ahead < CC_WIRE_SEQUENCE_HALF_RANGE) {
+        link->counters->sequence_gaps += ahead;
+        link->rx_expected = (uint16_t)(seq + 1u);
+    }
+    /* otherwise an older packet (a retransmission): no change */
+}
+
+/* Marks seq delivered in the 64-entry window; true when it already was (or
+ * is older than the window). */
+static bool window_mark(cc_link_t *link, uint16_t seq)
+{
+    uint16_t ahead;
+    uint16_t age;
+    uint64_t bit;
+
+    if (link->rx_window == 0u) {
+        link->rx_window_top = seq;
+        link->rx_window = 1u;
+        return false;
+    }
+    ahead = (uint16_t)(seq - link->rx_window_top);
+    if (ahead != 0u && ahead < CC_WIRE_SEQUENCE_HALF_RANGE) {
+        link->rx_window = ahead >= CC_WIRE_DUPLICATE_WINDOW ? 0u : link->rx_window << ahead;
+        link->rx_window |= 1u;
+        link->rx_window_top = seq;
+        return false;
+    }
+    age = (uint16_t)(link->rx_window_top - seq);
+    if (age >= CC_WIRE_DUPLICATE_WINDOW) {
+        return true;
+    }
+    bit = (uint64_t)1u << age;
+    if ((link->rx_window & bit) != 0u) {
+        return true;
+    }
+    link->rx_window |= bit;
+    return false;
+}
+
+static void send_ack(cc_link_t *link, uint16_t seq, uint64_t now_us)
+{
+    uint8_t *p = cc_link_payload(link);
+    p[0] = (uint8_t)(seq & 0xFFu);
+    p[1] = (uint8_t)(seq >> 8);
+    (void)cc_link_send(link, CC_PKT_ACK, false, CC_WIRE_LINK_CALL_ID, 0, CC_WIRE_ACK_PAYLOAD_BYTES, now_us);
+}
+
+static void receive_ack(cc_link_t *link, uint16_t acked)
+{
+    size_t i;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        cc_reliable_slot_t *slot = &link->slots[i];
+        if (slot->used && slot->sequence == acked && slot->tries > 0u) {
+            slot->used = false;
+        }
+    }
+}
+
+cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us)
+{
+    bool reliable = (env->flags & CC_WIRE_FLAG_RELIABLE) != 0u;
+    bool duplicate;
+
+    link->last_rx_us = now_us;
+    track_sequence(link, env->sequence);
+    duplicate = window_mark(link, env->sequence);
+    if (reliable) {
+        send_ack(link, env->sequence, now_us);   /* every time: the first ACK may be lost */
+        if (duplicate) {
+            link->counters->duplicates_dropped++;
+            return CC_RX_CONSUMED;
+        }
+    }
+    switch (env->type) {
+    case CC_PKT_ACK:
+        if (env->payload_len < CC_WIRE_ACK_PAYLOAD_BYTES) {
+            link->counters->framing_errors++;
+            return CC_RX_FRAMING_ERROR;
+        }
+        receive_ack(link, (uint16_t)(env->payload[0] | ((uint16_t)env->payload[1] << 8)));
+        return CC_RX_CONSUMED;
+    case CC_PKT_HEARTBEAT:
+        return CC_RX_CONSUMED;
+    default:
+        return CC_RX_DELIVER;
+    }
+}
+
+/* ---- timers ---- */
+
+static bool elapsed(uint64_t now_us, uint64_t since_us, uint64_t interval_us)
+{
+    return now_us >= since_us && now_us - since_us >= interval_us;
+}
+
+bool cc_link_poll(cc_link_t *link, uint64_t now_us)
+{
+    size_t i;
+
+    if (link->session
+        && elapsed(now_us, link->last_rx_us, (uint64_t)link->heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS)) {
+        cc_link_end_session(link);
+        link->counters->heartbeat_timeouts++;
+        return true;
+    }
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        cc_reliable_slot_t *slot = &link->slots[i];
+        if (!slot->used || now_us < slot->due_us) {
+            continue;
+        }
+        if (slot->tries >= CC_WIRE_MAX_TRIES) {
+            slot->used = false;   /* given up: never acknowledged */
+            continue;
+        }
+        slot_transmit(link, slot, now_us);
+    }
+    if (link->session && elapsed(now_us, link->last_tx_us, link->heartbeat_interval_us)) {
+        (void)cc_link_send(link, CC_PKT_HEARTBEAT, false, CC_WIRE_LINK_CALL_ID, 0, 0, now_us);
+    }
+    return false;
+}

@@ -1,0 +1,475 @@
+/* CameraControl firmware core: the v1 methods (DeviceService, InputService,
+ * ConfigService, FeedbackService, DiagnosticsService). */
+#include "cc_core.h"
+
+#include <string.h>
+
+#include "CameraControlProto.h"
+#include "cc_wire.h"
+
+/* Sample rates Configure accepts, announced in Capabilities. */
+static const uint32_t k_sample_rates_hz[] = {100u, 250u, 500u, 1000u};
+#define SAMPLE_RATE_COUNT (sizeof k_sample_rates_hz / sizeof k_sample_rates_hz[0])
+
+/* Largest value of IndicatorMode and Sound, and of an 0xRRGGBB colour. */
+#define INDICATOR_MODE_MAX ((uint32_t)CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_BLINK)
+#define SOUND_MAX ((uint32_t)CAMERACONTROL__V1__SOUND__SOUND_END_VIDEO_RECORDING)
+#define HAPTIC_PATTERN_MAX ((uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_LIMIT)
+#define RGB_MAX 0xFFFFFFu
+#define INTENSITY_MAX 100u
+
+bool cc_device_sample_rate_supported(uint32_t hz)
+{
+    size_t i;
+    for (i = 0; i < SAMPLE_RATE_COUNT; i++) {
+        if (k_sample_rates_hz[i] == hz) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- small helpers ---- */
+
+/* Appends text to buf (NUL-terminated, bounded by cap). */
+static size_t append_text(char *buf, size_t pos, size_t cap, const char *text)
+{
+    while (*text != '\0' && pos + 1u < cap) {
+        buf[pos++] = *text++;
+    }
+    buf[pos] = '\0';
+    return pos;
+}
+
+/* Appends a decimal number to buf. */
+static size_t append_u32(char *buf, size_t pos, size_t cap, uint32_t value)
+{
+    char digits[10];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + (char)(value % 10u));
+        value /= 10u;
+    } while (value != 0u);
+    while (n > 0u && pos + 1u < cap) {
+        buf[pos++] = digits[--n];
+    }
+    buf[pos] = '\0';
+    return pos;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+static uint32_t mix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7FEB352Du;
+    x ^= x >> 15;
+    x *= 0x846CA68Bu;
+    x ^= x >> 16;
+    return x;
+}
+
+static void thresholds_to_msg(const cc_input_config_t *cfg, Cameracontrol__V1__Thresholds *t)
+{
+    t->light_press_on_mn = cfg->light_press_on_mn;
+    t->light_press_off_mn = cfg->light_press_off_mn;
+    t->full_press_on_mn = cfg->full_press_on_mn;
+    t->full_press_off_mn = cfg->full_press_off_mn;
+    t->min_stage_gap_mn = cfg->min_stage_gap_mn;
+}
+
+static void config_to_msg(const cc_input_config_t *cfg, Cameracontrol__V1__Config *c,
+                          Cameracontrol__V1__Thresholds *t)
+{
+    thresholds_to_msg(cfg, t);
+    c->thresholds = t;
+    c->sample_rate_hz = cfg->sample_rate_hz;
+    c->slide_interval_ms = cfg->slide_interval_ms;
+    c->debounce_ms = cfg->debounce_ms;
+}
+
+/* ---- DeviceService ---- */
+
+static void handshake_mismatch(cc_device_t *dev, uint32_t call_id, uint32_t host_major, uint32_t host_minor,
+                               uint64_t now_us)
+{
+    char message[64];
+    size_t pos = 0;
+    pos = append_text(message, pos, sizeof message, "device speaks protocol ");
+    pos = append_u32(message, pos, sizeof message, CC_PROTOCOL_MAJOR);
+    pos = append_text(message, pos, sizeof message, ".");
+    pos = append_u32(message, pos, sizeof message, CC_PROTOCOL_MINOR);
+    pos = append_text(message, pos, sizeof message, ", host ");
+    pos = append_u32(message, pos, sizeof message, host_major);
+    pos = append_text(message, pos, sizeof message, ".");
+    (void)append_u32(message, pos, sizeof message, host_minor);
+    cc_rpc_error(dev, call_id, CC_STATUS_FAILED_PRECONDITION, message, now_us);
+}
+
+static uint32_t next_session_id(cc_device_t *dev, uint64_t now_us)
+{
+    uint32_t id;
+    dev->handshakes++;
+    id = mix32((uint32_t)now_us ^ mix32((uint32_t)(now_us >> 32) ^ (dev->handshakes * 0x9E3779B9u)));
+    if (id == 0u || id == dev->session_id) {
+        id = dev->session_id + 1u;
+        if (id == 0u) {
+            id = 1u;
+        }
+    }
+    return id;
+}
+
+static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                             uint64_t now_us)
+{
+    const Cameracontrol__V1__HandshakeRequest *req = (const Cameracontrol__V1__HandshakeRequest *)request;
+    const cc_device_info_t *info = dev->info;
+    const cc_hal_t *hal = dev->hal;
+    uint32_t host_major = req->host_version != NULL ? req->host_version->major : 0u;
+    uint32_t host_minor = req->host_version != NULL ? req->host_version->minor : 0u;
+
+    Cameracontrol__V1__HandshakeResponse resp = CAMERACONTROL__V1__HANDSHAKE_RESPONSE__INIT;
+    Cameracontrol__V1__ProtocolVersion device_version = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__ProtocolVersion negotiated = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__DeviceIdentity identity = CAMERACONTROL__V1__DEVICE_IDENTITY__INIT;
+    Cameracontrol__V1__Capabilities caps = CAMERACONTROL__V1__CAPABILITIES__INIT;
+    Cameracontrol__V1__Thresholds thresholds = CAMERACONTROL__V1__THRESHOLDS__INIT;
+    Cameracontrol__V1__InputSource buttons[4];
+    Cameracontrol__V1__HapticPattern patterns[HAPTIC_PATTERN_MAX];
+    uint32_t rates[SAMPLE_RATE_COUNT];
+    size_t n;
+    uint32_t p;
+
+    if (host_major != CC_PROTOCOL_MAJOR) {
+        handshake_mismatch(dev, env->call_id, host_major, host_minor, now_us);
+        return;
+    }
+
+    /* A new session: end every call, reset the sequence state, new id. */
+    cc_rpc_end_all_calls(dev);
+    dev->negotiated_minor = min_u32(host_minor, CC_PROTOCOL_MINOR);
+    dev->session_id = next_session_id(dev, now_us);
+    cc_link_start_session(&dev->link, env->sequence, now_us);
+
+    device_version.major = CC_PROTOCOL_MAJOR;
+    device_version.minor = CC_PROTOCOL_MINOR;
+    negotiated.major = CC_PROTOCOL_MAJOR;
+    negotiated.minor = dev->negotiated_minor;
+
+    identity.vendor = (char *)(info->vendor != NULL ? info->vendor : "");
+    identity.model = (char *)(info->model != NULL ? info->model : "");
+    identity.serial_number = (char *)(info->serial_number != NULL ? info->serial_number : "");
+    identity.firmware_version = (char *)(info->firmware_version != NULL ? info->firmware_version : "");
+    identity.usb_vendor_id = info->usb_vendor_id;
+    identity.usb_product_id = info->usb_product_id;
+
+    caps.has_force_sensor = info->has_force_sensor;
+    caps.has_touch_sensor = info->has_touch_sensor;
+    caps.has_slide_strip = info->has_slide_strip;
+    n = 0;
+    if ((info->buttons & CC_BUTTON_VOLUME_UP) != 0u) {
+        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_UP;
+    }
+    if ((info->buttons & CC_BUTTON_VOLUME_DOWN) != 0u) {
+        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_DOWN;
+    }
+    if ((info->buttons & CC_BUTTON_ACTION) != 0u) {
+        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_ACTION_BUTTON;
+    }
+    if (info->has_remote) {
+        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE;
+    }
+    caps.n_buttons = n;
+    caps.buttons = buttons;
+    caps.force_max_mn = info->force_max_mn;
+    caps.slide_resolution = info->slide_resolution;
+    caps.slide_length_um = info->slide_length_um;
+    memcpy(rates, k_sample_rates_hz, sizeof rates);
+    caps.n_sample_rates_hz = SAMPLE_RATE_COUNT;
+    caps.sample_rates_hz = rates;
+    caps.max_frame_bytes = CC_MAX_FRAME_BYTES;
+    caps.max_concurrent_calls = CC_MAX_CONCURRENT_CALLS;
+    caps.max_controls = info->max_controls;
+    caps.supports_controls = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
+    n = 0;
+    if (hal->haptic_play != NULL) {
+        for (p = 1u; p <= HAPTIC_PATTERN_MAX; p++) {
+            if ((info->haptic_patterns & (1u << p)) != 0u) {
+                patterns[n++] = (Cameracontrol__V1__HapticPattern)p;
+            }
+        }
+    }
+    caps.n_haptic_patterns = n;
+    caps.haptic_patterns = patterns;
+    caps.has_speaker = info->has_speaker && hal->sound_play != NULL;
+    caps.has_indicator_led = info->has_indicator_led && hal->indicator_set != NULL;
+    thresholds_to_msg(&dev->config, &thresholds);
+    caps.thresholds = &thresholds;
+    caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
+    caps.is_simulator = dev->is_simulator;
+
+    resp.device_version = &device_version;
+    resp.negotiated_version = &negotiated;
+    resp.identity = &identity;
+    resp.capabilities = &caps;
+    resp.device_time_us = now_us;
+    resp.session_id = dev->session_id;
+    cc_rpc_respond(dev, env->call_id, &resp.base, now_us);
+}
+
+static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                        uint64_t now_us)
+{
+    const Cameracontrol__V1__PingRequest *req = (const Cameracontrol__V1__PingRequest *)request;
+    Cameracontrol__V1__PingResponse resp = CAMERACONTROL__V1__PING_RESPONSE__INIT;
+    resp.payload = req->payload;
+    resp.device_time_us = now_us;
+    cc_rpc_respond(dev, env->call_id, &resp.base, now_us);
+}
+
+/* ---- InputService ---- */
+
+static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *env,
+                                       const ProtobufCMessage *request, uint64_t now_us)
+{
+    (void)request;
+    (void)now_us;
+    cc_streams_open_events(dev, env->call_id);
+}
+
+static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env,
+                                      const ProtobufCMessage *request, uint64_t now_us)
+{
+    const Cameracontrol__V1__StreamRawSamplesRequest *req =
+        (const Cameracontrol__V1__StreamRawSamplesRequest *)request;
+    (void)now_us;
+    cc_streams_open_raw(dev, env->call_id, req->samples_per_batch);
+}
+
+/* ---- ConfigService ---- */
+
+static void respond_config(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+{
+    Cameracontrol__V1__Config config = CAMERACONTROL__V1__CONFIG__INIT;
+    Cameracontrol__V1__Thresholds thresholds = CAMERACONTROL__V1__THRESHOLDS__INIT;
+    config_to_msg(&dev->config, &config, &thresholds);
+    cc_rpc_respond(dev, call_id, &config.base, now_us);
+}
+
+static void handle_get_config(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                              uint64_t now_us)
+{
+    (void)request;
+    respond_config(dev, env->call_id, now_us);
+}
+
+static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why, uint64_t now_us)
+{
+    dev->counters.invalid_arguments++;
+    cc_rpc_error(dev, call_id, CC_STATUS_INVALID_ARGUMENT, why, now_us);
+}
+
+static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                             uint64_t now_us)
+{
+    const Cameracontrol__V1__ConfigureRequest *req = (const Cameracontrol__V1__ConfigureRequest *)request;
+    const Cameracontrol__V1__Config *c = req->config;
+    cc_input_config_t cfg;
+    const char *why = NULL;
+
+    if (c == NULL || c->thresholds == NULL) {
+        invalid_argument(dev, env->call_id, "config and thresholds are required", now_us);
+        return;
+    }
+    cfg.light_press_on_mn = c->thresholds->light_press_on_mn;
+    cfg.light_press_off_mn = c->thresholds->light_press_off_mn;
+    cfg.full_press_on_mn = c->thresholds->full_press_on_mn;
+    cfg.full_press_off_mn = c->thresholds->full_press_off_mn;
+    cfg.min_stage_gap_mn = c->thresholds->min_stage_gap_mn;
+    cfg.sample_rate_hz = c->sample_rate_hz;
+    cfg.slide_interval_ms = c->slide_interval_ms;
+    cfg.debounce_ms = c->debounce_ms;
+    if (cfg.light_press_on_mn == 0u || cfg.light_press_off_mn == 0u || cfg.full_press_on_mn == 0u
+        || cfg.full_press_off_mn == 0u || cfg.min_stage_gap_mn == 0u || cfg.sample_rate_hz == 0u
+        || cfg.slide_interval_ms == 0u || cfg.debounce_ms == 0u) {
+        invalid_argument(dev, env->call_id, "zero is not a valid value", now_us);
+        return;
+    }
+    if (!cc_device_sample_rate_supported(cfg.sample_rate_hz)) {
+        invalid_argument(dev, env->call_id, "unsupported sample_rate_hz", now_us);
+        return;
+    }
+    if (cc_input_validate_config(&cfg, &why) != 0) {
+        invalid_argument(dev, env->call_id, why != NULL ? why : "invalid config", now_us);
+        return;
+    }
+    cc_device_apply_config(dev, &cfg, now_us);
+    respond_config(dev, env->call_id, now_us);
+}
+
+/* ---- FeedbackService ---- */
+
+static void respond_feedback(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+{
+    Cameracontrol__V1__FeedbackResponse resp = CAMERACONTROL__V1__FEEDBACK_RESPONSE__INIT;
+    resp.device_time_us = now_us;
+    cc_rpc_respond(dev, call_id, &resp.base, now_us);
+}
+
+static void handle_play_haptic(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                               uint64_t now_us)
+{
+    const Cameracontrol__V1__PlayHapticRequest *req = (const Cameracontrol__V1__PlayHapticRequest *)request;
+    uint32_t pattern = (uint32_t)req->pattern;
+    uint32_t intensity = req->intensity_percent;
+
+    if (dev->hal->haptic_play == NULL) {
+        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no haptic actuator", now_us);
+        return;
+    }
+    if (pattern == 0u || pattern > HAPTIC_PATTERN_MAX) {
+        invalid_argument(dev, env->call_id, "unknown haptic pattern", now_us);
+        return;
+    }
+    if ((dev->info->haptic_patterns & (1u << pattern)) == 0u) {
+        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable", now_us);
+        return;
+    }
+    if (intensity > INTENSITY_MAX) {
+        invalid_argument(dev, env->call_id, "intensity_percent must be 0..100", now_us);
+        return;
+    }
+    if (intensity == 0u) {
+        intensity = CC_DEFAULT_HAPTIC_INTENSITY;
+    }
+    dev->hal->haptic_play(dev->hal->ctx, pattern, intensity);
+    respond_feedback(dev, env->call_id, now_us);
+}
+
+static void handle_play_sound(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                              uint64_t now_us)
+{
+    const Cameracontrol__V1__PlaySoundRequest *req = (const Cameracontrol__V1__PlaySoundRequest *)request;
+    uint32_t sound = (uint32_t)req->sound;
+
+    if (dev->hal->sound_play == NULL || !dev->info->has_speaker) {
+        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no speaker", now_us);
+        return;
+    }
+    if (sound == 0u || sound > SOUND_MAX) {
+        invalid_argument(dev, env->call_id, "unknown sound", now_us);
+        return;
+    }
+    dev->hal->sound_play(dev->hal->ctx, sound);
+    respond_feedback(dev, env->call_id, now_us);
+}
+
+static void handle_set_indicator(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                                 uint64_t now_us)
+{
+    const Cameracontrol__V1__SetIndicatorRequest *req = (const Cameracontrol__V1__SetIndicatorRequest *)request;
+    uint32_t mode = (uint32_t)req->mode;
+
+    if (dev->hal->indicator_set == NULL || !dev->info->has_indicator_led) {
+        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no indicator LED", now_us);
+        return;
+    }
+    if (mode > INDICATOR_MODE_MAX) {
+        invalid_argument(dev, env->call_id, "unknown indicator mode", now_us);
+        return;
+    }
+    if (req->rgb > RGB_MAX) {
+        invalid_argument(dev, env->call_id, "rgb must be 0xRRGGBB", now_us);
+        return;
+    }
+    dev->hal->indicator_set(dev->hal->ctx, mode, req->rgb);
+    respond_feedback(dev, env->call_id, now_us);
+}
+
+/* ---- DiagnosticsService ---- */
+
+static void respond_counters(cc_device_t *dev, uint32_t call_id, const cc_counters_t *c, uint64_t now_us)
+{
+    Cameracontrol__V1__Counters m = CAMERACONTROL__V1__COUNTERS__INIT;
+    m.uptime_us = now_us;
+    m.frames_received = c->frames_received;
+    m.frames_sent = c->frames_sent;
+    m.bytes_received = c->bytes_received;
+    m.bytes_sent = c->bytes_sent;
+    m.check_errors = c->check_errors;
+    m.framing_errors = c->framing_errors;
+    m.oversized_frames = c->oversized_frames;
+    m.unknown_packet_types = c->unknown_packet_types;
+    m.unimplemented_calls = c->unimplemented_calls;
+    m.invalid_arguments = c->invalid_arguments;
+    m.cancelled_calls = c->cancelled_calls;
+    m.retransmissions = c->retransmissions;
+    m.duplicates_dropped = c->duplicates_dropped;
+    m.sequence_gaps = c->sequence_gaps;
+    m.heartbeat_timeouts = c->heartbeat_timeouts;
+    m.calls_refused = c->calls_refused;
+    m.tx_dropped = c->tx_dropped;
+    cc_rpc_respond(dev, call_id, &m.base, now_us);
+}
+
+static void handle_get_counters(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                                uint64_t now_us)
+{
+    (void)request;
+    respond_counters(dev, env->call_id, &dev->counters, now_us);
+}
+
+static void handle_reset_counters(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
+                                  uint64_t now_us)
+{
+    cc_counters_t before = dev->counters;
+    (void)request;
+    memset(&dev->counters, 0, sizeof dev->counters);
+    respond_counters(dev, env->call_id, &before, now_us);   /* the values that were cleared */
+}
+
+/* ---- the table ---- */
+
+static const cc_method_t k_methods[] = {
+    {CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE,
+     &cameracontrol__v1__handshake_request__descriptor, handle_handshake},
+    {CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING,
+     &cameracontrol__v1__ping_request__descriptor, handle_ping},
+    {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS,
+     &cameracontrol__v1__stream_input_events_request__descriptor, handle_stream_input_events},
+    {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES,
+     &cameracontrol__v1__stream_raw_samples_request__descriptor, handle_stream_raw_samples},
+    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG,
+     &cameracontrol__v1__get_config_request__descriptor, handle_get_config},
+    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE,
+     &cameracontrol__v1__configure_request__descriptor, handle_configure},
+    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC,
+     &cameracontrol__v1__play_haptic_request__descriptor, handle_play_haptic},
+    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND,
+     &cameracontrol__v1__play_sound_request__descriptor, handle_play_sound},
+    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR,
+     &cameracontrol__v1__set_indicator_request__descriptor, handle_set_indicator},
+    {CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS,
+     &cameracontrol__v1__get_counters_request__descriptor, handle_get_counters},
+    {CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_RESET_COUNTERS,
+     &cameracontrol__v1__reset_counters_request__descriptor, handle_reset_counters},
+};
+
+const cc_method_t *cc_services_find(uint8_t service, uint8_t method, bool *service_known)
+{
+    size_t i;
+    *service_known = false;
+    for (i = 0; i < sizeof k_methods / sizeof k_methods[0]; i++) {
+        if (k_methods[i].service == service) {
+            *service_known = true;
+            if (k_methods[i].method == method) {
+                return &k_methods[i];
+            }
+        }
+    }
+    return NULL;
+}

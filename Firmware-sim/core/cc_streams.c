@@ -1,0 +1,149 @@
+/* CameraControl firmware core: InputService's streams (events and raw samples). */
+#include "cc_core.h"
+
+#include <string.h>
+
+#include "CameraControlProto.h"
+#include "cc_wire.h"
+
+#define RECORD_FORCE_MAX 0xFFFFu
+#define RECORD_POSITION_MAX 0x7FFFu
+#define RECORD_TOUCH_BIT 0x80000000u
+/* Bytes of a RawSampleBatch besides its records: tags, lengths and varints. */
+#define RAW_BATCH_OVERHEAD 24u
+#define RAW_FIT_SAMPLES ((CC_LINK_PAYLOAD_CAP - RAW_BATCH_OVERHEAD) / CC_RAW_RECORD_BYTES)
+#define RAW_LIMIT_SAMPLES \
+    (RAW_FIT_SAMPLES < CC_RAW_MAX_SAMPLES_PER_BATCH ? RAW_FIT_SAMPLES : CC_RAW_MAX_SAMPLES_PER_BATCH)
+
+bool cc_streams_kind_reliable(uint32_t kind)
+{
+    switch (kind) {
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_LIGHT_PRESS_DOWN:
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_LIGHT_PRESS_UP:
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_DOWN:
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_UP:
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_DOWN:
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_UP:
+    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_REMOTE_CLICK:
+        return true;
+    default:
+        return false;   /* TOUCH_*, SLIDE: the next one supersedes a lost one */
+    }
+}
+
+void cc_streams_pack_record(const cc_raw_sample_t *sample, uint8_t out[4])
+{
+    uint32_t position = sample->position > RECORD_POSITION_MAX ? RECORD_POSITION_MAX : sample->position;
+    uint32_t record = (uint32_t)sample->force_mn | (position << 16);
+    if (sample->touched) {
+        record |= RECORD_TOUCH_BIT;
+    }
+    out[0] = (uint8_t)(record & 0xFFu);
+    out[1] = (uint8_t)((record >> 8) & 0xFFu);
+    out[2] = (uint8_t)((record >> 16) & 0xFFu);
+    out[3] = (uint8_t)(record >> 24);
+}
+
+void cc_streams_open_events(cc_device_t *dev, uint32_t call_id)
+{
+    cc_call_t *call = cc_call_open(&dev->calls, call_id, CC_CALL_EVENT_STREAM);
+    (void)call;   /* the dispatcher checked there is room */
+}
+
+void cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_per_batch)
+{
+    cc_call_t *call = cc_call_open(&dev->calls, call_id, CC_CALL_RAW_STREAM);
+    if (call == NULL) {
+        return;
+    }
+    if (samples_per_batch == 0u) {
+        samples_per_batch = CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
+    }
+    if (samples_per_batch > RAW_LIMIT_SAMPLES) {
+        samples_per_batch = RAW_LIMIT_SAMPLES;
+    }
+    call->raw.samples_per_batch = (uint16_t)samples_per_batch;
+    call->raw.count = 0;
+    call->raw.dropped_before = 0;
+}
+
+void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, uint64_t now_us)
+{
+    Cameracontrol__V1__InputEvent msg = CAMERACONTROL__V1__INPUT_EVENT__INIT;
+    bool reliable = cc_streams_kind_reliable(event->kind);
+    size_t i;
+
+    msg.timestamp_us = event->timestamp_us;
+    msg.kind = (Cameracontrol__V1__InputEventKind)event->kind;
+    msg.source = (Cameracontrol__V1__InputSource)event->source;
+    msg.force_mn = event->force_mn;
+    msg.position = event->position;
+    msg.peak_force_mn = event->peak_force_mn;
+    msg.event_number = event->event_number;
+    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
+        cc_call_t *call = &dev->calls.calls[i];
+        size_t len = 0;
+        if (call->kind != CC_CALL_EVENT_STREAM) {
+            continue;
+        }
+        if (!cc_rpc_pack(dev, &msg.base, &len)) {
+            continue;   /* cannot happen: an InputEvent is < 64 bytes */
+        }
+        (void)cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, reliable, call->id, 0, len, now_us);
+    }
+}
+
+/* Sends a raw stream's batch (best-effort) and starts a new one. */
+static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
+{
+    Cameracontrol__V1__RawSampleBatch msg = CAMERACONTROL__V1__RAW_SAMPLE_BATCH__INIT;
+    cc_raw_batch_t *b = &call->raw;
+    size_t len = 0;
+
+    if (b->count == 0u) {
+        return;
+    }
+    msg.first_timestamp_us = b->first_timestamp_us;
+    msg.sample_interval_us = b->interval_us;
+    msg.samples.data = b->records;
+    msg.samples.len = (size_t)b->count * CC_RAW_RECORD_BYTES;
+    msg.dropped_before = b->dropped_before;
+    if (cc_rpc_pack(dev, &msg.base, &len)
+        && cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, false, call->id, 0, len, now_us) == CC_SEND_OK) {
+        b->dropped_before = 0;
+    } else {
+        b->dropped_before += b->count;   /* tx full: tx_dropped counted by the link */
+    }
+    b->count = 0;
+}
+
+void cc_streams_publish_sample(cc_device_t *dev, const cc_raw_sample_t *sample, uint64_t now_us)
+{
+    size_t i;
+    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
+        cc_call_t *call = &dev->calls.calls[i];
+        cc_raw_batch_t *b = &call->raw;
+        if (call->kind != CC_CALL_RAW_STREAM) {
+            continue;
+        }
+        if (b->count == 0u) {
+            b->first_timestamp_us = sample->timestamp_us;
+            b->interval_us = dev->sample_period_us;
+        }
+        cc_streams_pack_record(sample, &b->records[(size_t)b->count * CC_RAW_RECORD_BYTES]);
+        b->count++;
+        if (b->count >= b->samples_per_batch) {
+            send_batch(dev, call, now_us);
+        }
+    }
+}
+
+void cc_streams_flush_raw(cc_device_t *dev, uint64_t now_us)
+{
+    size_t i;
+    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
+        if (dev->calls.calls[i].kind == CC_CALL_RAW_STREAM) {
+            send_batch(dev, &dev->calls.calls[i], now_us);
+        }
+    }
+}
