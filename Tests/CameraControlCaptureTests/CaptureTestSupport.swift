@@ -1,0 +1,89 @@
+import CameraControlCapture
+import CameraControlGestures
+import CameraControlWire
+import Synchronization
+
+/// Milliseconds to microseconds.
+func ms(_ value: UInt64) -> UInt64 { value * 1000 }
+
+/// A gesture at `atMs` device milliseconds.
+func gesture(_ atMs: UInt64, _ kind: GestureKind, _ source: InputSource, force: UInt32 = 0) -> Gesture {
+    Gesture(kind: kind, source: source, timestampMicros: ms(atMs), forceMillinewtons: force)
+}
+
+/// `pressEnded` with a summary.
+func ended(_ durationMs: UInt64, long: Bool = false, peak: UInt32 = 0) -> GestureKind {
+    .pressEnded(PressSummary(durationMicros: ms(durationMs), isLongPress: long, peakForceMillinewtons: peak))
+}
+
+/// A click: `pressBegan` at `atMs`, `pressEnded` 100 ms later.
+func click(_ source: InputSource, at atMs: UInt64 = 0) -> [Gesture] {
+    [gesture(atMs, .pressBegan, source), gesture(atMs + 100, ended(100), source)]
+}
+
+/// The capture events in router outputs, as "phase role source" strings.
+func described(_ outputs: [CaptureRouterOutput]) -> [String] {
+    outputs.map { output in
+        switch output {
+        case .event(let event, let role): "\(event.phase.rawValue) \(role.rawValue) \(event.source)"
+        case .defaultAction(let action): "default \(action.phase.rawValue) \(action.action.rawValue)"
+        case .defaultSound(let sound, _): "sound \(sound)"
+        }
+    }
+}
+
+/// The capture events alone.
+func events(_ outputs: [CaptureRouterOutput]) -> [CaptureEvent] {
+    outputs.compactMap { if case .event(let event, _) = $0 { event } else { nil } }
+}
+
+/// A running, enabled router.
+func runningRouter(secondary: Bool = false, soundDisabled: Bool = false) -> CaptureEventRouter {
+    CaptureEventRouter(
+        configuration: .init(hasSecondaryHandler: secondary, defaultCaptureSoundDisabled: soundDisabled), isSessionRunning: true)
+}
+
+/// Records what it was asked to play.
+final class RecordingSoundPlayer: CaptureSoundPlaying {
+    private let played = Mutex<[CaptureSound]>([])
+    private let continuation: AsyncStream<CaptureSound>.Continuation
+    /// Every sound, as it is played.
+    let stream: AsyncStream<CaptureSound>
+
+    init() { (stream, continuation) = AsyncStream.makeStream(of: CaptureSound.self) }
+
+    var sounds: [CaptureSound] { played.withLock { $0 } }
+
+    func play(_ sound: CaptureSound) async throws {
+        played.withLock { $0.append(sound) }
+        continuation.yield(sound)
+    }
+}
+
+/// A host clock tests move by hand.
+final class ManualClock: Sendable {
+    private let micros = Mutex<UInt64>(0)
+    var now: UInt64 { micros.withLock { $0 } }
+    func advance(byMicros delta: UInt64) { micros.withLock { $0 += delta } }
+    var captureClock: CaptureClock { CaptureClock { [self] in self.now } }
+}
+
+/// Collects values from any thread.
+final class Collector<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+}
+
+/// SplitMix64, so property tests replay exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
