@@ -1,2 +1,386 @@
+/*
+ * camctl-sim: the CameraControl firmware and simulator behind a pseudo-terminal.
+ *
+ * Prints the slave path of a new pty on the first line of stdout, then runs
+ * the real firmware core (ccsim_device_t) in real time: a 1 ms tick on
+ * CLOCK_MONOTONIC, poll() on the pty master, bytes moved both ways without
+ * blocking. A host opens the slave like a serial port. The host may close and
+ * reopen the slave at any time (the firmware then sees a silent link).
+ * See docs/SIMULATOR.md, "camctl-sim".
+ *
+ * The only file of the simulator that calls the OS.
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
-int main(void) { puts("camctl-sim: not yet"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ccsim_device.h"
+
+#define MAX_SCENARIO_BYTES 65536u
+/* After a scenario ends, keep running this long before --exit-after-scenario
+ * exits, so the last events are delivered and acknowledged. */
+#define EXIT_GRACE_US 300000u
+
+static const char usage[] =
+    "usage: camctl-sim [options]\n"
+    "\n"
+    "Runs the CameraControl firmware with a simulated finger behind a pseudo-terminal.\n"
+    "The first line of stdout is the pty's slave path; open it like a serial port.\n"
+    "\n"
+    "options:\n"
+    "  --link PATH            also place a symlink to the slave at PATH (a stale symlink\n"
+    "                         is replaced; removed on exit)\n"
+    "  --scenario FILE        play a scenario (docs/SIMULATOR.md); it starts when the\n"
+    "                         host first completes a handshake\n"
+    "  --start-now            start the scenario immediately instead\n"
+    "  --seed N               seed of the finger and sensor model (default 1)\n"
+    "  --exit-after-scenario  exit 0 shortly after the scenario has finished\n"
+    "  --quiet                no progress messages on stderr\n"
+    "  --help                 this text\n"
+    "\n"
+    "exit status: 0 on SIGINT/SIGTERM or after the scenario, 1 on a system error,\n"
+    "2 on bad arguments or a scenario that does not parse\n";
+
+static ccsim_device_t g_sim;
+static volatile sig_atomic_t g_stop;
+static bool g_quiet;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static void note(const char *msg)
+{
+    if (!g_quiet) {
+        fprintf(stderr, "camctl-sim: %s\n", msg);
+    }
+}
+
+static uint64_t monotonic_us(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static int read_file(const char *path, char *buf, size_t cap, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    if (f == 0) {
+        fprintf(stderr, "camctl-sim: cannot open %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    n = fread(buf, 1, cap, f);
+    if (ferror(f)) {
+        fprintf(stderr, "camctl-sim: cannot read %s\n", path);
+        fclose(f);
+        return 1;
+    }
+    if (n == cap && fgetc(f) != EOF) {
+        fprintf(stderr, "camctl-sim: %s is larger than %u bytes\n", path,
+                (unsigned)(cap - 1u));
+        fclose(f);
+        return 1;
+    }
+    fclose(f);
+    *len = n;
+    return 0;
+}
+
+/* Opens the pty master and configures the slave raw. */
+static int open_pty(char *slave, size_t cap)
+{
+    struct termios t;
+    int s;
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0 || ptsname_r(m, slave, cap) != 0) {
+        fprintf(stderr, "camctl-sim: cannot create a pseudo-terminal: %s\n", strerror(errno));
+        if (m >= 0) {
+            close(m);
+        }
+        return -1;
+    }
+    /* Raw mode is a property of the terminal and outlives this open/close. */
+    s = open(slave, O_RDWR | O_NOCTTY);
+    if (s < 0 || tcgetattr(s, &t) != 0) {
+        fprintf(stderr, "camctl-sim: cannot configure %s: %s\n", slave, strerror(errno));
+        if (s >= 0) {
+            close(s);
+        }
+        close(m);
+        return -1;
+    }
+    cfmakeraw(&t);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    (void)tcsetattr(s, TCSANOW, &t);
+    close(s);
+    if (fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK) != 0) {
+        fprintf(stderr, "camctl-sim: cannot make the pty non-blocking: %s\n", strerror(errno));
+        close(m);
+        return -1;
+    }
+    return m;
+}
+
+static int place_link(const char *link_path, const char *target)
+{
+    struct stat st;
+    if (lstat(link_path, &st) == 0) {
+        if (!S_ISLNK(st.st_mode)) {
+            fprintf(stderr, "camctl-sim: %s exists and is not a symlink; not replacing it\n",
+                    link_path);
+            return 1;
+        }
+        (void)unlink(link_path);
+    }
+    if (symlink(target, link_path) != 0) {
+        fprintf(stderr, "camctl-sim: cannot create %s: %s\n", link_path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+static void remove_link(const char *link_path, const char *target)
+{
+    char buf[256];
+    ssize_t n = readlink(link_path, buf, sizeof(buf) - 1u);
+    if (n > 0) {
+        buf[n] = '\0';
+        if (strcmp(buf, target) == 0) {
+            (void)unlink(link_path);
+        }
+    }
+}
+
+static bool parse_seed(const char *s, uint64_t *out)
+{
+    char *end = 0;
+    unsigned long long v;
+    if (s == 0 || *s == '\0' || *s == '-') {
+        return false;
+    }
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno != 0 || end == 0 || *end != '\0') {
+        return false;
+    }
+    *out = (uint64_t)v;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *link_path = 0, *scenario_path = 0;
+    bool start_now = false, exit_after = false;
+    uint64_t seed = 1;
+    static char scenario[MAX_SCENARIO_BYTES + 1u];
+    size_t scenario_len = 0;
+    char slave[128];
+    int master, i, status = 0;
+    struct sigaction sa;
+    uint64_t t0, scenario_done_us = 0;
+    bool hung_up = true, was_active = false, scenario_seen = false; /* no slave open yet */
+    static uint8_t out[4096];
+    size_t out_len = 0, out_off = 0;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--link") == 0 && i + 1 < argc) {
+            link_path = argv[++i];
+        } else if (strcmp(a, "--scenario") == 0 && i + 1 < argc) {
+            scenario_path = argv[++i];
+        } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+            if (!parse_seed(argv[++i], &seed)) {
+                fprintf(stderr, "camctl-sim: --seed needs a non-negative number\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--start-now") == 0) {
+            start_now = true;
+        } else if (strcmp(a, "--exit-after-scenario") == 0) {
+            exit_after = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            g_quiet = true;
+        } else {
+            fprintf(stderr, "camctl-sim: unknown or incomplete option %s\n%s", a, usage);
+            return 2;
+        }
+    }
+    if ((start_now || exit_after) && scenario_path == 0) {
+        fprintf(stderr, "camctl-sim: --start-now and --exit-after-scenario need --scenario\n");
+        return 2;
+    }
+
+    ccsim_device_init(&g_sim, seed);
+    if (scenario_path != 0) {
+        ccsim_parse_error_t err;
+        int rc;
+        if (read_file(scenario_path, scenario, MAX_SCENARIO_BYTES + 1u, &scenario_len) != 0) {
+            return 2;
+        }
+        rc = start_now ? ccsim_device_play_scenario(&g_sim, scenario, scenario_len, &err)
+                       : ccsim_device_play_scenario_on_handshake(&g_sim, scenario, scenario_len,
+                                                                 &err);
+        if (rc != 0) {
+            fprintf(stderr, "camctl-sim: %s: %s\n", scenario_path, err.message);
+            return 2;
+        }
+    }
+
+    master = open_pty(slave, sizeof(slave));
+    if (master < 0) {
+        return 1;
+    }
+    if (link_path != 0 && place_link(link_path, slave) != 0) {
+        close(master);
+        return 1;
+    }
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGINT, &sa, 0);
+    (void)sigaction(SIGTERM, &sa, 0);
+    signal(SIGPIPE, SIG_IGN);
+
+    printf("%s\n", slave);
+    fflush(stdout);
+    note(scenario_path == 0 ? "running (no scenario)"
+         : start_now ? "running; scenario started"
+                     : "running; the scenario starts at the host's handshake");
+
+    t0 = monotonic_us();
+    while (!g_stop) {
+        struct pollfd pfd;
+        uint64_t now;
+        bool active;
+
+        /* Wait for host bytes or the next 1 ms tick. With no slave open the
+         * master reports POLLHUP at once, so then only sleep. */
+        if (hung_up) {
+            pfd.fd = master;
+            pfd.events = POLLIN;
+            pfd.revents = 0;
+            if (poll(&pfd, 1, 0) >= 0 && (pfd.revents & POLLHUP) == 0) {
+                hung_up = false;
+                note("host opened the port");
+            } else {
+                (void)poll(0, 0, 1);
+            }
+        } else {
+            pfd.fd = master;
+            pfd.events = (short)(POLLIN | (out_len > out_off ? POLLOUT : 0));
+            pfd.revents = 0;
+            if (poll(&pfd, 1, 1) < 0 && errno != EINTR) {
+                fprintf(stderr, "camctl-sim: poll: %s\n", strerror(errno));
+                status = 1;
+                break;
+            }
+            if ((pfd.revents & POLLHUP) != 0 && (pfd.revents & POLLIN) == 0) {
+                hung_up = true;
+                out_len = out_off = 0;
+                note("host closed the port");
+            }
+        }
+
+        /* Host -> device. */
+        if (!hung_up) {
+            for (;;) {
+                uint8_t in[1024];
+                ssize_t n = read(master, in, sizeof(in));
+                if (n > 0) {
+                    (void)ccsim_device_host_write(&g_sim, in, (size_t)n);
+                    continue;
+                }
+                if (n < 0 && errno == EIO) {
+                    hung_up = true;
+                    out_len = out_off = 0;
+                    note("host closed the port");
+                }
+                break;
+            }
+        }
+
+        /* Device time follows the monotonic clock. */
+        now = monotonic_us() - t0;
+        if (now > ccsim_device_now_us(&g_sim)) {
+            ccsim_device_advance(&g_sim, now - ccsim_device_now_us(&g_sim));
+        } else {
+            ccsim_device_poll(&g_sim);
+        }
+
+        active = cc_device_session_active(ccsim_device_core(&g_sim));
+        if (active != was_active) {
+            note(active ? "session started (handshake)" : "session ended");
+            was_active = active;
+        }
+
+        /* Device -> host; bytes produced while no one listens are dropped. */
+        for (;;) {
+            ssize_t n;
+            if (out_off >= out_len) {
+                out_off = 0;
+                out_len = ccsim_device_host_read(&g_sim, out, sizeof(out));
+                if (out_len == 0u) {
+                    break;
+                }
+            }
+            if (hung_up) {
+                out_off = out_len;
+                continue;
+            }
+            n = write(master, out + out_off, out_len - out_off);
+            if (n > 0) {
+                out_off += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EIO) {
+                hung_up = true;
+                out_off = out_len;
+                note("host closed the port");
+                continue;
+            }
+            break; /* EAGAIN: the pty is full, try at the next tick */
+        }
+
+        /* --exit-after-scenario */
+        if (scenario_path != 0) {
+            bool running = ccsim_device_scenario_running(&g_sim);
+            if (running) {
+                scenario_seen = true;
+            } else if (scenario_seen && scenario_done_us == 0u) {
+                scenario_done_us = ccsim_device_now_us(&g_sim);
+                note("scenario finished");
+            }
+            if (exit_after && scenario_done_us != 0u &&
+                ccsim_device_now_us(&g_sim) - scenario_done_us >= EXIT_GRACE_US) {
+                break;
+            }
+        }
+    }
+
+    if (link_path != 0) {
+        remove_link(link_path, slave);
+    }
+    close(master);
+    note("stopped");
+    return status;
+}
