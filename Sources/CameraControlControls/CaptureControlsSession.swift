@@ -1,0 +1,314 @@
+import CameraControlCapture
+import CameraControlGestures
+import CameraControlWire
+import Dispatch
+
+/// What the device offers for capture controls; the device session maps the handshake's
+/// `Capabilities.supports_controls` and `max_controls` onto it.
+public struct ControlsCapabilities: Hashable, Sendable {
+    /// True when the hardware can drive controls (force + touch + slide).
+    public var supportsControls: Bool
+    /// Most controls the overlay shows (negative values count as 0).
+    public var maxControls: Int
+
+    /// Capabilities from the two handshake fields.
+    public init(supportsControls: Bool, maxControls: Int) {
+        self.supportsControls = supportsControls
+        self.maxControls = max(0, maxControls)
+    }
+}
+
+/// Told when the controls overlay appears and goes (`AVCaptureSessionControlsDelegate`).
+///
+/// Order is always: active → (enter fullscreen → exit fullscreen)? → inactive; exit comes before
+/// inactive. Called on the executor given to ``CaptureControlsSession/setControlsDelegate(_:executor:)``.
+public protocol CaptureControlsDelegate: AnyObject, Sendable {
+    /// The overlay appeared (a light press).
+    func sessionControlsDidBecomeActive(_ session: CaptureControlsSession)
+    /// The overlay takes the fullscreen appearance (adjusting, picking): hide UI that duplicates it.
+    func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession)
+    /// The fullscreen appearance ends: restore that UI.
+    func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession)
+    /// The overlay went away.
+    func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession)
+}
+
+/// The controls half of a capture session (`AVCaptureSession`'s controls API) around the pure
+/// ``OverlayStateMachine``: holds the controls, applies the values the overlay chooses (running actions),
+/// calls the delegate and returns every ``OverlayEffect`` (the caller plays `.haptic` effects through
+/// the device's Feedback service).
+///
+/// Drive it from one serial context: ``handle(_:)`` for each gesture, ``advance(toMicros:)`` at
+/// ``nextDeadlineMicros``. It is thread-safe (one `Mutex`; no lock is held while actions, observers,
+/// the camera device or the delegate are called), but two threads feeding gestures would interleave.
+///
+/// The overlay shows only when all of these hold, as on Apple's stack; where Apple then silently does
+/// nothing, a ``ControlsDiagnostic`` is recorded in ``diagnostics``: `supportsControls`, an attached and
+/// enabled ``CaptureEventInteraction``, at least one control, a delegate.
+public final class CaptureControlsSession: Sendable {
+    private struct State: Sendable {
+        var controls: [any SessionDrivenControl] = []
+        var overlay: OverlayStateMachine
+        weak var delegate: (any CaptureControlsDelegate)?
+        var delegateExecutor: any ActionExecutor = DispatchQueue.main
+        weak var eventInteraction: CaptureEventInteraction?
+        var eventInteractionOverride: Bool?
+        var diagnostics = DiagnosticLog()
+    }
+
+    /// What the device offers.
+    public let capabilities: ControlsCapabilities
+    private let state: Locked<State>
+
+    /// A session for a device with `capabilities`, its overlay tuned by `configuration`
+    /// (throws ``ControlError/Code/invalidConfiguration``).
+    public init(capabilities: ControlsCapabilities, configuration: OverlayConfiguration = OverlayConfiguration())
+        throws(ControlError)
+    {
+        self.capabilities = capabilities
+        let overlay = try OverlayStateMachine(configuration: configuration)
+        state = Locked(State(overlay: overlay))
+    }
+
+    // MARK: Capabilities and controls
+
+    /// True when the device can drive controls (`AVCaptureSession.supportsControls`).
+    public var supportsControls: Bool { capabilities.supportsControls }
+
+    /// Most controls the session accepts (0 when controls are not supported).
+    public var maxControlsCount: Int { supportsControls ? capabilities.maxControls : 0 }
+
+    /// The controls, in the order the picker lists them.
+    public var controls: [any CaptureControl] { state.withLock { $0.controls.map { $0 as any CaptureControl } } }
+
+    /// True when ``addControl(_:)`` would accept `control`.
+    public func canAddControl(_ control: any CaptureControl) -> Bool { refusal(toAdd: control) == nil }
+
+    /// Why ``addControl(_:)`` would refuse `control`, or nil: ``ControlError/Code/controlsNotSupported``,
+    /// ``ControlError/Code/unsupportedControl``, ``ControlError/Code/duplicateControl``,
+    /// ``ControlError/Code/controlLimitReached``, ``ControlError/Code/duplicateZoomSlider`` (a second
+    /// system zoom slider for the same camera), ``ControlError/Code/missingAction``.
+    public func refusal(toAdd control: any CaptureControl) -> ControlError? {
+        let existing = state.withLock { $0.controls }
+        return Self.refusal(toAdd: control, existing: existing, limit: maxControlsCount, supported: supportsControls)
+    }
+
+    private static func refusal(
+        toAdd control: any CaptureControl, existing: [any SessionDrivenControl], limit: Int, supported: Bool
+    ) -> ControlError? {
+        guard supported else {
+            return ControlError(.controlsNotSupported, "this device has no Camera Control hardware")
+        }
+        guard let driven = control as? any SessionDrivenControl else {
+            return ControlError(.unsupportedControl, "\(type(of: control)) is not a control this module can drive")
+        }
+        if existing.contains(where: { $0 === driven }) {
+            return ControlError(.duplicateControl, "control \(control.id) is already in the session")
+        }
+        if existing.contains(where: { $0.id == control.id }) {
+            return ControlError(.duplicateControl, "another control already has id \(control.id)")
+        }
+        guard existing.count < limit else {
+            return ControlError(.controlLimitReached, "the session already holds maxControlsCount (\(limit)) controls")
+        }
+        if let device = driven.zoomDeviceID, existing.contains(where: { $0.zoomDeviceID == device }) {
+            return ControlError(.duplicateZoomSlider, "camera \(device) already has a system zoom slider")
+        }
+        guard control.hasAction else {
+            return ControlError(.missingAction, "control \(control.id) has no action; call setActionQueue first")
+        }
+        return nil
+    }
+
+    /// Adds `control` at the end of the list (allowed while the overlay is showing); throws the reason
+    /// ``refusal(toAdd:)`` gives.
+    public func addControl(_ control: any CaptureControl) throws(ControlError) {
+        let limit = maxControlsCount
+        let supported = supportsControls
+        let refusal = state.withLock { state -> ControlError? in
+            if let refusal = Self.refusal(toAdd: control, existing: state.controls, limit: limit, supported: supported) {
+                return refusal
+            }
+            // The refusal check proved the cast succeeds.
+            if let driven = control as? any SessionDrivenControl { state.controls.append(driven) }
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
+    /// Removes `control` (by identity); returns false if it was not in the session. If it was the
+    /// active control, the next light press shows the first control; if it was the last, a showing
+    /// overlay hides (effects are delivered like ``handle(_:)``'s and returned).
+    @discardableResult
+    public func removeControl(_ control: any CaptureControl) -> Bool {
+        let result = state.withLock { state -> (Bool, [OverlayEffect], Delegation)? in
+            let before = state.controls.count
+            state.controls.removeAll { $0 === control }
+            guard state.controls.count != before else { return nil }
+            let effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            return (true, effects, Delegation(state))
+        }
+        guard let (_, effects, delegation) = result else { return false }
+        deliver(effects, atMicros: state.withLock { $0.overlay.nowMicros }, delegation: delegation)
+        return true
+    }
+
+    // MARK: Delegate and event interaction
+
+    /// Sets the delegate (held weakly) and where it is called (a serial executor; default main queue).
+    public func setControlsDelegate(_ delegate: (any CaptureControlsDelegate)?, executor: any ActionExecutor = DispatchQueue.main) {
+        state.withLock { state in
+            state.delegate = delegate
+            state.delegateExecutor = executor
+        }
+    }
+
+    /// Attaches the capture event interaction (held weakly). Without one that is alive and enabled,
+    /// the overlay never shows and ``ControlsDiagnostic/noEventInteraction`` is recorded.
+    public func attachEventInteraction(_ interaction: CaptureEventInteraction?) {
+        state.withLock { $0.eventInteraction = interaction }
+    }
+
+    /// Overrides the event-interaction check (true: behave as if one is attached and enabled; nil: use
+    /// ``attachEventInteraction(_:)``). For hosts that route capture events some other way, and tests.
+    public func setEventInteractionAttached(_ attached: Bool?) {
+        state.withLock { $0.eventInteractionOverride = attached }
+    }
+
+    /// True when an enabled event interaction is attached (or the override says so).
+    public var isEventInteractionAttached: Bool {
+        let (override, interaction) = state.withLock { ($0.eventInteractionOverride, $0.eventInteraction) }
+        if let override { return override }
+        return interaction?.isEnabled ?? false
+    }
+
+    // MARK: Overlay
+
+    /// Where the overlay is.
+    public var phase: OverlayPhase { state.withLock { $0.overlay.phase } }
+    /// True while the overlay has the fullscreen appearance.
+    public var isFullscreen: Bool { state.withLock { $0.overlay.isFullscreen } }
+    /// The control the next light press shows (the last one used).
+    public var activeControlID: ControlID? { state.withLock { $0.overlay.activeControlID } }
+
+    /// Problems recorded so far (bounded; a repeat of the newest entry is not added again).
+    public var diagnostics: [ControlsDiagnostic] { state.withLock { $0.diagnostics.entries } }
+
+    /// What would keep the overlay from showing right now (empty when it can show).
+    public var readinessProblems: [ControlsDiagnostic] {
+        let attached = isEventInteractionAttached
+        return state.withLock { Self.problems(state: $0, attached: attached, supported: supportsControls) }
+    }
+
+    private static func problems(state: State, attached: Bool, supported: Bool) -> [ControlsDiagnostic] {
+        var problems: [ControlsDiagnostic] = []
+        if !supported { problems.append(.controlsNotSupported) }
+        if !attached { problems.append(.noEventInteraction) }
+        if state.controls.isEmpty { problems.append(.noControls) }
+        if state.delegate == nil { problems.append(.noDelegate) }
+        return problems
+    }
+
+    /// The device time at which ``advance(toMicros:)`` has work (momentum, dismissal, a coalesced action).
+    public var nextDeadlineMicros: UInt64? {
+        state.withLock { state in
+            let times = [state.overlay.nextDeadlineMicros] + state.controls.map(\.nextActionFlushMicros)
+            return times.compactMap { $0 }.min()
+        }
+    }
+
+    /// Feeds a gesture (from the recogniser; any source) and returns the overlay's effects, after
+    /// applying value changes to the controls (running their actions) and queueing delegate calls.
+    @discardableResult
+    public func handle(_ gesture: Gesture) -> [OverlayEffect] {
+        let attached = isEventInteractionAttached
+        let supported = supportsControls
+        let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
+            var effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            let wouldShow: Bool
+            switch gesture.kind {
+            case .lightPressBegan, .doubleLightPress: wouldShow = gesture.source == .cameraControl
+            default: wouldShow = false
+            }
+            if wouldShow, state.overlay.phase == .hidden {
+                let problems = Self.problems(state: state, attached: attached, supported: supported)
+                if let first = problems.first {
+                    state.diagnostics.record(first)
+                    effects += state.overlay.advance(toMicros: gesture.timestampMicros)
+                    return (effects, Delegation(state))
+                }
+            }
+            effects += state.overlay.handle(gesture)
+            return (effects, Delegation(state))
+        }
+        deliver(effects, atMicros: gesture.timestampMicros, delegation: delegation)
+        return effects
+    }
+
+    /// Moves device time on: momentum frames, dismissal, due coalesced actions.
+    @discardableResult
+    public func advance(toMicros micros: UInt64) -> [OverlayEffect] {
+        let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
+            var effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            effects += state.overlay.advance(toMicros: micros)
+            return (effects, Delegation(state))
+        }
+        deliver(effects, atMicros: micros, delegation: delegation)
+        return effects
+    }
+
+    /// Hides the overlay now (capture stopped, device disconnected).
+    @discardableResult
+    public func dismiss(atMicros micros: UInt64) -> [OverlayEffect] {
+        let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
+            (state.overlay.dismiss(atMicros: micros), Delegation(state))
+        }
+        deliver(effects, atMicros: micros, delegation: delegation)
+        return effects
+    }
+
+    // MARK: Delivery
+
+    /// What delivery needs, copied out of the lock.
+    private struct Delegation: Sendable {
+        let controls: [any SessionDrivenControl]
+        let delegate: (any CaptureControlsDelegate)?
+        let executor: any ActionExecutor
+
+        init(_ state: State) {
+            controls = state.controls
+            delegate = state.delegate
+            executor = state.delegateExecutor
+        }
+    }
+
+    private func deliver(_ effects: [OverlayEffect], atMicros now: UInt64, delegation: Delegation) {
+        var hid = false
+        for effect in effects {
+            switch effect {
+            case .valueChanged(let id, let value, .slider):
+                delegation.controls.first { $0.id == id }?.applyOverlayValue(value, atMicros: now)
+            case .overlayShown:
+                call(delegation) { $0.sessionControlsDidBecomeActive($1) }
+            case .enteredFullscreen:
+                call(delegation) { $0.sessionControlsWillEnterFullscreenAppearance($1) }
+            case .exitedFullscreen:
+                call(delegation) { $0.sessionControlsWillExitFullscreenAppearance($1) }
+            case .overlayHidden:
+                hid = true
+                call(delegation) { $0.sessionControlsDidBecomeInactive($1) }
+            case .valueChanged, .pickerOpened, .pickerMoved, .controlSelected, .haptic:
+                break
+            }
+        }
+        for control in delegation.controls { control.flushCoalescedAction(nowMicros: now, force: hid) }
+    }
+
+    private func call(
+        _ delegation: Delegation,
+        _ body: @escaping @Sendable (any CaptureControlsDelegate, CaptureControlsSession) -> Void
+    ) {
+        guard let delegate = delegation.delegate else { return }
+        delegation.executor.execute { body(delegate, self) }
+    }
+}
