@@ -1,0 +1,414 @@
+import CameraControlWire
+
+/// The host side of a CameraControl link as a synchronous state machine: bytes and time in, bytes and
+/// events out. No I/O, no clock, no tasks (docs/PROTOCOL.md §4–§9, docs/DESIGN.md "sans-IO").
+///
+/// Time is whatever monotonic timeline the driver uses, passed as `now` (a `Duration` since an arbitrary
+/// origin) to every call that may act on time. ``RPCClient`` drives it with a `Clock`; a test or a
+/// virtual-time harness drives it directly:
+///
+/// ```swift
+/// var core = ConnectionCore()
+/// let call = try core.startCall(method: .deviceHandshake, request: bytes, now: t)
+/// device.feed(core.takeOutbound())               // write these bytes to the device
+/// core.receive(deviceBytes, now: t)              // bytes from the device
+/// core.poll(now: t)                              // deadlines, heartbeats, liveness
+/// for event in core.takeEvents() { … }           // .response(call, payload), …
+/// ```
+///
+/// What it does:
+/// - **Calls**: assigns call ids (non-zero, increasing, skipping ids in flight), encodes `REQUEST`s,
+///   matches `RESPONSE` / `STREAM_MESSAGE` / `STREAM_END` / `ERROR` to calls; every call ends exactly once
+///   (see ``ConnectionEvent``). Packets for unknown calls are dropped and counted.
+/// - **Reliability** (§6): answers every `RELIABLE` packet with an `ACK` (duplicates too), delivers a
+///   reliable packet at most once using a 64-entry window of delivered sequence numbers, counts
+///   sequence gaps. A successful `DeviceService/Handshake` response resets the receive side, since the
+///   device restarts its numbering there.
+/// - **Deadlines** (§7): ``poll(now:)`` fails calls whose deadline passed with `DEADLINE_EXCEEDED` and
+///   sends `CANCEL`.
+/// - **Liveness** (§8): once the session is established, ``poll(now:)`` sends a `HEARTBEAT` when the host
+///   sent nothing for the heartbeat interval, and declares the link dead when nothing valid was received
+///   for 4 intervals: every call fails with `UNAVAILABLE` and ``ConnectionEvent/linkDead`` is reported.
+///
+/// The session becomes established by itself when a handshake call gets its `RESPONSE`, with the
+/// configured heartbeat interval and frame size; the device layer then calls
+/// ``markSessionEstablished(heartbeatInterval:maxFrameBytes:now:)`` with the values of the device's
+/// `Capabilities`.
+public struct ConnectionCore: Sendable {
+    private struct Call: Sendable {
+        var method: MethodID
+        var deadline: Duration?
+    }
+
+    /// The settings in force (frame size and heartbeat interval change when the session is established).
+    public private(set) var configuration: ConnectionConfiguration
+    /// True between an established session and the link's death or close.
+    public private(set) var isSessionEstablished = false
+    /// True after ``closeLink(now:reason:)``: no call can start any more.
+    public private(set) var isClosed = false
+
+    private var decoder = FrameDecoder(maxFrameBytes: WireFormat.maxFrameBytes)
+    private var extraCounters = ConnectionCounters()
+    private var calls: [CallID: Call] = [:]
+    private var nextCallID: UInt32 = 1
+    private var sendSequence: UInt16 = 0
+    private var outbound: [UInt8] = []
+    private var events: [ConnectionEvent] = []
+    private var lastSent: Duration?
+    private var lastReceived: Duration?
+
+    // Receive-side sequence state (§6).
+    private var lastSequence: UInt16?
+    private var highestSequence: UInt16 = 0
+    /// Bit i set: sequence `highestSequence - i` was delivered.
+    private var deliveredWindow: UInt64 = 0
+
+    /// A connection with `configuration`; no session yet.
+    public init(configuration: ConnectionConfiguration = ConnectionConfiguration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: Inspection
+
+    /// The diagnostics so far.
+    public var counters: ConnectionCounters {
+        var counters = extraCounters
+        counters.wire = decoder.counters
+        return counters
+    }
+
+    /// The calls in flight, by id.
+    public var callsInFlight: [CallID] { calls.keys.sorted() }
+
+    /// The method of a call in flight, or nil when the call is not (or no longer) in flight.
+    public func method(of call: CallID) -> MethodID? { calls[call]?.method }
+
+    /// The earliest time at which ``poll(now:)`` has something to do (a deadline, a heartbeat, the
+    /// liveness timeout), or nil when nothing is scheduled. A driver may sleep until then, but must
+    /// re-read it after every other call into the core.
+    public var nextPollTime: Duration? {
+        var earliest: Duration?
+        func consider(_ time: Duration?) {
+            guard let time else { return }
+            if earliest == nil || time < earliest! { earliest = time }
+        }
+        for call in calls.values { consider(call.deadline) }
+        if isSessionEstablished {
+            consider(lastSent.map { $0 + configuration.heartbeatInterval })
+            consider(lastReceived.map { $0 + configuration.deadTimeout })
+        }
+        return earliest
+    }
+
+    // MARK: Output
+
+    /// The bytes to write to the transport since the last call (complete frames, in order).
+    public mutating func takeOutbound() -> [UInt8] {
+        defer { outbound.removeAll(keepingCapacity: true) }
+        return outbound
+    }
+
+    /// The events since the last call, in the order they happened.
+    public mutating func takeEvents() -> [ConnectionEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    // MARK: Calls
+
+    /// Starts a call: queues its `REQUEST` and returns its id.
+    ///
+    /// - Parameters:
+    ///   - method: the method; its ``MethodID/isServerStreaming`` decides whether the call expects one
+    ///     `RESPONSE` or a stream.
+    ///   - request: the request message's protobuf bytes.
+    ///   - deadline: when the call fails with `DEADLINE_EXCEEDED` (on the same timeline as `now`); nil means
+    ///     ``ConnectionConfiguration/defaultUnaryDeadline`` after `now` for a unary call and no deadline
+    ///     for a stream.
+    ///   - now: the current time.
+    /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the link is closed,
+    ///   ``StatusCode/resourceExhausted`` when ``ConnectionConfiguration/maxCallsInFlight`` calls are in
+    ///   flight or the request does not fit ``ConnectionConfiguration/maxFrameBytes``.
+    public mutating func startCall(
+        method: MethodID, request: [UInt8], deadline: Duration? = nil, now: Duration
+    ) throws(RPCError) -> CallID {
+        guard !isClosed else {
+            throw RPCError(code: .unavailable, message: "the link is closed", method: method)
+        }
+        guard calls.count < configuration.maxCallsInFlight else {
+            throw RPCError(
+                code: .resourceExhausted,
+                message: "\(calls.count) calls in flight; the host allows \(configuration.maxCallsInFlight)",
+                method: method)
+        }
+        var id = nextCallID
+        while id == 0 || calls[CallID(rawValue: id)] != nil { id &+= 1 }
+        let call = CallID(rawValue: id)
+        let packet = Packet(type: .request, callID: id, address: method.address, payload: request)
+        do {
+            try send(packet, now: now)
+        } catch {
+            throw RPCError(
+                code: .resourceExhausted,
+                message: "request does not fit the device's \(configuration.maxFrameBytes)-byte frame",
+                method: method, cause: error)
+        }
+        nextCallID = id &+ 1
+        let resolvedDeadline = deadline ?? (method.isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
+        calls[call] = Call(method: method, deadline: resolvedDeadline)
+        extraCounters.callsStarted += 1
+        return call
+    }
+
+    /// Cancels a call in flight: queues a `CANCEL` and ends the call with ``StatusCode/cancelled``.
+    ///
+    /// - Returns: false when the call was not in flight (nothing happens then).
+    @discardableResult
+    public mutating func cancelCall(_ call: CallID, now: Duration) -> Bool {
+        guard let state = calls.removeValue(forKey: call) else { return false }
+        sendCancel(call, now: now)
+        extraCounters.callsCancelled += 1
+        events.append(.failed(call, RPCError(code: .cancelled, message: "cancelled by the host", method: state.method)))
+        return true
+    }
+
+    // MARK: Session
+
+    /// Marks the session as established with the device's announced values: starts heartbeats and the
+    /// liveness timer from `now`.
+    ///
+    /// - Parameters:
+    ///   - heartbeatInterval: `Capabilities.heartbeat_interval_ms`; nil keeps the current one. Values
+    ///     below 1 ms are raised to 1 ms.
+    ///   - maxFrameBytes: `Capabilities.max_frame_bytes`; nil keeps the current one. Clamped to 128…4093.
+    public mutating func markSessionEstablished(
+        heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil, now: Duration
+    ) {
+        if let heartbeatInterval {
+            configuration.heartbeatInterval = max(heartbeatInterval, .milliseconds(1))
+        }
+        if let maxFrameBytes {
+            configuration.maxFrameBytes = min(max(maxFrameBytes, WireFormat.minMaxFrameBytes), WireFormat.maxFrameBytes)
+        }
+        let wasEstablished = isSessionEstablished
+        isSessionEstablished = true
+        lastReceived = now
+        if lastSent == nil { lastSent = now }
+        if !wasEstablished { events.append(.sessionEstablished) }
+    }
+
+    /// The transport closed (or the client is shutting down): every call fails with
+    /// ``StatusCode/unavailable``, nothing more is sent, and no call can start.
+    public mutating func closeLink(now: Duration, reason: String = "the transport closed") {
+        guard !isClosed else { return }
+        isClosed = true
+        isSessionEstablished = false
+        outbound.removeAll()
+        failAllCalls(message: reason)
+        events.append(.linkClosed)
+    }
+
+    // MARK: Input
+
+    /// Feeds bytes received from the device; decoded packets update calls, acks, sequence state and
+    /// liveness. Bad frames are counted (``ConnectionCounters/wire``) and skipped.
+    public mutating func receive(_ bytes: some Collection<UInt8>, now: Duration) {
+        guard !isClosed else { return }
+        decoder.append(bytes)
+        while let output = decoder.next() {
+            switch output {
+            case .packet(let packet):
+                handle(packet, now: now)
+            case .error(let error):
+                // A checked frame of an unknown type still shows the device is alive (§4: count, drop).
+                if error.code == .unknownPacketType { lastReceived = now }
+            }
+        }
+    }
+
+    /// Acts on time: deadlines, heartbeats and the liveness timeout.
+    public mutating func poll(now: Duration) {
+        guard !isClosed else { return }
+        expireDeadlines(now: now)
+        guard isSessionEstablished else { return }
+        if let lastReceived, now - lastReceived >= configuration.deadTimeout {
+            declareLinkDead(now: now)
+            return
+        }
+        if let lastSent, now - lastSent >= configuration.heartbeatInterval {
+            sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
+            extraCounters.heartbeatsSent += 1
+        }
+    }
+
+    // MARK: Private
+
+    private mutating func handle(_ packet: Packet, now: Duration) {
+        lastReceived = now
+        if packet.type == .response, let call = calls[CallID(rawValue: packet.callID)],
+            call.method == .deviceHandshake
+        {
+            // The device resets its numbering when it answers a handshake (§6).
+            lastSequence = nil
+            deliveredWindow = 0
+        }
+        if packet.isReliable {
+            sendLinkPacket(.ack(sequence: sendSequence, acking: packet.sequence), now: now)
+            extraCounters.acksSent += 1
+        }
+        if isDuplicate(packet) {
+            extraCounters.duplicatesDropped += 1
+            return
+        }
+        switch packet.type {
+        case .ack:
+            extraCounters.acksReceived += 1
+        case .heartbeat:
+            extraCounters.heartbeatsReceived += 1
+        case .response, .streamMessage, .streamEnd, .error:
+            handleCallPacket(packet, now: now)
+        default:
+            // REQUEST and CANCEL travel host → device only.
+            extraCounters.unexpectedPackets += 1
+        }
+    }
+
+    /// Updates the sequence state; true when `packet` is a reliable packet already delivered.
+    private mutating func isDuplicate(_ packet: Packet) -> Bool {
+        let sequence = packet.sequence
+        guard let last = lastSequence else {
+            lastSequence = sequence
+            highestSequence = sequence
+            deliveredWindow = 1
+            return false
+        }
+        let ahead = sequence &- last
+        if ahead >= 1 && ahead < 0x8000 {
+            extraCounters.sequenceGaps += UInt64(ahead - 1)
+            lastSequence = sequence
+        }
+        let offset = Int16(bitPattern: sequence &- highestSequence)
+        if offset > 0 {
+            deliveredWindow = offset >= 64 ? 1 : (deliveredWindow << UInt64(offset)) | 1
+            highestSequence = sequence
+            return false
+        }
+        let age = -Int(offset)
+        if age >= 64 {
+            // Older than the window: a reliable retransmission is dropped as a duplicate (§6).
+            return packet.isReliable
+        }
+        let bit: UInt64 = 1 << UInt64(age)
+        if deliveredWindow & bit != 0 {
+            return packet.isReliable
+        }
+        deliveredWindow |= bit
+        return false
+    }
+
+    private mutating func handleCallPacket(_ packet: Packet, now: Duration) {
+        if packet.callID == 0 {
+            if packet.type == .error {
+                extraCounters.linkErrors += 1
+                events.append(
+                    .linkError(RPCError(code: packet.status ?? .unknown, message: packet.statusMessage ?? "")))
+            } else {
+                extraCounters.unexpectedPackets += 1
+            }
+            return
+        }
+        let id = CallID(rawValue: packet.callID)
+        guard let call = calls[id] else {
+            extraCounters.unknownCallPackets += 1
+            return
+        }
+        let streaming = call.method.isServerStreaming
+        switch packet.type {
+        case .response where !streaming:
+            calls[id] = nil
+            extraCounters.callsSucceeded += 1
+            events.append(.response(id, packet.payload))
+            if call.method == .deviceHandshake && !isSessionEstablished {
+                markSessionEstablished(now: now)
+            }
+        case .streamMessage where streaming:
+            events.append(.streamMessage(id, packet.payload))
+        case .streamEnd where streaming:
+            calls[id] = nil
+            let status = packet.status ?? .unknown
+            if status == .ok {
+                extraCounters.callsSucceeded += 1
+                events.append(.streamEnded(id))
+            } else {
+                extraCounters.callsFailedByDevice += 1
+                events.append(
+                    .failed(id, RPCError(code: status, message: packet.statusMessage ?? "", method: call.method)))
+            }
+        case .error:
+            calls[id] = nil
+            extraCounters.callsFailedByDevice += 1
+            var status = packet.status ?? .unknown
+            var message = packet.statusMessage ?? ""
+            if status == .ok {
+                // §4: ERROR's status is never OK; a device that sends one is broken.
+                status = .unknown
+                message = "device sent ERROR with status OK" + (message.isEmpty ? "" : ": \(message)")
+            }
+            events.append(.failed(id, RPCError(code: status, message: message, method: call.method)))
+        default:
+            extraCounters.unexpectedPackets += 1
+        }
+    }
+
+    private mutating func expireDeadlines(now: Duration) {
+        let expired = calls.filter { $0.value.deadline.map { $0 <= now } ?? false }.keys.sorted()
+        for id in expired {
+            guard let call = calls.removeValue(forKey: id) else { continue }
+            sendCancel(id, now: now)
+            extraCounters.deadlinesExceeded += 1
+            events.append(
+                .failed(id, RPCError(code: .deadlineExceeded, message: "the call's deadline passed", method: call.method)))
+        }
+    }
+
+    private mutating func declareLinkDead(now: Duration) {
+        let silence = lastReceived.map { now - $0 } ?? configuration.deadTimeout
+        isSessionEstablished = false
+        extraCounters.linkDeaths += 1
+        failAllCalls(message: "link dead: nothing received for \(silence)")
+        lastSequence = nil
+        deliveredWindow = 0
+        events.append(.linkDead)
+    }
+
+    private mutating func failAllCalls(message: String) {
+        for id in calls.keys.sorted() {
+            guard let call = calls.removeValue(forKey: id) else { continue }
+            extraCounters.callsUnavailable += 1
+            events.append(.failed(id, RPCError(code: .unavailable, message: message, method: call.method)))
+        }
+    }
+
+    private mutating func sendCancel(_ call: CallID, now: Duration) {
+        guard !isClosed else { return }
+        // A CANCEL is an envelope and a check; it always fits.
+        try? send(Packet(type: .cancel, callID: call.rawValue), now: now)
+    }
+
+    private mutating func sendLinkPacket(_ packet: Packet, now: Duration) {
+        guard !isClosed else { return }
+        try? send(packet, now: now)
+    }
+
+    /// Encodes `packet` with the next sequence number and queues it; the number is used only on success.
+    private mutating func send(_ packet: Packet, now: Duration) throws(WireError) {
+        var numbered = packet
+        numbered.sequence = sendSequence
+        let bytes = try PacketEncoder.encode(numbered, maxFrameBytes: configuration.maxFrameBytes)
+        sendSequence &+= 1
+        outbound.append(contentsOf: bytes)
+        extraCounters.packetsSent += 1
+        extraCounters.bytesSent += UInt64(bytes.count)
+        lastSent = now
+    }
+}

@@ -1,0 +1,123 @@
+import CameraControlWire
+
+/// The id of one call, chosen by the host: non-zero and unique among the calls in flight
+/// (docs/PROTOCOL.md §4).
+public struct CallID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The id as it travels in the envelope.
+    public var rawValue: UInt32
+    /// Wraps a wire id.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `call <n>`.
+    public var description: String { "call \(rawValue)" }
+    /// Orders by the wire value.
+    public static func < (lhs: CallID, rhs: CallID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Settings of a ``ConnectionCore``.
+public struct ConnectionConfiguration: Hashable, Sendable {
+    /// The largest unstuffed frame the host sends, check included: the device's
+    /// `Capabilities.max_frame_bytes`. Until the handshake tells otherwise it is 128, which every device
+    /// accepts. (Received frames are always accepted up to 4093 bytes, as §2 requires of a host.)
+    public var maxFrameBytes: Int
+    /// How long the host may stay silent before it sends a `HEARTBEAT`; the device's
+    /// `Capabilities.heartbeat_interval_ms` once known (§8).
+    public var heartbeatInterval: Duration
+    /// How many heartbeat intervals without a received packet declare the link dead (4 in v1).
+    public var deadIntervals: Int
+    /// The deadline of a call started without one: unary calls get this, streams get none.
+    public var defaultUnaryDeadline: Duration
+    /// The most calls the host keeps in flight; one more is refused with `RESOURCE_EXHAUSTED`.
+    public var maxCallsInFlight: Int
+
+    /// The link-dead timeout: ``deadIntervals`` × ``heartbeatInterval`` (200 ms by default).
+    public var deadTimeout: Duration { heartbeatInterval * deadIntervals }
+
+    /// Settings with v1's defaults: 128-byte frames, 50 ms heartbeats, dead after 4 intervals, unary
+    /// deadline 2 s, 64 calls in flight.
+    public init(
+        maxFrameBytes: Int = WireFormat.minMaxFrameBytes,
+        heartbeatInterval: Duration = .milliseconds(50),
+        deadIntervals: Int = 4,
+        defaultUnaryDeadline: Duration = .seconds(2),
+        maxCallsInFlight: Int = 64
+    ) {
+        self.maxFrameBytes = maxFrameBytes
+        self.heartbeatInterval = heartbeatInterval
+        self.deadIntervals = deadIntervals
+        self.defaultUnaryDeadline = defaultUnaryDeadline
+        self.maxCallsInFlight = maxCallsInFlight
+    }
+}
+
+/// Something a ``ConnectionCore`` reports; drained with ``ConnectionCore/takeEvents()``.
+///
+/// Every call ends with exactly one of ``response(_:_:)``, ``streamEnded(_:)`` or ``failed(_:_:)``;
+/// nothing is reported for a call after that.
+public enum ConnectionEvent: Hashable, Sendable {
+    /// A unary call succeeded with this response payload (not yet decoded).
+    case response(CallID, [UInt8])
+    /// One message of a server stream (payload not yet decoded).
+    case streamMessage(CallID, [UInt8])
+    /// A server stream ended with status `OK`.
+    case streamEnded(CallID)
+    /// A call ended with an error: an `ERROR` or non-OK `STREAM_END` from the device, a deadline, a
+    /// cancellation or the loss of the link.
+    case failed(CallID, RPCError)
+    /// The session is established (a handshake succeeded or ``ConnectionCore/markSessionEstablished(heartbeatInterval:maxFrameBytes:now:)``
+    /// was called): heartbeats and the liveness timer run from now on.
+    case sessionEstablished
+    /// Nothing was received for the dead timeout; every call failed with `UNAVAILABLE`. A new handshake
+    /// may start a new session on the same link.
+    case linkDead
+    /// The link was closed (``ConnectionCore/closeLink(now:reason:)``); every call failed with `UNAVAILABLE`.
+    case linkClosed
+    /// The device sent an `ERROR` on call id 0 (about the link, not a call).
+    case linkError(RPCError)
+}
+
+/// Host-side diagnostics of a connection. Wire-level counts come from the frame decoder.
+public struct ConnectionCounters: Hashable, Sendable {
+    /// What the frame decoder counted: frames, check errors, framing errors, oversized frames, unknown
+    /// packet types, bytes received.
+    public var wire = WireCounters()
+    /// Packets sent (requests, cancels, acks, heartbeats).
+    public var packetsSent: UInt64 = 0
+    /// Wire bytes produced for sending.
+    public var bytesSent: UInt64 = 0
+    /// Packets the device's sequence numbers say were lost (§6 `sequence_gaps`).
+    public var sequenceGaps: UInt64 = 0
+    /// Reliable packets dropped because they had already been delivered (§6 `duplicates_dropped`).
+    public var duplicatesDropped: UInt64 = 0
+    /// `ACK`s sent for reliable packets (duplicates included).
+    public var acksSent: UInt64 = 0
+    /// `ACK`s received (the host sends nothing reliable in v1, so these only count).
+    public var acksReceived: UInt64 = 0
+    /// `HEARTBEAT`s sent.
+    public var heartbeatsSent: UInt64 = 0
+    /// `HEARTBEAT`s received.
+    public var heartbeatsReceived: UInt64 = 0
+    /// Packets for a call id the host does not know, dropped (§7).
+    public var unknownCallPackets: UInt64 = 0
+    /// Packets that do not fit their call (a `RESPONSE` on a stream, a `STREAM_MESSAGE` on a unary
+    /// call, a host-to-device type), dropped.
+    public var unexpectedPackets: UInt64 = 0
+    /// Calls started.
+    public var callsStarted: UInt64 = 0
+    /// Calls that ended successfully (a response, or a stream ended with `OK`).
+    public var callsSucceeded: UInt64 = 0
+    /// Calls that ended with an error the device reported.
+    public var callsFailedByDevice: UInt64 = 0
+    /// Calls failed with `DEADLINE_EXCEEDED`.
+    public var deadlinesExceeded: UInt64 = 0
+    /// Calls cancelled by the host.
+    public var callsCancelled: UInt64 = 0
+    /// Calls failed with `UNAVAILABLE` (link dead or closed).
+    public var callsUnavailable: UInt64 = 0
+    /// Times the link was declared dead (heartbeat timeout).
+    public var linkDeaths: UInt64 = 0
+    /// `ERROR` packets on call id 0.
+    public var linkErrors: UInt64 = 0
+
+    /// All zero.
+    public init() {}
+}

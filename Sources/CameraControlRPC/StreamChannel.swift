@@ -1,0 +1,114 @@
+import Foundation
+
+/// The bounded, single-consumer buffer between ``RPCClient`` and one ``RPCStream``: payloads in, then an
+/// ending (`nil` for `OK`, or an error).
+final class StreamChannel: @unchecked Sendable {
+    /// What the consumer gets next.
+    enum Item {
+        /// A message payload.
+        case message([UInt8])
+        /// The stream ended: nil for status OK, otherwise the error.
+        case end(RPCError?)
+        /// The consuming task was cancelled while waiting.
+        case taskCancelled
+    }
+
+    private let lock = NSLock()
+    private let limit: Int
+    private var buffer: [[UInt8]] = []
+    private var head = 0
+    private var ending: RPCError??
+    private var waiter: CheckedContinuation<Item, Never>?
+
+    /// A channel holding at most `limit` undelivered messages.
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Adds a message; false when `limit` messages are already waiting (the message is not added) or the
+    /// channel ended.
+    func yield(_ payload: [UInt8]) -> Bool {
+        lock.lock()
+        guard ending == nil else {
+            lock.unlock()
+            return false
+        }
+        if let waiter {
+            self.waiter = nil
+            lock.unlock()
+            waiter.resume(returning: .message(payload))
+            return true
+        }
+        guard buffer.count - head < limit else {
+            lock.unlock()
+            return false
+        }
+        buffer.append(payload)
+        lock.unlock()
+        return true
+    }
+
+    /// Ends the channel after the buffered messages (only the first ending counts).
+    func finish(_ error: RPCError?) {
+        lock.lock()
+        guard ending == nil else {
+            lock.unlock()
+            return
+        }
+        ending = .some(error)
+        let waiting = waiter
+        waiter = nil
+        lock.unlock()
+        waiting?.resume(returning: .end(error))
+    }
+
+    /// The next item; waits while nothing is buffered.
+    func next() async -> Item {
+        if let item = takeNow() { return item }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Item, Never>) in
+                park(continuation)
+            }
+        } onCancel: {
+            lock.lock()
+            let waiting = waiter
+            waiter = nil
+            lock.unlock()
+            waiting?.resume(returning: .taskCancelled)
+        }
+    }
+
+    private func takeNow() -> Item? {
+        lock.lock()
+        defer { lock.unlock() }
+        return takeLocked()
+    }
+
+    private func park(_ continuation: CheckedContinuation<Item, Never>) {
+        lock.lock()
+        if let item = takeLocked() {
+            lock.unlock()
+            continuation.resume(returning: item)
+        } else if Task.isCancelled {
+            lock.unlock()
+            continuation.resume(returning: .taskCancelled)
+        } else {
+            waiter = continuation
+            lock.unlock()
+        }
+    }
+
+    private func takeLocked() -> Item? {
+        if head < buffer.count {
+            let payload = buffer[head]
+            head += 1
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return .message(payload)
+        }
+        if let ending { return .end(ending) }
+        return nil
+    }
+}

@@ -1,0 +1,376 @@
+import CameraControlRPC
+import CameraControlWire
+import Testing
+
+@Suite("ConnectionCore")
+struct ConnectionCoreTests {
+    /// A core with an established session at t = 0 (heartbeat 50 ms).
+    func establishedCore() -> ConnectionCore {
+        var core = ConnectionCore()
+        core.markSessionEstablished(now: .zero)
+        _ = core.takeEvents()
+        return core
+    }
+
+    @Test("a unary call sends its REQUEST and completes with the RESPONSE payload")
+    func unaryResponse() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .devicePing, request: [1, 2, 3], now: .zero)
+        #expect(call.rawValue != 0)
+        let sent = hostPackets(core.takeOutbound())
+        #expect(sent.count == 1)
+        #expect(sent.first?.type == .request)
+        #expect(sent.first?.callID == call.rawValue)
+        #expect(sent.first?.address == MethodID.devicePing.address)
+        #expect(sent.first?.payload == [1, 2, 3])
+
+        core.receive(device.response(call, [9, 9]), now: .ms(1))
+        #expect(core.takeEvents() == [.response(call, [9, 9])])
+        #expect(core.callsInFlight.isEmpty)
+        #expect(core.counters.callsSucceeded == 1)
+    }
+
+    @Test("a server stream delivers its messages in order, then ends once")
+    func streamMessagesAndEnd() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        var bytes = device.message(call, [1]) + device.message(call, [2])
+        bytes += device.streamEnd(call)
+        bytes += device.message(call, [3])  // after the end: unknown call, dropped
+        core.receive(bytes, now: .ms(1))
+        #expect(core.takeEvents() == [.streamMessage(call, [1]), .streamMessage(call, [2]), .streamEnded(call)])
+        #expect(core.counters.unknownCallPackets == 1)
+    }
+
+    @Test(
+        "device error statuses become RPCError codes and messages",
+        arguments: [
+            (PacketType.error, StatusCode.unimplemented, "no such method"),
+            (PacketType.error, StatusCode.invalidArgument, "bad request"),
+            (PacketType.error, StatusCode.failedPrecondition, "handshake first"),
+            (PacketType.error, StatusCode.resourceExhausted, ""),
+            (PacketType.streamEnd, StatusCode.aborted, "stream aborted"),
+            (PacketType.streamEnd, StatusCode(rawValue: 42), "future code"),
+        ])
+    func errorStatuses(type: PacketType, status: StatusCode, message: String) throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let method: MethodID = type == .streamEnd ? .inputStreamRawSamples : .configGetConfig
+        let call = try core.startCall(method: method, request: [], now: .zero)
+        let frame =
+            type == .error ? device.error(call, status, message) : device.streamEnd(call, status, message)
+        core.receive(frame, now: .ms(1))
+        let events = core.takeEvents()
+        #expect(events == [.failed(call, RPCError(code: status, message: message, method: method))])
+        #expect(core.counters.callsFailedByDevice == 1)
+    }
+
+    @Test("packets for unknown call ids are dropped and counted")
+    func unknownCallsDropped() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .devicePing, request: [], now: .zero)
+        let stranger = CallID(rawValue: call.rawValue + 100)
+        core.receive(
+            device.response(stranger, [1]) + device.message(stranger, [2]) + device.error(stranger, .internal),
+            now: .ms(1))
+        #expect(core.takeEvents().isEmpty)
+        #expect(core.counters.unknownCallPackets == 3)
+        #expect(core.callsInFlight == [call])
+    }
+
+    @Test("a reliable packet is acknowledged with its sequence number")
+    func ackForReliable() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames(sequence: 40)
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.message(call, [7], reliable: true), now: .ms(1))
+        let sent = hostPackets(core.takeOutbound())
+        #expect(sent.map(\.type) == [.ack])
+        #expect(sent.first?.ackedSequence == 40)
+        #expect(sent.first?.callID == 0)
+        // Best-effort packets are not acknowledged.
+        core.receive(device.message(call, [8]), now: .ms(2))
+        #expect(core.takeOutbound().isEmpty)
+        #expect(core.counters.acksSent == 1)
+    }
+
+    @Test("a retransmitted reliable packet is delivered once but acknowledged every time")
+    func duplicateDropped() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames(sequence: 10)
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        let original = device.message(call, [5], reliable: true)  // sequence 10
+        let later = device.message(call, [6])  // sequence 11, best effort
+        core.receive(original, now: .ms(1))
+        core.receive(later, now: .ms(2))
+        core.receive(original, now: .ms(3))  // the retransmission, same sequence
+        #expect(core.takeEvents() == [.streamMessage(call, [5]), .streamMessage(call, [6])])
+        let acks = hostPackets(core.takeOutbound()).filter { $0.type == .ack }
+        #expect(acks.map(\.ackedSequence) == [10, 10])
+        #expect(core.counters.duplicatesDropped == 1)
+    }
+
+    @Test("a reliable packet older than the 64-entry window is dropped as a duplicate")
+    func olderThanWindow() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        let old = device.message(call, [0], reliable: true)  // sequence 0, never delivered below
+        device.sequence = 64
+        core.receive(device.message(call, [64]), now: .ms(1))
+        _ = core.takeEvents()
+        core.receive(old, now: .ms(2))
+        #expect(core.takeEvents().isEmpty)
+        #expect(core.counters.duplicatesDropped == 1)
+    }
+
+    @Test("a jump in the device's sequence numbers counts the missing packets")
+    func sequenceGap() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames(sequence: 65530)
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        core.receive(device.message(call, [1]), now: .ms(1))  // 65530
+        device.sequence = 65533  // 65531, 65532 lost
+        core.receive(device.message(call, [2]), now: .ms(2))
+        device.sequence = 1  // wraps: 65534, 65535, 0 lost
+        core.receive(device.message(call, [3]), now: .ms(3))
+        #expect(core.counters.sequenceGaps == 5)
+        #expect(core.takeEvents().count == 3)
+    }
+
+    @Test("a passed deadline fails the call with DEADLINE_EXCEEDED and sends CANCEL")
+    func deadlineExceeded() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .devicePing, request: [], deadline: .ms(100), now: .zero)
+        _ = core.takeOutbound()
+        #expect(core.nextPollTime == .ms(100))
+        core.poll(now: .ms(99))
+        #expect(core.takeEvents().isEmpty)
+        core.poll(now: .ms(100))
+        let events = core.takeEvents()
+        #expect(events.count == 1)
+        guard case .failed(let failed, let error) = events.first else {
+            Issue.record("expected a failure, got \(events)")
+            return
+        }
+        #expect(failed == call)
+        #expect(error.code == .deadlineExceeded)
+        #expect(error.method == .devicePing)
+        let sent = hostPackets(core.takeOutbound())
+        #expect(sent.map(\.type) == [.cancel])
+        #expect(sent.first?.callID == call.rawValue)
+        // A late response is dropped: the call ended once.
+        core.receive(device.response(call, [1]), now: .ms(101))
+        #expect(core.takeEvents().isEmpty)
+        #expect(core.counters.deadlinesExceeded == 1)
+    }
+
+    @Test("a unary call without a deadline gets the default one; a stream gets none")
+    func defaultDeadlines() throws {
+        var core = ConnectionCore(configuration: ConnectionConfiguration(defaultUnaryDeadline: .seconds(1)))
+        _ = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        #expect(core.nextPollTime == nil)
+        let unary = try core.startCall(method: .devicePing, request: [], now: .ms(10))
+        #expect(core.nextPollTime == .ms(1010))
+        core.poll(now: .ms(1010))
+        #expect(core.takeEvents().map(\.failedCode) == [.deadlineExceeded])
+        #expect(!core.callsInFlight.contains(unary))
+    }
+
+    @Test("heartbeats are sent when the host was idle for the interval, only once a session is established")
+    func heartbeatWhenIdle() throws {
+        var core = ConnectionCore()
+        core.poll(now: .seconds(1))
+        #expect(core.takeOutbound().isEmpty)  // no session: no heartbeat
+
+        core.markSessionEstablished(heartbeatInterval: .ms(20), now: .seconds(1))
+        #expect(core.takeEvents() == [.sessionEstablished])
+        #expect(core.configuration.heartbeatInterval == .ms(20))
+        #expect(core.configuration.deadTimeout == .ms(80))
+        core.poll(now: .seconds(1) + .ms(19))
+        #expect(core.takeOutbound().isEmpty)
+        core.poll(now: .seconds(1) + .ms(20))
+        #expect(hostPackets(core.takeOutbound()).map(\.type) == [.heartbeat])
+        // Sending something else resets the idle timer.
+        _ = try core.startCall(method: .devicePing, request: [], now: .seconds(1) + .ms(30))
+        _ = core.takeOutbound()
+        core.poll(now: .seconds(1) + .ms(45))
+        #expect(core.takeOutbound().isEmpty)
+        #expect(core.counters.heartbeatsSent == 1)
+    }
+
+    @Test("a successful handshake response establishes the session by itself")
+    func handshakeEstablishes() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        #expect(!core.isSessionEstablished)
+        core.receive(device.response(call, [1]), now: .ms(5))
+        #expect(core.takeEvents() == [.response(call, [1]), .sessionEstablished])
+        #expect(core.isSessionEstablished)
+    }
+
+    @Test("the handshake response resets duplicate detection, since the device restarts its numbering")
+    func handshakeResetsSequence() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames(sequence: 500)
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        core.receive(device.message(stream, [1], reliable: true), now: .ms(1))  // 500
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .ms(2))
+        device.sequence = 0
+        core.receive(device.response(handshake), now: .ms(3))  // 0
+        let next = try core.startCall(method: .inputStreamInputEvents, request: [], now: .ms(4))
+        core.receive(device.message(next, [2], reliable: true), now: .ms(5))  // 1
+        let delivered = core.takeEvents().filter {
+            if case .streamMessage = $0 { return true }
+            return false
+        }
+        #expect(delivered == [.streamMessage(stream, [1]), .streamMessage(next, [2])])
+        #expect(core.counters.duplicatesDropped == 0)
+        #expect(core.counters.sequenceGaps == 0)
+    }
+
+    @Test("silence for 4 intervals kills the link: every call fails UNAVAILABLE, once")
+    func linkDead() throws {
+        var core = establishedCore()
+        var device = DeviceFrames()
+        let ping = try core.startCall(method: .devicePing, request: [], deadline: .seconds(10), now: .zero)
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        // Device heartbeats keep it alive past 200 ms.
+        core.receive(device.heartbeat(), now: .ms(150))
+        core.poll(now: .ms(300))
+        #expect(core.takeEvents().isEmpty)
+        #expect(core.counters.heartbeatsReceived == 1)
+        core.poll(now: .ms(349))
+        #expect(core.takeEvents().isEmpty)
+        core.poll(now: .ms(350))
+        let events = core.takeEvents()
+        #expect(events.count == 3)
+        #expect(events.last == .linkDead)
+        let failed = Set(events.compactMap { event -> CallID? in
+            if case .failed(let call, let error) = event, error.code == .unavailable { return call }
+            return nil
+        })
+        #expect(failed == [ping, stream])
+        #expect(!core.isSessionEstablished)
+        #expect(core.counters.linkDeaths == 1)
+        core.poll(now: .seconds(5))
+        #expect(core.takeEvents().isEmpty)
+    }
+
+    @Test("several calls in flight get their interleaved answers")
+    func interleavedCalls() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let a = try core.startCall(method: .devicePing, request: [0xA], now: .zero)
+        let s = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        let b = try core.startCall(method: .configGetConfig, request: [0xB], now: .zero)
+        let c = try core.startCall(method: .diagnosticsGetCounters, request: [0xC], now: .zero)
+        #expect(Set([a, s, b, c]).count == 4)
+        #expect([a, s, b, c] == [a, s, b, c].sorted())
+        #expect(hostPackets(core.takeOutbound()).map(\.callID) == [a, s, b, c].map(\.rawValue))
+        var bytes = device.message(s, [1]) + device.response(c, [0xC])
+        bytes += device.message(s, [2]) + device.error(a, .unimplemented)
+        bytes += device.response(b, [0xB]) + device.streamEnd(s)
+        // Split the input at every byte boundary: results must not depend on chunking.
+        for byte in bytes { core.receive([byte], now: .ms(1)) }
+        #expect(
+            core.takeEvents() == [
+                .streamMessage(s, [1]), .response(c, [0xC]), .streamMessage(s, [2]),
+                .failed(a, RPCError(code: .unimplemented, message: "", method: .devicePing)),
+                .response(b, [0xB]), .streamEnded(s),
+            ])
+        #expect(core.callsInFlight.isEmpty)
+    }
+
+    @Test("garbage and a bad CRC are counted, and the next frame still works")
+    func garbageAndBadCheck() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .devicePing, request: [], now: .zero)
+        var unstuffed = try PacketEncoder.encodeUnstuffed(
+            Packet(type: .response, sequence: 0, callID: call.rawValue, payload: [1, 2, 3]))
+        unstuffed[4] ^= 0x40  // a payload bit: the CRC no longer matches
+        let badCheck = COBS.encode(unstuffed) + [0x00]
+        core.receive([0x13, 0x37, 0x00] + badCheck, now: .ms(1))
+        #expect(core.takeEvents().isEmpty)
+        core.receive(device.response(call, [4]), now: .ms(2))
+        #expect(core.takeEvents() == [.response(call, [4])])
+        #expect(core.counters.wire.checkErrors == 1)
+        #expect(core.counters.wire.framingErrors == 1)
+    }
+
+    @Test("cancelling a call sends CANCEL, ends it with CANCELLED, and drops its late packets")
+    func cancelCall() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        let first = core.cancelCall(call, now: .ms(1))
+        let second = core.cancelCall(call, now: .ms(1))
+        #expect(first)
+        #expect(!second)
+        #expect(hostPackets(core.takeOutbound()).map(\.type) == [.cancel])
+        core.receive(device.message(call, [1]), now: .ms(2))
+        #expect(core.takeEvents().map(\.failedCode) == [.cancelled])
+        #expect(core.counters.callsCancelled == 1)
+    }
+
+    @Test("closing the link fails every call UNAVAILABLE and refuses new ones")
+    func closeLink() throws {
+        var core = ConnectionCore()
+        let call = try core.startCall(method: .devicePing, request: [], now: .zero)
+        core.closeLink(now: .ms(1))
+        let events = core.takeEvents()
+        #expect(events.first?.failedCode == .unavailable)
+        #expect(events.last == .linkClosed)
+        #expect(core.takeOutbound().isEmpty)
+        var closed = core
+        #expect(throws: RPCError.self) { try closed.startCall(method: .devicePing, request: [], now: .ms(2)) }
+        _ = call
+    }
+
+    @Test("a request larger than the device's frame is refused with RESOURCE_EXHAUSTED, consuming no id")
+    func requestTooLarge() throws {
+        var core = ConnectionCore()  // 128-byte frames before the handshake
+        do {
+            _ = try core.startCall(method: .configConfigure, request: Array(repeating: 1, count: 200), now: .zero)
+            Issue.record("oversized request accepted")
+        } catch {
+            #expect(error.code == .resourceExhausted)
+        }
+        #expect(core.takeOutbound().isEmpty)
+        let call = try core.startCall(method: .devicePing, request: [], now: .zero)
+        #expect(call.rawValue == 1)
+        core.markSessionEstablished(maxFrameBytes: 1024, now: .zero)
+        _ = try core.startCall(method: .configConfigure, request: Array(repeating: 1, count: 200), now: .zero)
+    }
+
+    @Test("the host refuses more calls than it allows in flight")
+    func tooManyCalls() throws {
+        var core = ConnectionCore(configuration: ConnectionConfiguration(maxCallsInFlight: 2))
+        _ = try core.startCall(method: .devicePing, request: [], now: .zero)
+        _ = try core.startCall(method: .devicePing, request: [], now: .zero)
+        do {
+            _ = try core.startCall(method: .devicePing, request: [], now: .zero)
+            Issue.record("a third call was accepted")
+        } catch {
+            #expect(error.code == .resourceExhausted)
+        }
+    }
+}
+
+extension ConnectionEvent {
+    /// The status of a `.failed` event, nil for others.
+    var failedCode: StatusCode? {
+        if case .failed(_, let error) = self { return error.code }
+        return nil
+    }
+}
