@@ -86,6 +86,10 @@ public struct FrameDecoder: Sendable {
         return nil
     }
 
+    /// Unstuffed bytes of the frame being assembled (at most `maxFrameBytes + 1`); for diagnostics and
+    /// tests of the memory bound.
+    public var bufferedFrameBytes: Int { frame.count }
+
     /// True when no frame is partly assembled and no appended input is waiting.
     public var isIdle: Bool { inputIndex == input.count && stuffedCount == 0 && !discarding }
 
