@@ -1,0 +1,105 @@
+/*
+ * Test harness: a mock HAL (scripted UART input, captured UART output, a
+ * manual clock, scripted sensors, logged feedback) around one cc_device_t,
+ * and a minimal host that frames requests and decodes what the device sends.
+ */
+#ifndef CC_TEST_HARNESS_H
+#define CC_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "CameraControlProto.h"
+#include "cc_device.h"
+#include "cc_envelope.h"
+#include "cc_frame.h"
+
+#define HX_MAX_PACKETS 512u
+#define HX_RX_BYTES 65536u
+
+/* One packet the device sent, decoded by the test host. */
+typedef struct hx_packet {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t sequence;
+    uint32_t call_id;
+    uint8_t status;
+    size_t payload_len;
+    uint8_t payload[CC_MAX_FRAME_BYTES];
+} hx_packet_t;
+
+typedef struct harness {
+    cc_hal_t hal;
+    cc_device_info_t info;
+    cc_device_t dev;
+    uint64_t now_us;
+
+    /* host -> device bytes */
+    uint8_t rx[HX_RX_BYTES];
+    size_t rx_len;
+    size_t rx_pos;
+    size_t rx_total;              /* bytes ever queued for the device */
+    /* device -> host */
+    bool tx_blocked;              /* uart_write takes nothing */
+    size_t tx_bytes;              /* bytes the UART took */
+    cc_frame_decoder_t host_decoder;
+    unsigned host_decode_errors;
+    hx_packet_t packets[HX_MAX_PACKETS];
+    size_t npackets;
+    uint16_t host_sequence;
+
+    /* scripted inputs */
+    cc_sensor_reading_t reading;
+    uint32_t buttons;
+    uint32_t remote_clicks;
+
+    /* feedback log */
+    unsigned haptic_calls;
+    uint32_t last_haptic_pattern;
+    uint32_t last_haptic_intensity;
+    unsigned sound_calls;
+    uint32_t last_sound;
+    unsigned indicator_calls;
+    uint32_t last_indicator_mode;
+    uint32_t last_indicator_rgb;
+} harness_t;
+
+/* A fresh device (all HAL functions present) at t = 1 s. */
+harness_t *hx_setup(void);
+/* As hx_setup, without the optional feedback functions of the HAL. */
+harness_t *hx_setup_without_feedback(void);
+
+void hx_send_raw(harness_t *h, const uint8_t *bytes, size_t len);
+/* Frames one packet with the host's next sequence number. */
+void hx_send_packet(harness_t *h, uint8_t type, uint8_t flags, uint32_t call_id, uint8_t service,
+                    uint8_t method, const uint8_t *payload, size_t len);
+/* As hx_send_packet with an explicit sequence (the host counter is not advanced). */
+void hx_send_packet_seq(harness_t *h, uint16_t seq, uint8_t type, uint8_t flags, uint32_t call_id,
+                        uint8_t service, uint8_t method, const uint8_t *payload, size_t len);
+/* A REQUEST carrying msg (NULL: empty payload). */
+void hx_request(harness_t *h, uint32_t call_id, uint8_t service, uint8_t method, const ProtobufCMessage *msg);
+void hx_cancel(harness_t *h, uint32_t call_id);
+void hx_ack(harness_t *h, uint16_t seq);
+void hx_heartbeat(harness_t *h);
+
+/* One cc_device_poll at the current time. */
+void hx_poll(harness_t *h);
+/* Advances the clock by us in 1 ms steps, polling after each. */
+void hx_advance(harness_t *h, uint64_t us);
+/* As hx_advance, the host sending a heartbeat every 20 ms (link stays alive). */
+void hx_advance_alive(harness_t *h, uint64_t us);
+
+/* Handshake at version 1.minor on call id 1; true when answered. Clears the packets. */
+bool hx_handshake(harness_t *h, uint32_t minor);
+
+/* Captured packets. */
+void hx_clear(harness_t *h);
+const hx_packet_t *hx_find(const harness_t *h, uint8_t type, uint32_t call_id);
+size_t hx_count(const harness_t *h, uint8_t type, uint32_t call_id);
+/* call_id matching any when HX_ANY_CALL. */
+#define HX_ANY_CALL 0xFFFFFFFFu
+
+#endif /* CC_TEST_HARNESS_H */

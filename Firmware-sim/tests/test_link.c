@@ -1,0 +1,354 @@
+/* Device-level tests: reliability, duplicates, heartbeats, liveness, link counters. */
+#include <string.h>
+
+#include "cc_frame.h"
+#include "cc_ids.h"
+#include "cc_test.h"
+#include "cc_wire.h"
+#include "harness.h"
+
+static void open_event_stream(harness_t *h, uint32_t call_id)
+{
+    hx_request(h, call_id, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    hx_poll(h);
+}
+
+/* Presses VOLUME_UP and waits past the debounce; returns the first event packet. */
+static const hx_packet_t *press_button(harness_t *h)
+{
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance(h, 10000);
+    return hx_find(h, CC_PKT_STREAM_MESSAGE, HX_ANY_CALL);
+}
+
+static void test_reliable_event_retransmitted_until_ack(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    uint16_t seq;
+    size_t i;
+    Cameracontrol__V1__InputEvent *ev;
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 5);
+    p = press_button(h);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->call_id, 5);
+    CHECK(p->flags & CC_WIRE_FLAG_RELIABLE);
+    ev = cameracontrol__v1__input_event__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(ev != NULL);
+    CHECK_EQ(ev->kind, CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_DOWN);
+    CHECK_EQ(ev->source, CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_UP);
+    cameracontrol__v1__input_event__free_unpacked(ev, NULL);
+    seq = p->sequence;
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 1);
+    /* no ACK: the same packet again after 20 ms, then 40 ms later */
+    hx_clear(h);
+    hx_heartbeat(h);
+    hx_advance(h, 25000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 1);
+    p = hx_find(h, CC_PKT_STREAM_MESSAGE, 5);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->sequence, seq);
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 1);
+    hx_clear(h);
+    hx_heartbeat(h);
+    hx_advance(h, 20000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 0);   /* RTO doubled to 40 ms */
+    hx_heartbeat(h);
+    hx_advance(h, 25000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 2);
+    /* ACK: never again */
+    hx_ack(h, seq);
+    hx_poll(h);
+    CHECK_EQ(h->dev.link.slots[0].used, false);
+    hx_clear(h);
+    hx_advance_alive(h, 400000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 0);
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 2);
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        CHECK(!h->dev.link.slots[i].used);
+    }
+}
+
+static void test_reliable_gives_up_after_max_tries(void)
+{
+    harness_t *h = hx_setup();
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 5);
+    REQUIRE(press_button(h) != NULL);
+    hx_clear(h);
+    hx_advance_alive(h, 10000000);   /* 10 s of heartbeats, no ACK */
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, CC_WIRE_MAX_TRIES - 1u);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), CC_WIRE_MAX_TRIES - 1u);
+    CHECK_EQ(cc_link_unacked(&h->dev.link), 0);
+}
+
+static void test_cancel_stops_retransmission(void)
+{
+    harness_t *h = hx_setup();
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 5);
+    REQUIRE(press_button(h) != NULL);
+    CHECK_EQ(cc_link_unacked(&h->dev.link), 1);
+    hx_cancel(h, 5);
+    hx_poll(h);
+    CHECK_EQ(cc_link_unacked(&h->dev.link), 0);
+    hx_clear(h);
+    hx_advance_alive(h, 500000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 0);   /* nothing more for a cancelled call */
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 0);
+}
+
+static void test_best_effort_event_not_reliable(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 5);
+    h->reading.touched = true;
+    h->reading.position = 300;
+    hx_advance(h, 5000);
+    p = hx_find(h, CC_PKT_STREAM_MESSAGE, 5);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->flags & CC_WIRE_FLAG_RELIABLE, 0);   /* TOUCH_DOWN is best-effort */
+    CHECK_EQ(cc_link_unacked(&h->dev.link), 0);
+}
+
+static void test_reliable_request_acked_and_deduplicated(void)
+{
+    harness_t *h = hx_setup();
+    uint16_t seq;
+    size_t i;
+    unsigned acks = 0;
+    REQUIRE(hx_handshake(h, 0));
+    seq = h->host_sequence;
+    hx_send_packet_seq(h, seq, CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, 70, CC_SERVICE_DEVICE_SERVICE,
+                       CC_METHOD_DEVICE_SERVICE_PING, NULL, 0);
+    hx_send_packet_seq(h, seq, CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, 70, CC_SERVICE_DEVICE_SERVICE,
+                       CC_METHOD_DEVICE_SERVICE_PING, NULL, 0);
+    hx_poll(h);
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, 70), 1);   /* delivered once */
+    for (i = 0; i < h->npackets; i++) {
+        if (h->packets[i].type == CC_PKT_ACK) {
+            CHECK_EQ(h->packets[i].payload_len, 2);
+            CHECK_EQ(h->packets[i].payload[0] | (h->packets[i].payload[1] << 8), seq);
+            CHECK_EQ(h->packets[i].call_id, 0);
+            acks++;
+        }
+    }
+    CHECK_EQ(acks, 2);   /* acknowledged every time */
+    CHECK_EQ(cc_device_counters(&h->dev)->duplicates_dropped, 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->sequence_gaps, 0);
+}
+
+static void test_duplicate_window(void)
+{
+    harness_t *h = hx_setup();
+    uint16_t base;
+    uint16_t i;
+    REQUIRE(hx_handshake(h, 0));
+    base = h->host_sequence;
+    for (i = 0; i < 70u; i++) {
+        hx_send_packet_seq(h, (uint16_t)(base + i), CC_PKT_HEARTBEAT, CC_WIRE_FLAG_RELIABLE, 0, 0, 0, NULL, 0);
+    }
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->duplicates_dropped, 0);
+    /* inside the window: duplicate; older than it: treated as duplicate too */
+    hx_send_packet_seq(h, (uint16_t)(base + 69u - 63u), CC_PKT_HEARTBEAT, CC_WIRE_FLAG_RELIABLE, 0, 0, 0, NULL, 0);
+    hx_send_packet_seq(h, base, CC_PKT_HEARTBEAT, CC_WIRE_FLAG_RELIABLE, 0, 0, 0, NULL, 0);
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->duplicates_dropped, 2);
+    CHECK_EQ(cc_device_counters(&h->dev)->sequence_gaps, 0);
+}
+
+static void test_sequence_gaps_counted(void)
+{
+    harness_t *h = hx_setup();
+    REQUIRE(hx_handshake(h, 0));   /* host sequence 0 used */
+    hx_send_packet_seq(h, 1, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0);
+    hx_send_packet_seq(h, 4, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0);   /* 2 and 3 lost */
+    hx_send_packet_seq(h, 3, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0);   /* late: not a gap */
+    hx_send_packet_seq(h, 5, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0);
+    hx_send_packet_seq(h, 0xFFFF, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0); /* behind: ignored */
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->sequence_gaps, 2);
+    /* wrap-around */
+    h->dev.link.rx_expected = 0xFFFEu;
+    hx_send_packet_seq(h, 0xFFFE, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0);
+    hx_send_packet_seq(h, 1, CC_PKT_HEARTBEAT, 0, 0, 0, 0, NULL, 0);     /* FFFF and 0 lost */
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->sequence_gaps, 4);
+}
+
+static void test_heartbeat_when_idle(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    hx_advance(h, 200000);
+    CHECK_EQ(h->npackets, 0);   /* no heartbeats before a handshake */
+    REQUIRE(hx_handshake(h, 0));
+    hx_advance(h, CC_HEARTBEAT_INTERVAL_MS * 1000u - 1000u);
+    CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 0);
+    hx_advance(h, 1000);
+    CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 1);
+    p = hx_find(h, CC_PKT_HEARTBEAT, HX_ANY_CALL);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->call_id, 0);
+    CHECK_EQ(p->payload_len, 0);
+    CHECK_EQ(p->sequence, 1);   /* the handshake response was 0 */
+    /* the host keeps the link alive: one heartbeat per interval */
+    hx_clear(h);
+    hx_advance_alive(h, 1000000);
+    CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 1000u / CC_HEARTBEAT_INTERVAL_MS);
+    CHECK(cc_device_session_active(&h->dev));
+}
+
+static void test_link_dead_after_silence(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t dead_after = (uint64_t)CC_HEARTBEAT_INTERVAL_MS * 1000u * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 9);
+    CHECK_EQ(cc_device_calls_in_flight(&h->dev), 1);
+    hx_clear(h);
+    hx_advance(h, dead_after - 2000u);
+    CHECK(cc_device_session_active(&h->dev));
+    hx_advance(h, 3000u);
+    CHECK(!cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
+    CHECK_EQ(cc_device_calls_in_flight(&h->dev), 0);
+    CHECK_EQ(hx_count(h, CC_PKT_ERROR, HX_ANY_CALL), 0);        /* ended silently */
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_END, HX_ANY_CALL), 0);
+    /* heartbeats stop until the next handshake */
+    hx_clear(h);
+    hx_advance(h, 500000);
+    CHECK_EQ(h->npackets, 0);
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
+    /* calls need a handshake again */
+    hx_request(h, 10, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    hx_poll(h);
+    REQUIRE(hx_find(h, CC_PKT_ERROR, 10) != NULL);
+    CHECK_EQ(hx_find(h, CC_PKT_ERROR, 10)->status, CC_STATUS_FAILED_PRECONDITION);
+    REQUIRE(hx_handshake(h, 0));
+    CHECK(cc_device_session_active(&h->dev));
+}
+
+static void test_error_counters(void)
+{
+    harness_t *h = hx_setup();
+    uint8_t body[16] = {0x08, 0x00, 0x00, 0x00};
+    uint8_t wire[64];
+    uint8_t junk[600];
+    size_t n;
+    static const uint8_t short_frame_body[] = {0x08, 0x00, 0x00};
+    memset(junk, 0x41, sizeof junk);
+    /* bad check */
+    n = cc_frame_encode(body, 4, wire, sizeof wire);
+    wire[1] ^= 0x01u;
+    hx_send_raw(h, wire, n);
+    /* framing: shorter than an envelope, with a valid check */
+    memcpy(body, short_frame_body, 3);
+    n = cc_frame_encode(body, 3, wire, sizeof wire);
+    hx_send_raw(h, wire, n);
+    /* framing: not COBS (a block running past the end) */
+    {
+        static const uint8_t bad_cobs[] = {0x09, 0x41, 0x42, 0x00};
+        hx_send_raw(h, bad_cobs, sizeof bad_cobs);
+    }
+    /* oversized */
+    hx_send_raw(h, junk, sizeof junk);
+    {
+        static const uint8_t zero = 0;
+        hx_send_raw(h, &zero, 1);
+    }
+    /* a good heartbeat afterwards is received */
+    hx_heartbeat(h);
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->check_errors, 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->framing_errors, 2);
+    CHECK_EQ(cc_device_counters(&h->dev)->oversized_frames, 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->frames_received, 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->bytes_received, h->rx_total);
+    CHECK_EQ(h->npackets, 0);   /* nothing is answered */
+}
+
+static void test_request_split_at_every_byte_boundary(void)
+{
+    harness_t *h;
+    uint8_t wire[64];
+    size_t n;
+    size_t split;
+    /* a ping request, framed once */
+    h = hx_setup();
+    REQUIRE(hx_handshake(h, 0));
+    h->rx_len = 0;
+    hx_request(h, 77, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    n = h->rx_len;
+    REQUIRE(n <= sizeof wire);
+    memcpy(wire, h->rx, n);
+    h->rx_len = 0;
+    for (split = 0; split <= n; split++) {
+        h = hx_setup();
+        REQUIRE(hx_handshake(h, 0));
+        hx_send_raw(h, wire, split);
+        hx_poll(h);
+        CHECK(hx_find(h, CC_PKT_RESPONSE, 77) == NULL || split == n);
+        hx_send_raw(h, wire + split, n - split);
+        hx_poll(h);
+        CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, 77), 1);
+        CHECK_EQ(cc_device_counters(&h->dev)->framing_errors + cc_device_counters(&h->dev)->check_errors, 0);
+    }
+}
+
+static void test_tx_accounting_and_blocked_uart(void)
+{
+    harness_t *h = hx_setup();
+    size_t before;
+    REQUIRE(hx_handshake(h, 0));
+    CHECK_EQ(cc_device_counters(&h->dev)->bytes_sent, h->tx_bytes);
+    CHECK(cc_device_counters(&h->dev)->frames_sent >= 1u);
+    /* a UART that takes nothing: bytes wait in the tx buffer, then go out in order */
+    h->tx_blocked = true;
+    hx_request(h, 80, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    hx_poll(h);
+    CHECK_EQ(h->npackets, 0);
+    before = h->tx_bytes;
+    h->tx_blocked = false;
+    hx_poll(h);
+    CHECK(h->tx_bytes > before);
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, 80), 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->bytes_sent, h->tx_bytes);
+    CHECK_EQ(h->host_decode_errors, 0);
+}
+
+static void test_device_plays_its_own_click(void)
+{
+    harness_t *h = hx_setup();
+    /* the full-press switch pressed: FULL_PRESS_DOWN without any host */
+    h->buttons = CC_BUTTON_SHUTTER_SWITCH;
+    hx_advance(h, 20000);
+    CHECK(h->haptic_calls >= 1u);
+    CHECK_EQ(h->last_haptic_pattern, CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK);
+    h->buttons = 0;
+    hx_advance(h, 20000);
+    CHECK_EQ(h->last_haptic_pattern, CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_RELEASE);
+    CHECK_EQ(h->npackets, 0);
+}
+
+const cc_test_case_t cc_tests_link[] = {
+    {"reliable_event_retransmitted_until_ack", test_reliable_event_retransmitted_until_ack},
+    {"reliable_gives_up_after_max_tries", test_reliable_gives_up_after_max_tries},
+    {"cancel_stops_retransmission", test_cancel_stops_retransmission},
+    {"best_effort_event_not_reliable", test_best_effort_event_not_reliable},
+    {"reliable_request_acked_and_deduplicated", test_reliable_request_acked_and_deduplicated},
+    {"duplicate_window", test_duplicate_window},
+    {"sequence_gaps_counted", test_sequence_gaps_counted},
+    {"heartbeat_when_idle", test_heartbeat_when_idle},
+    {"link_dead_after_silence", test_link_dead_after_silence},
+    {"error_counters", test_error_counters},
+    {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
+    {"tx_accounting_and_blocked_uart", test_tx_accounting_and_blocked_uart},
+    {"device_plays_its_own_click", test_device_plays_its_own_click},
+};
+const size_t cc_tests_link_count = CC_TEST_COUNT(cc_tests_link);

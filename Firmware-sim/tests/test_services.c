@@ -1,0 +1,381 @@
+/* Device-level tests of the v1 services. */
+#include <string.h>
+
+#include "cc_ids.h"
+#include "cc_test.h"
+#include "cc_wire.h"
+#include "harness.h"
+
+static void configure(harness_t *h, uint32_t call_id, const cc_input_config_t *cfg)
+{
+    Cameracontrol__V1__ConfigureRequest req = CAMERACONTROL__V1__CONFIGURE_REQUEST__INIT;
+    Cameracontrol__V1__Config c = CAMERACONTROL__V1__CONFIG__INIT;
+    Cameracontrol__V1__Thresholds t = CAMERACONTROL__V1__THRESHOLDS__INIT;
+    t.light_press_on_mn = cfg->light_press_on_mn;
+    t.light_press_off_mn = cfg->light_press_off_mn;
+    t.full_press_on_mn = cfg->full_press_on_mn;
+    t.full_press_off_mn = cfg->full_press_off_mn;
+    t.min_stage_gap_mn = cfg->min_stage_gap_mn;
+    c.thresholds = &t;
+    c.sample_rate_hz = cfg->sample_rate_hz;
+    c.slide_interval_ms = cfg->slide_interval_ms;
+    c.debounce_ms = cfg->debounce_ms;
+    req.config = &c;
+    hx_request(h, call_id, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE, &req.base);
+    hx_poll(h);
+}
+
+static void test_ping_echoes(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__PingRequest req = CAMERACONTROL__V1__PING_REQUEST__INIT;
+    Cameracontrol__V1__PingResponse *resp;
+    static uint8_t data[100];
+    const hx_packet_t *p;
+    size_t i;
+    for (i = 0; i < sizeof data; i++) {
+        data[i] = (uint8_t)i;   /* zeros included */
+    }
+    REQUIRE(hx_handshake(h, 0));
+    req.payload.data = data;
+    req.payload.len = sizeof data;
+    hx_request(h, 2, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    resp = cameracontrol__v1__ping_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(resp != NULL);
+    CHECK_EQ(resp->payload.len, sizeof data);
+    CHECK(resp->payload.len == sizeof data && memcmp(resp->payload.data, data, sizeof data) == 0);
+    CHECK_EQ(resp->device_time_us, h->now_us);
+    cameracontrol__v1__ping_response__free_unpacked(resp, NULL);
+}
+
+static void test_ping_too_big_for_arena_or_frame(void)
+{
+    harness_t *h = hx_setup();
+    static uint8_t payload[CC_MAX_FRAME_BYTES];
+    const hx_packet_t *p;
+    REQUIRE(hx_handshake(h, 0));
+    /* a request frame larger than max_frame_bytes never reaches dispatch */
+    memset(payload, 0x55, sizeof payload);
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 3, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, payload,
+                   sizeof payload);
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->oversized_frames, 1);
+    CHECK(hx_find(h, CC_PKT_ERROR, 3) == NULL);
+    /* the largest ping that fits a request fits the response too (the response adds a timestamp) */
+    {
+        Cameracontrol__V1__PingRequest req = CAMERACONTROL__V1__PING_REQUEST__INIT;
+        req.payload.data = payload;
+        req.payload.len = CC_MAX_FRAME_BYTES - 4u - 2u - 3u - 2u;   /* envelope, tag+len, check */
+        hx_request(h, 4, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &req.base);
+        hx_poll(h);
+        p = hx_find(h, CC_PKT_ERROR, 4);
+        REQUIRE(p != NULL);   /* payload + device_time_us no longer fits */
+        CHECK_EQ(p->status, CC_STATUS_RESOURCE_EXHAUSTED);
+    }
+}
+
+static void test_get_config_and_configure(void)
+{
+    harness_t *h = hx_setup();
+    cc_input_config_t cfg = *cc_device_config(&h->dev);
+    const hx_packet_t *p;
+    Cameracontrol__V1__Config *got;
+    REQUIRE(hx_handshake(h, 0));
+    hx_request(h, 2, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    got = cameracontrol__v1__config__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(got != NULL && got->thresholds != NULL);
+    CHECK_EQ(got->sample_rate_hz, cfg.sample_rate_hz);
+    CHECK_EQ(got->thresholds->full_press_on_mn, cfg.full_press_on_mn);
+    CHECK_EQ(got->debounce_ms, cfg.debounce_ms);
+    cameracontrol__v1__config__free_unpacked(got, NULL);
+
+    cfg.sample_rate_hz = 250u;
+    cfg.full_press_on_mn += 100u;
+    configure(h, 3, &cfg);
+    p = hx_find(h, CC_PKT_RESPONSE, 3);
+    REQUIRE(p != NULL);
+    got = cameracontrol__v1__config__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(got != NULL && got->thresholds != NULL);
+    CHECK_EQ(got->sample_rate_hz, 250u);
+    CHECK_EQ(got->thresholds->full_press_on_mn, cfg.full_press_on_mn);
+    cameracontrol__v1__config__free_unpacked(got, NULL);
+    CHECK_EQ(cc_device_config(&h->dev)->sample_rate_hz, 250u);
+    CHECK_EQ(cc_device_config(&h->dev)->full_press_on_mn, cfg.full_press_on_mn);
+}
+
+static void test_configure_rejects_invalid(void)
+{
+    harness_t *h = hx_setup();
+    cc_input_config_t good = *cc_device_config(&h->dev);
+    cc_input_config_t bad;
+    const hx_packet_t *p;
+    unsigned i;
+    REQUIRE(hx_handshake(h, 0));
+    for (i = 0; i < 11u; i++) {
+        bad = good;
+        switch (i) {
+        case 0: bad.light_press_on_mn = 0; break;
+        case 1: bad.light_press_off_mn = 0; break;
+        case 2: bad.full_press_on_mn = 0; break;
+        case 3: bad.full_press_off_mn = 0; break;
+        case 4: bad.min_stage_gap_mn = 0; break;
+        case 5: bad.sample_rate_hz = 0; break;
+        case 6: bad.slide_interval_ms = 0; break;
+        case 7: bad.debounce_ms = 0; break;
+        case 8: bad.sample_rate_hz = 333u; break;
+        case 9: bad.light_press_off_mn = bad.light_press_on_mn + 1u; break;
+        default: bad.full_press_off_mn = bad.full_press_on_mn + 1u; break;
+        }
+        hx_clear(h);
+        configure(h, 10u + i, &bad);
+        p = hx_find(h, CC_PKT_ERROR, 10u + i);
+        REQUIRE(p != NULL);
+        CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+        CHECK(memcmp(cc_device_config(&h->dev), &good, sizeof good) == 0);   /* unchanged */
+    }
+    CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 11);
+    /* a Configure without a config at all */
+    hx_clear(h);
+    hx_request(h, 30, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_ERROR, 30);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+}
+
+static void test_feedback_uses_hal(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__PlayHapticRequest hap = CAMERACONTROL__V1__PLAY_HAPTIC_REQUEST__INIT;
+    Cameracontrol__V1__PlaySoundRequest snd = CAMERACONTROL__V1__PLAY_SOUND_REQUEST__INIT;
+    Cameracontrol__V1__SetIndicatorRequest ind = CAMERACONTROL__V1__SET_INDICATOR_REQUEST__INIT;
+    const hx_packet_t *p;
+    REQUIRE(hx_handshake(h, 0));
+    hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
+    hap.intensity_percent = 0;
+    hx_request(h, 2, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    snd.sound = CAMERACONTROL__V1__SOUND__SOUND_SHUTTER;
+    hx_request(h, 3, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, &snd.base);
+    ind.mode = CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_BLINK;
+    ind.rgb = 0x00FF00u;
+    hx_request(h, 4, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, &ind.base);
+    hx_poll(h);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 2) != NULL);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 3) != NULL);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 4) != NULL);
+    CHECK_EQ(h->haptic_calls, 1);
+    CHECK_EQ(h->last_haptic_pattern, CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT);
+    CHECK_EQ(h->last_haptic_intensity, 100);   /* 0 means the device default */
+    CHECK_EQ(h->sound_calls, 1);
+    CHECK_EQ(h->last_sound, CAMERACONTROL__V1__SOUND__SOUND_SHUTTER);
+    CHECK_EQ(h->indicator_calls, 1);
+    CHECK_EQ(h->last_indicator_rgb, 0x00FF00u);
+    /* invalid values */
+    hx_clear(h);
+    hap.intensity_percent = 101;
+    hx_request(h, 5, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    snd.sound = (Cameracontrol__V1__Sound)9;
+    hx_request(h, 6, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, &snd.base);
+    ind.rgb = 0x1000000u;
+    hx_request(h, 7, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, &ind.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_ERROR, 5);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+    p = hx_find(h, CC_PKT_ERROR, 6);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+    p = hx_find(h, CC_PKT_ERROR, 7);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(h->haptic_calls, 1);
+    CHECK_EQ(h->sound_calls, 1);
+    CHECK_EQ(h->indicator_calls, 1);
+}
+
+static void test_feedback_without_hal(void)
+{
+    harness_t *h = hx_setup_without_feedback();
+    Cameracontrol__V1__PlayHapticRequest hap = CAMERACONTROL__V1__PLAY_HAPTIC_REQUEST__INIT;
+    const hx_packet_t *p;
+    REQUIRE(hx_handshake(h, 0));
+    hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
+    hx_request(h, 2, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    hx_request(h, 3, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, NULL);
+    hx_request(h, 4, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_ERROR, 2);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_FAILED_PRECONDITION);
+    CHECK(p->payload_len == 18 && memcmp(p->payload, "no haptic actuator", 18) == 0);
+    p = hx_find(h, CC_PKT_ERROR, 3);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_FAILED_PRECONDITION);
+    p = hx_find(h, CC_PKT_ERROR, 4);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_FAILED_PRECONDITION);
+    CHECK_EQ(cc_device_counters(&h->dev)->unimplemented_calls, 0);
+}
+
+static void test_counters_get_and_reset(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    Cameracontrol__V1__Counters *c;
+    static const uint8_t garbage[] = {0x07, 0x41, 0x00};
+    REQUIRE(hx_handshake(h, 0));
+    hx_send_raw(h, garbage, sizeof garbage);
+    hx_request(h, 2, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    c = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(c != NULL);
+    CHECK_EQ(c->framing_errors, 1);
+    CHECK_EQ(c->frames_received, 2);   /* handshake + this request */
+    CHECK_EQ(c->uptime_us, h->now_us);
+    cameracontrol__v1__counters__free_unpacked(c, NULL);
+    hx_request(h, 3, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_RESET_COUNTERS, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 3);
+    REQUIRE(p != NULL);
+    c = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(c != NULL);
+    CHECK_EQ(c->framing_errors, 1);   /* the values that were cleared */
+    cameracontrol__v1__counters__free_unpacked(c, NULL);
+    CHECK_EQ(cc_device_counters(&h->dev)->framing_errors, 0);
+    CHECK(cc_device_counters(&h->dev)->frames_received <= 1u);
+}
+
+static void test_raw_samples_batches(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    Cameracontrol__V1__RawSampleBatch *b;
+    const hx_packet_t *p;
+    REQUIRE(hx_handshake(h, 0));
+    req.samples_per_batch = 5;
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_poll(h);
+    CHECK_EQ(cc_device_calls_in_flight(&h->dev), 1);
+    h->reading.touched = true;
+    h->reading.position = 0x1234u;
+    hx_heartbeat(h);
+    hx_advance(h, 10000);   /* 10 samples at 1 kHz */
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 2), 2);
+    p = hx_find(h, CC_PKT_STREAM_MESSAGE, 2);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->flags & CC_WIRE_FLAG_RELIABLE, 0);
+    b = cameracontrol__v1__raw_sample_batch__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(b != NULL);
+    CHECK_EQ(b->samples.len, 5u * 4u);
+    CHECK_EQ(b->sample_interval_us, 1000);
+    CHECK_EQ(b->dropped_before, 0);
+    if (b->samples.len >= 4u) {
+        uint32_t rec = (uint32_t)b->samples.data[0] | ((uint32_t)b->samples.data[1] << 8)
+                       | ((uint32_t)b->samples.data[2] << 16) | ((uint32_t)b->samples.data[3] << 24);
+        CHECK_EQ((rec >> 16) & 0x7FFFu, 0x1234u);
+        CHECK((rec & 0x80000000u) != 0u);
+    }
+    cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
+
+    /* default batch size */
+    hx_clear(h);
+    req.samples_per_batch = 0;
+    hx_request(h, 3, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_heartbeat(h);
+    hx_advance(h, 30000);
+    p = hx_find(h, CC_PKT_STREAM_MESSAGE, 3);
+    REQUIRE(p != NULL);
+    b = cameracontrol__v1__raw_sample_batch__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(b != NULL);
+    CHECK_EQ(b->samples.len, (size_t)CC_RAW_DEFAULT_SAMPLES_PER_BATCH * 4u);
+    cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
+}
+
+static void test_raw_samples_dropped_when_tx_full(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    Cameracontrol__V1__RawSampleBatch *b;
+    const hx_packet_t *p;
+    size_t i;
+    REQUIRE(hx_handshake(h, 0));
+    req.samples_per_batch = 20;
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_poll(h);
+    h->tx_blocked = true;   /* the UART stalls: the tx buffer fills */
+    for (i = 0; i < 100u; i++) {
+        hx_heartbeat(h);
+        hx_advance(h, 20000);
+    }
+    CHECK(cc_device_counters(&h->dev)->tx_dropped > 0u);
+    CHECK(cc_link_tx_free(&h->dev.link) < 200u);
+    h->tx_blocked = false;
+    hx_clear(h);
+    hx_heartbeat(h);
+    hx_advance(h, 60000);
+    CHECK_EQ(h->host_decode_errors, 0);
+    /* the first batch after the stall says how many samples were dropped */
+    {
+        uint32_t dropped = 0;
+        for (i = 0; i < h->npackets; i++) {
+            p = &h->packets[i];
+            if (p->type != CC_PKT_STREAM_MESSAGE || p->call_id != 2u) {
+                continue;
+            }
+            b = cameracontrol__v1__raw_sample_batch__unpack(NULL, p->payload_len, p->payload);
+            REQUIRE(b != NULL);
+            dropped += b->dropped_before;
+            cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
+        }
+        CHECK(dropped > 0u);
+        CHECK_EQ(dropped % 20u, 0);
+    }
+    CHECK(cc_device_session_active(&h->dev));
+}
+
+static void test_event_stream_reaches_every_stream(void)
+{
+    harness_t *h = hx_setup();
+    REQUIRE(hx_handshake(h, 0));
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    hx_request(h, 3, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    hx_poll(h);
+    h->remote_clicks = 1;
+    hx_advance(h, 2000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 2), 1);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 3), 1);
+    {
+        const hx_packet_t *p = hx_find(h, CC_PKT_STREAM_MESSAGE, 2);
+        Cameracontrol__V1__InputEvent *ev;
+        REQUIRE(p != NULL);
+        CHECK(p->flags & CC_WIRE_FLAG_RELIABLE);
+        ev = cameracontrol__v1__input_event__unpack(NULL, p->payload_len, p->payload);
+        REQUIRE(ev != NULL);
+        CHECK_EQ(ev->kind, CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_REMOTE_CLICK);
+        CHECK_EQ(ev->source, CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE);
+        CHECK(ev->event_number >= 1u);
+        cameracontrol__v1__input_event__free_unpacked(ev, NULL);
+    }
+}
+
+const cc_test_case_t cc_tests_services[] = {
+    {"ping_echoes", test_ping_echoes},
+    {"ping_too_big_for_arena_or_frame", test_ping_too_big_for_arena_or_frame},
+    {"get_config_and_configure", test_get_config_and_configure},
+    {"configure_rejects_invalid", test_configure_rejects_invalid},
+    {"feedback_uses_hal", test_feedback_uses_hal},
+    {"feedback_without_hal", test_feedback_without_hal},
+    {"counters_get_and_reset", test_counters_get_and_reset},
+    {"raw_samples_batches", test_raw_samples_batches},
+    {"raw_samples_dropped_when_tx_full", test_raw_samples_dropped_when_tx_full},
+    {"event_stream_reaches_every_stream", test_event_stream_reaches_every_stream},
+};
+const size_t cc_tests_services_count = CC_TEST_COUNT(cc_tests_services);
