@@ -1,0 +1,300 @@
+import Foundation
+import CameraControlRPC
+import CameraControlTransport
+import CameraControlWire
+import Testing
+
+@Suite("RPCClient")
+struct RPCClientTests {
+    /// A client on the host end of an in-memory pair and a fake device on the other.
+    func makeClient(
+        clock: ManualClock = ManualClock(),
+        configuration: RPCClient.Configuration = RPCClient.Configuration(),
+        respond: @escaping FakeDevice.Responder = echoResponder
+    ) async -> (RPCClient, FakeDevice) {
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let device = FakeDevice(transport: deviceEnd, respond: respond)
+        await device.start()
+        let client = RPCClient(transport: host, configuration: configuration, clock: clock)
+        return (client, device)
+    }
+
+    /// Advances the manual clock in steps until `task` finishes, and returns its result.
+    func advance<T: Sendable>(_ clock: ManualClock, by step: Duration, until task: Task<T, Never>) async -> T {
+        let done = DoneFlag()
+        let watcher = Task {
+            let value = await task.value
+            done.set()
+            return value
+        }
+        while !done.isSet {
+            clock.advance(by: step)
+            await Task.yield()
+        }
+        return await watcher.value
+    }
+
+    @Test("a unary call round-trips through the device")
+    func unaryRoundTrip() async throws {
+        let (client, _) = await makeClient()
+        defer { Task { await client.close() } }
+        let reply: Blob = try await client.unary(.devicePing, Blob([1, 2, 3]))
+        #expect(reply == Blob([1, 2, 3]))
+        #expect(await client.counters.callsSucceeded == 1)
+    }
+
+    @Test("a handshake response establishes the session and is reported on linkEvents")
+    func handshakeEstablishes() async throws {
+        let (client, _) = await makeClient()
+        defer { Task { await client.close() } }
+        _ = try await client.unary(.deviceHandshake, Blob([7]), as: Blob.self)
+        #expect(await client.isSessionEstablished)
+        var events = client.linkEvents.makeAsyncIterator()
+        #expect(await events.next() == .sessionEstablished)
+    }
+
+    @Test("many calls in flight at once, answered in reverse order, each get their own answer")
+    func concurrentCalls() async throws {
+        let (client, device) = await makeClient(respond: { _ in [] })
+        defer { Task { await client.close() } }
+        let results = Task {
+            try await withThrowingTaskGroup(of: (UInt8, Blob).self) { group in
+                for index in UInt8(0)..<8 {
+                    group.addTask { (index, try await client.unary(.configGetConfig, Blob([index]), as: Blob.self)) }
+                }
+                var collected: [UInt8: Blob] = [:]
+                for try await (index, reply) in group { collected[index] = reply }
+                return collected
+            }
+        }
+        await device.waitUntil { $0.filter { $0.type == .request }.count == 8 }
+        let requests = await device.received.filter { $0.type == .request }
+        await device.send(
+            requests.reversed().map { Packet(type: .response, callID: $0.callID, payload: $0.payload + [0xFF]) })
+        let collected = try await results.value
+        #expect(collected.count == 8)
+        for (index, reply) in collected {
+            #expect(reply == Blob([index, 0xFF]))
+        }
+    }
+
+    @Test("a server stream yields its messages and ends at STREAM_END OK")
+    func serverStream() async throws {
+        let (client, device) = await makeClient(respond: { packet in
+            guard packet.type == .request else { return [] }
+            return (1...3).map { Packet(type: .streamMessage, isReliable: $0 == 2, callID: packet.callID, payload: [UInt8($0)]) }
+                + [Packet(type: .streamEnd, callID: packet.callID, status: .ok)]
+        })
+        defer { Task { await client.close() } }
+        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        var messages: [Blob] = []
+        for try await message in stream { messages.append(message) }
+        #expect(messages == [Blob([1]), Blob([2]), Blob([3])])
+        await device.waitFor(.ack)
+        #expect(await client.counters.acksSent == 1)
+    }
+
+    @Test("a device ERROR surfaces as an RPCError with the device's code and message")
+    func deviceError() async throws {
+        let (client, _) = await makeClient(respond: { packet in
+            guard packet.type == .request else { return [] }
+            return [Packet(type: .error, callID: packet.callID, status: .unimplemented, payload: Array("nope".utf8))]
+        })
+        defer { Task { await client.close() } }
+        do {
+            _ = try await client.unary(.feedbackPlaySound, Blob(), as: Blob.self)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .unimplemented)
+            #expect(error.message == "nope")
+            #expect(error.method == .feedbackPlaySound)
+        }
+    }
+
+    @Test("a response that does not decode is INTERNAL")
+    func undecodableResponse() async throws {
+        let (client, _) = await makeClient()
+        defer { Task { await client.close() } }
+        do {
+            _ = try await client.unary(.devicePing, Blob([1]), as: Undecodable.self)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .internal)
+            #expect(error.cause is WireError)
+        }
+    }
+
+    @Test("an unanswered call fails with DEADLINE_EXCEEDED in virtual time and the device gets CANCEL")
+    func deadlineInVirtualTime() async throws {
+        let clock = ManualClock()
+        let (client, device) = await makeClient(clock: clock, respond: { _ in [] })
+        defer { Task { await client.close() } }
+        let call = Task { () -> RPCError? in
+            do {
+                _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self, deadline: .milliseconds(100))
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        let error = await advance(clock, by: .milliseconds(10), until: call)
+        #expect(error?.code == .deadlineExceeded)
+        await device.waitFor(.cancel)
+        #expect(await client.counters.deadlinesExceeded == 1)
+    }
+
+    @Test("cancelling the calling task sends CANCEL and throws CANCELLED")
+    func taskCancellation() async throws {
+        let (client, device) = await makeClient(respond: { _ in [] })
+        defer { Task { await client.close() } }
+        let call = Task { () -> RPCError? in
+            do {
+                _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self, deadline: .seconds(60))
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        await device.waitFor(.request)
+        call.cancel()
+        #expect(await call.value?.code == .cancelled)
+        await device.waitFor(.cancel)
+    }
+
+    @Test("leaving a stream early sends CANCEL")
+    func streamEndedEarly() async throws {
+        let (client, device) = await makeClient(respond: { packet in
+            guard packet.type == .request else { return [] }
+            return (1...5).map { Packet(type: .streamMessage, callID: packet.callID, payload: [UInt8($0)]) }
+        })
+        defer { Task { await client.close() } }
+        // The stream and its iterator live only inside the helper: dropping them cancels the call.
+        let (call, first) = try await firstMessage(of: client)
+        #expect(first == Blob([1]))
+        await device.waitFor(.cancel, call: call)
+        #expect(await client.counters.callsCancelled == 1)
+    }
+
+    private func firstMessage(of client: RPCClient) async throws -> (CallID, Blob?) {
+        let stream = try await client.serverStream(.inputStreamRawSamples, Blob(), as: Blob.self)
+        for try await message in stream {
+            return (stream.callID, message)
+        }
+        return (stream.callID, nil)
+    }
+
+    @Test("RPCStream.cancel sends CANCEL and the iterator then throws CANCELLED")
+    func explicitStreamCancel() async throws {
+        let (client, device) = await makeClient(respond: { _ in [] })
+        defer { Task { await client.close() } }
+        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        await device.waitFor(.request)
+        await stream.cancel()
+        await device.waitFor(.cancel, call: stream.callID)
+        do {
+            for try await _ in stream {}
+            Issue.record("a cancelled stream ended normally")
+        } catch {
+            #expect(error.code == .cancelled)
+        }
+    }
+
+    @Test("cancelling the task iterating a stream sends CANCEL and throws CANCELLED")
+    func streamTaskCancelled() async throws {
+        let (client, device) = await makeClient(respond: { _ in [] })
+        defer { Task { await client.close() } }
+        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        let consumer = Task { () -> RPCError? in
+            do {
+                for try await _ in stream {}
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        await device.waitFor(.request)
+        consumer.cancel()
+        #expect(await consumer.value?.code == .cancelled)
+        await device.waitFor(.cancel, call: stream.callID)
+    }
+
+    @Test("after the handshake, a silent device kills the link: calls fail UNAVAILABLE (virtual time)")
+    func linkDeadInVirtualTime() async throws {
+        let clock = ManualClock()
+        let (client, device) = await makeClient(clock: clock, respond: { packet in
+            // Only the handshake is answered; the device is silent afterwards.
+            guard packet.type == .request, packet.address == MethodID.deviceHandshake.address else { return [] }
+            return [Packet(type: .response, callID: packet.callID)]
+        })
+        defer { Task { await client.close() } }
+        _ = try await client.unary(.deviceHandshake, Blob(), as: Blob.self)
+        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        let consumer = Task { () -> RPCError? in
+            do {
+                for try await _ in stream {}
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        let error = await advance(clock, by: .milliseconds(10), until: consumer)
+        #expect(error?.code == .unavailable)
+        #expect(await client.counters.linkDeaths == 1)
+        // The host sent heartbeats while it waited.
+        await device.waitFor(.heartbeat)
+    }
+
+    @Test("close fails calls in flight with UNAVAILABLE and refuses new ones")
+    func closeFailsCalls() async throws {
+        let (client, device) = await makeClient(respond: { _ in [] })
+        let call = Task { () -> RPCError? in
+            do {
+                _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self)
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        await device.waitFor(.request)
+        await client.close()
+        #expect(await call.value?.code == .unavailable)
+        do {
+            _ = try await client.unary(.devicePing, Blob(), as: Blob.self)
+            Issue.record("call after close succeeded")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+    }
+
+    @Test("over a real pseudo-terminal, the device closing mid-call fails the call with UNAVAILABLE")
+    func ptyPeerClosesMidCall() async throws {
+        let pair = try PseudoTerminalPair.open()
+        let client = RPCClient(transport: pair.subordinate)
+        defer { Task { await client.close() } }
+        let device = FakeDevice(transport: pair.master, respond: echoResponder)
+        await device.start()
+        // First a call that works over the pty.
+        #expect(try await client.unary(.devicePing, Blob([0, 1, 0]), as: Blob.self) == Blob([0, 1, 0]))
+        let call = Task { () -> RPCError? in
+            do {
+                _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self, deadline: .seconds(60))
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        await device.waitFor(.request, call: CallID(rawValue: 2))
+        pair.master.close()
+        let error = await call.value
+        #expect(error?.code == .unavailable)
+        #expect(await client.isClosed)
+    }
+}
+
+/// A flag set once from any task.
+final class DoneFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
