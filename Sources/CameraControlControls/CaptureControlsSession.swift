@@ -85,9 +85,10 @@ public final class CaptureControlsSession: Sendable {
     public func canAddControl(_ control: any CaptureControl) -> Bool { refusal(toAdd: control) == nil }
 
     /// Why ``addControl(_:)`` would refuse `control`, or nil: ``ControlError/Code/controlsNotSupported``,
-    /// ``ControlError/Code/unsupportedControl``, ``ControlError/Code/duplicateControl``,
-    /// ``ControlError/Code/controlLimitReached``, ``ControlError/Code/duplicateZoomSlider`` (a second
-    /// system zoom slider for the same camera), ``ControlError/Code/missingAction``.
+    /// ``ControlError/Code/unsupportedControl``, ``ControlError/Code/duplicateControl`` (the same
+    /// instance or id), ``ControlError/Code/duplicateZoomSlider`` (a second system zoom slider for the
+    /// same camera), ``ControlError/Code/controlLimitReached``, ``ControlError/Code/missingAction``; the
+    /// first that applies, in this order.
     public func refusal(toAdd control: any CaptureControl) -> ControlError? {
         let existing = state.withLock { $0.controls }
         return Self.refusal(toAdd: control, existing: existing, limit: maxControlsCount, supported: supportsControls)
@@ -105,14 +106,14 @@ public final class CaptureControlsSession: Sendable {
         if existing.contains(where: { $0 === driven }) {
             return ControlError(.duplicateControl, "control \(control.id) is already in the session")
         }
+        if let device = driven.zoomDeviceID, existing.contains(where: { $0.zoomDeviceID == device }) {
+            return ControlError(.duplicateZoomSlider, "camera \(device) already has a system zoom slider")
+        }
         if existing.contains(where: { $0.id == control.id }) {
             return ControlError(.duplicateControl, "another control already has id \(control.id)")
         }
         guard existing.count < limit else {
             return ControlError(.controlLimitReached, "the session already holds maxControlsCount (\(limit)) controls")
-        }
-        if let device = driven.zoomDeviceID, existing.contains(where: { $0.zoomDeviceID == device }) {
-            return ControlError(.duplicateZoomSlider, "camera \(device) already has a system zoom slider")
         }
         guard control.hasAction else {
             return ControlError(.missingAction, "control \(control.id) has no action; call setActionQueue first")

@@ -11,24 +11,25 @@ public final class SystemZoomSlider: CaptureSlider, @unchecked Sendable {
     /// The camera it drives.
     public let device: any CameraDevice
 
-    /// A zoom slider for `device`, id `zoom`, title `Zoom`, value format `%@×`, with no app action (the
+    /// A zoom slider for `device`, id `zoom` (pass another for a second camera), title `Zoom`, value format `%@×`, with no app action (the
     /// slider still counts as having one). Throws ``ControlError/Code/invalidRange`` if the device's
     /// range is empty or not finite.
-    public convenience init(device: any CameraDevice) throws(ControlError) {
-        try self.init(device: device, actionExecutor: nil, action: nil)
+    public convenience init(device: any CameraDevice, id: ControlID = "zoom") throws(ControlError) {
+        try self.init(device: device, id: id, actionExecutor: nil, action: nil)
     }
 
     /// A zoom slider whose `action` runs on `executor` (default: the main queue, like Apple's main-actor
     /// action) with each zoom factor the slider sets.
     public convenience init(
-        device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main,
+        device: any CameraDevice, id: ControlID = "zoom", executor: any ActionExecutor = DispatchQueue.main,
         action: @escaping @Sendable (Double) -> Void
     ) throws(ControlError) {
-        try self.init(device: device, actionExecutor: executor, action: action)
+        try self.init(device: device, id: id, actionExecutor: executor, action: action)
     }
 
     private init(
-        device: any CameraDevice, actionExecutor executor: (any ActionExecutor)?, action: (@Sendable (Double) -> Void)?
+        device: any CameraDevice, id: ControlID, actionExecutor executor: (any ActionExecutor)?,
+        action: (@Sendable (Double) -> Void)?
     ) throws(ControlError) {
         let range = device.zoomFactorRange
         try DiscreteValues.checkRange(range)
@@ -36,7 +37,7 @@ public final class SystemZoomSlider: CaptureSlider, @unchecked Sendable {
         let current = min(max(device.zoomFactor, range.lowerBound), range.upperBound)
         super.init(
             title: "Zoom", symbolName: "plus.magnifyingglass", domain: .continuous(range, scale: .logarithmic),
-            id: "zoom", binding: Binding(device: device, property: .zoomFactor), initialValue: current.isFinite ? current : range.lowerBound)
+            id: id, binding: Binding(device: device, property: .zoomFactor), initialValue: current.isFinite ? current : range.lowerBound)
         localizedValueFormat = "%@×"
         try? setProminentValues(device.prominentZoomFactors.filter { range.contains($0) })
         if let executor, let action { setActionQueue(executor, action: action) }
@@ -58,27 +59,28 @@ public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable 
     /// An exposure slider for `device`, id `exposure-bias`, title `Exposure`, format `%@ EV`.
     /// Throws ``ControlError/Code/invalidRange`` when the device range does not overlap ±2 EV in at least
     /// two 1/3 EV steps.
-    public convenience init(device: any CameraDevice) throws(ControlError) {
-        try self.init(device: device, actionExecutor: nil, action: nil)
+    public convenience init(device: any CameraDevice, id: ControlID = "exposure-bias") throws(ControlError) {
+        try self.init(device: device, id: id, actionExecutor: nil, action: nil)
     }
 
     /// An exposure slider whose `action` runs on `executor` (default: the main queue).
     public convenience init(
-        device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main,
+        device: any CameraDevice, id: ControlID = "exposure-bias", executor: any ActionExecutor = DispatchQueue.main,
         action: @escaping @Sendable (Double) -> Void
     ) throws(ControlError) {
-        try self.init(device: device, actionExecutor: executor, action: action)
+        try self.init(device: device, id: id, actionExecutor: executor, action: action)
     }
 
     private init(
-        device: any CameraDevice, actionExecutor executor: (any ActionExecutor)?, action: (@Sendable (Double) -> Void)?
+        device: any CameraDevice, id: ControlID, actionExecutor executor: (any ActionExecutor)?,
+        action: (@Sendable (Double) -> Void)?
     ) throws(ControlError) {
         let values = try Self.values(for: device.exposureBiasRange)
         self.device = device
         let current = device.exposureBias
         let initial = current.isFinite ? values.value(at: values.nearestIndex(to: current)) : values.first
         super.init(
-            title: "Exposure", symbolName: "plusminus.circle", domain: .discrete(values), id: "exposure-bias",
+            title: "Exposure", symbolName: "plusminus.circle", domain: .discrete(values), id: id,
             binding: Binding(device: device, property: .exposureBias), initialValue: initial)
         localizedValueFormat = "%@ EV"
         if values.first <= 0, values.last >= 0 { try? setProminentValues([0]) }

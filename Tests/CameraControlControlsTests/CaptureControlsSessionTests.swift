@@ -1,0 +1,199 @@
+import CameraControlCapture
+import CameraControlControls
+import Testing
+
+@Suite("CaptureControlsSession")
+struct CaptureControlsSessionTests {
+    func slider(_ title: String, withAction: Bool = true) throws -> CaptureSlider {
+        let slider = try CaptureSlider(title, symbolName: "s", in: 0...1)
+        if withAction { slider.setActionQueue(InlineExecutor()) { _ in } }
+        return slider
+    }
+
+    @Test("capabilities: supportsControls and maxControlsCount come from the device")
+    func capabilities() throws {
+        let yes = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 6))
+        #expect(yes.supportsControls)
+        #expect(yes.maxControlsCount == 6)
+        let no = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: false, maxControls: 6))
+        #expect(!no.supportsControls)
+        #expect(no.maxControlsCount == 0)
+        #expect(ControlsCapabilities(supportsControls: true, maxControls: -3).maxControls == 0)
+        let control = try slider("A")
+        #expect(!no.canAddControl(control))
+        #expect(no.refusal(toAdd: control)?.code == .controlsNotSupported)
+    }
+
+    @Test("canAddControl is false at the limit and addControl throws controlLimitReached")
+    func limit() throws {
+        let session = try readySession(maxControls: 2, delegate: RecordingDelegate())
+        try session.addControl(try slider("A"))
+        try session.addControl(try slider("B"))
+        let third = try slider("C")
+        #expect(!session.canAddControl(third))
+        do {
+            try session.addControl(third)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .controlLimitReached)
+        }
+        #expect(session.controls.map(\.id) == ["a", "b"])
+    }
+
+    @Test("a second system zoom slider on the same camera is refused; another camera's is fine")
+    func secondZoomSlider() throws {
+        let session = try readySession(delegate: RecordingDelegate())
+        let back = try SyntheticCamera(uniqueID: "back")
+        let front = try SyntheticCamera(uniqueID: "front")
+        try session.addControl(try SystemZoomSlider(device: back))
+        for again in [try SystemZoomSlider(device: back), try SystemZoomSlider(device: back, id: "zoom-2")] {
+            #expect(!session.canAddControl(again))
+            do {
+                try session.addControl(again)
+                Issue.record("accepted")
+            } catch {
+                #expect(error.code == .duplicateZoomSlider)
+            }
+        }
+        // Another camera's zoom slider needs its own id.
+        #expect(session.refusal(toAdd: try SystemZoomSlider(device: front))?.code == .duplicateControl)
+        try session.addControl(try SystemZoomSlider(device: front, id: "front-zoom"))
+        #expect(session.controls.map(\.id) == ["zoom", "front-zoom"])
+    }
+
+    @Test("a control without an action is refused (system sliders count as having one)")
+    func missingAction() throws {
+        let session = try readySession(delegate: RecordingDelegate())
+        let bare = try slider("Bare", withAction: false)
+        #expect(!session.canAddControl(bare))
+        do {
+            try session.addControl(bare)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .missingAction)
+        }
+        let picker = try CaptureIndexPicker("Flash", symbolName: "b", localizedIndexTitles: ["Off", "On"])
+        #expect(session.refusal(toAdd: picker)?.code == .missingAction)
+        #expect(session.canAddControl(try SystemExposureBiasSlider(device: try SyntheticCamera())))
+    }
+
+    @Test("the same control twice, or a control from outside the module, is refused")
+    func duplicatesAndForeign() throws {
+        let session = try readySession(delegate: RecordingDelegate())
+        let a = try slider("A")
+        try session.addControl(a)
+        #expect(session.refusal(toAdd: a)?.code == .duplicateControl)
+        #expect(session.refusal(toAdd: ForeignControl())?.code == .unsupportedControl)
+    }
+
+    @Test("add and remove while the overlay is showing; removing the last control hides it")
+    func addRemoveWhileShowing() throws {
+        let delegate = RecordingDelegate()
+        let session = try readySession(delegate: delegate)
+        let a = try slider("A")
+        try session.addControl(a)
+        session.handle(cc(.lightPressBegan, 1_000_000))
+        #expect(session.phase == .showing("a"))
+        let b = try slider("B")
+        try session.addControl(b)
+        #expect(session.removeControl(a))
+        #expect(!session.removeControl(a))
+        session.handle(cc(.touchBegan, 1_100_000))
+        #expect(session.activeControlID == "b")
+        #expect(session.removeControl(b))
+        #expect(session.phase == .hidden)
+        #expect(delegate.calls.values == ["active", "inactive"])
+    }
+
+    @Test("delegate order: active → enter → exit → inactive, exit before inactive")
+    func delegateOrder() throws {
+        let delegate = RecordingDelegate()
+        let session = try readySession(delegate: delegate)
+        try session.addControl(try slider("A"))
+        var script = GestureScript()
+        script.lightPress()
+        script.slide(samples: 3, delta: 0.1)
+        script.liftFinger()
+        for gesture in script.gestures { session.handle(gesture) }
+        #expect(delegate.calls.values == ["active", "enter"])
+        session.advance(toMicros: script.now + 2_000_000)
+        #expect(delegate.calls.values == ["active", "enter", "exit", "inactive"])
+    }
+
+    @Test("delegate calls run on the delegate's executor")
+    func delegateExecutor() throws {
+        let delegate = RecordingDelegate()
+        let session = try readySession(delegate: delegate)
+        let executor = ManualExecutor()
+        session.setControlsDelegate(delegate, executor: executor)
+        try session.addControl(try slider("A"))
+        session.handle(cc(.lightPressBegan, 1_000_000))
+        #expect(delegate.calls.values.isEmpty)
+        executor.runAll()
+        #expect(delegate.calls.values == ["active"])
+    }
+
+    @Test("a light press without a capability, interaction, controls or delegate shows nothing, with a diagnostic")
+    func diagnostics() throws {
+        let unsupported = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: false, maxControls: 4))
+        #expect(unsupported.handle(cc(.lightPressBegan, 1)).isEmpty)
+        #expect(unsupported.diagnostics == [.controlsNotSupported])
+
+        let session = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        #expect(session.readinessProblems == [.noEventInteraction, .noControls, .noDelegate])
+        try session.addControl(try slider("A"))
+        #expect(session.handle(cc(.lightPressBegan, 1)).isEmpty)
+        #expect(session.diagnostics == [.noEventInteraction])
+
+        let interaction = CaptureEventInteraction { _ in }
+        session.attachEventInteraction(interaction)
+        #expect(session.isEventInteractionAttached)
+        #expect(session.handle(cc(.lightPressBegan, 2)).isEmpty)
+        #expect(session.diagnostics == [.noEventInteraction, .noDelegate])
+
+        interaction.isEnabled = false
+        #expect(!session.isEventInteractionAttached)
+        interaction.isEnabled = true
+
+        let delegate = RecordingDelegate()
+        session.setControlsDelegate(delegate, executor: InlineExecutor())
+        #expect(session.readinessProblems.isEmpty)
+        #expect(session.handle(cc(.lightPressBegan, 3)).map(\.description) == ["overlay-shown a"])
+        #expect(delegate.calls.values == ["active"])
+        #expect(session.diagnostics.last?.description.hasPrefix("no-delegate") == true)
+    }
+
+    @Test("an invalid overlay configuration is a typed error", arguments: [
+        OverlayConfiguration(dismissAfterMicros: 0), OverlayConfiguration(continuousStripsPerRange: .nan),
+        OverlayConfiguration(fineModeGain: 0), OverlayConfiguration(prominentMagnetWidth: 0.7),
+        OverlayConfiguration(momentumMinimumVelocity: 0.1, momentumStopVelocity: 0.2),
+    ])
+    func badConfiguration(_ configuration: OverlayConfiguration) {
+        do {
+            _ = try CaptureControlsSession(
+                capabilities: ControlsCapabilities(supportsControls: true, maxControls: 1), configuration: configuration)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+        }
+    }
+}
+
+/// A control type the session does not know.
+final class ForeignControl: CaptureControl {
+    let id: ControlID = "foreign"
+    let localizedTitle = "Foreign"
+    let symbolName = "questionmark"
+    var accessibilityIdentifier: String? {
+        get { nil }
+        set {}
+    }
+    var isEnabled: Bool {
+        get { true }
+        set {}
+    }
+    let hasAction = true
+    var snapshot: ControlSnapshot {
+        ControlSnapshot(id: id, title: localizedTitle, isEnabled: true, adjustment: .indexPicker(count: 1), value: .index(0))
+    }
+}
