@@ -95,6 +95,18 @@ struct CaptureEventInteractionTests {
         #expect(b.count == 4 && b[0] == b[1] && b[2] == b[3] && b[0] != b[2])
     }
 
+    @Test("an events stream ends when the interaction is released")
+    func streamEndsOnRelease() async {
+        var interaction: CaptureEventInteraction? = CaptureEventInteraction()
+        let stream = interaction!.events
+        interaction!.setSessionRunning(true)
+        interaction!.handle(gesture(0, .remoteClick, .remote))
+        interaction = nil
+        var count = 0
+        for await _ in stream { count += 1 }  // would hang if the stream were never finished
+        #expect(count == 2)
+    }
+
     @Test("a handler that calls back into the interaction does not deadlock; order holds")
     func reentrantHandler() {
         let seen = Collector<String>()
