@@ -7,6 +7,7 @@
 #include "cc_assert.h"
 #include "cc_core.h"
 #include "cc_envelope.h"
+#include "cc_ids.h"
 #include "cc_wire.h"
 
 #define US_PER_S 1000000u
@@ -62,6 +63,11 @@ static void receive_body(cc_device_t *dev, const uint8_t *body, size_t len, uint
         return;
     }
     dev->counters.frames_received++;
+    if (r == CC_ENVELOPE_OK && env.type == CC_PKT_REQUEST && env.service == CC_SERVICE_DEVICE_SERVICE
+        && env.method == CC_METHOD_DEVICE_SERVICE_HANDSHAKE) {
+        /* A (re)connecting host restarts its numbering: no gaps, no false duplicates. */
+        cc_link_reset_receive(&dev->link);
+    }
     if (cc_link_receive(&dev->link, &env, now_us) != CC_RX_DELIVER) {
         return;
     }
@@ -105,6 +111,7 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
 {
     uint8_t chunk[CC_UART_CHUNK_BYTES];
     size_t n;
+    size_t taken = 0;
     do {
         size_t i;
         n = dev->hal->uart_read(dev->hal->ctx, chunk, sizeof chunk);
@@ -115,7 +122,8 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
         for (i = 0; i < n; i++) {
             receive_byte(dev, chunk[i], now_us);
         }
-    } while (n == sizeof chunk);
+        taken += n;
+    } while (n == sizeof chunk && taken < CC_UART_MAX_BYTES_PER_POLL);
 }
 
 /* The device plays the full-press click itself, without waiting for the host. */

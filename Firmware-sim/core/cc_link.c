@@ -213,6 +213,14 @@ size_t cc_link_unacked(const cc_link_t *link)
 
 /* ---- receiving ---- */
 
+void cc_link_reset_receive(cc_link_t *link)
+{
+    link->rx_seen = false;
+    link->rx_expected = 0;
+    link->rx_window_top = 0;
+    link->rx_window = 0;
+}
+
 /* Counts the packets missing before seq (PROTOCOL.md §6). */
 static void track_sequence(cc_link_t *link, uint16_t seq)
 {

@@ -33,6 +33,7 @@ CC_TEST_TABLE(cc_tests_frame);
 CC_TEST_TABLE(cc_tests_rpc);
 CC_TEST_TABLE(cc_tests_link);
 CC_TEST_TABLE(cc_tests_services);
+CC_TEST_TABLE(cc_tests_vectors);
 
 #define CC_TEST_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 

@@ -32,6 +32,7 @@ int main(void)
         {"rpc", cc_tests_rpc, &cc_tests_rpc_count},
         {"link", cc_tests_link, &cc_tests_link_count},
         {"services", cc_tests_services, &cc_tests_services_count},
+        {"vectors", cc_tests_vectors, &cc_tests_vectors_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;

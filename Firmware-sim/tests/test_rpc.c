@@ -356,6 +356,34 @@ static void test_new_handshake_resets_session(void)
     CHECK_EQ(h->npackets, 1);   /* ended silently: no ERROR for call 60 */
 }
 
+static void test_reconnecting_host_restarts_sequence(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    uint8_t payload[64];
+    size_t len;
+    uint16_t i;
+    REQUIRE(hx_handshake(h, 0));
+    for (i = 0; i < 100u; i++) {
+        hx_heartbeat(h);
+    }
+    hx_poll(h);
+    /* the host restarts: its numbering begins at 0 again, handshake sent reliably */
+    v.major = 1;
+    req.host_version = &v;
+    len = protobuf_c_message_pack(&req.base, payload);
+    hx_send_packet_seq(h, 0, CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, 1, CC_SERVICE_DEVICE_SERVICE,
+                       CC_METHOD_DEVICE_SERVICE_HANDSHAKE, payload, len);
+    hx_send_packet_seq(h, 1, CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, 2, CC_SERVICE_DEVICE_SERVICE,
+                       CC_METHOD_DEVICE_SERVICE_PING, NULL, 0);
+    hx_poll(h);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 1) != NULL);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 2) != NULL);
+    CHECK_EQ(cc_device_counters(&h->dev)->duplicates_dropped, 0);
+    CHECK_EQ(cc_device_counters(&h->dev)->sequence_gaps, 0);
+}
+
 static void test_request_with_call_id_zero(void)
 {
     harness_t *h = hx_setup();
@@ -379,6 +407,7 @@ const cc_test_case_t cc_tests_rpc[] = {
     {"cancel", test_cancel},
     {"unknown_packet_type", test_unknown_packet_type},
     {"new_handshake_resets_session", test_new_handshake_resets_session},
+    {"reconnecting_host_restarts_sequence", test_reconnecting_host_restarts_sequence},
     {"request_with_call_id_zero", test_request_with_call_id_zero},
 };
 const size_t cc_tests_rpc_count = CC_TEST_COUNT(cc_tests_rpc);

@@ -5,6 +5,7 @@
 #include "cc_test.h"
 #include "cc_wire.h"
 #include "harness.h"
+#include "../core/cc_core.h"
 
 static void configure(harness_t *h, uint32_t call_id, const cc_input_config_t *cfg)
 {
@@ -366,7 +367,27 @@ static void test_event_stream_reaches_every_stream(void)
     }
 }
 
+static void test_raw_record_layout(void)
+{
+    /* Tests/Vectors/frames.json "raw-sample-batch": 00000000, 78000082, ffffffff */
+    static const uint8_t expected[12] = {0x00, 0x00, 0x00, 0x00, 0x78, 0x00, 0x00, 0x82, 0xFF, 0xFF, 0xFF, 0xFF};
+    cc_raw_sample_t s[3];
+    uint8_t out[12];
+    memset(s, 0, sizeof s);
+    s[1].force_mn = 120;
+    s[1].position = 512;
+    s[1].touched = true;
+    s[2].force_mn = 65535;
+    s[2].position = 0xFFFF;   /* beyond 15 bits: saturates */
+    s[2].touched = true;
+    cc_streams_pack_record(&s[0], out);
+    cc_streams_pack_record(&s[1], out + 4);
+    cc_streams_pack_record(&s[2], out + 8);
+    CHECK(memcmp(out, expected, sizeof expected) == 0);
+}
+
 const cc_test_case_t cc_tests_services[] = {
+    {"raw_record_layout", test_raw_record_layout},
     {"ping_echoes", test_ping_echoes},
     {"ping_too_big_for_arena_or_frame", test_ping_too_big_for_arena_or_frame},
     {"get_config_and_configure", test_get_config_and_configure},

@@ -52,6 +52,12 @@
 #define CC_UART_CHUNK_BYTES 64u
 #endif
 
+/* Most bytes taken from the UART in one poll, so that a flood cannot hold
+ * the main loop (the rest waits for the next poll). */
+#ifndef CC_UART_MAX_BYTES_PER_POLL
+#define CC_UART_MAX_BYTES_PER_POLL 4096u
+#endif
+
 /* Haptic intensity used for the device's own clicks and for requests that say 0. */
 #ifndef CC_DEFAULT_HAPTIC_INTENSITY
 #define CC_DEFAULT_HAPTIC_INTENSITY 100u

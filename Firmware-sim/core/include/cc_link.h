@@ -90,6 +90,10 @@ void cc_link_end_session(cc_link_t *link);
 
 bool cc_link_session(const cc_link_t *link);
 
+/* Forgets the receive expectation and the duplicate window (the next packet
+ * received is treated as the first). */
+void cc_link_reset_receive(cc_link_t *link);
+
 /* Sequence tracking, ACK of reliable packets, duplicate dropping, ACK and
  * HEARTBEAT handling, liveness. For every valid received envelope. */
 cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us);
