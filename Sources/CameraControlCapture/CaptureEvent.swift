@@ -44,6 +44,14 @@ public enum CaptureSound: UInt32, Hashable, Sendable, CaseIterable {
 
     /// The `cameracontrol.v1.Sound` value to send in `FeedbackService/PlaySound`.
     public var protocolValue: UInt32 { rawValue }
+
+    /// The wire protocol's sound (`CameraControlWire.Sound`) for `FeedbackService/PlaySound`.
+    public var wireSound: Sound { Sound(rawValue: rawValue) ?? .unspecified }
+
+    /// The capture sound for a wire sound; nil for `unspecified`.
+    public init?(wireSound: Sound) {
+        self.init(rawValue: wireSound.rawValue)
+    }
 }
 
 /// Plays capture sounds; the device session conforms (it sends `FeedbackService/PlaySound`), tests fake it.

@@ -107,6 +107,17 @@ extension GestureRecognizer {
             }
         }
 
+        /// The defaults for a device, from its handshake capabilities: ``init(slideResolution:slideLengthMicrometres:)``
+        /// with `capabilities.slideResolution` and `capabilities.slideLengthMicrometres` (a device without a
+        /// slide strip reports 0 for both: then the resolution stays the default and slides never matter).
+        public init(capabilities: Capabilities) {
+            if capabilities.slideResolution > 0 {
+                self.init(slideResolution: capabilities.slideResolution, slideLengthMicrometres: capabilities.slideLengthMicrometres)
+            } else {
+                self.init()
+            }
+        }
+
         /// libinput's tap movement limit, 1.3 mm, in micrometres.
         public static let slopMicrometres: Double = 1300
 

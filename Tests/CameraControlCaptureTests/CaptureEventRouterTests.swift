@@ -240,5 +240,8 @@ struct CaptureSoundTests {
     @Test("sounds map to the wire protocol's Sound values")
     func wireValues() {
         #expect(CaptureSound.allCases.map(\.protocolValue) == [1, 2, 3])
+        #expect(CaptureSound.allCases.map(\.wireSound) == [.shutter, .beginVideoRecording, .endVideoRecording])
+        #expect(CaptureSound.allCases.allSatisfy { CaptureSound(wireSound: $0.wireSound) == $0 })
+        #expect(CaptureSound(wireSound: .unspecified) == nil)
     }
 }

@@ -209,6 +209,12 @@ struct SlideTests {
         #expect(abs(strip40.slideSlopFraction - 0.0325) < 1e-12)
         #expect(GestureRecognizer.Configuration(slideResolution: 10, slideLengthMicrometres: 1000).slideSlopFraction == 0.25)
         #expect(GestureRecognizer.Configuration(slideResolution: 10, slideLengthMicrometres: 0).slideSlopFraction == 0.03)
+        var capabilities = Capabilities()
+        capabilities.slideResolution = 2048
+        capabilities.slideLengthMicrometres = 26_000
+        let fromCaps = GestureRecognizer.Configuration(capabilities: capabilities)
+        #expect(fromCaps.slideResolution == 2048 && abs(fromCaps.slideSlopFraction - 0.05) < 1e-12)
+        #expect(GestureRecognizer.Configuration(capabilities: Capabilities()) == GestureRecognizer.Configuration())
     }
 }
 
