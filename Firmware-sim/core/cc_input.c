@@ -8,7 +8,7 @@
  *
  *   raw ──▶ − baseline ──▶ single-pole IIR ──▶ hysteresis stages ──▶ events
  *              ▲                                   ▲
- *   tare (mean of the first CC_INPUT_TARE_SAMPLES    shutter switch (OR-ed)
+ *   tare (mean of the first CC_INPUT_TARE_MS of      shutter switch (OR-ed)
  *   untouched samples), then a very slow low-pass
  *   of the raw value while untouched and unpressed
  *
@@ -39,15 +39,17 @@
 #ifndef CC_INPUT_RAW_LIMIT_MN
 #define CC_INPUT_RAW_LIMIT_MN 100000
 #endif
-/* Untouched samples averaged for the start-up tare. */
-#ifndef CC_INPUT_TARE_SAMPLES
-#define CC_INPUT_TARE_SAMPLES 32u
+/* The start-up tare averages this long of untouched samples (32 samples at
+ * 1 kHz, 4 at 100 Hz: never fewer than CC_INPUT_TARE_MIN_SAMPLES). */
+#ifndef CC_INPUT_TARE_MS
+#define CC_INPUT_TARE_MS 32u
 #endif
-/* After this many samples without a complete tare (a finger resting on the
- * control since power-up), the pipeline tares with what it has (or zero)
- * and starts detecting presses; drift tracking corrects it later. */
-#ifndef CC_INPUT_TARE_GIVE_UP_SAMPLES
-#define CC_INPUT_TARE_GIVE_UP_SAMPLES 2000u
+#define CC_INPUT_TARE_MIN_SAMPLES 4u
+/* After this long without a complete tare (a finger resting on the control
+ * since power-up), the pipeline tares with what it has (or zero) and starts
+ * detecting presses; drift tracking corrects it later. */
+#ifndef CC_INPUT_TARE_GIVE_UP_MS
+#define CC_INPUT_TARE_GIVE_UP_MS 2000u
 #endif
 /* A SLIDE is reported only when the position moved at least this many
  * counts from the last reported one (sensor jitter of a resting finger
@@ -116,6 +118,11 @@ static void apply_rate(cc_input_t *in)
     case 500u:  in->filter_shift = 2u; in->drift_shift = 11u; break;
     default:    in->filter_shift = 3u; in->drift_shift = 12u; break;
     }
+    in->tare_target = CC_INPUT_TARE_MS * in->config.sample_rate_hz / 1000u;
+    if (in->tare_target < CC_INPUT_TARE_MIN_SAMPLES) {
+        in->tare_target = CC_INPUT_TARE_MIN_SAMPLES;
+    }
+    in->tare_give_up = CC_INPUT_TARE_GIVE_UP_MS * in->config.sample_rate_hz / 1000u;
 }
 
 void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
@@ -201,8 +208,7 @@ static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
             in->tare_sum_mn += raw;
             in->tare_count++;
         }
-        if (in->tare_count >= CC_INPUT_TARE_SAMPLES ||
-            in->samples_seen >= CC_INPUT_TARE_GIVE_UP_SAMPLES) {
+        if (in->tare_count >= in->tare_target || in->samples_seen >= in->tare_give_up) {
             int64_t mean = in->tare_count > 0u ? in->tare_sum_mn / (int64_t)in->tare_count : 0;
             in->baseline_q = (int32_t)mean * CC_INPUT_ONE_Q;
             in->filtered_q = 0;

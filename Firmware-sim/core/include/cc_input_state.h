@@ -22,6 +22,8 @@ struct cc_input {
     bool tared;
     uint32_t tare_count;          /* untouched samples averaged so far */
     uint32_t samples_seen;        /* samples since init (saturating) */
+    uint32_t tare_target;         /* untouched samples the tare averages */
+    uint32_t tare_give_up;        /* samples after which it tares with what it has */
     int64_t tare_sum_mn;
     int32_t baseline_q;           /* sensor offset being subtracted */
     int32_t filtered_q;           /* low-passed tared force */
