@@ -4,45 +4,74 @@
 /* A code byte of 0xFF: 254 data bytes, no zero after them. */
 #define COBS_MAX_CODE 0xFFu
 
-size_t cc_cobs_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+void cc_cobs_encoder_begin(cc_cobs_encoder_t *enc, uint8_t *out, size_t cap)
 {
-    size_t code_pos = 0;   /* where the open block's code byte goes */
-    size_t out_pos = 1;
-    uint8_t code = 1;      /* 1 + data bytes in the open block */
-    size_t i;
+    enc->out = out;
+    enc->cap = cap;
+    enc->code_pos = 0;
+    enc->out_pos = 1;
+    enc->code = 1;
+    enc->block_open = 1;
+    enc->failed = cap == 0u ? 1u : 0u;
+}
 
-    if (cap == 0) {
-        return 0;
+/* Reserves the code byte of a new block. */
+static void open_block(cc_cobs_encoder_t *enc)
+{
+    if (enc->out_pos >= enc->cap) {
+        enc->failed = 1;
+        return;
     }
-    for (i = 0; i < len; i++) {
-        if (in[i] == 0u) {
-            out[code_pos] = code;
-            if (out_pos >= cap) {
-                return 0;
+    enc->code_pos = enc->out_pos++;
+    enc->code = 1;
+    enc->block_open = 1;
+}
+
+void cc_cobs_encoder_write(cc_cobs_encoder_t *enc, const uint8_t *in, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len && !enc->failed; i++) {
+        if (!enc->block_open) {
+            open_block(enc);   /* lazily: no empty block after a full one at the end */
+            if (enc->failed) {
+                return;
             }
-            code_pos = out_pos++;
-            code = 1;
+        }
+        if (in[i] == 0u) {
+            enc->out[enc->code_pos] = enc->code;
+            open_block(enc);
             continue;
         }
-        if (out_pos >= cap) {
-            return 0;
+        if (enc->out_pos >= enc->cap) {
+            enc->failed = 1;
+            return;
         }
-        out[out_pos++] = in[i];
-        code++;
-        if (code == COBS_MAX_CODE) {
-            out[code_pos] = code;
-            code = 1;
-            if (i + 1u == len) {
-                return out_pos;   /* canonical: no empty block after a full one at the end */
-            }
-            if (out_pos >= cap) {
-                return 0;
-            }
-            code_pos = out_pos++;
+        enc->out[enc->out_pos++] = in[i];
+        enc->code++;
+        if (enc->code == COBS_MAX_CODE) {
+            enc->out[enc->code_pos] = enc->code;
+            enc->block_open = 0;
         }
     }
-    out[code_pos] = code;
-    return out_pos;
+}
+
+size_t cc_cobs_encoder_end(cc_cobs_encoder_t *enc)
+{
+    if (enc->failed) {
+        return 0;
+    }
+    if (enc->block_open) {
+        enc->out[enc->code_pos] = enc->code;
+    }
+    return enc->out_pos;
+}
+
+size_t cc_cobs_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+    cc_cobs_encoder_t enc;
+    cc_cobs_encoder_begin(&enc, out, cap);
+    cc_cobs_encoder_write(&enc, in, len);
+    return cc_cobs_encoder_end(&enc);
 }
 
 int cc_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *out_len)

@@ -80,17 +80,22 @@ const uint8_t *cc_frame_decoder_body(const cc_frame_decoder_t *dec, size_t *len)
     return dec->buf;
 }
 
-size_t cc_frame_encode(uint8_t *body, size_t len, uint8_t *out, size_t cap)
+size_t cc_frame_encode(const uint8_t *body, size_t len, uint8_t *out, size_t cap)
 {
     uint16_t crc = cc_crc16(body, len);
+    uint8_t check[CC_WIRE_CHECK_BYTES];
+    cc_cobs_encoder_t enc;
     size_t n;
 
-    body[len] = (uint8_t)(crc & 0xFFu);
-    body[len + 1u] = (uint8_t)(crc >> 8);
     if (cap == 0u) {
         return 0;
     }
-    n = cc_cobs_encode(body, len + CC_WIRE_CHECK_BYTES, out, cap - 1u);
+    check[0] = (uint8_t)(crc & 0xFFu);
+    check[1] = (uint8_t)(crc >> 8);
+    cc_cobs_encoder_begin(&enc, out, cap - 1u);
+    cc_cobs_encoder_write(&enc, body, len);
+    cc_cobs_encoder_write(&enc, check, sizeof check);
+    n = cc_cobs_encoder_end(&enc);
     if (n == 0u) {
         return 0;
     }

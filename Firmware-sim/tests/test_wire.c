@@ -71,12 +71,13 @@ static void test_cobs_known_vectors(void)
     static const uint8_t e_in[] = {0x11, 0x00, 0x00, 0x00};
     static const uint8_t e_out[] = {0x02, 0x11, 0x01, 0x01, 0x01};
     static const uint8_t empty_out[] = {0x01};
+    static const uint8_t empty_in[1] = {0};
     check_cobs_vector(a_in, sizeof a_in, a_out, sizeof a_out);
     check_cobs_vector(b_in, sizeof b_in, b_out, sizeof b_out);
     check_cobs_vector(c_in, sizeof c_in, c_out, sizeof c_out);
     check_cobs_vector(d_in, sizeof d_in, d_out, sizeof d_out);
     check_cobs_vector(e_in, sizeof e_in, e_out, sizeof e_out);
-    check_cobs_vector(NULL, 0, empty_out, sizeof empty_out);
+    check_cobs_vector(empty_in, 0, empty_out, sizeof empty_out);
 }
 
 static void test_cobs_long_runs(void)

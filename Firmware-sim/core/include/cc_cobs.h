@@ -19,6 +19,22 @@ extern "C" {
 /* Largest encoding of n bytes (delimiter excluded). */
 #define CC_COBS_MAX_ENCODED(n) ((n) + ((n) + 253u) / 254u + ((n) == 0u ? 1u : 0u))
 
+/* A COBS encoder fed in pieces (the frame encoder feeds body, then check). */
+typedef struct cc_cobs_encoder {
+    uint8_t *out;
+    size_t cap;
+    size_t code_pos;     /* where the open block's code byte goes */
+    size_t out_pos;
+    uint8_t code;        /* 1 + data bytes in the open block */
+    uint8_t block_open;  /* 0 right after a full (254-byte) block */
+    uint8_t failed;      /* out was too small */
+} cc_cobs_encoder_t;
+
+void cc_cobs_encoder_begin(cc_cobs_encoder_t *enc, uint8_t *out, size_t cap);
+void cc_cobs_encoder_write(cc_cobs_encoder_t *enc, const uint8_t *in, size_t len);
+/* Closes the encoding; returns its length, 0 when it did not fit. */
+size_t cc_cobs_encoder_end(cc_cobs_encoder_t *enc);
+
 /* Encodes in[0..len) into out; returns the encoded length, or 0 when it
  * does not fit in cap. in and out must not overlap. */
 size_t cc_cobs_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap);

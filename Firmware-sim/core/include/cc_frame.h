@@ -59,12 +59,11 @@ cc_frame_result_t cc_frame_decoder_feed(cc_frame_decoder_t *dec, uint8_t byte);
 const uint8_t *cc_frame_decoder_body(const cc_frame_decoder_t *dec, size_t *len);
 
 /*
- * Encodes one frame for the wire: body[0..len) with its CRC-16 appended,
- * COBS-stuffed, then the delimiter. body must have CC_WIRE_CHECK_BYTES of
- * writable room after len (the check is appended there). Returns the wire
- * length, 0 when it does not fit in cap.
+ * Encodes one frame for the wire: body[0..len) with its CRC-16 appended
+ * (little-endian), COBS-stuffed, then the delimiter. Returns the wire
+ * length, 0 when it does not fit in cap (at most CC_FRAME_WIRE_BYTES(len + 2)).
  */
-size_t cc_frame_encode(uint8_t *body, size_t len, uint8_t *out, size_t cap);
+size_t cc_frame_encode(const uint8_t *body, size_t len, uint8_t *out, size_t cap);
 
 #ifdef __cplusplus
 }
