@@ -10,7 +10,9 @@
  *
  * The only file of the simulator that calls the OS.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
