@@ -63,6 +63,9 @@ static size_t mock_uart_write(void *ctx, const uint8_t *buf, size_t len)
     if (h->tx_blocked) {
         return 0;
     }
+    if (h->tx_limit != 0u && len > h->tx_limit) {
+        len = h->tx_limit;
+    }
     for (i = 0; i < len; i++) {
         host_receive_byte(h, buf[i]);
     }

@@ -44,6 +44,7 @@ typedef struct harness {
     size_t rx_total;              /* bytes ever queued for the device */
     /* device -> host */
     bool tx_blocked;              /* uart_write takes nothing */
+    size_t tx_limit;              /* most bytes uart_write takes per call (0: all) */
     size_t tx_bytes;              /* bytes the UART took */
     cc_frame_decoder_t host_decoder;
     unsigned host_decode_errors;

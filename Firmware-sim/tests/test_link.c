@@ -322,6 +322,55 @@ static void test_tx_accounting_and_blocked_uart(void)
     CHECK_EQ(h->host_decode_errors, 0);
 }
 
+static void test_slow_uart_keeps_frames_intact(void)
+{
+    harness_t *h = hx_setup();
+    uint32_t i;
+    REQUIRE(hx_handshake(h, 0));
+    h->tx_limit = 3;   /* the UART takes 3 bytes per poll */
+    for (i = 0; i < 20u; i++) {
+        hx_request(h, 100u + i, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    }
+    for (i = 0; i < 400u; i++) {
+        hx_poll(h);
+    }
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, HX_ANY_CALL), 20);
+    for (i = 0; i < 20u && i < h->npackets; i++) {
+        CHECK_EQ(h->packets[i].call_id, 100u + i);   /* in order */
+    }
+    CHECK_EQ(h->host_decode_errors, 0);
+    CHECK_EQ(cc_device_counters(&h->dev)->tx_dropped, 0);
+}
+
+static void test_tx_buffer_compaction(void)
+{
+    harness_t *h = hx_setup();
+    uint32_t i;
+    uint32_t id = 1000;
+    REQUIRE(hx_handshake(h, 0));
+    h->tx_limit = 16;
+    for (i = 0; i < 100u; i++) {
+        hx_request(h, id++, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    }
+    hx_poll(h);
+    for (i = 0; i < 50u; i++) {
+        hx_poll(h);   /* drain part of it: the pending bytes no longer start at 0 */
+    }
+    CHECK(h->dev.link.tx_head > 0u);
+    for (i = 0; i < 100u; i++) {
+        hx_request(h, id++, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    }
+    for (i = 0; i < 1000u; i++) {
+        hx_poll(h);
+    }
+    CHECK_EQ(cc_device_counters(&h->dev)->tx_dropped, 0);
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, HX_ANY_CALL), 200);
+    for (i = 0; i < h->npackets; i++) {
+        CHECK_EQ(h->packets[i].call_id, 1000u + i);
+    }
+    CHECK_EQ(h->host_decode_errors, 0);
+}
+
 static void test_device_plays_its_own_click(void)
 {
     harness_t *h = hx_setup();
@@ -349,6 +398,8 @@ const cc_test_case_t cc_tests_link[] = {
     {"error_counters", test_error_counters},
     {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
     {"tx_accounting_and_blocked_uart", test_tx_accounting_and_blocked_uart},
+    {"slow_uart_keeps_frames_intact", test_slow_uart_keeps_frames_intact},
+    {"tx_buffer_compaction", test_tx_buffer_compaction},
     {"device_plays_its_own_click", test_device_plays_its_own_click},
 };
 const size_t cc_tests_link_count = CC_TEST_COUNT(cc_tests_link);
