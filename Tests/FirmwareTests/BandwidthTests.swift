@@ -54,5 +54,8 @@ struct BandwidthTests {
         // all bytes on the link (events, heartbeats too) per sample
         let perSample = Double(host.wire.count - startBytes) / Double(samples)
         #expect(perSample <= 6.9, "\(perSample) bytes/sample over \(seconds) s")
+        // and the batches alone (what a host pays for the stream itself)
+        let batchBytes = try batches.reduce(0) { $0 + (try PacketEncoder.encode($1)).count }
+        #expect(Double(batchBytes) / Double(samples) <= 6.9)
     }
 }
