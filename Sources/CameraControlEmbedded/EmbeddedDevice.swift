@@ -108,13 +108,13 @@ public final class EmbeddedDevice: Sendable {
     ///
     /// - Throws: ``ScenarioError`` with the line number and message of the first error.
     public func play(scenario: String) throws(ScenarioError) {
-        var utf8 = Array(scenario.utf8)
+        // A trailing NUL (not counted) keeps the buffer non-empty; the parser reads `length` bytes.
+        let text = Array(scenario.utf8).map { CChar(bitPattern: $0) } + [0]
+        let length = text.count - 1
         let failure: ScenarioError? = state.withLock { device in
             var error = ccsim_parse_error_t()
-            let status = utf8.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
-                    ccsim_device_play_scenario(device.raw, $0, buffer.count, &error)
-                }
+            let status = text.withUnsafeBufferPointer { buffer in
+                ccsim_device_play_scenario(device.raw, buffer.baseAddress, length, &error)
             }
             return status == 0 ? nil : ScenarioError(cError: error)
         }

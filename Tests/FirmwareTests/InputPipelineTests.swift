@@ -212,3 +212,61 @@ struct InputPipelineTests {
         #expect((990...1010).contains(up.peakForceMillinewtons))
     }
 }
+
+/// Behaviour of the player and the board around the pipeline.
+@Suite("Simulated board")
+struct SimulatedBoardTests {
+    @Test("a shutter switch is OR-ed with the force: one full press, no button event")
+    func shutterSwitch() throws {
+        var host = HostHarness(seed: 1)
+        try host.connect()
+        try host.run(millis: 100)
+        host.device.setFinger(touched: true, forceMillinewtons: 150, buttons: .shutterSwitch)
+        try host.run(millis: 50)
+        host.device.setFinger(touched: true, forceMillinewtons: 3000, buttons: .shutterSwitch)
+        try host.run(millis: 50)
+        host.device.setFinger(touched: true, forceMillinewtons: 150)
+        try host.run(millis: 50)
+        host.device.setFinger(touched: false, forceMillinewtons: 0)
+        try host.run(millis: 50)
+        #expect(host.events(.fullPressDown).count == 1)
+        #expect(host.events(.fullPressUp).count == 1)
+        #expect(host.events(.lightPressDown).count == 1)
+        #expect(host.events(.buttonDown).isEmpty)
+    }
+
+    @Test("a new scenario replaces the one playing")
+    func replace() throws {
+        var host = HostHarness(seed: 2)
+        try host.connect()
+        try host.device.play(scenario: "pause 5s\nfull-click")
+        try host.run(millis: 200)
+        try host.play("light-press")
+        #expect(host.events(.lightPressDown).count == 1)
+        #expect(host.events(.fullPressDown).isEmpty)
+        #expect(!host.device.isScenarioRunning)
+    }
+
+    @Test("an empty scenario is valid and ends at once")
+    func empty() throws {
+        let device = EmbeddedDevice(seed: 1)
+        try device.play(scenario: "")
+        try device.play(scenario: "# only a comment\n\n")
+        device.advance(byMicros: 200_000)
+        #expect(!device.isScenarioRunning)
+        #expect(device.scenarioDurationMicros == 0)
+    }
+
+    @Test("feedback requested over the link is logged with its device time")
+    func feedbackLog() throws {
+        var host = HostHarness(seed: 1)
+        try host.connect()
+        let reply = try host.call(.feedbackPlayHaptic, PlayHapticRequest(pattern: .detent, intensityPercent: 40))
+        #expect(reply.type == .response)
+        let record = try #require(host.device.feedbackLog.last)
+        #expect(record.kind == .haptic(pattern: FeedbackRecord.HapticPattern.detent, intensityPercent: 40))
+        #expect(record.timestampMicros <= host.device.nowMicros)
+        host.device.clearFeedbackLog()
+        #expect(host.device.feedbackLog.isEmpty)
+    }
+}
