@@ -24,3 +24,19 @@ extension Packet {
         return String(decoding: payload, as: UTF8.self)
     }
 }
+
+extension Packet {
+    /// A `REQUEST` calling `method` on `callID` with `message` as its payload.
+    public static func request<M: WireMessage>(
+        _ method: MethodID, callID: UInt32, sequence: UInt16 = 0, message: M
+    ) -> Packet {
+        Packet(type: .request, sequence: sequence, callID: callID, address: method.address, payload: message.serializedBytes())
+    }
+
+    /// The payload decoded as a message of type `M`.
+    ///
+    /// - Throws: ``WireError/Code/malformedMessage`` when the payload does not parse as `M`.
+    public func decodePayload<M: WireMessage>(as type: M.Type = M.self) throws(WireError) -> M {
+        try M(serializedBytes: payload)
+    }
+}

@@ -199,6 +199,32 @@ import Testing
         #expect(counters.oversizedFrames == 1)
     }
 
+    /// Random noise (with and without zeros) in random splits: no crash, bounded buffer, every frame
+    /// accounted for in exactly one counter.
+    @Test(arguments: [0, 1, 2] as [Int])
+    func randomNoiseIsBoundedAndCounted(zeroRarity: Int) {
+        var rng = SeededGenerator(seed: UInt64(31 + zeroRarity))
+        var decoder = FrameDecoder(maxFrameBytes: 128)
+        var outputs = 0
+        var total = 0
+        for _ in 0..<400 {
+            let chunk = (0..<Int.random(in: 0...500, using: &rng)).map { _ in
+                Int.random(in: 0..<(8 << (zeroRarity * 4)), using: &rng) == 0 ? 0 : UInt8.random(in: 1...255, using: &rng)
+            }
+            total += chunk.count
+            decoder.append(chunk)
+            while decoder.next() != nil {
+                outputs += 1
+                #expect(decoder.bufferedFrameBytes <= 129)
+            }
+            #expect(decoder.bufferedFrameBytes <= 129)
+        }
+        let c = decoder.counters
+        #expect(c.bytesReceived == UInt64(total))
+        #expect(UInt64(outputs) == c.framesDecoded + c.checkErrors + c.framingErrors + c.oversizedFrames + c.unknownPacketTypes)
+        #expect(outputs > 0)
+    }
+
     /// Only zeros: nothing at all (empty frames are not errors).
     @Test func emptyFramesAreIgnored() {
         let (outputs, counters) = decodeAll([[UInt8](repeating: 0, count: 100)])

@@ -131,6 +131,22 @@ enum GoldenVectors {
         #expect(try COBS.decode([UInt8](hex: vector.wireHex).dropLast()).hex == vector.unstuffedHex)
     }
 
+    /// The hex examples of docs/PROTOCOL.md §4.1 are real vectors (unstuffed and wire bytes).
+    @Test func protocolDocumentExamplesAreVectors() throws {
+        let doc = try String(contentsOf: GoldenVectors.repoRoot.appendingPathComponent("docs/PROTOCOL.md"), encoding: .utf8)
+        func hexLines(_ prefix: String) -> [String] {
+            doc.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map {
+                String($0.dropFirst(prefix.count).filter { $0.isHexDigit })
+            }
+        }
+        let wire = hexLines("wire       ")
+        let unstuffed = hexLines("unstuffed  ")
+        #expect(wire.count == 4 && unstuffed.count == 4)
+        for (u, w) in zip(unstuffed, wire) {
+            #expect(GoldenVectors.frames.contains { $0.unstuffedHex == u && $0.wireHex == w }, "\(u) / \(w)")
+        }
+    }
+
     /// The whole vector file as one byte stream, split at random, decodes to every vector in order.
     @Test func allVectorsAsOneStream() {
         let stream = GoldenVectors.frames.flatMap { [UInt8](hex: $0.wireHex) }

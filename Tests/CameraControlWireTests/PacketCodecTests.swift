@@ -157,3 +157,13 @@ import Testing
         #expect(Packet.heartbeat(sequence: 1).statusMessage == nil)
     }
 }
+
+@Suite struct PacketMessageHelperTests {
+    @Test func requestAndDecodePayload() throws {
+        let packet = Packet.request(.deviceHandshake, callID: 4, sequence: 2, message: SampleMessages.handshakeRequest)
+        #expect(packet.type == .request && packet.address == MethodAddress(service: 1, method: 1))
+        #expect(try packet.decodePayload(as: HandshakeRequest.self) == SampleMessages.handshakeRequest)
+        let garbage = Packet(type: .response, callID: 4, payload: [0x0A, 0x09])
+        #expect(throws: WireError.self) { try garbage.decodePayload(as: HandshakeResponse.self) }
+    }
+}
