@@ -52,14 +52,48 @@ static uint64_t hal_now_us(void *ctx)
     return ((ccsim_device_t *)ctx)->now_us;
 }
 
+/* UART FIFO depth of the speed model: the most bytes that can pile up as credit. */
+#define UART_FIFO_BYTES 16u
+
+static void update_credit(ccsim_device_t *sim)
+{
+    uint64_t dt = sim->now_us - sim->credit_us;
+    uint64_t cap = (uint64_t)UART_FIFO_BYTES * 1000u;
+    /* bytes per us = baud / 10 / 1e6; credit in milli-bytes */
+    uint64_t gain = dt > 1000000u ? cap : dt * (uint64_t)sim->baud / 10000u;
+    sim->credit_us = sim->now_us;
+    sim->tx_credit_milli = sim->tx_credit_milli + gain > cap ? cap : sim->tx_credit_milli + gain;
+    sim->rx_credit_milli = sim->rx_credit_milli + gain > cap ? cap : sim->rx_credit_milli + gain;
+}
+
+static size_t limit(ccsim_device_t *sim, uint64_t *credit_milli, size_t n)
+{
+    size_t allowed;
+    if (sim->baud == 0u) {
+        return n;
+    }
+    update_credit(sim);
+    allowed = (size_t)(*credit_milli / 1000u);
+    if (n > allowed) {
+        n = allowed;
+    }
+    *credit_milli -= (uint64_t)n * 1000u;
+    return n;
+}
+
 static size_t hal_uart_read(void *ctx, uint8_t *buf, size_t cap)
 {
-    return ring_get(&((ccsim_device_t *)ctx)->rx, buf, cap);
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    size_t n = sim->rx.len < cap ? sim->rx.len : cap;
+    return ring_get(&sim->rx, buf, limit(sim, &sim->rx_credit_milli, n));
 }
 
 static size_t hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
 {
-    return ring_put(&((ccsim_device_t *)ctx)->tx, buf, len);
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    size_t room = sim->tx.cap - sim->tx.len;
+    size_t n = len < room ? len : room;
+    return ring_put(&sim->tx, buf, limit(sim, &sim->tx_credit_milli, n));
 }
 
 static const ccsim_command_t *current_command(ccsim_device_t *sim)
@@ -229,7 +263,7 @@ static void tick(ccsim_device_t *sim)
 
 void ccsim_device_advance(ccsim_device_t *sim, uint64_t micros)
 {
-    uint64_t end = sim->now_us + micros;
+    uint64_t end = micros > UINT64_MAX - sim->now_us ? UINT64_MAX : sim->now_us + micros;
     while (sim->now_us < end) {
         uint64_t period = sample_period_us(sim);
         uint64_t next = (sim->now_us / period + 1u) * period;
@@ -310,6 +344,14 @@ void ccsim_device_release_finger(ccsim_device_t *sim)
 void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count)
 {
     sim->remote_clicks += count;
+}
+
+void ccsim_device_set_baud(ccsim_device_t *sim, uint32_t baud)
+{
+    sim->baud = baud;
+    sim->credit_us = sim->now_us;
+    sim->tx_credit_milli = (uint64_t)UART_FIFO_BYTES * 1000u;
+    sim->rx_credit_milli = (uint64_t)UART_FIFO_BYTES * 1000u;
 }
 
 void ccsim_device_set_noise(ccsim_device_t *sim, bool on)

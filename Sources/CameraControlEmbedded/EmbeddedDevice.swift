@@ -71,6 +71,13 @@ public final class EmbeddedDevice: Sendable {
         state.withLock { $0.raw.pointee.rx_dropped }
     }
 
+    /// Models a UART of `baudRate` bits per second (8N1: 10 bits a byte) in both directions: the firmware
+    /// reads and writes at most that fast in device time, as over a real serial line (bytes it cannot
+    /// write wait in its own transmit buffer). 0, the default, means unlimited.
+    public func setBaudRate(_ baudRate: UInt32) {
+        state.withLock { ccsim_device_set_baud($0.raw, baudRate) }
+    }
+
     /// The device's receive ring (host → device), bytes.
     public static let receiveCapacity = Int(CCSIM_RX_BYTES)
     /// The device's transmit ring (device → host), bytes; the firmware counts what does not fit

@@ -59,3 +59,53 @@ struct BandwidthTests {
         #expect(Double(batchBytes) / Double(samples) <= 6.9)
     }
 }
+
+/// The same stream over a modelled 115200 baud UART.
+@Suite("UART speed model")
+struct UARTSpeedTests {
+    static func streamingHost(baud: UInt32) throws -> (HostHarness, UInt32) {
+        var host = HostHarness(seed: 8)
+        host.device.setBaudRate(baud)
+        try host.connect()
+        let callID = host.nextCallID
+        host.nextCallID += 1
+        try host.send(Packet(type: .request, callID: callID,
+                             address: MethodAddress(service: MethodID.inputStreamRawSamples.service,
+                                                    method: MethodID.inputStreamRawSamples.method),
+                             payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
+        try host.play("full-click\nslide from=0.1 to=0.9 over=500ms force=1200mN\nbutton action")
+        return (host, callID)
+    }
+
+    @Test("at 115200 baud a 1 kHz raw stream and the events fit without loss")
+    func fits() throws {
+        let (host, callID) = try Self.streamingHost(baud: 115_200)
+        #expect(host.events(.fullPressDown).count == 1)
+        #expect(host.events(.buttonUp).count == 1)
+        let batches = try host.received.filter { $0.type == .streamMessage && $0.callID == callID }
+            .map { try RawSampleBatch(serializedBytes: $0.payload) }
+        #expect(batches.allSatisfy { $0.droppedBefore == 0 })
+        #expect(host.device.counters.txDropped == 0)
+        // bytes on the wire never exceed what the line carries
+        let seconds = Double(host.device.nowMicros) / 1e6
+        #expect(Double(host.wire.count) <= 11_520 * seconds + 16)
+    }
+
+    @Test("at 9600 baud samples are dropped but press events still arrive")
+    func tooSlow() throws {
+        var (host, callID) = try Self.streamingHost(baud: 9_600)
+        // Reliable events queue behind the sample stream and may need retransmissions (seconds at this
+        // speed), but every one arrives, exactly once.
+        try host.run(millis: 8_000)
+        #expect(host.events(.fullPressDown).count == 1)
+        #expect(host.events(.fullPressUp).count == 1)
+        #expect(host.events(.buttonDown).count == 1)
+        #expect(host.events(.buttonUp).count == 1)
+        let seconds = Double(host.device.nowMicros) / 1e6
+        #expect(Double(host.wire.count) <= 960 * seconds + 16)
+        let batches = try host.received.filter { $0.type == .streamMessage && $0.callID == callID }
+            .map { try RawSampleBatch(serializedBytes: $0.payload) }
+        let lost = batches.reduce(0) { $0 + Int($1.droppedBefore) } + Int(host.device.counters.txDropped)
+        #expect(lost > 0)
+    }
+}

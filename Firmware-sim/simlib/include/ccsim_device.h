@@ -86,6 +86,12 @@ typedef struct ccsim_device {
     uint8_t tx_buf[CCSIM_TX_BYTES];
     uint32_t rx_dropped;          /* host bytes that did not fit */
 
+    /* optional UART speed model (0 = unlimited) */
+    uint32_t baud;
+    uint64_t tx_credit_milli;     /* bytes the wire can take now, x1000 */
+    uint64_t rx_credit_milli;
+    uint64_t credit_us;           /* device time the credits were last updated */
+
     /* physics */
     ccsim_finger_t finger;
     ccsim_buttons_t buttons;
@@ -147,6 +153,12 @@ void ccsim_device_set_finger(ccsim_device_t *sim, bool touched, int32_t force_mn
 void ccsim_device_release_finger(ccsim_device_t *sim);
 /* Queues remote clicks for the firmware's next sample. */
 void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count);
+/* Models a UART of `baud` bits per second, 8N1 (10 bits per byte), in both
+ * directions: the firmware can read and write at most that many bytes per
+ * unit of device time (with a 16-byte FIFO of slack). 0 (the default)
+ * means unlimited. */
+void ccsim_device_set_baud(ccsim_device_t *sim, uint32_t baud);
+
 /* Sensor noise/tremor/jitter and contact bounce on or off (both on after init). */
 void ccsim_device_set_noise(ccsim_device_t *sim, bool on);
 void ccsim_device_set_bounce(ccsim_device_t *sim, bool on);

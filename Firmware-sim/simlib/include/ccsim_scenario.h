@@ -24,7 +24,9 @@ extern "C" {
 #endif
 /* Longest accepted line (characters, without the line break). */
 #define CCSIM_MAX_LINE 200u
-/* Longest single duration, microseconds (10 minutes). */
+/* Longest single duration, microseconds (10 minutes). The longest step,
+ * a double light press with every duration at this limit, stays below
+ * 2^32 us, so a plan's times fit uint32_t. */
 #define CCSIM_MAX_STEP_US 600000000u
 /* Largest force a step may ask for, millinewtons. */
 #define CCSIM_MAX_FORCE_MN 20000u
