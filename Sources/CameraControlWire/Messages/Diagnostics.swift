@@ -123,8 +123,8 @@ public struct GetCountersRequest: WireMessage, CBackedMessage {
     init(c m: CMessage) {}
 }
 
-/// Resets the counters and answers their values before the reset
-/// (`cameracontrol.v1.ResetCountersRequest`; no fields).
+/// Resets the counters (`cameracontrol.v1.ResetCountersRequest`; no fields). The firmware core answers
+/// the counters as they were before the reset (`cc_device.h`); the schema itself does not say.
 public struct ResetCountersRequest: WireMessage, CBackedMessage {
     /// The request.
     public init() {}
