@@ -4,6 +4,7 @@ import Dispatch
 ///
 /// Jobs given to one executor must run in the order given (a serial queue). Conformances here:
 /// `DispatchQueue` (pass a serial queue, e.g. the capture session queue, or `.main` for the main actor),
+/// ``ActorExecutor`` (isolated to an actor),
 /// ``InlineExecutor`` (runs the job before `execute` returns) and ``ManualExecutor`` (holds jobs until
 /// drained; for tests and single-threaded demos).
 public protocol ActionExecutor: Sendable {
@@ -57,4 +58,33 @@ public final class ManualExecutor: ActionExecutor {
             ran += batch.count
         }
     }
+}
+
+/// Runs jobs isolated to an actor, one at a time, in the order given.
+///
+/// Jobs go through an `AsyncStream` drained by one task that awaits the actor for each job, so order
+/// holds. Inside a job, reach the actor's state synchronously with `actor.assumeIsolated { … }`.
+/// (On platforms where `DispatchSerialQueue` can back an actor, passing that queue works too.)
+public final class ActorExecutor: ActionExecutor {
+    private let continuation: AsyncStream<@Sendable () -> Void>.Continuation
+
+    /// An executor for `actor`; its draining task ends when the executor is released.
+    public init(isolatedTo actor: any Actor) {
+        let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
+        self.continuation = continuation
+        Task {
+            for await job in stream { await actor.runIsolated(job) }
+        }
+    }
+
+    deinit { continuation.finish() }
+
+    /// Queues `job` to run on the actor after every job given before it.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        continuation.yield(job)
+    }
+}
+
+extension Actor {
+    fileprivate func runIsolated(_ job: @Sendable () -> Void) { job() }
 }

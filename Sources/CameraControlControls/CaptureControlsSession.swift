@@ -138,8 +138,8 @@ public final class CaptureControlsSession: Sendable {
     }
 
     /// Removes `control` (by identity); returns false if it was not in the session. If it was the
-    /// active control, the next light press shows the first control; if it was the last, a showing
-    /// overlay hides (effects are delivered like ``handle(_:)``'s and returned).
+    /// active control, the first control becomes active; if it was the last, a showing overlay hides
+    /// (the delegate is told, as for ``handle(_:)``).
     @discardableResult
     public func removeControl(_ control: any CaptureControl) -> Bool {
         let result = state.withLock { state -> (Bool, [OverlayEffect], Delegation)? in

@@ -46,7 +46,8 @@ struct ConcurrencyAndLifetimeTests {
     func sliderReleaseRemovesObserver() throws {
         let camera = try SyntheticCamera()
         var zoom: SystemZoomSlider? = try SystemZoomSlider(device: camera)
-        weak var weakZoom = zoom
+        weak var weakZoom: SystemZoomSlider?
+        weakZoom = zoom
         #expect(zoom?.value == 1)
         zoom = nil
         #expect(weakZoom == nil)
@@ -77,5 +78,27 @@ struct ConcurrencyAndLifetimeTests {
         session.handle(cc(.slideChanged(motion(0.1)), 2))
         #expect(session.dismiss(atMicros: 3).map(\.description) == ["exited-fullscreen", "overlay-hidden"])
         #expect(delegate.calls.values == ["active", "enter", "exit", "inactive"])
+    }
+}
+
+/// An actor whose state the jobs touch synchronously.
+actor Counter {
+    var values: [Double] = []
+    func record(_ value: Double) { values.append(value) }
+}
+
+@Suite("ActorExecutor")
+struct ActorExecutorTests {
+    @Test("actions run isolated to the actor, in order")
+    func actorIsolation() async throws {
+        let counter = Counter()
+        let executor = ActorExecutor(isolatedTo: counter)
+        for i in 0..<50 {
+            executor.execute { counter.assumeIsolated { $0.record(Double(i)) } }
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            executor.execute { done.resume() }
+        }
+        #expect(await counter.values == (0..<50).map(Double.init))
     }
 }
