@@ -266,17 +266,24 @@ public class CaptureSlider: CaptureControl, @unchecked Sendable {
     // MARK: Device following
 
     private func deviceChanged(_ change: CameraPropertyChange) {
-        guard let binding, change.property == binding.property, change.value.isFinite else { return }
+        guard let binding, change.property == binding.property else { return }
         if case .control(let source) = change.source, source == id { return }
-        let clamped = min(max(change.value, domain.lowerBound), domain.upperBound)
-        let value = (try? domain.validated(clamped)) ?? clamped
-        let observers = state.withLock { state -> [ObserverList<Double>.Entry]? in
+        // Read the device under the slider's lock rather than trusting `change.value`: with writers on
+        // several threads, notifications can arrive out of order, and the slider must end at the
+        // device's value. (Lock order slider → device is safe: devices never call out under their lock.)
+        let domain = domain
+        let result = state.withLock { state -> (Double, [ObserverList<Double>.Entry])? in
+            let current = binding.device.value(of: binding.property)
+            guard current.isFinite else { return nil }
+            let clamped = min(max(current, domain.lowerBound), domain.upperBound)
+            let value = (try? domain.validated(clamped)) ?? clamped
             state.action.reset(to: value)
             guard state.value != value else { return nil }
             state.value = value
-            return state.observers.all
+            return (value, state.observers.all)
         }
-        if let observers { ObserverList.notify(observers, ValueChange(controlID: id, value: value, origin: .external)) }
+        guard let (value, observers) = result else { return }
+        ObserverList.notify(observers, ValueChange(controlID: id, value: value, origin: .external))
     }
 }
 

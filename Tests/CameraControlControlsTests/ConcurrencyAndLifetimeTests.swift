@@ -26,6 +26,7 @@ struct ConcurrencyAndLifetimeTests {
         DispatchQueue.concurrentPerform(iterations: 200) { i in
             try? camera.pinch(toZoomFactor: 1 + Double(i % 9))
         }
+        #expect(zoom.value == camera.zoomFactor)
         try camera.pinch(toZoomFactor: 7)
         #expect(zoom.value == 7)
     }
