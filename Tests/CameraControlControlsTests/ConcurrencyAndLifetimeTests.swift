@@ -34,7 +34,9 @@ struct ConcurrencyAndLifetimeTests {
     @Test("the delegate is held weakly: once released, a light press shows nothing and reports no-delegate")
     func weakDelegate() throws {
         var delegate: RecordingDelegate? = RecordingDelegate()
-        let session = try readySession(delegate: delegate!)
+        let session = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        session.setEventInteractionAttached(true)
+        session.setControlsDelegate(delegate, executor: InlineExecutor())
         let slider = try CaptureSlider("A", symbolName: "s", in: 0...1)
         slider.setActionQueue(InlineExecutor()) { _ in }
         try session.addControl(slider)

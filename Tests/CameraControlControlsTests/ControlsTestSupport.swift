@@ -83,7 +83,12 @@ final class RecordingDelegate: CaptureControlsDelegate {
     func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { calls.append("inactive") }
 }
 
-/// A session that can show the overlay: controls supported, interaction attached, delegate set.
+/// Delegates handed to ``readySession(maxControls:delegate:configuration:)``: the session holds its
+/// delegate weakly (as Apple's does), so tests keep them alive here for the process's lifetime.
+private let keptDelegates = Mutex<[RecordingDelegate]>([])
+
+/// A session that can show the overlay: controls supported, interaction attached, delegate set (and
+/// kept alive; the weak-delegate test builds its session by hand).
 func readySession(
     maxControls: Int = 4, delegate: RecordingDelegate, configuration: OverlayConfiguration = OverlayConfiguration()
 ) throws -> CaptureControlsSession {
@@ -91,6 +96,7 @@ func readySession(
         capabilities: ControlsCapabilities(supportsControls: true, maxControls: maxControls), configuration: configuration)
     session.setEventInteractionAttached(true)
     session.setControlsDelegate(delegate, executor: InlineExecutor())
+    keptDelegates.withLock { $0.append(delegate) }
     return session
 }
 

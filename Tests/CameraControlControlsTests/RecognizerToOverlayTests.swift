@@ -72,4 +72,40 @@ struct RecognizerToOverlayTests {
         #expect(!effects.contains { if case .valueChanged = $0 { true } else { false } })
         #expect(camera.zoomFactor == 1)
     }
+
+    @Test("double light press, slide, light press from the recogniser: the picker flow")
+    func pickerFlow() throws {
+        let camera = try SyntheticCamera()
+        let zoom = try SystemZoomSlider(device: camera, executor: InlineExecutor()) { _ in }
+        let exposure = try SystemExposureBiasSlider(device: camera, executor: InlineExecutor()) { _ in }
+        let delegate = RecordingDelegate()
+        let session = try readySession(delegate: delegate)
+        try session.addControl(zoom)
+        try session.addControl(exposure)
+        var recognizer = GestureRecognizer(configuration: .init(slideResolution: 1200, slideLengthMicrometres: 20_000))
+        var events = [
+            event(.touchDown, 1_000_000, position: 600),
+            event(.lightPressDown, 1_010_000, position: 600, force: 1500),
+            event(.lightPressUp, 1_090_000, position: 600),
+            event(.lightPressDown, 1_200_000, position: 600, force: 1500),
+            event(.lightPressUp, 1_280_000, position: 600),
+        ]
+        // Past the slop, then 0.15 strip (180 positions) in small, slow-enough steps.
+        for k in 0...6 { events.append(event(.slide, 1_300_000 + UInt64(k) * 20_000, position: 700 + UInt32(k) * 30)) }
+        events += [
+            event(.lightPressDown, 1_600_000, position: 880, force: 1500),
+            event(.lightPressUp, 1_680_000, position: 880),
+        ]
+        var effects: [OverlayEffect] = []
+        for input in events {
+            for gesture in recognizer.handle(input) { effects += session.handle(gesture) }
+        }
+        let log = effects.map(\.description)
+        #expect(log.first == "overlay-shown zoom")
+        #expect(log.contains("picker-opened 0"))
+        #expect(log.contains("picker-moved 1"))
+        #expect(log.last == "control-selected exposure-bias")
+        #expect(session.activeControlID == "exposure-bias")
+        #expect(camera.zoomFactor == 1)
+    }
 }

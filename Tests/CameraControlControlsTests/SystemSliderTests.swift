@@ -23,7 +23,7 @@ struct SystemSliderTests {
         let changes = Recorder<ValueChange<Double>>()
         let zoom = try SystemZoomSlider(device: camera, executor: InlineExecutor()) { actions.append($0) }
         zoom.observeValueChanges(on: InlineExecutor()) { changes.append($0) }
-        let delegate = RecordingDelegate()  // held weakly by the session
+        let delegate = RecordingDelegate()
         let session = try readySession(delegate: delegate)
         try session.addControl(zoom)
         var script = GestureScript()
@@ -35,7 +35,6 @@ struct SystemSliderTests {
         #expect(actions.values.count == 5)
         #expect(changes.values.allSatisfy { $0.origin == .slider })
         #expect(changes.values.last?.value == camera.zoomFactor)
-        withExtendedLifetime(delegate) {}
     }
 
     @Test("zoom changed elsewhere (a pinch): the slider follows, the action does not fire, origin external")
@@ -56,7 +55,7 @@ struct SystemSliderTests {
     func slideAfterPinch() throws {
         let camera = try SyntheticCamera(zoomFactorRange: 1...10, prominentZoomFactors: [])
         let zoom = try SystemZoomSlider(device: camera, executor: InlineExecutor()) { _ in }
-        let delegate = RecordingDelegate()  // held weakly by the session
+        let delegate = RecordingDelegate()
         let session = try readySession(delegate: delegate)
         try session.addControl(zoom)
         var script = GestureScript()
@@ -69,7 +68,6 @@ struct SystemSliderTests {
         for gesture in more.gestures { session.handle(gesture) }
         let expected = 5 * pow(10, 0.1)
         #expect(abs(camera.zoomFactor - expected) < 1e-9)
-        withExtendedLifetime(delegate) {}
     }
 
     @Test("setting the zoom slider's value from code sets the device (origin programmatic)")
@@ -122,7 +120,7 @@ struct SystemSliderTests {
     func exposureSlides() throws {
         let camera = try SyntheticCamera()
         let exposure = try SystemExposureBiasSlider(device: camera, executor: InlineExecutor()) { _ in }
-        let delegate = RecordingDelegate()  // held weakly by the session
+        let delegate = RecordingDelegate()
         let session = try readySession(delegate: delegate)
         try session.addControl(exposure)
         var script = GestureScript()
@@ -132,7 +130,6 @@ struct SystemSliderTests {
         #expect(abs(camera.exposureBias - 2.0 / 3.0) < 1e-9)
         try camera.setExposureBias(-0.9, source: .external)
         #expect(abs(exposure.value + 1) < 1e-9)
-        withExtendedLifetime(delegate) {}
     }
 
     @Test("the synthetic camera validates, records photos and notifies observers with the source")
