@@ -13,7 +13,9 @@
 //                    CameraControlProtoC (protoc-c output) ─▶ CProtobufC (libprotobuf-c)
 //
 //   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC   (the C firmware and its simulator)
-//   CameraControlEmbedded: the firmware core in-process over an in-memory link, in virtual time.
+//   CameraControlEmbedded: the firmware core in-process, in virtual time.
+//   CameraControlSimulation: that firmware wired to the real host stack (connection core, recogniser,
+//   capture router) in one virtual time line, for tests, benchmarks and conformance.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -37,6 +39,7 @@ let package = Package(
         .library(name: "CameraControlCapture", targets: ["CameraControlCapture"]),
         .library(name: "CameraControlControls", targets: ["CameraControlControls"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
+        .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -121,11 +124,19 @@ let package = Package(
             dependencies: ["FirmwareSim", "CameraControlTransport", "CameraControlWire"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CameraControlSimulation",
+            dependencies: [
+                "CameraControlEmbedded", "CameraControlRPC", "CameraControlCapture", "CameraControlGestures",
+                "CameraControlControls",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl",
             dependencies: [
                 "CameraControlControls", "CameraControlCapture", "CameraControlDevice",
-                "CameraControlTransport", "CameraControlEmbedded",
+                "CameraControlTransport", "CameraControlEmbedded", "CameraControlSimulation",
             ],
             swiftSettings: swiftSettings
         ),
@@ -133,7 +144,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "CameraControlTestSupport",
-            dependencies: ["CameraControlEmbedded", "CameraControlDevice", "CameraControlRPC"],
+            dependencies: ["CameraControlSimulation", "CameraControlEmbedded", "CameraControlDevice", "CameraControlRPC"],
             path: "Tests/CameraControlTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -262,6 +262,16 @@ int main(int argc, char **argv)
     (void)sigaction(SIGINT, &sa, 0);
     (void)sigaction(SIGTERM, &sa, 0);
     signal(SIGPIPE, SIG_IGN);
+    {
+        /* A parent may start us with these blocked (Swift's Foundation.Process
+         * passes on the spawning thread's mask): unblock them, or a SIGTERM
+         * would never arrive. */
+        sigset_t wanted;
+        sigemptyset(&wanted);
+        sigaddset(&wanted, SIGINT);
+        sigaddset(&wanted, SIGTERM);
+        (void)sigprocmask(SIG_UNBLOCK, &wanted, 0);
+    }
 
     printf("%s\n", slave);
     fflush(stdout);

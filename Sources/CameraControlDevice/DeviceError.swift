@@ -1,0 +1,45 @@
+import CameraControlRPC
+import CameraControlTransport
+
+/// Why a device session could not be opened or kept.
+public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure; extensible.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// A short stable name.
+        public var rawValue: String
+        /// A code by name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The port could not be opened (see ``DeviceError/transportError``).
+        public static let transport = Code(rawValue: "transport")
+        /// The handshake call failed (see ``DeviceError/rpcError``).
+        public static let handshakeFailed = Code(rawValue: "handshake-failed")
+        /// Device and host speak different major versions.
+        public static let versionMismatch = Code(rawValue: "version-mismatch")
+        /// The handshake response is incomplete or inconsistent.
+        public static let badHandshake = Code(rawValue: "bad-handshake")
+        /// The session is closed.
+        public static let closed = Code(rawValue: "closed")
+        /// The name.
+        public var description: String { rawValue }
+    }
+
+    /// What failed.
+    public var code: Code
+    /// A sentence for humans.
+    public var message: String
+    /// The RPC error underneath, if any.
+    public var rpcError: RPCError?
+    /// The transport error underneath, if any.
+    public var transportError: TransportError?
+
+    /// An error with a code and message.
+    public init(_ code: Code, _ message: String, rpcError: RPCError? = nil, transportError: TransportError? = nil) {
+        self.code = code
+        self.message = message
+        self.rpcError = rpcError
+        self.transportError = transportError
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,193 @@
+import CameraControlRPC
+import CameraControlTransport
+import CameraControlWire
+
+/// A live session with one device: the handshake done, typed calls for every v1 service.
+///
+/// ```swift
+/// let session = try await DeviceSession.open(path: "/dev/ttyACM0")
+/// print(session.info.summary)
+/// for try await event in try await session.inputEvents() { … }
+/// ```
+///
+/// Every call throws ``RPCError``; the codes each can throw are listed on it. A session does not
+/// reconnect by itself: ``DeviceConnection`` does that.
+public actor DeviceSession {
+    /// The protocol version this host speaks.
+    public static let hostVersion = ProtocolVersion(major: 1, minor: 0)
+
+    /// The RPC client underneath (for raw calls and counters).
+    public nonisolated let client: RPCClient
+    /// What the device announced in the handshake.
+    public nonisolated let info: DeviceInfo
+
+    private init(client: RPCClient, info: DeviceInfo) {
+        self.client = client
+        self.info = info
+    }
+
+    /// Opens `path` (a serial port, a pty or a symlink to one) and handshakes.
+    ///
+    /// - Throws: ``DeviceError``: ``DeviceError/Code/transport`` when the port does not open, otherwise as
+    ///   ``connect(transport:clock:hostName:attempts:)``.
+    public static func open(path: String, hostName: String = "camctl") async throws(DeviceError) -> DeviceSession {
+        let transport: any ByteTransport
+        do {
+            transport = try Transports.open(path: path)
+        } catch {
+            throw DeviceError(.transport, "cannot open \(path): \(error)", transportError: error)
+        }
+        return try await connect(transport: transport, hostName: hostName)
+    }
+
+    /// Handshakes over an open transport, timed by the system clock.
+    public static func connect(
+        transport: any ByteTransport, hostName: String = "camctl", attempts: Int = 3
+    ) async throws(DeviceError) -> DeviceSession {
+        try await connect(transport: transport, clock: ContinuousClock(), hostName: hostName, attempts: attempts)
+    }
+
+    /// Handshakes over an open transport, timed by `clock`.
+    ///
+    /// The handshake is tried up to `attempts` times with a 500 ms deadline each (the first frame after a
+    /// port opens may meet line noise).
+    ///
+    /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached; a device of
+    ///   another major answers `FAILED_PRECONDITION`, reported as ``DeviceError/Code/versionMismatch``),
+    ///   ``DeviceError/Code/badHandshake``.
+    public static func connect<C: Clock>(
+        transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 3
+    ) async throws(DeviceError) -> DeviceSession where C.Duration == Duration {
+        let client = RPCClient(transport: transport, clock: clock)
+        let request = HandshakeRequest(hostVersion: hostVersion, hostName: hostName)
+        var lastError: RPCError?
+        for _ in 0..<max(1, attempts) {
+            do {
+                let response: HandshakeResponse = try await client.unary(
+                    .deviceHandshake, request, deadline: .milliseconds(500))
+                let info: DeviceInfo
+                do {
+                    info = try DeviceInfo(handshake: response, hostVersion: hostVersion)
+                } catch {
+                    await client.close()
+                    throw error
+                }
+                await client.markSessionEstablished(
+                    heartbeatInterval: info.capabilities.heartbeatIntervalMillis > 0
+                        ? .milliseconds(Int(info.capabilities.heartbeatIntervalMillis)) : nil,
+                    maxFrameBytes: Int(info.capabilities.maxFrameBytes))
+                return DeviceSession(client: client, info: info)
+            } catch let error as RPCError {
+                lastError = error
+                if error.code == .failedPrecondition {
+                    await client.close()
+                    throw DeviceError(.versionMismatch, error.message, rpcError: error)
+                }
+                if error.code != .deadlineExceeded { break }
+            } catch let error as DeviceError {
+                throw error
+            } catch {
+                lastError = RPCError(code: .unknown, message: "\(error)")
+                break
+            }
+        }
+        await client.close()
+        let message = lastError.map { "handshake failed: \($0)" } ?? "handshake failed"
+        throw DeviceError(.handshakeFailed, message, rpcError: lastError)
+    }
+
+    // MARK: DeviceService
+
+    /// Round trip with a payload echoed back.
+    /// - Throws: ``RPCError``: `DEADLINE_EXCEEDED`, `UNAVAILABLE`.
+    public func ping(_ payload: [UInt8] = [], deadline: Duration? = nil) async throws(RPCError) -> PingResponse {
+        try await client.unary(.devicePing, PingRequest(payload: payload), deadline: deadline)
+    }
+
+    // MARK: InputService
+
+    /// Every input event from now on; ends only by cancellation or a link failure.
+    /// - Throws: ``RPCError`` from the iterator: `UNAVAILABLE` when the link is lost, `CANCELLED`.
+    public func inputEvents() async throws(RPCError) -> RPCStream<InputEvent> {
+        try await client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest())
+    }
+
+    /// Raw conditioned samples at the configured rate (best-effort).
+    /// - Throws: ``RPCError``: `UNAVAILABLE`; `UNIMPLEMENTED` on a device without raw streaming.
+    public func rawSamples(samplesPerBatch: UInt32 = 0) async throws(RPCError) -> RPCStream<RawSampleBatch> {
+        try await client.serverStream(
+            .inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: samplesPerBatch))
+    }
+
+    // MARK: ConfigService
+
+    /// The configuration in force.
+    /// - Throws: ``RPCError``: `DEADLINE_EXCEEDED`, `UNAVAILABLE`.
+    public func config() async throws(RPCError) -> Config {
+        try await client.unary(.configGetConfig, GetConfigRequest())
+    }
+
+    /// Replaces the configuration; returns what is now in force.
+    /// - Throws: ``RPCError``: `INVALID_ARGUMENT` (the configuration is unchanged), `UNAVAILABLE`.
+    public func configure(_ config: Config) async throws(RPCError) -> Config {
+        try await client.unary(.configConfigure, ConfigureRequest(config: config))
+    }
+
+    // MARK: FeedbackService
+
+    /// Plays a haptic pattern.
+    /// - Throws: ``RPCError``: `FAILED_PRECONDITION` without an actuator, `INVALID_ARGUMENT`, `UNAVAILABLE`.
+    @discardableResult
+    public func playHaptic(_ pattern: HapticPattern, intensityPercent: UInt32 = 0) async throws(RPCError) -> FeedbackResponse {
+        try await client.unary(.feedbackPlayHaptic, PlayHapticRequest(pattern: pattern, intensityPercent: intensityPercent))
+    }
+
+    /// Plays a built-in sound.
+    /// - Throws: ``RPCError``: `FAILED_PRECONDITION` without a speaker, `INVALID_ARGUMENT`, `UNAVAILABLE`.
+    @discardableResult
+    public func playSound(_ sound: Sound) async throws(RPCError) -> FeedbackResponse {
+        try await client.unary(.feedbackPlaySound, PlaySoundRequest(sound: sound))
+    }
+
+    /// Sets the indicator LED.
+    /// - Throws: ``RPCError``: `FAILED_PRECONDITION` without an LED, `UNAVAILABLE`.
+    @discardableResult
+    public func setIndicator(_ mode: IndicatorMode, rgb: UInt32 = 0xFFFFFF) async throws(RPCError) -> FeedbackResponse {
+        try await client.unary(.feedbackSetIndicator, SetIndicatorRequest(mode: mode, rgb: rgb))
+    }
+
+    // MARK: DiagnosticsService
+
+    /// The device's link and call counters.
+    /// - Throws: ``RPCError``: `UNAVAILABLE`.
+    public func counters() async throws(RPCError) -> Counters {
+        try await client.unary(.diagnosticsGetCounters, GetCountersRequest())
+    }
+
+    /// Resets the device's counters; returns them as they were.
+    /// - Throws: ``RPCError``: `UNAVAILABLE`.
+    @discardableResult
+    public func resetCounters() async throws(RPCError) -> Counters {
+        try await client.unary(.diagnosticsResetCounters, ResetCountersRequest())
+    }
+
+    // MARK: SimulatorService
+
+    /// Plays a scenario (docs/SIMULATOR.md) on a simulator.
+    /// - Throws: ``RPCError``: `UNIMPLEMENTED` on a real device, `INVALID_ARGUMENT` with the line at fault.
+    @discardableResult
+    public func runScenario(_ text: String) async throws(RPCError) -> RunScenarioResponse {
+        try await client.unary(.simulatorRunScenario, RunScenarioRequest(scenario: text))
+    }
+
+    /// Whether the simulator still plays a scenario.
+    /// - Throws: ``RPCError``: `UNIMPLEMENTED` on a real device.
+    public func simulatorStatus() async throws(RPCError) -> SimulatorStatus {
+        try await client.unary(.simulatorGetSimulatorStatus, GetSimulatorStatusRequest())
+    }
+
+    /// Closes the link; calls in flight fail with `UNAVAILABLE`.
+    public func close() async {
+        await client.close()
+    }
+}

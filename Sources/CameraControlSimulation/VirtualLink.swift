@@ -1,0 +1,186 @@
+import CameraControlEmbedded
+import CameraControlRPC
+import CameraControlWire
+
+/// The real C firmware and the real host connection core, wired together in virtual time.
+///
+/// Both sides share one clock, the device's: every ``step()`` hands the host's outbound bytes to the
+/// firmware, advances device time by ``stepMicros``, and feeds what the firmware sent to the host's
+/// ``ConnectionCore``. Nothing sleeps and nothing races: the same seed, scenario and calls give the same
+/// bytes, events and timings on every run. This is how the test suite runs the whole protocol stack, and
+/// what a benchmark or conformance harness uses to run many devices in one process.
+///
+/// A ``linkFilter`` sees every chunk in either direction and may change it (drop, corrupt, delay bytes),
+/// for fault-injection tests.
+public final class VirtualLink {
+    /// Which way a chunk of bytes travels.
+    public enum Direction: Sendable {
+        /// Host → device.
+        case toDevice
+        /// Device → host.
+        case toHost
+    }
+
+    /// The firmware and its simulated sensors.
+    public let device: EmbeddedDevice
+    /// The host side of the link.
+    public private(set) var connection: ConnectionCore
+    /// Device time advanced by each ``step()``; one sample period at 1 kHz by default.
+    public var stepMicros: UInt64 = 1_000
+    /// Sees, and may rewrite, every chunk before it is delivered. nil passes everything.
+    public var linkFilter: ((Direction, inout [UInt8]) -> Void)?
+    /// Connection events not yet taken by ``takeEvents()``.
+    private var pendingEvents: [ConnectionEvent] = []
+    /// Messages of open streams, by call, not yet taken by ``takeStreamMessages(_:)``.
+    private var streamBuffers: [CallID: [[UInt8]]] = [:]
+    private var streamEnds: [CallID: RPCError?] = [:]
+    private var unaryResults: [CallID: Result<[UInt8], RPCError>] = [:]
+    /// True while the host is disconnected: bytes in both directions are lost (an unplugged cable).
+    public var isUnplugged = false
+
+    /// A device booted with `seed` and a host connection with `configuration`.
+    public init(seed: UInt64 = 1, configuration: ConnectionConfiguration = ConnectionConfiguration()) {
+        device = EmbeddedDevice(seed: seed)
+        connection = ConnectionCore(configuration: configuration)
+    }
+
+    /// The shared virtual time as the host sees it.
+    public var now: Duration { .microseconds(Int64(device.nowMicros)) }
+
+    /// Device time, microseconds since boot.
+    public var nowMicros: UInt64 { device.nowMicros }
+
+    // MARK: Time
+
+    /// One step: host bytes to the device, device time forward, device bytes to the host, host timers.
+    public func step() {
+        var outbound = connection.takeOutbound()
+        if !outbound.isEmpty {
+            linkFilter?(.toDevice, &outbound)
+            if !isUnplugged { device.write(outbound) }
+        }
+        device.advance(byMicros: stepMicros)
+        var inbound = device.read()
+        if !inbound.isEmpty {
+            linkFilter?(.toHost, &inbound)
+            if !isUnplugged { connection.receive(inbound, now: now) }
+        }
+        connection.poll(now: now)
+        collect()
+    }
+
+    /// Steps until `micros` of device time have passed.
+    public func run(forMicros micros: UInt64) {
+        let end = device.nowMicros + micros
+        while device.nowMicros < end { step() }
+    }
+
+    /// Steps until `condition` holds or `timeoutMicros` passed; returns whether it holds.
+    @discardableResult
+    public func run(untilMicros timeoutMicros: UInt64 = 2_000_000, while condition: () -> Bool) -> Bool {
+        let end = device.nowMicros + timeoutMicros
+        while condition() {
+            if device.nowMicros >= end { return false }
+            step()
+        }
+        return true
+    }
+
+    // MARK: Calls
+
+    /// Calls a unary method and steps until it ends.
+    ///
+    /// - Throws: ``RPCError`` as the device or the connection ends the call (`DEADLINE_EXCEEDED` after
+    ///   `deadlineMicros` of virtual time).
+    public func call<Request: WireMessage, Response: WireMessage>(
+        _ method: MethodID, _ request: Request, as: Response.Type = Response.self, deadlineMicros: UInt64 = 1_000_000
+    ) throws(RPCError) -> Response {
+        let call = try connection.startCall(
+            method: method, request: request.serializedBytes(),
+            deadline: now + .microseconds(Int64(deadlineMicros)), now: now)
+        run(untilMicros: deadlineMicros + 1_000_000) { unaryResults[call] == nil }
+        guard let result = unaryResults.removeValue(forKey: call) else {
+            throw RPCError(code: .internal, message: "the call never ended (connection core bug)", method: method)
+        }
+        let bytes = try result.get()
+        do {
+            return try Response(serializedBytes: bytes)
+        } catch {
+            throw RPCError(code: .internal, message: "response does not decode: \(error)", method: method, cause: error)
+        }
+    }
+
+    /// Handshakes as the device session does.
+    ///
+    /// - Throws: ``RPCError`` as the device answers.
+    @discardableResult
+    public func handshake(version: ProtocolVersion = ProtocolVersion(major: 1, minor: 0)) throws(RPCError) -> HandshakeResponse {
+        try call(.deviceHandshake, HandshakeRequest(hostVersion: version, hostName: "virtual-link"))
+    }
+
+    /// Starts a server stream; its messages are collected for ``takeStreamMessages(_:)``.
+    ///
+    /// - Throws: ``RPCError`` when the call cannot start.
+    public func openStream<Request: WireMessage>(_ method: MethodID, _ request: Request) throws(RPCError) -> CallID {
+        let call = try connection.startCall(method: method, request: request.serializedBytes(), now: now)
+        streamBuffers[call] = []
+        return call
+    }
+
+    /// Cancels a call (sends `CANCEL`).
+    public func cancel(_ call: CallID) {
+        connection.cancelCall(call, now: now)
+        collect()
+    }
+
+    /// The messages a stream received since the last take, decoded.
+    ///
+    /// - Throws: ``RPCError`` with `INTERNAL` when a message does not decode.
+    public func takeStreamMessages<Message: WireMessage>(_ call: CallID, as: Message.Type = Message.self) throws(RPCError) -> [Message] {
+        let payloads = streamBuffers[call] ?? []
+        if streamBuffers[call] != nil { streamBuffers[call] = [] }
+        var messages: [Message] = []
+        for payload in payloads {
+            do {
+                messages.append(try Message(serializedBytes: payload))
+            } catch {
+                throw RPCError(code: .internal, message: "stream message does not decode: \(error)", cause: error)
+            }
+        }
+        return messages
+    }
+
+    /// How a stream ended: nil while it runs, `.some(nil)` for `OK`, `.some(error)` otherwise.
+    public func streamEnd(_ call: CallID) -> RPCError?? {
+        streamEnds[call]
+    }
+
+    /// Connection events since the last take (responses and stream messages are also routed to the
+    /// call helpers above).
+    public func takeEvents() -> [ConnectionEvent] {
+        defer { pendingEvents.removeAll() }
+        return pendingEvents
+    }
+
+    private func collect() {
+        for event in connection.takeEvents() {
+            switch event {
+            case .response(let call, let payload):
+                unaryResults[call] = .success(payload)
+            case .streamMessage(let call, let payload):
+                streamBuffers[call, default: []].append(payload)
+            case .streamEnded(let call):
+                streamEnds[call] = .some(nil)
+            case .failed(let call, let error):
+                if streamBuffers[call] != nil {
+                    streamEnds[call] = .some(error)
+                } else {
+                    unaryResults[call] = .failure(error)
+                }
+            default:
+                break
+            }
+            pendingEvents.append(event)
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlDevice
+import CameraControlRPC
+import CameraControlWire
+import Foundation
+
+/// `camctl demo`: starts `camctl-sim`, connects to it over its pseudo-terminal exactly as to real
+/// hardware, sets up the seed talk's camera app (zoom, exposure bias, a "Reactions" picker, a capture
+/// interaction on every button) and plays a scenario through the simulator that exercises every gesture
+/// and input source, printing what each layer sees.
+enum Demo {
+    /// The built-in tour (docs/SIMULATOR.md for the format).
+    static let scenario = """
+        # camctl demo: the seed talk's app, then every input source.
+        seed 42
+        # A light press shows the overlay with the active control (zoom); a slide zooms.
+        touch at=0.3 hold=60ms
+        light-press force=1200mN hold=150ms
+        slide to=0.8 over=700ms
+        release
+        pause 500ms
+        # A double light press opens the control picker; a slide picks Reactions; a light press confirms.
+        touch at=0.5 hold=60ms
+        double-light-press force=1200mN gap=150ms
+        slide to=0.95 over=400ms
+        light-press force=1300mN hold=150ms
+        # A slide chooses a reaction.
+        slide to=0.6 over=500ms
+        release
+        pause 500ms
+        # A full click is the shutter, whatever the overlay shows.
+        full-click
+        pause 400ms
+        # Click and hold: a long press (video in a camera app).
+        click-and-hold 1s
+        pause 400ms
+        # The other inputs: volume up (secondary), volume down held, the action button, a remote click.
+        button volume-up
+        pause 250ms
+        button volume-down hold=600ms
+        pause 250ms
+        button action
+        pause 250ms
+        remote-click
+        pause 300ms
+        """
+
+    static func run(_ argv: [String]) async throws {
+        let args = try Arguments(argv, valued: ["scenario", "seed", "sim"], switches: ["quiet"])
+        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) } ?? scenario
+        let seed = try args.integer("seed", default: 42)
+        let simulatorPath = args.value("sim") ?? siblingExecutable("camctl-sim")
+        guard FileManager.default.isExecutableFile(atPath: simulatorPath) else {
+            throw Arguments.Failure(
+                description: "camctl-sim not found at \(simulatorPath) (run `swift build`, or pass --sim PATH)")
+        }
+
+        let simulator = try SimulatorProcess(path: simulatorPath, seed: seed)
+        defer { simulator.terminate() }
+        print("camctl-sim running on \(simulator.ptyPath)")
+
+        let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "camctl demo")
+        print(session.info.summary)
+        print("")
+
+        let printer = EventPrinter(quiet: args.flag("quiet"))
+        let app = try DemoApp(session: session, printer: printer)
+        let pipeline = LivePipeline(session: session, interaction: app.interaction, controls: app.controls, printer: printer)
+
+        let played = try await session.runScenario(scenarioText)
+        printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
+        let clock = ContinuousClock()
+        let end = clock.now + .microseconds(Int64(played.durationMicros)) + .milliseconds(900)
+        do {
+            try await pipeline.run(until: { clock.now >= end })
+        } catch {
+            await pipeline.deviceLost()
+            printer.note("device lost: \(error)")
+        }
+        let counters = try await session.counters()
+        await session.close()
+
+        print("")
+        print(app.summary())
+        print(
+            "link        device sent \(counters.framesSent) frames, \(counters.retransmissions) retransmissions, \(counters.checkErrors) check errors, \(counters.sequenceGaps) lost"
+        )
+    }
+
+    /// The path of an executable next to this one (`swift build` puts camctl and camctl-sim together).
+    static func siblingExecutable(_ name: String) -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+}
+
+/// The seed talk's camera app on a synthetic camera: a capture interaction, zoom, exposure bias and a
+/// "Reactions" index picker.
+final class DemoApp: @unchecked Sendable {
+    let camera: SyntheticCamera
+    let interaction: CaptureEventInteraction
+    let controls: CaptureControlsSession
+    let reactions: CaptureIndexPicker
+    let zoom: SystemZoomSlider
+    let exposure: SystemExposureBiasSlider
+    private let printer: EventPrinter
+    private let lock = NSLock()
+    private var capturesEnded = 0
+    private var capturesCancelled = 0
+    private var sources: [String: Int] = [:]
+    private let delegate: PrintingControlsDelegate
+
+    static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
+
+    init(session: DeviceSession, printer: EventPrinter) throws {
+        self.printer = printer
+        let camera = try SyntheticCamera()
+        self.camera = camera
+        var interactionRef: CaptureEventInteraction!
+        let primary: CaptureEventInteraction.Handler = { [printer] event in
+            printer.capture(event, role: "primary")
+        }
+        let secondary: CaptureEventInteraction.Handler = { [printer] event in
+            printer.capture(event, role: "secondary")
+        }
+        interactionRef = CaptureEventInteraction(soundPlayer: session, primary: primary, secondary: secondary)
+        interaction = interactionRef
+        zoom = try SystemZoomSlider(device: camera, executor: DispatchQueue.global()) { _ in }
+        exposure = try SystemExposureBiasSlider(device: camera, executor: DispatchQueue.global()) { _ in }
+        reactions = try CaptureIndexPicker("Reactions", symbolName: "face.smiling", localizedIndexTitles: Self.reactionTitles)
+        let caps = session.info.capabilities
+        controls = try CaptureControlsSession(
+            capabilities: ControlsCapabilities(supportsControls: caps.supportsControls, maxControls: Int(caps.maxControls)))
+        delegate = PrintingControlsDelegate(printer: printer)
+        reactions.setActionQueue(DispatchQueue.global()) { _ in }
+        for control in [zoom, exposure, reactions] as [any CaptureControl] {
+            try controls.addControl(control)
+        }
+        controls.setControlsDelegate(delegate, executor: DispatchQueue.global())
+        controls.attachEventInteraction(interaction)
+        interaction.setSessionRunning(true)
+        // Capture on `ended`, as Apple's API asks: photos for clicks, a clip for holds.
+        let events = interaction.events
+        Task { [weak self] in
+            for await event in events {
+                self?.record(event)
+            }
+        }
+    }
+
+    private func record(_ event: CaptureEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch event.phase {
+        case .ended:
+            capturesEnded += 1
+            sources[event.source.description, default: 0] += 1
+            _ = try? camera.capturePhoto()
+        case .cancelled:
+            capturesCancelled += 1
+        default:
+            break
+        }
+    }
+
+    func summary() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        let bySource = sources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return """
+            captures    \(capturesEnded) ended (\(bySource)), \(capturesCancelled) cancelled
+            photos      \(camera.photos.count) taken
+            zoom        \(String(format: "%.2f", camera.zoomFactor))×
+            exposure    \(String(format: "%+.2f", camera.exposureBias)) EV
+            reaction    \(Self.reactionTitles[reactions.selectedIndex])
+            """
+    }
+}
+
+/// Prints the controls delegate's calls.
+final class PrintingControlsDelegate: CaptureControlsDelegate, @unchecked Sendable {
+    let printer: EventPrinter
+    init(printer: EventPrinter) { self.printer = printer }
+    func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { printer.note("delegate: controls did become active") }
+    func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) { printer.note("delegate: will enter fullscreen") }
+    func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) { printer.note("delegate: will exit fullscreen") }
+    func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { printer.note("delegate: controls did become inactive") }
+}
+
+/// `camctl-sim` as a child process on a pseudo-terminal.
+final class SimulatorProcess: @unchecked Sendable {
+    let process = Process()
+    let ptyPath: String
+
+    init(path: String, seed: Int) throws {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--seed", "\(seed)", "--quiet"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.standardError
+        try process.run()
+        // The first line is the pty's path.
+        var line: [UInt8] = []
+        let handle = stdout.fileHandleForReading
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            guard let first = byte.first else { break }
+            if first == UInt8(ascii: "\n") { break }
+            line.append(first)
+            if line.count > 4096 { break }
+        }
+        guard !line.isEmpty, let text = String(bytes: line, encoding: .utf8), text.hasPrefix("/") else {
+            process.terminate()
+            throw Arguments.Failure(description: "camctl-sim did not print its pty path")
+        }
+        ptyPath = text
+    }
+
+    func terminate() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}

@@ -1,1 +1,0 @@
-print("camctl: not yet")
