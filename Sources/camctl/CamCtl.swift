@@ -10,7 +10,7 @@ struct CamCtl {
         usage: camctl <command> [arguments]
 
         commands:
-          demo [--scenario FILE] [--seed N] [--quiet]
+          demo [--scenario FILE] [--seed N] [--verbose] [--quiet]
                               start the simulator, connect over its pty, play a scenario that exercises
                               every gesture, input source and control, and print what happens
           info PORT           handshake and print identity, protocol version and capabilities

@@ -14,21 +14,29 @@ enum Demo {
     static let scenario = """
         # camctl demo: the seed talk's app, then every input source.
         seed 42
-        # A light press shows the overlay with the active control (zoom); a slide zooms.
+        # Zoom: a light press shows the overlay with the active control (zoom); a slide zooms in.
         touch at=0.3 hold=60ms
         light-press force=1200mN hold=150ms
         slide to=0.8 over=700ms
         release
-        pause 500ms
-        # A double light press opens the control picker; a slide picks Reactions; a light press confirms.
-        touch at=0.5 hold=60ms
+        pause 400ms
+        # Exposure: a double light press opens the control picker, a slide moves one entry on,
+        # a light press confirms, a slide adjusts it in 1/3 EV detents.
+        touch at=0.3 hold=60ms
         double-light-press force=1200mN gap=150ms
-        slide to=0.95 over=400ms
+        slide to=0.48 over=300ms
         light-press force=1300mN hold=150ms
-        # A slide chooses a reaction.
-        slide to=0.6 over=500ms
+        slide to=0.7 over=600ms
         release
-        pause 500ms
+        pause 400ms
+        # Reactions: the picker again, one entry on, confirm, choose a reaction.
+        touch at=0.3 hold=60ms
+        double-light-press force=1200mN gap=150ms
+        slide to=0.48 over=300ms
+        light-press force=1300mN hold=150ms
+        slide to=0.75 over=500ms
+        release
+        pause 400ms
         # A full click is the shutter, whatever the overlay shows.
         full-click
         pause 400ms
@@ -47,7 +55,7 @@ enum Demo {
         """
 
     static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: ["scenario", "seed", "sim"], switches: ["quiet"])
+        let args = try Arguments(argv, valued: ["scenario", "seed", "sim"], switches: ["quiet", "verbose"])
         let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) } ?? scenario
         let seed = try args.integer("seed", default: 42)
         let simulatorPath = args.value("sim") ?? siblingExecutable("camctl-sim")
@@ -64,11 +72,15 @@ enum Demo {
         print(session.info.summary)
         print("")
 
-        let printer = EventPrinter(quiet: args.flag("quiet"))
+        let printer = EventPrinter(quiet: args.flag("quiet"), verbose: args.flag("verbose"))
         let app = try DemoApp(session: session, printer: printer)
         let pipeline = LivePipeline(session: session, interaction: app.interaction, controls: app.controls, printer: printer)
 
-        let played = try await session.runScenario(scenarioText)
+        // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB).
+        let steps = scenarioText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n")
+        await pipeline.synchroniseClocks()
+        let played = try await session.runScenario(steps + "\n")
         printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
         let clock = ContinuousClock()
         let end = clock.now + .microseconds(Int64(played.durationMicros)) + .milliseconds(900)

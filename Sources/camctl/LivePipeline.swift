@@ -14,8 +14,9 @@ actor LivePipeline {
     let interaction: CaptureEventInteraction
     let controls: CaptureControlsSession?
     let printer: EventPrinter
-    /// Host time minus device time, microseconds, estimated at the handshake.
-    private let clockOffsetMicros: Int64
+    /// Host time minus device time, microseconds (estimated at the handshake, refined by
+    /// ``synchroniseClocks()``).
+    private var clockOffsetMicros: Int64
     private var captures = 0
     private var hapticsSent = 0
 
@@ -30,6 +31,21 @@ actor LivePipeline {
         }
         recognizer = GestureRecognizer(configuration: configuration)
         clockOffsetMicros = Int64(bitPattern: hostMicros()) - Int64(bitPattern: session.info.deviceTimeMicros)
+    }
+
+    /// Estimates the device clock from the fastest of a few pings (the NTP idea: the device read its
+    /// clock halfway through the round trip).
+    func synchroniseClocks() async {
+        var best: (rtt: UInt64, offset: Int64)?
+        for _ in 0..<5 {
+            let sent = hostMicros()
+            guard let reply = try? await session.ping() else { continue }
+            let received = hostMicros()
+            let rtt = received - sent
+            let offset = Int64(bitPattern: sent + rtt / 2) - Int64(bitPattern: reply.deviceTimeMicros)
+            if best == nil || rtt < best!.rtt { best = (rtt, offset) }
+        }
+        if let best { clockOffsetMicros = best.offset }
     }
 
     /// The device clock as the host estimates it now.
@@ -124,9 +140,15 @@ final class EventPrinter: @unchecked Sendable {
     private let lock = NSLock()
     private var originMicros: UInt64?
     let quiet: Bool
+    /// When false, the many slide samples (input events and slide-changed gestures) are not printed;
+    /// the values they produce still are.
+    let verbose: Bool
     private(set) var lines: [String] = []
 
-    init(quiet: Bool = false) { self.quiet = quiet }
+    init(quiet: Bool = false, verbose: Bool = true) {
+        self.quiet = quiet
+        self.verbose = verbose
+    }
 
     private func emit(_ deviceMicros: UInt64?, _ category: String, _ text: String) {
         lock.lock()
@@ -144,6 +166,7 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     func input(_ event: InputEvent, latencyMillis: Double) {
+        if !verbose && event.kind == .slide { return }
         var text = "\(event.kind.description.padding(toLength: 17, withPad: " ", startingAt: 0)) \(event.source)"
         if event.kind == .slide { text += "  position \(event.position)" }
         if event.forceMillinewtons > 0 { text += "  force \(event.forceMillinewtons) mN" }
@@ -153,6 +176,7 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     func gesture(_ gesture: Gesture) {
+        if !verbose, case .slideChanged = gesture.kind { return }
         emit(gesture.timestampMicros, "gesture", "\(Self.name(gesture.kind)) \(gesture.source)")
     }
 

@@ -5,9 +5,11 @@
 #define CC_CONFIG_H
 
 /* Unstuffed frame (envelope + payload + check), announced in Capabilities.
+ * 1024 lets a host send a whole scenario or a long status message in one
+ * frame; a board short of RAM may build with -DCC_MAX_FRAME_BYTES=256.
  * Between CC_WIRE_MIN_MAX_FRAME_BYTES (128) and CC_WIRE_MAX_MAX_FRAME_BYTES. */
 #ifndef CC_MAX_FRAME_BYTES
-#define CC_MAX_FRAME_BYTES 256u
+#define CC_MAX_FRAME_BYTES 1024u
 #endif
 /* Calls in flight at once (at least 4); more get RESOURCE_EXHAUSTED. */
 #ifndef CC_MAX_CONCURRENT_CALLS
@@ -28,7 +30,7 @@
 
 /* Bytes of the static arena protobuf-c unpacks one request into. */
 #ifndef CC_ARENA_BYTES
-#define CC_ARENA_BYTES 1024u
+#define CC_ARENA_BYTES 2048u
 #endif
 
 /* Largest wire-encoded reliable packet kept for retransmission. Reliable
