@@ -100,6 +100,40 @@ static void test_cancel_stops_retransmission(void)
     CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 0);
 }
 
+static void test_reliable_slots_full_still_sends(void)
+{
+    harness_t *h = hx_setup();
+    unsigned presses;
+    size_t i;
+    uint16_t seen[64];
+    size_t nseen = 0;
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 5);
+    for (presses = 0; presses < 10u; presses++) {   /* 20 reliable events, never acknowledged */
+        hx_heartbeat(h);
+        h->buttons = CC_BUTTON_VOLUME_UP;
+        hx_advance(h, 10000);
+        h->buttons = 0;
+        hx_advance(h, 10000);
+    }
+    CHECK_EQ(cc_link_unacked(&h->dev.link), CC_RELIABLE_SLOTS);
+    for (i = 0; i < h->npackets; i++) {
+        size_t j;
+        bool dup = false;
+        if (h->packets[i].type != CC_PKT_STREAM_MESSAGE) {
+            continue;
+        }
+        CHECK(h->packets[i].flags & CC_WIRE_FLAG_RELIABLE);
+        for (j = 0; j < nseen; j++) {
+            dup = dup || seen[j] == h->packets[i].sequence;
+        }
+        if (!dup && nseen < 64u) {
+            seen[nseen++] = h->packets[i].sequence;
+        }
+    }
+    CHECK_EQ(nseen, 20);   /* every event went out at least once */
+}
+
 static void test_best_effort_event_not_reliable(void)
 {
     harness_t *h = hx_setup();
@@ -389,6 +423,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"reliable_event_retransmitted_until_ack", test_reliable_event_retransmitted_until_ack},
     {"reliable_gives_up_after_max_tries", test_reliable_gives_up_after_max_tries},
     {"cancel_stops_retransmission", test_cancel_stops_retransmission},
+    {"reliable_slots_full_still_sends", test_reliable_slots_full_still_sends},
     {"best_effort_event_not_reliable", test_best_effort_event_not_reliable},
     {"reliable_request_acked_and_deduplicated", test_reliable_request_acked_and_deduplicated},
     {"duplicate_window", test_duplicate_window},

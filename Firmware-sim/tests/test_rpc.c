@@ -243,6 +243,32 @@ static void test_malformed_payload(void)
     CHECK(hx_find(h, CC_PKT_RESPONSE, 32) != NULL);
 }
 
+static void test_request_too_large_to_unpack(void)
+{
+    harness_t *h = hx_setup();
+    uint8_t payload[200];
+    size_t i;
+    const hx_packet_t *p;
+    REQUIRE(hx_handshake(h, 0));
+    /* 100 unknown varint fields (field 9, value 1): valid protobuf, but each one
+     * costs protobuf-c an allocation, more than the arena holds */
+    for (i = 0; i < sizeof payload; i += 2) {
+        payload[i] = (uint8_t)(9u << 3);
+        payload[i + 1u] = 0x01;
+    }
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 35, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG,
+                   payload, sizeof payload);
+    /* a few unknown fields (a newer minor's request) are fine */
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 36, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG,
+                   payload, 6);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_ERROR, 35);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_RESOURCE_EXHAUSTED);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 36) != NULL);
+    CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 0);
+}
+
 static void test_duplicate_call_id(void)
 {
     harness_t *h = hx_setup();
@@ -402,6 +428,7 @@ const cc_test_case_t cc_tests_rpc[] = {
     {"unknown_service_and_method", test_unknown_service_and_method},
     {"extension_services", test_extension_services},
     {"malformed_payload", test_malformed_payload},
+    {"request_too_large_to_unpack", test_request_too_large_to_unpack},
     {"duplicate_call_id", test_duplicate_call_id},
     {"too_many_calls", test_too_many_calls},
     {"cancel", test_cancel},
