@@ -405,6 +405,61 @@ static void test_tx_buffer_compaction(void)
     CHECK_EQ(h->host_decode_errors, 0);
 }
 
+static uint32_t fuzz_state;
+static uint32_t fuzz_next(void)
+{
+    fuzz_state = fuzz_state * 1103515245u + 12345u;
+    return fuzz_state >> 8;
+}
+
+static void test_random_input_never_breaks_the_device(void)
+{
+    harness_t *h = hx_setup();
+    unsigned round;
+    fuzz_state = 777u;
+    REQUIRE(hx_handshake(h, 0));
+    for (round = 0; round < 3000u; round++) {
+        uint8_t payload[300];
+        size_t len = fuzz_next() % sizeof payload;
+        size_t i;
+        for (i = 0; i < len; i++) {
+            payload[i] = (uint8_t)fuzz_next();
+        }
+        switch (fuzz_next() % 3u) {
+        case 0:   /* raw garbage, sometimes with delimiters */
+            hx_send_raw(h, payload, len);
+            break;
+        case 1:   /* a well-framed packet of any type with any ids and payload */
+            hx_send_packet_seq(h, (uint16_t)fuzz_next(), (uint8_t)(fuzz_next() % 16u),
+                               (uint8_t)(fuzz_next() & 0xF0u), fuzz_next() % 20u, (uint8_t)(fuzz_next() % 8u),
+                               (uint8_t)(fuzz_next() % 4u), payload, len % 120u);
+            break;
+        default:  /* a request to a real method with a random payload */
+            hx_send_packet(h, CC_PKT_REQUEST, 0, 1u + fuzz_next() % 30u, (uint8_t)(1u + fuzz_next() % 6u),
+                           (uint8_t)(1u + fuzz_next() % 3u), payload, len % 100u);
+            break;
+        }
+        h->now_us += 1000u;
+        hx_poll(h);
+        if (h->npackets > HX_MAX_PACKETS - 64u) {
+            hx_clear(h);
+        }
+    }
+    CHECK_EQ(h->host_decode_errors, 0);   /* whatever came in, what goes out is well-formed */
+    /* still a working device */
+    {
+        static const uint8_t zero = 0;
+        hx_send_raw(h, &zero, 1);
+    }
+    hx_clear(h);
+    cc_device_set_extension(&h->dev, NULL, NULL, false);
+    REQUIRE(hx_handshake(h, 0));
+    hx_request(h, 99, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    hx_poll(h);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 99) != NULL);
+    CHECK(cc_device_counters(&h->dev)->framing_errors + cc_device_counters(&h->dev)->check_errors > 0u);
+}
+
 static void test_device_plays_its_own_click(void)
 {
     harness_t *h = hx_setup();
@@ -435,6 +490,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"tx_accounting_and_blocked_uart", test_tx_accounting_and_blocked_uart},
     {"slow_uart_keeps_frames_intact", test_slow_uart_keeps_frames_intact},
     {"tx_buffer_compaction", test_tx_buffer_compaction},
+    {"random_input_never_breaks_the_device", test_random_input_never_breaks_the_device},
     {"device_plays_its_own_click", test_device_plays_its_own_click},
 };
 const size_t cc_tests_link_count = CC_TEST_COUNT(cc_tests_link);
