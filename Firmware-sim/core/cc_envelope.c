@@ -3,9 +3,6 @@
 
 #include <string.h>
 
-#define VARINT_CONTINUE 0x80u
-#define VARINT_PAYLOAD 0x7Fu
-
 bool cc_envelope_type_known(uint8_t type)
 {
     return type >= CC_PKT_REQUEST && type <= CC_PKT_HEARTBEAT;
@@ -22,11 +19,11 @@ static cc_envelope_result_t parse_call_id(const uint8_t *body, size_t len, size_
             return CC_ENVELOPE_TOO_SHORT;
         }
         b = body[(*pos)++];
-        if (i == CC_WIRE_CALL_ID_MAX_BYTES - 1u && (b & 0xF0u) != 0u) {
+        if (i == CC_WIRE_CALL_ID_MAX_BYTES - 1u && (b & CC_WIRE_VARINT_LAST_MASK) != 0u) {
             return CC_ENVELOPE_BAD_CALL_ID;   /* >= 2^32, or a sixth byte */
         }
-        value |= (uint32_t)(b & VARINT_PAYLOAD) << (7u * i);
-        if ((b & VARINT_CONTINUE) == 0u) {
+        value |= (uint32_t)(b & CC_WIRE_VARINT_PAYLOAD) << (CC_WIRE_VARINT_BITS * i);
+        if ((b & CC_WIRE_VARINT_CONTINUE) == 0u) {
             *out = value;
             return CC_ENVELOPE_OK;
         }
@@ -45,8 +42,8 @@ cc_envelope_result_t cc_envelope_parse(const uint8_t *body, size_t len, cc_envel
     }
     out->type = (uint8_t)(body[0] & CC_WIRE_TYPE_MASK);
     out->flags = (uint8_t)(body[0] & CC_WIRE_FLAGS_MASK);
-    out->sequence = (uint16_t)(body[1] | ((uint16_t)body[2] << 8));
-    pos = 1u + CC_WIRE_SEQUENCE_BYTES;
+    out->sequence = (uint16_t)(body[CC_WIRE_SEQUENCE_OFFSET] | ((uint16_t)body[CC_WIRE_SEQUENCE_OFFSET + 1u] << 8));
+    pos = CC_WIRE_CALL_ID_OFFSET;
     r = parse_call_id(body, len, &pos, &out->call_id);
     if (r != CC_ENVELOPE_OK) {
         return r;
@@ -58,7 +55,7 @@ cc_envelope_result_t cc_envelope_parse(const uint8_t *body, size_t len, cc_envel
     }
     switch (out->type) {
     case CC_PKT_REQUEST:
-        if (len - pos < 2u) {
+        if (len - pos < CC_WIRE_REQUEST_ID_BYTES) {
             return CC_ENVELOPE_TOO_SHORT;
         }
         out->service = body[pos++];
@@ -66,7 +63,7 @@ cc_envelope_result_t cc_envelope_parse(const uint8_t *body, size_t len, cc_envel
         break;
     case CC_PKT_STREAM_END:
     case CC_PKT_ERROR:
-        if (len - pos < 1u) {
+        if (len - pos < CC_WIRE_STATUS_BYTES) {
             return CC_ENVELOPE_TOO_SHORT;
         }
         out->status = body[pos++];
@@ -83,10 +80,10 @@ size_t cc_varint_write(uint32_t value, uint8_t *out, size_t cap)
 {
     size_t n = 0;
     do {
-        uint8_t b = (uint8_t)(value & VARINT_PAYLOAD);
-        value >>= 7;
+        uint8_t b = (uint8_t)(value & CC_WIRE_VARINT_PAYLOAD);
+        value >>= CC_WIRE_VARINT_BITS;
         if (value != 0u) {
-            b |= VARINT_CONTINUE;
+            b |= CC_WIRE_VARINT_CONTINUE;
         }
         if (n >= cap) {
             return 0;
@@ -100,10 +97,10 @@ static size_t extra_bytes(uint8_t type)
 {
     switch (type) {
     case CC_PKT_REQUEST:
-        return 2u;
+        return CC_WIRE_REQUEST_ID_BYTES;
     case CC_PKT_STREAM_END:
     case CC_PKT_ERROR:
-        return 1u;
+        return CC_WIRE_STATUS_BYTES;
     default:
         return 0u;
     }
@@ -112,7 +109,7 @@ static size_t extra_bytes(uint8_t type)
 size_t cc_envelope_size(const cc_envelope_t *env)
 {
     uint8_t scratch[CC_WIRE_CALL_ID_MAX_BYTES];
-    return 1u + CC_WIRE_SEQUENCE_BYTES + cc_varint_write(env->call_id, scratch, sizeof scratch)
+    return CC_WIRE_CALL_ID_OFFSET + cc_varint_write(env->call_id, scratch, sizeof scratch)
            + extra_bytes(env->type);
 }
 
@@ -125,9 +122,9 @@ size_t cc_envelope_write(const cc_envelope_t *env, uint8_t *out, size_t cap)
         return 0;
     }
     out[0] = (uint8_t)((env->type & CC_WIRE_TYPE_MASK) | (env->flags & CC_WIRE_FLAGS_MASK));
-    out[1] = (uint8_t)(env->sequence & 0xFFu);
-    out[2] = (uint8_t)(env->sequence >> 8);
-    pos = 3u;
+    out[CC_WIRE_SEQUENCE_OFFSET] = (uint8_t)(env->sequence & 0xFFu);
+    out[CC_WIRE_SEQUENCE_OFFSET + 1u] = (uint8_t)(env->sequence >> 8);
+    pos = CC_WIRE_CALL_ID_OFFSET;
     n = cc_varint_write(env->call_id, out + pos, cap - pos);
     pos += n;
     switch (env->type) {

@@ -6,9 +6,6 @@
 #include "CameraControlProto.h"
 #include "cc_wire.h"
 
-#define RECORD_FORCE_MAX 0xFFFFu
-#define RECORD_POSITION_MAX 0x7FFFu
-#define RECORD_TOUCH_BIT 0x80000000u
 /* Bytes of a RawSampleBatch besides its records: tags, lengths and varints. */
 #define RAW_BATCH_OVERHEAD 24u
 #define RAW_FIT_SAMPLES ((CC_LINK_PAYLOAD_CAP - RAW_BATCH_OVERHEAD) / CC_RAW_RECORD_BYTES)
@@ -33,10 +30,10 @@ bool cc_streams_kind_reliable(uint32_t kind)
 
 void cc_streams_pack_record(const cc_raw_sample_t *sample, uint8_t out[4])
 {
-    uint32_t position = sample->position > RECORD_POSITION_MAX ? RECORD_POSITION_MAX : sample->position;
-    uint32_t record = (uint32_t)sample->force_mn | (position << 16);
+    uint32_t position = sample->position > CC_WIRE_RAW_POSITION_MAX ? CC_WIRE_RAW_POSITION_MAX : sample->position;
+    uint32_t record = (uint32_t)sample->force_mn | (position << CC_WIRE_RAW_POSITION_SHIFT);
     if (sample->touched) {
-        record |= RECORD_TOUCH_BIT;
+        record |= CC_WIRE_RAW_TOUCH_BIT;
     }
     out[0] = (uint8_t)(record & 0xFFu);
     out[1] = (uint8_t)((record >> 8) & 0xFFu);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cc_config.h"
+#include "cc_wire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,7 +26,7 @@ typedef enum cc_call_kind {
 } cc_call_kind_t;
 
 /* Bytes of one raw sample record (input.proto RawSampleBatch.samples). */
-#define CC_RAW_RECORD_BYTES 4u
+#define CC_RAW_RECORD_BYTES CC_WIRE_RAW_RECORD_BYTES
 
 /* A raw sample stream's batch under construction. */
 typedef struct cc_raw_batch {

@@ -61,6 +61,11 @@ typedef struct cc_device_info {
  * response is in resp[0 .. *resp_len)); CC_EXTENSION_NOT_MINE when it does
  * not know the method (the core answers UNIMPLEMENTED). *message may be set
  * to a static string for non-OK statuses.
+ *
+ * Called only for unary requests after the handshake, once the call table
+ * checks passed; req is the raw request payload (unpack it yourself);
+ * resp_cap is the largest payload that fits a frame. A status that is not a
+ * byte (other than CC_EXTENSION_NOT_MINE) is answered as INTERNAL.
  */
 #define CC_EXTENSION_NOT_MINE (-1)
 typedef int (*cc_extension_fn)(void *ctx, uint8_t service, uint8_t method,
@@ -70,6 +75,9 @@ typedef int (*cc_extension_fn)(void *ctx, uint8_t service, uint8_t method,
 
 typedef struct cc_device cc_device_t;
 
+/* Starts a device: default configuration, no session. hal and info must
+ * outlive the device; the device must not be moved afterwards. Calls
+ * hal->now_us once. */
 void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_t *info);
 
 /* Installs the extension handler; is_simulator is announced in Capabilities. */
@@ -80,6 +88,7 @@ void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bo
  * writes the UART. Call it at least once per sample period. */
 void cc_device_poll(cc_device_t *dev);
 
+/* The link and call counters (DiagnosticsService reports the same). */
 const cc_counters_t *cc_device_counters(const cc_device_t *dev);
 
 /* The configuration in force. */
@@ -107,6 +116,13 @@ size_t cc_device_calls_in_flight(const cc_device_t *dev);
  * - StreamRawSamples: samples_per_batch 0 means CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
  *   larger requests are clamped to what fits (CC_RAW_MAX_SAMPLES_PER_BATCH).
  * - A REQUEST with call id 0 is a framing error (nowhere to answer).
+ * - A handshake is always served (even with the call table full); any other
+ *   call before one gets FAILED_PRECONDITION.
+ * - A request protobuf-c cannot unpack within CC_ARENA_BYTES gets
+ *   RESOURCE_EXHAUSTED; a payload that does not parse, INVALID_ARGUMENT.
+ * - The device plays HAPTIC_PATTERN_CLICK at every FULL_PRESS_DOWN and
+ *   HAPTIC_PATTERN_RELEASE at every FULL_PRESS_UP itself (if hal->haptic_play).
+ * More in Firmware-sim/core/README.md.
  */
 
 #ifdef __cplusplus

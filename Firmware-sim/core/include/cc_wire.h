@@ -45,6 +45,16 @@
 #define CC_WIRE_MIN_ENVELOPE_BYTES 4u     /* type + sequence + 1-byte call id */
 #define CC_WIRE_MAX_ENVELOPE_BYTES 10u    /* type + sequence + 5-byte call id + 2 */
 #define CC_WIRE_LINK_CALL_ID 0u           /* ACK and HEARTBEAT */
+#define CC_WIRE_SEQUENCE_OFFSET 1u        /* u16 LE after the type/flags byte */
+#define CC_WIRE_CALL_ID_OFFSET 3u
+#define CC_WIRE_REQUEST_ID_BYTES 2u       /* service id, method id */
+#define CC_WIRE_STATUS_BYTES 1u           /* STREAM_END, ERROR */
+
+/* §4 call id: unsigned LEB128 */
+#define CC_WIRE_VARINT_CONTINUE 0x80u
+#define CC_WIRE_VARINT_PAYLOAD 0x7Fu
+#define CC_WIRE_VARINT_BITS 7u
+#define CC_WIRE_VARINT_LAST_MASK 0xF0u    /* bits a 5th byte must not have (value < 2^32) */
 #define CC_WIRE_ACK_PAYLOAD_BYTES 2u
 
 /* §5 status codes */
@@ -71,6 +81,13 @@
 #define CC_WIRE_DUPLICATE_WINDOW 64u
 #define CC_WIRE_RTO_INITIAL_US 20000u      /* device default retransmission timeout */
 #define CC_WIRE_MAX_TRIES 8u               /* transmissions of one reliable packet */
+
+/* input.proto RawSampleBatch.samples: one 4-byte LE record per sample */
+#define CC_WIRE_RAW_RECORD_BYTES 4u
+#define CC_WIRE_RAW_FORCE_MAX 0xFFFFu      /* bits 0..15, saturating */
+#define CC_WIRE_RAW_POSITION_SHIFT 16u     /* bits 16..30 */
+#define CC_WIRE_RAW_POSITION_MAX 0x7FFFu
+#define CC_WIRE_RAW_TOUCH_BIT 0x80000000u  /* bit 31 */
 
 /* §8 liveness */
 #define CC_WIRE_DEAD_AFTER_HEARTBEATS 4u
