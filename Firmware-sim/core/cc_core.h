@@ -46,8 +46,8 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
 /* Answers a unary call with RESPONSE msg (ERROR RESOURCE_EXHAUSTED if it does not fit). */
 void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us);
 
-/* Packs msg into the link's payload buffer; false when it does not fit. */
-bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t *len);
+/* Packs msg into the link's payload buffer; false when it is larger than cap. */
+bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len);
 
 /* Ends every call without a word (link dead, new handshake); counts them as cancelled. */
 void cc_rpc_end_all_calls(cc_device_t *dev);

@@ -106,6 +106,15 @@ uint8_t *cc_link_payload(cc_link_t *link)
     return link->body + CC_WIRE_MAX_ENVELOPE_BYTES;
 }
 
+size_t cc_link_payload_cap(uint8_t type, uint32_t call_id)
+{
+    cc_envelope_t env;
+    memset(&env, 0, sizeof env);
+    env.type = type;
+    env.call_id = call_id;
+    return CC_MAX_FRAME_BYTES - CC_WIRE_CHECK_BYTES - cc_envelope_size(&env);
+}
+
 /* Transmits (or retransmits) a reliable slot if the tx buffer has room. */
 static void slot_transmit(cc_link_t *link, cc_reliable_slot_t *slot, uint64_t now_us)
 {
@@ -141,7 +150,7 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
     uint8_t *frame;
     size_t n;
 
-    if (payload_len > CC_LINK_PAYLOAD_CAP) {
+    if (payload_len > cc_link_payload_cap(type, call_id)) {
         return CC_SEND_TOO_BIG;
     }
     memset(&env, 0, sizeof env);

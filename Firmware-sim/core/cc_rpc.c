@@ -10,9 +10,10 @@
 void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us)
 {
     uint8_t *payload = cc_link_payload(&dev->link);
+    size_t cap = cc_link_payload_cap(CC_PKT_ERROR, call_id);
     size_t len = 0;
     if (message != NULL) {
-        while (message[len] != '\0' && len < CC_LINK_PAYLOAD_CAP) {
+        while (message[len] != '\0' && len < cap) {
             payload[len] = (uint8_t)message[len];
             len++;
         }
@@ -26,10 +27,10 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
     (void)cc_link_send(&dev->link, CC_PKT_ERROR, false, call_id, status, len, now_us);
 }
 
-bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t *len)
+bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len)
 {
     size_t size = protobuf_c_message_get_packed_size(msg);
-    if (size > CC_LINK_PAYLOAD_CAP) {
+    if (size > cap) {
         return false;
     }
     *len = protobuf_c_message_pack(msg, cc_link_payload(&dev->link));
@@ -40,7 +41,7 @@ bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t *len)
 void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us)
 {
     size_t len = 0;
-    if (!cc_rpc_pack(dev, msg, &len)) {
+    if (!cc_rpc_pack(dev, msg, cc_link_payload_cap(CC_PKT_RESPONSE, call_id), &len)) {
         cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
         return;
     }
@@ -64,6 +65,7 @@ void cc_rpc_end_all_calls(cc_device_t *dev)
 static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
     size_t resp_len = 0;
+    size_t resp_cap = cc_link_payload_cap(CC_PKT_RESPONSE, env->call_id);
     const char *message = NULL;
     int status;
 
@@ -73,14 +75,14 @@ static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint6
         return;
     }
     status = dev->extension(dev->extension_ctx, env->service, env->method, env->payload, env->payload_len,
-                            cc_link_payload(&dev->link), CC_LINK_PAYLOAD_CAP, &resp_len, &message);
+                            cc_link_payload(&dev->link), resp_cap, &resp_len, &message);
     if (status == CC_EXTENSION_NOT_MINE) {
         dev->counters.unimplemented_calls++;
         cc_rpc_error(dev, env->call_id, CC_STATUS_UNIMPLEMENTED, "unknown method", now_us);
         return;
     }
     if (status == (int)CC_STATUS_OK) {
-        if (resp_len > CC_LINK_PAYLOAD_CAP) {
+        if (resp_len > resp_cap) {
             cc_rpc_error(dev, env->call_id, CC_STATUS_INTERNAL, "extension overran its buffer", now_us);
             return;
         }

@@ -8,7 +8,7 @@
 
 /* Bytes of a RawSampleBatch besides its records: tags, lengths and varints. */
 #define RAW_BATCH_OVERHEAD 24u
-#define RAW_FIT_SAMPLES ((CC_LINK_PAYLOAD_CAP - RAW_BATCH_OVERHEAD) / CC_RAW_RECORD_BYTES)
+#define RAW_FIT_SAMPLES ((CC_LINK_PAYLOAD_CAP_ANY - RAW_BATCH_OVERHEAD) / CC_RAW_RECORD_BYTES)
 #define RAW_LIMIT_SAMPLES \
     (RAW_FIT_SAMPLES < CC_RAW_MAX_SAMPLES_PER_BATCH ? RAW_FIT_SAMPLES : CC_RAW_MAX_SAMPLES_PER_BATCH)
 
@@ -83,7 +83,7 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
         if (call->kind != CC_CALL_EVENT_STREAM) {
             continue;
         }
-        if (!cc_rpc_pack(dev, &msg.base, &len)) {
+        if (!cc_rpc_pack(dev, &msg.base, cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id), &len)) {
             continue;   /* cannot happen: an InputEvent is < 64 bytes */
         }
         (void)cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, reliable, call->id, 0, len, now_us);
@@ -105,7 +105,7 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
     msg.samples.data = b->records;
     msg.samples.len = (size_t)b->count * CC_RAW_RECORD_BYTES;
     msg.dropped_before = b->dropped_before;
-    if (cc_rpc_pack(dev, &msg.base, &len)
+    if (cc_rpc_pack(dev, &msg.base, cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id), &len)
         && cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, false, call->id, 0, len, now_us) == CC_SEND_OK) {
         b->dropped_before = 0;
     } else {

@@ -176,10 +176,13 @@ void hx_send_raw(harness_t *h, const uint8_t *bytes, size_t len)
 void hx_send_packet_seq(harness_t *h, uint16_t seq, uint8_t type, uint8_t flags, uint32_t call_id,
                         uint8_t service, uint8_t method, const uint8_t *payload, size_t len)
 {
-    uint8_t body[CC_WIRE_MAX_MAX_FRAME_BYTES + 2u];
-    uint8_t wire[CC_FRAME_WIRE_BYTES(CC_WIRE_MAX_MAX_FRAME_BYTES + 2u)];
+    uint8_t body[HX_MAX_SEND_BYTES];
+    uint8_t wire[CC_FRAME_WIRE_BYTES(HX_MAX_SEND_BYTES + 2u)];
     cc_envelope_t env;
     size_t n;
+    if (len > HX_MAX_SEND_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES) {
+        len = HX_MAX_SEND_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES;   /* the test host's limit */
+    }
     memset(&env, 0, sizeof env);
     env.type = type;
     env.flags = flags;
@@ -204,9 +207,9 @@ void hx_send_packet(harness_t *h, uint8_t type, uint8_t flags, uint32_t call_id,
 
 void hx_request(harness_t *h, uint32_t call_id, uint8_t service, uint8_t method, const ProtobufCMessage *msg)
 {
-    uint8_t payload[CC_WIRE_MAX_MAX_FRAME_BYTES];
+    uint8_t payload[HX_MAX_SEND_BYTES];
     size_t len = 0;
-    if (msg != NULL) {
+    if (msg != NULL && protobuf_c_message_get_packed_size(msg) <= sizeof payload) {
         len = protobuf_c_message_pack(msg, payload);
     }
     hx_send_packet(h, CC_PKT_REQUEST, 0, call_id, service, method, payload, len);
@@ -232,7 +235,10 @@ void hx_heartbeat(harness_t *h)
 
 void hx_poll(harness_t *h)
 {
-    cc_device_poll(&h->dev);
+    unsigned polls = 0;
+    do {   /* the device takes a bounded number of bytes per poll */
+        cc_device_poll(&h->dev);
+    } while (h->rx_len > 0u && ++polls < 64u);
 }
 
 void hx_advance(harness_t *h, uint64_t us)

@@ -19,6 +19,7 @@
 
 #define HX_MAX_PACKETS 512u
 #define HX_RX_BYTES 65536u
+#define HX_MAX_SEND_BYTES (CC_WIRE_MAX_MAX_FRAME_BYTES + 64u)   /* largest packet the test host frames */
 
 /* One packet the device sent, decoded by the test host. */
 typedef struct hx_packet {
@@ -86,7 +87,7 @@ void hx_cancel(harness_t *h, uint32_t call_id);
 void hx_ack(harness_t *h, uint16_t seq);
 void hx_heartbeat(harness_t *h);
 
-/* One cc_device_poll at the current time. */
+/* cc_device_poll at the current time, repeated while host bytes are unread. */
 void hx_poll(harness_t *h);
 /* Advances the clock by us in 1 ms steps, polling after each. */
 void hx_advance(harness_t *h, uint64_t us);

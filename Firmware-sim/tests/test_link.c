@@ -273,7 +273,7 @@ static void test_error_counters(void)
     harness_t *h = hx_setup();
     uint8_t body[16] = {0x08, 0x00, 0x00, 0x00};
     uint8_t wire[64];
-    uint8_t junk[CC_MAX_FRAME_BYTES + 100u];
+    uint8_t junk[CC_FRAME_STUFFED_CAP + 10u];
     size_t n;
     static const uint8_t short_frame_body[] = {0x08, 0x00, 0x00};
     memset(junk, 0x41, sizeof junk);

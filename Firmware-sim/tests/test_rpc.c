@@ -246,13 +246,14 @@ static void test_malformed_payload(void)
 static void test_request_too_large_to_unpack(void)
 {
     harness_t *h = hx_setup();
-    uint8_t payload[200];
+    /* as many fields as fit a request (but at least enough to exhaust the arena) */
+    uint8_t payload[CC_MAX_FRAME_BYTES - 16u < 400u ? CC_MAX_FRAME_BYTES - 16u : 400u];
     size_t i;
     const hx_packet_t *p;
     REQUIRE(hx_handshake(h, 0));
     /* 100 unknown varint fields (field 9, value 1): valid protobuf, but each one
      * costs protobuf-c an allocation, more than the arena holds */
-    for (i = 0; i < sizeof payload; i += 2) {
+    for (i = 0; i + 1u < sizeof payload; i += 2) {
         payload[i] = (uint8_t)(9u << 3);
         payload[i + 1u] = 0x01;
     }

@@ -26,9 +26,11 @@
 extern "C" {
 #endif
 
-/* Largest payload cc_link_send accepts (envelope of any call id and check
- * subtracted from CC_MAX_FRAME_BYTES). */
-#define CC_LINK_PAYLOAD_CAP (CC_MAX_FRAME_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES)
+/* Size of the payload buffer: the largest payload of any packet (shortest
+ * envelope). cc_link_payload_cap gives the exact limit of one packet. */
+#define CC_LINK_PAYLOAD_CAP (CC_MAX_FRAME_BYTES - CC_WIRE_MIN_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES)
+/* The payload any packet can carry, whatever its call id. */
+#define CC_LINK_PAYLOAD_CAP_ANY (CC_MAX_FRAME_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES)
 
 /* A reliable packet awaiting its ACK, kept as wire bytes. */
 typedef struct cc_reliable_slot {
@@ -53,7 +55,9 @@ typedef struct cc_link {
     uint64_t last_rx_us;
     size_t tx_head;                     /* tx_buf[tx_head .. tx_tail) waits for the UART */
     size_t tx_tail;
-    uint8_t body[CC_MAX_FRAME_BYTES];   /* envelope + payload + check being built */
+    /* envelope + payload being built: the payload always starts at
+     * CC_WIRE_MAX_ENVELOPE_BYTES, the envelope is written just before it */
+    uint8_t body[CC_WIRE_MAX_ENVELOPE_BYTES + CC_LINK_PAYLOAD_CAP];
     uint8_t tx_buf[CC_TX_BUFFER_BYTES];
     cc_reliable_slot_t slots[CC_RELIABLE_SLOTS];
 
@@ -68,7 +72,7 @@ typedef struct cc_link {
 typedef enum cc_send_result {
     CC_SEND_OK = 0,        /* queued for the UART (or, reliable, kept until there is room) */
     CC_SEND_TX_FULL,       /* best-effort packet dropped: tx buffer full (tx_dropped counted) */
-    CC_SEND_TOO_BIG        /* payload larger than CC_LINK_PAYLOAD_CAP */
+    CC_SEND_TOO_BIG        /* payload larger than cc_link_payload_cap */
 } cc_send_result_t;
 
 /* What cc_link_receive says about a received packet. */
@@ -100,6 +104,10 @@ cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint6
 
 /* Where to write the payload of the next cc_link_send (CC_LINK_PAYLOAD_CAP bytes). */
 uint8_t *cc_link_payload(cc_link_t *link);
+
+/* The largest payload a packet of this type and call id can carry within
+ * CC_MAX_FRAME_BYTES. */
+size_t cc_link_payload_cap(uint8_t type, uint32_t call_id);
 
 /* Sends the packet whose payload_len bytes are in cc_link_payload(). status
  * is used by STREAM_END and ERROR. reliable keeps it for retransmission. */
