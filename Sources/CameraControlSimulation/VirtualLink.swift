@@ -110,6 +110,27 @@ public final class VirtualLink {
         }
     }
 
+    /// Starts a unary call and returns at once, without stepping: later ``step()``s carry the request to
+    /// the device and the answer back. Use it where stepping is already under way (a callback inside a
+    /// rig's step must not nest a blocking ``call(_:_:as:deadlineMicros:)``); take the outcome with
+    /// ``takeUnaryResult(_:)``.
+    ///
+    /// - Throws: ``RPCError`` when the call cannot start (link closed, too many calls in flight, request
+    ///   too large).
+    public func startUnaryCall<Request: WireMessage>(
+        _ method: MethodID, _ request: Request, deadlineMicros: UInt64 = 1_000_000
+    ) throws(RPCError) -> CallID {
+        try connection.startCall(
+            method: method, request: request.serializedBytes(),
+            deadline: now + .microseconds(Int64(deadlineMicros)), now: now)
+    }
+
+    /// The outcome of a unary call once it ended (the response's bytes, or the error), removed when taken;
+    /// nil while it is still in flight or for a call this link does not know.
+    public func takeUnaryResult(_ call: CallID) -> Result<[UInt8], RPCError>? {
+        unaryResults.removeValue(forKey: call)
+    }
+
     /// Handshakes as the device session does.
     ///
     /// - Throws: ``RPCError`` as the device answers.

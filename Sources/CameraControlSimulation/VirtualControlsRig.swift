@@ -1,0 +1,419 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlEmbedded
+import CameraControlGestures
+import CameraControlRPC
+import CameraControlWire
+import Synchronization
+
+/// Why a ``VirtualControlsRig`` could not be set up.
+public enum VirtualControlsRigError: Error, Sendable {
+    /// The handshake or the input stream failed.
+    case link(RPCError)
+    /// The controls session or a control refused its configuration.
+    case controls(ControlError)
+    /// The handshake's response carried no `Capabilities`.
+    case missingCapabilities
+}
+
+/// The seed talk's camera app over the real firmware, in virtual time: a ``VirtualCaptureRig`` (C firmware,
+/// simulated finger, host connection, gesture recogniser, capture router) with a ``SyntheticCamera``, a
+/// ``CaptureControlsSession`` sized from the handshake's `Capabilities` (`supports_controls`,
+/// `max_controls`), and the app's three controls: a ``SystemZoomSlider``, a ``SystemExposureBiasSlider``
+/// and a "Reactions" ``CaptureIndexPicker``.
+///
+/// Every gesture goes to the controls session and to the capture router (the overlay never swallows a
+/// full click); a capture `ended` takes a photo. Each `.haptic` effect is sent to the firmware as a real
+/// `FeedbackService/PlayHaptic` call over the ``VirtualLink`` (started without waiting; later steps carry
+/// it). Actions, value observers and the controls delegate run on one ``ManualExecutor`` that the rig
+/// drains after every call into the session, so everything is deterministic.
+///
+/// Everything that happens is written to ``log``, one line each, in order, stamped with the virtual time
+/// in milliseconds (see ``log`` for the line format):
+///
+/// ```swift
+/// let rig = try VirtualControlsRig(seed: 7)
+/// try rig.play(scenario: "light-press\nslide to=0.8\n")
+/// rig.runUntilScenarioEnds()
+/// print(rig.logText)
+/// ```
+public final class VirtualControlsRig {
+    /// A PlayHaptic call the host made for an overlay `.haptic` effect.
+    public struct HapticRequest: Sendable {
+        /// The pattern asked for.
+        public var haptic: Haptic
+        /// Device time of the gesture sample (or momentum frame) that caused it (the effect's `atMicros`).
+        public var causeMicros: UInt64
+        /// Virtual time at which the host started the call.
+        public var sentAtMicros: UInt64
+        /// The call, or nil when it could not start.
+        public var call: CallID?
+        /// How it ended: nil while in flight, `.some(nil)` for OK, `.some(error)` otherwise.
+        public var outcome: RPCError??
+    }
+
+    /// The whole capture stack under the controls.
+    public let captureRig: VirtualCaptureRig
+    /// The camera the system sliders drive and photos are taken with.
+    public let camera: SyntheticCamera
+    /// The controls half of the capture session.
+    public let session: CaptureControlsSession
+    /// The system zoom slider (id `zoom`).
+    public let zoom: SystemZoomSlider
+    /// The system exposure-bias slider (id `exposure-bias`).
+    public let exposure: SystemExposureBiasSlider
+    /// The "Reactions" picker (id `reactions`).
+    public let reactions: CaptureIndexPicker
+    /// The capabilities the device reported in the handshake.
+    public let capabilities: Capabilities
+    /// Where actions, observers and the delegate run; drained by the rig after each session call.
+    public let executor: ManualExecutor
+
+    /// The reactions the picker offers, in index order (as in `camctl demo`).
+    public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
+
+    /// Every PlayHaptic call the host made, in order.
+    public private(set) var hapticRequests: [HapticRequest] = []
+    /// Every overlay effect, with the device time of the gesture sample (or `advance`) that produced it.
+    public private(set) var effects: [(effect: OverlayEffect, causeMicros: UInt64)] = []
+    /// Every feedback the firmware started (the rig drains the device's bounded `feedbackLog` into this
+    /// list as it goes, so nothing is lost to the device log's capacity).
+    public private(set) var firmwareFeedback: [FeedbackRecord] = []
+
+    private let recorder: Recorder
+    private let delegate: LoggingDelegate
+    private var outputsSeen = 0
+
+    /// Boots a device with `seed`, connects (handshake, event stream, capture session running), builds the
+    /// controls session from the handshake's capabilities and adds the seed talk's controls (each only if
+    /// ``CaptureControlsSession/canAddControl(_:)`` says so, as the talk does; a refusal is logged).
+    ///
+    /// - Parameters:
+    ///   - reactionsEnabled: the picker's `isEnabled` (the talk sets it from `canPerformReactionEffects`).
+    ///   - overlay: the overlay's tuning.
+    /// - Throws: ``VirtualControlsRigError``.
+    public init(seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration())
+        throws(VirtualControlsRigError)
+    {
+        captureRig = VirtualCaptureRig(seed: seed)
+        let recorder = Recorder()
+        self.recorder = recorder
+        delegate = LoggingDelegate(recorder: recorder)
+        let executor = ManualExecutor()
+        self.executor = executor
+        do {
+            camera = try SyntheticCamera()
+            zoom = try SystemZoomSlider(device: camera, executor: executor) { factor in
+                recorder.add("action zoom \(Self.number(factor))")
+            }
+            exposure = try SystemExposureBiasSlider(device: camera, executor: executor) { bias in
+                recorder.add("action exposure-bias \(Self.number(bias))")
+            }
+            reactions = try CaptureIndexPicker(
+                "Reactions", symbolName: "face.smiling.inverted", localizedIndexTitles: Self.reactionTitles)
+        } catch {
+            throw .controls(error)
+        }
+        reactions.isEnabled = reactionsEnabled
+        reactions.setActionQueue(executor) { index in
+            let title = index >= 0 && index < Self.reactionTitles.count ? Self.reactionTitles[index] : "?"
+            recorder.add("action reactions #\(index) \(title)")
+        }
+        zoom.observeValueChanges(on: executor) { change in
+            recorder.add("value \(change.controlID) \(Self.number(change.value)) \(change.origin)")
+        }
+        exposure.observeValueChanges(on: executor) { change in
+            recorder.add("value \(change.controlID) \(Self.number(change.value)) \(change.origin)")
+        }
+        reactions.observeValueChanges(on: executor) { change in
+            recorder.add("value \(change.controlID) #\(change.value) \(change.origin)")
+        }
+
+        do {
+            try captureRig.connect()
+        } catch {
+            throw .link(error)
+        }
+        var handshake: HandshakeResponse?
+        for case .response(_, let payload) in captureRig.link.takeEvents() where handshake == nil {
+            // connect()'s first unary call is the handshake.
+            handshake = try? HandshakeResponse(serializedBytes: payload)
+        }
+        guard let capabilities = handshake?.capabilities else { throw .missingCapabilities }
+        self.capabilities = capabilities
+        captureRig.recognizer.configuration = GestureRecognizer.Configuration(capabilities: capabilities)
+        do {
+            session = try CaptureControlsSession(
+                capabilities: ControlsCapabilities(
+                    supportsControls: capabilities.supportsControls, maxControls: Int(capabilities.maxControls)),
+                configuration: overlay)
+        } catch {
+            throw .controls(error)
+        }
+        session.setControlsDelegate(delegate, executor: executor)
+        // The rig's capture router stands in for a live, enabled CaptureEventInteraction.
+        session.setEventInteractionAttached(true)
+        for control in [zoom, exposure, reactions] as [any CaptureControl] {
+            if let refusal = session.refusal(toAdd: control) {
+                recorder.add("refused \(control.id) \(refusal.code)")
+            } else {
+                try? session.addControl(control)
+            }
+        }
+        recorder.setTime(nowMicros)
+        executor.runAll()
+
+        captureRig.onGesture = { [unowned self] gesture, now in self.handle(gesture, now: now) }
+        captureRig.onStep = { [unowned self] now in self.step(now: now) }
+    }
+
+    // MARK: Driving
+
+    /// The firmware device.
+    public var device: EmbeddedDevice { captureRig.device }
+    /// The host link.
+    public var link: VirtualLink { captureRig.link }
+    /// Virtual time, microseconds (device time).
+    public var nowMicros: UInt64 { captureRig.link.nowMicros }
+
+    /// Plays a simulator scenario on the device (docs/SIMULATOR.md).
+    ///
+    /// - Throws: ``ScenarioError`` when the text does not parse.
+    public func play(scenario: String) throws(ScenarioError) {
+        try captureRig.device.play(scenario: scenario)
+    }
+
+    /// Steps the whole stack for `micros` of virtual time.
+    public func run(forMicros micros: UInt64) {
+        captureRig.run(forMicros: micros)
+    }
+
+    /// Runs until the scenario ended, then `settleMicros` more (default 2.6 s: long enough for the overlay
+    /// to dismiss itself after the last touch, so a log always ends with the overlay hidden).
+    public func runUntilScenarioEnds(settleMicros: UInt64 = 2_600_000, timeoutMicros: UInt64 = 120_000_000) {
+        captureRig.runUntilScenarioEnds(settleMicros: settleMicros, timeoutMicros: timeoutMicros)
+    }
+
+    /// A zoom change from outside the controls (a pinch on the preview): the slider follows it with origin
+    /// `external` and its action does not run. Logged as `pinch <factor>`.
+    ///
+    /// - Throws: ``ControlError`` when the camera refuses the factor.
+    public func pinch(toZoomFactor factor: Double) throws(ControlError) {
+        recorder.setTime(nowMicros)
+        recorder.add("pinch \(Self.number(factor))")
+        try camera.pinch(toZoomFactor: factor)
+        executor.runAll()
+    }
+
+    // MARK: The log
+
+    /// One line per thing that happened, in order: `<ms, right-aligned to 6> ms <what>`, where `<what>` is
+    ///
+    /// - `gesture <kind> <source>` (slides add `at=<position>`; `press-ended` adds its duration and
+    ///   whether it was a long press),
+    /// - `overlay <effect>` (``OverlayEffect/description``, except value changes and haptics),
+    /// - `haptic <pattern> sent` (a PlayHaptic call started) or `haptic <pattern> failed <code>`,
+    /// - `firmware-haptic <pattern>`, `firmware-sound <n>`, `firmware-indicator <mode>` (what the firmware
+    ///   started, stamped with the firmware's own time),
+    /// - `delegate did-become-active|will-enter-fullscreen|will-exit-fullscreen|did-become-inactive`,
+    /// - `value <control> <value> <slider|programmatic|external>` (observers), `action <control> <value>`,
+    /// - `capture <phase> <role> <source>`, `default-action <action> <phase> <source>`, `default-sound
+    ///   <sound>`, `photo <n> zoom <factor> bias <EV>`, `pinch <factor>`, `refused <control> <code>`.
+    ///
+    /// Numbers have at most three decimals.
+    public var log: [String] { recorder.lines }
+
+    /// ``log`` joined with newlines, with a final newline (the `.expected` file format).
+    public var logText: String { log.map { $0 + "\n" }.joined() }
+
+    // MARK: Steps
+
+    private func handle(_ gesture: Gesture, now: UInt64) {
+        recorder.setTime(now)
+        drainFirmwareFeedback()
+        flushCaptureOutputs(now: now)
+        recorder.setTime(now)
+        recorder.add("gesture \(Self.describe(gesture))")
+        deliver(session.handle(gesture), cause: gesture.timestampMicros, now: now)
+    }
+
+    private func step(now: UInt64) {
+        recorder.setTime(now)
+        flushCaptureOutputs(now: now)
+        if let due = session.nextDeadlineMicros, now >= due {
+            deliver(session.advance(toMicros: now), cause: now, now: now)
+        }
+        executor.runAll()
+        collectHapticOutcomes()
+        _ = captureRig.link.takeEvents()  // nobody else reads them; keep the list from growing
+        drainFirmwareFeedback()
+    }
+
+    private func deliver(_ new: [OverlayEffect], cause: UInt64, now: UInt64) {
+        for effect in new {
+            effects.append((effect, cause))
+            switch effect {
+            case .valueChanged:
+                // The observers log values, with their origin; run the callbacks queued so far (delegate
+                // calls for earlier effects, this value's action and observers) so the log reads in order.
+                executor.runAll()
+            case .haptic(let haptic, let cause):
+                sendHaptic(haptic, cause: cause, now: now)
+            default:
+                recorder.add("overlay \(effect)")
+            }
+        }
+        executor.runAll()
+    }
+
+    private func sendHaptic(_ haptic: Haptic, cause: UInt64, now: UInt64) {
+        let pattern = HapticPattern(rawValue: haptic.rawValue) ?? .unspecified
+        var request = HapticRequest(haptic: haptic, causeMicros: cause, sentAtMicros: now, call: nil, outcome: nil)
+        do {
+            request.call = try captureRig.link.startUnaryCall(.feedbackPlayHaptic, PlayHapticRequest(pattern: pattern))
+            recorder.add("haptic \(haptic) sent")
+        } catch {
+            request.outcome = .some(error)
+            recorder.add("haptic \(haptic) failed \(error.code)")
+        }
+        hapticRequests.append(request)
+    }
+
+    private func collectHapticOutcomes() {
+        for index in hapticRequests.indices where hapticRequests[index].outcome == nil {
+            guard let call = hapticRequests[index].call,
+                let result = captureRig.link.takeUnaryResult(call)
+            else { continue }
+            switch result {
+            case .success:
+                hapticRequests[index].outcome = .some(nil)
+            case .failure(let error):
+                hapticRequests[index].outcome = .some(error)
+                recorder.add("haptic \(hapticRequests[index].haptic) failed \(error.code)")
+            }
+        }
+    }
+
+    private func drainFirmwareFeedback() {
+        let records = captureRig.device.feedbackLog
+        guard !records.isEmpty else { return }
+        captureRig.device.clearFeedbackLog()
+        for record in records {
+            firmwareFeedback.append(record)
+            recorder.add(Self.describe(record), atMicros: record.timestampMicros)
+        }
+    }
+
+    private func flushCaptureOutputs(now: UInt64) {
+        let outputs = captureRig.outputs
+        guard outputsSeen < outputs.count else { return }
+        for output in outputs[outputsSeen...] {
+            switch output {
+            case .event(let event, let role):
+                recorder.add("capture \(event.phase.rawValue) \(role.rawValue) \(event.source)")
+                if event.phase == .ended {
+                    if let photo = try? camera.capturePhoto() {
+                        recorder.add(
+                            "photo \(photo.sequenceNumber) zoom \(Self.number(photo.zoomFactor)) bias \(Self.number(photo.exposureBias))"
+                        )
+                    }
+                }
+            case .defaultAction(let event):
+                recorder.add("default-action \(event.action) \(event.phase.rawValue) \(event.source)")
+            case .defaultSound(let sound, _):
+                recorder.add("default-sound \(sound)")
+            }
+        }
+        outputsSeen = outputs.count
+    }
+
+    // MARK: Formatting
+
+    /// `value` with at most three decimals, no trailing zeros, `-0` as `0`.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var rounded = (value * 1000).rounded() / 1000
+        if rounded == 0 { rounded = 0 }
+        var text = "\(rounded)"
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    static func describe(_ gesture: Gesture) -> String {
+        let source = gesture.source.description
+        switch gesture.kind {
+        case .touchBegan: return "touch-began \(source)"
+        case .touchEnded: return "touch-ended \(source)"
+        case .lightPressBegan: return "light-press-began \(source)"
+        case .lightPressEnded: return "light-press-ended \(source)"
+        case .doubleLightPress: return "double-light-press \(source)"
+        case .slideBegan(let motion): return "slide-began \(source) at=\(number(motion.position))"
+        case .slideChanged(let motion): return "slide-changed \(source) at=\(number(motion.position))"
+        case .slideEnded(let motion): return "slide-ended \(source) at=\(number(motion.position))"
+        case .pressBegan: return "press-began \(source)"
+        case .longPressBegan: return "long-press-began \(source)"
+        case .pressEnded(let summary):
+            return "press-ended \(source) \(summary.durationMicros / 1000)ms\(summary.isLongPress ? " long" : "")"
+        case .pressCancelled: return "press-cancelled \(source)"
+        case .remoteClick: return "remote-click \(source)"
+        }
+    }
+
+    static func describe(_ record: FeedbackRecord) -> String {
+        switch record.kind {
+        case .haptic(let pattern, _):
+            return "firmware-haptic \(HapticPattern(rawValue: pattern)?.description ?? "pattern-\(pattern)")"
+        case .sound(let sound):
+            return "firmware-sound \(CaptureSound(rawValue: sound).map { "\($0)" } ?? "\(sound)")"
+        case .indicator(let mode, _):
+            return "firmware-indicator \(mode)"
+        }
+    }
+}
+
+/// Collects the rig's log lines; shared with the callbacks that run on the rig's executor.
+private final class Recorder: Sendable {
+    private struct State {
+        var lines: [String] = []
+        var nowMicros: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    func setTime(_ micros: UInt64) {
+        state.withLock { $0.nowMicros = micros }
+    }
+
+    func add(_ text: String, atMicros micros: UInt64? = nil) {
+        state.withLock { state in
+            let ms = String((micros ?? state.nowMicros) / 1000)
+            let padded = String(repeating: " ", count: max(0, 6 - ms.count)) + ms
+            state.lines.append("\(padded) ms \(text)")
+        }
+    }
+}
+
+/// The app's controls delegate: logs each call.
+private final class LoggingDelegate: CaptureControlsDelegate {
+    let recorder: Recorder
+
+    init(recorder: Recorder) { self.recorder = recorder }
+
+    func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) {
+        recorder.add("delegate did-become-active")
+    }
+
+    func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {
+        recorder.add("delegate will-enter-fullscreen")
+    }
+
+    func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {
+        recorder.add("delegate will-exit-fullscreen")
+    }
+
+    func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) {
+        recorder.add("delegate did-become-inactive")
+    }
+}
