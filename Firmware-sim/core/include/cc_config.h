@@ -19,9 +19,9 @@
 #ifndef CC_RELIABLE_SLOTS
 #define CC_RELIABLE_SLOTS 16u
 #endif
-/* Wire bytes waiting for the UART. */
+/* Wire bytes waiting for the UART: 2 KB, or two largest frames if more. */
 #ifndef CC_TX_BUFFER_BYTES
-#define CC_TX_BUFFER_BYTES 2048u
+#define CC_TX_BUFFER_BYTES (2u * CC_MAX_FRAME_BYTES + 64u > 2048u ? 2u * CC_MAX_FRAME_BYTES + 64u : 2048u)
 #endif
 /* Heartbeat after this long without sending, once a session runs. */
 #ifndef CC_HEARTBEAT_INTERVAL_MS
@@ -63,6 +63,23 @@
 /* Haptic intensity used for the device's own clicks and for requests that say 0. */
 #ifndef CC_DEFAULT_HAPTIC_INTENSITY
 #define CC_DEFAULT_HAPTIC_INTENSITY 100u
+#endif
+
+/* Checks of the sizes (PROTOCOL.md §2, §7). */
+#if CC_MAX_FRAME_BYTES < 128u || CC_MAX_FRAME_BYTES > 4093u
+#error "CC_MAX_FRAME_BYTES must be 128..4093 (PROTOCOL.md, Frame size)"
+#endif
+#if CC_MAX_CONCURRENT_CALLS < 4u
+#error "CC_MAX_CONCURRENT_CALLS must be at least 4 (PROTOCOL.md, Calls)"
+#endif
+#if CC_TX_BUFFER_BYTES < CC_MAX_FRAME_BYTES + (CC_MAX_FRAME_BYTES + 253u) / 254u + 1u
+#error "CC_TX_BUFFER_BYTES must hold at least one frame of CC_MAX_FRAME_BYTES"
+#endif
+#if CC_RELIABLE_FRAME_BYTES < 32u || CC_RELIABLE_FRAME_BYTES > 65535u
+#error "CC_RELIABLE_FRAME_BYTES must be 32..65535"
+#endif
+#if CC_RELIABLE_SLOTS < 1u
+#error "CC_RELIABLE_SLOTS must be at least 1"
 #endif
 
 #endif /* CC_CONFIG_H */
