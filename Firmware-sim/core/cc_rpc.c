@@ -5,6 +5,7 @@
 
 #include "cc_assert.h"
 #include "cc_ids.h"
+#include "cc_text.h"
 #include "cc_wire.h"
 
 void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us)
@@ -61,6 +62,20 @@ void cc_rpc_end_all_calls(cc_device_t *dev)
     }
 }
 
+/* Answers UNIMPLEMENTED naming what is missing: "no such method 1.7". */
+static void unimplemented(cc_device_t *dev, const cc_envelope_t *env, bool service_known, uint64_t now_us)
+{
+    char message[40];
+    size_t pos = cc_text_append(message, 0, sizeof message, service_known ? "no such method " : "no such service ");
+    pos = cc_text_append_u32(message, pos, sizeof message, env->service);
+    if (service_known) {
+        pos = cc_text_append(message, pos, sizeof message, ".");
+        (void)cc_text_append_u32(message, pos, sizeof message, env->method);
+    }
+    dev->counters.unimplemented_calls++;
+    cc_rpc_error(dev, env->call_id, CC_STATUS_UNIMPLEMENTED, message, now_us);
+}
+
 /* A method of a service the core does not serve: the extension's. */
 static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
@@ -70,15 +85,13 @@ static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint6
     int status;
 
     if (dev->extension == NULL) {
-        dev->counters.unimplemented_calls++;
-        cc_rpc_error(dev, env->call_id, CC_STATUS_UNIMPLEMENTED, "unknown service", now_us);
+        unimplemented(dev, env, false, now_us);
         return;
     }
     status = dev->extension(dev->extension_ctx, env->service, env->method, env->payload, env->payload_len,
                             cc_link_payload(&dev->link), resp_cap, &resp_len, &message);
     if (status == CC_EXTENSION_NOT_MINE) {
-        dev->counters.unimplemented_calls++;
-        cc_rpc_error(dev, env->call_id, CC_STATUS_UNIMPLEMENTED, "unknown method", now_us);
+        unimplemented(dev, env, true, now_us);
         return;
     }
     if (status == (int)CC_STATUS_OK) {
@@ -136,8 +149,7 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
             dispatch_extension(dev, env, now_us);
             return;
         }
-        dev->counters.unimplemented_calls++;
-        cc_rpc_error(dev, env->call_id, CC_STATUS_UNIMPLEMENTED, "unknown method", now_us);
+        unimplemented(dev, env, true, now_us);
         return;
     }
     cc_arena_reset(&dev->arena);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "CameraControlProto.h"
+#include "cc_text.h"
 #include "cc_wire.h"
 
 /* Sample rates Configure accepts, announced in Capabilities. */
@@ -30,32 +31,6 @@ bool cc_device_sample_rate_supported(uint32_t hz)
 }
 
 /* ---- small helpers ---- */
-
-/* Appends text to buf (NUL-terminated, bounded by cap). */
-static size_t append_text(char *buf, size_t pos, size_t cap, const char *text)
-{
-    while (*text != '\0' && pos + 1u < cap) {
-        buf[pos++] = *text++;
-    }
-    buf[pos] = '\0';
-    return pos;
-}
-
-/* Appends a decimal number to buf. */
-static size_t append_u32(char *buf, size_t pos, size_t cap, uint32_t value)
-{
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + (char)(value % 10u));
-        value /= 10u;
-    } while (value != 0u);
-    while (n > 0u && pos + 1u < cap) {
-        buf[pos++] = digits[--n];
-    }
-    buf[pos] = '\0';
-    return pos;
-}
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
@@ -98,14 +73,14 @@ static void handshake_mismatch(cc_device_t *dev, uint32_t call_id, uint32_t host
 {
     char message[64];
     size_t pos = 0;
-    pos = append_text(message, pos, sizeof message, "device speaks protocol ");
-    pos = append_u32(message, pos, sizeof message, CC_PROTOCOL_MAJOR);
-    pos = append_text(message, pos, sizeof message, ".");
-    pos = append_u32(message, pos, sizeof message, CC_PROTOCOL_MINOR);
-    pos = append_text(message, pos, sizeof message, ", host ");
-    pos = append_u32(message, pos, sizeof message, host_major);
-    pos = append_text(message, pos, sizeof message, ".");
-    (void)append_u32(message, pos, sizeof message, host_minor);
+    pos = cc_text_append(message, pos, sizeof message, "device speaks protocol ");
+    pos = cc_text_append_u32(message, pos, sizeof message, CC_PROTOCOL_MAJOR);
+    pos = cc_text_append(message, pos, sizeof message, ".");
+    pos = cc_text_append_u32(message, pos, sizeof message, CC_PROTOCOL_MINOR);
+    pos = cc_text_append(message, pos, sizeof message, ", host ");
+    pos = cc_text_append_u32(message, pos, sizeof message, host_major);
+    pos = cc_text_append(message, pos, sizeof message, ".");
+    (void)cc_text_append_u32(message, pos, sizeof message, host_minor);
     cc_rpc_error(dev, call_id, CC_STATUS_FAILED_PRECONDITION, message, now_us);
 }
 

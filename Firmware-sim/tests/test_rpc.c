@@ -143,9 +143,11 @@ static void test_unknown_service_and_method(void)
     p = hx_find(h, CC_PKT_ERROR, 10);
     REQUIRE(p != NULL);
     CHECK_EQ(p->status, CC_STATUS_UNIMPLEMENTED);
+    CHECK(p->payload_len == 18 && memcmp(p->payload, "no such service 99", 18) == 0);
     p = hx_find(h, CC_PKT_ERROR, 11);
     REQUIRE(p != NULL);
     CHECK_EQ(p->status, CC_STATUS_UNIMPLEMENTED);
+    CHECK(p->payload_len == 19 && memcmp(p->payload, "no such method 1.77", 19) == 0);
     p = hx_find(h, CC_PKT_ERROR, 12);   /* no extension installed: a real device */
     REQUIRE(p != NULL);
     CHECK_EQ(p->status, CC_STATUS_UNIMPLEMENTED);
