@@ -47,6 +47,14 @@ static size_t mock_uart_read(void *ctx, uint8_t *buf, size_t cap)
     if (n > cap) {
         n = cap;
     }
+    if (h->rx_split_seed != 0u) {
+        size_t limit;
+        h->rx_split_seed = h->rx_split_seed * 1664525u + 1013904223u;
+        limit = 1u + (h->rx_split_seed >> 16) % 17u;
+        if (n > limit) {
+            n = limit;
+        }
+    }
     memcpy(buf, h->rx + h->rx_pos, n);
     h->rx_pos += n;
     if (h->rx_pos == h->rx_len) {

@@ -43,6 +43,7 @@ typedef struct harness {
     size_t rx_len;
     size_t rx_pos;
     size_t rx_total;              /* bytes ever queued for the device */
+    uint32_t rx_split_seed;       /* non-zero: uart_read returns 1..17 bytes, pseudo-randomly */
     /* device -> host */
     bool tx_blocked;              /* uart_write takes nothing */
     size_t tx_limit;              /* most bytes uart_write takes per call (0: all) */

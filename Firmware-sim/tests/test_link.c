@@ -335,6 +335,38 @@ static void test_request_split_at_every_byte_boundary(void)
     }
 }
 
+static void test_requests_in_random_splits(void)
+{
+    harness_t *h = hx_setup();
+    uint32_t i;
+    REQUIRE(hx_handshake(h, 0));
+    h->rx_split_seed = 4242u;   /* the UART hands over 1..17 bytes at a time */
+    for (i = 0; i < 50u; i++) {
+        Cameracontrol__V1__PingRequest req = CAMERACONTROL__V1__PING_REQUEST__INIT;
+        uint8_t data[40];
+        size_t k;
+        for (k = 0; k < sizeof data; k++) {
+            data[k] = (uint8_t)((i * 7u + k) % 3u == 0u ? 0u : k + i);   /* zeros to stuff */
+        }
+        req.payload.data = data;
+        req.payload.len = i % sizeof data;
+        hx_request(h, 300u + i, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &req.base);
+    }
+    for (i = 0; i < 2000u && h->rx_len > 0u; i++) {
+        cc_device_poll(&h->dev);
+    }
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, HX_ANY_CALL), 50);
+    for (i = 0; i < 50u && i < h->npackets; i++) {
+        Cameracontrol__V1__PingResponse *resp;
+        CHECK_EQ(h->packets[i].call_id, 300u + i);
+        resp = cameracontrol__v1__ping_response__unpack(NULL, h->packets[i].payload_len, h->packets[i].payload);
+        REQUIRE(resp != NULL);
+        CHECK_EQ(resp->payload.len, i % 40u);
+        cameracontrol__v1__ping_response__free_unpacked(resp, NULL);
+    }
+    CHECK_EQ(cc_device_counters(&h->dev)->framing_errors + cc_device_counters(&h->dev)->check_errors, 0);
+}
+
 static void test_tx_accounting_and_blocked_uart(void)
 {
     harness_t *h = hx_setup();
@@ -487,6 +519,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"link_dead_after_silence", test_link_dead_after_silence},
     {"error_counters", test_error_counters},
     {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
+    {"requests_in_random_splits", test_requests_in_random_splits},
     {"tx_accounting_and_blocked_uart", test_tx_accounting_and_blocked_uart},
     {"slow_uart_keeps_frames_intact", test_slow_uart_keeps_frames_intact},
     {"tx_buffer_compaction", test_tx_buffer_compaction},
