@@ -1,0 +1,582 @@
+import CameraControlDevice
+import CameraControlRPC
+import CameraControlTransport
+import CameraControlWire
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bad input written raw to `camctl-sim`'s pseudo-terminal, next to a live session: every case must be
+/// counted by the device (`GetCounters`) and must leave the link working for the next frame
+/// (docs/PROTOCOL.md §2–§9). Plus the host's side of bad links: a peer that never answers, a peer that
+/// disappears mid-call, a call before the handshake.
+extension OverRealPTY {
+    @Suite("Bad input")
+    struct BadInput {
+        // MARK: Frames the device drops or refuses, one at a time
+
+        @Test("a bad frame is counted, answered as the spec says, and the next frame works", arguments: BadFrame.allCases)
+        func badFrame(_ bad: BadFrame) async throws {
+            try await withTappedSession { tap, session in
+                let call = tap.nextRawCallID()
+                let before = try await session.counters()
+                try await tap.inject(bad.wireBytes(callID: call))
+                // The device answers in order: once this ping is answered, any answer to the bad frame is in.
+                #expect(try await session.ping([0x00, 0xFF]).payload == [0x00, 0xFF])
+                let after = try await session.counters()
+                #expect(bad.count(after) == bad.count(before) + bad.expectedCount, "\(bad) not counted as expected")
+                let answers = tap.packets(callID: call)
+                if let status = bad.expectedAnswer {
+                    #expect(answers.map(\.type) == [.error])
+                    #expect(answers.first?.status == status)
+                } else {
+                    #expect(answers.isEmpty, "the device answered a frame it should drop: \(answers)")
+                }
+                // And a raw frame after it is served too.
+                try await tap.expectRawPing(payload: [1, 2, 3])
+            }
+        }
+
+        @Test("garbage between two valid frames in one write: both frames are served, the garbage counted")
+        func garbageBetweenFrames() async throws {
+            try await withTappedSession { tap, session in
+                let before = try await session.counters()
+                let first = tap.nextRawCallID()
+                let second = tap.nextRawCallID()
+                var bytes = try RawFrame.ping(callID: first, payload: [0xAA])
+                bytes += [0x13, 0x37, 0xC0, 0xFF, 0xEE, 0x42, 0x99, 0x01, 0x02, 0x00]
+                bytes += [0x00, 0x00]  // empty frames: ignored, not errors
+                bytes += try RawFrame.ping(callID: second, payload: [0xBB])
+                try await tap.inject(bytes)
+                #expect(try await tap.rawPingReply(callID: first) == [0xAA])
+                #expect(try await tap.rawPingReply(callID: second) == [0xBB])
+                let after = try await session.counters()
+                #expect(
+                    after.framingErrors + after.checkErrors == before.framingErrors + before.checkErrors + 1)
+                #expect(after.oversizedFrames == before.oversizedFrames)
+            }
+        }
+
+        @Test("an oversized frame (no delimiter for a long time) is dropped and counted; the next frame works")
+        func oversizedFrame() async throws {
+            try await withTappedSession { tap, session in
+                let maxFrame = Int(session.info.capabilities.maxFrameBytes)
+                let before = try await session.counters()
+                let call = tap.nextRawCallID()
+                // Four times the limit, in pieces, with nothing from the host in between (no heartbeat's
+                // delimiter may end the frame early); then a delimiter and a valid frame.
+                try await tap.whileHoldingClient {
+                    for _ in 0..<8 {
+                        try await tap.inject([UInt8](repeating: 0x41, count: maxFrame / 2))
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                    try await tap.inject([0x00] + RawFrame.ping(callID: call, payload: [0x5A]))
+                }
+                #expect(try await tap.rawPingReply(callID: call) == [0x5A])
+                let after = try await session.counters()
+                #expect(after.oversizedFrames == before.oversizedFrames + 1)
+                #expect(after.framingErrors == before.framingErrors)
+                #expect(after.checkErrors == before.checkErrors)
+                #expect(try await session.ping([3]).payload == [3])
+            }
+        }
+
+        @Test("a request written one byte at a time is served")
+        func requestByteByByte() async throws {
+            try await withTappedSession { tap, session in
+                let before = try await session.counters()
+                let call = tap.nextRawCallID()
+                let payload: [UInt8] = [0x00, 0x01, 0x00, 0xFE, 0xFF, 0x00]
+                let frame = try RawFrame.ping(callID: call, payload: payload)
+                try await tap.whileHoldingClient {
+                    for byte in frame {
+                        try await tap.inject([byte])
+                        try await Task.sleep(for: .milliseconds(1))
+                    }
+                }
+                #expect(try await tap.rawPingReply(callID: call) == payload)
+                let after = try await session.counters()
+                #expect(after.framingErrors == before.framingErrors)
+                #expect(after.checkErrors == before.checkErrors)
+            }
+        }
+
+        @Test("a request split in two at every byte boundary is served every time")
+        func requestSplitAtEveryBoundary() async throws {
+            try await withTappedSession { tap, session in
+                let before = try await session.counters()
+                let payload: [UInt8] = [0x10, 0x00, 0x20]
+                let length = try RawFrame.ping(callID: tap.peekRawCallID(), payload: payload).count
+                for split in 1..<length {
+                    let call = tap.nextRawCallID()
+                    let frame = try RawFrame.ping(callID: call, payload: payload)
+                    try await tap.whileHoldingClient {
+                        try await tap.inject(Array(frame[..<split]))
+                        try await Task.sleep(for: .milliseconds(2))
+                        try await tap.inject(Array(frame[split...]))
+                    }
+                    #expect(try await tap.rawPingReply(callID: call) == payload, "split at \(split)")
+                }
+                let after = try await session.counters()
+                #expect(after.framingErrors == before.framingErrors)
+                #expect(after.checkErrors == before.checkErrors)
+            }
+        }
+
+        // MARK: Calls the device refuses
+
+        @Test("a second request on a call id in flight gets ALREADY_EXISTS; the first call goes on")
+        func duplicateCallID() async throws {
+            try await withTappedSession { tap, session in
+                let call = tap.nextRawCallID()
+                try await tap.inject(RawFrame.request(.inputStreamInputEvents, callID: call, payload: []))
+                try await tap.inject(RawFrame.ping(callID: call, payload: [1]))
+                let error = try await tap.packet(callID: call) { $0.type == .error }
+                #expect(error.status == .alreadyExists)
+                // The stream is still in flight: cancelling it is counted.
+                let before = try await session.counters()
+                try await tap.inject(RawFrame.wire(Packet(type: .cancel, callID: call)))
+                let counted = try await eventually {
+                    try await session.counters().cancelledCalls == before.cancelledCalls + 1
+                }
+                #expect(counted)
+            }
+        }
+
+        @Test("one call more than max_concurrent_calls gets RESOURCE_EXHAUSTED and is counted")
+        func tooManyCalls() async throws {
+            try await withTappedSession { tap, session in
+                let limit = Int(session.info.capabilities.maxConcurrentCalls)
+                let before = try await session.counters()
+                let calls = (0...limit).map { _ in tap.nextRawCallID() }
+                var bytes: [UInt8] = []
+                for call in calls {
+                    bytes += try RawFrame.request(.inputStreamInputEvents, callID: call, payload: [])
+                }
+                try await tap.inject(bytes)
+                let refused = try await tap.packet(callID: calls[limit]) { $0.type == .error }
+                #expect(refused.status == .resourceExhausted)
+                for call in calls.prefix(limit) {
+                    #expect(tap.packets(callID: call).allSatisfy { $0.type == .streamMessage }, "call \(call) refused")
+                }
+                // While every slot is taken, the session's own unary calls are refused too…
+                let busy = await #expect(throws: RPCError.self) { try await session.ping([1]) }
+                #expect(busy?.code == .resourceExhausted)
+                // …and once they are cancelled, everything works again.
+                var cancels: [UInt8] = []
+                for call in calls.prefix(limit) { cancels += try RawFrame.wire(Packet(type: .cancel, callID: call)) }
+                try await tap.inject(cancels)
+                #expect(try await session.ping([2]).payload == [2])
+                let after = try await session.counters()
+                #expect(after.callsRefused >= before.callsRefused + 2)
+                #expect(after.cancelledCalls == before.cancelledCalls + UInt32(limit))
+            }
+        }
+
+        @Test("a call before the handshake gets FAILED_PRECONDITION; a handshake afterwards works")
+        func callBeforeHandshake() async throws {
+            try await withSimulator { simulator in
+                let transport = try PTYTransport(path: simulator.ptyPath)
+                let client = RPCClient(transport: transport)
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.unary(.devicePing, PingRequest(payload: [1]), as: PingResponse.self, deadline: .seconds(10))
+                }
+                #expect(error?.code == .failedPrecondition)
+                let counters = await #expect(throws: RPCError.self) {
+                    try await client.unary(.diagnosticsGetCounters, GetCountersRequest(), as: Counters.self, deadline: .seconds(10))
+                }
+                #expect(counters?.code == .failedPrecondition)
+                await client.close()
+
+                let session = try await DeviceSession.open(path: simulator.ptyPath)
+                #expect(try await session.ping([5]).payload == [5])
+                await session.close()
+            }
+        }
+
+        // MARK: Bad links, seen from the host
+
+        @Test("a peer that never answers: the call fails with DEADLINE_EXCEEDED, the handshake with handshakeFailed")
+        func peerNeverAnswers() async throws {
+            let pair = try PseudoTerminalPair.open()
+            defer {
+                pair.master.close()
+                pair.subordinate.close()
+            }
+            let client = RPCClient(transport: pair.master)
+            let error = try await withTimeout(.seconds(15), "a call nobody answers") {
+                await rpcFailure {
+                    _ = try await client.unary(.devicePing, PingRequest(payload: [1]), as: PingResponse.self, deadline: .milliseconds(300))
+                }
+            }
+            #expect(error?.code == .deadlineExceeded)
+            #expect(await client.counters.deadlinesExceeded == 1)
+            await client.close()
+
+            let silent = try PseudoTerminalPair.open()
+            defer {
+                silent.master.close()
+                silent.subordinate.close()
+            }
+            let failure = try await withTimeout(.seconds(15), "a handshake nobody answers") {
+                await deviceFailure {
+                    _ = try await DeviceSession.connect(transport: silent.master, attempts: 2)
+                }
+            }
+            #expect(failure?.code == .handshakeFailed)
+            #expect(failure?.rpcError?.code == .deadlineExceeded)
+        }
+
+        @Test("the pty closing mid-call: the call and the stream in flight fail with UNAVAILABLE, no hang")
+        func ptyClosesMidCall() async throws {
+            let simulator = try SimulatorProcess()
+            defer { simulator.kill() }
+            let session = try await DeviceSession.open(path: simulator.ptyPath)
+            let events = try await session.inputEvents()
+            let streamTask = Task<RPCError?, Never> {
+                await rpcFailure {
+                    for try await _ in events {}
+                }
+            }
+            _ = try await session.ping()  // the device has the stream now
+
+            // Freeze the simulator so the next call cannot be answered, then kill it with the call in flight.
+            simulator.send(signal: SIGSTOP)
+            let started = await session.client.counters.callsStarted
+            let callTask = Task<RPCError?, Never> {
+                await rpcFailure {
+                    _ = try await session.ping([1], deadline: .seconds(600))
+                }
+            }
+            let inFlight = await eventually { await session.client.counters.callsStarted > started }
+            #expect(inFlight)
+            simulator.kill()
+
+            let callError = try await withTimeout(.seconds(15), "the call in flight") { await callTask.value }
+            let streamError = try await withTimeout(.seconds(15), "the stream in flight") { await streamTask.value }
+            #expect(callError?.code == .unavailable)
+            #expect(streamError?.code == .unavailable)
+            // Nothing can start on the dead link, and that fails at once too.
+            let after = await #expect(throws: RPCError.self) { try await session.ping([2], deadline: .seconds(600)) }
+            #expect(after?.code == .unavailable)
+            await session.close()
+        }
+    }
+}
+
+// MARK: - Bad frames
+
+/// One kind of bad input for the table-driven test: what to write, which device counter must go up, and
+/// what the device must answer.
+enum BadFrame: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// Bytes that are no frame, then a delimiter.
+    case garbage
+    /// The first half of a valid frame's wire bytes, then a delimiter.
+    case truncatedFrame
+    /// A checked frame too short for an envelope (§4: fewer than 4 bytes before the check).
+    case envelopeTooShort
+    /// A valid request with one bit of its check flipped.
+    case badCheck
+    /// A checked frame of packet type 9, unknown in v1.
+    case unknownPacketType
+    /// A request to service 99.
+    case unknownService
+    /// A request to DeviceService method 99.
+    case unknownMethod
+    /// A request to SimulatorService method 99 (served by the simulator's extension).
+    case unknownSimulatorMethod
+    /// A Ping whose payload does not parse.
+    case malformedPayload
+    /// A Configure whose payload does not parse.
+    case malformedConfigure
+    /// A request on call id 0, which names the link (§4).
+    case requestOnCallZero
+    /// Only delimiters: empty frames, ignored without counting (§2).
+    case emptyFrames
+
+    var description: String { rawValue }
+
+    /// The bytes to write for a frame on `callID`.
+    func wireBytes(callID: UInt32) throws -> [UInt8] {
+        switch self {
+        case .garbage:
+            return [0x13, 0x37, 0xC0, 0xFF, 0xEE, 0x42, 0x99, 0x01, 0x02, 0x00]
+        case .truncatedFrame:
+            let wire = try RawFrame.ping(callID: callID, payload: Array(0..<40))
+            return Array(wire.prefix(wire.count / 2)) + [0x00]
+        case .envelopeTooShort:
+            return RawFrame.wire(body: [0x08, 0x00])
+        case .badCheck:
+            var frame = try PacketEncoder.encodeUnstuffed(RawFrame.pingPacket(callID: callID, payload: [1, 2]))
+            frame[frame.count - 1] ^= 0x01
+            return COBS.encode(frame) + [0x00]
+        case .unknownPacketType:
+            return try RawFrame.wire(Packet(type: PacketType(rawValue: 9), callID: callID))
+        case .unknownService:
+            return try RawFrame.request(address: MethodAddress(service: 99, method: 1), callID: callID, payload: [])
+        case .unknownMethod:
+            return try RawFrame.request(address: MethodAddress(service: 1, method: 99), callID: callID, payload: [])
+        case .unknownSimulatorMethod:
+            return try RawFrame.request(address: MethodAddress(service: 6, method: 99), callID: callID, payload: [])
+        case .malformedPayload:
+            // Field 1 (payload), length 5, but one byte follows.
+            return try RawFrame.request(.devicePing, callID: callID, payload: [0x0A, 0x05, 0x01])
+        case .malformedConfigure:
+            // A varint that never ends.
+            return try RawFrame.request(.configConfigure, callID: callID, payload: [0x08, 0xFF, 0xFF])
+        case .requestOnCallZero:
+            // type 1, sequence 0, call id 0, DeviceService/Ping: the encoder refuses this, so by hand.
+            return RawFrame.wire(body: [0x01, 0x00, 0x00, 0x00, 0x01, 0x02])
+        case .emptyFrames:
+            return [0x00, 0x00, 0x00]
+        }
+    }
+
+    /// The device counter(s) this input must raise.
+    func count(_ c: Counters) -> UInt32 {
+        switch self {
+        case .garbage, .truncatedFrame: c.framingErrors + c.checkErrors
+        case .envelopeTooShort, .requestOnCallZero: c.framingErrors
+        case .badCheck: c.checkErrors
+        case .unknownPacketType: c.unknownPacketTypes
+        case .unknownService, .unknownMethod, .unknownSimulatorMethod: c.unimplementedCalls
+        case .malformedPayload, .malformedConfigure: c.invalidArguments
+        case .emptyFrames:
+            c.framingErrors + c.checkErrors + c.oversizedFrames + c.unknownPacketTypes + c.unimplementedCalls
+                + c.invalidArguments
+        }
+    }
+
+    /// By how much ``count(_:)`` must go up.
+    var expectedCount: UInt32 { self == .emptyFrames ? 0 : 1 }
+
+    /// The status of the `ERROR` the device must answer on the call id, or nil when it must stay silent.
+    var expectedAnswer: StatusCode? {
+        switch self {
+        case .unknownPacketType, .unknownService, .unknownMethod, .unknownSimulatorMethod: .unimplemented
+        case .malformedPayload, .malformedConfigure: .invalidArgument
+        default: nil
+        }
+    }
+}
+
+/// Frames built by hand for writing raw.
+enum RawFrame {
+    /// The wire bytes of `packet` (any size up to 4093; the sequence number does not matter to the device).
+    static func wire(_ packet: Packet) throws -> [UInt8] {
+        try PacketEncoder.encode(packet, maxFrameBytes: WireFormat.maxFrameBytes)
+    }
+
+    /// `COBS(body ‖ CRC-16 LE) 0x00` for an unstuffed body that the encoder would refuse.
+    static func wire(body: [UInt8]) -> [UInt8] {
+        let check = CRC16.checksum(body)
+        return COBS.encode(body + [UInt8(truncatingIfNeeded: check), UInt8(truncatingIfNeeded: check >> 8)]) + [0x00]
+    }
+
+    /// A `REQUEST` for `method`.
+    static func request(_ method: MethodID, callID: UInt32, payload: [UInt8]) throws -> [UInt8] {
+        try request(address: method.address, callID: callID, payload: payload)
+    }
+
+    /// A `REQUEST` to any address.
+    static func request(address: MethodAddress, callID: UInt32, payload: [UInt8]) throws -> [UInt8] {
+        try wire(Packet(type: .request, callID: callID, address: address, payload: payload))
+    }
+
+    /// A `DeviceService/Ping` request packet.
+    static func pingPacket(callID: UInt32, payload: [UInt8]) -> Packet {
+        Packet(
+            type: .request, callID: callID, address: MethodID.devicePing.address,
+            payload: PingRequest(payload: payload).serializedBytes())
+    }
+
+    /// The wire bytes of a `DeviceService/Ping` request.
+    static func ping(callID: UInt32, payload: [UInt8]) throws -> [UInt8] {
+        try wire(pingPacket(callID: callID, payload: payload))
+    }
+}
+
+// MARK: - A transport with a tap
+
+/// Runs `body` with a simulator, a ``TapTransport`` on its pty and a session over that tap; closes and
+/// kills everything afterwards.
+func withTappedSession(_ body: (TapTransport, DeviceSession) async throws -> Void) async throws {
+    try await withSimulator { simulator in
+        let tap = try TapTransport(path: simulator.ptyPath)
+        let session = try await DeviceSession.connect(transport: tap)
+        do {
+            try await body(tap, session)
+        } catch {
+            await session.close()
+            throw error
+        }
+        await session.close()
+    }
+}
+
+/// A ``PTYTransport`` that lets a test write raw bytes next to a live ``RPCClient``, hold the client's
+/// writes back for a while, and see every packet the device sends on the test's own call ids.
+///
+/// Every `send` is written whole before the next (the transport's contract), so raw frames never land
+/// inside the client's frames. Call ids from ``rawCallIDBase`` up are the test's; the client never
+/// reaches them (it counts from 1), and drops the answers as packets of unknown calls.
+final class TapTransport: ByteTransport, @unchecked Sendable {
+    /// The first call id for raw frames (a 5-byte varint).
+    static let rawCallIDBase: UInt32 = 0x1000_0000
+
+    private let inner: PTYTransport
+    private let gate = WriteGate()
+    private let lock = NSLock()
+    private var decoder = FrameDecoder()
+    private var seen: [UInt32: [Packet]] = [:]
+    private var nextCall = TapTransport.rawCallIDBase
+
+    /// Opens the pty at `path`.
+    init(path: String) throws {
+        inner = try PTYTransport(path: path)
+    }
+
+    var name: String { "tap of \(inner.name)" }
+
+    func send(_ bytes: [UInt8]) async throws(TransportError) {
+        await gate.enter()
+        do {
+            try await inner.send(bytes)
+        } catch {
+            await gate.leave()
+            throw error
+        }
+        await gate.leave()
+    }
+
+    func receive() async throws(TransportError) -> [UInt8] {
+        let bytes = try await inner.receive()
+        lock.withLock {
+            decoder.append(bytes)
+            while let output = decoder.next() {
+                if case .packet(let packet) = output, packet.callID >= Self.rawCallIDBase {
+                    seen[packet.callID, default: []].append(packet)
+                }
+            }
+        }
+        return bytes
+    }
+
+    func close() { inner.close() }
+
+    /// A fresh call id for a raw frame.
+    func nextRawCallID() -> UInt32 {
+        lock.lock()
+        defer { lock.unlock() }
+        nextCall += 1
+        return nextCall
+    }
+
+    /// The call id ``nextRawCallID()`` will return next (for sizing frames).
+    func peekRawCallID() -> UInt32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return nextCall + 1
+    }
+
+    /// Writes `bytes` to the pty as they are, bypassing the client (and its hold).
+    func inject(_ bytes: [UInt8]) async throws {
+        try await inner.send(bytes)
+    }
+
+    /// Runs `body` while the client's writes wait (writes already started finish first).
+    func whileHoldingClient(_ body: () async throws -> Void) async throws {
+        await gate.hold()
+        do {
+            try await body()
+        } catch {
+            await gate.release()
+            throw error
+        }
+        await gate.release()
+    }
+
+    /// Every packet the device sent on `callID` so far.
+    func packets(callID: UInt32) -> [Packet] {
+        lock.lock()
+        defer { lock.unlock() }
+        return seen[callID] ?? []
+    }
+
+    /// The first packet on `callID` that matches, waiting up to `timeout` for it.
+    func packet(
+        callID: UInt32, within timeout: Duration = .seconds(10), where match: (Packet) -> Bool = { _ in true }
+    ) async throws -> Packet {
+        var found: Packet?
+        _ = await eventually(within: timeout) {
+            found = packets(callID: callID).first(where: match)
+            return found != nil
+        }
+        guard let found else {
+            throw ChildProcessFailure(description: "no answer on raw call \(callID) within \(timeout)")
+        }
+        return found
+    }
+
+    /// The payload echoed by the device's `RESPONSE` to a raw ping on `callID`.
+    func rawPingReply(callID: UInt32) async throws -> [UInt8] {
+        let answer = try await packet(callID: callID)
+        guard answer.type == .response else {
+            throw ChildProcessFailure(description: "raw ping \(callID) answered \(answer.type) \(String(describing: answer.status))")
+        }
+        return try PingResponse(serializedBytes: answer.payload).payload
+    }
+
+    /// Writes a raw ping and expects its echo.
+    func expectRawPing(payload: [UInt8]) async throws {
+        let call = nextRawCallID()
+        try await inject(RawFrame.ping(callID: call, payload: payload))
+        #expect(try await rawPingReply(callID: call) == payload)
+    }
+}
+
+/// Holds writers back: ``hold()`` waits for writes in progress and keeps new ones waiting until
+/// ``release()``.
+actor WriteGate {
+    private var held = false
+    private var active = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var drained: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits while the gate is held, then counts the caller as writing.
+    func enter() async {
+        while held {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        active += 1
+    }
+
+    /// The caller finished writing.
+    func leave() {
+        active -= 1
+        if active == 0 {
+            let ready = drained
+            drained = []
+            for continuation in ready { continuation.resume() }
+        }
+    }
+
+    /// Holds new writers and waits until the ones in progress finished.
+    func hold() async {
+        held = true
+        if active > 0 {
+            await withCheckedContinuation { drained.append($0) }
+        }
+    }
+
+    /// Lets waiting writers go.
+    func release() {
+        held = false
+        let ready = waiting
+        waiting = []
+        for continuation in ready { continuation.resume() }
+    }
+}

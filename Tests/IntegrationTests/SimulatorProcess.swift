@@ -1,0 +1,311 @@
+import CameraControlDevice
+import CameraControlRPC
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a child process of a test could not be used.
+struct ChildProcessFailure: Error, CustomStringConvertible {
+    /// What went wrong.
+    var description: String
+}
+
+/// The folder that holds the built executables (`camctl`, `camctl-sim`): SwiftPM puts the executables a
+/// test target depends on next to the test bundle, which on Linux is the running binary itself.
+enum BuiltProducts {
+    /// The products folder.
+    static let directory: URL = {
+        if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: me).deletingLastPathComponent()
+        }
+        // macOS: the .xctest bundle sits in the products folder.
+        return Bundle.main.bundleURL.deletingLastPathComponent()
+    }()
+
+    /// The path of the executable `name` in the products folder.
+    static func executable(_ name: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ChildProcessFailure(description: "\(name) is not built at \(path)")
+        }
+        return path
+    }
+}
+
+/// `camctl-sim` as a child process of a test: started in `init`, its pty path read from the first line of
+/// its stdout, and killed by ``kill()`` (or ``stop()``) — which every test must do on every path, with a
+/// `defer` right after creating it. `deinit` kills it too, as a last resort.
+///
+/// The child gets `/dev/null` as stdin and stderr and a private pipe as stdout, so a child that somehow
+/// outlived the test run could never hold the test runner's own output open.
+final class SimulatorProcess: @unchecked Sendable {
+    /// The pty's subordinate path (`/dev/pts/N`), as printed by the simulator.
+    let ptyPath: String
+    /// The `--link` path, when one was asked for.
+    let linkPath: String?
+    /// The child's process id.
+    let pid: Int32
+
+    private let process: Process
+    private let stdoutPipe: Pipe
+
+    /// Starts `camctl-sim --quiet --seed seed [--link linkPath] [extraArguments…]` and waits (up to
+    /// `startupTimeout`) for its first line.
+    ///
+    /// - Throws: ``ChildProcessFailure`` when the executable is missing, does not start, or does not print a
+    ///   path in time (the child is killed then).
+    init(
+        seed: UInt64 = 1, linkPath: String? = nil, extraArguments: [String] = [],
+        startupTimeout: Duration = .seconds(10)
+    ) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
+        var arguments = ["--quiet", "--seed", "\(seed)"]
+        if let linkPath { arguments += ["--link", linkPath] }
+        process.arguments = arguments + extraArguments
+        let stdoutPipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdoutPipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        self.stdoutPipe = stdoutPipe
+        self.pid = process.processIdentifier
+        self.linkPath = linkPath
+        do {
+            let line = try Self.readFirstLine(stdoutPipe.fileHandleForReading.fileDescriptor, timeout: startupTimeout)
+            guard line.hasPrefix("/dev/") else {
+                throw ChildProcessFailure(description: "camctl-sim printed '\(line)' instead of a pty path")
+            }
+            self.ptyPath = line
+        } catch {
+            Self.killAndReap(process)
+            throw error
+        }
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// True while the child runs.
+    var isRunning: Bool { process.isRunning }
+
+    /// How the child ended, once it has (nil while it runs).
+    var termination: (reason: Process.TerminationReason, status: Int32)? {
+        process.isRunning ? nil : (process.terminationReason, process.terminationStatus)
+    }
+
+    /// Kills the child with `SIGKILL` and reaps it. Idempotent; safe after the child exited by itself.
+    func kill() {
+        Self.killAndReap(process)
+    }
+
+    /// Asks the child to stop with `SIGTERM` and waits up to `grace` for it; kills it if it did not exit.
+    ///
+    /// - Returns: true when it exited by itself within `grace`.
+    @discardableResult
+    func stop(grace: Duration = .seconds(5)) -> Bool {
+        guard process.isRunning else { return true }
+        signalProcess(pid, SIGTERM)
+        let exited = waitForExit(within: grace)
+        if !exited { kill() }
+        return exited
+    }
+
+    /// Sends `signal` to the child (e.g. `SIGSTOP`, `SIGCONT`).
+    func send(signal: Int32) {
+        guard process.isRunning else { return }
+        signalProcess(pid, signal)
+    }
+
+    /// Waits up to `timeout` for the child to exit; true when it has.
+    func waitForExit(within timeout: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        while process.isRunning {
+            if clock.now >= end { return false }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        return true
+    }
+
+    /// The signals the child blocks (`SigBlk` of `/proc/PID/status`), nil when it cannot be read.
+    var blockedSignals: UInt64? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("SigBlk:") {
+            return UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        }
+        return nil
+    }
+
+    private static func killAndReap(_ process: Process) {
+        guard process.isRunning else { return }
+        signalProcess(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Reads bytes up to the first newline, giving up after `timeout` or at end of file.
+    private static func readFirstLine(_ descriptor: Int32, timeout: Duration) throws -> String {
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        var line: [UInt8] = []
+        while true {
+            let left = clock.now.duration(to: end)
+            guard left > .zero else {
+                throw ChildProcessFailure(description: "camctl-sim printed no pty path within \(timeout)")
+            }
+            var pfd = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(left.components.seconds * 1000 + 1, 1000))
+            let ready = poll(&pfd, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var byte: UInt8 = 0
+            let n = read(descriptor, &byte, 1)
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard n == 1 else {
+                throw ChildProcessFailure(description: "camctl-sim exited before printing its pty path")
+            }
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+            guard line.count < 4096 else {
+                throw ChildProcessFailure(description: "camctl-sim's first line is too long")
+            }
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+}
+
+/// Sends `signal` to the process `pid` (a free function: inside ``SimulatorProcess`` `kill` is a method).
+func signalProcess(_ pid: Int32, _ signal: Int32) {
+    _ = kill(pid, signal)
+}
+
+/// Every test that talks to a real `camctl-sim`, run one after another: simulators run in real time with
+/// 200 ms liveness timeouts, and a machine with few cores is better not crowded with them.
+@Suite("Over a real pseudo-terminal", .serialized)
+struct OverRealPTY {}
+
+/// Runs `body` with a fresh simulator and kills the simulator afterwards, whether `body` returns or throws.
+func withSimulator<Result>(
+    seed: UInt64 = 1, linkPath: String? = nil, extraArguments: [String] = [],
+    _ body: (SimulatorProcess) async throws -> Result
+) async throws -> Result {
+    let simulator = try SimulatorProcess(seed: seed, linkPath: linkPath, extraArguments: extraArguments)
+    defer { simulator.kill() }
+    return try await body(simulator)
+}
+
+/// The result of running a short-lived tool (`camctl …`) to its end.
+struct ToolRun: Sendable {
+    /// The exit status (or the signal number when it was killed).
+    var status: Int32
+    /// Everything it wrote to stdout.
+    var standardOutput: String
+    /// Everything it wrote to stderr.
+    var standardError: String
+}
+
+/// Runs the built executable `name` with `arguments` to its end and captures its output; kills it (and
+/// fails) when it runs longer than `timeout` — a hang must fail the test, not stall it.
+func runTool(_ name: String, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> ToolRun {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable(name))
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Drain both pipes concurrently so a chatty tool never blocks on a full pipe.
+    let outReader = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
+    let errReader = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }
+    let clock = ContinuousClock()
+    let end = clock.now + timeout
+    while process.isRunning && clock.now < end {
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    let timedOut = process.isRunning
+    if timedOut {
+        signalProcess(process.processIdentifier, SIGKILL)
+    }
+    process.waitUntilExit()
+    let stdout = String(decoding: await outReader.value, as: UTF8.self)
+    let stderr = String(decoding: await errReader.value, as: UTF8.self)
+    if timedOut {
+        throw ChildProcessFailure(
+            description: "\(name) \(arguments.joined(separator: " ")) ran longer than \(timeout); killed. stderr: \(stderr)")
+    }
+    return ToolRun(status: process.terminationStatus, standardOutput: stdout, standardError: stderr)
+}
+
+/// Waits up to `timeout` for `condition` to hold, checking every few milliseconds; true when it did.
+func eventually(
+    within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let end = clock.now + timeout
+    while true {
+        if try await condition() { return true }
+        if clock.now >= end { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// Runs `body`, failing with ``ChildProcessFailure`` when it takes longer than `timeout` (the body is
+/// cancelled then). A guard against hangs, not a timing assertion: timeouts are generous.
+func withTimeout<Result: Sendable>(
+    _ timeout: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        while let next = try await group.next() {
+            if let value = next { return value }
+            throw ChildProcessFailure(description: "\(what) did not finish within \(timeout)")
+        }
+        throw ChildProcessFailure(description: "\(what): no result")
+    }
+}
+
+/// A fresh, empty temporary folder for link paths; remove it with `FileManager.removeItem`.
+func makeTemporaryFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "camctl-pty-tests-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// The ``RPCError`` that `body` throws, or nil when it returns (any other error is wrapped as `UNKNOWN`).
+func rpcFailure(_ body: () async throws -> Void) async -> RPCError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as RPCError {
+        return error
+    } catch {
+        return RPCError(code: .unknown, message: "not an RPCError: \(error)")
+    }
+}
+
+/// The ``DeviceError`` that `body` throws, or nil when it returns (any other error is wrapped).
+func deviceFailure(_ body: () async throws -> Void) async -> DeviceError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as DeviceError {
+        return error
+    } catch {
+        return DeviceError(.closed, "not a DeviceError: \(error)")
+    }
+}
