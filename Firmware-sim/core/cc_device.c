@@ -123,7 +123,7 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
             receive_byte(dev, chunk[i], now_us);
         }
         taken += n;
-    } while (n == sizeof chunk && taken < CC_UART_MAX_BYTES_PER_POLL);
+    } while (n > 0u && taken < CC_UART_MAX_BYTES_PER_POLL);   /* until empty: a HAL may return short reads */
 }
 
 /* The device plays the full-press click itself, without waiting for the host. */
