@@ -230,6 +230,56 @@ extension OverRealPTY {
             #expect(failure?.rpcError?.code == .deadlineExceeded)
         }
 
+        @Test("a device that sends garbage, an oversized frame, a bad check and strays before its answer: the call still succeeds")
+        func hostSurvivesBadDeviceOutput() async throws {
+            let pair = try PseudoTerminalPair.open()
+            defer {
+                pair.master.close()
+                pair.subordinate.close()
+            }
+            // A scripted device on the subordinate side: every Ping is answered after a burst of bad frames.
+            let device = pair.subordinate
+            let script = Task {
+                var decoder = FrameDecoder()
+                while true {
+                    decoder.append(try await device.receive())
+                    while let output = decoder.next() {
+                        guard case .packet(let packet) = output, packet.type == .request else { continue }
+                        let echo = try PingRequest(serializedBytes: packet.payload).payload
+                        var reply: [UInt8] = [0x13, 0x37, 0xC0, 0xFF, 0xEE, 0x00]  // garbage
+                        reply += [UInt8](repeating: 0x41, count: 6000) + [0x00]  // > 4093 bytes, then a delimiter
+                        var badCheck = try PacketEncoder.encodeUnstuffed(Packet(type: .heartbeat, callID: 0))
+                        badCheck[badCheck.count - 1] ^= 0x80
+                        reply += COBS.encode(badCheck) + [0x00]
+                        reply += try RawFrame.wire(Packet(type: PacketType(rawValue: 11), callID: packet.callID))
+                        reply += try RawFrame.wire(Packet(type: .response, callID: packet.callID &+ 1000, payload: [0x08, 0x01]))
+                        reply += try RawFrame.wire(
+                            Packet(
+                                type: .response, callID: packet.callID,
+                                payload: PingResponse(payload: echo, deviceTimeMicros: 1).serializedBytes()))
+                        try await device.send(reply)
+                    }
+                }
+            }
+            defer { script.cancel() }
+
+            let client = RPCClient(transport: pair.master)
+            for payload: [UInt8] in [[1], [0x00, 0xFF]] {
+                let reply = try await withTimeout(.seconds(15), "a ping behind bad frames") {
+                    try await client.unary(.devicePing, PingRequest(payload: payload), as: PingResponse.self, deadline: .seconds(10))
+                }
+                #expect(reply.payload == payload)
+            }
+            let counters = await client.counters
+            #expect(counters.wire.oversizedFrames == 2)
+            #expect(counters.wire.checkErrors == 2)
+            #expect(counters.wire.unknownPacketTypes == 2)
+            #expect(counters.wire.framingErrors + counters.wire.checkErrors >= 4)  // the garbage, too
+            #expect(counters.unknownCallPackets == 2)
+            #expect(counters.callsSucceeded == 2)
+            await client.close()
+        }
+
         @Test("the pty closing mid-call: the call and the stream in flight fail with UNAVAILABLE, no hang")
         func ptyClosesMidCall() async throws {
             let simulator = try SimulatorProcess()

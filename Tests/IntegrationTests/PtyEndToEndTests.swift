@@ -365,6 +365,42 @@ extension OverRealPTY {
 
         // MARK: Reconnect
 
+        @Test("two sessions one after the other on the same pty: each handshake starts a new session")
+        func sequentialSessions() async throws {
+            try await withSimulator { simulator in
+                let first = try await DeviceSession.open(path: simulator.ptyPath)
+                #expect(try await first.ping([1]).payload == [1])
+                await first.close()
+                let second = try await DeviceSession.open(path: simulator.ptyPath)
+                #expect(second.info.sessionID != first.info.sessionID)
+                #expect(try await second.ping([2]).payload == [2])
+                #expect(try await second.counters().framingErrors == 0)
+                await second.close()
+            }
+        }
+
+        @Test("a device that freezes and comes back: DeviceConnection reports disconnected, then a new session")
+        func freezeAndRecover() async throws {
+            try await withSimulator { simulator in
+                let connection = DeviceConnection(path: simulator.ptyPath, retryDelay: .milliseconds(50))
+                await connection.start()
+                let activity = ActivityReader(connection.activity)
+                let first = try #require(await activity.nextConnected())
+
+                // Silence: the host's heartbeat timeout declares the link dead.
+                simulator.send(signal: SIGSTOP)
+                let lost = await activity.nextDisconnected()
+                simulator.send(signal: SIGCONT)
+                #expect(lost?.code == .unavailable)
+
+                let second = try #require(await activity.nextConnected())
+                #expect(second.sessionID != first.sessionID)
+                let session = try #require(await connection.session)
+                #expect(try await session.ping([8]).payload == [8])
+                await connection.stop()
+            }
+        }
+
         @Test("DeviceConnection reports disconnected, then connected to a new simulator at the same --link path")
         func reconnect() async throws {
             let folder = try makeTemporaryFolder()
