@@ -141,6 +141,7 @@ public final class VirtualControlsRig {
         }
         guard let capabilities = handshake?.capabilities else { throw .missingCapabilities }
         self.capabilities = capabilities
+        captureRig.link.adoptSession(capabilities)
         captureRig.recognizer.configuration = GestureRecognizer.Configuration(capabilities: capabilities)
         do {
             session = try CaptureControlsSession(
@@ -181,6 +182,32 @@ public final class VirtualControlsRig {
     /// - Throws: ``ScenarioError`` when the text does not parse.
     public func play(scenario: String) throws(ScenarioError) {
         try captureRig.device.play(scenario: scenario)
+    }
+
+    /// Plays a scenario the way `camctl demo` does: a `SimulatorService/RunScenario` call over the link
+    /// (so the text must fit one request frame), stepping the whole stack until the device answers.
+    ///
+    /// - Throws: ``RPCError`` as the device answers (`INVALID_ARGUMENT` with `line N: message` for a
+    ///   scenario that does not parse, `RESOURCE_EXHAUSTED` for one that does not fit a frame), or
+    ///   `DEADLINE_EXCEEDED` when no answer came within `deadlineMicros`.
+    @discardableResult
+    public func runScenarioOverLink(_ scenario: String, deadlineMicros: UInt64 = 1_000_000) throws(RPCError)
+        -> RunScenarioResponse
+    {
+        let method = MethodID.simulatorRunScenario
+        let call = try link.startUnaryCall(method, RunScenarioRequest(scenario: scenario), deadlineMicros: deadlineMicros)
+        let end = nowMicros + deadlineMicros + 1_000_000
+        while nowMicros < end {
+            captureRig.step()
+            guard let result = link.takeUnaryResult(call) else { continue }
+            let bytes = try result.get()
+            do {
+                return try RunScenarioResponse(serializedBytes: bytes)
+            } catch {
+                throw RPCError(code: .internal, message: "response does not decode: \(error)", method: method, cause: error)
+            }
+        }
+        throw RPCError(code: .deadlineExceeded, message: "RunScenario never ended", method: method)
     }
 
     /// Steps the whole stack for `micros` of virtual time.

@@ -139,6 +139,18 @@ public final class VirtualLink {
         try call(.deviceHandshake, HandshakeRequest(hostVersion: version, hostName: "virtual-link"))
     }
 
+    /// Adopts what a handshake announced, as the device session does after its handshake: the device's
+    /// heartbeat interval (host heartbeats start) and its largest frame (requests up to that size may be
+    /// sent; the connection's default is the protocol minimum, 128 bytes). ``handshake(version:)`` itself
+    /// leaves the connection as configured.
+    public func adoptSession(_ capabilities: Capabilities) {
+        let interval = capabilities.heartbeatIntervalMillis
+        connection.markSessionEstablished(
+            heartbeatInterval: interval > 0 ? .milliseconds(Int64(interval)) : nil,
+            maxFrameBytes: capabilities.maxFrameBytes > 0 ? Int(capabilities.maxFrameBytes) : nil, now: now)
+        collect()
+    }
+
     /// Starts a server stream; its messages are collected for ``takeStreamMessages(_:)``.
     ///
     /// - Throws: ``RPCError`` when the call cannot start.

@@ -1,0 +1,322 @@
+import CameraControlControls
+import CameraControlEmbedded
+import CameraControlRPC
+import CameraControlSimulation
+import CameraControlWire
+import Foundation
+import Testing
+
+/// The controls issue's "Done when", over the real C firmware and the real host stack in virtual time
+/// (``VirtualControlsRig``): scenario files replayed and their event logs compared line by line with
+/// `Tests/Scenarios/*.expected`, plus targeted checks (detent latency, the firmware's own click, disabled
+/// controls, zoom changed from elsewhere, `canAddControl` refusals).
+///
+/// Regenerate the expected logs with `CAMCTL_UPDATE_EXPECTED=1 swift test --filter ControlsScenario`;
+/// review every changed line before committing it.
+@Suite("Controls scenarios over the real firmware")
+struct ControlsScenarioTests {
+    // MARK: Scenario files
+
+    /// `Tests/Scenarios`, found from this file's path.
+    static let scenariosDirectory: String = {
+        let tests = String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/")
+        return "/" + tests + "/Scenarios"
+    }()
+
+    /// The scenario files, each with its `.expected` log.
+    static let scenarioNames = ["seed-talk", "exposure-detents", "reactions-picker", "demo-proposal"]
+
+    static func text(_ name: String, _ ext: String) throws -> String {
+        try String(contentsOfFile: "\(scenariosDirectory)/\(name).\(ext)", encoding: .utf8)
+    }
+
+    /// Plays a scenario file on a fresh rig and returns the rig after the overlay has settled.
+    static func replay(_ name: String, reactionsEnabled: Bool = true) throws -> VirtualControlsRig {
+        let rig = try VirtualControlsRig(seed: 1, reactionsEnabled: reactionsEnabled)
+        try rig.play(scenario: try text(name, "scenario"))
+        rig.runUntilScenarioEnds()
+        return rig
+    }
+
+    /// The first differing line and a few lines of context either side, readable in a test report.
+    static func diff(expected: [String], actual: [String]) -> String? {
+        let count = max(expected.count, actual.count)
+        guard let first = (0..<count).first(where: { index in
+            index >= expected.count || index >= actual.count || expected[index] != actual[index]
+        }) else { return nil }
+        var out = "first difference at line \(first + 1) (expected \(expected.count) lines, got \(actual.count))\n"
+        for index in max(0, first - 3)..<min(count, first + 4) {
+            let want = index < expected.count ? expected[index] : "<end of file>"
+            let got = index < actual.count ? actual[index] : "<end of log>"
+            if want == got {
+                out += "  \(index + 1): \(want)\n"
+            } else {
+                out += "- \(index + 1): \(want)\n+ \(index + 1): \(got)\n"
+            }
+        }
+        return out
+    }
+
+    /// Lines of the log that match `prefix` after the time column.
+    static func lines(_ rig: VirtualControlsRig, _ prefix: String) -> [String] {
+        rig.log.map { String($0.dropFirst(10)) }.filter { $0.hasPrefix(prefix) }
+    }
+
+    @Test(
+        "scenario log matches its .expected file line by line",
+        arguments: scenarioNames)
+    func scenarioMatchesExpected(name: String) throws {
+        let rig = try Self.replay(name)
+        let actual = rig.log
+        let path = "\(Self.scenariosDirectory)/\(name).expected"
+        if ProcessInfo.processInfo.environment["CAMCTL_UPDATE_EXPECTED"] == "1" {
+            try rig.logText.write(toFile: path, atomically: true, encoding: .utf8)
+            print("wrote \(path) (\(actual.count) lines): review it before committing")
+            return
+        }
+        let expected = try Self.text(name, "expected").split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init).filter { !$0.isEmpty }
+        if let diff = Self.diff(expected: expected, actual: actual) {
+            Issue.record("\(name).expected differs; regenerate with CAMCTL_UPDATE_EXPECTED=1 and review:\n\(diff)")
+        }
+    }
+
+    @Test("every scenario: delegate order, haptics delivered, one photo per capture",
+        arguments: scenarioNames)
+    func scenarioInvariants(name: String) throws {
+        let rig = try Self.replay(name)
+        // Delegate: (active (enter exit)? inactive)*, exit before inactive, the overlay hidden at the end.
+        let delegate = Self.lines(rig, "delegate ").map { String($0.dropFirst("delegate ".count)) }
+        var expectedNext = ["did-become-active"]
+        for call in delegate {
+            #expect(expectedNext.contains(call), "delegate order: \(delegate)")
+            switch call {
+            case "did-become-active": expectedNext = ["will-enter-fullscreen", "did-become-inactive"]
+            case "will-enter-fullscreen": expectedNext = ["will-exit-fullscreen"]
+            case "will-exit-fullscreen": expectedNext = ["did-become-inactive"]
+            default: expectedNext = ["did-become-active"]
+            }
+        }
+        #expect(delegate.last == "did-become-inactive")
+        #expect(rig.session.phase == .hidden)
+        // Every haptic the host asked for was accepted by the firmware and played.
+        #expect(!rig.hapticRequests.isEmpty)
+        for request in rig.hapticRequests {
+            #expect(request.outcome.map { $0 == nil } == true, "PlayHaptic \(request.haptic) at \(request.causeMicros)")
+        }
+        let played = rig.firmwareFeedback.filter {
+            if case .haptic(let pattern, _) = $0.kind {
+                return pattern == FeedbackRecord.HapticPattern.detent || pattern == FeedbackRecord.HapticPattern.limit
+            }
+            return false
+        }
+        #expect(played.count == rig.hapticRequests.count)
+        // One photo per capture `ended` (a full click or a capture button), none otherwise; every capture
+        // that began ended.
+        let ended = Self.lines(rig, "capture ended ").count
+        #expect(rig.camera.photos.count == ended)
+        #expect(Self.lines(rig, "capture began ").count == ended)
+    }
+
+    // MARK: The seed talk's whole interaction
+
+    @Test("seed talk: zoom by sliding, double light press to the picker, a reaction, a photo")
+    func seedTalk() throws {
+        let rig = try Self.replay("seed-talk")
+        let log = rig.log.map { String($0.dropFirst(10)) }
+        // Zoom went up, through the prominent 2× with a detent.
+        let zoomValues = Self.lines(rig, "value zoom ").compactMap { Double($0.split(separator: " ")[2]) }
+        #expect(zoomValues.count > 3)
+        #expect(zoomValues == zoomValues.sorted(), "zoom increases while sliding up: \(zoomValues)")
+        #expect(zoomValues.contains(2))
+        #expect(rig.camera.zoomFactor > 2)
+        #expect(Self.lines(rig, "action zoom ").count == zoomValues.count)
+        // The picker switched to reactions, and a reaction was chosen (its action ran on each index).
+        #expect(log.contains("overlay control-selected reactions"))
+        #expect(rig.reactions.selectedIndex > 0)
+        #expect(Self.lines(rig, "action reactions ").last?.hasPrefix("action reactions #\(rig.reactions.selectedIndex)") == true)
+        // The photo on the full click, while the overlay showed reactions, with the zoom chosen.
+        #expect(rig.camera.photos.count == 1)
+        #expect(rig.camera.photos.first?.zoomFactor == rig.camera.zoomFactor)
+        let photo = try #require(log.firstIndex { $0.hasPrefix("photo 1") })
+        let ended = try #require(log.firstIndex { $0 == "capture ended primary camera-control" })
+        #expect(ended == photo - 1)
+        // Exposure was not touched.
+        #expect(rig.camera.exposureBias == 0)
+    }
+
+    // MARK: Detents
+
+    @Test("exposure detents: one per 1/3 EV step, each played by the firmware within 5 ms of its sample")
+    func exposureDetentsReachFirmwareInTime() throws {
+        let rig = try Self.replay("exposure-detents")
+        // The samples that changed exposure, and the detents played while exposure was the active control.
+        var exposureChanges: [UInt64] = []
+        var detents: [UInt64] = []
+        var adjustingExposure = false
+        for (effect, at) in rig.effects {
+            switch effect {
+            case .controlSelected(let id): adjustingExposure = id == "exposure-bias"
+            case .valueChanged("exposure-bias", _, .slider): exposureChanges.append(at)
+            case .haptic(.detent, let cause) where adjustingExposure: detents.append(cause)
+            default: break
+            }
+        }
+        let values = Self.lines(rig, "value exposure-bias ").compactMap { Double($0.split(separator: " ")[2]) }
+        #expect(values.count >= 4, "several steps: \(values)")
+        for pair in zip(values, values.dropFirst()) {
+            let steps = abs(pair.1 - pair.0) * 3
+            #expect(abs(steps - steps.rounded()) < 0.01 && steps.rounded() >= 1, "1/3 EV steps: \(values)")
+        }
+        // A detent on exactly the samples that changed the value (one per sample), stamped with the sample.
+        #expect(detents == exposureChanges)
+
+        // Every detent the host decided reached the firmware within 5 ms of the crossing sample.
+        let hostDetents = rig.hapticRequests.filter { $0.haptic == .detent }
+        let firmwareDetents = rig.firmwareFeedback.filter {
+            if case .haptic(FeedbackRecord.HapticPattern.detent, _) = $0.kind { return true }
+            return false
+        }
+        #expect(hostDetents.count == firmwareDetents.count)
+        #expect(hostDetents.count >= detents.count)
+        for (request, played) in zip(hostDetents, firmwareDetents) {
+            #expect(played.timestampMicros >= request.causeMicros)
+            #expect(
+                played.timestampMicros - request.causeMicros <= 5_000,
+                "detent caused at \(request.causeMicros) µs played at \(played.timestampMicros) µs")
+        }
+    }
+
+    @Test("the firmware plays its own click at the full press and its release, with no host call")
+    func firmwareClickAtFullPress() throws {
+        let rig = try VirtualControlsRig(seed: 2)
+        try rig.play(scenario: "full-click force=3500mN hold=80ms\npause 200ms\n")
+        rig.runUntilScenarioEnds(settleMicros: 300_000)
+        let down = try #require(rig.captureRig.inputEvents.first { $0.kind == .fullPressDown })
+        let up = try #require(rig.captureRig.inputEvents.first { $0.kind == .fullPressUp })
+        let haptics = rig.firmwareFeedback.compactMap { record -> (UInt32, UInt64)? in
+            if case .haptic(let pattern, _) = record.kind { return (pattern, record.timestampMicros) }
+            return nil
+        }
+        #expect(haptics.map(\.0) == [FeedbackRecord.HapticPattern.click, FeedbackRecord.HapticPattern.release])
+        #expect(haptics.first?.1 == down.timestampMicros)
+        #expect(haptics.last?.1 == up.timestampMicros)
+        #expect(rig.hapticRequests.isEmpty, "the host sent no haptic")
+        #expect(rig.camera.photos.count == 1)
+    }
+
+    // MARK: Disabled control
+
+    @Test("a disabled picker is listed and selectable, but slides leave its index alone; code still sets it")
+    func disabledControl() throws {
+        let rig = try Self.replay("reactions-picker", reactionsEnabled: false)
+        let log = rig.log.map { String($0.dropFirst(10)) }
+        #expect(log.contains("overlay picker-moved 2"), "listed in the picker")
+        #expect(log.contains("overlay control-selected reactions"), "selectable")
+        #expect(log.contains("overlay overlay-shown reactions"), "shown again on the next light press")
+        #expect(rig.reactions.selectedIndex == 0)
+        #expect(Self.lines(rig, "value reactions").isEmpty)
+        #expect(Self.lines(rig, "action reactions").isEmpty)
+        // The same scenario with the picker enabled does change it (the slides do reach it).
+        let enabled = try Self.replay("reactions-picker")
+        #expect(enabled.reactions.selectedIndex != 0)
+        // Code can still set a disabled control; observers see it, the action does not run.
+        try rig.reactions.setSelectedIndex(3)
+        rig.executor.runAll()
+        #expect(Self.lines(rig, "value reactions") == ["value reactions #3 programmatic"])
+        #expect(Self.lines(rig, "action reactions").isEmpty)
+    }
+
+    // MARK: Zoom changed elsewhere
+
+    @Test("a pinch mid-session: the slider follows (origin external), no action, the next slide starts there")
+    func pinchMidSession() throws {
+        let rig = try VirtualControlsRig(seed: 4)
+        try rig.play(scenario: "touch at=0.3 hold=60ms\nlight-press hold=120ms\nslide to=0.5 over=300ms\nhold 100ms\n")
+        rig.runUntilScenarioEnds(settleMicros: 50_000)
+        let before = rig.zoom.value
+        #expect(before > 1)
+        #expect(rig.session.phase == .adjusting("zoom"))
+        let actionsBefore = Self.lines(rig, "action zoom").count
+
+        try rig.pinch(toZoomFactor: 4)
+        #expect(rig.zoom.value == 4)
+        #expect(Self.lines(rig, "value zoom").last == "value zoom 4 external")
+        #expect(Self.lines(rig, "action zoom").count == actionsBefore, "the action ignores a pinch")
+
+        try rig.play(scenario: "slide to=0.6 over=200ms\nhold 100ms\nrelease\n")
+        rig.runUntilScenarioEnds()
+        let log = rig.log.map { String($0.dropFirst(10)) }
+        let pinch = try #require(log.firstIndex(of: "pinch 4"))
+        let after = log[pinch...].filter { $0.hasPrefix("value zoom ") && $0.hasSuffix(" slider") }
+            .compactMap { Double($0.split(separator: " ")[2]) }
+        let first = try #require(after.first)
+        #expect(first > 4 && first < 5, "the slide continues from 4×, got \(after)")
+        #expect(after == after.sorted())
+        #expect(rig.camera.zoomFactor == rig.zoom.value)
+        #expect(Self.lines(rig, "action zoom").count == actionsBefore + after.count)
+    }
+
+    // MARK: canAddControl
+
+    @Test("canAddControl through the rig's session: the device's limit, a second zoom slider, no action")
+    func canAddControlRefusals() throws {
+        let rig = try VirtualControlsRig(seed: 1)
+        let session = rig.session
+        #expect(rig.capabilities.supportsControls)
+        #expect(session.maxControlsCount == Int(rig.capabilities.maxControls))
+        #expect(session.controls.map(\.id) == ["zoom", "exposure-bias", "reactions"])
+
+        let secondZoom = try SystemZoomSlider(device: rig.camera, id: "zoom-2")
+        #expect(!session.canAddControl(secondZoom))
+        #expect(session.refusal(toAdd: secondZoom)?.code == .duplicateZoomSlider)
+
+        let noAction = try CaptureSlider("Warmth", symbolName: "thermometer", in: 0...1)
+        #expect(session.refusal(toAdd: noAction)?.code == .missingAction)
+        #expect(throws: ControlError.self) { try session.addControl(noAction) }
+
+        var added = 0
+        while session.controls.count < session.maxControlsCount {
+            let extra = try CaptureSlider("Extra \(added)", symbolName: "slider.horizontal.3", in: 0...1)
+            extra.setActionQueue(InlineExecutor()) { _ in }
+            #expect(session.canAddControl(extra))
+            try session.addControl(extra)
+            added += 1
+        }
+        #expect(session.controls.count == Int(rig.capabilities.maxControls))
+        let oneTooMany = try CaptureSlider("One too many", symbolName: "slider.horizontal.3", in: 0...1)
+        oneTooMany.setActionQueue(InlineExecutor()) { _ in }
+        #expect(session.refusal(toAdd: oneTooMany)?.code == .controlLimitReached)
+        do {
+            try session.addControl(oneTooMany)
+            Issue.record("addControl accepted a control over the limit")
+        } catch {
+            #expect(error.code == .controlLimitReached)
+        }
+        #expect(session.controls.count == Int(rig.capabilities.maxControls))
+    }
+
+    // MARK: The demo
+
+    @Test("the proposed camctl demo tour, sent over RunScenario as camctl does, shows the seed talk's flow")
+    func demoProposal() throws {
+        let rig = try VirtualControlsRig(seed: 42)
+        // camctl demo strips whole-line comments and sends the steps in one RunScenario request.
+        let steps = try Self.text("demo-proposal", "scenario").split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n") + "\n"
+        let played = try rig.runScenarioOverLink(steps)
+        #expect(played.steps > 20)
+        rig.runUntilScenarioEnds()
+        let log = rig.log.map { String($0.dropFirst(10)) }
+        #expect(rig.camera.zoomFactor > 2, "zoomed in through 2×")
+        #expect(log.contains("overlay control-selected reactions"))
+        #expect(rig.reactions.selectedIndex > 0, "a reaction was chosen")
+        #expect(rig.camera.exposureBias == 0)
+        // The full click, the click-and-hold and each capture button take a photo (primary handler).
+        let ended = Self.lines(rig, "capture ended primary ").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        #expect(ended == ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"])
+        #expect(log.contains("gesture long-press-began camera-control"))
+        #expect(rig.camera.photos.count == ended.count)
+    }
+}
