@@ -295,7 +295,10 @@ public struct GestureRecognizer: Sendable {
 
     private mutating func beginPress(_ source: InputSource, event: InputEvent, now: UInt64) -> [Gesture] {
         let force = event.forceMillinewtons
-        presses[source] = PressState(beganAt: now, peakForce: max(force, event.peakForceMillinewtons), lastForce: force)
+        // The press's own device time, also when the DOWN arrives late (a retransmission): its duration
+        // and its long-press threshold are measured from when it happened, not from when it arrived.
+        presses[source] = PressState(
+            beganAt: event.timestampMicros, peakForce: max(force, event.peakForceMillinewtons), lastForce: force)
         return [gesture(.pressBegan, source, event.timestampMicros, force)]
     }
 
@@ -303,7 +306,9 @@ public struct GestureRecognizer: Sendable {
         lastReleaseAt[.press(source)] = max(lastReleaseAt[.press(source)] ?? 0, event.timestampMicros)
         guard let press = presses.removeValue(forKey: source) else { return [] }
         let summary = PressSummary(
-            durationMicros: now - min(press.beganAt, now),
+            // Device timestamps of the DOWN and the UP: a retransmitted UP that arrives after the host's
+            // clock moved on must not lengthen the press (a click would turn into a hold).
+            durationMicros: event.timestampMicros - min(press.beganAt, event.timestampMicros),
             isLongPress: press.longPressReported,
             peakForceMillinewtons: max(press.peakForce, event.peakForceMillinewtons, event.forceMillinewtons)
         )

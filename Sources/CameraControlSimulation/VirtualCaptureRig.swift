@@ -22,8 +22,11 @@ public final class VirtualCaptureRig {
     public var recognizer: GestureRecognizer
     /// The host's capture router.
     public var router: CaptureEventRouter
-    /// Every input event the host received, in order.
+    /// Every input event the host received, in the order it arrived.
     public private(set) var inputEvents: [InputEvent] = []
+    /// Puts the input events back in the device's order before the recogniser sees them (a retransmitted
+    /// reliable event can arrive after later ones: docs/PROTOCOL.md §6, "hosts order input events").
+    public var inputOrder = InputEventOrderer()
     /// Every gesture recognised, in order.
     public private(set) var gestures: [Gesture] = []
     /// Every router output, in order.
@@ -91,6 +94,19 @@ public final class VirtualCaptureRig {
         run(forMicros: settleMicros)
     }
 
+    /// Steps the whole stack until `condition` holds or `timeoutMicros` of virtual time passed; returns
+    /// whether it holds. (``VirtualLink/run(untilMicros:while:)`` steps the link alone, without the
+    /// recogniser and router.)
+    @discardableResult
+    public func run(timeoutMicros: UInt64 = 5_000_000, until condition: () -> Bool) -> Bool {
+        let end = link.nowMicros + timeoutMicros
+        while !condition() {
+            if link.nowMicros >= end { return false }
+            step()
+        }
+        return true
+    }
+
     /// One step of the stack.
     public func step() {
         link.step()
@@ -99,18 +115,21 @@ public final class VirtualCaptureRig {
             let events = (try? link.takeStreamMessages(call, as: InputEvent.self)) ?? []
             for event in events {
                 inputEvents.append(event)
-                deliver(recognizer.handle(event), now: now)
+                recognize(inputOrder.accept(event, atMicros: now), now: now)
             }
+            recognize(inputOrder.release(atMicros: now), now: now)
             if let ending = link.streamEnd(call) {
                 eventStream = nil
                 if ending?.code == .unavailable { linkLosses += 1 }
+                recognize(inputOrder.reset(), now: now)
                 // The device is gone: whatever was in flight can never end normally.
                 deliver(recognizer.reset(cancellingAtMicros: recognizer.currentMicros ?? 0), now: now)
                 outputs += router.cancelAll(atHostMicros: now)
             }
         }
-        if let latest = recognizer.currentMicros {
-            // Device time moves on even when no event arrives: long presses and windows expire.
+        if let latest = recognizer.currentMicros, !inputOrder.isHolding {
+            // Device time moves on even when no event arrives: long presses and windows expire. Not while
+            // events wait for an earlier one: it may be a release that ends a press before the threshold.
             let deviceNow = max(latest, deviceTimeEstimate(hostNow: now))
             deliver(recognizer.advance(toMicros: deviceNow), now: now)
         }
@@ -122,11 +141,98 @@ public final class VirtualCaptureRig {
         hostNow
     }
 
+    private func recognize(_ events: [InputEvent], now: UInt64) {
+        for event in events { deliver(recognizer.handle(event), now: now) }
+    }
+
     private func deliver(_ new: [Gesture], now: UInt64) {
         for gesture in new {
             gestures.append(gesture)
             onGesture?(gesture, now)
             outputs += router.handle(gesture, atHostMicros: now)
         }
+    }
+}
+
+/// Restores the order in which a device produced its input events, by `event_number`.
+///
+/// A reliable event that was lost and retransmitted arrives after events the device produced later
+/// (docs/PROTOCOL.md §6 lets the device keep several reliable packets in flight and leaves ordering to
+/// the host). Fed to the recogniser in arrival order, a button's second DOWN would come before the first
+/// press's UP: the DOWN is ignored (already down) and the second press is lost. The orderer holds events
+/// that come after a gap in the event numbers until the missing ones arrive, or for at most
+/// ``maximumHoldMicros`` (the gap was a best-effort event that is never retransmitted, or the
+/// device gave up); then it skips the gap. Events with number 0 (not numbered) and events older than
+/// what was already released pass straight through (the recogniser drops duplicates and stale events).
+///
+/// Pure: events and host time in, events out, in order.
+public struct InputEventOrderer: Sendable {
+    /// The longest an event waits for an earlier one, host microseconds. The default, 150 ms, covers a
+    /// reliable packet lost twice (the device retransmits after 20 ms, then 40 ms more, then 80 ms more).
+    public var maximumHoldMicros: UInt64
+    /// The most events held at once; one more skips the gap at once.
+    public var capacity: Int
+    private var nextNumber: UInt32?
+    private var held: [UInt32: InputEvent] = [:]
+    private var holdingSince: UInt64?
+
+    /// An orderer holding events at most `maximumHoldMicros` (and at most `capacity` of them).
+    public init(maximumHoldMicros: UInt64 = 150_000, capacity: Int = 64) {
+        self.maximumHoldMicros = maximumHoldMicros
+        self.capacity = max(1, capacity)
+    }
+
+    /// True while events wait for an earlier one (the recogniser's clock should not move past the last
+    /// released event meanwhile).
+    public var isHolding: Bool { !held.isEmpty }
+
+    /// Takes one event received at host time `now`; returns the events now due, in device order.
+    public mutating func accept(_ event: InputEvent, atMicros now: UInt64) -> [InputEvent] {
+        let number = event.eventNumber
+        guard number != 0 else { return [event] }
+        let next = nextNumber ?? number
+        if number < next { return [event] }  // late (its gap was skipped) or a duplicate
+        if number == next {
+            nextNumber = number &+ 1
+            return [event] + drain(atMicros: now)
+        }
+        nextNumber = next
+        if held[number] == nil { held[number] = event }
+        if holdingSince == nil { holdingSince = now }
+        if held.count > capacity { return skipGap(atMicros: now) }
+        return []
+    }
+
+    /// Releases what waited longer than ``maximumHoldMicros`` at host time `now` (call it regularly).
+    public mutating func release(atMicros now: UInt64) -> [InputEvent] {
+        guard let since = holdingSince, now >= since, now - since >= maximumHoldMicros else { return [] }
+        return skipGap(atMicros: now)
+    }
+
+    /// Releases everything held, in order, and forgets the numbering (the stream ended; a new one may
+    /// come from a rebooted device).
+    public mutating func reset() -> [InputEvent] {
+        let out = held.keys.sorted().compactMap { held[$0] }
+        held = [:]
+        holdingSince = nil
+        nextNumber = nil
+        return out
+    }
+
+    private mutating func skipGap(atMicros now: UInt64) -> [InputEvent] {
+        guard let first = held.keys.min() else { return [] }
+        nextNumber = first
+        holdingSince = nil
+        return drain(atMicros: now)
+    }
+
+    private mutating func drain(atMicros now: UInt64) -> [InputEvent] {
+        var out: [InputEvent] = []
+        while let next = nextNumber, let event = held.removeValue(forKey: next) {
+            out.append(event)
+            nextNumber = next &+ 1
+        }
+        holdingSince = held.isEmpty ? nil : (holdingSince ?? now)
+        return out
     }
 }
