@@ -311,8 +311,9 @@ struct ControlsScenarioTests {
         let log = rig.log.map { String($0.dropFirst(10)) }
         #expect(rig.camera.zoomFactor > 2, "zoomed in through 2×")
         #expect(log.contains("overlay control-selected reactions"))
+        #expect(log.contains("overlay control-selected exposure-bias"))
+        #expect(abs(rig.camera.exposureBias - 2.0 / 3.0) < 1e-9, "+2/3 EV")
         #expect(rig.reactions.selectedIndex > 0, "a reaction was chosen")
-        #expect(rig.camera.exposureBias == 0)
         // The full click, the click-and-hold and each capture button take a photo (primary handler).
         let ended = Self.lines(rig, "capture ended primary ").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         #expect(ended == ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"])
