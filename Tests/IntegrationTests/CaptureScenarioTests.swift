@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CameraControlCapture
 import CameraControlEmbedded
 import CameraControlGestures
@@ -608,4 +613,63 @@ struct InputEventOrdererTests {
         #expect(!orderer.isHolding)
         #expect(orderer.accept(event(1), atMicros: 8).map(\.eventNumber) == [1], "after a reset numbering starts afresh")
     }
+
+    @Test("the recogniser measures a press between its events' device times, not when they arrived")
+    func lateReleaseKeepsItsDuration() {
+        var recognizer = GestureRecognizer()
+        _ = recognizer.handle(InputEvent(timestampMicros: 1_000_000, kind: .buttonDown, source: .volumeDown, eventNumber: 1))
+        // The host's clock estimate moved on while the release was being retransmitted.
+        #expect(recognizer.advance(toMicros: 1_080_000).isEmpty)
+        let out = recognizer.handle(InputEvent(timestampMicros: 1_060_000, kind: .buttonUp, source: .volumeDown, eventNumber: 2))
+        #expect(pressSummaries(out).map(\.summary) == [PressSummary(durationMicros: 60_000, isLongPress: false, peakForceMillinewtons: 0)])
+    }
+}
+
+// MARK: - The example scenarios
+
+@Suite("Capture scenarios: the example scenario files")
+struct ExampleScenarioTests {
+    /// Firmware-sim/scenarios, found from this file's place in the repository.
+    static let folder: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)  // Tests/IntegrationTests/CaptureScenarioTests.swift
+        return parts.joined(separator: "/") + "/Firmware-sim/scenarios/"
+    }()
+
+    /// Per file: the capture sources in order and which of them were long presses.
+    @Test("each example's captures: sources in order, long presses marked", arguments: [
+        ("buttons", ["volume-down", "volume-up", "action-button", "remote"], [false, false, true, false]),
+        ("choose-control", ["camera-control"], [false]),
+        ("click-and-hold", ["camera-control"], [true]),
+        ("demo", ["camera-control", "camera-control", "volume-up", "volume-down", "remote"], [false, true, false, false, false]),
+        ("full-click", ["camera-control"], [false]),
+        ("hysteresis", ["camera-control"], [false]),
+        ("light-press-slide", [], []),
+        ("light-press", [], []),
+        ("zoom-slide", [], []),
+    ])
+    func example(name: String, sources: [String], longPresses: [Bool]) throws {
+        let text = try readText(Self.folder + name + ".scenario")
+        let rig = try playedRig(text, seed: 1)
+        let ended = rig.captureEvents.filter { $0.event.phase == .ended }.map(\.event)
+        #expect(ended.map(\.source.description) == sources)
+        #expect(ended.map(\.isLongPress) == longPresses)
+        #expect(rig.captureEvents.filter { $0.event.phase == .began }.count == ended.count)
+        #expect(rig.captureEvents.allSatisfy { $0.role == .primary })
+    }
+}
+
+/// Reads a small text file (C stdio; no Foundation in this target).
+func readText(_ path: String) throws -> String {
+    struct Unreadable: Error { let path: String }
+    guard let file = fopen(path, "r") else { throw Unreadable(path: path) }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
