@@ -136,7 +136,7 @@ let package = Package(
             name: "camctl",
             dependencies: [
                 "CameraControlControls", "CameraControlCapture", "CameraControlDevice",
-                "CameraControlTransport", "CameraControlEmbedded", "CameraControlSimulation",
+                "CameraControlTransport", "CameraControlEmbedded", "CameraControlSimulation", "CSystemShim",
             ],
             swiftSettings: swiftSettings
         ),

@@ -49,6 +49,8 @@ static const char usage[] =
     "  --start-now            start the scenario immediately instead\n"
     "  --seed N               seed of the finger and sensor model (default 1)\n"
     "  --exit-after-scenario  exit 0 shortly after the scenario has finished\n"
+    "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
+    "                         that spawn the simulator: no orphan outlives them)\n"
     "  --quiet                no progress messages on stderr\n"
     "  --help                 this text\n"
     "\n"
@@ -193,6 +195,7 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
     size_t scenario_len = 0;
+    pid_t parent = 0; /* --exit-with-parent: the parent to outlive not */
     char slave[128];
     int master, i, status = 0;
     struct sigaction sa;
@@ -221,6 +224,8 @@ int main(int argc, char **argv)
             exit_after = true;
         } else if (strcmp(a, "--quiet") == 0) {
             g_quiet = true;
+        } else if (strcmp(a, "--exit-with-parent") == 0) {
+            parent = getppid();
         } else {
             fprintf(stderr, "camctl-sim: unknown or incomplete option %s\n%s", a, usage);
             return 2;
@@ -371,6 +376,12 @@ int main(int argc, char **argv)
                 continue;
             }
             break; /* EAGAIN: the pty is full, try at the next tick */
+        }
+
+        /* --exit-with-parent: once reparented, whoever started us is gone. */
+        if (parent != 0 && getppid() != parent) {
+            note("parent exited");
+            break;
         }
 
         /* --exit-after-scenario */

@@ -7,6 +7,8 @@
 
 #include "cc_system_shim.h"
 
+#include <stdio.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -146,4 +148,9 @@ int cc_shim_configure_raw(int fd, unsigned int baud) {
         return errno;
     }
     return 0;
+}
+
+void cc_shim_line_buffer_stdout(void)
+{
+    (void)setvbuf(stdout, NULL, _IOLBF, 0);
 }

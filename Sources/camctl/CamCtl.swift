@@ -1,3 +1,4 @@
+import CSystemShim
 import CameraControlDevice
 import CameraControlTransport
 import CameraControlWire
@@ -32,6 +33,7 @@ struct CamCtl {
         """
 
     static func main() async {
+        cc_shim_line_buffer_stdout()  // a pipe (`camctl demo | tee log`) sees each line as it happens
         var argv = Array(CommandLine.arguments.dropFirst())
         guard !argv.isEmpty else {
             print(usage)

@@ -207,7 +207,7 @@ final class SimulatorProcess: @unchecked Sendable {
 
     init(path: String, seed: Int) throws {
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--seed", "\(seed)", "--quiet"]
+        process.arguments = ["--seed", "\(seed)", "--quiet", "--exit-with-parent"]
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.standardError

@@ -162,7 +162,6 @@ final class EventPrinter: @unchecked Sendable {
         let line = "\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)"
         lines.append(line)
         if !quiet { print(line) }
-        if !quiet { FileHandle.standardOutput.synchronizeFile() }
     }
 
     func input(_ event: InputEvent, latencyMillis: Double) {

@@ -39,6 +39,10 @@ int cc_shim_set_nonblocking(int fd, int nonblocking);
 /* Sets FD_CLOEXEC on fd. Returns 0 or an errno value. */
 int cc_shim_set_cloexec(int fd);
 
+/* Makes the process's stdout line-buffered, so a pipe sees each line as it is printed
+ * (Swift 6 cannot name C's `stdout` global safely). */
+void cc_shim_line_buffer_stdout(void);
+
 #ifdef __cplusplus
 }
 #endif
