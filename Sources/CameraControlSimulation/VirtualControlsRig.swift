@@ -92,7 +92,9 @@ public final class VirtualControlsRig {
     ///   - reactionsEnabled: the picker's `isEnabled` (the talk sets it from `canPerformReactionEffects`).
     ///   - overlay: the overlay's tuning.
     /// - Throws: ``VirtualControlsRigError``.
-    public init(seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration())
+    public init(
+        seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration()
+    )
         throws(VirtualControlsRigError)
     {
         captureRig = VirtualCaptureRig(seed: seed)
@@ -191,7 +193,9 @@ public final class VirtualControlsRig {
     ///   scenario that does not parse, `RESOURCE_EXHAUSTED` for one that does not fit a frame), or
     ///   `DEADLINE_EXCEEDED` when no answer came within `deadlineMicros`.
     @discardableResult
-    public func runScenarioOverLink(_ scenario: String, deadlineMicros: UInt64 = 1_000_000) throws(RPCError)
+    public func runScenarioOverLink(
+        _ scenario: String, deadlineMicros: UInt64 = 1_000_000
+    ) throws(RPCError)
         -> RunScenarioResponse
     {
         let method = MethodID.simulatorRunScenario

@@ -41,9 +41,11 @@ struct ControlsScenarioTests {
     /// The first differing line and a few lines of context either side, readable in a test report.
     static func diff(expected: [String], actual: [String]) -> String? {
         let count = max(expected.count, actual.count)
-        guard let first = (0..<count).first(where: { index in
-            index >= expected.count || index >= actual.count || expected[index] != actual[index]
-        }) else { return nil }
+        guard
+            let first = (0..<count).first(where: { index in
+                index >= expected.count || index >= actual.count || expected[index] != actual[index]
+            })
+        else { return nil }
         var out = "first difference at line \(first + 1) (expected \(expected.count) lines, got \(actual.count))\n"
         for index in max(0, first - 3)..<min(count, first + 4) {
             let want = index < expected.count ? expected[index] : "<end of file>"
@@ -81,7 +83,22 @@ struct ControlsScenarioTests {
         }
     }
 
-    @Test("every scenario: delegate order, haptics delivered, one photo per capture",
+    @Test("the log comparison catches a changed, a missing and an extra line, and names the first")
+    func diffReportsFirstDifference() throws {
+        let rig = try Self.replay("seed-talk")
+        let log = rig.log
+        #expect(Self.diff(expected: log, actual: log) == nil)
+        var changed = log
+        changed[40] = changed[40].replacingOccurrences(of: "slider", with: "external")
+        #expect(Self.diff(expected: log, actual: changed)?.hasPrefix("first difference at line 41") == true)
+        #expect(Self.diff(expected: log, actual: Array(log.dropLast()))?.contains("<end of log>") == true)
+        #expect(Self.diff(expected: Array(log.dropLast()), actual: log)?.contains("<end of file>") == true)
+        // Two replays of the same scenario give the same log (the comparison is meaningful).
+        #expect(try Self.replay("seed-talk").log == log)
+    }
+
+    @Test(
+        "every scenario: delegate order, haptics delivered, one photo per capture",
         arguments: scenarioNames)
     func scenarioInvariants(name: String) throws {
         let rig = try Self.replay(name)
@@ -302,7 +319,8 @@ struct ControlsScenarioTests {
     func demoProposal() throws {
         let rig = try VirtualControlsRig(seed: 42)
         // camctl demo strips whole-line comments and sends the steps in one RunScenario request.
-        let steps = try Self.text("demo-proposal", "scenario").split(separator: "\n")
+        let steps =
+            try Self.text("demo-proposal", "scenario").split(separator: "\n")
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n") + "\n"
         let played = try rig.runScenarioOverLink(steps)
