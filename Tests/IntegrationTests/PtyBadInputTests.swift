@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Bad input written raw to `camctl-sim`'s pseudo-terminal, next to a live session: every case must be

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The host stack (Swift) against the firmware (C) in `camctl-sim`, over a real pseudo-terminal: the
@@ -64,6 +64,18 @@ extension OverRealPTY {
             }
         }
 
+        @Test(
+            "camctl info and DeviceSession.open refuse what is no terminal with a transport error",
+            arguments: ["/nonexistent", "/dev/null", "/etc/hostname", "/tmp"])
+        func notATerminal(path: String) async throws {
+            let run = try await runTool("camctl", ["info", path])
+            #expect(run.status == 1)
+            #expect(run.standardError.contains(path))
+            let error = await deviceFailure { _ = try await DeviceSession.open(path: path) }
+            #expect(error?.code == .transport)
+            #expect(error?.transportError != nil)
+        }
+
         @Test("camctl-sim --link places a symlink that DeviceSession.open accepts, and removes it on SIGTERM")
         func linkSymlink() async throws {
             let folder = try makeTemporaryFolder()
@@ -82,6 +94,26 @@ extension OverRealPTY {
             #expect(simulator.stop(), "camctl-sim did not exit on SIGTERM")
             #expect(simulator.termination?.status == 0)
             #expect(!FileManager.default.fileExists(atPath: link))
+        }
+
+        @Test("camctl demo with a scenario too large for any frame fails fast and leaves no simulator behind")
+        func demoWithOversizedScenario() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let file = folder + "/too-large.scenario"
+            let line = "pause 1ms # more than one frame of text\n"
+            let text = String(repeating: line, count: WireFormat.maxFrameBytes / line.utf8.count + 1)
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            // A seed no other test uses, to find the demo's own simulator afterwards.
+            let seed = 40_000 + UInt64(getpid() % 10_000)
+            let run = try await runTool(
+                "camctl", ["demo", "--scenario", file, "--seed", "\(seed)", "--quiet"], timeout: .seconds(30))
+            let leftovers = simulatorProcesses(seed: seed)
+            for pid in leftovers { signalProcess(pid, SIGKILL) }
+            #expect(run.status == 1, "stdout: \(run.standardOutput)")
+            #expect(run.standardError.contains("RESOURCE_EXHAUSTED"), "stderr: \(run.standardError)")
+            #expect(leftovers.isEmpty, "camctl demo left camctl-sim running: \(leftovers)")
+            #expect(!run.outputHeldOpen)
         }
 
         /// The root cause of `camctl demo` hanging on a scenario too large for a frame: the RPC error was
@@ -277,6 +309,50 @@ extension OverRealPTY {
             }
         }
 
+        @Test("StreamRawSamples delivers batches of the asked size at the configured rate")
+        func rawSamples() async throws {
+            try await withSimulator { simulator in
+                let session = try await DeviceSession.open(path: simulator.ptyPath)
+                let config = try await session.config()
+                let stream = try await session.rawSamples(samplesPerBatch: 10)
+                let batches = try await withTimeout(.seconds(15), "three raw sample batches") {
+                    var batches: [RawSampleBatch] = []
+                    for try await batch in stream {
+                        batches.append(batch)
+                        if batches.count == 3 { break }
+                    }
+                    return batches
+                }
+                #expect(batches.count == 3)
+                for batch in batches {
+                    #expect(batch.decodedSamples.count == 10)
+                    #expect(!batch.hasPartialRecord)
+                    #expect(batch.sampleIntervalMicros == 1_000_000 / config.sampleRateHertz)
+                }
+                let starts = batches.map(\.firstTimestampMicros)
+                #expect(starts == starts.sorted())
+                await session.close()
+            }
+        }
+
+        @Test("feedback calls and GetSimulatorStatus are served over the pty")
+        func feedbackAndStatus() async throws {
+            try await withSimulator { simulator in
+                let session = try await DeviceSession.open(path: simulator.ptyPath)
+                for pattern in session.info.capabilities.hapticPatterns {
+                    #expect(try await session.playHaptic(pattern, intensityPercent: 50).deviceTimeMicros > 0)
+                }
+                #expect(try await session.playSound(.shutter).deviceTimeMicros > 0)
+                #expect(try await session.setIndicator(.blink, rgb: 0x00FF00).deviceTimeMicros > 0)
+                #expect(try await session.simulatorStatus().isScenarioRunning == false)
+                _ = try await session.runScenario("pause 300ms\n")
+                #expect(try await session.simulatorStatus().isScenarioRunning)
+                let finished = try await eventually { try await !session.simulatorStatus().isScenarioRunning }
+                #expect(finished)
+                await session.close()
+            }
+        }
+
         @Test("cancelling the task that reads a stream cancels the call on the device")
         func streamCancellation() async throws {
             try await withSimulator { simulator in
@@ -427,6 +503,7 @@ extension OverRealPTY {
             let session = try #require(await connection.session)
             #expect(try await session.ping([4, 2]).payload == [4, 2])
             await connection.stop()
+            #expect(await activity.finishes(), "activity goes on after stop()")
         }
     }
 }
@@ -454,6 +531,17 @@ final class ActivityReader: @unchecked Sendable {
             if case .disconnected(let error) = activity { return error }
             return nil
         }
+    }
+
+    /// True when the activity ends (skipping what comes before the end) within `timeout`.
+    func finishes(within timeout: Duration = .seconds(10)) async -> Bool {
+        let box = IteratorBox(iterator)
+        let ended = try? await withTimeout(timeout, "waiting for the end of the activity") {
+            while await box.next() != nil {}
+            return true
+        }
+        iterator = box.iterator
+        return ended ?? false
     }
 
     private func next<T: Sendable>(

@@ -4,9 +4,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why a child process of a test could not be used.
@@ -210,6 +210,36 @@ struct ToolRun: Sendable {
     var standardOutput: String
     /// Everything it wrote to stderr.
     var standardError: String
+    /// True when its stdout or stderr was still held open a while after it exited: a child of the tool
+    /// (a simulator `camctl demo` started) outlived it.
+    var outputHeldOpen: Bool
+}
+
+/// Collects everything written to a pipe on a thread of its own, so that a reader never blocks a test:
+/// a pipe that a leaked grandchild keeps open simply never reports its end.
+final class PipeCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private var ended = false
+
+    /// Starts reading `handle` until end of file.
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { data.append(chunk) }
+            }
+            lock.withLock { ended = true }
+        }
+        thread.start()
+    }
+
+    /// True once the pipe reached end of file (every writer closed it).
+    var isEnded: Bool { lock.withLock { ended } }
+
+    /// What was read so far, as UTF-8.
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
 
 /// Runs the built executable `name` with `arguments` to its end and captures its output; kills it (and
@@ -225,8 +255,8 @@ func runTool(_ name: String, _ arguments: [String], timeout: Duration = .seconds
     process.standardError = err
     try process.run()
     // Drain both pipes concurrently so a chatty tool never blocks on a full pipe.
-    let outReader = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
-    let errReader = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }
+    let outCollector = PipeCollector(out.fileHandleForReading)
+    let errCollector = PipeCollector(err.fileHandleForReading)
     let clock = ContinuousClock()
     let end = clock.now + timeout
     while process.isRunning && clock.now < end {
@@ -237,13 +267,33 @@ func runTool(_ name: String, _ arguments: [String], timeout: Duration = .seconds
         signalProcess(process.processIdentifier, SIGKILL)
     }
     process.waitUntilExit()
-    let stdout = String(decoding: await outReader.value, as: UTF8.self)
-    let stderr = String(decoding: await errReader.value, as: UTF8.self)
+    let drained = await eventually(within: .seconds(5)) { outCollector.isEnded && errCollector.isEnded }
     if timedOut {
         throw ChildProcessFailure(
-            description: "\(name) \(arguments.joined(separator: " ")) ran longer than \(timeout); killed. stderr: \(stderr)")
+            description:
+                "\(name) \(arguments.joined(separator: " ")) ran longer than \(timeout); killed. stderr: \(errCollector.text)"
+        )
     }
-    return ToolRun(status: process.terminationStatus, standardOutput: stdout, standardError: stderr)
+    return ToolRun(
+        status: process.terminationStatus, standardOutput: outCollector.text, standardError: errCollector.text,
+        outputHeldOpen: !drained)
+}
+
+/// The ids of running `camctl-sim` processes from this build whose arguments include `--seed seed`.
+func simulatorProcesses(seed: UInt64) -> [Int32] {
+    let simulator = BuiltProducts.directory.appendingPathComponent("camctl-sim").path
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { entry -> Int32? in
+        guard let pid = Int32(entry),
+            let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+        else { return nil }
+        let argv = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let first = argv.first, first == simulator || first.hasSuffix("/camctl-sim") else { return nil }
+        guard let index = argv.firstIndex(of: "--seed"), index + 1 < argv.count, argv[index + 1] == "\(seed)" else {
+            return nil
+        }
+        return pid
+    }
 }
 
 /// Waits up to `timeout` for `condition` to hold, checking every few milliseconds; true when it did.
