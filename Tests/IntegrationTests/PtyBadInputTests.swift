@@ -280,6 +280,28 @@ extension OverRealPTY {
             await client.close()
         }
 
+        @Test("a peer that never reads: a send blocked on the full pty ends with .closed when the transport closes")
+        func blockedSendEndsAtClose() async throws {
+            let pair = try PseudoTerminalPair.open()
+            defer { pair.subordinate.close() }
+            let master = pair.master
+            let sender = Task<TransportError?, Never> {
+                do {
+                    try await master.send([UInt8](repeating: 0x41, count: 4 << 20))  // far more than a pty holds
+                    return nil
+                } catch let error as TransportError {
+                    return error
+                } catch {
+                    return TransportError(code: .io, message: "not a TransportError: \(error)")
+                }
+            }
+            // Give the writer time to fill the pty and block (the outcome is the same if it has not yet).
+            try await Task.sleep(for: .milliseconds(50))
+            master.close()
+            let error = try await withTimeout(.seconds(10), "a blocked send after close") { await sender.value }
+            #expect(error?.code == .closed)
+        }
+
         @Test("the pty closing mid-call: the call and the stream in flight fail with UNAVAILABLE, no hang")
         func ptyClosesMidCall() async throws {
             let simulator = try SimulatorProcess()

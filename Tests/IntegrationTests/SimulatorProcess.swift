@@ -54,7 +54,7 @@ final class SimulatorProcess: @unchecked Sendable {
     private let process: Process
     private let stdoutPipe: Pipe
 
-    /// Starts `camctl-sim --quiet --seed seed [--link linkPath] [extraArguments…]` and waits (up to
+    /// Starts `camctl-sim --quiet --exit-with-parent --seed seed [--link linkPath] [extraArguments…]` and waits (up to
     /// `startupTimeout`) for its first line.
     ///
     /// - Throws: ``ChildProcessFailure`` when the executable is missing, does not start, or does not print a
@@ -65,7 +65,8 @@ final class SimulatorProcess: @unchecked Sendable {
     ) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
-        var arguments = ["--quiet", "--seed", "\(seed)"]
+        // --exit-with-parent: should the test runner itself die, the simulator follows it.
+        var arguments = ["--quiet", "--exit-with-parent", "--seed", "\(seed)"]
         if let linkPath { arguments += ["--link", linkPath] }
         process.arguments = arguments + extraArguments
         let stdoutPipe = Pipe()
