@@ -69,7 +69,8 @@ struct RandomScenario: CustomStringConvertible {
     }
 }
 
-/// What a run broke of the capture rules (empty: none).
+/// What a run broke of the capture rules (empty: none). With `expectedCaptures` (a clean run: link and
+/// session up throughout) also: exactly that many captures, none cancelled, no default actions.
 func captureRuleViolations(_ rig: VirtualCaptureRig, expectedCaptures: Int?) -> [String] {
     var violations: [String] = []
     var opened: [CaptureEventID: CaptureHandlerRole] = [:]
@@ -97,9 +98,9 @@ func captureRuleViolations(_ rig: VirtualCaptureRig, expectedCaptures: Int?) -> 
         if ended != expected { violations.append("\(ended) captures for \(expected) clicking steps") }
         let cancelled = closed.values.filter { $0 == .cancelled }.count
         if cancelled != 0 { violations.append("\(cancelled) cancelled although the link and session stayed up") }
-    }
-    if rig.outputs.contains(where: { if case .defaultAction = $0 { true } else { false } }) {
-        violations.append("a default action although the session ran")
+        if rig.outputs.contains(where: { if case .defaultAction = $0 { true } else { false } }) {
+            violations.append("a default action although the session ran")
+        }
     }
     return violations
 }
@@ -108,10 +109,12 @@ func captureRuleViolations(_ rig: VirtualCaptureRig, expectedCaptures: Int?) -> 
 struct CaptureScenarioPropertyTests {
     /// Scenario batches (run in parallel); each batch plays `perBatch` scenarios from its own seed.
     static let batches: [UInt64] = [1, 2, 3, 4]
-    static let perBatch = 50
+    static let perBatch = 40
 
     /// Plays `scenario` on a fresh rig with `dropper` (if any) and returns the rig after a final session stop.
-    private func play(_ scenario: RandomScenario, seed: UInt64, hasSecondary: Bool, dropper: FrameDropper?) throws
+    private func play(
+        _ scenario: RandomScenario, seed: UInt64, hasSecondary: Bool, dropper: FrameDropper?
+    ) throws
         -> VirtualCaptureRig
     {
         let rig = VirtualCaptureRig(seed: seed, router: .init(hasSecondaryHandler: hasSecondary))
@@ -170,7 +173,8 @@ struct CaptureScenarioPropertyTests {
         #expect(reliableDrops > 0, "reliable frames were among them")
     }
 
-    @Test("unplugged at a random moment, re-plugged and reconnected: every began closed once, nothing phantom",
+    @Test(
+        "unplugged at a random moment, re-plugged and reconnected: every began closed once, nothing phantom",
         arguments: batches)
     func randomUnplug(batch: UInt64) throws {
         var rng = SplitMix64(seed: 0x0F_F000 + batch)
@@ -200,5 +204,71 @@ struct CaptureScenarioPropertyTests {
             cancelledTotal += cancelled
         }
         #expect(cancelledTotal > 0, "some unplugs hit a press in flight")
+    }
+
+    @Test(
+        "session started and stopped at random moments: each press goes to a handler or its default action, once",
+        arguments: batches)
+    func randomSessionToggles(batch: UInt64) throws {
+        var rng = SplitMix64(seed: 0x5E55_0000 + batch)
+        var defaultPresses = 0
+        var cancelledTotal = 0
+        for index in 0..<(Self.perBatch / 2) {
+            let scenario = RandomScenario.make(using: &rng)
+            let rig = VirtualCaptureRig(seed: batch * 1000 + UInt64(index))
+            try rig.connect(startSession: Bool.random(using: &rng))
+            try rig.device.play(scenario: scenario.text)
+            let duration = rig.device.scenarioDurationMicros
+            var toggles = (0..<Int.random(in: 1...4, using: &rng)).map { _ in UInt64.random(in: 0...duration, using: &rng) }
+            toggles.sort()
+            var violations: [String] = []
+            var elapsed: UInt64 = 0
+            for toggle in toggles {
+                rig.run(forMicros: toggle - elapsed)
+                elapsed = toggle
+                let running = !rig.router.isSessionRunning
+                let before = rig.outputs.count
+                rig.setSessionRunning(running)
+                // Starting never adopts a press in flight; stopping only cancels.
+                for output in rig.outputs[before...] {
+                    if case .event(let event, _) = output, event.phase != .cancelled || running {
+                        violations.append("\(event.id) \(event.phase.rawValue) at a session change")
+                    }
+                }
+            }
+            rig.runUntilScenarioEnds(settleMicros: 500_000)
+            rig.setSessionRunning(false)
+
+            violations += captureRuleViolations(rig, expectedCaptures: nil)
+            // Default actions pair up like events, and a press is either delivered or defaulted.
+            var defaultOpen: Set<CaptureEventID> = []
+            var defaultClosed = 0
+            var handlerIDs: Set<CaptureEventID> = []
+            for output in rig.outputs {
+                switch output {
+                case .event(let event, _):
+                    handlerIDs.insert(event.id)
+                case .defaultAction(let action):
+                    if action.phase == .began {
+                        defaultOpen.insert(action.id)
+                    } else if defaultOpen.remove(action.id) != nil {
+                        defaultClosed += 1
+                    } else {
+                        violations.append("default \(action.id) \(action.phase.rawValue) without began")
+                    }
+                    if handlerIDs.contains(action.id) { violations.append("\(action.id) reached a handler and its default") }
+                case .defaultSound:
+                    break
+                }
+            }
+            if !defaultOpen.isEmpty { violations.append("default actions never closed: \(defaultOpen)") }
+            if handlerIDs.count + defaultClosed != scenario.clickingSteps {
+                violations.append("\(handlerIDs.count) delivered + \(defaultClosed) defaulted for \(scenario.clickingSteps) clicking steps")
+            }
+            #expect(violations.isEmpty, "scenario \(batch).\(index), toggles at \(toggles):\n\(scenario.text)\n\(violations)")
+            defaultPresses += defaultClosed
+            cancelledTotal += rig.captureEvents.filter { $0.event.phase == .cancelled }.count
+        }
+        #expect(defaultPresses > 0 && cancelledTotal > 0, "both kinds of press were exercised")
     }
 }

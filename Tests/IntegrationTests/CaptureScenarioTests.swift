@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CameraControlCapture
 import CameraControlEmbedded
 import CameraControlGestures
@@ -10,6 +5,12 @@ import CameraControlRPC
 import CameraControlSimulation
 import CameraControlWire
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // Scenario-driven tests of the whole capture path in virtual time: the real C firmware (with its
 // simulated finger and buttons) plays a scenario, the real host connection core, gesture recogniser and
@@ -176,18 +177,21 @@ struct CameraControlGestureScenarioTests {
     @Test("a light press that never becomes full: a light press, no press, no capture", arguments: [900, 1500, 2200])
     func lightPressOnly(forceMN: Int) throws {
         let rig = try playedRig("light-press force=\(forceMN)mN hold=400ms", seed: 11)
-        #expect(outline(rig.gestures, keepingTouches: true) == [
-            "camera-control touchBegan", "camera-control lightPressBegan", "camera-control lightPressEnded",
-            "camera-control touchEnded",
-        ])
+        #expect(
+            outline(rig.gestures, keepingTouches: true) == [
+                "camera-control touchBegan", "camera-control lightPressBegan", "camera-control lightPressEnded",
+                "camera-control touchEnded",
+            ])
         #expect(rig.captureEvents.isEmpty)
         #expect(rig.outputs.isEmpty)
         #expect(!rig.inputEvents.contains { $0.kind == .fullPressDown })
     }
 
-    @Test("slide: began, changed with positions and deltas, ended; velocity has the slide's sign", arguments: [
-        (0.2, 0.8), (0.85, 0.15),
-    ])
+    @Test(
+        "slide: began, changed with positions and deltas, ended; velocity has the slide's sign",
+        arguments: [
+            (0.2, 0.8), (0.85, 0.15),
+        ])
     func slide(from: Double, to: Double) throws {
         let rig = try playedRig("touch at=\(from) hold=100ms\nslide to=\(to) over=600ms\nrelease", seed: 4)
         let kinds = outline(rig.gestures)
@@ -225,10 +229,11 @@ struct CameraControlGestureScenarioTests {
     @Test("a slide that starts with a light press: the light press stays open, the slide is tracked, no capture")
     func slideFromLightPress() throws {
         let rig = try playedRig("slide from=0.2 to=0.7 over=500ms force=1100mN", seed: 6)
-        #expect(outline(rig.gestures) == [
-            "camera-control lightPressBegan", "camera-control slideBegan", "camera-control lightPressEnded",
-            "camera-control slideEnded",
-        ])
+        #expect(
+            outline(rig.gestures) == [
+                "camera-control lightPressBegan", "camera-control slideBegan", "camera-control lightPressEnded",
+                "camera-control slideEnded",
+            ])
         let slides = rig.gestures.compactMap(slideMotion)
         #expect(slides.count >= 10)
         #expect(abs((slides.last?.position ?? 0) - 0.7) < 0.02)
@@ -240,17 +245,20 @@ struct CameraControlGestureScenarioTests {
     @Test("double light press: one double at the second press's down; no capture")
     func doubleLightPress() throws {
         let rig = try playedRig("touch at=0.5 hold=50ms\ndouble-light-press\nrelease", seed: 5)
-        #expect(outline(rig.gestures) == [
-            "camera-control lightPressBegan", "camera-control lightPressEnded", "camera-control lightPressBegan",
-            "camera-control doubleLightPress", "camera-control lightPressEnded",
-        ])
+        #expect(
+            outline(rig.gestures) == [
+                "camera-control lightPressBegan", "camera-control lightPressEnded", "camera-control lightPressBegan",
+                "camera-control doubleLightPress", "camera-control lightPressEnded",
+            ])
         #expect(rig.captureEvents.isEmpty)
     }
 
-    @Test("double light press versus two light presses: the gap decides", arguments: [
-        (gap: "60ms", isDouble: true), (gap: "150ms", isDouble: true), (gap: "200ms", isDouble: true),
-        (gap: "450ms", isDouble: false), (gap: "1s", isDouble: false),
-    ])
+    @Test(
+        "double light press versus two light presses: the gap decides",
+        arguments: [
+            (gap: "60ms", isDouble: true), (gap: "150ms", isDouble: true), (gap: "200ms", isDouble: true),
+            (gap: "450ms", isDouble: false), (gap: "1s", isDouble: false),
+        ])
     func doubleVersusSlow(gap: String, isDouble: Bool) throws {
         let rig = try playedRig("touch hold=50ms\ndouble-light-press gap=\(gap)\nrelease", seed: 8)
         let doubles = rig.gestures.filter { $0.kind == .doubleLightPress }
@@ -263,20 +271,22 @@ struct CameraControlGestureScenarioTests {
     @Test("two slow light presses (finger lifted between) are two light presses, no double")
     func twoSlowLightPresses() throws {
         let rig = try playedRig("light-press hold=100ms\npause 600ms\nlight-press hold=100ms", seed: 9)
-        #expect(outline(rig.gestures) == [
-            "camera-control lightPressBegan", "camera-control lightPressEnded",
-            "camera-control lightPressBegan", "camera-control lightPressEnded",
-        ])
+        #expect(
+            outline(rig.gestures) == [
+                "camera-control lightPressBegan", "camera-control lightPressEnded",
+                "camera-control lightPressBegan", "camera-control lightPressEnded",
+            ])
         #expect(rig.captureEvents.isEmpty)
     }
 
     @Test("full click: the firmware's order of gestures, one capture began+ended to primary")
     func fullClick() throws {
         let rig = try playedRig("full-click force=3500mN hold=80ms", seed: 2)
-        #expect(outline(rig.gestures, keepingTouches: true) == [
-            "camera-control touchBegan", "camera-control lightPressBegan", "camera-control pressBegan",
-            "camera-control pressEnded", "camera-control lightPressEnded", "camera-control touchEnded",
-        ])
+        #expect(
+            outline(rig.gestures, keepingTouches: true) == [
+                "camera-control touchBegan", "camera-control lightPressBegan", "camera-control pressBegan",
+                "camera-control pressEnded", "camera-control lightPressEnded", "camera-control touchEnded",
+            ])
         #expect(outline(rig.captureEvents) == ["1 began camera-control primary", "1 ended camera-control primary"])
         let ended = try #require(rig.captureEvents.last?.event)
         #expect(!ended.isLongPress)
@@ -287,15 +297,18 @@ struct CameraControlGestureScenarioTests {
         #expect(ended.deviceTimestampMicros > rig.captureEvents[0].event.deviceTimestampMicros)
     }
 
-    @Test("click-and-hold: one began, one ended with isLongPress and the held duration", arguments: [
-        600_000, 1_000_000, 2_500_000,
-    ] as [UInt64])
+    @Test(
+        "click-and-hold: one began, one ended with isLongPress and the held duration",
+        arguments: [
+            600_000, 1_000_000, 2_500_000,
+        ] as [UInt64])
     func clickAndHold(holdMicros: UInt64) throws {
         let rig = try playedRig("click-and-hold \(holdMicros / 1000)ms", seed: 3)
-        #expect(outline(rig.gestures) == [
-            "camera-control lightPressBegan", "camera-control pressBegan", "camera-control longPressBegan",
-            "camera-control pressEnded", "camera-control lightPressEnded",
-        ])
+        #expect(
+            outline(rig.gestures) == [
+                "camera-control lightPressBegan", "camera-control pressBegan", "camera-control longPressBegan",
+                "camera-control pressEnded", "camera-control lightPressEnded",
+            ])
         let held = rig.gestures.compactMap { gesture -> UInt64? in
             if case .longPressBegan(let held) = gesture.kind { return held }
             return nil
@@ -320,7 +333,8 @@ struct ButtonScenarioTests {
         ("volume-up", .volumeUp), ("volume-down", .volumeDown), ("action", .actionButton),
     ]
 
-    @Test("button click and hold: press began/ended from the button, duration ≈ hold, long press past 400 ms",
+    @Test(
+        "button click and hold: press began/ended from the button, duration ≈ hold, long press past 400 ms",
         arguments: buttons.map(\.word), [60_000, 250_000, 900_000] as [UInt64])
     func buttonPress(word: String, holdMicros: UInt64) throws {
         let source = try #require(Self.buttons.first { $0.word == word }?.source)
@@ -353,13 +367,15 @@ struct ButtonScenarioTests {
             "button volume-up hold=80ms\npause 100ms\nbutton volume-down hold=80ms", seed: 7,
             router: .init(hasSecondaryHandler: hasSecondary))
         let role = hasSecondary ? "secondary" : "primary"
-        #expect(outline(rig.captureEvents) == [
-            "1 began volume-up \(role)", "1 ended volume-up \(role)",
-            "2 began volume-down primary", "2 ended volume-down primary",
-        ])
+        #expect(
+            outline(rig.captureEvents) == [
+                "1 began volume-up \(role)", "1 ended volume-up \(role)",
+                "2 began volume-down primary", "2 ended volume-down primary",
+            ])
     }
 
-    @Test("primary sources: volume down, action, Camera Control full click, remote click; never secondary",
+    @Test(
+        "primary sources: volume down, action, Camera Control full click, remote click; never secondary",
         arguments: [
             ("button volume-down", InputSource.volumeDown), ("button action", .actionButton),
             ("full-click", .cameraControl), ("remote-click", .remote),
@@ -382,15 +398,16 @@ struct ButtonScenarioTests {
             click-and-hold 700ms
             button volume-up hold=600ms
             """, seed: 13, router: .init(hasSecondaryHandler: true))
-        #expect(outline(rig.captureEvents) == [
-            "1 began volume-up secondary", "1 ended volume-up secondary",
-            "2 began camera-control primary", "2 ended camera-control primary",
-            "3 began volume-down primary", "3 ended volume-down primary",
-            "4 began remote primary", "4 ended remote primary", "5 began remote primary", "5 ended remote primary",
-            "6 began action-button primary", "6 ended action-button primary",
-            "7 began camera-control primary", "7 ended camera-control primary",
-            "8 began volume-up secondary", "8 ended volume-up secondary",
-        ])
+        #expect(
+            outline(rig.captureEvents) == [
+                "1 began volume-up secondary", "1 ended volume-up secondary",
+                "2 began camera-control primary", "2 ended camera-control primary",
+                "3 began volume-down primary", "3 ended volume-down primary",
+                "4 began remote primary", "4 ended remote primary", "5 began remote primary", "5 ended remote primary",
+                "6 began action-button primary", "6 ended action-button primary",
+                "7 began camera-control primary", "7 ended camera-control primary",
+                "8 began volume-up secondary", "8 ended volume-up secondary",
+            ])
         let longPresses = rig.captureEvents.filter { $0.event.phase == .ended && $0.event.isLongPress }.map(\.event.id.rawValue)
         #expect(longPresses == [3, 7, 8])
     }
@@ -400,9 +417,11 @@ struct ButtonScenarioTests {
 
 @Suite("Capture scenarios: session stopped, device unplugged, lossy link")
 struct CaptureFaultScenarioTests {
-    @Test("session stopped mid-press: began then cancelled, never ended", arguments: [
-        "click-and-hold 1200ms", "button volume-down hold=900ms", "full-click hold=400ms",
-    ])
+    @Test(
+        "session stopped mid-press: began then cancelled, never ended",
+        arguments: [
+            "click-and-hold 1200ms", "button volume-down hold=900ms", "full-click hold=400ms",
+        ])
     func sessionStoppedMidPress(scenario: String) throws {
         let rig = VirtualCaptureRig(seed: 21)
         try rig.connect()
@@ -525,7 +544,8 @@ struct CaptureFaultScenarioTests {
         }
     }
 
-    @Test("lossy link: a button's UP retransmitted after its next DOWN arrived; the host restores the order, both presses capture",
+    @Test(
+        "lossy link: a button's UP retransmitted after its next DOWN arrived; the host restores the order, both presses capture",
         arguments: ["volume-down", "action"])
     func retransmittedAfterTheNextPress(button: String) throws {
         let rig = VirtualCaptureRig(seed: 25)
@@ -545,9 +565,10 @@ struct CaptureFaultScenarioTests {
         let arrival = rig.inputEvents.filter { $0.kind == .buttonDown || $0.kind == .buttonUp }.map(\.eventNumber)
         #expect(arrival == [1, 3, 2, 4], "the UP arrived after the next DOWN")
         let source = rig.inputEvents[0].source
-        #expect(outline(rig.captureEvents) == [
-            "1 began \(source) primary", "1 ended \(source) primary", "2 began \(source) primary", "2 ended \(source) primary",
-        ])
+        #expect(
+            outline(rig.captureEvents) == [
+                "1 began \(source) primary", "1 ended \(source) primary", "2 began \(source) primary", "2 ended \(source) primary",
+            ])
         let durations = rig.captureEvents.compactMap(\.event.pressDurationMicros)
         #expect(durations.count == 2 && durations.allSatisfy { $0 + 6_000 >= 60_000 && $0 <= 66_000 }, "\(durations)")
     }
@@ -637,17 +658,19 @@ struct ExampleScenarioTests {
     }()
 
     /// Per file: the capture sources in order and which of them were long presses.
-    @Test("each example's captures: sources in order, long presses marked", arguments: [
-        ("buttons", ["volume-down", "volume-up", "action-button", "remote"], [false, false, true, false]),
-        ("choose-control", ["camera-control"], [false]),
-        ("click-and-hold", ["camera-control"], [true]),
-        ("demo", ["camera-control", "camera-control", "volume-up", "volume-down", "remote"], [false, true, false, false, false]),
-        ("full-click", ["camera-control"], [false]),
-        ("hysteresis", ["camera-control"], [false]),
-        ("light-press-slide", [], []),
-        ("light-press", [], []),
-        ("zoom-slide", [], []),
-    ])
+    @Test(
+        "each example's captures: sources in order, long presses marked",
+        arguments: [
+            ("buttons", ["volume-down", "volume-up", "action-button", "remote"], [false, false, true, false]),
+            ("choose-control", ["camera-control"], [false]),
+            ("click-and-hold", ["camera-control"], [true]),
+            ("demo", ["camera-control", "camera-control", "volume-up", "volume-down", "remote"], [false, true, false, false, false]),
+            ("full-click", ["camera-control"], [false]),
+            ("hysteresis", ["camera-control"], [false]),
+            ("light-press-slide", [], []),
+            ("light-press", [], []),
+            ("zoom-slide", [], []),
+        ])
     func example(name: String, sources: [String], longPresses: [Bool]) throws {
         let text = try readText(Self.folder + name + ".scenario")
         let rig = try playedRig(text, seed: 1)
