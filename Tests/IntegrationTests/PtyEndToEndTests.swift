@@ -171,23 +171,23 @@ extension OverRealPTY {
 
         // MARK: Unary calls
 
-        static let pingPayloads: [[UInt8]] = [
-            [],
-            [0x00],
-            [0xFF],
-            [0x00, 0xFF, 0x00, 0xFF],
-            [UInt8](repeating: 0x00, count: 200),  // a run of delimiters for COBS to stuff
-            [UInt8](repeating: 0xFF, count: 200),
-            (0..<200).map { UInt8($0) },  // every byte value below 200, including 0x00 and 0x0A/0x0D
-            (56...255).map { UInt8($0) },
+        static let pingPayloads: [PingPayload] = [
+            PingPayload("empty", []),
+            PingPayload("one 0x00", [0x00]),
+            PingPayload("one 0xFF", [0xFF]),
+            PingPayload("0x00 0xFF alternating", [0x00, 0xFF, 0x00, 0xFF]),
+            PingPayload("200 × 0x00, a run of delimiters for COBS to stuff", [UInt8](repeating: 0x00, count: 200)),
+            PingPayload("200 × 0xFF", [UInt8](repeating: 0xFF, count: 200)),
+            PingPayload("0…199, with CR, LF, ^C, ^D, XON, XOFF", (0..<200).map { UInt8($0) }),
+            PingPayload("56…255", (56...255).map { UInt8($0) }),
         ]
 
         @Test("ping echoes its payload byte for byte", arguments: pingPayloads)
-        func pingEcho(payload: [UInt8]) async throws {
+        func pingEcho(payload: PingPayload) async throws {
             try await withSimulator { simulator in
                 let session = try await DeviceSession.open(path: simulator.ptyPath)
-                let reply = try await session.ping(payload)
-                #expect(reply.payload == payload)
+                let reply = try await session.ping(payload.bytes)
+                #expect(reply.payload == payload.bytes)
                 #expect(reply.deviceTimeMicros > 0)
                 await session.close()
             }
@@ -281,6 +281,52 @@ extension OverRealPTY {
         }
 
         // MARK: Streams and cancellation
+
+        @Test("under load: two raw-sample streams, an event stream and a scenario, while 32 pings run at once")
+        func mixedLoad() async throws {
+            try await withSimulator { simulator in
+                let session = try await DeviceSession.open(path: simulator.ptyPath)
+                let events = try await session.inputEvents()
+                let raw = [try await session.rawSamples(samplesPerBatch: 5), try await session.rawSamples()]
+                let readers = raw.map { stream in
+                    Task<Int, Never> {
+                        var batches = 0
+                        do {
+                            for try await _ in stream { batches += 1 }
+                        } catch {}
+                        return batches
+                    }
+                }
+                _ = try await session.runScenario("full-click\nremote-click count=3\n")
+                let payloads = (0..<32).map { index in [UInt8](repeating: UInt8(index), count: index * 5) }
+                let replies = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+                    for (index, payload) in payloads.enumerated() {
+                        group.addTask { (index, try await session.ping(payload, deadline: .seconds(10)).payload) }
+                    }
+                    var replies: [Int: [UInt8]] = [:]
+                    for try await (index, reply) in group { replies[index] = reply }
+                    return replies
+                }
+                #expect(replies.count == payloads.count)
+                for (index, payload) in payloads.enumerated() { #expect(replies[index] == payload, "ping \(index)") }
+                let clicks = try await withTimeout(.seconds(15), "the scenario's remote clicks") {
+                    var clicks = 0
+                    for try await event in events where event.kind == .remoteClick {
+                        clicks += 1
+                        if clicks == 3 { break }
+                    }
+                    return clicks
+                }
+                #expect(clicks == 3)
+                for stream in raw { await stream.cancel() }
+                for reader in readers { #expect(await reader.value > 0) }
+                let counters = try await session.counters()
+                #expect(counters.txDropped == 0)
+                #expect(counters.checkErrors == 0 && counters.framingErrors == 0)
+                #expect(await session.client.counters.wire.checkErrors == 0)
+                await session.close()
+            }
+        }
 
         @Test("StreamInputEvents delivers the events of a scenario played with RunScenario")
         func inputStream() async throws {
@@ -506,6 +552,19 @@ extension OverRealPTY {
             #expect(await activity.finishes(), "activity goes on after stop()")
         }
     }
+}
+
+/// A ping payload with a short name for the test report.
+struct PingPayload: Sendable, CustomTestStringConvertible {
+    /// What is special about it.
+    var name: String
+    /// The bytes.
+    var bytes: [UInt8]
+    init(_ name: String, _ bytes: [UInt8]) {
+        self.name = name
+        self.bytes = bytes
+    }
+    var testDescription: String { name }
 }
 
 /// Reads a ``DeviceConnection``'s activity, skipping what a test does not look for, with a generous
