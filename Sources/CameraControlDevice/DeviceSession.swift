@@ -49,7 +49,7 @@ public actor DeviceSession {
 
     /// Handshakes over an open transport, timed by `clock`.
     ///
-    /// The handshake is tried up to `attempts` times with a 500 ms deadline each (the first frame after a
+    /// The handshake is tried up to `attempts` times with a 1 s deadline each (the first frame after a
     /// port opens may meet line noise).
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached; a device of
@@ -64,7 +64,7 @@ public actor DeviceSession {
         for _ in 0..<max(1, attempts) {
             do {
                 let response: HandshakeResponse = try await client.unary(
-                    .deviceHandshake, request, deadline: .milliseconds(500))
+                    .deviceHandshake, request, deadline: .seconds(1))
                 let info: DeviceInfo
                 do {
                     info = try DeviceInfo(handshake: response, hostVersion: hostVersion)

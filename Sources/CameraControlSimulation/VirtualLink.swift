@@ -136,7 +136,10 @@ public final class VirtualLink {
     /// - Throws: ``RPCError`` as the device answers.
     @discardableResult
     public func handshake(version: ProtocolVersion = ProtocolVersion(major: 1, minor: 0)) throws(RPCError) -> HandshakeResponse {
-        try call(.deviceHandshake, HandshakeRequest(hostVersion: version, hostName: "virtual-link"))
+        let response: HandshakeResponse = try call(.deviceHandshake, HandshakeRequest(hostVersion: version, hostName: "virtual-link"))
+        // What DeviceSession does next: the device's heartbeat interval and frame size.
+        if let capabilities = response.capabilities { adoptSession(capabilities) }
+        return response
     }
 
     /// Adopts what a handshake announced, as the device session does after its handshake: the device's

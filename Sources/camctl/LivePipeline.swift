@@ -11,6 +11,8 @@ import Foundation
 actor LivePipeline {
     let session: DeviceSession
     private var recognizer: GestureRecognizer
+    /// Puts retransmitted events back in device order before the recogniser sees them.
+    private var orderer = InputEventOrderer()
     let interaction: CaptureEventInteraction
     let controls: CaptureControlsSession?
     let printer: EventPrinter
@@ -58,11 +60,18 @@ actor LivePipeline {
     func handle(_ event: InputEvent) async {
         let latency = Double(Int64(bitPattern: hostMicros()) - clockOffsetMicros - Int64(bitPattern: event.timestampMicros)) / 1000
         printer.input(event, latencyMillis: latency)
-        await deliver(recognizer.handle(event))
+        for ordered in orderer.accept(event, atMicros: hostMicros()) {
+            await deliver(recognizer.handle(ordered))
+        }
     }
 
     /// Moves time-driven state on (long presses, double-press windows, overlay dismissal, momentum).
     func tick() async {
+        for ordered in orderer.release(atMicros: hostMicros()) {
+            await deliver(recognizer.handle(ordered))
+        }
+        // While an earlier event is awaited, time must not run past it (a long press would fire early).
+        guard !orderer.isHolding else { return }
         let now = max(deviceNowMicros(), recognizer.currentMicros ?? 0)
         await deliver(recognizer.advance(toMicros: now))
         if let controls {
@@ -72,6 +81,7 @@ actor LivePipeline {
 
     /// The device went away: presses in flight are cancelled.
     func deviceLost() async {
+        _ = orderer.reset()  // what never completed its order is not delivered after the device is gone
         await deliver(recognizer.reset(cancellingAtMicros: deviceNowMicros()))
         interaction.deviceLost()
     }
