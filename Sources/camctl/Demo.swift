@@ -14,29 +14,36 @@ enum Demo {
     static let scenario = """
         # camctl demo: the seed talk's app, then every input source.
         seed 42
-        # Zoom: a light press shows the overlay with the active control (zoom); a slide zooms in.
-        touch at=0.3 hold=60ms
+        # Zoom: a light press shows the overlay with the active control (zoom); a slide zooms in
+        # (through the 2x detent) and holds still, so it stops where it is.
+        touch at=0.25 hold=60ms
         light-press force=1200mN hold=150ms
-        slide to=0.8 over=700ms
+        slide to=0.75 over=500ms
+        hold 350ms
         release
         pause 400ms
         # Exposure: a double light press opens the control picker, a slide moves one entry on,
         # a light press confirms, a slide adjusts it in 1/3 EV detents.
         touch at=0.3 hold=60ms
         double-light-press force=1200mN gap=150ms
-        slide to=0.48 over=300ms
-        light-press force=1300mN hold=150ms
-        slide to=0.7 over=600ms
+        slide to=0.55 over=300ms
+        hold 100ms
+        light-press force=1300mN hold=120ms
+        slide to=0.75 over=400ms
+        hold 350ms
         release
         pause 400ms
-        # Reactions: the picker again, one entry on, confirm, choose a reaction.
+        # Reactions: the picker again, one entry on (and against the end of the list), confirm,
+        # choose a reaction.
         touch at=0.3 hold=60ms
         double-light-press force=1200mN gap=150ms
-        slide to=0.48 over=300ms
-        light-press force=1300mN hold=150ms
-        slide to=0.75 over=500ms
+        slide to=0.55 over=300ms
+        hold 100ms
+        light-press force=1300mN hold=120ms
+        slide to=0.95 over=500ms
+        hold 350ms
         release
-        pause 400ms
+        pause 300ms
         # A full click is the shutter, whatever the overlay shows.
         full-click
         pause 400ms
@@ -229,9 +236,15 @@ final class SimulatorProcess: @unchecked Sendable {
         ptyPath = text
     }
 
+    /// SIGTERM, then SIGKILL if the simulator is still there after 2 s: camctl never waits forever.
     func terminate() {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<200 where process.isRunning {
+            usleep(10_000)
+        }
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
