@@ -149,7 +149,9 @@ public struct CaptureEvent: Sendable, Hashable, Identifiable, CustomStringConver
     /// Plays `sound` through `player` if ``canPlaySound(atHostMicros:)`` allows it at `now`; otherwise
     /// does nothing. Returns whether it asked the player. Rethrows the player's error.
     @discardableResult
-    public func play(_ sound: CaptureSound, using player: some CaptureSoundPlaying, atHostMicros now: UInt64)
+    public func play(
+        _ sound: CaptureSound, using player: some CaptureSoundPlaying, atHostMicros now: UInt64
+    )
         async throws -> Bool
     {
         guard canPlaySound(atHostMicros: now) else { return false }

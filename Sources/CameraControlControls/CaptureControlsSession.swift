@@ -62,7 +62,9 @@ public final class CaptureControlsSession: Sendable {
 
     /// A session for a device with `capabilities`, its overlay tuned by `configuration`
     /// (throws ``ControlError/Code/invalidConfiguration``).
-    public init(capabilities: ControlsCapabilities, configuration: OverlayConfiguration = OverlayConfiguration())
+    public init(
+        capabilities: ControlsCapabilities, configuration: OverlayConfiguration = OverlayConfiguration()
+    )
         throws(ControlError)
     {
         self.capabilities = capabilities

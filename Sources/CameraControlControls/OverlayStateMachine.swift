@@ -68,7 +68,9 @@ public struct OverlayStateMachine: Sendable {
     private var lastActivityMicros: UInt64 = 0
 
     /// A hidden overlay; throws ``ControlError/Code/invalidConfiguration``.
-    public init(configuration: OverlayConfiguration = OverlayConfiguration(), controls: [ControlSnapshot] = [])
+    public init(
+        configuration: OverlayConfiguration = OverlayConfiguration(), controls: [ControlSnapshot] = []
+    )
         throws(ControlError)
     {
         try configuration.validate()
@@ -453,7 +455,9 @@ extension ControlSnapshot {
 
     /// True when moving the cursor `from` → `to` crosses a detent: a change of discrete value or picker
     /// index, or (continuous) entering or jumping over a prominent value's magnet zone.
-    func crossesDetent(from old: Double, to new: Double, oldValue: ControlValue, newValue: ControlValue, magnetWidth: Double)
+    func crossesDetent(
+        from old: Double, to new: Double, oldValue: ControlValue, newValue: ControlValue, magnetWidth: Double
+    )
         -> Bool
     {
         switch adjustment {

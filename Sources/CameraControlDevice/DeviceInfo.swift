@@ -68,7 +68,8 @@ public struct DeviceInfo: Hashable, Sendable {
         lines.append("rates       \(c.sampleRatesHertz.map { "\($0) Hz" }.joined(separator: ", "))")
         if let t = c.thresholds {
             lines.append(
-                "thresholds  light \(t.lightPressOnMillinewtons)/\(t.lightPressOffMillinewtons) mN, full \(t.fullPressOnMillinewtons)/\(t.fullPressOffMillinewtons) mN, gap ≥ \(t.minStageGapMillinewtons) mN")
+                "thresholds  light \(t.lightPressOnMillinewtons)/\(t.lightPressOffMillinewtons) mN, full \(t.fullPressOnMillinewtons)/\(t.fullPressOffMillinewtons) mN, gap ≥ \(t.minStageGapMillinewtons) mN"
+            )
         }
         lines.append("controls    \(c.supportsControls ? "supported, up to \(c.maxControls)" : "not supported")")
         lines.append("haptics     \(c.hapticPatterns.isEmpty ? "none" : c.hapticPatterns.map(\.description).joined(separator: ", "))")
@@ -77,7 +78,9 @@ public struct DeviceInfo: Hashable, Sendable {
         if c.hasIndicatorLED { other.append("indicator LED") }
         if c.isSimulator { other.append("simulator") }
         if !other.isEmpty { lines.append("has         \(other.joined(separator: ", "))") }
-        lines.append("link        frames ≤ \(c.maxFrameBytes) bytes, \(c.maxConcurrentCalls) calls in flight, heartbeat \(c.heartbeatIntervalMillis) ms")
+        lines.append(
+            "link        frames ≤ \(c.maxFrameBytes) bytes, \(c.maxConcurrentCalls) calls in flight, heartbeat \(c.heartbeatIntervalMillis) ms"
+        )
         return lines.joined(separator: "\n")
     }
 

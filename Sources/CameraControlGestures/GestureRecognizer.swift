@@ -1,9 +1,9 @@
 import CameraControlWire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Turns device input events into gestures: light press, double light press, slide, full click,

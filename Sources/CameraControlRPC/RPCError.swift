@@ -42,10 +42,12 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// Equal when they name the same thing (see the type's documentation for what is compared).
     public static func == (lhs: RPCError, rhs: RPCError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.method == rhs.method
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)

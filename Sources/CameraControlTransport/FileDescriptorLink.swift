@@ -2,9 +2,9 @@ import CSystemShim
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The I/O engine shared by ``PTYTransport`` and ``SerialPortTransport``: one open, non-blocking
@@ -217,8 +217,8 @@ final class FileDescriptorLink: @unchecked Sendable {
 @discardableResult
 func systemClose(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
-    return Glibc.close(descriptor)
+        return Glibc.close(descriptor)
     #else
-    return Darwin.close(descriptor)
+        return Darwin.close(descriptor)
     #endif
 }

@@ -1,9 +1,9 @@
 import CSystemShim
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A transport over any terminal device configured with termios: pseudo-terminals (`/dev/pts/N`, the

@@ -2,9 +2,9 @@ import CLibSerialPort
 import CSystemShim
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A transport over a real serial port (USB CDC-ACM `/dev/ttyACM*`, USB-serial `/dev/ttyUSB*`, a UART,

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Opens the right transport for a device path.
@@ -22,7 +22,7 @@ public enum Transports {
         }
         do {
             return try SerialPortTransport(portName: resolved, baudRate: baudRate)
-        } catch where error.code == .notFound && isCharacterDevice(resolved) {
+        } catch  where error.code == .notFound && isCharacterDevice(resolved) {
             return try PTYTransport(path: resolved, baudRate: baudRate)
         }
     }
@@ -42,7 +42,7 @@ public enum Transports {
     static func isPseudoTerminalPath(_ path: String) -> Bool {
         if path.hasPrefix("/dev/pts/") { return true }
         #if canImport(Darwin)
-        if path.hasPrefix("/dev/ttys") { return true }
+            if path.hasPrefix("/dev/ttys") { return true }
         #endif
         return false
     }

@@ -42,10 +42,12 @@ public struct MethodID: Hashable, Sendable, CustomStringConvertible {
     /// `Service/Method (s.m)`.
     public var description: String { "\(name) (\(service).\(method))" }
 
+    /// Equal when they name the same thing (see the type's documentation for what is compared).
     public static func == (lhs: MethodID, rhs: MethodID) -> Bool {
         lhs.service == rhs.service && lhs.method == rhs.method
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(service)
         hasher.combine(method)

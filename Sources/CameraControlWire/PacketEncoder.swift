@@ -26,7 +26,9 @@ public enum PacketEncoder {
     ///   ``WireFormat/maxFrameBytes`` (4093) are treated as 4093.
     /// - Throws: ``WireError/Code/invalidValue`` for a packet the spec does not allow (see the type's
     ///   documentation), ``WireError/Code/payloadTooLarge`` when the frame would exceed `maxFrameBytes`.
-    public static func encode(_ packet: Packet, maxFrameBytes: Int = WireFormat.maxFrameBytes)
+    public static func encode(
+        _ packet: Packet, maxFrameBytes: Int = WireFormat.maxFrameBytes
+    )
         throws(WireError) -> [UInt8]
     {
         var wire = COBS.encode(try encodeUnstuffed(packet, maxFrameBytes: maxFrameBytes))
@@ -37,7 +39,9 @@ public enum PacketEncoder {
     /// The unstuffed frame of `packet`: envelope, payload and CRC-16, without COBS or delimiter.
     ///
     /// - Throws: the same errors as ``encode(_:maxFrameBytes:)``.
-    public static func encodeUnstuffed(_ packet: Packet, maxFrameBytes: Int = WireFormat.maxFrameBytes)
+    public static func encodeUnstuffed(
+        _ packet: Packet, maxFrameBytes: Int = WireFormat.maxFrameBytes
+    )
         throws(WireError) -> [UInt8]
     {
         try validate(packet)

@@ -190,7 +190,8 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     func capture(_ event: CaptureEvent, role: String) {
-        var text = "\(event.phase.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(role.padding(toLength: 9, withPad: " ", startingAt: 0)) \(event.source)"
+        var text =
+            "\(event.phase.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(role.padding(toLength: 9, withPad: " ", startingAt: 0)) \(event.source)"
         if event.forceMillinewtons > 0 { text += "  force \(event.forceMillinewtons) mN" }
         if let duration = event.pressDurationMicros {
             text += String(format: "  %@ %.0f ms", event.isLongPress ? "hold" : "click", Double(duration) / 1000)
@@ -221,7 +222,10 @@ final class EventPrinter: @unchecked Sendable {
         case .slideEnded(let m): String(format: "slide-ended      at %.2f", m.position)
         case .pressBegan: "press-began"
         case .longPressBegan(let held): String(format: "long-press-began after %.0f ms", Double(held) / 1000)
-        case .pressEnded(let s): String(format: "press-ended      %@ %.0f ms peak %u mN", s.isLongPress ? "hold" : "click", Double(s.durationMicros) / 1000, s.peakForceMillinewtons)
+        case .pressEnded(let s):
+            String(
+                format: "press-ended      %@ %.0f ms peak %u mN", s.isLongPress ? "hold" : "click", Double(s.durationMicros) / 1000,
+                s.peakForceMillinewtons)
         case .pressCancelled: "press-cancelled"
         case .remoteClick: "remote-click"
         }

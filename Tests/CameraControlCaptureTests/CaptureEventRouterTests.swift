@@ -52,7 +52,10 @@ struct CaptureRoutingTests {
     @Test("volume up: secondary when there is a secondary handler, else primary")
     func volumeUp() {
         var withSecondary = runningRouter(secondary: true)
-        #expect(described(withSecondary.handle(click(.volumeUp), atHostMicros: 0)) == ["began secondary volume-up", "ended secondary volume-up"])
+        #expect(
+            described(withSecondary.handle(click(.volumeUp), atHostMicros: 0)) == [
+                "began secondary volume-up", "ended secondary volume-up",
+            ])
         var without = runningRouter(secondary: false)
         #expect(described(without.handle(click(.volumeUp), atHostMicros: 0)) == ["began primary volume-up", "ended primary volume-up"])
     }
@@ -121,7 +124,8 @@ struct CaptureSessionStateTests {
     @Test("a remote click while disabled: default action none, no sound")
     func remoteDisabled() {
         var router = CaptureEventRouter(configuration: .init(isEnabled: false), isSessionRunning: true)
-        #expect(described(router.handle(gesture(0, .remoteClick, .remote), atHostMicros: 0)) == ["default began none", "default ended none"])
+        #expect(
+            described(router.handle(gesture(0, .remoteClick, .remote), atHostMicros: 0)) == ["default began none", "default ended none"])
     }
 
     @Test("not running: nothing is delivered; a press that began before the start never is, not even its end")

@@ -163,11 +163,13 @@ struct CaptureControlsSessionTests {
         #expect(session.diagnostics.last?.description.hasPrefix("no-delegate") == true)
     }
 
-    @Test("an invalid overlay configuration is a typed error", arguments: [
-        OverlayConfiguration(dismissAfterMicros: 0), OverlayConfiguration(continuousStripsPerRange: .nan),
-        OverlayConfiguration(fineModeGain: 0), OverlayConfiguration(prominentMagnetWidth: 0.7),
-        OverlayConfiguration(momentumMinimumVelocity: 0.1, momentumStopVelocity: 0.2),
-    ])
+    @Test(
+        "an invalid overlay configuration is a typed error",
+        arguments: [
+            OverlayConfiguration(dismissAfterMicros: 0), OverlayConfiguration(continuousStripsPerRange: .nan),
+            OverlayConfiguration(fineModeGain: 0), OverlayConfiguration(prominentMagnetWidth: 0.7),
+            OverlayConfiguration(momentumMinimumVelocity: 0.1, momentumStopVelocity: 0.2),
+        ])
     func badConfiguration(_ configuration: OverlayConfiguration) {
         do {
             _ = try CaptureControlsSession(

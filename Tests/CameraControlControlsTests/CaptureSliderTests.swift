@@ -8,10 +8,12 @@ struct CaptureSliderTests {
         var testDescription: String { "\(range)" }
     }
 
-    @Test("continuous: min ≥ max or a non-finite bound throws invalidRange", arguments: [
-        BadRange(range: 1...1), BadRange(range: 5...5), BadRange(range: -Double.infinity...0),
-        BadRange(range: 0...Double.infinity), BadRange(range: -Double.greatestFiniteMagnitude...Double.infinity),
-    ])
+    @Test(
+        "continuous: min ≥ max or a non-finite bound throws invalidRange",
+        arguments: [
+            BadRange(range: 1...1), BadRange(range: 5...5), BadRange(range: -Double.infinity...0),
+            BadRange(range: 0...Double.infinity), BadRange(range: -Double.greatestFiniteMagnitude...Double.infinity),
+        ])
     func continuousBadRange(_ bad: BadRange) {
         #expect(throws: ControlError.self) { try CaptureSlider("S", symbolName: "s", in: bad.range) }
         do {
@@ -67,9 +69,11 @@ struct CaptureSliderTests {
         }
     }
 
-    @Test("value defaults to the minimum", arguments: [
-        (0.0...1.0, 0.0), (-3.0...3.0, -3.0), (10.0...20.0, 10.0),
-    ])
+    @Test(
+        "value defaults to the minimum",
+        arguments: [
+            (0.0...1.0, 0.0), (-3.0...3.0, -3.0), (10.0...20.0, 10.0),
+        ])
     func defaultValue(_ range: ClosedRange<Double>, _ expected: Double) throws {
         #expect(try CaptureSlider("S", symbolName: "s", in: range).value == expected)
         #expect(try CaptureSlider("S", symbolName: "s", in: range, step: 0.5).value == expected)
@@ -117,13 +121,15 @@ struct CaptureSliderTests {
         var testDescription: String { "\"\(format)\" → \(accepted)" }
     }
 
-    @Test("value format: only exactly one %@ is accepted", arguments: [
-        FormatCase(format: "%@ EV", accepted: true), FormatCase(format: "%@×", accepted: true),
-        FormatCase(format: "100%% at %@", accepted: true), FormatCase(format: "no placeholder", accepted: false),
-        FormatCase(format: "%@ and %@", accepted: false), FormatCase(format: "%d", accepted: false),
-        FormatCase(format: "%@ %f", accepted: false), FormatCase(format: "%", accepted: false),
-        FormatCase(format: "", accepted: false),
-    ])
+    @Test(
+        "value format: only exactly one %@ is accepted",
+        arguments: [
+            FormatCase(format: "%@ EV", accepted: true), FormatCase(format: "%@×", accepted: true),
+            FormatCase(format: "100%% at %@", accepted: true), FormatCase(format: "no placeholder", accepted: false),
+            FormatCase(format: "%@ and %@", accepted: false), FormatCase(format: "%d", accepted: false),
+            FormatCase(format: "%@ %f", accepted: false), FormatCase(format: "%", accepted: false),
+            FormatCase(format: "", accepted: false),
+        ])
     func valueFormat(_ item: FormatCase) throws {
         let slider = try CaptureSlider("Blur", symbolName: "s", in: 0...10)
         slider.localizedValueFormat = item.format

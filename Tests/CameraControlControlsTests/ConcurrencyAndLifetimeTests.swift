@@ -62,7 +62,9 @@ struct ConcurrencyAndLifetimeTests {
     func manualExecutor() {
         let executor = ManualExecutor()
         let order = Recorder<Int>()
-        executor.execute { order.append(1); executor.execute { order.append(3) } }
+        executor.execute {
+            order.append(1); executor.execute { order.append(3) }
+        }
         executor.execute { order.append(2) }
         #expect(executor.pendingCount == 2)
         #expect(executor.runAll() == 3)

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("OverlayStateMachine")
 struct OverlayStateMachineTests {
-    func machine(_ controls: [ControlSnapshot], configuration: OverlayConfiguration = OverlayConfiguration()) throws
+    func machine(
+        _ controls: [ControlSnapshot], configuration: OverlayConfiguration = OverlayConfiguration()
+    ) throws
         -> OverlayStateMachine
     {
         try OverlayStateMachine(configuration: configuration, controls: controls)
@@ -48,27 +50,30 @@ struct OverlayStateMachineTests {
     @Test("picker: double light press opens it, a slide moves between controls, a light press confirms")
     func pickerFlow() throws {
         var overlay = try machine([sliderSnapshot("a"), sliderSnapshot("b"), sliderSnapshot("c")])
-        let log = run(&overlay, [
-            cc(.touchBegan, 990_000),
-            cc(.lightPressBegan, 1_000_000), cc(.lightPressEnded, 1_090_000),
-            cc(.lightPressBegan, 1_210_000), cc(.doubleLightPress, 1_210_000), cc(.lightPressEnded, 1_290_000),
-            cc(.slideBegan(motion(0)), 1_300_000),
-            cc(.slideChanged(motion(0.15)), 1_310_000),
-            cc(.slideChanged(motion(0.15)), 1_320_000),
-            cc(.slideChanged(motion(0.15)), 1_330_000),
-            cc(.slideEnded(motion(0, velocity: 0)), 1_340_000),
-            cc(.lightPressBegan, 1_500_000), cc(.lightPressEnded, 1_580_000),
-            cc(.slideBegan(motion(0)), 1_600_000), cc(.slideChanged(motion(0.5)), 1_610_000),
-        ])
-        #expect(log == [
-            "overlay-shown a",
-            "entered-fullscreen", "picker-opened 0",
-            "picker-moved 1", "haptic detent @1310000",
-            "picker-moved 2", "haptic detent @1320000",
-            "haptic limit @1330000",
-            "control-selected c",
-            "value-changed c 0.5 slider",
-        ])
+        let log = run(
+            &overlay,
+            [
+                cc(.touchBegan, 990_000),
+                cc(.lightPressBegan, 1_000_000), cc(.lightPressEnded, 1_090_000),
+                cc(.lightPressBegan, 1_210_000), cc(.doubleLightPress, 1_210_000), cc(.lightPressEnded, 1_290_000),
+                cc(.slideBegan(motion(0)), 1_300_000),
+                cc(.slideChanged(motion(0.15)), 1_310_000),
+                cc(.slideChanged(motion(0.15)), 1_320_000),
+                cc(.slideChanged(motion(0.15)), 1_330_000),
+                cc(.slideEnded(motion(0, velocity: 0)), 1_340_000),
+                cc(.lightPressBegan, 1_500_000), cc(.lightPressEnded, 1_580_000),
+                cc(.slideBegan(motion(0)), 1_600_000), cc(.slideChanged(motion(0.5)), 1_610_000),
+            ])
+        #expect(
+            log == [
+                "overlay-shown a",
+                "entered-fullscreen", "picker-opened 0",
+                "picker-moved 1", "haptic detent @1310000",
+                "picker-moved 2", "haptic detent @1320000",
+                "haptic limit @1330000",
+                "control-selected c",
+                "value-changed c 0.5 slider",
+            ])
         #expect(overlay.activeControlID == "c")
         #expect(overlay.phase == .adjusting("c"))
     }
@@ -79,11 +84,13 @@ struct OverlayStateMachineTests {
         _ = run(&overlay, [cc(.lightPressBegan, 1_000), cc(.doubleLightPress, 1_000), cc(.lightPressEnded, 50_000)])
         #expect(overlay.phase == .picking(highlightedIndex: 0))
         _ = run(&overlay, [cc(.slideChanged(motion(0.15)), 60_000)])
-        let click = run(&overlay, [
-            cc(.lightPressBegan, 100_000), cc(.pressBegan, 120_000),
-            cc(.pressEnded(PressSummary(durationMicros: 50_000, isLongPress: false, peakForceMillinewtons: 3000)), 170_000),
-            cc(.lightPressEnded, 180_000),
-        ])
+        let click = run(
+            &overlay,
+            [
+                cc(.lightPressBegan, 100_000), cc(.pressBegan, 120_000),
+                cc(.pressEnded(PressSummary(durationMicros: 50_000, isLongPress: false, peakForceMillinewtons: 3000)), 170_000),
+                cc(.lightPressEnded, 180_000),
+            ])
         #expect(click.isEmpty)
         #expect(overlay.phase == .picking(highlightedIndex: 1))
         #expect(run(&overlay, [cc(.lightPressBegan, 300_000), cc(.lightPressEnded, 350_000)]) == ["control-selected b"])
@@ -130,13 +137,14 @@ struct OverlayStateMachineTests {
         _ = overlay.handle(cc(.lightPressBegan, 1))
         var log: [String] = []
         for k in 1...7 { log += overlay.handle(cc(.slideChanged(motion(0.02)), UInt64(100 * k))).map(\.description) }
-        #expect(log == [
-            "entered-fullscreen",
-            "value-changed a 0.42 slider", "value-changed a 0.44 slider", "value-changed a 0.46 slider",
-            "value-changed a 0.5 slider", "haptic detent @400",  // 0.48 is inside 0.47…0.53: lands on 0.5
-            // 0.50 and 0.52 stay on 0.5: no change, no detent
-            "value-changed a 0.54 slider",
-        ])
+        #expect(
+            log == [
+                "entered-fullscreen",
+                "value-changed a 0.42 slider", "value-changed a 0.44 slider", "value-changed a 0.46 slider",
+                "value-changed a 0.5 slider", "haptic detent @400",  // 0.48 is inside 0.47…0.53: lands on 0.5
+                // 0.50 and 0.52 stay on 0.5: no change, no detent
+                "value-changed a 0.54 slider",
+            ])
         // Jumping over the zone in one sample still ticks.
         let back = overlay.handle(cc(.slideChanged(motion(-0.3)), 1_000)).map(\.description)
         #expect(back == ["value-changed a 0.24 slider", "haptic detent @1000"])
@@ -211,9 +219,11 @@ struct OverlayStateMachineTests {
         #expect(overlay.nextDeadlineMicros == 20 + 2_000_000)
     }
 
-    @Test("no touch for the dismissal time hides the overlay: exit fullscreen, then hidden", arguments: [
-        UInt64(2_000_000), 500_000,
-    ])
+    @Test(
+        "no touch for the dismissal time hides the overlay: exit fullscreen, then hidden",
+        arguments: [
+            UInt64(2_000_000), 500_000,
+        ])
     func dismissal(_ timeout: UInt64) throws {
         var overlay = try machine([sliderSnapshot("a")], configuration: OverlayConfiguration(dismissAfterMicros: timeout))
         _ = run(&overlay, [cc(.touchBegan, 0), cc(.lightPressBegan, 1_000), cc(.slideChanged(motion(0.1)), 2_000)])
@@ -237,13 +247,15 @@ struct OverlayStateMachineTests {
     @Test("a full click never changes a value, even with slide samples while the switch is down")
     func fullClick() throws {
         var overlay = try machine([sliderSnapshot("a", value: 0.5)])
-        let log = run(&overlay, [
-            cc(.touchBegan, 0), cc(.lightPressBegan, 10_000), cc(.pressBegan, 40_000),
-            cc(.slideBegan(motion(0)), 50_000), cc(.slideChanged(motion(0.2)), 60_000),
-            cc(.slideEnded(motion(0.1, velocity: 4)), 70_000),
-            cc(.pressEnded(PressSummary(durationMicros: 100_000, isLongPress: false, peakForceMillinewtons: 3000)), 140_000),
-            cc(.lightPressEnded, 150_000),
-        ])
+        let log = run(
+            &overlay,
+            [
+                cc(.touchBegan, 0), cc(.lightPressBegan, 10_000), cc(.pressBegan, 40_000),
+                cc(.slideBegan(motion(0)), 50_000), cc(.slideChanged(motion(0.2)), 60_000),
+                cc(.slideEnded(motion(0.1, velocity: 4)), 70_000),
+                cc(.pressEnded(PressSummary(durationMicros: 100_000, isLongPress: false, peakForceMillinewtons: 3000)), 140_000),
+                cc(.lightPressEnded, 150_000),
+            ])
         #expect(log == ["overlay-shown a"])
         #expect(overlay.controls[0].value == .number(0.5))
         #expect(overlay.nextDeadlineMicros == nil)  // still touching, no momentum
@@ -252,16 +264,19 @@ struct OverlayStateMachineTests {
     @Test("a disabled control is shown and selectable but slides do not change it")
     func disabledControl() throws {
         var overlay = try machine([sliderSnapshot("a"), sliderSnapshot("off", value: 0.3, enabled: false)])
-        let log = run(&overlay, [
-            cc(.lightPressBegan, 1_000), cc(.doubleLightPress, 1_000), cc(.lightPressEnded, 2_000),
-            cc(.slideChanged(motion(0.15)), 3_000),
-            cc(.lightPressBegan, 4_000), cc(.lightPressEnded, 5_000),
-            cc(.slideChanged(motion(0.3)), 6_000), cc(.slideEnded(motion(0, velocity: 5)), 7_000),
-        ])
-        #expect(log == [
-            "overlay-shown a", "entered-fullscreen", "picker-opened 0", "picker-moved 1", "haptic detent @3000",
-            "control-selected off",
-        ])
+        let log = run(
+            &overlay,
+            [
+                cc(.lightPressBegan, 1_000), cc(.doubleLightPress, 1_000), cc(.lightPressEnded, 2_000),
+                cc(.slideChanged(motion(0.15)), 3_000),
+                cc(.lightPressBegan, 4_000), cc(.lightPressEnded, 5_000),
+                cc(.slideChanged(motion(0.3)), 6_000), cc(.slideEnded(motion(0, velocity: 5)), 7_000),
+            ])
+        #expect(
+            log == [
+                "overlay-shown a", "entered-fullscreen", "picker-opened 0", "picker-moved 1", "haptic detent @3000",
+                "control-selected off",
+            ])
         #expect(overlay.controls[1].value == .number(0.3))
         #expect(overlay.phase == .adjusting("off"))
     }
@@ -269,10 +284,12 @@ struct OverlayStateMachineTests {
     @Test("the last used control is remembered across dismissals")
     func lastUsedRemembered() throws {
         var overlay = try machine([sliderSnapshot("a"), sliderSnapshot("b")])
-        _ = run(&overlay, [
-            cc(.lightPressBegan, 1_000), cc(.doubleLightPress, 1_000), cc(.lightPressEnded, 2_000),
-            cc(.slideChanged(motion(0.15)), 3_000), cc(.lightPressBegan, 4_000), cc(.lightPressEnded, 5_000),
-        ])
+        _ = run(
+            &overlay,
+            [
+                cc(.lightPressBegan, 1_000), cc(.doubleLightPress, 1_000), cc(.lightPressEnded, 2_000),
+                cc(.slideChanged(motion(0.15)), 3_000), cc(.lightPressBegan, 4_000), cc(.lightPressEnded, 5_000),
+            ])
         #expect(overlay.advance(toMicros: 3_000_000).map(\.description) == ["exited-fullscreen", "overlay-hidden"])
         #expect(run(&overlay, [cc(.lightPressBegan, 4_000_000)]) == ["overlay-shown b"])
         // Remembered also when the controls are replaced, as long as it is still there.
@@ -296,9 +313,10 @@ struct OverlayStateMachineTests {
         let picker = ControlSnapshot(id: "fx", title: "FX", isEnabled: true, adjustment: .indexPicker(count: 3), value: .index(0))
         var overlay = try machine([picker])
         _ = overlay.handle(cc(.lightPressBegan, 1))
-        #expect(run(&overlay, [cc(.slideChanged(motion(0.3)), 10)]) == [
-            "entered-fullscreen", "value-changed fx #1 slider", "haptic detent @10",
-        ])
+        #expect(
+            run(&overlay, [cc(.slideChanged(motion(0.3)), 10)]) == [
+                "entered-fullscreen", "value-changed fx #1 slider", "haptic detent @10",
+            ])
     }
 
     @Test("dismiss hides at once and keeps the active control")

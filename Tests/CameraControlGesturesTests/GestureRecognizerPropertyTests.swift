@@ -52,7 +52,9 @@ struct GestureStreamChecker {
             if openPresses[source] != nil { openPresses[source] = true }
         case .pressEnded(let summary):
             if let longSeen = openPresses[source] {
-                if summary.isLongPress != longSeen { violations.append("isLongPress \(summary.isLongPress) but long press seen \(longSeen)") }
+                if summary.isLongPress != longSeen {
+                    violations.append("isLongPress \(summary.isLongPress) but long press seen \(longSeen)")
+                }
             } else {
                 violations.append("pressEnded without pressBegan on \(source)")
             }

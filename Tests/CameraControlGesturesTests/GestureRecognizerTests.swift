@@ -226,7 +226,11 @@ struct PressTests {
         var out = recognizer.handle(event(1000, .fullPressDown, force: 3000))
         #expect(recognizer.advance(toMicros: ms(1399)).isEmpty)
         out = recognizer.advance(toMicros: ms(1400))
-        #expect(out == [Gesture(kind: .longPressBegan(heldMicros: ms(400)), source: .cameraControl, timestampMicros: ms(1400), forceMillinewtons: 3000)])
+        #expect(
+            out == [
+                Gesture(
+                    kind: .longPressBegan(heldMicros: ms(400)), source: .cameraControl, timestampMicros: ms(1400), forceMillinewtons: 3000)
+            ])
         #expect(recognizer.advance(toMicros: ms(1500)).isEmpty)  // only once
         out = recognizer.handle(event(2250, .fullPressUp, peak: 3300))
         #expect(names(out) == ["pressEnded"])
@@ -269,19 +273,21 @@ struct PressTests {
             event(0, .buttonDown, .volumeUp), event(10, .buttonDown, .volumeDown), event(20, .buttonUp, .volumeUp),
             event(30, .buttonUp, .volumeDown),
         ])
-        #expect(out.map { "\(name($0.kind)) \($0.source)" } == [
-            "pressBegan volume-up", "pressBegan volume-down", "pressEnded volume-up", "pressEnded volume-down",
-        ])
+        #expect(
+            out.map { "\(name($0.kind)) \($0.source)" } == [
+                "pressBegan volume-up", "pressBegan volume-down", "pressEnded volume-up", "pressEnded volume-down",
+            ])
     }
 
     @Test("remote click: one gesture, remote source (also when the device left the source unset)")
     func remote() {
         var recognizer = GestureRecognizer()
         let out = recognizer.handle([event(5, .remoteClick, .remote), event(6, .remoteClick, .unspecified)])
-        #expect(out == [
-            Gesture(kind: .remoteClick, source: .remote, timestampMicros: ms(5)),
-            Gesture(kind: .remoteClick, source: .remote, timestampMicros: ms(6)),
-        ])
+        #expect(
+            out == [
+                Gesture(kind: .remoteClick, source: .remote, timestampMicros: ms(5)),
+                Gesture(kind: .remoteClick, source: .remote, timestampMicros: ms(6)),
+            ])
     }
 }
 
@@ -341,10 +347,11 @@ struct RobustnessTests {
             event(20, .fullPressDown, position: 30), event(25, .buttonDown, .volumeUp),
         ])
         let out = recognizer.reset(cancellingAtMicros: ms(50))
-        #expect(out.map { "\(name($0.kind)) \($0.source)" } == [
-            "slideEnded camera-control", "lightPressEnded camera-control", "pressCancelled camera-control",
-            "pressCancelled volume-up", "touchEnded camera-control",
-        ])
+        #expect(
+            out.map { "\(name($0.kind)) \($0.source)" } == [
+                "slideEnded camera-control", "lightPressEnded camera-control", "pressCancelled camera-control",
+                "pressCancelled volume-up", "touchEnded camera-control",
+            ])
         #expect(out.allSatisfy { $0.timestampMicros == ms(50) })
         let after = recognizer.handle([event(60, .fullPressUp), event(61, .buttonUp, .volumeUp), event(62, .touchUp)])
         #expect(after.isEmpty)

@@ -254,10 +254,11 @@ struct ConnectionCoreTests {
         let events = core.takeEvents()
         #expect(events.count == 3)
         #expect(events.last == .linkDead)
-        let failed = Set(events.compactMap { event -> CallID? in
-            if case .failed(let call, let error) = event, error.code == .unavailable { return call }
-            return nil
-        })
+        let failed = Set(
+            events.compactMap { event -> CallID? in
+                if case .failed(let call, let error) = event, error.code == .unavailable { return call }
+                return nil
+            })
         #expect(failed == [ping, stream])
         #expect(!core.isSessionEstablished)
         #expect(core.counters.linkDeaths == 1)

@@ -1,7 +1,7 @@
-import Foundation
 import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire
+import Foundation
 import Testing
 
 @Suite("RPCClient")
@@ -221,11 +221,13 @@ struct RPCClientTests {
     @Test("after the handshake, a silent device kills the link: calls fail UNAVAILABLE (virtual time)")
     func linkDeadInVirtualTime() async throws {
         let clock = ManualClock()
-        let (client, device) = await makeClient(clock: clock, respond: { packet in
-            // Only the handshake is answered; the device is silent afterwards.
-            guard packet.type == .request, packet.address == MethodID.deviceHandshake.address else { return [] }
-            return [Packet(type: .response, callID: packet.callID)]
-        })
+        let (client, device) = await makeClient(
+            clock: clock,
+            respond: { packet in
+                // Only the handshake is answered; the device is silent afterwards.
+                guard packet.type == .request, packet.address == MethodID.deviceHandshake.address else { return [] }
+                return [Packet(type: .response, callID: packet.callID)]
+            })
         defer { Task { await client.close() } }
         _ = try await client.unary(.deviceHandshake, Blob(), as: Blob.self)
         let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)

@@ -1,16 +1,18 @@
 import Testing
+
 @testable import CameraControlWire
 
 @Suite struct CRC16Tests {
     /// Known values of CRC-16/CCITT-FALSE (cross-checked with Python's `binascii.crc_hqx(data, 0xFFFF)`).
-    @Test(arguments: [
-        (Array("123456789".utf8), UInt16(0x29B1)),
-        ([], 0xFFFF),
-        (Array("A".utf8), 0xB915),
-        (Array(0...255), 0x3FBD),
-        ([0, 0, 0, 0], 0x84C0),
-        ([UInt8](repeating: 0xFF, count: 8), 0x97DF),
-    ] as [([UInt8], UInt16)])
+    @Test(
+        arguments: [
+            (Array("123456789".utf8), UInt16(0x29B1)),
+            ([], 0xFFFF),
+            (Array("A".utf8), 0xB915),
+            (Array(0...255), 0x3FBD),
+            ([0, 0, 0, 0], 0x84C0),
+            ([UInt8](repeating: 0xFF, count: 8), 0x97DF),
+        ] as [([UInt8], UInt16)])
     func knownValues(bytes: [UInt8], expected: UInt16) {
         #expect(CRC16.checksum(bytes) == expected)
     }

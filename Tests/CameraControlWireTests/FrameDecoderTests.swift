@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CameraControlWire
 
 @Suite struct FrameDecoderTests {
@@ -72,7 +73,9 @@ import Testing
         var expected: [Packet] = []
         for round in 0..<200 {
             stream += [UInt8].random(count: Int.random(in: 0...30, using: &rng), using: &rng) + [0]
-            let packet = Packet(type: .streamMessage, sequence: UInt16(round), callID: 3, payload: [UInt8].random(count: Int.random(in: 0...60, using: &rng), using: &rng))
+            let packet = Packet(
+                type: .streamMessage, sequence: UInt16(round), callID: 3,
+                payload: [UInt8].random(count: Int.random(in: 0...60, using: &rng), using: &rng))
             stream += try PacketEncoder.encode(packet)
             expected.append(packet)
         }
@@ -112,7 +115,8 @@ import Testing
     /// Every single-bit error on the wire (stuffed bytes, which also hits COBS code bytes and can
     /// create a spurious delimiter) loses the frame but never delivers a packet.
     @Test func everySingleBitFlipOnTheWireIsDetected() throws {
-        let packet = Packet(type: .streamMessage, isReliable: true, sequence: 300, callID: 17, payload: Array(0..<64) + Array(repeating: 9, count: 300))
+        let packet = Packet(
+            type: .streamMessage, isReliable: true, sequence: 300, callID: 17, payload: Array(0..<64) + Array(repeating: 9, count: 300))
         let wire = try PacketEncoder.encode(packet)
         let next = try PacketEncoder.encode(.heartbeat(sequence: 1))
         for bit in 0..<((wire.count - 1) * 8) {
@@ -229,11 +233,13 @@ import Testing
     @Test func emptyFramesAreIgnored() {
         let (outputs, counters) = decodeAll([[UInt8](repeating: 0, count: 100)])
         #expect(outputs.isEmpty)
-        #expect(counters == {
-            var expected = WireCounters()
-            expected.bytesReceived = 100
-            return expected
-        }())
+        #expect(
+            counters
+                == {
+                    var expected = WireCounters()
+                    expected.bytesReceived = 100
+                    return expected
+                }())
     }
 
     /// The limit is clamped into the protocol's range.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CameraControlWire
 
 /// One frame of `Tests/Vectors/frames.json` (written by `scripts/make-vectors`).
@@ -48,8 +49,13 @@ enum GoldenVectors {
     /// What our side says each vector is: the packet (without payload) and the Swift message value.
     static let expected: [String: (packet: Packet, message: (any WireMessage)?)] = {
         let m = SampleMessages.self
-        func event(_ t: UInt64, _ kind: InputEventKind, _ source: InputSource, force: UInt32 = 0, position: UInt32 = 0, peak: UInt32 = 0, number: UInt32) -> InputEvent {
-            InputEvent(timestampMicros: t, kind: kind, source: source, forceMillinewtons: force, position: position, peakForceMillinewtons: peak, eventNumber: number)
+        func event(
+            _ t: UInt64, _ kind: InputEventKind, _ source: InputSource, force: UInt32 = 0, position: UInt32 = 0, peak: UInt32 = 0,
+            number: UInt32
+        ) -> InputEvent {
+            InputEvent(
+                timestampMicros: t, kind: kind, source: source, forceMillinewtons: force, position: position, peakForceMillinewtons: peak,
+                eventNumber: number)
         }
         func request(_ call: UInt32, _ seq: UInt16, _ method: MethodID) -> Packet {
             Packet(type: .request, sequence: seq, callID: call, address: method.address)
@@ -67,16 +73,25 @@ enum GoldenVectors {
             "ping-request": (request(2, 1, .devicePing), PingRequest(payload: [0, 1, 2, 0, 255])),
             "ping-response": (response(2, 1), PingResponse(payload: [0, 1, 2, 0, 255], deviceTimeMicros: 5_000_000)),
             "stream-input-events-request": (request(3, 2, .inputStreamInputEvents), StreamInputEventsRequest()),
-            "input-event-full-press-down": (stream(3, 7, reliable: true), event(1_234_567, .fullPressDown, .cameraControl, force: 2500, position: 300, number: 42)),
-            "input-event-full-press-up": (stream(3, 8, reliable: true), event(1_334_567, .fullPressUp, .cameraControl, force: 1900, position: 300, peak: 3100, number: 43)),
+            "input-event-full-press-down": (
+                stream(3, 7, reliable: true), event(1_234_567, .fullPressDown, .cameraControl, force: 2500, position: 300, number: 42)
+            ),
+            "input-event-full-press-up": (
+                stream(3, 8, reliable: true),
+                event(1_334_567, .fullPressUp, .cameraControl, force: 1900, position: 300, peak: 3100, number: 43)
+            ),
             "input-event-slide": (stream(3, 9, reliable: false), event(1_400_000, .slide, .cameraControl, position: 517, number: 44)),
             "input-event-volume-up": (stream(3, 10, reliable: true), event(1_500_000, .buttonDown, .volumeUp, number: 45)),
             "stream-raw-samples-request": (request(4, 3, .inputStreamRawSamples), StreamRawSamplesRequest(samplesPerBatch: 16)),
             "raw-sample-batch": (stream(4, 11, reliable: false), m.rawSampleBatch),
             "stream-end-ok": (Packet(type: .streamEnd, sequence: 12, callID: 3, status: .ok), nil),
             "cancel": (Packet(type: .cancel, sequence: 4, callID: 3), nil),
-            "error-unimplemented": (Packet(type: .error, sequence: 13, callID: 9, status: .unimplemented, payload: Array("no such method 7.1".utf8)), nil),
-            "error-link-failed-precondition": (Packet(type: .error, sequence: 14, callID: 0, status: .failedPrecondition, payload: Array("handshake first".utf8)), nil),
+            "error-unimplemented": (
+                Packet(type: .error, sequence: 13, callID: 9, status: .unimplemented, payload: Array("no such method 7.1".utf8)), nil
+            ),
+            "error-link-failed-precondition": (
+                Packet(type: .error, sequence: 14, callID: 0, status: .failedPrecondition, payload: Array("handshake first".utf8)), nil
+            ),
             "get-config-request": (request(5, 5, .configGetConfig), GetConfigRequest()),
             "config-response": (response(5, 15), m.config),
             "configure-request": (request(6, 6, .configConfigure), ConfigureRequest(config: m.config)),
@@ -87,7 +102,9 @@ enum GoldenVectors {
             "get-counters-request": (request(11, 10, .diagnosticsGetCounters), GetCountersRequest()),
             "reset-counters-request": (request(12, 11, .diagnosticsResetCounters), ResetCountersRequest()),
             "counters-response": (response(11, 17), m.counters),
-            "run-scenario-request": (request(13, 12, .simulatorRunScenario), RunScenarioRequest(scenario: "touch 0ms\npress 2500mN 100ms\nrelease\n")),
+            "run-scenario-request": (
+                request(13, 12, .simulatorRunScenario), RunScenarioRequest(scenario: "touch 0ms\npress 2500mN 100ms\nrelease\n")
+            ),
             "run-scenario-response": (response(13, 18), RunScenarioResponse(steps: 3, durationMicros: 250_000)),
             "get-simulator-status-request": (request(14, 13, .simulatorGetSimulatorStatus), GetSimulatorStatusRequest()),
             "simulator-status": (response(14, 19), SimulatorStatus(isScenarioRunning: true, deviceTimeMicros: 9_000_000)),
@@ -102,7 +119,10 @@ enum GoldenVectors {
     @Test func vectorFileLoadsAndMatchesTheSwiftTable() {
         #expect(!GoldenVectors.frames.isEmpty, "cannot read \(GoldenVectors.path.path)")
         #expect(Set(GoldenVectors.frames.map(\.name)) == Set(GoldenVectors.expected.keys))
-        #expect(Set(GoldenVectors.frames.map(\.type)) == ["REQUEST", "RESPONSE", "STREAM_MESSAGE", "STREAM_END", "CANCEL", "ERROR", "ACK", "HEARTBEAT"])
+        #expect(
+            Set(GoldenVectors.frames.map(\.type)) == [
+                "REQUEST", "RESPONSE", "STREAM_MESSAGE", "STREAM_END", "CANCEL", "ERROR", "ACK", "HEARTBEAT",
+            ])
     }
 
     private func decodes<M: WireMessage>(_ bytes: [UInt8], as message: M) throws -> Bool {
@@ -169,7 +189,8 @@ enum GoldenVectors {
     static let protoc = "/usr/bin/protoc"
     static let python = "/usr/bin/python3"
 
-    private func run(_ executable: String, _ arguments: [String], input: [UInt8]) throws -> (status: Int32, stdout: String, stderr: String) {
+    private func run(_ executable: String, _ arguments: [String], input: [UInt8]) throws -> (status: Int32, stdout: String, stderr: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -195,7 +216,9 @@ enum GoldenVectors {
 
     /// protoc decodes every payload to exactly the fields and values the vector states.
     @Test func protocDecodesEveryPayloadToTheStatedValues() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.protoc), "\(Self.protoc) is missing: apt-get install protobuf-compiler (the test command installs it)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.protoc),
+            "\(Self.protoc) is missing: apt-get install protobuf-compiler (the test command installs it)")
         #expect(protoFiles.count >= 8)
         let withMessages = GoldenVectors.frames.filter { $0.message != nil }
         #expect(withMessages.count >= 20)
@@ -218,7 +241,9 @@ enum GoldenVectors {
     /// Python's binascii computes the same CRC-16 for every frame, and a Python COBS-free check of the
     /// envelope fields agrees with the vector's.
     @Test func pythonAgreesOnEveryCheckAndEnvelope() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.python), "\(Self.python) is missing: it is Debian's python3 (the test command installs it)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.python),
+            "\(Self.python) is missing: it is Debian's python3 (the test command installs it)")
         let script = """
             import binascii, sys
             for line in sys.stdin:

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CameraControlWire
 
 @Suite struct MessageTests {
@@ -40,7 +41,11 @@ import Testing
 
     /// Extreme values of every scalar width.
     @Test func extremeValues() throws {
-        #expect(try roundTrips(InputEvent(timestampMicros: .max, kind: .slide, source: .remote, forceMillinewtons: .max, position: .max, peakForceMillinewtons: .max, eventNumber: .max)))
+        #expect(
+            try roundTrips(
+                InputEvent(
+                    timestampMicros: .max, kind: .slide, source: .remote, forceMillinewtons: .max, position: .max,
+                    peakForceMillinewtons: .max, eventNumber: .max)))
         #expect(try roundTrips(ProtocolVersion(major: .max, minor: .max)))
         #expect(try roundTrips(PingRequest(payload: [UInt8](repeating: 0, count: 4000))))
         #expect(try roundTrips(RunScenarioRequest(scenario: "ünïcødé ✓ 📷")))
@@ -70,14 +75,15 @@ import Testing
     }
 
     /// Bytes that do not parse are a typed error.
-    @Test(arguments: [
-        [0x0A, 0x05, 0x01],  // length-delimited field longer than the input
-        [0x0A],  // tag without value
-        [0x08, 0x80],  // truncated varint
-        [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],  // varint longer than 10 bytes
-        [0x00],  // field number 0
-        [0x0F],  // wire type 7
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x0A, 0x05, 0x01],  // length-delimited field longer than the input
+            [0x0A],  // tag without value
+            [0x08, 0x80],  // truncated varint
+            [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],  // varint longer than 10 bytes
+            [0x00],  // field number 0
+            [0x0F],  // wire type 7
+        ] as [[UInt8]])
     func malformedInputRejected(bytes: [UInt8]) {
         do {
             let message = try HandshakeResponse(serializedBytes: bytes)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CameraControlWire
 
 @Suite struct PacketCodecTests {
@@ -17,7 +18,8 @@ import Testing
 
     /// The envelope layout of docs/PROTOCOL.md §4, byte by byte.
     @Test func envelopeLayout() throws {
-        let request = Packet(type: .request, isReliable: true, sequence: 0x1234, callID: 300, address: MethodAddress(service: 2, method: 1), payload: [0xAB])
+        let request = Packet(
+            type: .request, isReliable: true, sequence: 0x1234, callID: 300, address: MethodAddress(service: 2, method: 1), payload: [0xAB])
         let frame = try PacketEncoder.encodeUnstuffed(request)
         #expect(Array(frame.dropLast(2)) == [0x11, 0x34, 0x12, 0xAC, 0x02, 0x02, 0x01, 0xAB])
         let check = CRC16.checksum(frame.dropLast(2))
@@ -125,7 +127,8 @@ import Testing
         "", "08", "0805", "080500",  // fewer than 4 bytes before the check
         "01000001", "0100000101",  // REQUEST without (both) ids
         "04000001", "06000001",  // STREAM_END / ERROR without status
-        "01000080", "0800008080808080", "08000080808080ff7f", "08000080808080801f", "0800008080808010",  // truncated / overlong / ≥ 2³² call id
+        // truncated / overlong / ≥ 2³² call id
+        "01000080", "0800008080808080", "08000080808080ff7f", "08000080808080801f", "0800008080808010",
     ])
     func shortOrTruncatedEnvelopes(bodyHex: String) {
         var body = [UInt8](hex: bodyHex)

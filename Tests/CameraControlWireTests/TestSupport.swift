@@ -32,7 +32,9 @@ extension Array where Element == UInt8 {
 }
 
 /// Feeds `chunks` to a fresh decoder, draining after each, and returns every output and the counters.
-func decodeAll(_ chunks: [[UInt8]], maxFrameBytes: Int = WireFormat.maxFrameBytes) -> (outputs: [FrameDecoderOutput], counters: WireCounters) {
+func decodeAll(
+    _ chunks: [[UInt8]], maxFrameBytes: Int = WireFormat.maxFrameBytes
+) -> (outputs: [FrameDecoderOutput], counters: WireCounters) {
     var decoder = FrameDecoder(maxFrameBytes: maxFrameBytes)
     var outputs: [FrameDecoderOutput] = []
     for chunk in chunks {

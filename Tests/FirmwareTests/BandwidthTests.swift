@@ -8,7 +8,7 @@ import Testing
 /// i.e. at most 6.9 bytes per sample, everything included (COBS, envelope, CRC, delimiter).
 @Suite("Raw sample bandwidth")
 struct BandwidthTests {
-    static let budgetPerSample = 11_520.0 * 0.6 / 1_000.0   // 6.912
+    static let budgetPerSample = 11_520.0 * 0.6 / 1_000.0  // 6.912
 
     @Test("a realistic 1 kHz batch is framed within 6.9 bytes per sample", arguments: [10, 16, 25, 32])
     func framedBatch(samplesPerBatch: Int) throws {
@@ -22,12 +22,13 @@ struct BandwidthTests {
             samples.append(RawSample(forceMillinewtons: force, position: position, isTouched: true))
         }
         let batch = RawSampleBatch(
-            firstTimestampMicros: 3_600_000_000 + 123_456,   // an hour of uptime: a 5-byte varint
+            firstTimestampMicros: 3_600_000_000 + 123_456,  // an hour of uptime: a 5-byte varint
             sampleIntervalMicros: 1_000,
             samples: samples.flatMap(\.recordBytes),
             droppedBefore: 3)
-        let packet = Packet(type: .streamMessage, isReliable: false, sequence: 40_000, callID: 300,
-                            payload: batch.serializedBytes())
+        let packet = Packet(
+            type: .streamMessage, isReliable: false, sequence: 40_000, callID: 300,
+            payload: batch.serializedBytes())
         let wire = try PacketEncoder.encode(packet)
         let perSample = Double(wire.count) / Double(samplesPerBatch)
         #expect(perSample <= 6.9, "\(wire.count) bytes for \(samplesPerBatch) samples")
@@ -39,10 +40,13 @@ struct BandwidthTests {
         try host.connect()
         let callID = host.nextCallID
         host.nextCallID += 1
-        try host.send(Packet(type: .request, callID: callID,
-                             address: MethodAddress(service: MethodID.inputStreamRawSamples.service,
-                                                    method: MethodID.inputStreamRawSamples.method),
-                             payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
+        try host.send(
+            Packet(
+                type: .request, callID: callID,
+                address: MethodAddress(
+                    service: MethodID.inputStreamRawSamples.service,
+                    method: MethodID.inputStreamRawSamples.method),
+                payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
         try host.run(millis: 100)
         let startBytes = host.wire.count
         let startPackets = host.received.count
@@ -69,10 +73,13 @@ struct UARTSpeedTests {
         try host.connect()
         let callID = host.nextCallID
         host.nextCallID += 1
-        try host.send(Packet(type: .request, callID: callID,
-                             address: MethodAddress(service: MethodID.inputStreamRawSamples.service,
-                                                    method: MethodID.inputStreamRawSamples.method),
-                             payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
+        try host.send(
+            Packet(
+                type: .request, callID: callID,
+                address: MethodAddress(
+                    service: MethodID.inputStreamRawSamples.service,
+                    method: MethodID.inputStreamRawSamples.method),
+                payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
         try host.play("full-click\nslide from=0.1 to=0.9 over=500ms force=1200mN\nbutton action")
         return (host, callID)
     }

@@ -60,8 +60,10 @@ struct ConfigurationTests {
     func validApplies() throws {
         var host = HostHarness(seed: 1)
         try host.connect()
-        let reply = try host.call(.configConfigure, ConfigureRequest(
-            config: Self.config(lightOn: 1500, lightOff: 1000, fullOn: 3000, fullOff: 2200)))
+        let reply = try host.call(
+            .configConfigure,
+            ConfigureRequest(
+                config: Self.config(lightOn: 1500, lightOff: 1000, fullOn: 3000, fullOff: 2200)))
         #expect(reply.type == .response)
         #expect(host.device.inputConfiguration.lightPressOnMillinewtons == 1500)
         try host.play("light-press force=1200mN")

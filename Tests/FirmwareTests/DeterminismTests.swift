@@ -18,10 +18,13 @@ struct DeterminismTests {
         try host.connect()
         let callID = host.nextCallID
         host.nextCallID += 1
-        try host.send(Packet(type: .request, callID: callID,
-                             address: MethodAddress(service: MethodID.inputStreamRawSamples.service,
-                                                    method: MethodID.inputStreamRawSamples.method),
-                             payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
+        try host.send(
+            Packet(
+                type: .request, callID: callID,
+                address: MethodAddress(
+                    service: MethodID.inputStreamRawSamples.service,
+                    method: MethodID.inputStreamRawSamples.method),
+                payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
         try host.play(scenario)
         #expect(host.decodeErrors.isEmpty)
         return host.wire

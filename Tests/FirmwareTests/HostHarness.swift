@@ -75,9 +75,11 @@ struct HostHarness {
         let callID = nextCallID
         nextCallID += 1
         let start = received.count
-        try send(Packet(type: .request, callID: callID,
-                        address: MethodAddress(service: method.service, method: method.method),
-                        payload: request.serializedBytes()))
+        try send(
+            Packet(
+                type: .request, callID: callID,
+                address: MethodAddress(service: method.service, method: method.method),
+                payload: request.serializedBytes()))
         for _ in 0..<timeoutMillis {
             try run(millis: 1)
             if let reply = received[start...].first(where: {
@@ -96,10 +98,13 @@ struct HostHarness {
         let callID = nextCallID
         nextCallID += 1
         eventsCallID = callID
-        try send(Packet(type: .request, callID: callID,
-                        address: MethodAddress(service: MethodID.inputStreamInputEvents.service,
-                                               method: MethodID.inputStreamInputEvents.method),
-                        payload: StreamInputEventsRequest().serializedBytes()))
+        try send(
+            Packet(
+                type: .request, callID: callID,
+                address: MethodAddress(
+                    service: MethodID.inputStreamInputEvents.service,
+                    method: MethodID.inputStreamInputEvents.method),
+                payload: StreamInputEventsRequest().serializedBytes()))
         try run(millis: 5)
     }
 

@@ -59,7 +59,8 @@ struct InputPipelineTests {
     func hysteresis() throws {
         var host = HostHarness(seed: 5)
         try host.connect()
-        try host.play("""
+        try host.play(
+            """
             noise off
             force 700mN over=50ms   # above light off, below light on
             hold 100ms
@@ -111,7 +112,8 @@ struct InputPipelineTests {
     func buttonDebounce(seed: UInt64) throws {
         var host = HostHarness(seed: seed)
         try host.connect()
-        try host.play("""
+        try host.play(
+            """
             button volume-up hold=100ms
             button volume-down hold=60ms
             button action hold=200ms
@@ -199,7 +201,7 @@ struct InputPipelineTests {
     func tare(seed: UInt64) throws {
         var host = HostHarness(seed: seed)
         try host.connect()
-        try host.run(millis: 100)   // the firmware tares on untouched samples after boot
+        try host.run(millis: 100)  // the firmware tares on untouched samples after boot
         host.device.setNoise(false)
         host.device.setFinger(touched: true, forceMillinewtons: 1000)
         try host.run(millis: 100)

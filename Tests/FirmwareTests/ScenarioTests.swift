@@ -3,9 +3,9 @@ import CameraControlWire
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The scenario format (docs/SIMULATOR.md): errors with line numbers, RunScenario over the link,
@@ -58,9 +58,11 @@ struct ScenarioTests {
     @Test("random input never crashes the parser")
     func fuzz() {
         let device = EmbeddedDevice(seed: 1)
-        let words = ["light-press", "full-click", "slide", "from=", "to=0.5", "force=", "hold", "1200mN",
-                     "ms", "=", "#", "\n", " ", "0.", ".5", "99999999999999", "button", "volume-up",
-                     "seed", "noise", "on", "\t", "\r", "\u{0}", "é", "=="]
+        let words = [
+            "light-press", "full-click", "slide", "from=", "to=0.5", "force=", "hold", "1200mN",
+            "ms", "=", "#", "\n", " ", "0.", ".5", "99999999999999", "button", "volume-up",
+            "seed", "noise", "on", "\t", "\r", "\u{0}", "é", "==",
+        ]
         var state: UInt64 = 0x1234_5678
         func next() -> UInt64 {
             state ^= state << 13
@@ -104,8 +106,11 @@ struct ScenarioTests {
         #expect(running.isScenarioRunning)
         try host.run(millis: 400)
         #expect(host.events(.fullPressDown).count == 1)
-        let after = try SimulatorStatus(serializedBytes: try host.call(.simulatorGetSimulatorStatus,
-                                                                       GetSimulatorStatusRequest()).payload)
+        let after = try SimulatorStatus(
+            serializedBytes: try host.call(
+                .simulatorGetSimulatorStatus,
+                GetSimulatorStatusRequest()
+            ).payload)
         #expect(!after.isScenarioRunning)
         #expect(after.deviceTimeMicros == host.device.nowMicros)
     }

@@ -150,7 +150,11 @@ public struct Thresholds: WireMessage, CBackedMessage {
     public var minStageGapMillinewtons: UInt32
 
     /// All thresholds zero (not valid).
-    public init() { self.init(lightPressOnMillinewtons: 0, lightPressOffMillinewtons: 0, fullPressOnMillinewtons: 0, fullPressOffMillinewtons: 0, minStageGapMillinewtons: 0) }
+    public init() {
+        self.init(
+            lightPressOnMillinewtons: 0, lightPressOffMillinewtons: 0, fullPressOnMillinewtons: 0, fullPressOffMillinewtons: 0,
+            minStageGapMillinewtons: 0)
+    }
 
     /// Thresholds with every value given.
     public init(

@@ -65,7 +65,9 @@ public struct GetConfigRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__GetConfigRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__get_config_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__get_config_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__get_config_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__get_config_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__get_config_request__unpack(nil, n, data)
     }
@@ -94,7 +96,9 @@ public struct ConfigureRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__ConfigureRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__configure_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__configure_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__configure_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__configure_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__configure_request__unpack(nil, n, data)
     }

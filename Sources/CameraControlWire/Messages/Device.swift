@@ -41,7 +41,9 @@ public struct DeviceIdentity: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__DeviceIdentity
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__device_identity__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__device_identity__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__device_identity__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__device_identity__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__device_identity__unpack(nil, n, data)
     }
@@ -114,7 +116,9 @@ public struct Capabilities: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__Capabilities
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__capabilities__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__capabilities__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__capabilities__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__capabilities__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__capabilities__unpack(nil, n, data)
     }
@@ -189,7 +193,9 @@ public struct HandshakeRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__HandshakeRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__handshake_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__handshake_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__handshake_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__handshake_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__handshake_request__unpack(nil, n, data)
     }
@@ -243,7 +249,9 @@ public struct HandshakeResponse: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__HandshakeResponse
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__handshake_response__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__handshake_response__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__handshake_response__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__handshake_response__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__handshake_response__unpack(nil, n, data)
     }
@@ -286,7 +294,9 @@ public struct PingRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__PingRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__ping_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__ping_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__ping_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__ping_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__ping_request__unpack(nil, n, data)
     }
@@ -320,7 +330,9 @@ public struct PingResponse: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__PingResponse
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__ping_response__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__ping_response__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__ping_response__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__ping_response__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__ping_response__unpack(nil, n, data)
     }

@@ -114,7 +114,9 @@ public struct GetCountersRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__GetCountersRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__get_counters_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__get_counters_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__get_counters_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__get_counters_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__get_counters_request__unpack(nil, n, data)
     }
@@ -139,7 +141,9 @@ public struct ResetCountersRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__ResetCountersRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__reset_counters_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__reset_counters_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__reset_counters_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__reset_counters_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__reset_counters_request__unpack(nil, n, data)
     }

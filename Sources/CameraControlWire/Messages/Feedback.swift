@@ -52,7 +52,9 @@ public struct PlayHapticRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__PlayHapticRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__play_haptic_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__play_haptic_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__play_haptic_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__play_haptic_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__play_haptic_request__unpack(nil, n, data)
     }
@@ -84,7 +86,9 @@ public struct PlaySoundRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__PlaySoundRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__play_sound_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__play_sound_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__play_sound_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__play_sound_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__play_sound_request__unpack(nil, n, data)
     }
@@ -118,7 +122,9 @@ public struct SetIndicatorRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__SetIndicatorRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__set_indicator_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__set_indicator_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__set_indicator_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__set_indicator_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__set_indicator_request__unpack(nil, n, data)
     }
@@ -150,7 +156,9 @@ public struct FeedbackResponse: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__FeedbackResponse
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__feedback_response__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__feedback_response__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__feedback_response__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__feedback_response__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__feedback_response__unpack(nil, n, data)
     }

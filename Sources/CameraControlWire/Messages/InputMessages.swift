@@ -14,7 +14,9 @@ extension InputEvent: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__InputEvent
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__input_event__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__input_event__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__input_event__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__input_event__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__input_event__unpack(nil, n, data)
     }
@@ -51,7 +53,9 @@ public struct StreamInputEventsRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__StreamInputEventsRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__stream_input_events_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__stream_input_events_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__stream_input_events_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__stream_input_events_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__stream_input_events_request__unpack(nil, n, data)
     }
@@ -80,7 +84,9 @@ public struct StreamRawSamplesRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__StreamRawSamplesRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__stream_raw_samples_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__stream_raw_samples_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__stream_raw_samples_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__stream_raw_samples_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__stream_raw_samples_request__unpack(nil, n, data)
     }
@@ -203,7 +209,9 @@ public struct RawSampleBatch: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__RawSampleBatch
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__raw_sample_batch__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__raw_sample_batch__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__raw_sample_batch__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__raw_sample_batch__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__raw_sample_batch__unpack(nil, n, data)
     }

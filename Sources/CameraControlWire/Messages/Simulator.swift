@@ -20,7 +20,9 @@ public struct RunScenarioRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__RunScenarioRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__run_scenario_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__run_scenario_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__run_scenario_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__run_scenario_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__run_scenario_request__unpack(nil, n, data)
     }
@@ -54,7 +56,9 @@ public struct RunScenarioResponse: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__RunScenarioResponse
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__run_scenario_response__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__run_scenario_response__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__run_scenario_response__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__run_scenario_response__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__run_scenario_response__unpack(nil, n, data)
     }
@@ -91,7 +95,9 @@ public struct SimulatorStatus: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__SimulatorStatus
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__simulator_status__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__simulator_status__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__simulator_status__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__simulator_status__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__simulator_status__unpack(nil, n, data)
     }
@@ -120,7 +126,9 @@ public struct GetSimulatorStatusRequest: WireMessage, CBackedMessage {
     typealias CMessage = Cameracontrol__V1__GetSimulatorStatusRequest
     static func cInit(_ m: UnsafeMutablePointer<CMessage>) { cameracontrol__v1__get_simulator_status_request__init(m) }
     static func cPackedSize(_ m: UnsafePointer<CMessage>) -> Int { cameracontrol__v1__get_simulator_status_request__get_packed_size(m) }
-    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int { cameracontrol__v1__get_simulator_status_request__pack(m, out) }
+    static func cPack(_ m: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        cameracontrol__v1__get_simulator_status_request__pack(m, out)
+    }
     static func cUnpack(_ n: Int, _ data: UnsafePointer<UInt8>?) -> UnsafeMutablePointer<CMessage>? {
         cameracontrol__v1__get_simulator_status_request__unpack(nil, n, data)
     }
