@@ -75,7 +75,7 @@ def write_c(path, package, rows):
 
 
 def write_swift(path, package, rows):
-    L = [f"// {HEADER}", "", "extension MethodID {"]
+    L = ["// swift-format-ignore-file", f"// {HEADER}", "", "extension MethodID {"]
     for si, name, methods in rows:
         for mi, mname, inp, outp, ss, _ in methods:
             kind = "serverStreaming" if ss else "unary"
