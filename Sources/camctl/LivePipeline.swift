@@ -33,6 +33,7 @@ actor LivePipeline {
         }
         recognizer = GestureRecognizer(configuration: configuration)
         clockOffsetMicros = Int64(bitPattern: hostMicros()) - Int64(bitPattern: session.info.deviceTimeMicros)
+        printer.setClockOffset(clockOffsetMicros)
     }
 
     /// Estimates the device clock from the fastest of a few pings (the NTP idea: the device read its
@@ -48,6 +49,7 @@ actor LivePipeline {
             if best == nil || rtt < best!.rtt { best = (rtt, offset) }
         }
         if let best { clockOffsetMicros = best.offset }
+        printer.setClockOffset(clockOffsetMicros)
     }
 
     /// The device clock as the host estimates it now.
@@ -149,6 +151,8 @@ func hostMicros() -> UInt64 {
 final class EventPrinter: @unchecked Sendable {
     private let lock = NSLock()
     private var originMicros: UInt64?
+    /// Host minus device clock, microseconds, when known: turns a device timestamp into a latency.
+    private var clockOffsetMicros: Int64?
     let quiet: Bool
     /// When false, the many slide samples (input events and slide-changed gestures) are not printed;
     /// the values they produce still are.
@@ -189,13 +193,31 @@ final class EventPrinter: @unchecked Sendable {
         emit(gesture.timestampMicros, "gesture", "\(Self.name(gesture.kind)) \(gesture.source)")
     }
 
+    /// Sets the host-minus-device clock offset used for press-to-handler latencies.
+    func setClockOffset(_ offset: Int64) {
+        lock.lock()
+        clockOffsetMicros = offset
+        lock.unlock()
+    }
+
+    /// Host time now minus the host time of device timestamp `micros`, in milliseconds.
+    private func latencyMillis(sinceDeviceMicros micros: UInt64) -> Double? {
+        lock.lock()
+        let offset = clockOffsetMicros
+        lock.unlock()
+        guard let offset else { return nil }
+        return Double(Int64(bitPattern: hostMicros()) - offset - Int64(bitPattern: micros)) / 1000
+    }
+
     func capture(_ event: CaptureEvent, role: String) {
+        let latency = latencyMillis(sinceDeviceMicros: event.deviceTimestampMicros)
         var text =
             "\(event.phase.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(role.padding(toLength: 9, withPad: " ", startingAt: 0)) \(event.source)"
         if event.forceMillinewtons > 0 { text += "  force \(event.forceMillinewtons) mN" }
         if let duration = event.pressDurationMicros {
             text += String(format: "  %@ %.0f ms", event.isLongPress ? "hold" : "click", Double(duration) / 1000)
         }
+        if let latency { text += String(format: "  latency %.2f ms", latency) }
         if event.phase == .ended { text += "  → CAPTURE" }
         emit(event.deviceTimestampMicros, "capture", text)
     }
