@@ -18,6 +18,7 @@ enum Monitor {
             secondary: { printer.capture($0, role: "secondary") })
         interaction.setSessionRunning(true)
         let pipeline = LivePipeline(session: session, interaction: interaction, controls: nil, printer: printer)
+        await pipeline.synchroniseClocks()
         let clock = ContinuousClock()
         let end = seconds > 0 ? clock.now + .seconds(seconds) : nil
         do {
