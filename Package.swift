@@ -142,23 +142,17 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(
-            name: "CameraControlTestSupport",
-            dependencies: ["CameraControlSimulation", "CameraControlEmbedded", "CameraControlDevice", "CameraControlRPC"],
-            path: "Tests/CameraControlTestSupport",
-            swiftSettings: swiftSettings
-        ),
         .testTarget(name: "CameraControlWireTests", dependencies: ["CameraControlWire"], swiftSettings: swiftSettings),
         .testTarget(name: "CameraControlTransportTests", dependencies: ["CameraControlTransport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CameraControlRPCTests", dependencies: ["CameraControlRPC", "CameraControlTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CameraControlDeviceTests", dependencies: ["CameraControlDevice", "CameraControlTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CameraControlRPCTests", dependencies: ["CameraControlRPC", "CameraControlSimulation"], swiftSettings: swiftSettings),
+        .testTarget(name: "CameraControlDeviceTests", dependencies: ["CameraControlDevice", "CameraControlSimulation"], swiftSettings: swiftSettings),
         .testTarget(name: "CameraControlGesturesTests", dependencies: ["CameraControlGestures"], swiftSettings: swiftSettings),
-        .testTarget(name: "CameraControlCaptureTests", dependencies: ["CameraControlCapture", "CameraControlTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CameraControlControlsTests", dependencies: ["CameraControlControls", "CameraControlTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CameraControlCaptureTests", dependencies: ["CameraControlCapture", "CameraControlSimulation"], swiftSettings: swiftSettings),
+        .testTarget(name: "CameraControlControlsTests", dependencies: ["CameraControlControls", "CameraControlSimulation"], swiftSettings: swiftSettings),
         .testTarget(name: "FirmwareTests", dependencies: ["FirmwareSim", "CameraControlWire", "CameraControlEmbedded"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camctl-sim", "camctl", "CameraControlDevice", "CameraControlTestSupport"],
+            dependencies: ["camctl-sim", "camctl", "CameraControlDevice", "CameraControlSimulation"],
             swiftSettings: swiftSettings
         ),
     ]
