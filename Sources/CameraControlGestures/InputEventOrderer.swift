@@ -22,6 +22,10 @@ public struct InputEventOrderer: Sendable {
     private var held: [UInt32: InputEvent] = [:]
     private var holdingSince: UInt64?
 
+    /// A backward jump of the event number larger than this means the device restarted its numbering
+    /// (a retransmission is never more than a few dozen events late).
+    static let rebootJump: UInt32 = 1_000
+
     /// An orderer holding events at most `maximumHoldMicros` (and at most `capacity` of them).
     public init(maximumHoldMicros: UInt64 = 150_000, capacity: Int = 64) {
         self.maximumHoldMicros = maximumHoldMicros
@@ -36,6 +40,12 @@ public struct InputEventOrderer: Sendable {
     public mutating func accept(_ event: InputEvent, atMicros now: UInt64) -> [InputEvent] {
         let number = event.eventNumber
         guard number != 0 else { return [event] }
+        if let expected = nextNumber, expected > number, expected - number > Self.rebootJump {
+            // Numbering jumped far back: the device restarted. What waited belongs to the old run and
+            // goes first; the new run starts afresh.
+            let flushed = reset()
+            return flushed + accept(event, atMicros: now)
+        }
         let next = nextNumber ?? number
         if number < next { return [event] }  // late (its gap was skipped) or a duplicate
         if number == next {

@@ -248,9 +248,17 @@ public struct ConnectionCore: Sendable {
         if packet.type == .response, let call = calls[CallID(rawValue: packet.callID)],
             call.method == .deviceHandshake
         {
-            // The device resets its numbering when it answers a handshake (§6).
+            // The device resets its numbering when it answers a handshake (§6), and ends every other
+            // call silently (§9): end them here, or a stream would wait forever.
             lastSequence = nil
             deliveredWindow = 0
+            let handshake = CallID(rawValue: packet.callID)
+            for (other, state) in calls where other != handshake {
+                calls[other] = nil
+                extraCounters.callsCancelled += 1
+                events.append(
+                    .failed(other, RPCError(code: .cancelled, message: "a new handshake ended the call", method: state.method)))
+            }
         }
         if packet.isReliable {
             sendLinkPacket(.ack(sequence: sendSequence, acking: packet.sequence), now: now)

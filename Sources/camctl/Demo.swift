@@ -97,6 +97,7 @@ enum Demo {
             await pipeline.deviceLost()
             printer.note("device lost: \(error)")
         }
+        await pipeline.finish()
         let counters = try await session.counters()
         await session.close()
 
@@ -124,10 +125,7 @@ final class DemoApp: @unchecked Sendable {
     let zoom: SystemZoomSlider
     let exposure: SystemExposureBiasSlider
     private let printer: EventPrinter
-    private let lock = NSLock()
-    private var capturesEnded = 0
-    private var capturesCancelled = 0
-    private var sources: [String: Int] = [:]
+    private let tally: CaptureTally
     private let delegate: PrintingControlsDelegate
 
     static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
@@ -136,15 +134,20 @@ final class DemoApp: @unchecked Sendable {
         self.printer = printer
         let camera = try SyntheticCamera()
         self.camera = camera
-        var interactionRef: CaptureEventInteraction!
-        let primary: CaptureEventInteraction.Handler = { [printer] event in
-            printer.capture(event, role: "primary")
-        }
-        let secondary: CaptureEventInteraction.Handler = { [printer] event in
-            printer.capture(event, role: "secondary")
-        }
-        interactionRef = CaptureEventInteraction(soundPlayer: session, primary: primary, secondary: secondary)
-        interaction = interactionRef
+        // Handlers run synchronously as gestures are fed, so the tally is complete when the run ends.
+        // Capture on `ended`, as Apple's API asks.
+        let tally = CaptureTally(camera: camera)
+        self.tally = tally
+        interaction = CaptureEventInteraction(
+            soundPlayer: session,
+            primary: { [printer, tally] event in
+                printer.capture(event, role: "primary")
+                tally.record(event)
+            },
+            secondary: { [printer, tally] event in
+                printer.capture(event, role: "secondary")
+                tally.record(event)
+            })
         zoom = try SystemZoomSlider(device: camera, executor: DispatchQueue.global()) { _ in }
         exposure = try SystemExposureBiasSlider(device: camera, executor: DispatchQueue.global()) { _ in }
         reactions = try CaptureIndexPicker("Reactions", symbolName: "face.smiling", localizedIndexTitles: Self.reactionTitles)
@@ -159,41 +162,50 @@ final class DemoApp: @unchecked Sendable {
         controls.setControlsDelegate(delegate, executor: DispatchQueue.global())
         controls.attachEventInteraction(interaction)
         interaction.setSessionRunning(true)
-        // Capture on `ended`, as Apple's API asks: photos for clicks, a clip for holds.
-        let events = interaction.events
-        Task { [weak self] in
-            for await event in events {
-                self?.record(event)
-            }
-        }
-    }
-
-    private func record(_ event: CaptureEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        switch event.phase {
-        case .ended:
-            capturesEnded += 1
-            sources[event.source.description, default: 0] += 1
-            _ = try? camera.capturePhoto()
-        case .cancelled:
-            capturesCancelled += 1
-        default:
-            break
-        }
     }
 
     func summary() -> String {
-        lock.lock()
-        defer { lock.unlock() }
+        let (ended, cancelled, sources) = tally.counts
         let bySource = sources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return """
-            captures    \(capturesEnded) ended (\(bySource)), \(capturesCancelled) cancelled
+            captures    \(ended) ended (\(bySource)), \(cancelled) cancelled
             photos      \(camera.photos.count) taken
             zoom        \(String(format: "%.2f", camera.zoomFactor))×
             exposure    \(String(format: "%+.2f", camera.exposureBias)) EV
             reaction    \(Self.reactionTitles[reactions.selectedIndex])
             """
+    }
+}
+
+/// Counts capture events and takes a photo on each `ended`.
+final class CaptureTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private let camera: SyntheticCamera
+    private var ended = 0
+    private var cancelled = 0
+    private var sources: [String: Int] = [:]
+
+    init(camera: SyntheticCamera) { self.camera = camera }
+
+    func record(_ event: CaptureEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch event.phase {
+        case .ended:
+            ended += 1
+            sources[event.source.description, default: 0] += 1
+            _ = try? camera.capturePhoto()
+        case .cancelled:
+            cancelled += 1
+        default:
+            break
+        }
+    }
+
+    var counts: (ended: Int, cancelled: Int, sources: [String: Int]) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (ended, cancelled, sources)
     }
 }
 

@@ -19,8 +19,13 @@ actor LivePipeline {
     /// Host time minus device time, microseconds (estimated at the handshake, refined by
     /// ``synchroniseClocks()``).
     private var clockOffsetMicros: Int64
-    private var captures = 0
     private var hapticsSent = 0
+    /// Haptics go out through one serial task, so a round trip never holds up gestures (nor lets the
+    /// ticker interleave with a half-delivered batch of them).
+    private let haptics: AsyncStream<HapticPattern>.Continuation
+    private let hapticSender: Task<Void, Never>
+    /// Set when the event stream ends, so the ticker stops too.
+    private var readerFinished = false
 
     init(session: DeviceSession, interaction: CaptureEventInteraction, controls: CaptureControlsSession?, printer: EventPrinter) {
         self.session = session
@@ -32,7 +37,18 @@ actor LivePipeline {
             configuration.slideResolution = session.info.capabilities.slideResolution
         }
         recognizer = GestureRecognizer(configuration: configuration)
-        clockOffsetMicros = Int64(bitPattern: hostMicros()) - Int64(bitPattern: session.info.deviceTimeMicros)
+        let (hapticStream, haptics) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        self.haptics = haptics
+        hapticSender = Task { [session, printer] in
+            for await pattern in hapticStream {
+                do {
+                    try await session.playHaptic(pattern)
+                } catch {
+                    printer.note("haptic \(pattern) failed: \(error)")
+                }
+            }
+        }
+        clockOffsetMicros = Int64(bitPattern: hostMicros() &- session.info.deviceTimeMicros)
         printer.setClockOffset(clockOffsetMicros)
     }
 
@@ -45,7 +61,7 @@ actor LivePipeline {
             guard let reply = try? await session.ping() else { continue }
             let received = hostMicros()
             let rtt = received - sent
-            let offset = Int64(bitPattern: sent + rtt / 2) - Int64(bitPattern: reply.deviceTimeMicros)
+            let offset = Int64(bitPattern: (sent + rtt / 2) &- reply.deviceTimeMicros)
             if best == nil || rtt < best!.rtt { best = (rtt, offset) }
         }
         if let best { clockOffsetMicros = best.offset }
@@ -54,13 +70,14 @@ actor LivePipeline {
 
     /// The device clock as the host estimates it now.
     func deviceNowMicros() -> UInt64 {
-        let estimate = Int64(bitPattern: hostMicros()) - clockOffsetMicros
+        // Device times are outside input: wrapping arithmetic, never a trap.
+        let estimate = Int64(bitPattern: hostMicros()) &- clockOffsetMicros
         return estimate > 0 ? UInt64(estimate) : 0
     }
 
     /// Feeds one input event through the stack.
     func handle(_ event: InputEvent) async {
-        let latency = Double(Int64(bitPattern: hostMicros()) - clockOffsetMicros - Int64(bitPattern: event.timestampMicros)) / 1000
+        let latency = Double(Int64(bitPattern: hostMicros() &- event.timestampMicros) &- clockOffsetMicros) / 1000
         printer.input(event, latencyMillis: latency)
         for ordered in orderer.accept(event, atMicros: hostMicros()) {
             await deliver(recognizer.handle(ordered))
@@ -101,22 +118,28 @@ actor LivePipeline {
             printer.overlay(effect, atDeviceMicros: deviceNowMicros())
             if case .haptic(let haptic, _) = effect, let pattern = HapticPattern(rawValue: haptic.rawValue) {
                 hapticsSent += 1
-                do {
-                    try await session.playHaptic(pattern)
-                } catch {
-                    printer.note("haptic \(haptic) failed: \(error)")
-                }
+                haptics.yield(pattern)
             }
         }
     }
 
-    /// Reads the device's event stream until it ends; ticks every 5 ms meanwhile.
+    private func markReaderFinished() { readerFinished = true }
+
+    /// Stops the haptic sender.
+    func finish() {
+        haptics.finish()
+        hapticSender.cancel()
+    }
+
+    /// Reads the device's event stream until `stop` says so or the stream fails (thrown); ticks every
+    /// 5 ms meanwhile.
     func run(until stop: @escaping @Sendable () async -> Bool) async throws(RPCError) {
         let events = try await session.inputEvents()
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(5))
                 await self.tick()
+                if self.readerFinished { break }
                 if await stop() { break }
             }
         }
@@ -125,10 +148,13 @@ actor LivePipeline {
                 for try await event in events {
                     await self.handle(event)
                 }
-                return nil
+                self.markReaderFinished()
+                return RPCError(code: .unavailable, message: "the device ended the event stream")
             } catch let error as RPCError {
+                self.markReaderFinished()
                 return error
             } catch {
+                self.markReaderFinished()
                 return RPCError(code: .unknown, message: "\(error)")
             }
         }
@@ -170,7 +196,7 @@ final class EventPrinter: @unchecked Sendable {
         var stamp = "           "
         if let deviceMicros {
             if originMicros == nil { originMicros = deviceMicros }
-            let relative = Double(Int64(bitPattern: deviceMicros) - Int64(bitPattern: originMicros!)) / 1000
+            let relative = Double(Int64(bitPattern: deviceMicros &- originMicros!)) / 1000
             stamp = String(format: "%9.1f ms", relative)
         }
         let line = "\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)"
@@ -206,7 +232,7 @@ final class EventPrinter: @unchecked Sendable {
         let offset = clockOffsetMicros
         lock.unlock()
         guard let offset else { return nil }
-        return Double(Int64(bitPattern: hostMicros()) - offset - Int64(bitPattern: micros)) / 1000
+        return Double(Int64(bitPattern: hostMicros() &- micros) &- offset) / 1000
     }
 
     func capture(_ event: CaptureEvent, role: String) {

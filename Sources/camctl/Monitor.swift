@@ -26,7 +26,11 @@ enum Monitor {
         } catch {
             await pipeline.deviceLost()
             printer.note("device lost: \(error)")
+            await pipeline.finish()
+            await session.close()
+            throw error  // exit status 1: the device went away
         }
+        await pipeline.finish()
         await session.close()
     }
 }

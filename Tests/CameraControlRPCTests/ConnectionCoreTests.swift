@@ -237,6 +237,31 @@ struct ConnectionCoreTests {
         #expect(core.counters.sequenceGaps == 0)
     }
 
+    @Test("a new handshake ends every other call in flight with CANCELLED, as the device does")
+    func handshakeEndsOtherCalls() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let first = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        core.receive(device.response(first), now: .ms(1))
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .ms(2))
+        let ping = try core.startCall(method: .devicePing, request: [], now: .ms(2))
+        _ = core.takeEvents()
+        let again = try core.startCall(method: .deviceHandshake, request: [], now: .ms(3))
+        device.sequence = 0
+        core.receive(device.response(again), now: .ms(4))
+        let events = core.takeEvents()
+        let cancelled = events.compactMap { event -> CallID? in
+            if case .failed(let call, let error) = event, error.code == .cancelled { return call }
+            return nil
+        }
+        #expect(Set(cancelled) == [stream, ping])
+        #expect(events.contains(.response(again, [])))
+        #expect(core.callsInFlight.isEmpty)
+        // A late message for the old stream is dropped, not delivered.
+        core.receive(device.message(stream, [9]), now: .ms(5))
+        #expect(!core.takeEvents().contains(.streamMessage(stream, [9])))
+    }
+
     @Test("silence for 4 intervals kills the link: every call fails UNAVAILABLE, once")
     func linkDead() throws {
         var core = establishedCore()

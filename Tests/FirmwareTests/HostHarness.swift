@@ -20,6 +20,8 @@ struct HostHarness {
     var eventsCallID: UInt32?
     /// Input events of the stream, duplicates removed, in arrival order.
     var events: [InputEvent] = []
+    /// Device time at which each event (by event number) first arrived.
+    var arrivalMicros: [UInt32: UInt64] = [:]
     private var seenEventNumbers: Set<UInt32> = []
 
     init(seed: UInt64 = 1) {
@@ -53,6 +55,7 @@ struct HostHarness {
                     let event = try InputEvent(serializedBytes: packet.payload)
                     if seenEventNumbers.insert(event.eventNumber).inserted {
                         events.append(event)
+                        arrivalMicros[event.eventNumber] = device.nowMicros
                     }
                 }
             }

@@ -635,6 +635,16 @@ struct InputEventOrdererTests {
         #expect(orderer.accept(event(1), atMicros: 8).map(\.eventNumber) == [1], "after a reset numbering starts afresh")
     }
 
+    @Test("a device that restarts its numbering is followed, not ignored")
+    func rebootRestartsNumbering() {
+        var orderer = InputEventOrderer()
+        _ = orderer.accept(event(5_000), atMicros: 0)
+        #expect(orderer.accept(event(5_002), atMicros: 1).isEmpty, "waits for 5001")
+        #expect(orderer.accept(event(1), atMicros: 2).map(\.eventNumber) == [5_002, 1], "far back: the old run flushed, a new run")
+        #expect(orderer.accept(event(3), atMicros: 3).isEmpty, "ordering works again in the new run")
+        #expect(orderer.accept(event(2), atMicros: 4).map(\.eventNumber) == [2, 3])
+    }
+
     @Test("the recogniser measures a press between its events' device times, not when they arrived")
     func lateReleaseKeepsItsDuration() {
         var recognizer = GestureRecognizer()
