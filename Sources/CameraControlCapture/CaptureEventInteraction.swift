@@ -146,7 +146,9 @@ public final class CaptureEventInteraction: Sendable {
     public var isSessionRunning: Bool { state.withLock { $0.router.isSessionRunning } }
 
     /// A new stream of every capture event delivered from now on (primary and secondary), in order.
-    /// Each access makes a new subscriber; it ends when the interaction is released or the consumer stops.
+    /// Each access makes a new subscriber; it ends when the interaction is released or the consumer stops,
+    /// or when the consumer falls more than `eventBufferLimit` events behind (rather than silently
+    /// missing an `ended`: every `began` a stream delivers is closed on it, or the stream ends).
     public var events: AsyncStream<CaptureEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: CaptureEvent.self, bufferingPolicy: .bufferingOldest(eventBufferLimit))
@@ -225,7 +227,11 @@ public final class CaptureEventInteraction: Sendable {
             var attached = routed
             if let player = soundPlayer { attached.soundContext = SoundContext(player: player, clock: clock) }
             let event = attached
-            for subscriber in subscribers { subscriber.yield(event) }
+            for subscriber in subscribers {
+                // A consumer so far behind that its buffer is full would silently miss an `ended` or
+                // `cancelled`; end its stream instead, so it knows it lost track.
+                if case .dropped = subscriber.yield(event) { subscriber.finish() }
+            }
             let handler = role == .secondary ? (secondary ?? primary) : primary
             if let handler { run { handler(event) } }
         case .defaultAction(let action):
