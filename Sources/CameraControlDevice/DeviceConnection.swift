@@ -28,7 +28,9 @@ public actor DeviceConnection {
     private var loop: Task<Void, Never>?
     private var current: DeviceSession?
     private let continuation: AsyncStream<Activity>.Continuation
-    /// Every activity, from the first connect on. Finishes when ``stop()`` is called or attempts ran out.
+    /// Every activity, from the first connect on. Finishes when ``stop()`` is called, attempts ran out,
+    /// or the consumer fell more than 4096 activities behind (then the connection stops: a consumer that
+    /// silently missed a `.disconnected` could leave a press uncancelled).
     public nonisolated let activity: AsyncStream<Activity>
 
     /// A connection that opens sessions with `opener`, waiting `retryDelay` between attempts and giving
@@ -37,7 +39,7 @@ public actor DeviceConnection {
         self.opener = opener
         self.retryDelay = retryDelay
         self.maxConsecutiveFailures = maxConsecutiveFailures
-        (activity, continuation) = AsyncStream<Activity>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        (activity, continuation) = AsyncStream<Activity>.makeStream(bufferingPolicy: .bufferingOldest(4096))
     }
 
     /// A connection to the port at `path`.
@@ -65,6 +67,14 @@ public actor DeviceConnection {
         continuation.finish()
     }
 
+    /// Yields an activity; a full buffer ends the stream and the loop instead of dropping it.
+    private func report(_ activity: Activity) {
+        if case .dropped = continuation.yield(activity) {
+            continuation.finish()
+            loop?.cancel()
+        }
+    }
+
     private func run() async {
         var failures = 0
         while !Task.isCancelled {
@@ -72,7 +82,7 @@ public actor DeviceConnection {
             do {
                 session = try await opener()
             } catch {
-                continuation.yield(.connectFailed(error))
+                report(.connectFailed(error))
                 failures += 1
                 if let maxConsecutiveFailures, failures >= maxConsecutiveFailures { break }
                 if (try? await Task.sleep(for: retryDelay)) == nil { break }
@@ -80,12 +90,12 @@ public actor DeviceConnection {
             }
             failures = 0
             current = session
-            continuation.yield(.connected(session.info))
+            report(.connected(session.info))
             let ending: RPCError
             do {
                 let events = try await session.inputEvents()
                 for try await event in events {
-                    continuation.yield(.input(event))
+                    report(.input(event))
                 }
                 ending = RPCError(code: .unavailable, message: "the device ended the event stream")
             } catch {
@@ -94,7 +104,7 @@ public actor DeviceConnection {
             current = nil
             await session.close()
             if Task.isCancelled { break }
-            continuation.yield(.disconnected(ending))
+            report(.disconnected(ending))
             if (try? await Task.sleep(for: retryDelay)) == nil { break }
         }
         continuation.finish()
