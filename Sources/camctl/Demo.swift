@@ -219,6 +219,27 @@ final class PrintingControlsDelegate: CaptureControlsDelegate, @unchecked Sendab
     func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { printer.note("delegate: controls did become inactive") }
 }
 
+/// The simulator could not be started (exit status 1, unlike a usage error).
+struct SimulatorFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// One line, handed from a reader thread, waited for with a timeout.
+final class FirstLine: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var line: [UInt8]?
+
+    func set(_ line: [UInt8]) {
+        lock.withLock { self.line = line }
+        done.signal()
+    }
+
+    func wait(seconds: Int) -> Bool { done.wait(timeout: .now() + .seconds(seconds)) == .success }
+
+    var value: [UInt8]? { lock.withLock { line } }
+}
+
 /// `camctl-sim` as a child process on a pseudo-terminal.
 final class SimulatorProcess: @unchecked Sendable {
     let process = Process()
@@ -231,19 +252,25 @@ final class SimulatorProcess: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = FileHandle.standardError
         try process.run()
-        // The first line is the pty's path.
-        var line: [UInt8] = []
+        // The first line is the pty's path; give the simulator 10 s to print it.
         let handle = stdout.fileHandleForReading
-        while true {
-            let byte = handle.readData(ofLength: 1)
-            guard let first = byte.first else { break }
-            if first == UInt8(ascii: "\n") { break }
-            line.append(first)
-            if line.count > 4096 { break }
+        let firstLine = FirstLine()
+        let reader = Thread {
+            var line: [UInt8] = []
+            while line.count <= 4096 {
+                let byte = handle.readData(ofLength: 1)
+                guard let first = byte.first, first != UInt8(ascii: "\n") else { break }
+                line.append(first)
+            }
+            firstLine.set(line)
         }
-        guard !line.isEmpty, let text = String(bytes: line, encoding: .utf8), text.hasPrefix("/") else {
+        reader.start()
+        guard firstLine.wait(seconds: 10), let line = firstLine.value, !line.isEmpty,
+            let text = String(bytes: line, encoding: .utf8), text.hasPrefix("/")
+        else {
             process.terminate()
-            throw Arguments.Failure(description: "camctl-sim did not print its pty path")
+            kill(process.processIdentifier, SIGKILL)
+            throw SimulatorFailure(description: "camctl-sim did not print its pty path within 10 s")
         }
         ptyPath = text
     }
