@@ -179,20 +179,28 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     }
 }
 
+/* Hands the UART what it takes, in the link's priority order. Ends when the
+ * UART takes less than offered or nothing waits (every chunk handed over
+ * whole is gone, so the loop ends after at most the queued frames). */
 static void flush_uart(cc_device_t *dev)
 {
-    size_t pending;
-    const uint8_t *bytes = cc_link_tx_pending(&dev->link, &pending);
-    size_t written;
-    if (bytes == NULL) {
-        return;
+    for (;;) {
+        size_t pending;
+        size_t written;
+        const uint8_t *bytes = cc_link_tx_pending(&dev->link, &pending);
+        if (bytes == NULL) {
+            return;
+        }
+        written = dev->hal->uart_write(dev->hal->ctx, bytes, pending);
+        if (written > pending) {
+            written = pending;
+        }
+        dev->counters.bytes_sent += (uint32_t)written;
+        cc_link_tx_consume(&dev->link, written);
+        if (written < pending) {
+            return;
+        }
     }
-    written = dev->hal->uart_write(dev->hal->ctx, bytes, pending);
-    if (written > pending) {
-        written = pending;
-    }
-    dev->counters.bytes_sent += (uint32_t)written;
-    cc_link_tx_consume(&dev->link, written);
 }
 
 void cc_device_poll(cc_device_t *dev)

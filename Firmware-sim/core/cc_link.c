@@ -1,4 +1,4 @@
-/* CameraControl firmware core: sequence numbers, reliability, heartbeats, tx buffer. */
+/* CameraControl firmware core: sequence numbers, reliability, heartbeats, tx buffer, bulk queue. */
 #include "cc_link.h"
 
 #include <string.h>
@@ -22,9 +22,17 @@ static void clear_slots(cc_link_t *link)
     }
 }
 
+/* Forgets the bulk packets not yet started (their calls have ended). */
+static void bulk_discard(cc_link_t *link)
+{
+    link->bulk_head = 0;
+    link->bulk_tail = 0;
+}
+
 void cc_link_start_session(cc_link_t *link, uint16_t handshake_sequence, uint64_t now_us)
 {
     clear_slots(link);
+    bulk_discard(link);
     link->tx_sequence = 0;
     link->session = true;
     link->last_rx_us = now_us;
@@ -39,6 +47,7 @@ void cc_link_end_session(cc_link_t *link)
 {
     link->session = false;
     clear_slots(link);
+    bulk_discard(link);
 }
 
 bool cc_link_session(const cc_link_t *link)
@@ -74,24 +83,86 @@ static bool tx_append(cc_link_t *link, const uint8_t *wire, size_t len, uint64_t
     }
     memcpy(link->tx_buf + link->tx_tail, wire, len);
     link->tx_tail += len;
+    link->tx_queued_total += (uint32_t)len;
     link->last_tx_us = now_us;
     link->counters->frames_sent++;
     return true;
 }
 
-const uint8_t *cc_link_tx_pending(const cc_link_t *link, size_t *len)
+size_t cc_link_bulk_free(const cc_link_t *link)
 {
+    return CC_TX_BULK_BYTES - (link->bulk_tail - link->bulk_head);
+}
+
+static bool bulk_frame_started(const cc_link_t *link)
+{
+    return link->bulk_wire_pos < link->bulk_wire_len;
+}
+
+/* Numbers and frames the oldest bulk body into bulk_wire; false when none. */
+static bool bulk_start_next(cc_link_t *link)
+{
+    while (link->bulk_head != link->bulk_tail) {
+        uint8_t *entry = link->bulk_buf + link->bulk_head;
+        size_t body_len = (size_t)entry[0] | ((size_t)entry[1] << 8);
+        uint8_t *body = entry + CC_LINK_BULK_LENGTH_BYTES;
+        size_t n;
+
+        CC_ASSERT(CC_LINK_BULK_LENGTH_BYTES + body_len <= link->bulk_tail - link->bulk_head);
+        body[CC_WIRE_SEQUENCE_OFFSET] = (uint8_t)(link->tx_sequence & 0xFFu);
+        body[CC_WIRE_SEQUENCE_OFFSET + 1u] = (uint8_t)(link->tx_sequence >> 8);
+        n = cc_frame_encode(body, body_len, link->bulk_wire, sizeof link->bulk_wire);
+        link->bulk_head += CC_LINK_BULK_LENGTH_BYTES + body_len;
+        if (link->bulk_head == link->bulk_tail) {
+            link->bulk_head = 0;
+            link->bulk_tail = 0;
+        }
+        CC_ASSERT(n != 0u);   /* bulk_wire holds the largest body the queue can */
+        if (n == 0u) {
+            link->counters->tx_dropped++;
+            continue;
+        }
+        link->tx_sequence++;
+        link->counters->frames_sent++;
+        link->bulk_wire_pos = 0;
+        link->bulk_wire_len = n;
+        return true;
+    }
+    return false;
+}
+
+const uint8_t *cc_link_tx_pending(cc_link_t *link, size_t *len)
+{
+    if (!bulk_frame_started(link) && link->tx_tail == link->tx_head) {
+        (void)bulk_start_next(link);
+    }
+    if (bulk_frame_started(link)) {   /* a started frame is finished first: never cut */
+        *len = link->bulk_wire_len - link->bulk_wire_pos;
+        return link->bulk_wire + link->bulk_wire_pos;
+    }
     *len = link->tx_tail - link->tx_head;
     return *len == 0u ? NULL : link->tx_buf + link->tx_head;
 }
 
 void cc_link_tx_consume(cc_link_t *link, size_t n)
 {
-    size_t pending = link->tx_tail - link->tx_head;
+    size_t pending;
+    if (bulk_frame_started(link)) {
+        pending = link->bulk_wire_len - link->bulk_wire_pos;
+        CC_ASSERT(n <= pending);
+        link->bulk_wire_pos += n > pending ? pending : n;
+        if (link->bulk_wire_pos == link->bulk_wire_len) {
+            link->bulk_wire_pos = 0;
+            link->bulk_wire_len = 0;
+        }
+        return;
+    }
+    pending = link->tx_tail - link->tx_head;
     CC_ASSERT(n <= pending);
     if (n > pending) {
         n = pending;
     }
+    link->tx_taken_total += (uint32_t)n;
     link->tx_head += n;
     if (link->tx_head == link->tx_tail) {
         link->tx_head = 0;
@@ -124,9 +195,18 @@ static void slot_transmit(cc_link_t *link, cc_reliable_slot_t *slot, uint64_t no
     if (slot->tries > 0u) {
         link->counters->retransmissions++;
     }
+    slot->queued_end = link->tx_queued_total;
     slot->tries++;
     slot->due_us = now_us + slot->rto_us;
     slot->rto_us *= 2u;
+}
+
+/* True while the slot's last copy still waits in the tx buffer (not yet
+ * taken by the UART): another copy then would only queue behind it. */
+static bool slot_copy_queued(const cc_link_t *link, const cc_reliable_slot_t *slot)
+{
+    uint32_t waiting = slot->queued_end - link->tx_taken_total;
+    return slot->tries > 0u && waiting != 0u && waiting <= CC_TX_BUFFER_BYTES;
 }
 
 static cc_reliable_slot_t *free_slot(cc_link_t *link)
@@ -140,19 +220,15 @@ static cc_reliable_slot_t *free_slot(cc_link_t *link)
     return NULL;
 }
 
-cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
-                              uint8_t status, size_t payload_len, uint64_t now_us)
+/* Writes the envelope just before the payload in link->body; returns the
+ * body's start and sets *body_len. */
+static uint8_t *write_body(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id, uint8_t status,
+                           size_t payload_len, size_t *body_len)
 {
     cc_envelope_t env;
     size_t header_len;
-    size_t start;
-    size_t body_len;
     uint8_t *frame;
-    size_t n;
 
-    if (payload_len > cc_link_payload_cap(type, call_id)) {
-        return CC_SEND_TOO_BIG;
-    }
     memset(&env, 0, sizeof env);
     env.type = type;
     env.flags = reliable ? (uint8_t)CC_WIRE_FLAG_RELIABLE : 0u;
@@ -161,10 +237,54 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
     env.status = status;
     header_len = cc_envelope_size(&env);
     CC_ASSERT(header_len <= CC_WIRE_MAX_ENVELOPE_BYTES);
-    start = CC_WIRE_MAX_ENVELOPE_BYTES - header_len;   /* header ends where the payload starts */
-    frame = link->body + start;
+    frame = link->body + (CC_WIRE_MAX_ENVELOPE_BYTES - header_len);   /* header ends where the payload starts */
     (void)cc_envelope_write(&env, frame, header_len);
-    body_len = header_len + payload_len;
+    *body_len = header_len + payload_len;
+    return frame;
+}
+
+cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_id, size_t payload_len,
+                                   uint64_t now_us)
+{
+    size_t body_len;
+    size_t need;
+    uint8_t *body;
+    uint8_t *entry;
+
+    if (payload_len > cc_link_payload_cap(type, call_id)) {
+        return CC_SEND_TOO_BIG;
+    }
+    body = write_body(link, type, false, call_id, 0, payload_len, &body_len);   /* sequence set when started */
+    need = CC_LINK_BULK_LENGTH_BYTES + body_len;
+    if (need > CC_TX_BULK_BYTES - link->bulk_tail && link->bulk_head != 0u) {
+        memmove(link->bulk_buf, link->bulk_buf + link->bulk_head, link->bulk_tail - link->bulk_head);
+        link->bulk_tail -= link->bulk_head;
+        link->bulk_head = 0;
+    }
+    if (need > CC_TX_BULK_BYTES - link->bulk_tail) {
+        link->counters->tx_dropped++;
+        return CC_SEND_TX_FULL;
+    }
+    entry = link->bulk_buf + link->bulk_tail;
+    entry[0] = (uint8_t)(body_len & 0xFFu);
+    entry[1] = (uint8_t)(body_len >> 8);
+    memcpy(entry + CC_LINK_BULK_LENGTH_BYTES, body, body_len);
+    link->bulk_tail += need;
+    link->last_tx_us = now_us;
+    return CC_SEND_OK;
+}
+
+cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
+                              uint8_t status, size_t payload_len, uint64_t now_us)
+{
+    size_t body_len;
+    uint8_t *frame;
+    size_t n;
+
+    if (payload_len > cc_link_payload_cap(type, call_id)) {
+        return CC_SEND_TOO_BIG;
+    }
+    frame = write_body(link, type, reliable, call_id, status, payload_len, &body_len);
 
     if (reliable) {
         cc_reliable_slot_t *slot = free_slot(link);
@@ -192,6 +312,7 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
         return CC_SEND_TX_FULL;
     }
     link->tx_tail += n;
+    link->tx_queued_total += (uint32_t)n;
     link->tx_sequence++;
     link->last_tx_us = now_us;
     link->counters->frames_sent++;
@@ -348,6 +469,10 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         cc_reliable_slot_t *slot = &link->slots[i];
         if (!slot->used || now_us < slot->due_us) {
+            continue;
+        }
+        if (slot_copy_queued(link, slot)) {
+            slot->due_us = now_us + slot->rto_us / 2u;   /* the last timeout again, from now */
             continue;
         }
         if (slot->tries >= CC_WIRE_MAX_TRIES) {

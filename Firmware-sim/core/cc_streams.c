@@ -12,6 +12,12 @@
 #define RAW_LIMIT_SAMPLES \
     (RAW_FIT_SAMPLES < CC_RAW_MAX_SAMPLES_PER_BATCH ? RAW_FIT_SAMPLES : CC_RAW_MAX_SAMPLES_PER_BATCH)
 
+/* The bulk queue must hold at least two of the largest batches. */
+#if 2u * (CC_LINK_BULK_LENGTH_BYTES + CC_WIRE_MAX_ENVELOPE_BYTES + RAW_BATCH_OVERHEAD \
+          + RAW_LIMIT_SAMPLES * CC_RAW_RECORD_BYTES) > CC_TX_BULK_BYTES
+#error "CC_TX_BULK_BYTES must hold two raw sample batches of CC_RAW_MAX_SAMPLES_PER_BATCH"
+#endif
+
 bool cc_streams_kind_reliable(uint32_t kind)
 {
     switch (kind) {
@@ -86,11 +92,16 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
         if (!cc_rpc_pack(dev, &msg.base, cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id), &len)) {
             continue;   /* cannot happen: an InputEvent is < 64 bytes */
         }
-        (void)cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, reliable, call->id, 0, len, now_us);
+        if (reliable) {
+            (void)cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, true, call->id, 0, len, now_us);
+        } else {   /* SLIDE, TOUCH_*: bulk, like raw batches: they yield to the reliable kinds */
+            (void)cc_link_send_bulk(&dev->link, CC_PKT_STREAM_MESSAGE, call->id, len, now_us);
+        }
     }
 }
 
-/* Sends a raw stream's batch (best-effort) and starts a new one. */
+/* Queues a raw stream's batch (best-effort, bulk: it yields to every other
+ * packet, PROTOCOL.md §6) and starts a new one. */
 static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
 {
     Cameracontrol__V1__RawSampleBatch msg = CAMERACONTROL__V1__RAW_SAMPLE_BATCH__INIT;
@@ -106,10 +117,10 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
     msg.samples.len = (size_t)b->count * CC_RAW_RECORD_BYTES;
     msg.dropped_before = b->dropped_before;
     if (cc_rpc_pack(dev, &msg.base, cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id), &len)
-        && cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, false, call->id, 0, len, now_us) == CC_SEND_OK) {
+        && cc_link_send_bulk(&dev->link, CC_PKT_STREAM_MESSAGE, call->id, len, now_us) == CC_SEND_OK) {
         b->dropped_before = 0;
     } else {
-        b->dropped_before += b->count;   /* tx full: tx_dropped counted by the link */
+        b->dropped_before += b->count;   /* bulk queue full: tx_dropped counted by the link */
     }
     b->count = 0;
 }

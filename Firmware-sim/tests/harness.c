@@ -33,6 +33,7 @@ static void host_receive_byte(harness_t *h, uint8_t byte)
         p->sequence = env.sequence;
         p->call_id = env.call_id;
         p->status = env.status;
+        p->received_us = h->now_us;
         p->payload_len = env.payload_len;
         memcpy(p->payload, env.payload, env.payload_len);
     } else if (r != CC_FRAME_NEED_MORE && r != CC_FRAME_EMPTY) {
@@ -73,6 +74,16 @@ static size_t mock_uart_write(void *ctx, const uint8_t *buf, size_t len)
     }
     if (h->tx_limit != 0u && len > h->tx_limit) {
         len = h->tx_limit;
+    }
+    if (h->tx_per_ms != 0u) {
+        if (h->now_us / 1000u != h->tx_window_ms) {
+            h->tx_window_ms = h->now_us / 1000u;
+            h->tx_window_bytes = 0;
+        }
+        if (len > h->tx_per_ms - h->tx_window_bytes) {
+            len = h->tx_per_ms - h->tx_window_bytes;
+        }
+        h->tx_window_bytes += len;
     }
     for (i = 0; i < len; i++) {
         host_receive_byte(h, buf[i]);

@@ -28,6 +28,7 @@ typedef struct hx_packet {
     uint16_t sequence;
     uint32_t call_id;
     uint8_t status;
+    uint64_t received_us;         /* clock when its last byte left the UART */
     size_t payload_len;
     uint8_t payload[CC_MAX_FRAME_BYTES];
 } hx_packet_t;
@@ -47,6 +48,9 @@ typedef struct harness {
     /* device -> host */
     bool tx_blocked;              /* uart_write takes nothing */
     size_t tx_limit;              /* most bytes uart_write takes per call (0: all) */
+    size_t tx_per_ms;             /* a slow line: most bytes per millisecond of the clock (0: no limit) */
+    uint64_t tx_window_ms;        /* the millisecond tx_window_bytes counts in */
+    size_t tx_window_bytes;
     size_t tx_bytes;              /* bytes the UART took */
     cc_frame_decoder_t host_decoder;
     unsigned host_decode_errors;

@@ -505,6 +505,144 @@ static void test_device_plays_its_own_click(void)
     CHECK_EQ(h->npackets, 0);
 }
 
+/* ---- priority: reliable and control packets before raw sample batches ---- */
+
+#define PRIO_EVENTS_CALL 5u
+#define PRIO_RAW_CALL 6u
+/* The largest raw batch frame on the wire: envelope, batch fields, records, check. */
+#define PRIO_RAW_FRAME_MAX \
+    CC_FRAME_WIRE_BYTES(CC_WIRE_MAX_ENVELOPE_BYTES + 24u + CC_RAW_MAX_SAMPLES_PER_BATCH * 4u + CC_WIRE_CHECK_BYTES)
+
+/* An event stream and a raw stream of full batches over a line of 1 byte/ms
+ * (about 10 000 baud, a 1 kHz stream needs ~5): after 500 ms the bulk queue
+ * is backed up and batches are being dropped. */
+static bool start_saturating_raw_stream(harness_t *h)
+{
+    Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    if (!hx_handshake(h, 0)) {
+        return false;
+    }
+    open_event_stream(h, PRIO_EVENTS_CALL);
+    req.samples_per_batch = CC_RAW_MAX_SAMPLES_PER_BATCH;
+    hx_request(h, PRIO_RAW_CALL, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_poll(h);
+    h->tx_per_ms = 1;
+    h->reading.touched = true;   /* a finger resting on the strip: samples vary, no events */
+    h->reading.position = 200;
+    hx_advance_alive(h, 500000);
+    return cc_device_counters(&h->dev)->tx_dropped > 0u && cc_link_bulk_free(&h->dev.link) < PRIO_RAW_FRAME_MAX;
+}
+
+static size_t find_reliable_event(const harness_t *h, size_t from)
+{
+    size_t i;
+    for (i = from; i < h->npackets; i++) {
+        if (h->packets[i].call_id == PRIO_EVENTS_CALL && (h->packets[i].flags & CC_WIRE_FLAG_RELIABLE) != 0u) {
+            return i;
+        }
+    }
+    return h->npackets;
+}
+
+static void test_reliable_event_waits_for_one_raw_frame_at_most(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__InputEvent *ev;
+    const hx_packet_t *p;
+    uint32_t retransmissions;
+    size_t at;
+    size_t i;
+    size_t raw_before = 0;
+    unsigned ms;
+
+    REQUIRE(start_saturating_raw_stream(h));
+    hx_clear(h);
+    retransmissions = cc_device_counters(&h->dev)->retransmissions;
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    for (ms = 0; ms < 400u && find_reliable_event(h, 0) == h->npackets; ms++) {
+        if (ms % 20u == 0u) {
+            hx_heartbeat(h);
+        }
+        hx_advance(h, 1000);
+    }
+    at = find_reliable_event(h, 0);
+    REQUIRE(at < h->npackets);
+    p = &h->packets[at];
+    ev = cameracontrol__v1__input_event__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(ev != NULL);
+    CHECK_EQ(ev->kind, CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_DOWN);
+    for (i = 0; i < at; i++) {
+        if (h->packets[i].call_id == PRIO_RAW_CALL && h->packets[i].received_us > ev->timestamp_us) {
+            raw_before++;   /* finished after the event was queued */
+        }
+    }
+    CHECK(raw_before <= 1u);   /* only the frame already on the line */
+    /* the line time of one raw frame and the event's own frame (plus a heartbeat or ACK) */
+    CHECK(p->received_us - ev->timestamp_us <= (PRIO_RAW_FRAME_MAX + CC_RELIABLE_FRAME_BYTES + 16u) * 1000u);
+    /* no copy queued behind the first while it waited */
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, retransmissions);
+    CHECK_EQ(h->host_decode_errors, 0);
+    cameracontrol__v1__input_event__free_unpacked(ev, NULL);
+}
+
+static void test_bulk_keeps_sequence_order(void)
+{
+    harness_t *h = hx_setup();
+    size_t i;
+    size_t raw = 0;
+    size_t events = 0;
+    uint16_t expected;
+    uint32_t dropped_before = 0;
+    Cameracontrol__V1__RawSampleBatch *b;
+
+    REQUIRE(start_saturating_raw_stream(h));
+    hx_clear(h);
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance_alive(h, 200000);
+    h->buttons = 0;
+    hx_advance_alive(h, 200000);
+    REQUIRE(h->npackets > 0u);
+    expected = h->packets[0].sequence;
+    for (i = 0; i < h->npackets; i++) {
+        const hx_packet_t *p = &h->packets[i];
+        if (p->sequence == expected) {
+            expected++;
+        } else {
+            /* only a retransmission may come out of order, and only an older number */
+            CHECK(p->flags & CC_WIRE_FLAG_RELIABLE);
+            CHECK((uint16_t)(expected - 1u - p->sequence) < CC_WIRE_SEQUENCE_HALF_RANGE);
+        }
+        if (p->call_id == PRIO_EVENTS_CALL) {
+            events++;
+        } else if (p->call_id == PRIO_RAW_CALL) {
+            raw++;
+            b = cameracontrol__v1__raw_sample_batch__unpack(NULL, p->payload_len, p->payload);
+            REQUIRE(b != NULL);
+            dropped_before += b->dropped_before;
+            cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
+        }
+    }
+    CHECK(events >= 2u);          /* BUTTON_DOWN and BUTTON_UP (and retransmissions) */
+    CHECK(raw > 0u);              /* the stream goes on at what the line carries */
+    CHECK(dropped_before > 0u);   /* and says what it dropped */
+    CHECK_EQ(h->host_decode_errors, 0);
+}
+
+static void test_new_session_discards_queued_bulk(void)
+{
+    harness_t *h = hx_setup();
+    size_t i;
+    REQUIRE(start_saturating_raw_stream(h));
+    h->tx_per_ms = 0;
+    REQUIRE(hx_handshake(h, 0));   /* ends the raw call: its queued batches are not sent */
+    CHECK_EQ(cc_link_bulk_free(&h->dev.link), CC_TX_BULK_BYTES);
+    hx_advance_alive(h, 100000);
+    for (i = 0; i < h->npackets; i++) {
+        CHECK(h->packets[i].call_id != PRIO_RAW_CALL);
+    }
+    CHECK_EQ(h->host_decode_errors, 0);
+}
+
 const cc_test_case_t cc_tests_link[] = {
     {"reliable_event_retransmitted_until_ack", test_reliable_event_retransmitted_until_ack},
     {"reliable_gives_up_after_max_tries", test_reliable_gives_up_after_max_tries},
@@ -524,5 +662,8 @@ const cc_test_case_t cc_tests_link[] = {
     {"tx_buffer_compaction", test_tx_buffer_compaction},
     {"random_input_never_breaks_the_device", test_random_input_never_breaks_the_device},
     {"device_plays_its_own_click", test_device_plays_its_own_click},
+    {"reliable_event_waits_for_one_raw_frame_at_most", test_reliable_event_waits_for_one_raw_frame_at_most},
+    {"bulk_keeps_sequence_order", test_bulk_keeps_sequence_order},
+    {"new_session_discards_queued_bulk", test_new_session_discards_queued_bulk},
 };
 const size_t cc_tests_link_count = CC_TEST_COUNT(cc_tests_link);

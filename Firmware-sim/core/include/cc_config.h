@@ -23,6 +23,13 @@
 #ifndef CC_TX_BUFFER_BYTES
 #define CC_TX_BUFFER_BYTES (2u * CC_MAX_FRAME_BYTES + 64u > 2048u ? 2u * CC_MAX_FRAME_BYTES + 64u : 2048u)
 #endif
+/* Bulk queue: bodies of best-effort bulk packets (raw sample batches), which
+ * go to the UART only when nothing else waits (PROTOCOL.md §6, Priority).
+ * Holds two or more full raw batches; more only makes samples staler on a
+ * slow UART (at 9600 baud 384 bytes are 0.4 s of line time). */
+#ifndef CC_TX_BULK_BYTES
+#define CC_TX_BULK_BYTES 384u
+#endif
 /* Heartbeat after this long without sending, once a session runs. */
 #ifndef CC_HEARTBEAT_INTERVAL_MS
 #define CC_HEARTBEAT_INTERVAL_MS 50u
@@ -74,6 +81,9 @@
 #endif
 #if CC_TX_BUFFER_BYTES < CC_MAX_FRAME_BYTES + (CC_MAX_FRAME_BYTES + 253u) / 254u + 1u
 #error "CC_TX_BUFFER_BYTES must hold at least one frame of CC_MAX_FRAME_BYTES"
+#endif
+#if CC_TX_BULK_BYTES < 64u || CC_TX_BULK_BYTES > 65535u
+#error "CC_TX_BULK_BYTES must be 64..65535"
 #endif
 #if CC_RELIABLE_FRAME_BYTES < 32u || CC_RELIABLE_FRAME_BYTES > 65535u
 #error "CC_RELIABLE_FRAME_BYTES must be 32..65535"

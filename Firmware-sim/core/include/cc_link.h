@@ -7,7 +7,20 @@
  * most 8 transmissions), ACKs, heartbeats and the liveness timeout, and the
  * transmit buffer of wire bytes waiting for the UART.
  *
- * Sending: write the payload into cc_link_payload(), then cc_link_send().
+ * Sending: write the payload into cc_link_payload(), then cc_link_send()
+ * (or cc_link_send_bulk() for raw sample batches).
+ *
+ * Priority (PROTOCOL.md §6): two queues feed the UART. The tx buffer holds
+ * framed packets of every kind but bulk (reliable packets and their
+ * retransmissions, ACKs, responses, errors, stream ends, heartbeats,
+ * best-effort events); the bulk queue holds unframed bodies of bulk packets.
+ * The UART gets the tx buffer first; a bulk packet is numbered, framed and
+ * started only when the tx buffer is empty, and once started it is finished.
+ * So a packet of the tx buffer waits for at most one bulk frame, bulk
+ * packets never take room from the others, and sequence numbers still go
+ * out in increasing order (retransmissions aside). A bulk packet that finds
+ * the bulk queue full is dropped (tx_dropped). For this to hold on a board,
+ * the HAL's own UART FIFO should be small (uart_write may take less).
  */
 #ifndef CC_LINK_H
 #define CC_LINK_H
@@ -32,6 +45,11 @@ extern "C" {
 /* The payload any packet can carry, whatever its call id. */
 #define CC_LINK_PAYLOAD_CAP_ANY (CC_MAX_FRAME_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES)
 
+/* Bytes of a bulk queue entry's length prefix. */
+#define CC_LINK_BULK_LENGTH_BYTES 2u
+/* The largest bulk frame on the wire (a body fills at most the bulk queue). */
+#define CC_LINK_BULK_WIRE_BYTES CC_FRAME_WIRE_BYTES(CC_TX_BULK_BYTES - CC_LINK_BULK_LENGTH_BYTES + CC_WIRE_CHECK_BYTES)
+
 /* A reliable packet awaiting its ACK, kept as wire bytes. */
 typedef struct cc_reliable_slot {
     bool used;
@@ -41,6 +59,7 @@ typedef struct cc_reliable_slot {
     uint32_t call_id;
     uint32_t rto_us;        /* current retransmission timeout */
     uint64_t due_us;        /* next transmission */
+    uint32_t queued_end;    /* tx_queued_total just after the last copy was queued */
     uint8_t wire[CC_RELIABLE_FRAME_BYTES];
 } cc_reliable_slot_t;
 
@@ -58,8 +77,19 @@ typedef struct cc_link {
     /* envelope + payload being built: the payload always starts at
      * CC_WIRE_MAX_ENVELOPE_BYTES, the envelope is written just before it */
     uint8_t body[CC_WIRE_MAX_ENVELOPE_BYTES + CC_LINK_PAYLOAD_CAP];
+    uint32_t tx_queued_total;           /* bytes ever appended to tx_buf (wraps) */
+    uint32_t tx_taken_total;            /* bytes ever taken from tx_buf by the UART (wraps) */
     uint8_t tx_buf[CC_TX_BUFFER_BYTES];
     cc_reliable_slot_t slots[CC_RELIABLE_SLOTS];
+    /* bulk_buf[bulk_head .. bulk_tail): entries of a u16 LE body length and
+     * the body (envelope + payload, sequence not yet set) */
+    size_t bulk_head;
+    size_t bulk_tail;
+    uint8_t bulk_buf[CC_TX_BULK_BYTES];
+    /* bulk_wire[bulk_wire_pos .. bulk_wire_len): the bulk frame being written */
+    size_t bulk_wire_pos;
+    size_t bulk_wire_len;
+    uint8_t bulk_wire[CC_LINK_BULK_WIRE_BYTES];
 
     /* receive */
     bool rx_seen;                       /* a packet was decoded since reset */
@@ -71,7 +101,7 @@ typedef struct cc_link {
 /* What cc_link_send did. */
 typedef enum cc_send_result {
     CC_SEND_OK = 0,        /* queued for the UART (or, reliable, kept until there is room) */
-    CC_SEND_TX_FULL,       /* best-effort packet dropped: tx buffer full (tx_dropped counted) */
+    CC_SEND_TX_FULL,       /* best-effort packet dropped: its queue is full (tx_dropped counted) */
     CC_SEND_TOO_BIG        /* payload larger than cc_link_payload_cap */
 } cc_send_result_t;
 
@@ -114,6 +144,13 @@ size_t cc_link_payload_cap(uint8_t type, uint32_t call_id);
 cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
                               uint8_t status, size_t payload_len, uint64_t now_us);
 
+/* Queues the best-effort bulk packet (a raw sample batch) whose payload_len
+ * bytes are in cc_link_payload() in the bulk queue: it goes to the UART when
+ * nothing else waits, and takes its sequence number then. CC_SEND_TX_FULL
+ * (tx_dropped counted) when the bulk queue has no room for it. */
+cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_id, size_t payload_len,
+                                   uint64_t now_us);
+
 /* Forgets the reliable packets of a call that ended. */
 void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
 
@@ -124,10 +161,16 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us);
 /* Free bytes in the tx buffer. */
 size_t cc_link_tx_free(const cc_link_t *link);
 
-/* Bytes waiting for the UART; *len set, NULL when none. */
-const uint8_t *cc_link_tx_pending(const cc_link_t *link, size_t *len);
+/* Free bytes in the bulk queue. */
+size_t cc_link_bulk_free(const cc_link_t *link);
 
-/* The UART took n of the pending bytes. */
+/* The next bytes for the UART, in priority order: the rest of a started
+ * bulk frame, else the tx buffer, else the next bulk packet (numbered and
+ * framed now). *len set; NULL when nothing waits. Write them, then call
+ * cc_link_tx_consume; call again for more. */
+const uint8_t *cc_link_tx_pending(cc_link_t *link, size_t *len);
+
+/* The UART took n of the bytes cc_link_tx_pending just returned. */
 void cc_link_tx_consume(cc_link_t *link, size_t n);
 
 /* Reliable packets still awaiting an ACK. */
