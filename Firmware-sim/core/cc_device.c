@@ -107,23 +107,45 @@ static void receive_byte(cc_device_t *dev, uint8_t byte, uint64_t now_us)
     }
 }
 
+/* Room for the largest reply a request can cause (RESPONSE or ERROR of a
+ * full frame). Requests are only decoded while it is there, so an answer is
+ * never dropped for want of tx space: when many requests arrive at once the
+ * rest wait in rx_chunk (and then in the UART) until the line drains. */
+static bool tx_has_room_for_reply(const cc_device_t *dev)
+{
+    return cc_link_tx_free(&dev->link) >= CC_FRAME_WIRE_BYTES(CC_MAX_FRAME_BYTES);
+}
+
 static void drain_uart(cc_device_t *dev, uint64_t now_us)
 {
-    uint8_t chunk[CC_UART_CHUNK_BYTES];
-    size_t n;
     size_t taken = 0;
-    do {
-        size_t i;
-        n = dev->hal->uart_read(dev->hal->ctx, chunk, sizeof chunk);
-        if (n > sizeof chunk) {
-            n = sizeof chunk;   /* a broken HAL must not overrun the chunk */
+    for (;;) {
+        while (dev->rx_off < dev->rx_len) {
+            if (!tx_has_room_for_reply(dev)) {
+                /* backpressure; the rest is decoded at a later poll, and the
+                 * host, whose bytes wait here, is not dead */
+                cc_link_note_rx_pending(&dev->link, now_us);
+                return;
+            }
+            receive_byte(dev, dev->rx_chunk[dev->rx_off++], now_us);
         }
-        dev->counters.bytes_received += (uint32_t)n;
-        for (i = 0; i < n; i++) {
-            receive_byte(dev, chunk[i], now_us);
+        if (taken >= CC_UART_MAX_BYTES_PER_POLL || !tx_has_room_for_reply(dev)) {
+            return;
         }
-        taken += n;
-    } while (n > 0u && taken < CC_UART_MAX_BYTES_PER_POLL);   /* until empty: a HAL may return short reads */
+        {
+            size_t n = dev->hal->uart_read(dev->hal->ctx, dev->rx_chunk, sizeof dev->rx_chunk);
+            if (n > sizeof dev->rx_chunk) {
+                n = sizeof dev->rx_chunk;   /* a broken HAL must not overrun the chunk */
+            }
+            dev->counters.bytes_received += (uint32_t)n;
+            dev->rx_len = n;
+            dev->rx_off = 0;
+            taken += n;
+            if (n == 0u) {
+                return;   /* until empty: a HAL may return short reads */
+            }
+        }
+    }
 }
 
 /* The device plays the full-press click itself, without waiting for the host. */

@@ -57,6 +57,11 @@ bool cc_link_session(const cc_link_t *link)
 
 /* ---- transmit buffer ---- */
 
+void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us)
+{
+    link->last_rx_us = now_us;
+}
+
 size_t cc_link_tx_free(const cc_link_t *link)
 {
     return CC_TX_BUFFER_BYTES - (link->tx_tail - link->tx_head);

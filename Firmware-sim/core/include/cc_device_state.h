@@ -43,6 +43,13 @@ struct cc_device {
     uint32_t handshakes;
     uint32_t negotiated_minor;
 
+    /* bytes read from the UART and not yet decoded (held back while the
+     * tx buffer lacks room for a reply: backpressure instead of dropped
+     * answers) */
+    uint8_t rx_chunk[CC_UART_CHUNK_BYTES];
+    size_t rx_len;
+    size_t rx_off;
+
     /* protocol stack */
     cc_frame_decoder_t decoder;
     cc_link_t link;

@@ -159,6 +159,10 @@ void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
 bool cc_link_poll(cc_link_t *link, uint64_t now_us);
 
 /* Free bytes in the tx buffer. */
+/* Bytes from the peer are waiting to be decoded (held back by backpressure):
+ * the peer is alive, so the dead-link timer restarts. */
+void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us);
+
 size_t cc_link_tx_free(const cc_link_t *link);
 
 /* Free bytes in the bulk queue. */
