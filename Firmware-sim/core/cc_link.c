@@ -308,6 +308,7 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
             return CC_SEND_OK;
         }
         /* No slot (or too big for one): sent once, still flagged so the host ACKs. */
+        link->counters->reliable_unprotected++;
     }
 
     tx_make_room(link, CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES));
@@ -482,6 +483,7 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
         }
         if (slot->tries >= CC_WIRE_MAX_TRIES) {
             slot->used = false;   /* given up: never acknowledged */
+            link->counters->reliable_given_up++;
             continue;
         }
         slot_transmit(link, slot, now_us);

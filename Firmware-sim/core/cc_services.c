@@ -388,6 +388,8 @@ static void respond_counters(cc_device_t *dev, uint32_t call_id, const cc_counte
     m.heartbeat_timeouts = c->heartbeat_timeouts;
     m.calls_refused = c->calls_refused;
     m.tx_dropped = c->tx_dropped;
+    m.reliable_given_up = c->reliable_given_up;
+    m.reliable_unprotected = c->reliable_unprotected;
     cc_rpc_respond(dev, call_id, &m.base, now_us);
 }
 

@@ -82,6 +82,7 @@ static void test_reliable_gives_up_after_max_tries(void)
     CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, CC_WIRE_MAX_TRIES - 1u);
     CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), CC_WIRE_MAX_TRIES - 1u);
     CHECK_EQ(cc_link_unacked(&h->dev.link), 0);
+    CHECK_EQ(cc_device_counters(&h->dev)->reliable_given_up, 1);   /* the loss is on record */
 }
 
 static void test_cancel_stops_retransmission(void)
@@ -132,6 +133,7 @@ static void test_reliable_slots_full_still_sends(void)
         }
     }
     CHECK_EQ(nseen, 20);   /* every event went out at least once */
+    CHECK_EQ(cc_device_counters(&h->dev)->reliable_unprotected, 20u - CC_RELIABLE_SLOTS);
 }
 
 static void test_best_effort_event_not_reliable(void)

@@ -37,6 +37,10 @@ public struct FirmwareCounters: Hashable, Sendable {
     public var callsRefused: UInt32
     /// Bytes the device could not hand to its UART.
     public var txDropped: UInt32
+    /// Reliable packets dropped after the last retransmission went unacknowledged.
+    public var reliableGivenUp: UInt32
+    /// Reliable packets sent once, unprotected, because every retransmission slot was taken.
+    public var reliableUnprotected: UInt32
     /// Input events lost because the pipeline's queue was full (a bug if non-zero).
     public var inputQueueOverflows: UInt32
 
@@ -58,6 +62,8 @@ public struct FirmwareCounters: Hashable, Sendable {
         heartbeatTimeouts = c.heartbeat_timeouts
         callsRefused = c.calls_refused
         txDropped = c.tx_dropped
+        reliableGivenUp = c.reliable_given_up
+        reliableUnprotected = c.reliable_unprotected
         self.inputQueueOverflows = inputQueueOverflows
     }
 }

@@ -140,7 +140,8 @@ enum Commands {
             ("cancelled_calls", UInt64(c.cancelledCalls)), ("retransmissions", UInt64(c.retransmissions)),
             ("duplicates_dropped", UInt64(c.duplicatesDropped)), ("sequence_gaps", UInt64(c.sequenceGaps)),
             ("heartbeat_timeouts", UInt64(c.heartbeatTimeouts)), ("calls_refused", UInt64(c.callsRefused)),
-            ("tx_dropped", UInt64(c.txDropped)),
+            ("tx_dropped", UInt64(c.txDropped)), ("reliable_given_up", UInt64(c.reliableGivenUp)),
+            ("reliable_unprotected", UInt64(c.reliableUnprotected)),
         ]
         return rows.map { name, value in name.padding(toLength: 22, withPad: " ", startingAt: 0) + "\(value)" }
             .joined(separator: "\n")

@@ -27,6 +27,8 @@ typedef struct cc_counters {
     uint32_t heartbeat_timeouts;
     uint32_t calls_refused;
     uint32_t tx_dropped;
+    uint32_t reliable_given_up;
+    uint32_t reliable_unprotected;
 } cc_counters_t;
 
 #ifdef __cplusplus

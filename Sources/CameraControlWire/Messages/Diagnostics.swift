@@ -38,6 +38,10 @@ public struct Counters: WireMessage, CBackedMessage {
     public var callsRefused: UInt32 = 0
     /// Best-effort messages dropped because the transmit buffer was full.
     public var txDropped: UInt32 = 0
+    /// Reliable packets dropped after the last retransmission went unacknowledged.
+    public var reliableGivenUp: UInt32 = 0
+    /// Reliable packets sent once, unprotected, because every retransmission slot was taken.
+    public var reliableUnprotected: UInt32 = 0
 
     /// All counters zero.
     public init() {}
@@ -76,6 +80,8 @@ public struct Counters: WireMessage, CBackedMessage {
         m.heartbeat_timeouts = heartbeatTimeouts
         m.calls_refused = callsRefused
         m.tx_dropped = txDropped
+        m.reliable_given_up = reliableGivenUp
+        m.reliable_unprotected = reliableUnprotected
     }
     init(c m: CMessage) {
         uptimeMicros = m.uptime_us
@@ -96,6 +102,8 @@ public struct Counters: WireMessage, CBackedMessage {
         heartbeatTimeouts = m.heartbeat_timeouts
         callsRefused = m.calls_refused
         txDropped = m.tx_dropped
+        reliableGivenUp = m.reliable_given_up
+        reliableUnprotected = m.reliable_unprotected
     }
 }
 

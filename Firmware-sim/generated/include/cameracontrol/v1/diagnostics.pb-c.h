@@ -73,10 +73,18 @@ struct  Cameracontrol__V1__Counters
    * Best-effort messages dropped because the transmit buffer was full.
    */
   uint32_t tx_dropped;
+  /*
+   * Reliable packets dropped after the last retransmission went unacknowledged.
+   */
+  uint32_t reliable_given_up;
+  /*
+   * Reliable packets sent once, unprotected, because every retransmission slot was taken.
+   */
+  uint32_t reliable_unprotected;
 };
 #define CAMERACONTROL__V1__COUNTERS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__counters__descriptor) \
-    , 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Cameracontrol__V1__GetCountersRequest

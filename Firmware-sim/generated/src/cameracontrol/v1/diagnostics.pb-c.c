@@ -142,7 +142,7 @@ void   cameracontrol__v1__reset_counters_request__free_unpacked
   assert(message->base.descriptor == &cameracontrol__v1__reset_counters_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor cameracontrol__v1__counters__field_descriptors[18] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__counters__field_descriptors[20] =
 {
   {
     "uptime_us",
@@ -360,6 +360,30 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__counters__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reliable_given_up",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, reliable_given_up),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reliable_unprotected",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, reliable_unprotected),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
   3,   /* field[3] = bytes_received */
@@ -374,6 +398,8 @@ static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
   15,   /* field[15] = heartbeat_timeouts */
   10,   /* field[10] = invalid_arguments */
   7,   /* field[7] = oversized_frames */
+  18,   /* field[18] = reliable_given_up */
+  19,   /* field[19] = reliable_unprotected */
   12,   /* field[12] = retransmissions */
   14,   /* field[14] = sequence_gaps */
   17,   /* field[17] = tx_dropped */
@@ -384,7 +410,7 @@ static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
 static const ProtobufCIntRange cameracontrol__v1__counters__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 20 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__counters__descriptor =
 {
@@ -394,7 +420,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__counters__descriptor =
   "Cameracontrol__V1__Counters",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__Counters),
-  18,
+  20,
   cameracontrol__v1__counters__field_descriptors,
   cameracontrol__v1__counters__field_indices_by_name,
   1,  cameracontrol__v1__counters__number_ranges,
