@@ -34,9 +34,27 @@ public enum Transports {
 
     /// `path` with every symlink resolved, or `path` itself when it cannot be resolved.
     static func resolvedPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        // realpath can fail where the links themselves are readable (seen under load with a simulator's
+        // `--link`); follow them one by one so a pty is still recognised as one.
+        var current = path
+        for _ in 0..<16 {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { break }
+            let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("/") {
+                current = target
+            } else if let slash = current.lastIndex(of: "/") {
+                current = String(current[...slash]) + target
+            } else {
+                current = target
+            }
+        }
+        return current
     }
 
     static func isPseudoTerminalPath(_ path: String) -> Bool {

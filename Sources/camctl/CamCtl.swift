@@ -15,8 +15,9 @@ struct CamCtl {
                               start the simulator, connect over its pty, play a scenario that exercises
                               every gesture, input source and control, and print what happens
           info PORT           handshake and print identity, protocol version and capabilities
-          monitor PORT [--seconds N] [--gestures-only]
-                              print input events, gestures and capture events as they arrive
+          monitor PORT [--seconds N] [--no-reconnect]
+                              print input events, gestures and capture events as they arrive;
+                              after an unplug, wait for the device to come back
           ping PORT [--count N]
                               round trips to the device
           counters PORT [--reset]

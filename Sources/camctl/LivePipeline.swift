@@ -219,6 +219,13 @@ final class EventPrinter: @unchecked Sendable {
         emit(gesture.timestampMicros, "gesture", "\(Self.name(gesture.kind)) \(gesture.source)")
     }
 
+    /// Times count from the next event again (a new device, or a restarted one, has a new clock).
+    func resetOrigin() {
+        lock.lock()
+        originMicros = nil
+        lock.unlock()
+    }
+
     /// Sets the host-minus-device clock offset used for press-to-handler latencies.
     func setClockOffset(_ offset: Int64) {
         lock.lock()
