@@ -38,8 +38,8 @@ public enum Transports {
             defer { free(resolved) }
             return String(cString: resolved)
         }
-        // realpath can fail where the links themselves are readable (seen under load with a simulator's
-        // `--link`); follow them one by one so a pty is still recognised as one.
+        // realpath fails when the link's target is gone (a simulator killed without removing its `--link`);
+        // follow the links one by one so the error names the pty that is missing, not "no serial port".
         var current = path
         for _ in 0..<16 {
             var buffer = [CChar](repeating: 0, count: 4096)
