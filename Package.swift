@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "CameraControlGestures", targets: ["CameraControlGestures"]),
         .library(name: "CameraControlCapture", targets: ["CameraControlCapture"]),
         .library(name: "CameraControlControls", targets: ["CameraControlControls"]),
+        .library(name: "CameraControlHost", targets: ["CameraControlHost"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
     ],
@@ -120,6 +121,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CameraControlHost",
+            dependencies: ["CameraControlControls", "CameraControlCapture", "CameraControlGestures", "CameraControlDevice"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraAppExample",
+            dependencies: ["CameraControlControls", "CameraControlCapture"],
+            path: "Examples/CameraApp",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CameraControlEmbedded",
             dependencies: ["FirmwareSim", "CameraControlTransport", "CameraControlWire"],
             swiftSettings: swiftSettings
@@ -128,15 +140,15 @@ let package = Package(
             name: "CameraControlSimulation",
             dependencies: [
                 "CameraControlEmbedded", "CameraControlRPC", "CameraControlCapture", "CameraControlGestures",
-                "CameraControlControls",
+                "CameraControlControls", "CameraControlHost", "CameraAppExample",
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "camctl",
             dependencies: [
-                "CameraControlControls", "CameraControlCapture", "CameraControlDevice",
-                "CameraControlTransport", "CameraControlEmbedded", "CameraControlSimulation", "CSystemShim",
+                "CameraControlHost", "CameraAppExample", "CameraControlControls", "CameraControlCapture",
+                "CameraControlDevice", "CameraControlTransport", "CSystemShim",
             ],
             swiftSettings: swiftSettings
         ),
@@ -152,7 +164,7 @@ let package = Package(
         .testTarget(name: "FirmwareTests", dependencies: ["FirmwareSim", "CameraControlWire", "CameraControlEmbedded"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camctl-sim", "camctl", "CameraControlDevice", "CameraControlSimulation"],
+            dependencies: ["camctl-sim", "camctl", "CameraControlDevice", "CameraControlSimulation", "CameraAppExample"],
             swiftSettings: swiftSettings
         ),
     ]

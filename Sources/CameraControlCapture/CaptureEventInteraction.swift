@@ -30,6 +30,8 @@ public final class CaptureEventInteraction: Sendable {
     public typealias Handler = @Sendable (CaptureEvent) -> Void
     /// A default-action handler.
     public typealias DefaultActionHandler = @Sendable (DefaultActionEvent) -> Void
+    /// Sees every router output.
+    public typealias OutputObserver = @Sendable (CaptureRouterOutput) -> Void
 
     /// Where handlers are called.
     public enum Delivery: Sendable {
@@ -42,6 +44,7 @@ public final class CaptureEventInteraction: Sendable {
     private struct State: ~Copyable {
         var router: CaptureEventRouter
         var defaultActionHandler: DefaultActionHandler?
+        var outputObserver: OutputObserver?
         var subscribers: [UInt64: AsyncStream<CaptureEvent>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
         var outbox: [CaptureRouterOutput] = []
@@ -142,6 +145,14 @@ public final class CaptureEventInteraction: Sendable {
         set { state.withLock { $0.defaultActionHandler = newValue } }
     }
 
+    /// Called with every output of the router (capture events with their role, default actions,
+    /// default sounds), in order, on the feeding thread, just before it is delivered: for logs,
+    /// recorders and test rigs. nil: none.
+    public var outputObserver: OutputObserver? {
+        get { state.withLock { $0.outputObserver } }
+        set { state.withLock { $0.outputObserver = newValue } }
+    }
+
     /// True while the capture session runs.
     public var isSessionRunning: Bool { state.withLock { $0.router.isSessionRunning } }
 
@@ -206,14 +217,19 @@ public final class CaptureEventInteraction: Sendable {
 
     private func drain() {
         while true {
-            let next = state.withLock { state -> (CaptureRouterOutput, DefaultActionHandler?, [AsyncStream<CaptureEvent>.Continuation])? in
+            let next = state.withLock {
+                state -> (CaptureRouterOutput, DefaultActionHandler?, OutputObserver?, [AsyncStream<CaptureEvent>.Continuation])? in
                 guard !state.outbox.isEmpty else {
                     state.isDraining = false
                     return nil
                 }
-                return (state.outbox.removeFirst(), state.defaultActionHandler, Array(state.subscribers.values))
+                return (
+                    state.outbox.removeFirst(), state.defaultActionHandler, state.outputObserver,
+                    Array(state.subscribers.values)
+                )
             }
-            guard let (output, defaultHandler, subscribers) = next else { return }
+            guard let (output, defaultHandler, observer, subscribers) = next else { return }
+            observer?(output)
             deliver(output, defaultHandler: defaultHandler, subscribers: subscribers)
         }
     }

@@ -44,7 +44,7 @@ public protocol CaptureControlsDelegate: AnyObject, Sendable {
 ///
 /// The overlay shows only when all of these hold, as on Apple's stack; where Apple then silently does
 /// nothing, a ``ControlsDiagnostic`` is recorded in ``diagnostics``: `supportsControls`, an attached and
-/// enabled ``CaptureEventInteraction``, at least one control, a delegate.
+/// enabled ``CaptureEventInteraction`` whose capture session is running, at least one control, a delegate.
 public final class CaptureControlsSession: Sendable {
     private struct State: Sendable {
         var controls: [any SessionDrivenControl] = []
@@ -185,6 +185,14 @@ public final class CaptureControlsSession: Sendable {
         return interaction?.isEnabled ?? false
     }
 
+    /// True unless the attached event interaction says its capture session is not running (with the
+    /// override set, the session counts as running). The overlay never shows while it is not.
+    public var isCaptureSessionRunning: Bool {
+        let (override, interaction) = state.withLock { ($0.eventInteractionOverride, $0.eventInteraction) }
+        if override != nil { return true }
+        return interaction?.isSessionRunning ?? false
+    }
+
     // MARK: Overlay
 
     /// Where the overlay is.
@@ -200,13 +208,16 @@ public final class CaptureControlsSession: Sendable {
     /// What would keep the overlay from showing right now (empty when it can show).
     public var readinessProblems: [ControlsDiagnostic] {
         let attached = isEventInteractionAttached
-        return state.withLock { Self.problems(state: $0, attached: attached, supported: supportsControls) }
+        let running = isCaptureSessionRunning
+        return state.withLock {
+            Self.problems(state: $0, attached: attached, running: running, supported: supportsControls)
+        }
     }
 
-    private static func problems(state: State, attached: Bool, supported: Bool) -> [ControlsDiagnostic] {
+    private static func problems(state: State, attached: Bool, running: Bool, supported: Bool) -> [ControlsDiagnostic] {
         var problems: [ControlsDiagnostic] = []
         if !supported { problems.append(.controlsNotSupported) }
-        if !attached { problems.append(.noEventInteraction) }
+        if !attached { problems.append(.noEventInteraction) } else if !running { problems.append(.sessionNotRunning) }
         if state.controls.isEmpty { problems.append(.noControls) }
         if state.delegate == nil { problems.append(.noDelegate) }
         return problems
@@ -225,6 +236,7 @@ public final class CaptureControlsSession: Sendable {
     @discardableResult
     public func handle(_ gesture: Gesture) -> [OverlayEffect] {
         let attached = isEventInteractionAttached
+        let running = isCaptureSessionRunning
         let supported = supportsControls
         let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
             var effects = state.overlay.setControls(state.controls.map(\.snapshot))
@@ -234,7 +246,7 @@ public final class CaptureControlsSession: Sendable {
             default: wouldShow = false
             }
             if wouldShow, state.overlay.phase == .hidden {
-                let problems = Self.problems(state: state, attached: attached, supported: supported)
+                let problems = Self.problems(state: state, attached: attached, running: running, supported: supported)
                 if let first = problems.first {
                     state.diagnostics.record(first)
                     effects += state.overlay.advance(toMicros: gesture.timestampMicros)

@@ -5,6 +5,8 @@ public enum ControlsDiagnostic: Hashable, Sendable, CustomStringConvertible {
     /// A light press came but no capture event interaction is attached: the overlay does not show
     /// (Apple's most common "delegate not called" cause).
     case noEventInteraction
+    /// A light press came while the capture session was not running: the overlay does not show.
+    case sessionNotRunning
     /// A light press came but no controls delegate is set (or it was released): the overlay does not show.
     case noDelegate
     /// A light press came but the session has no controls.
@@ -20,6 +22,7 @@ public enum ControlsDiagnostic: Hashable, Sendable, CustomStringConvertible {
         case .controlsNotSupported: "controls-not-supported: this device has no Camera Control; the overlay never shows"
         case .noEventInteraction:
             "no-event-interaction: attach a capture event interaction, or the overlay never shows"
+        case .sessionNotRunning: "session-not-running: start the capture session, or the overlay never shows"
         case .noDelegate: "no-delegate: set a controls delegate, or the overlay never shows"
         case .noControls: "no-controls: add a control, or the overlay has nothing to show"
         case .invalidValueFormat(let control, let format):

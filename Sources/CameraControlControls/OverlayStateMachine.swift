@@ -22,7 +22,8 @@ import Foundation
 /// picker opened (the double press's own release does not confirm) and did not become a full click.
 ///
 /// Only gestures from ``InputSource/cameraControl`` drive it. A full click (`pressBegan`/`pressEnded`)
-/// is the shutter: the machine never changes a value on it and ignores slides while the switch is down.
+/// is the shutter: it collapses the overlay (as Apple's does), never changes a value, and slides are
+/// ignored while the switch is down.
 /// Call ``advance(toMicros:)`` at ``nextDeadlineMicros`` (momentum frames, dismissal); every
 /// ``handle(_:)`` first advances to the gesture's timestamp itself.
 public struct OverlayStateMachine: Sendable {
@@ -155,10 +156,13 @@ public struct OverlayStateMachine: Sendable {
             glide = nil
             effects += slide(motion, at: now, ended: true)
         case .pressBegan:
+            // The full click is the shutter: the overlay collapses at once (its delegate is told the
+            // controls became inactive), before the capture layer delivers the click.
             shutterDown = true
             lightPressEscalated = true
             glide = nil
             lastActivityMicros = now
+            effects += hide()
         case .pressEnded, .pressCancelled:
             shutterDown = false
             lastActivityMicros = now

@@ -98,6 +98,20 @@ public struct GestureRecognizer: Sendable {
     public var isSliding: Bool { slide.isActive }
     /// The latest device time the recogniser has seen, microseconds (nil before the first event).
     public var currentMicros: UInt64? { latestMicros }
+    /// The earliest device time at which ``advance(toMicros:)`` has a gesture to report (a press reaching
+    /// the long-press threshold, an idle slide ending), or nil when nothing is pending. A host sleeps
+    /// until then instead of ticking.
+    public var nextDeadlineMicros: UInt64? {
+        var deadline: UInt64?
+        func consider(_ micros: UInt64) { deadline = min(deadline ?? micros, micros) }
+        for press in presses.values where !press.longPressReported {
+            consider(press.beganAt &+ configuration.longPressThresholdMicros)
+        }
+        if slide.isActive, let idle = configuration.slideIdleEndMicros, let moved = slide.lastMoveAt {
+            consider(moved &+ idle)
+        }
+        return deadline
+    }
 
     // MARK: Feeding
 

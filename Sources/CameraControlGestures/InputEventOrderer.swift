@@ -36,6 +36,10 @@ public struct InputEventOrderer: Sendable {
     /// released event meanwhile).
     public var isHolding: Bool { !held.isEmpty }
 
+    /// The host time at which ``release(atMicros:)`` gives up waiting for the missing events, or nil when
+    /// nothing is held.
+    public var nextReleaseMicros: UInt64? { holdingSince.map { $0 &+ maximumHoldMicros } }
+
     /// Takes one event received at host time `now`; returns the events now due, in device order.
     public mutating func accept(_ event: InputEvent, atMicros now: UInt64) -> [InputEvent] {
         let number = event.eventNumber

@@ -1,7 +1,9 @@
+import CameraAppExample
 import CameraControlCapture
 import CameraControlControls
 import CameraControlEmbedded
 import CameraControlGestures
+import CameraControlHost
 import CameraControlRPC
 import CameraControlWire
 import Synchronization
@@ -16,17 +18,16 @@ public enum VirtualControlsRigError: Error, Sendable {
     case missingCapabilities
 }
 
-/// The seed talk's camera app over the real firmware, in virtual time: a ``VirtualCaptureRig`` (C firmware,
-/// simulated finger, host connection, gesture recogniser, capture router) with a ``SyntheticCamera``, a
-/// ``CaptureControlsSession`` sized from the handshake's `Capabilities` (`supports_controls`,
-/// `max_controls`), and the app's three controls: a ``SystemZoomSlider``, a ``SystemExposureBiasSlider``
-/// and a "Reactions" ``CaptureIndexPicker``.
+/// The example camera app (``CameraApp``: the WWDC25 talk's zoom and exposure-bias sliders, the
+/// "Reactions" picker, capture on every button, on a ``SyntheticCamera``) over the real firmware, in
+/// virtual time: a ``VirtualCaptureRig`` (C firmware, simulated finger, host connection, ``HostCore``)
+/// with a ``CaptureControlsSession`` sized from the handshake's `Capabilities` (`supports_controls`,
+/// `max_controls`) attached to the core.
 ///
-/// Every gesture goes to the controls session and to the capture router (the overlay never swallows a
-/// full click); a capture `ended` takes a photo. Each `.haptic` effect is sent to the firmware as a real
-/// `FeedbackService/PlayHaptic` call over the ``VirtualLink`` (started without waiting; later steps carry
-/// it). Actions, value observers and the controls delegate run on one ``ManualExecutor`` that the rig
-/// drains after every call into the session, so everything is deterministic.
+/// Each `.haptic` effect is sent to the firmware as a real `FeedbackService/PlayHaptic` call over the
+/// ``VirtualLink`` (started without waiting; later steps carry it). Actions, value observers and the
+/// controls delegate run on one ``ManualExecutor`` that the rig drains after every effect, so everything
+/// is deterministic.
 ///
 /// Everything that happens is written to ``log``, one line each, in order, stamped with the virtual time
 /// in milliseconds (see ``log`` for the line format):
@@ -41,7 +42,7 @@ public final class VirtualControlsRig {
     /// A PlayHaptic call the host made for an overlay `.haptic` effect.
     public struct HapticRequest: Sendable {
         /// The pattern asked for.
-        public var haptic: Haptic
+        public var haptic: HapticPattern
         /// Device time of the gesture sample (or momentum frame) that caused it (the effect's `atMicros`).
         public var causeMicros: UInt64
         /// Virtual time at which the host started the call.
@@ -54,23 +55,25 @@ public final class VirtualControlsRig {
 
     /// The whole capture stack under the controls.
     public let captureRig: VirtualCaptureRig
+    /// The app.
+    public let app: CameraApp
     /// The camera the system sliders drive and photos are taken with.
-    public let camera: SyntheticCamera
+    public var camera: SyntheticCamera { app.camera }
     /// The controls half of the capture session.
     public let session: CaptureControlsSession
     /// The system zoom slider (id `zoom`).
-    public let zoom: SystemZoomSlider
+    public var zoom: SystemZoomSlider { app.zoom }
     /// The system exposure-bias slider (id `exposure-bias`).
-    public let exposure: SystemExposureBiasSlider
+    public var exposure: SystemExposureBiasSlider { app.exposure }
     /// The "Reactions" picker (id `reactions`).
-    public let reactions: CaptureIndexPicker
+    public var reactions: CaptureIndexPicker { app.reactions }
     /// The capabilities the device reported in the handshake.
     public let capabilities: Capabilities
-    /// Where actions, observers and the delegate run; drained by the rig after each session call.
+    /// Where actions, observers and the delegate run; drained by the rig after each effect.
     public let executor: ManualExecutor
 
-    /// The reactions the picker offers, in index order (as in `camctl demo`).
-    public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
+    /// The reactions the picker offers, in index order.
+    public static var reactionTitles: [String] { CameraApp.reactionTitles }
 
     /// Every PlayHaptic call the host made, in order.
     public private(set) var hapticRequests: [HapticRequest] = []
@@ -81,11 +84,10 @@ public final class VirtualControlsRig {
     public private(set) var firmwareFeedback: [FeedbackRecord] = []
 
     private let recorder: Recorder
-    private let delegate: LoggingDelegate
-    private var outputsSeen = 0
+    private var lastCauseMicros: UInt64 = 0
 
     /// Boots a device with `seed`, connects (handshake, event stream, capture session running), builds the
-    /// controls session from the handshake's capabilities and adds the seed talk's controls (each only if
+    /// controls session from the handshake's capabilities and installs the app (each control only if
     /// ``CaptureControlsSession/canAddControl(_:)`` says so, as the talk does; a refusal is logged).
     ///
     /// - Parameters:
@@ -97,54 +99,47 @@ public final class VirtualControlsRig {
     )
         throws(VirtualControlsRigError)
     {
-        captureRig = VirtualCaptureRig(seed: seed)
+        captureRig = VirtualCaptureRig(seed: seed, host: HostCore.Configuration())
         let recorder = Recorder()
         self.recorder = recorder
-        delegate = LoggingDelegate(recorder: recorder)
         let executor = ManualExecutor()
         self.executor = executor
         do {
-            camera = try SyntheticCamera()
-            zoom = try SystemZoomSlider(device: camera, executor: executor) { factor in
-                recorder.add("action zoom \(Self.number(factor))")
+            app = try CameraApp(executor: executor, clock: captureRig.captureClock) { event in
+                recorder.add(Self.describe(event))
             }
-            exposure = try SystemExposureBiasSlider(device: camera, executor: executor) { bias in
-                recorder.add("action exposure-bias \(Self.number(bias))")
-            }
-            reactions = try CaptureIndexPicker(
-                "Reactions", symbolName: "face.smiling.inverted", localizedIndexTitles: Self.reactionTitles)
         } catch {
             throw .controls(error)
         }
-        reactions.isEnabled = reactionsEnabled
-        reactions.setActionQueue(executor) { index in
-            let title = index >= 0 && index < Self.reactionTitles.count ? Self.reactionTitles[index] : "?"
-            recorder.add("action reactions #\(index) \(title)")
+        captureRig.replaceInteraction(app.interaction) { output in
+            switch output {
+            case .event: break  // the app logs what its handlers get
+            case .defaultAction(let event):
+                recorder.add("default-action \(event.action) \(event.phase.rawValue) \(event.source)")
+            case .defaultSound(let sound, _):
+                recorder.add("default-sound \(sound)")
+            }
         }
-        zoom.observeValueChanges(on: executor) { change in
+        app.reactions.isEnabled = reactionsEnabled
+        app.zoom.observeValueChanges(on: executor) { change in
             recorder.add("value \(change.controlID) \(Self.number(change.value)) \(change.origin)")
         }
-        exposure.observeValueChanges(on: executor) { change in
+        app.exposure.observeValueChanges(on: executor) { change in
             recorder.add("value \(change.controlID) \(Self.number(change.value)) \(change.origin)")
         }
-        reactions.observeValueChanges(on: executor) { change in
+        app.reactions.observeValueChanges(on: executor) { change in
             recorder.add("value \(change.controlID) #\(change.value) \(change.origin)")
         }
 
+        let handshake: HandshakeResponse
         do {
-            try captureRig.connect()
+            handshake = try captureRig.connect()
         } catch {
             throw .link(error)
         }
-        var handshake: HandshakeResponse?
-        for case .response(_, let payload) in captureRig.link.takeEvents() where handshake == nil {
-            // connect()'s first unary call is the handshake.
-            handshake = try? HandshakeResponse(serializedBytes: payload)
-        }
-        guard let capabilities = handshake?.capabilities else { throw .missingCapabilities }
+        guard let capabilities = handshake.capabilities else { throw .missingCapabilities }
         self.capabilities = capabilities
         captureRig.link.adoptSession(capabilities)
-        captureRig.recognizer.configuration = GestureRecognizer.Configuration(capabilities: capabilities)
         do {
             session = try CaptureControlsSession(
                 capabilities: ControlsCapabilities(
@@ -153,20 +148,14 @@ public final class VirtualControlsRig {
         } catch {
             throw .controls(error)
         }
-        session.setControlsDelegate(delegate, executor: executor)
-        // The rig's capture router stands in for a live, enabled CaptureEventInteraction.
-        session.setEventInteractionAttached(true)
-        for control in [zoom, exposure, reactions] as [any CaptureControl] {
-            if let refusal = session.refusal(toAdd: control) {
-                recorder.add("refused \(control.id) \(refusal.code)")
-            } else {
-                try? session.addControl(control)
-            }
+        captureRig.core.attach(session)
+        for (id, refusal) in app.install(in: session) {
+            recorder.add("refused \(id) \(refusal.code)")
         }
         recorder.setTime(nowMicros)
         executor.runAll()
 
-        captureRig.onGesture = { [unowned self] gesture, now in self.handle(gesture, now: now) }
+        captureRig.onEffect = { [unowned self] effect in self.handle(effect) }
         captureRig.onStep = { [unowned self] now in self.step(now: now) }
     }
 
@@ -259,49 +248,52 @@ public final class VirtualControlsRig {
 
     // MARK: Steps
 
-    private func handle(_ gesture: Gesture, now: UInt64) {
+    private func handle(_ effect: HostEffect) {
+        let now = nowMicros
         recorder.setTime(now)
-        drainFirmwareFeedback()
-        flushCaptureOutputs(now: now)
-        recorder.setTime(now)
-        recorder.add("gesture \(Self.describe(gesture))")
-        deliver(session.handle(gesture), cause: gesture.timestampMicros, now: now)
+        switch effect {
+        case .gesture(let gesture):
+            drainFirmwareFeedback()
+            recorder.setTime(now)
+            lastCauseMicros = gesture.timestampMicros
+            recorder.add("gesture \(Self.describe(gesture))")
+        case .overlay(let overlayEffect):
+            deliver(overlayEffect, now: now)
+        case .connected, .input, .deviceLost:
+            break
+        }
+        executor.runAll()
     }
 
     private func step(now: UInt64) {
         recorder.setTime(now)
-        flushCaptureOutputs(now: now)
-        if let due = session.nextDeadlineMicros, now >= due {
-            deliver(session.advance(toMicros: now), cause: now, now: now)
-        }
         executor.runAll()
         collectHapticOutcomes()
         _ = captureRig.link.takeEvents()  // nobody else reads them; keep the list from growing
         drainFirmwareFeedback()
     }
 
-    private func deliver(_ new: [OverlayEffect], cause: UInt64, now: UInt64) {
-        for effect in new {
+    private func deliver(_ effect: OverlayEffect, now: UInt64) {
+        switch effect {
+        case .valueChanged:
+            // The observers log values, with their origin; run the callbacks queued so far (delegate
+            // calls for earlier effects, this value's action and observers) so the log reads in order.
+            effects.append((effect, lastCauseMicros))
+            executor.runAll()
+        case .haptic(let haptic, let cause):
             effects.append((effect, cause))
-            switch effect {
-            case .valueChanged:
-                // The observers log values, with their origin; run the callbacks queued so far (delegate
-                // calls for earlier effects, this value's action and observers) so the log reads in order.
-                executor.runAll()
-            case .haptic(let haptic, let cause):
-                sendHaptic(haptic, cause: cause, now: now)
-            default:
-                recorder.add("overlay \(effect)")
-            }
+            sendHaptic(HapticPattern(rawValue: haptic.rawValue) ?? .unspecified, cause: cause, now: now)
+        default:
+            effects.append((effect, lastCauseMicros))
+            recorder.add("overlay \(effect)")
+            executor.runAll()
         }
-        executor.runAll()
     }
 
-    private func sendHaptic(_ haptic: Haptic, cause: UInt64, now: UInt64) {
-        let pattern = HapticPattern(rawValue: haptic.rawValue) ?? .unspecified
+    private func sendHaptic(_ haptic: HapticPattern, cause: UInt64, now: UInt64) {
         var request = HapticRequest(haptic: haptic, causeMicros: cause, sentAtMicros: now, call: nil, outcome: nil)
         do {
-            request.call = try captureRig.link.startUnaryCall(.feedbackPlayHaptic, PlayHapticRequest(pattern: pattern))
+            request.call = try captureRig.link.startUnaryCall(.feedbackPlayHaptic, PlayHapticRequest(pattern: haptic))
             recorder.add("haptic \(haptic) sent")
         } catch {
             request.outcome = .some(error)
@@ -335,29 +327,6 @@ public final class VirtualControlsRig {
         }
     }
 
-    private func flushCaptureOutputs(now: UInt64) {
-        let outputs = captureRig.outputs
-        guard outputsSeen < outputs.count else { return }
-        for output in outputs[outputsSeen...] {
-            switch output {
-            case .event(let event, let role):
-                recorder.add("capture \(event.phase.rawValue) \(role.rawValue) \(event.source)")
-                if event.phase == .ended {
-                    if let photo = try? camera.capturePhoto() {
-                        recorder.add(
-                            "photo \(photo.sequenceNumber) zoom \(Self.number(photo.zoomFactor)) bias \(Self.number(photo.exposureBias))"
-                        )
-                    }
-                }
-            case .defaultAction(let event):
-                recorder.add("default-action \(event.action) \(event.phase.rawValue) \(event.source)")
-            case .defaultSound(let sound, _):
-                recorder.add("default-sound \(sound)")
-            }
-        }
-        outputsSeen = outputs.count
-    }
-
     // MARK: Formatting
 
     /// `value` with at most three decimals, no trailing zeros, `-0` as `0`.
@@ -368,6 +337,17 @@ public final class VirtualControlsRig {
         var text = "\(rounded)"
         if text.hasSuffix(".0") { text.removeLast(2) }
         return text
+    }
+
+    static func describe(_ event: CameraApp.Event) -> String {
+        switch event {
+        case .photo(let photo, _):
+            "photo \(photo.sequenceNumber) zoom \(number(photo.zoomFactor)) bias \(number(photo.exposureBias))"
+        case .action(let id, let value) where id == "reactions":
+            "action reactions #\(Int(value)) \(CameraApp.reactionTitles.indices.contains(Int(value)) ? CameraApp.reactionTitles[Int(value)] : "?")"
+        case .action(let id, let value): "action \(id) \(number(value))"
+        default: event.description
+        }
     }
 
     static func describe(_ gesture: Gesture) -> String {
@@ -423,28 +403,5 @@ private final class Recorder: Sendable {
             let padded = String(repeating: " ", count: max(0, 6 - ms.count)) + ms
             state.lines.append("\(padded) ms \(text)")
         }
-    }
-}
-
-/// The app's controls delegate: logs each call.
-private final class LoggingDelegate: CaptureControlsDelegate {
-    let recorder: Recorder
-
-    init(recorder: Recorder) { self.recorder = recorder }
-
-    func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) {
-        recorder.add("delegate did-become-active")
-    }
-
-    func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {
-        recorder.add("delegate will-enter-fullscreen")
-    }
-
-    func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {
-        recorder.add("delegate will-exit-fullscreen")
-    }
-
-    func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) {
-        recorder.add("delegate did-become-inactive")
     }
 }

@@ -1,6 +1,8 @@
+import CameraAppExample
 import CameraControlCapture
 import CameraControlControls
 import CameraControlDevice
+import CameraControlHost
 import CameraControlRPC
 import CameraControlWire
 import Foundation
@@ -10,60 +12,10 @@ import Foundation
 /// interaction on every button) and plays a scenario through the simulator that exercises every gesture
 /// and input source, printing what each layer sees.
 enum Demo {
-    /// The built-in tour (docs/SIMULATOR.md for the format).
-    static let scenario = """
-        # camctl demo: the seed talk's app, then every input source.
-        seed 42
-        # Zoom: a light press shows the overlay with the active control (zoom); a slide zooms in
-        # (through the 2x detent) and holds still, so it stops where it is.
-        touch at=0.25 hold=60ms
-        light-press force=1200mN hold=150ms
-        slide to=0.75 over=500ms
-        hold 350ms
-        release
-        pause 400ms
-        # Exposure: a double light press opens the control picker, a slide moves one entry on,
-        # a light press confirms, a slide adjusts it in 1/3 EV detents.
-        touch at=0.3 hold=60ms
-        double-light-press force=1200mN gap=150ms
-        slide to=0.55 over=300ms
-        hold 100ms
-        light-press force=1300mN hold=120ms
-        slide to=0.75 over=400ms
-        hold 350ms
-        release
-        pause 400ms
-        # Reactions: the picker again, one entry on (and against the end of the list), confirm,
-        # choose a reaction.
-        touch at=0.3 hold=60ms
-        double-light-press force=1200mN gap=150ms
-        slide to=0.55 over=300ms
-        hold 100ms
-        light-press force=1300mN hold=120ms
-        slide to=0.95 over=500ms
-        hold 350ms
-        release
-        pause 300ms
-        # A full click is the shutter, whatever the overlay shows.
-        full-click
-        pause 400ms
-        # Click and hold: a long press (video in a camera app).
-        click-and-hold 1s
-        pause 400ms
-        # The other inputs: volume up (secondary), volume down held, the action button, a remote click.
-        button volume-up
-        pause 250ms
-        button volume-down hold=600ms
-        pause 250ms
-        button action
-        pause 250ms
-        remote-click
-        pause 300ms
-        """
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(argv, valued: ["scenario", "seed", "sim"], switches: ["quiet", "verbose"])
-        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) } ?? scenario
+        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) } ?? CameraApp.demoScenario
         let seed = try args.integer("seed", default: 42)
         let simulatorPath = args.value("sim") ?? siblingExecutable("camctl-sim")
         guard FileManager.default.isExecutableFile(atPath: simulatorPath) else {
@@ -75,37 +27,51 @@ enum Demo {
         defer { simulator.terminate() }
         print("camctl-sim running on \(simulator.ptyPath)")
 
-        let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "camctl demo")
-        print(session.info.summary)
+        let host = try await CameraControlHost.connect(
+            to: simulator.ptyPath, hostName: "camctl demo", configuration: .init(reconnects: false))
+        guard let session = await host.session, let info = await host.deviceInfo else {
+            throw DeviceError(.closed, "the simulator went away before the demo started")
+        }
+        print(info.summary)
         print("")
 
         let printer = EventPrinter(quiet: args.flag("quiet"), verbose: args.flag("verbose"))
-        let app = try DemoApp(session: session, printer: printer)
-        let pipeline = LivePipeline(session: session, interaction: app.interaction, controls: app.controls, printer: printer)
+        printer.offsetSource = { host.clockOffsetMicros }
+        let tally = CaptureTally()
+        // The example app, exactly as a user would write it (Examples/CameraApp); its callbacks run inline
+        // so the printed lines keep the order things happened in.
+        let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { event in
+            printer.app(event)
+            tally.record(event)
+        }
+        await host.observe { printer.effect($0) }
+        await host.attach(app.interaction)
+        app.install(in: try await host.makeControlsSession())
+        app.interaction.setSessionRunning(true)
 
         // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB).
-        let steps = scenarioText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n")
-        await pipeline.synchroniseClocks()
-        let played = try await session.runScenario(steps + "\n")
+        let played = try await session.runScenario(Self.steps(of: scenarioText))
         printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-        let clock = ContinuousClock()
-        let end = clock.now + .microseconds(Int64(played.durationMicros)) + .milliseconds(900)
-        do {
-            try await pipeline.run(until: { clock.now >= end })
-        } catch {
-            await pipeline.deviceLost()
-            printer.note("device lost: \(error)")
-        }
-        await pipeline.finish()
-        let counters = try await session.counters()
-        await session.close()
+        try? await Task.sleep(for: .microseconds(Int64(played.durationMicros)) + .milliseconds(900))
+        let lost = await host.lastDisconnect
+        if let lost { printer.note("device lost: \(lost)") }
+        let counters = try? await session.counters()
+        await host.stop()
 
         print("")
-        print(app.summary())
-        print(
-            "link        device sent \(counters.framesSent) frames, \(counters.retransmissions) retransmissions, \(counters.checkErrors) check errors, \(counters.sequenceGaps) lost"
-        )
+        print(tally.summary(app: app))
+        if let counters {
+            print(
+                "link        device sent \(counters.framesSent) frames, \(counters.retransmissions) retransmissions, \(counters.checkErrors) check errors, \(counters.sequenceGaps) lost"
+            )
+        }
+        if let lost { throw DeviceError(.closed, "the simulator was lost during the demo: \(lost)") }
+    }
+
+    /// The scenario's steps without comments and blank lines (what fits a RunScenario request).
+    static func steps(of text: String) -> String {
+        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n") + "\n"
     }
 
     /// The path of an executable next to this one (`swift build` puts camctl and camctl-sim together).
@@ -115,86 +81,21 @@ enum Demo {
     }
 }
 
-/// The seed talk's camera app on a synthetic camera: a capture interaction, zoom, exposure bias and a
-/// "Reactions" index picker.
-final class DemoApp: @unchecked Sendable {
-    let camera: SyntheticCamera
-    let interaction: CaptureEventInteraction
-    let controls: CaptureControlsSession
-    let reactions: CaptureIndexPicker
-    let zoom: SystemZoomSlider
-    let exposure: SystemExposureBiasSlider
-    private let printer: EventPrinter
-    private let tally: CaptureTally
-    private let delegate: PrintingControlsDelegate
-
-    static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
-
-    init(session: DeviceSession, printer: EventPrinter) throws {
-        self.printer = printer
-        let camera = try SyntheticCamera()
-        self.camera = camera
-        // Handlers run synchronously as gestures are fed, so the tally is complete when the run ends.
-        // Capture on `ended`, as Apple's API asks.
-        let tally = CaptureTally(camera: camera)
-        self.tally = tally
-        interaction = CaptureEventInteraction(
-            soundPlayer: session,
-            primary: { [printer, tally] event in
-                printer.capture(event, role: "primary")
-                tally.record(event)
-            },
-            secondary: { [printer, tally] event in
-                printer.capture(event, role: "secondary")
-                tally.record(event)
-            })
-        zoom = try SystemZoomSlider(device: camera, executor: DispatchQueue.global()) { _ in }
-        exposure = try SystemExposureBiasSlider(device: camera, executor: DispatchQueue.global()) { _ in }
-        reactions = try CaptureIndexPicker("Reactions", symbolName: "face.smiling", localizedIndexTitles: Self.reactionTitles)
-        let caps = session.info.capabilities
-        controls = try CaptureControlsSession(
-            capabilities: ControlsCapabilities(supportsControls: caps.supportsControls, maxControls: Int(caps.maxControls)))
-        delegate = PrintingControlsDelegate(printer: printer)
-        reactions.setActionQueue(DispatchQueue.global()) { _ in }
-        for control in [zoom, exposure, reactions] as [any CaptureControl] {
-            try controls.addControl(control)
-        }
-        controls.setControlsDelegate(delegate, executor: DispatchQueue.global())
-        controls.attachEventInteraction(interaction)
-        interaction.setSessionRunning(true)
-    }
-
-    func summary() -> String {
-        let (ended, cancelled, sources) = tally.counts
-        let bySource = sources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        return """
-            captures    \(ended) ended (\(bySource)), \(cancelled) cancelled
-            photos      \(camera.photos.count) taken
-            zoom        \(String(format: "%.2f", camera.zoomFactor))×
-            exposure    \(String(format: "%+.2f", camera.exposureBias)) EV
-            reaction    \(Self.reactionTitles[reactions.selectedIndex])
-            """
-    }
-}
-
-/// Counts capture events and takes a photo on each `ended`.
+/// Counts what the app did, for the demo's summary.
 final class CaptureTally: @unchecked Sendable {
     private let lock = NSLock()
-    private let camera: SyntheticCamera
     private var ended = 0
     private var cancelled = 0
     private var sources: [String: Int] = [:]
 
-    init(camera: SyntheticCamera) { self.camera = camera }
-
-    func record(_ event: CaptureEvent) {
+    func record(_ event: CameraApp.Event) {
+        guard case .capture(let capture, _) = event else { return }
         lock.lock()
         defer { lock.unlock() }
-        switch event.phase {
+        switch capture.phase {
         case .ended:
             ended += 1
-            sources[event.source.description, default: 0] += 1
-            _ = try? camera.capturePhoto()
+            sources[capture.source.description, default: 0] += 1
         case .cancelled:
             cancelled += 1
         default:
@@ -202,21 +103,18 @@ final class CaptureTally: @unchecked Sendable {
         }
     }
 
-    var counts: (ended: Int, cancelled: Int, sources: [String: Int]) {
+    func summary(app: CameraApp) -> String {
         lock.lock()
         defer { lock.unlock() }
-        return (ended, cancelled, sources)
+        let bySource = sources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return """
+            captures    \(ended) ended (\(bySource)), \(cancelled) cancelled
+            photos      \(app.camera.photos.count) taken
+            zoom        \(String(format: "%.2f", app.camera.zoomFactor))×
+            exposure    \(String(format: "%+.2f", app.camera.exposureBias)) EV
+            reaction    \(app.selectedReaction)
+            """
     }
-}
-
-/// Prints the controls delegate's calls.
-final class PrintingControlsDelegate: CaptureControlsDelegate, @unchecked Sendable {
-    let printer: EventPrinter
-    init(printer: EventPrinter) { self.printer = printer }
-    func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { printer.note("delegate: controls did become active") }
-    func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) { printer.note("delegate: will enter fullscreen") }
-    func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) { printer.note("delegate: will exit fullscreen") }
-    func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { printer.note("delegate: controls did become inactive") }
 }
 
 /// The simulator could not be started (exit status 1, unlike a usage error).

@@ -148,8 +148,14 @@ struct CaptureControlsSessionTests {
         let interaction = CaptureEventInteraction { _ in }
         session.attachEventInteraction(interaction)
         #expect(session.isEventInteractionAttached)
+        // The overlay never shows while the capture session is not running.
+        #expect(session.readinessProblems == [.sessionNotRunning, .noDelegate])
         #expect(session.handle(cc(.lightPressBegan, 2)).isEmpty)
-        #expect(session.diagnostics == [.noEventInteraction, .noDelegate])
+        #expect(session.diagnostics == [.noEventInteraction, .sessionNotRunning])
+        interaction.setSessionRunning(true)
+        #expect(session.handle(cc(.lightPressEnded, 2)).isEmpty)
+        #expect(session.handle(cc(.lightPressBegan, 2)).isEmpty)
+        #expect(session.diagnostics == [.noEventInteraction, .sessionNotRunning, .noDelegate])
 
         interaction.isEnabled = false
         #expect(!session.isEventInteractionAttached)

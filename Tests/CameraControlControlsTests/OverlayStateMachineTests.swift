@@ -78,7 +78,7 @@ struct OverlayStateMachineTests {
         #expect(overlay.phase == .adjusting("c"))
     }
 
-    @Test("picker: the press that opened it does not confirm, and a full click does not confirm")
+    @Test("picker: the press that opened it does not confirm, and a full click collapses it without confirming")
     func pickerNotConfirmedByFullClick() throws {
         var overlay = try machine([sliderSnapshot("a"), sliderSnapshot("b")])
         _ = run(&overlay, [cc(.lightPressBegan, 1_000), cc(.doubleLightPress, 1_000), cc(.lightPressEnded, 50_000)])
@@ -91,9 +91,12 @@ struct OverlayStateMachineTests {
                 cc(.pressEnded(PressSummary(durationMicros: 50_000, isLongPress: false, peakForceMillinewtons: 3000)), 170_000),
                 cc(.lightPressEnded, 180_000),
             ])
-        #expect(click.isEmpty)
-        #expect(overlay.phase == .picking(highlightedIndex: 1))
-        #expect(run(&overlay, [cc(.lightPressBegan, 300_000), cc(.lightPressEnded, 350_000)]) == ["control-selected b"])
+        // The shutter collapses the overlay (Apple's overlay hides on a full click); nothing was chosen.
+        #expect(click == ["exited-fullscreen", "overlay-hidden"])
+        #expect(overlay.phase == .hidden)
+        #expect(overlay.activeControlID == "a")
+        // The next light press shows the overlay again, on the control that was active.
+        #expect(run(&overlay, [cc(.lightPressBegan, 300_000), cc(.lightPressEnded, 350_000)]) == ["overlay-shown a"])
     }
 
     @Test("discrete slider: a detent at each step crossing, stamped with the crossing sample's time")
@@ -256,9 +259,9 @@ struct OverlayStateMachineTests {
                 cc(.pressEnded(PressSummary(durationMicros: 100_000, isLongPress: false, peakForceMillinewtons: 3000)), 140_000),
                 cc(.lightPressEnded, 150_000),
             ])
-        #expect(log == ["overlay-shown a"])
+        #expect(log == ["overlay-shown a", "overlay-hidden"])  // the click collapses the overlay
         #expect(overlay.controls[0].value == .number(0.5))
-        #expect(overlay.nextDeadlineMicros == nil)  // still touching, no momentum
+        #expect(overlay.nextDeadlineMicros == nil)  // hidden, no momentum
     }
 
     @Test("a disabled control is shown and selectable but slides do not change it")

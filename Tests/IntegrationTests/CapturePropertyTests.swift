@@ -226,7 +226,7 @@ struct CaptureScenarioPropertyTests {
             for toggle in toggles {
                 rig.run(forMicros: toggle - elapsed)
                 elapsed = toggle
-                let running = !rig.router.isSessionRunning
+                let running = !rig.interaction.isSessionRunning
                 let before = rig.outputs.count
                 rig.setSessionRunning(running)
                 // Starting never adopts a press in flight; stopping only cancels.

@@ -674,7 +674,10 @@ struct ExampleScenarioTests {
             ("buttons", ["volume-down", "volume-up", "action-button", "remote"], [false, false, true, false]),
             ("choose-control", ["camera-control"], [false]),
             ("click-and-hold", ["camera-control"], [true]),
-            ("demo", ["camera-control", "camera-control", "volume-up", "volume-down", "remote"], [false, true, false, false, false]),
+            (
+                "demo", ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"],
+                [false, true, false, true, false, false]
+            ),
             ("full-click", ["camera-control"], [false]),
             ("hysteresis", ["camera-control"], [false]),
             ("light-press-slide", [], []),

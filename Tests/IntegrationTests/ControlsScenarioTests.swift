@@ -1,3 +1,4 @@
+import CameraAppExample
 import CameraControlControls
 import CameraControlEmbedded
 import CameraControlRPC
@@ -23,11 +24,21 @@ struct ControlsScenarioTests {
         return "/" + tests + "/Scenarios"
     }()
 
-    /// The scenario files, each with its `.expected` log.
-    static let scenarioNames = ["seed-talk", "exposure-detents", "reactions-picker", "demo-proposal"]
+    /// The scenario files, each with its `.expected` log (`demo` is the demo's own tour,
+    /// `Firmware-sim/scenarios/demo.scenario`).
+    static let scenarioNames = ["seed-talk", "exposure-detents", "reactions-picker", "demo"]
+
+    /// `Firmware-sim/scenarios`, found from this file's path.
+    static let firmwareScenariosDirectory: String = {
+        let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        return "/" + root + "/Firmware-sim/scenarios"
+    }()
 
     static func text(_ name: String, _ ext: String) throws -> String {
-        try String(contentsOfFile: "\(scenariosDirectory)/\(name).\(ext)", encoding: .utf8)
+        if name == "demo" && ext == "scenario" {
+            return try String(contentsOfFile: "\(firmwareScenariosDirectory)/demo.scenario", encoding: .utf8)
+        }
+        return try String(contentsOfFile: "\(scenariosDirectory)/\(name).\(ext)", encoding: .utf8)
     }
 
     /// Plays a scenario file on a fresh rig and returns the rig after the overlay has settled.
@@ -315,12 +326,17 @@ struct ControlsScenarioTests {
 
     // MARK: The demo
 
-    @Test("the proposed camctl demo tour, sent over RunScenario as camctl does, shows the seed talk's flow")
-    func demoProposal() throws {
+    @Test("the demo's scenario file is the tour camctl demo plays")
+    func demoScenarioFileIsTheDemosTour() throws {
+        #expect(try Self.text("demo", "scenario") == CameraApp.demoScenario + "\n")
+    }
+
+    @Test("camctl demo's tour, sent over RunScenario as camctl does, shows the seed talk's flow")
+    func demoTour() throws {
         let rig = try VirtualControlsRig(seed: 42)
         // camctl demo strips whole-line comments and sends the steps in one RunScenario request.
         let steps =
-            try Self.text("demo-proposal", "scenario").split(separator: "\n")
+            CameraApp.demoScenario.split(separator: "\n")
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n") + "\n"
         let played = try rig.runScenarioOverLink(steps)
@@ -332,8 +348,10 @@ struct ControlsScenarioTests {
         #expect(log.contains("overlay control-selected exposure-bias"))
         #expect(abs(rig.camera.exposureBias - 2.0 / 3.0) < 1e-9, "+2/3 EV")
         #expect(rig.reactions.selectedIndex > 0, "a reaction was chosen")
-        // The full click, the click-and-hold and each capture button take a photo (primary handler).
-        let ended = Self.lines(rig, "capture ended primary ").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        // The full click, the click-and-hold and each capture button take a photo (volume up through the
+        // secondary handler, the others through the primary one).
+        let ended = Self.lines(rig, "capture ended ").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        #expect(Self.lines(rig, "capture ended secondary ") == ["capture ended secondary volume-up"])
         #expect(ended == ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"])
         #expect(log.contains("gesture long-press-began camera-control"))
         #expect(rig.camera.photos.count == ended.count)

@@ -23,7 +23,7 @@ struct DemoTests {
             "device      CameraControl Simulator", "gesture  light-press-began camera-control",
             "gesture  double-light-press", "overlay  overlay-shown zoom", "overlay  picker-opened",
             "overlay  control-selected exposure-bias", "overlay  control-selected reactions",
-            "delegate: controls did become active", "delegate: will exit fullscreen", "haptic   detent → device",
+            "delegate did-become-active", "delegate will-exit-fullscreen", "haptic   detent → device",
             "capture  began     secondary volume-up", "gesture  long-press-began",
         ] {
             #expect(out.contains(text), "the demo's output lacks '\(text)'")

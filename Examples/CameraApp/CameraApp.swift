@@ -1,0 +1,178 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlWire
+import Dispatch
+
+/// The camera app of Apple's WWDC25 talk "Enhance your app with the Camera Control", on a
+/// ``SyntheticCamera``, written only against this package's public API: a zoom slider and an
+/// exposure-bias slider (the system ones, driving the camera), a "Reactions" index picker, and a capture
+/// interaction on every button that takes a photo on each `ended`.
+///
+/// ```swift
+/// import CameraAppExample
+/// import CameraControlHost
+///
+/// let host = try await CameraControlHost.connect(to: "/dev/ttyACM0")
+/// let app = try CameraApp { event in print(event) }
+/// await host.attach(app.interaction)
+/// _ = try app.install(in: await host.makeControlsSession())
+/// await host.run()
+/// ```
+///
+/// `camctl demo` runs this app against the simulator; the virtual-time rig of CameraControlSimulation runs
+/// it too.
+public final class CameraApp: Sendable {
+    /// Something the app did, for its log.
+    public enum Event: Sendable, CustomStringConvertible {
+        /// A capture event reached a handler (`role`: primary or secondary).
+        case capture(CaptureEvent, CaptureHandlerRole)
+        /// A photo was taken for a capture `ended`.
+        case photo(CapturedPhoto, CaptureEvent)
+        /// A control's action ran with this value (the slider's value, or the picker's index).
+        case action(ControlID, Double)
+        /// The controls delegate was called: `did-become-active`, `will-enter-fullscreen`,
+        /// `will-exit-fullscreen` or `did-become-inactive`.
+        case delegate(String)
+
+        /// One line.
+        public var description: String {
+            switch self {
+            case .capture(let event, let role): "capture \(event.phase.rawValue) \(role.rawValue) \(event.source)"
+            case .photo(let photo, _): "photo \(photo.sequenceNumber) zoom \(photo.zoomFactor) bias \(photo.exposureBias)"
+            case .action(let id, let value): "action \(id) \(value)"
+            case .delegate(let call): "delegate \(call)"
+            }
+        }
+    }
+
+    /// The tour `camctl demo` plays on the simulator (docs/SIMULATOR.md for the format): the talk's app,
+    /// then every input source. `Firmware-sim/scenarios/demo.scenario` is the same text (a test keeps
+    /// them equal).
+    public static let demoScenario = """
+        # camctl demo: the seed talk's app, then every input source.
+        seed 42
+        # Zoom: a light press shows the overlay with the active control (zoom); a slide zooms in
+        # (through the 2x detent) and holds still, so it stops where it is.
+        touch at=0.25 hold=60ms
+        light-press force=1200mN hold=150ms
+        slide to=0.75 over=500ms
+        hold 350ms
+        release
+        pause 400ms
+        # Exposure: a double light press opens the control picker, a slide moves one entry on,
+        # a light press confirms, a slide adjusts it in 1/3 EV detents.
+        touch at=0.3 hold=60ms
+        double-light-press force=1200mN gap=150ms
+        slide to=0.55 over=300ms
+        hold 100ms
+        light-press force=1300mN hold=120ms
+        slide to=0.75 over=400ms
+        hold 350ms
+        release
+        pause 400ms
+        # Reactions: the picker again, one entry on (and against the end of the list), confirm,
+        # choose a reaction.
+        touch at=0.3 hold=60ms
+        double-light-press force=1200mN gap=150ms
+        slide to=0.55 over=300ms
+        hold 100ms
+        light-press force=1300mN hold=120ms
+        slide to=0.95 over=500ms
+        hold 350ms
+        release
+        pause 300ms
+        # A full click is the shutter, whatever the overlay shows.
+        full-click
+        pause 400ms
+        # Click and hold: a long press (video in a camera app).
+        click-and-hold 1s
+        pause 400ms
+        # The other inputs: volume up (secondary), volume down held, the action button, a remote click.
+        button volume-up
+        pause 250ms
+        button volume-down hold=600ms
+        pause 250ms
+        button action
+        pause 250ms
+        remote-click
+        pause 300ms
+        """
+
+    /// The reactions the picker offers, in index order.
+    public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
+
+    /// The camera the system sliders drive and photos are taken with.
+    public let camera: SyntheticCamera
+    /// Capture events from every button: volume down, the action button, a Camera Control full click and a
+    /// remote click to the primary handler, volume up to the secondary one. Each `ended` takes a photo.
+    public let interaction: CaptureEventInteraction
+    /// The system zoom slider.
+    public let zoom: SystemZoomSlider
+    /// The system exposure-bias slider.
+    public let exposure: SystemExposureBiasSlider
+    /// The "Reactions" picker.
+    public let reactions: CaptureIndexPicker
+    private let delegate: Delegate
+
+    /// The app, calling `log` with everything it does. Actions and the delegate run on `executor`; capture
+    /// handlers run as the host delivers them; `clock` stamps capture events (virtual time in tests).
+    ///
+    /// - Throws: ``ControlError`` when a control cannot be made.
+    public init(
+        executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
+        soundPlayer: (any CaptureSoundPlaying)? = nil, log: @escaping @Sendable (Event) -> Void
+    ) throws(ControlError) {
+        let camera = try SyntheticCamera()
+        self.camera = camera
+        let handler: @Sendable (CaptureEvent, CaptureHandlerRole) -> Void = { event, role in
+            log(.capture(event, role))
+            // Capture on `ended`, as Apple's API asks.
+            if event.phase == .ended, let photo = try? camera.capturePhoto() { log(.photo(photo, event)) }
+        }
+        interaction = CaptureEventInteraction(
+            soundPlayer: soundPlayer, clock: clock,
+            primary: { handler($0, .primary) }, secondary: { handler($0, .secondary) })
+        zoom = try SystemZoomSlider(device: camera, executor: executor) { log(.action("zoom", $0)) }
+        exposure = try SystemExposureBiasSlider(device: camera, executor: executor) { log(.action("exposure-bias", $0)) }
+        reactions = try CaptureIndexPicker(
+            "Reactions", symbolName: "face.smiling.inverted", localizedIndexTitles: Self.reactionTitles)
+        reactions.setActionQueue(executor) { log(.action("reactions", Double($0))) }
+        delegate = Delegate(log: log)
+        delegateExecutor = executor
+    }
+
+    private let delegateExecutor: any ActionExecutor
+
+    /// Adds the app's controls to `session` (each only if ``CaptureControlsSession/canAddControl(_:)``
+    /// says so, as the talk does) and sets the app as its delegate. Returns the refusals, if any.
+    @discardableResult
+    public func install(in session: CaptureControlsSession) -> [(ControlID, ControlError)] {
+        var refusals: [(ControlID, ControlError)] = []
+        for control in [zoom, exposure, reactions] as [any CaptureControl] {
+            if let refusal = session.refusal(toAdd: control) {
+                refusals.append((control.id, refusal))
+            } else {
+                try? session.addControl(control)
+            }
+        }
+        session.setControlsDelegate(delegate, executor: delegateExecutor)
+        return refusals
+    }
+
+    /// The reaction chosen last.
+    public var selectedReaction: String { Self.reactionTitles[max(0, min(reactions.selectedIndex, Self.reactionTitles.count - 1))] }
+
+    /// The app's controls delegate.
+    private final class Delegate: CaptureControlsDelegate {
+        let log: @Sendable (Event) -> Void
+        init(log: @escaping @Sendable (Event) -> Void) { self.log = log }
+        func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { log(.delegate("did-become-active")) }
+        func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {
+            log(.delegate("will-enter-fullscreen"))
+        }
+        func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {
+            log(.delegate("will-exit-fullscreen"))
+        }
+        func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { log(.delegate("did-become-inactive")) }
+    }
+}

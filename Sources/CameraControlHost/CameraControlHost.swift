@@ -1,0 +1,384 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlDevice
+import CameraControlRPC
+import CameraControlWire
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The host clock ``CameraControlHost`` reads and sleeps on, microseconds (injected so tests control it).
+public struct HostClock: Sendable {
+    /// Reads the clock: microseconds since an arbitrary fixed start, never decreasing.
+    public var nowMicros: @Sendable () -> UInt64
+    /// Sleeps until the clock reads at least the given time (throws when the task is cancelled).
+    public var sleepUntilMicros: @Sendable (UInt64) async throws -> Void
+
+    /// A clock from its two operations.
+    public init(nowMicros: @escaping @Sendable () -> UInt64, sleepUntilMicros: @escaping @Sendable (UInt64) async throws -> Void) {
+        self.nowMicros = nowMicros
+        self.sleepUntilMicros = sleepUntilMicros
+    }
+
+    /// The system's monotonic clock (`CLOCK_MONOTONIC`), the one ``CaptureClock/continuous`` reads.
+    public static let monotonic = HostClock(
+        nowMicros: { CaptureClock.continuous.nowMicros() },
+        sleepUntilMicros: { deadline in
+            let now = CaptureClock.continuous.nowMicros()
+            if deadline > now { try await Task.sleep(for: .microseconds(Int64(deadline - now))) }
+        })
+}
+
+/// A Camera Control device attached to this host, end to end: it connects (handshake, input stream),
+/// reconnects after an unplug, estimates the device's clock, puts events in order, recognises gestures,
+/// drives the controls overlay (sending its haptics to the device) and delivers capture events to the
+/// app's ``CaptureEventInteraction``s, the way Apple's `AVCaptureEventInteraction` and
+/// `AVCaptureSession` controls behave.
+///
+/// ```swift
+/// let host = try await CameraControlHost.connect(to: "/dev/ttyACM0")
+/// let interaction = CaptureEventInteraction { event in
+///     if event.phase == .ended { print("capture from \(event.source)") }
+/// }
+/// await host.attach(interaction)
+/// interaction.setSessionRunning(true)
+/// await host.run()   // until stop(), or the device is gone for good
+/// ```
+///
+/// The wiring itself is ``HostCore``'s (sans-IO); this actor adds the I/O: a ``DeviceConnection``, a
+/// timer that sleeps until the core's next deadline (nothing ticks while nothing is pending), clock
+/// round trips (a few at each connect, then one every ``Configuration/clockResyncInterval``) and a
+/// serial sender for haptics, so a slow PlayHaptic never holds up gestures.
+public actor CameraControlHost: CaptureSoundPlaying {
+    /// How the host behaves.
+    public struct Configuration: Sendable {
+        /// The pipeline's tuning.
+        public var core: HostCore.Configuration
+        /// Time between reconnect attempts.
+        public var retryDelay: Duration
+        /// False: the first time the device goes away, the host stops (``run()`` returns).
+        public var reconnects: Bool
+        /// Round trips for the clock estimate at each connect.
+        public var clockSamplesAtConnect: Int
+        /// Time between later clock round trips (nil: none).
+        public var clockResyncInterval: Duration?
+        /// The host clock.
+        public var clock: HostClock
+
+        /// The defaults: reconnect every 250 ms, 5 clock round trips, then one every 5 s.
+        public init(
+            core: HostCore.Configuration = HostCore.Configuration(), retryDelay: Duration = .milliseconds(250),
+            reconnects: Bool = true, clockSamplesAtConnect: Int = 5, clockResyncInterval: Duration? = .seconds(5),
+            clock: HostClock = .monotonic
+        ) {
+            self.core = core
+            self.retryDelay = retryDelay
+            self.reconnects = reconnects
+            self.clockSamplesAtConnect = clockSamplesAtConnect
+            self.clockResyncInterval = clockResyncInterval
+            self.clock = clock
+        }
+    }
+
+    /// The configuration in use.
+    public nonisolated let configuration: Configuration
+    private let core: HostCore
+    private let connection: DeviceConnection
+    private var loop: Task<Void, Never>?
+    private var timer: Task<Void, Never>?
+    private var armedDeadline: UInt64?
+    private var clockTask: Task<Void, Never>?
+    private var hapticTask: Task<Void, Never>?
+    private var hapticQueue: AsyncStream<HapticPattern>.Continuation?
+    private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
+    private var observers: [@Sendable (HostEffect) -> Void] = []
+    private var connectHandlers: [@Sendable (DeviceInfo) -> Void] = []
+    private var stopped = false
+
+    private nonisolated let offsetSnapshot = Mutex<Int64?>(nil)
+    /// Host minus device clock, microseconds, as last estimated (nil while no device is synchronised).
+    /// Readable from any thread, e.g. to turn a device timestamp into a latency.
+    public nonisolated var clockOffsetMicros: Int64? { offsetSnapshot.withLock { $0 } }
+
+    /// The device's identity and capabilities from the latest handshake (nil before the first).
+    public private(set) var deviceInfo: DeviceInfo?
+    /// The session in use (nil while disconnected).
+    public private(set) var session: DeviceSession?
+    /// Why the last session ended (nil while none ended).
+    public private(set) var lastDisconnect: RPCError?
+    /// Sessions opened so far.
+    public private(set) var connectionCount = 0
+    /// PlayHaptic calls that failed.
+    public private(set) var failedHaptics = 0
+
+    /// A host whose sessions are opened by `opener` (first connect and every reconnect). Nothing happens
+    /// until ``start()`` or ``run()``.
+    public init(configuration: Configuration = Configuration(), opener: @escaping DeviceConnection.Opener) {
+        self.configuration = configuration
+        core = HostCore(configuration: configuration.core)
+        connection = DeviceConnection(retryDelay: configuration.retryDelay, opener: opener)
+    }
+
+    /// A host for the port at `path` (a serial port, a pseudo-terminal or a symlink to one).
+    public init(port path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration) { () async throws(DeviceError) -> DeviceSession in
+            try await DeviceSession.open(path: path, hostName: hostName)
+        }
+    }
+
+    /// Opens `path` now (so a wrong port fails here, with the reason), starts the host on that session and
+    /// returns once it is connected and its clock estimated. Later sessions reconnect to the same path.
+    ///
+    /// - Throws: ``DeviceError`` from the first open and handshake.
+    public static func connect(
+        to path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()
+    ) async throws(DeviceError) -> CameraControlHost {
+        let first = try await DeviceSession.open(path: path, hostName: hostName)
+        let handOff = FirstSession(first)
+        let host = CameraControlHost(configuration: configuration) { () async throws(DeviceError) -> DeviceSession in
+            if let session = handOff.take() { return session }
+            return try await DeviceSession.open(path: path, hostName: hostName)
+        }
+        await host.start()
+        await host.waitUntilConnected()
+        return host
+    }
+
+    // MARK: Attaching
+
+    /// Delivers capture events to `interaction` (several may be attached; the first is the one the
+    /// controls session checks).
+    public func attach(_ interaction: CaptureEventInteraction) {
+        core.attach(interaction)
+    }
+
+    /// Stops delivering to `interaction` (its presses in flight are cancelled).
+    public func detach(_ interaction: CaptureEventInteraction) {
+        core.detach(interaction)
+    }
+
+    /// Drives `controls`' overlay from the gestures; its haptics are played on the device.
+    public func attach(_ controls: CaptureControlsSession) {
+        core.attach(controls)
+    }
+
+    /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
+    /// attached to this host. Call it once connected (after ``connect(to:hostName:configuration:)``).
+    ///
+    /// - Throws: ``ControlError`` with ``ControlError/Code/controlsNotSupported`` before any handshake, or
+    ///   as ``CaptureControlsSession/init(capabilities:configuration:)``.
+    public func makeControlsSession(
+        overlay: OverlayConfiguration = OverlayConfiguration()
+    ) throws(ControlError)
+        -> CaptureControlsSession
+    {
+        guard let capabilities = deviceInfo?.capabilities else {
+            throw ControlError(.controlsNotSupported, "no device has connected yet")
+        }
+        let session = try CaptureControlsSession(
+            capabilities: ControlsCapabilities(
+                supportsControls: capabilities.supportsControls, maxControls: Int(capabilities.maxControls)),
+            configuration: overlay)
+        core.attach(session)
+        return session
+    }
+
+    /// Calls `observer` with every ``HostEffect``, in order, as it happens (inside the host: keep it short).
+    public func observe(_ observer: @escaping @Sendable (HostEffect) -> Void) {
+        observers.append(observer)
+    }
+
+    /// Calls `handler` with the device's identity each time a session comes up after this call (before
+    /// any effect of that session).
+    public func onConnect(_ handler: @escaping @Sendable (DeviceInfo) -> Void) {
+        connectHandlers.append(handler)
+    }
+
+    // MARK: Running
+
+    /// Starts connecting and delivering in the background (does nothing when started already).
+    public func start() {
+        guard loop == nil, !stopped else { return }
+        core.observer = { [unowned self] effect in self.handleEffect(effect) }
+        let (haptics, queue) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        hapticQueue = queue
+        hapticTask = Task { [weak self] in
+            for await pattern in haptics {
+                await self?.play(pattern)
+            }
+        }
+        let activity = connection.activity
+        loop = Task { [weak self] in
+            for await item in activity {
+                guard let self else { return }
+                await self.handle(item)
+            }
+            await self?.finished()
+        }
+        Task { await connection.start() }
+    }
+
+    /// Starts (if needed) and returns when the host stops: after ``stop()``, or when the device went
+    /// away with ``Configuration/reconnects`` false.
+    public func run() async {
+        start()
+        await loop?.value
+    }
+
+    /// Returns once a session is up and its clock estimated (at once when one is).
+    public func waitUntilConnected() async {
+        if session != nil || stopped { return }
+        await withCheckedContinuation { connectedWaiters.append($0) }
+    }
+
+    /// Stops: presses in flight are cancelled, the session closes, ``run()`` returns.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        if session != nil { core.deviceLost(atHostMicros: now) }
+        session = nil
+        await connection.stop()
+        await loop?.value
+        finished()
+    }
+
+    /// Plays a capture sound on the current device (`FeedbackService/PlaySound`).
+    ///
+    /// - Throws: ``DeviceError`` with ``DeviceError/Code/closed`` while no device is connected, or the
+    ///   ``RPCError`` of the call.
+    public func play(_ sound: CaptureSound) async throws {
+        guard let session else { throw DeviceError(.closed, "no device is connected") }
+        _ = try await session.playSound(sound.wireSound)
+    }
+
+    // MARK: Inside
+
+    private var now: UInt64 { configuration.clock.nowMicros() }
+
+    private func handle(_ activity: DeviceConnection.Activity) async {
+        switch activity {
+        case .connected(let info):
+            guard !stopped else { return }
+            deviceInfo = info
+            connectionCount += 1
+            for handler in connectHandlers { handler(info) }
+            session = await connection.session
+            core.connected(info.capabilities)
+            if let session { await synchroniseClock(session, roundTrips: configuration.clockSamplesAtConnect) }
+            startClockResync()
+            let waiters = connectedWaiters
+            connectedWaiters = []
+            for waiter in waiters { waiter.resume() }
+        case .input(let event):
+            let time = now
+            core.receive(event, atHostMicros: time)
+            core.advance(toHostMicros: time)
+        case .disconnected(let error):
+            lastDisconnect = error
+            clockTask?.cancel()
+            session = nil
+            core.deviceLost(atHostMicros: now)
+            publishOffset()
+            if !configuration.reconnects {
+                stopped = true
+                Task { await connection.stop() }
+            }
+        case .connectFailed:
+            break
+        }
+        rearm()
+    }
+
+    private func finished() {
+        timer?.cancel()
+        clockTask?.cancel()
+        hapticQueue?.finish()
+        hapticTask?.cancel()
+        stopped = true
+        let waiters = connectedWaiters
+        connectedWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Keeps exactly one timer, for the core's next deadline.
+    private func rearm() {
+        let next = stopped ? nil : core.nextDeadlineHostMicros
+        guard next != armedDeadline else { return }
+        timer?.cancel()
+        armedDeadline = next
+        guard let next else { return }
+        let clock = configuration.clock
+        timer = Task { [weak self] in
+            guard (try? await clock.sleepUntilMicros(next)) != nil else { return }
+            await self?.timerFired(next)
+        }
+    }
+
+    private func timerFired(_ deadline: UInt64) {
+        guard armedDeadline == deadline else { return }
+        armedDeadline = nil
+        core.advance(toHostMicros: now)
+        rearm()
+    }
+
+    private func handleEffect(_ effect: HostEffect) {
+        if case .overlay(.haptic(let pattern, _)) = effect { hapticQueue?.yield(HapticPattern(rawValue: pattern.rawValue) ?? .unspecified) }
+        for observer in observers { observer(effect) }
+    }
+
+    private func play(_ pattern: HapticPattern) async {
+        guard let session else { return }
+        do {
+            _ = try await session.playHaptic(pattern)
+        } catch {
+            failedHaptics += 1
+        }
+    }
+
+    private func synchroniseClock(_ session: DeviceSession, roundTrips: Int) async {
+        let clock = configuration.clock
+        for _ in 0..<max(0, roundTrips) {
+            let sent = clock.nowMicros()
+            guard let reply = try? await session.ping() else { continue }
+            core.addClockSample(sentAtHostMicros: sent, receivedAtHostMicros: clock.nowMicros(), deviceMicros: reply.deviceTimeMicros)
+        }
+        publishOffset()
+    }
+
+    private func publishOffset() {
+        let offset = core.clock.offsetMicros(atHostMicros: now)
+        offsetSnapshot.withLock { $0 = offset }
+    }
+
+    private func addClockSample(sent: UInt64, received: UInt64, device: UInt64) {
+        core.addClockSample(sentAtHostMicros: sent, receivedAtHostMicros: received, deviceMicros: device)
+        publishOffset()
+        rearm()
+    }
+
+    private func startClockResync() {
+        clockTask?.cancel()
+        guard let interval = configuration.clockResyncInterval, let session else { return }
+        let clock = configuration.clock
+        clockTask = Task { [weak self] in
+            while !Task.isCancelled {
+                guard (try? await Task.sleep(for: interval)) != nil else { return }
+                let sent = clock.nowMicros()
+                guard let reply = try? await session.ping() else { continue }
+                await self?.addClockSample(sent: sent, received: clock.nowMicros(), device: reply.deviceTimeMicros)
+            }
+        }
+    }
+}
+
+/// The session opened by ``CameraControlHost/connect(to:hostName:configuration:)``, handed to the first
+/// connect once.
+private final class FirstSession: Sendable {
+    private let session: Mutex<DeviceSession?>
+    init(_ session: DeviceSession) { self.session = Mutex(session) }
+    func take() -> DeviceSession? { session.withLock { $0.take() } }
+}

@@ -1,0 +1,207 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlGestures
+import CameraControlWire
+
+/// What the host pipeline did, in the order it happened, as ``HostCore`` reports it to its observer.
+public enum HostEffect: Sendable, Hashable {
+    /// A session is up with a device that has these capabilities.
+    case connected(Capabilities)
+    /// An input event as it arrived from the device (before it was put back in device order).
+    case input(InputEvent)
+    /// A gesture the recogniser completed (delivered to the controls, then to the capture interactions).
+    case gesture(Gesture)
+    /// An effect of the controls overlay. A `.haptic` one is for the device: the driver plays it with
+    /// `FeedbackService/PlayHaptic` (``CameraControlHost`` does).
+    case overlay(OverlayEffect)
+    /// The device went away: whatever was in flight was cancelled.
+    case deviceLost
+}
+
+/// The host pipeline with no I/O: device events and host time in, gestures, overlay effects and capture
+/// events out. It is the one place where the host's layers are wired together:
+///
+/// ```
+///  InputEvent ─▶ InputEventOrderer ─▶ GestureRecognizer ─▶ CaptureControlsSession ─▶ CaptureEventInteraction(s)
+///   (arrival)     (device order)        (gestures)           (overlay; collapses        (capture events to the
+///                                                              on a full click)          app's handlers)
+/// ```
+///
+/// - Time: the recogniser and the overlay run on device time, which the core estimates from host time
+///   with a ``DeviceClockEstimate`` (feed it round trips with ``addClockSample(sentAtHostMicros:receivedAtHostMicros:deviceMicros:)``).
+///   Nothing moves by itself: call ``advance(toHostMicros:)`` at ``nextDeadlineHostMicros`` (and after
+///   feeding events), never on a fixed tick.
+/// - Order: each gesture goes to the controls session first, then to every capture interaction. A full
+///   click therefore collapses the overlay (the controls delegate is told it became inactive) before the
+///   capture event is delivered: with the delegate and the capture handlers on one serial queue, the app
+///   sees them in that order.
+/// - The overlay shows only while a capture session runs; when every attached interaction's session
+///   stops, a showing overlay is dismissed.
+/// - Device lost: events still waiting for an earlier one are delivered, every press in flight is
+///   cancelled (`cancelled` to the app, never a capture), the overlay is dismissed.
+///
+/// ``CameraControlHost`` drives it over a real device; the virtual-time rigs of CameraControlSimulation
+/// drive the same core. Not thread-safe: drive it from one serial context.
+public final class HostCore {
+    /// How the core is tuned.
+    public struct Configuration: Sendable {
+        /// The recogniser's configuration for a device with these capabilities.
+        public var recognizer: @Sendable (Capabilities) -> GestureRecognizer.Configuration
+        /// The longest an input event waits for an earlier, retransmitted one, host microseconds.
+        public var maximumReorderHoldMicros: UInt64
+
+        /// The defaults: ``GestureRecognizer/Configuration/init(capabilities:)`` and a 150 ms reorder hold.
+        public init(
+            recognizer: @escaping @Sendable (Capabilities) -> GestureRecognizer.Configuration = {
+                GestureRecognizer.Configuration(capabilities: $0)
+            },
+            maximumReorderHoldMicros: UInt64 = 150_000
+        ) {
+            self.recognizer = recognizer
+            self.maximumReorderHoldMicros = maximumReorderHoldMicros
+        }
+    }
+
+    /// The tuning in use.
+    public let configuration: Configuration
+    /// The device clock as estimated from the samples fed so far.
+    public private(set) var clock = DeviceClockEstimate()
+    /// The gesture recogniser (configured from the capabilities at each ``connected(_:)``).
+    public private(set) var recognizer: GestureRecognizer
+    /// Puts input events back in device order.
+    public private(set) var orderer: InputEventOrderer
+    /// The capture interactions gestures are routed to, in the order they were attached.
+    public private(set) var interactions: [CaptureEventInteraction] = []
+    /// The controls session, if one is attached.
+    public private(set) var controls: CaptureControlsSession?
+    /// The capabilities of the connected device (nil while disconnected).
+    public private(set) var capabilities: Capabilities?
+    /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
+    /// in between, in the order described above).
+    public var observer: ((HostEffect) -> Void)?
+
+    /// A core with nothing attached and no device.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        recognizer = GestureRecognizer()
+        orderer = InputEventOrderer(maximumHoldMicros: configuration.maximumReorderHoldMicros)
+    }
+
+    // MARK: Attaching
+
+    /// Routes capture events to `interaction` too. The first interaction attached is also the one the
+    /// controls session checks (enabled, session running).
+    public func attach(_ interaction: CaptureEventInteraction) {
+        guard !interactions.contains(where: { $0 === interaction }) else { return }
+        interactions.append(interaction)
+        if interactions.count == 1 { controls?.attachEventInteraction(interaction) }
+    }
+
+    /// Stops routing to `interaction`; presses it had in flight are cancelled (as on a lost device).
+    public func detach(_ interaction: CaptureEventInteraction) {
+        guard let index = interactions.firstIndex(where: { $0 === interaction }) else { return }
+        interactions.remove(at: index)
+        interaction.deviceLost()
+        if index == 0 { controls?.attachEventInteraction(interactions.first) }
+    }
+
+    /// Drives `session`'s overlay from the gestures (nil: no controls).
+    public func attach(_ session: CaptureControlsSession?) {
+        controls = session
+        session?.attachEventInteraction(interactions.first)
+    }
+
+    // MARK: Feeding
+
+    /// A session with a device is up: the recogniser is configured for its `capabilities`, and ordering,
+    /// recognition and the clock start afresh.
+    public func connected(_ capabilities: Capabilities) {
+        self.capabilities = capabilities
+        recognizer = GestureRecognizer(configuration: configuration.recognizer(capabilities))
+        orderer = InputEventOrderer(maximumHoldMicros: configuration.maximumReorderHoldMicros)
+        clock.reset()
+        observer?(.connected(capabilities))
+    }
+
+    /// A round trip to the device: sent at host time `sent`, answered with the device's clock
+    /// `deviceMicros`, received at `received`.
+    public func addClockSample(sentAtHostMicros sent: UInt64, receivedAtHostMicros received: UInt64, deviceMicros: UInt64) {
+        clock.addRoundTrip(sentAtHostMicros: sent, receivedAtHostMicros: received, deviceMicros: deviceMicros)
+    }
+
+    /// An input event from the device, received at host time `now`. Follow it with
+    /// ``advance(toHostMicros:)``.
+    public func receive(_ event: InputEvent, atHostMicros now: UInt64) {
+        observer?(.input(event))
+        recognize(orderer.accept(event, atMicros: now))
+    }
+
+    /// Moves time on to host time `now`: events that waited too long for an earlier one are released,
+    /// long presses and idle slides fall due, the overlay runs its momentum and dismisses itself.
+    public func advance(toHostMicros now: UInt64) {
+        recognize(orderer.release(atMicros: now))
+        let deviceNow = deviceMicros(atHostMicros: now)
+        // While an earlier event is awaited, device time must not run past it: it may be the release
+        // that ends a press before the long-press threshold.
+        if let latest = recognizer.currentMicros, !orderer.isHolding {
+            deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
+        }
+        guard let controls else { return }
+        if controls.phase != .hidden, !interactions.isEmpty, !interactions.contains(where: \.isSessionRunning) {
+            report(controls.dismiss(atMicros: deviceNow))
+        }
+        if let due = controls.nextDeadlineMicros, deviceNow >= due {
+            report(controls.advance(toMicros: deviceNow))
+        }
+    }
+
+    /// The device went away at host time `now`: events still held are delivered, then every press in
+    /// flight is cancelled, the overlay is dismissed and the clock forgotten.
+    public func deviceLost(atHostMicros now: UInt64) {
+        let deviceNow = deviceMicros(atHostMicros: now)
+        recognize(orderer.reset())
+        deliver(recognizer.reset(cancellingAtMicros: recognizer.currentMicros ?? deviceNow))
+        for interaction in interactions { interaction.deviceLost() }
+        if let controls { report(controls.dismiss(atMicros: max(deviceNow, recognizer.currentMicros ?? 0))) }
+        capabilities = nil
+        clock.reset()
+        observer?(.deviceLost)
+    }
+
+    /// The earliest host time at which ``advance(toHostMicros:)`` has work, or nil when nothing is
+    /// pending (then only a new event can change anything).
+    public var nextDeadlineHostMicros: UInt64? {
+        var deadlines: [UInt64] = []
+        if let release = orderer.nextReleaseMicros { deadlines.append(release) }
+        for device in [recognizer.nextDeadlineMicros, controls?.nextDeadlineMicros].compactMap({ $0 }) {
+            deadlines.append(clock.hostMicros(atDeviceMicros: device) ?? device)
+        }
+        return deadlines.min()
+    }
+
+    /// The device's clock at host time `now` as estimated (host time itself before any clock sample: the
+    /// virtual rigs share one clock), never before the latest event seen.
+    public func deviceMicros(atHostMicros now: UInt64) -> UInt64 {
+        let estimate = clock.deviceMicros(atHostMicros: now) ?? now
+        return max(estimate, recognizer.currentMicros ?? 0)
+    }
+
+    // MARK: Wiring
+
+    private func recognize(_ events: [InputEvent]) {
+        for event in events { deliver(recognizer.handle(event)) }
+    }
+
+    private func deliver(_ gestures: [Gesture]) {
+        for gesture in gestures {
+            observer?(.gesture(gesture))
+            if let controls { report(controls.handle(gesture)) }
+            for interaction in interactions { interaction.handle(gesture) }
+        }
+    }
+
+    private func report(_ effects: [OverlayEffect]) {
+        guard let observer else { return }
+        for effect in effects { observer(.overlay(effect)) }
+    }
+}
