@@ -5,9 +5,12 @@
 
 #include "CameraControlProto.h"
 #include "cc_assert.h"
-#include "cc_core.h"
 #include "cc_envelope.h"
 #include "cc_ids.h"
+#include "cc_rpc.h"
+#include "cc_rpc_reply.h"
+#include "cc_services.h"
+#include "cc_streams.h"
 #include "cc_wire.h"
 
 #define US_PER_S 1000000u
@@ -15,6 +18,20 @@
 static uint32_t period_us(uint32_t rate_hz)
 {
     return rate_hz == 0u ? US_PER_S : US_PER_S / rate_hz;
+}
+
+/* Applies a validated configuration (sampling period, input pipeline); the
+ * callback ConfigService gets at init (cc_apply_config_fn). */
+static void apply_config(cc_device_t *dev, const cc_input_config_t *cfg, uint64_t now_us)
+{
+    uint32_t new_period = period_us(cfg->sample_rate_hz);
+    if (new_period != dev->sample_period_us) {
+        cc_streams_flush_raw(dev, now_us);   /* a batch has one sample interval */
+        dev->sample_period_us = new_period;
+        dev->next_sample_us = now_us + new_period;
+    }
+    dev->config = *cfg;
+    cc_input_set_config(&dev->input, cfg);
 }
 
 void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_t *info)
@@ -31,6 +48,14 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
     cc_link_init(&dev->link, &dev->counters, CC_HEARTBEAT_INTERVAL_MS);
     cc_call_table_init(&dev->calls);
     cc_arena_init(&dev->arena);
+    /* wiring, so every call points down: rpc serves the services' table,
+     * ConfigService applies a config through the callback */
+    {
+        size_t count = 0;
+        const cc_method_t *methods = cc_services_methods(&count);
+        cc_rpc_set_methods(dev, methods, count);
+    }
+    dev->apply_config = apply_config;
 }
 
 void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator)
@@ -38,18 +63,6 @@ void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bo
     dev->extension = fn;
     dev->extension_ctx = ctx;
     dev->is_simulator = is_simulator;
-}
-
-void cc_device_apply_config(cc_device_t *dev, const cc_input_config_t *cfg, uint64_t now_us)
-{
-    uint32_t new_period = period_us(cfg->sample_rate_hz);
-    if (new_period != dev->sample_period_us) {
-        cc_streams_flush_raw(dev, now_us);   /* a batch has one sample interval */
-        dev->sample_period_us = new_period;
-        dev->next_sample_us = now_us + new_period;
-    }
-    dev->config = *cfg;
-    cc_input_set_config(&dev->input, cfg);
 }
 
 /* One received frame body: envelope, link, RPC. */
@@ -240,6 +253,11 @@ void cc_device_poll(cc_device_t *dev)
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)
 {
     return &dev->counters;
+}
+
+bool cc_device_sample_rate_supported(uint32_t hz)
+{
+    return cc_services_sample_rate_supported(hz);
 }
 
 const cc_input_config_t *cc_device_config(const cc_device_t *dev)

@@ -25,7 +25,7 @@
  * range, up at 10 %: release well below press so noise and tremor near a
  * threshold cannot chatter) and the two-stage camera shutter (a half press
  * must be clearly separable from the full press, otherwise people shoot by
- * accident), see /work/shared/CAPTURE-SEMANTICS.md.
+ * accident); both summarised in docs/APPLE-SEMANTICS.md.
  */
 #include "cc_input.h"
 

@@ -1,65 +1,33 @@
 /* CameraControl firmware core: RPC dispatch (PROTOCOL.md §7, §9). */
-#include "cc_core.h"
+#include "cc_rpc.h"
 
-#include <string.h>
-
-#include "cc_assert.h"
+#include "cc_call.h"
 #include "cc_ids.h"
+#include "cc_link.h"
 #include "cc_text.h"
 #include "cc_wire.h"
 
-void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us)
+void cc_rpc_set_methods(cc_device_t *dev, const cc_method_t *methods, size_t count)
 {
-    uint8_t *payload = cc_link_payload(&dev->link);
-    size_t cap = cc_link_payload_cap(CC_PKT_ERROR, call_id);
-    size_t len = 0;
-    if (message != NULL) {
-        while (message[len] != '\0' && len < cap) {
-            payload[len] = (uint8_t)message[len];
-            len++;
-        }
-        /* do not cut a UTF-8 sequence in half */
-        if (message[len] != '\0') {
-            while (len > 0u && ((uint8_t)message[len] & 0xC0u) == 0x80u) {
-                len--;
+    dev->methods = methods;
+    dev->method_count = count;
+}
+
+/* The method of the dispatch table, or NULL; *service_known says whether the table has the service. */
+static const cc_method_t *find_method(const cc_device_t *dev, uint8_t service, uint8_t method,
+                                      bool *service_known)
+{
+    size_t i;
+    *service_known = false;
+    for (i = 0; i < dev->method_count; i++) {
+        if (dev->methods[i].service == service) {
+            *service_known = true;
+            if (dev->methods[i].method == method) {
+                return &dev->methods[i];
             }
         }
     }
-    (void)cc_link_send(&dev->link, CC_PKT_ERROR, false, call_id, status, len, now_us);
-}
-
-bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len)
-{
-    size_t size = protobuf_c_message_get_packed_size(msg);
-    if (size > cap) {
-        return false;
-    }
-    *len = protobuf_c_message_pack(msg, cc_link_payload(&dev->link));
-    CC_ASSERT(*len == size);
-    return true;
-}
-
-void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us)
-{
-    size_t len = 0;
-    if (!cc_rpc_pack(dev, msg, cc_link_payload_cap(CC_PKT_RESPONSE, call_id), &len)) {
-        cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
-        return;
-    }
-    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, false, call_id, 0, len, now_us);
-}
-
-void cc_rpc_end_all_calls(cc_device_t *dev)
-{
-    size_t i;
-    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
-        cc_call_t *call = &dev->calls.calls[i];
-        if (call->kind != CC_CALL_FREE) {
-            cc_link_forget_call(&dev->link, call->id);
-            cc_call_close(call);
-            dev->counters.cancelled_calls++;
-        }
-    }
+    return NULL;
 }
 
 /* Answers UNIMPLEMENTED naming what is missing: "no such method 1.7". */
@@ -143,7 +111,7 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
             return;
         }
     }
-    method = cc_services_find(env->service, env->method, &service_known);
+    method = find_method(dev, env->service, env->method, &service_known);
     if (method == NULL) {
         if (!service_known) {
             dispatch_extension(dev, env, now_us);

@@ -1,10 +1,13 @@
 /* CameraControl firmware core: the v1 methods (DeviceService, InputService,
  * ConfigService, FeedbackService, DiagnosticsService). */
-#include "cc_core.h"
+#include "cc_services.h"
 
 #include <string.h>
 
 #include "CameraControlProto.h"
+#include "cc_link.h"
+#include "cc_rpc_reply.h"
+#include "cc_streams.h"
 #include "cc_text.h"
 #include "cc_wire.h"
 
@@ -19,7 +22,7 @@ static const uint32_t k_sample_rates_hz[] = {100u, 250u, 500u, 1000u};
 #define RGB_MAX 0xFFFFFFu
 #define INTENSITY_MAX 100u
 
-bool cc_device_sample_rate_supported(uint32_t hz)
+bool cc_services_sample_rate_supported(uint32_t hz)
 {
     size_t i;
     for (i = 0; i < SAMPLE_RATE_COUNT; i++) {
@@ -274,7 +277,7 @@ static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, const P
         invalid_argument(dev, env->call_id, "zero is not a valid value", now_us);
         return;
     }
-    if (!cc_device_sample_rate_supported(cfg.sample_rate_hz)) {
+    if (!cc_services_sample_rate_supported(cfg.sample_rate_hz)) {
         invalid_argument(dev, env->call_id, "unsupported sample_rate_hz", now_us);
         return;
     }
@@ -282,7 +285,7 @@ static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, const P
         invalid_argument(dev, env->call_id, why != NULL ? why : "invalid config", now_us);
         return;
     }
-    cc_device_apply_config(dev, &cfg, now_us);
+    dev->apply_config(dev, &cfg, now_us);   /* installed by cc_device_init */
     respond_config(dev, env->call_id, now_us);
 }
 
@@ -436,17 +439,8 @@ static const cc_method_t k_methods[] = {
      &cameracontrol__v1__reset_counters_request__descriptor, handle_reset_counters},
 };
 
-const cc_method_t *cc_services_find(uint8_t service, uint8_t method, bool *service_known)
+const cc_method_t *cc_services_methods(size_t *count)
 {
-    size_t i;
-    *service_known = false;
-    for (i = 0; i < sizeof k_methods / sizeof k_methods[0]; i++) {
-        if (k_methods[i].service == service) {
-            *service_known = true;
-            if (k_methods[i].method == method) {
-                return &k_methods[i];
-            }
-        }
-    }
-    return NULL;
+    *count = sizeof k_methods / sizeof k_methods[0];
+    return k_methods;
 }

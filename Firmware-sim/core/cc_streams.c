@@ -1,9 +1,10 @@
 /* CameraControl firmware core: InputService's streams (events and raw samples). */
-#include "cc_core.h"
-
-#include <string.h>
+#include "cc_streams.h"
 
 #include "CameraControlProto.h"
+#include "cc_call.h"
+#include "cc_link.h"
+#include "cc_rpc_reply.h"
 #include "cc_wire.h"
 
 /* Bytes of a RawSampleBatch besides its records: tags, lengths and varints. */

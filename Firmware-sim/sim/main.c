@@ -247,7 +247,12 @@ int main(int argc, char **argv)
                        : ccsim_device_play_scenario_on_handshake(&g_sim, scenario, scenario_len,
                                                                  &err);
         if (rc != 0) {
-            fprintf(stderr, "camctl-sim: %s: %s\n", scenario_path, err.message);
+            if (err.reason != 0) {   /* FILE:LINE:COLUMN: reason, as compilers print it */
+                fprintf(stderr, "camctl-sim: %s:%u:%u: %s\n", scenario_path, (unsigned)err.line,
+                        (unsigned)err.column, err.reason);
+            } else {
+                fprintf(stderr, "camctl-sim: %s: %s\n", scenario_path, err.message);
+            }
             return 2;
         }
     }

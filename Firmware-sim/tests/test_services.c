@@ -5,7 +5,7 @@
 #include "cc_test.h"
 #include "cc_wire.h"
 #include "harness.h"
-#include "../core/cc_core.h"
+#include "../core/cc_streams.h"
 
 static void configure(harness_t *h, uint32_t call_id, const cc_input_config_t *cfg)
 {

@@ -19,6 +19,7 @@
 
 #include "cc_config.h"
 #include "cc_counters.h"
+#include "cc_device_info.h"
 #include "cc_hal.h"
 #include "cc_input.h"
 
@@ -26,54 +27,13 @@
 extern "C" {
 #endif
 
-/* Protocol version this core speaks. */
-#define CC_PROTOCOL_MAJOR 1u
-#define CC_PROTOCOL_MINOR 0u
-
 /* Compile-time sizes (CC_MAX_FRAME_BYTES, CC_MAX_CONCURRENT_CALLS,
  * CC_RELIABLE_SLOTS, CC_TX_BUFFER_BYTES, CC_HEARTBEAT_INTERVAL_MS, ...): cc_config.h. */
 
-/* What the device says about itself in the handshake. Strings must outlive the device. */
-typedef struct cc_device_info {
-    const char *vendor;
-    const char *model;
-    const char *serial_number;
-    const char *firmware_version;
-    uint32_t usb_vendor_id;
-    uint32_t usb_product_id;
-    bool has_force_sensor;
-    bool has_touch_sensor;
-    bool has_slide_strip;
-    uint32_t buttons;              /* CC_BUTTON_VOLUME_UP | ... present on the board */
-    bool has_remote;               /* a remote-click source is paired/possible */
-    uint32_t force_max_mn;
-    uint32_t slide_resolution;
-    uint32_t slide_length_um;
-    uint32_t max_controls;
-    uint32_t haptic_patterns;      /* bit n set: cameracontrol.v1.HapticPattern n is playable */
-    bool has_speaker;
-    bool has_indicator_led;
-} cc_device_info_t;
-
-/*
- * A handler for services the core does not serve itself (the simulator's
- * SimulatorService). Returns a cameracontrol status code (0 = OK, the
- * response is in resp[0 .. *resp_len)); CC_EXTENSION_NOT_MINE when it does
- * not know the method (the core answers UNIMPLEMENTED). *message may be set
- * to a static string for non-OK statuses.
- *
- * Called only for unary requests after the handshake, once the call table
- * checks passed; req is the raw request payload (unpack it yourself);
- * resp_cap is the largest payload that fits a frame. A status that is not a
- * byte (other than CC_EXTENSION_NOT_MINE) is answered as INTERNAL.
- */
-#define CC_EXTENSION_NOT_MINE (-1)
-typedef int (*cc_extension_fn)(void *ctx, uint8_t service, uint8_t method,
-                               const uint8_t *req, size_t req_len,
-                               uint8_t *resp, size_t resp_cap, size_t *resp_len,
-                               const char **message);
-
-typedef struct cc_device cc_device_t;
+/* The protocol version this core speaks (CC_PROTOCOL_MAJOR, CC_PROTOCOL_MINOR),
+ * cc_device_info_t (what the device says about itself), cc_extension_fn (a
+ * handler for the services the core does not serve) and cc_device_t:
+ * cc_device_info.h, included above. */
 
 /* Starts a device: default configuration, no session. hal and info must
  * outlive the device; the device must not be moved afterwards. Calls

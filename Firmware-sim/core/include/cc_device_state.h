@@ -4,23 +4,32 @@
  * Public only so callers can allocate a device statically; every field is
  * private to the core (use the functions of cc_device.h). A device must not
  * be moved or copied after cc_device_init (it points into itself).
- * Included by cc_device.h.
+ * Included by cc_device.h. Needs nothing of the device's API: the core's
+ * lower layers (core/README.md) use the struct without calling upwards.
  */
 #ifndef CC_DEVICE_STATE_H
 #define CC_DEVICE_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-
-#include "cc_device.h"   /* cc_device_info_t, cc_extension_fn (guarded both ways) */
 
 #include "cc_arena.h"
 #include "cc_call.h"
 #include "cc_counters.h"
+#include "cc_device_info.h"   /* cc_device_info_t, cc_extension_fn, cc_device_t */
 #include "cc_frame.h"
 #include "cc_hal.h"
 #include "cc_input.h"
 #include "cc_link.h"
+
+/* A method table entry of the core (core/cc_rpc_reply.h); opaque here. */
+struct cc_method;
+
+/* Applies a validated configuration; installed by cc_device_init so that
+ * ConfigService (cc_services.c) can change the sampling without calling up
+ * into cc_device.c. */
+typedef void (*cc_apply_config_fn)(cc_device_t *dev, const cc_input_config_t *cfg, uint64_t now_us);
 
 struct cc_device {
     const cc_hal_t *hal;
@@ -29,6 +38,12 @@ struct cc_device {
     cc_extension_fn extension;
     void *extension_ctx;
     bool is_simulator;
+
+    /* wiring passed down at cc_device_init: the dispatch table cc_rpc.c
+     * serves (cc_services.c's methods) and the config callback */
+    const struct cc_method *methods;
+    size_t method_count;
+    cc_apply_config_fn apply_config;
 
     cc_counters_t counters;
 

@@ -1,19 +1,11 @@
 /*
- * CameraControl simulator: scenario parser, planner and player
- * (see ccsim_scenario.h and docs/SIMULATOR.md).
+ * CameraControl simulator: the scenario parser (see ccsim_parser.h and
+ * docs/SIMULATOR.md): text in, steps with their defaults out.
  */
-#include "ccsim_scenario.h"
+#include "ccsim_parser.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* Finger constants of the planner. */
-#define REST_MN 150        /* a resting fingertip: touch without pressing */
-#define LAND_US 15000u     /* from first contact to resting force */
-#define LIFT_US 10000u     /* from resting force to lift-off */
-#define BUTTON_SETTLE_US 20000u
-
-/* ------------------------------------------------------------------ parser */
 
 typedef struct token {
     const char *p;
@@ -215,19 +207,28 @@ static void set_defaults(ccsim_step_t *s)
     }
 }
 
-/* Parses one step's words after the keyword; returns an error message or 0. */
-static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *tok, size_t n)
+/* Parses one step's words after the keyword; returns an error message or 0.
+ * On an error *where points at the word (or value) at fault, or at the
+ * step's first word when something is missing. */
+static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *tok, size_t n,
+                              const char **where)
 {
     size_t i;
     uint32_t seen = 0u;
     size_t positional = 0u;
     const char *e;
     bool has_to = false;
+    const char *over_word = tok[0].p;    /* where over= was given, else the step */
+    const char *force_word = tok[0].p;   /* where force= was given, else the step */
+    const char *from_word = tok[0].p;    /* the second of at= / from= */
+
+    *where = tok[0].p;
 
     for (i = 1; i < n; i++) {
         const char *eq = memchr(tok[i].p, '=', tok[i].n);
         if (eq == 0) {
             token_t t = tok[i];
+            *where = t.p;
             positional++;
             if (positional > 1u) {
                 return "too many values";
@@ -282,6 +283,7 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
             key.n = (size_t)(eq - tok[i].p);
             val.p = eq + 1;
             val.n = tok[i].n - key.n - 1u;
+            *where = key.p;
             for (k = 0; k < sizeof(key_names) / sizeof(key_names[0]); k++) {
                 if (tok_is(key, key_names[k].name)) {
                     which = key_names[k].key;
@@ -294,6 +296,14 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
                 return "parameter given twice";
             }
             seen |= which;
+            *where = val.p;
+            if (which == K_OVER) {
+                over_word = key.p;
+            } else if (which == K_FORCE) {
+                force_word = key.p;
+            } else if (which == K_AT || which == K_FROM) {
+                from_word = key.p;
+            }
             switch (which) {
             case K_FORCE: e = parse_force(val, &s->force_mn); break;
             case K_HOLD: e = parse_duration(val, &s->hold_us); break;
@@ -325,7 +335,9 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
             }
         }
     }
+    *where = tok[0].p;   /* from here on: something missing or contradictory */
     if ((seen & K_AT) != 0u && (seen & K_FROM) != 0u) {
+        *where = from_word;
         return "at= and from= both given";
     }
     switch (s->kind) {
@@ -354,6 +366,7 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
             return "slide needs to=";
         }
         if (s->over_us == 0u) {
+            *where = over_word;
             return "over= must be above zero";
         }
         break;
@@ -362,6 +375,7 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
     case CCSIM_STEP_FULL_CLICK:
     case CCSIM_STEP_CLICK_AND_HOLD:
         if (s->force_mn == 0u) {
+            *where = force_word;
             return "force must be above zero";
         }
         break;
@@ -371,13 +385,22 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
     return 0;
 }
 
-static int fail(ccsim_parse_error_t *err, uint32_t line, const char *msg)
+/* Records an error at line, column (1-based; 0 for none). */
+static int fail(ccsim_parse_error_t *err, uint32_t line, size_t column, const char *msg)
 {
     if (err != 0) {
         err->line = line;
+        err->column = (uint32_t)column;
+        err->reason = msg;
         (void)snprintf(err->message, sizeof(err->message), "line %u: %s", (unsigned)line, msg);
     }
     return 1;
+}
+
+/* The 1-based column of p in the line that starts at line_start. */
+static size_t column_of(const char *line_start, const char *p)
+{
+    return (size_t)(p - line_start) + 1u;
 }
 
 int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
@@ -387,10 +410,12 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
     uint32_t line = 0;
     if (err != 0) {
         err->line = 0;
+        err->column = 0;
+        err->reason = 0;
         err->message[0] = '\0';
     }
     if (out == 0) {
-        return fail(err, 0, "no output");
+        return fail(err, 0, 0, "no output");
     }
     out->has_seed = false;
     out->seed = 0;
@@ -414,7 +439,7 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
             end--;
         }
         if (end - start > CCSIM_MAX_LINE) {
-            return fail(err, line, "line too long");
+            return fail(err, line, CCSIM_MAX_LINE + 1u, "line too long");
         }
         /* Drop the comment, check characters, split into words. */
         n = end - start;
@@ -425,10 +450,10 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
                 break;
             }
             if (c == '\0') {
-                return fail(err, line, "unexpected NUL byte");
+                return fail(err, line, i + 1u, "unexpected NUL byte");
             }
             if (c != ' ' && c != '\t' && (c < 0x21u || c > 0x7Eu)) {
-                return fail(err, line, "unexpected character");
+                return fail(err, line, i + 1u, "unexpected character");
             }
         }
         i = 0;
@@ -440,7 +465,7 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
                 break;
             }
             if (ntok >= MAX_TOKENS) {
-                return fail(err, line, "too many words");
+                return fail(err, line, i + 1u, "too many words");
             }
             tok[ntok].p = text + start + i;
             while (i < n && text[start + i] != ' ' && text[start + i] != '\t') {
@@ -456,14 +481,15 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
             uint64_t seed = 0;
             const char *e;
             if (ntok != 2u) {
-                return fail(err, line, "seed takes one number");
+                return fail(err, line, column_of(text + start, tok[ntok < 2u ? 0u : 2u].p),
+                            "seed takes one number");
             }
             if (out->has_seed) {
-                return fail(err, line, "seed given twice");
+                return fail(err, line, column_of(text + start, tok[0].p), "seed given twice");
             }
             e = parse_count(tok[1], 0xFFFFFFFFFFFFull, &seed);
             if (e != 0) {
-                return fail(err, line, e);
+                return fail(err, line, column_of(text + start, tok[1].p), e);
             }
             out->has_seed = true;
             out->seed = seed;
@@ -473,10 +499,11 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
             size_t w;
             ccsim_step_t *s;
             const char *e;
+            const char *where = 0;
             uint32_t allowed = 0u;
             bool found = false;
             if (out->count >= CCSIM_MAX_STEPS) {
-                return fail(err, line, "too many steps (at most 128)");
+                return fail(err, line, column_of(text + start, tok[0].p), "too many steps (at most 128)");
             }
             s = &out->steps[out->count];
             memset(s, 0, sizeof(*s));
@@ -489,13 +516,13 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
                 }
             }
             if (!found) {
-                return fail(err, line, "unknown step");
+                return fail(err, line, column_of(text + start, tok[0].p), "unknown step");
             }
             s->line = line;
             set_defaults(s);
-            e = parse_step(s, allowed, tok, ntok);
+            e = parse_step(s, allowed, tok, ntok, &where);
             if (e != 0) {
-                return fail(err, line, e);
+                return fail(err, line, column_of(text + start, where), e);
             }
             out->count++;
         }
@@ -503,267 +530,3 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
     return 0;
 }
 
-/* ----------------------------------------------------------------- planner */
-
-static void kf(ccsim_plan_t *p, uint32_t dt_us, int32_t force, uint32_t pos, bool touched)
-{
-    ccsim_keyframe_t *k;
-    uint32_t t = p->count == 0u ? 0u : p->frames[p->count - 1u].t_us + dt_us;
-    if (p->count >= CCSIM_MAX_KEYFRAMES) {
-        return; /* the planner never needs more; see ccsim_plan_step */
-    }
-    k = &p->frames[p->count++];
-    k->t_us = t;
-    k->force_mn = force;
-    k->position = pos;
-    k->touched = touched;
-    p->duration_us = t;
-}
-
-/* Lands the finger when it is lifted; returns the force to come back to. */
-static int32_t land(ccsim_plan_t *p, const ccsim_finger_state_t *s, uint32_t pos)
-{
-    if (s->touching) {
-        kf(p, 0u, s->force_mn, pos, true);
-        return s->force_mn;
-    }
-    kf(p, 0u, 0, pos, true);
-    kf(p, LAND_US, REST_MN, pos, true);
-    return REST_MN;
-}
-
-/* Ends a gesture: lifts the finger if it was lifted before. */
-static void finish(ccsim_plan_t *p, ccsim_finger_state_t *s, uint32_t pos)
-{
-    if (!s->touching) {
-        kf(p, LIFT_US, 0, pos, false);
-        s->force_mn = 0;
-    }
-    s->position = pos;
-}
-
-void ccsim_plan_step(const ccsim_step_t *step, ccsim_finger_state_t *s, ccsim_plan_t *p)
-{
-    uint32_t pos = step->has_at ? step->at : s->position;
-    int32_t base;
-    memset(p, 0, sizeof(*p));
-
-    switch (step->kind) {
-    case CCSIM_STEP_PAUSE:
-        kf(p, 0u, s->force_mn, s->position, s->touching);
-        kf(p, step->hold_us, s->force_mn, s->position, s->touching);
-        break;
-    case CCSIM_STEP_TOUCH:
-        (void)land(p, s, pos);
-        kf(p, step->hold_us, s->touching ? s->force_mn : REST_MN, pos, true);
-        if (!s->touching) {
-            s->force_mn = REST_MN;
-        }
-        s->touching = true;
-        s->position = pos;
-        break;
-    case CCSIM_STEP_RELEASE:
-        kf(p, 0u, s->force_mn, s->position, s->touching);
-        if (s->touching) {
-            kf(p, s->force_mn > REST_MN ? step->fall_us : LIFT_US, 0, s->position, false);
-        }
-        s->touching = false;
-        s->force_mn = 0;
-        break;
-    case CCSIM_STEP_FORCE:
-        kf(p, 0u, s->touching ? s->force_mn : 0, pos, true);
-        kf(p, step->over_us, (int32_t)step->force_mn, pos, true);
-        s->touching = true;
-        s->force_mn = (int32_t)step->force_mn;
-        s->position = pos;
-        break;
-    case CCSIM_STEP_LIGHT_PRESS:
-    case CCSIM_STEP_FULL_CLICK:
-    case CCSIM_STEP_CLICK_AND_HOLD:
-        base = land(p, s, pos);
-        kf(p, step->rise_us, (int32_t)step->force_mn, pos, true);
-        kf(p, step->hold_us, (int32_t)step->force_mn, pos, true);
-        kf(p, step->fall_us, base, pos, true);
-        finish(p, s, pos);
-        break;
-    case CCSIM_STEP_DOUBLE_LIGHT_PRESS:
-        base = land(p, s, pos);
-        kf(p, step->rise_us, (int32_t)step->force_mn, pos, true);
-        kf(p, step->hold_us, (int32_t)step->force_mn, pos, true);
-        kf(p, step->fall_us, base, pos, true);
-        kf(p, step->gap_us, base, pos, true);
-        kf(p, step->rise_us, (int32_t)step->force_mn, pos, true);
-        kf(p, step->hold_us, (int32_t)step->force_mn, pos, true);
-        kf(p, step->fall_us, base, pos, true);
-        finish(p, s, pos);
-        break;
-    case CCSIM_STEP_SLIDE: {
-        int32_t f;
-        base = land(p, s, pos);
-        f = step->force_mn != 0u ? (int32_t)step->force_mn : base;
-        if (f != base) {
-            kf(p, step->rise_us, f, pos, true);
-        }
-        kf(p, step->over_us, f, step->to, true);
-        if (f != base) {
-            kf(p, step->fall_us, base, step->to, true);
-        }
-        finish(p, s, step->to);
-        break;
-    }
-    case CCSIM_STEP_BUTTON:
-        kf(p, 0u, s->force_mn, s->position, s->touching);
-        kf(p, step->hold_us + BUTTON_SETTLE_US, s->force_mn, s->position, s->touching);
-        p->button_bits = 1u << step->button;
-        p->button_release_us = step->hold_us;
-        break;
-    case CCSIM_STEP_REMOTE_CLICK:
-        kf(p, 0u, s->force_mn, s->position, s->touching);
-        kf(p, BUTTON_SETTLE_US, s->force_mn, s->position, s->touching);
-        p->remote_clicks = step->count;
-        break;
-    default: /* CCSIM_STEP_NOISE: instantaneous */
-        kf(p, 0u, s->force_mn, s->position, s->touching);
-        break;
-    }
-}
-
-uint64_t ccsim_scenario_duration(const ccsim_scenario_t *sc, const ccsim_finger_state_t *start)
-{
-    ccsim_finger_state_t s = *start;
-    ccsim_plan_t plan;
-    uint64_t total = 0;
-    uint32_t i;
-    for (i = 0; i < sc->count && i < CCSIM_MAX_STEPS; i++) {
-        ccsim_plan_step(&sc->steps[i], &s, &plan);
-        total += plan.duration_us;
-    }
-    return total;
-}
-
-/* ------------------------------------------------------------------ player */
-
-static void rest_command(ccsim_player_t *p)
-{
-    p->command.touched = p->state.touching;
-    p->command.force_mn = p->state.force_mn;
-    p->command.position = p->state.position;
-    p->command.buttons = 0u;
-}
-
-void ccsim_player_init(ccsim_player_t *p)
-{
-    memset(p, 0, sizeof(*p));
-    p->state.position = CCSIM_POS_ONE / 2u;
-    rest_command(p);
-}
-
-void ccsim_player_start(ccsim_player_t *p, const ccsim_scenario_t *s, uint64_t start_us)
-{
-    if (s != &p->scenario) {
-        p->scenario = *s;
-    }
-    /* A gesture cut short leaves the finger where its plan was heading. */
-    if (p->running && p->started) {
-        p->state.touching = p->command.touched;
-        p->state.force_mn = p->command.touched ? p->command.force_mn : 0;
-        p->state.position = p->command.position;
-    }
-    p->running = true;
-    p->started = false;
-    p->step = 0;
-    p->start_us = start_us;
-    p->step_start_us = start_us;
-}
-
-void ccsim_player_stop(ccsim_player_t *p)
-{
-    p->running = false;
-    p->started = false;
-    p->state.touching = false;
-    p->state.force_mn = 0;
-    rest_command(p);
-}
-
-static void command_at(ccsim_player_t *p, uint32_t t)
-{
-    const ccsim_plan_t *pl = &p->plan;
-    uint32_t k = 0;
-    const ccsim_keyframe_t *a, *b;
-    while (k + 1u < pl->count && pl->frames[k + 1u].t_us <= t) {
-        k++;
-    }
-    a = &pl->frames[k];
-    if (k + 1u >= pl->count) {
-        p->command.force_mn = a->force_mn;
-        p->command.position = a->position;
-        p->command.touched = a->touched;
-    } else {
-        uint32_t span;
-        uint32_t dt = t - a->t_us;
-        b = &pl->frames[k + 1u];
-        span = b->t_us - a->t_us;
-        p->command.touched = a->touched;
-        p->command.force_mn =
-            a->force_mn + (int32_t)(((int64_t)(b->force_mn - a->force_mn) * dt) / span);
-        p->command.position = (uint32_t)((int64_t)a->position +
-            (((int64_t)b->position - (int64_t)a->position) * (int64_t)dt) / (int64_t)span);
-    }
-    p->command.buttons = (pl->button_bits != 0u && t < pl->button_release_us) ? pl->button_bits
-                                                                             : 0u;
-}
-
-const ccsim_command_t *ccsim_player_update(ccsim_player_t *p, uint64_t now_us)
-{
-    if (!p->running || now_us < p->start_us) {
-        if (!p->running) {
-            rest_command(p);
-        }
-        return &p->command;
-    }
-    for (;;) {
-        if (!p->started) {
-            const ccsim_step_t *st;
-            if (p->step >= p->scenario.count) {
-                p->running = false;
-                rest_command(p);
-                break;
-            }
-            st = &p->scenario.steps[p->step];
-            ccsim_plan_step(st, &p->state, &p->plan);
-            p->pending_remote_clicks += p->plan.remote_clicks;
-            if (st->kind == CCSIM_STEP_NOISE) {
-                p->pending_noise = st->flag ? 2u : 1u;
-            }
-            p->started = true;
-        }
-        if (now_us - p->step_start_us >= p->plan.duration_us) {
-            p->step_start_us += p->plan.duration_us;
-            p->step++;
-            p->started = false;
-            continue;
-        }
-        command_at(p, (uint32_t)(now_us - p->step_start_us));
-        break;
-    }
-    return &p->command;
-}
-
-bool ccsim_player_running(const ccsim_player_t *p)
-{
-    return p->running;
-}
-
-uint32_t ccsim_player_take_remote_clicks(ccsim_player_t *p)
-{
-    uint32_t n = p->pending_remote_clicks;
-    p->pending_remote_clicks = 0u;
-    return n;
-}
-
-uint32_t ccsim_player_take_noise(ccsim_player_t *p)
-{
-    uint32_t n = p->pending_noise;
-    p->pending_noise = 0u;
-    return n;
-}

@@ -1,0 +1,43 @@
+/*
+ * CameraControl firmware core: answering calls (private). The part of RPC
+ * the method handlers use: the method table type, responses, errors, and
+ * ending calls. Below the services and the streams, so they answer without
+ * calling up into the dispatcher (cc_rpc.c); layer order in README.md.
+ */
+#ifndef CC_RPC_REPLY_H
+#define CC_RPC_REPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "cc_device_state.h"
+#include "cc_envelope.h"
+
+/* A v1 method served by the core. The request arrives unpacked. */
+typedef void (*cc_method_handler_fn)(cc_device_t *dev, const cc_envelope_t *env,
+                                     const ProtobufCMessage *request, uint64_t now_us);
+
+/* One entry of a dispatch table (cc_services.c's; cc_rpc.c serves it). */
+typedef struct cc_method {
+    uint8_t service;
+    uint8_t method;
+    const ProtobufCMessageDescriptor *request;
+    cc_method_handler_fn handler;
+} cc_method_t;
+
+/* Answers a call with ERROR status; message (may be NULL) is truncated to fit. */
+void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us);
+
+/* Answers a unary call with RESPONSE msg (ERROR RESOURCE_EXHAUSTED if it does not fit). */
+void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us);
+
+/* Packs msg into the link's payload buffer; false when it is larger than cap. */
+bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len);
+
+/* Ends every call without a word (link dead, new handshake); counts them as cancelled. */
+void cc_rpc_end_all_calls(cc_device_t *dev);
+
+#endif /* CC_RPC_REPLY_H */

@@ -1,0 +1,21 @@
+/*
+ * CameraControl firmware core: the v1 methods (private). DeviceService,
+ * ConfigService, FeedbackService, DiagnosticsService and InputService's
+ * stream openers, as a dispatch table for cc_rpc.c. Layer order in README.md.
+ */
+#ifndef CC_SERVICES_H
+#define CC_SERVICES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cc_rpc_reply.h"
+
+/* The table of the v1 methods; *count is set to its length. */
+const cc_method_t *cc_services_methods(size_t *count);
+
+/* True when Configure accepts this sample rate (the list announced in Capabilities). */
+bool cc_services_sample_rate_supported(uint32_t hz);
+
+#endif /* CC_SERVICES_H */
