@@ -9,7 +9,7 @@ public enum CaptureRouterOutput: Hashable, Sendable {
     case defaultAction(DefaultActionEvent)
     /// A remote click was delivered while the default capture sound is on: play this sound
     /// (the system's tone for remote clicks; AVCaptureEventInteraction plays it itself).
-    case defaultSound(CaptureSound, for: CaptureEventID)
+    case defaultSound(Sound, for: CaptureEventID)
 }
 
 /// The capture-event state machine (AVCaptureEventInteraction's rules), pure: gestures, session state

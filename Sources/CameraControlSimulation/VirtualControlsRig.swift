@@ -41,7 +41,7 @@ public final class VirtualControlsRig {
     /// A PlayHaptic call the host made for an overlay `.haptic` effect.
     public struct HapticRequest: Sendable {
         /// The pattern asked for.
-        public var haptic: Haptic
+        public var haptic: HapticPattern
         /// Device time of the gesture sample (or momentum frame) that caused it (the effect's `atMicros`).
         public var causeMicros: UInt64
         /// Virtual time at which the host started the call.
@@ -297,11 +297,10 @@ public final class VirtualControlsRig {
         executor.runAll()
     }
 
-    private func sendHaptic(_ haptic: Haptic, cause: UInt64, now: UInt64) {
-        let pattern = HapticPattern(rawValue: haptic.rawValue) ?? .unspecified
+    private func sendHaptic(_ haptic: HapticPattern, cause: UInt64, now: UInt64) {
         var request = HapticRequest(haptic: haptic, causeMicros: cause, sentAtMicros: now, call: nil, outcome: nil)
         do {
-            request.call = try captureRig.link.startUnaryCall(.feedbackPlayHaptic, PlayHapticRequest(pattern: pattern))
+            request.call = try captureRig.link.startUnaryCall(.feedbackPlayHaptic, PlayHapticRequest(pattern: haptic))
             recorder.add("haptic \(haptic) sent")
         } catch {
             request.outcome = .some(error)
@@ -395,7 +394,7 @@ public final class VirtualControlsRig {
         case .haptic(let pattern, _):
             return "firmware-haptic \(HapticPattern(rawValue: pattern)?.description ?? "pattern-\(pattern)")"
         case .sound(let sound):
-            return "firmware-sound \(CaptureSound(rawValue: sound).map { "\($0)" } ?? "\(sound)")"
+            return "firmware-sound \(Sound(rawValue: sound).map { "\($0)" } ?? "\(sound)")"
         case .indicator(let mode, _):
             return "firmware-indicator \(mode)"
         }

@@ -116,7 +116,7 @@ actor LivePipeline {
     private func apply(_ effects: [OverlayEffect]) async {
         for effect in effects {
             printer.overlay(effect, atDeviceMicros: deviceNowMicros())
-            if case .haptic(let haptic, _) = effect, let pattern = HapticPattern(rawValue: haptic.rawValue) {
+            if case .haptic(let pattern, _) = effect {
                 hapticsSent += 1
                 haptics.yield(pattern)
             }

@@ -240,12 +240,4 @@ struct CaptureSoundTests {
         // An event not made by an interaction with a player has nothing to play through.
         #expect(try await !remote.play(.shutter))
     }
-
-    @Test("sounds map to the wire protocol's Sound values")
-    func wireValues() {
-        #expect(CaptureSound.allCases.map(\.protocolValue) == [1, 2, 3])
-        #expect(CaptureSound.allCases.map(\.wireSound) == [.shutter, .beginVideoRecording, .endVideoRecording])
-        #expect(CaptureSound.allCases.allSatisfy { CaptureSound(wireSound: $0.wireSound) == $0 })
-        #expect(CaptureSound(wireSound: .unspecified) == nil)
-    }
 }
