@@ -4,13 +4,16 @@
 //
 // Targets, with arrows pointing down only:
 //
-//   camctl ─▶ CameraControlControls ─▶ CameraControlCapture ─▶ CameraControlDevice ─▶ CameraControlRPC
-//                                   └──────────────▶ CameraControlGestures ─┐        │
-//                                                                          ▼        ▼
-//                                        CameraControlWire ◀───────────────────── CameraControlTransport
+//   camctl ─▶ CameraControlControls ─┬─────────────────────────▶ CameraControlDevice ─▶ CameraControlRPC
+//                                    └▶ CameraControlCapture ─▶ CameraControlGestures ─┐       │
+//                                                                                      ▼       ▼
+//                                        CameraControlWire ◀──────────────────────────────── CameraControlTransport
 //                                              │
 //                                              ▼
 //                    CameraControlProtoC (protoc-c output) ─▶ CProtobufC (libprotobuf-c)
+//
+//   Capture and Device do not see each other; Controls, which sees both, makes DeviceSession a
+//   CaptureSoundPlaying.
 //
 //   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC   (the C firmware and its simulator)
 //   CameraControlEmbedded: the firmware core in-process, in virtual time.
@@ -112,12 +115,12 @@ let package = Package(
         ),
         .target(
             name: "CameraControlCapture",
-            dependencies: ["CameraControlGestures", "CameraControlDevice"],
+            dependencies: ["CameraControlGestures", "CameraControlWire"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CameraControlControls",
-            dependencies: ["CameraControlCapture"],
+            dependencies: ["CameraControlCapture", "CameraControlDevice", "CameraControlWire"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -33,31 +33,12 @@ public enum CaptureHandlerRole: String, Hashable, Sendable {
     case secondary
 }
 
-/// A built-in capture sound (AVCaptureEventSound; `cameracontrol.v1.Sound`).
-public enum CaptureSound: UInt32, Hashable, Sendable, CaseIterable {
-    /// The photo shutter.
-    case shutter = 1
-    /// Video recording starts.
-    case beginVideoRecording = 2
-    /// Video recording stops.
-    case endVideoRecording = 3
-
-    /// The `cameracontrol.v1.Sound` value to send in `FeedbackService/PlaySound`.
-    public var protocolValue: UInt32 { rawValue }
-
-    /// The wire protocol's sound (`CameraControlWire.Sound`) for `FeedbackService/PlaySound`.
-    public var wireSound: Sound { Sound(rawValue: rawValue) ?? .unspecified }
-
-    /// The capture sound for a wire sound; nil for `unspecified`.
-    public init?(wireSound: Sound) {
-        self.init(rawValue: wireSound.rawValue)
-    }
-}
-
-/// Plays capture sounds; the device session conforms (it sends `FeedbackService/PlaySound`), tests fake it.
+/// Plays capture sounds (the wire's built-in `Sound`s, as AVCaptureEventSound). The device session
+/// conforms (in CameraControlControls, which sees both it and this protocol: it sends
+/// `FeedbackService/PlaySound`); tests fake it.
 public protocol CaptureSoundPlaying: Sendable {
     /// Plays `sound` now. Throws whatever the player's transport throws.
-    func play(_ sound: CaptureSound) async throws
+    func play(_ sound: Sound) async throws
 }
 
 /// The host clock capture events are stamped with on receipt, microseconds (injected so tests control it).
@@ -150,7 +131,7 @@ public struct CaptureEvent: Sendable, Hashable, Identifiable, CustomStringConver
     /// does nothing. Returns whether it asked the player. Rethrows the player's error.
     @discardableResult
     public func play(
-        _ sound: CaptureSound, using player: some CaptureSoundPlaying, atHostMicros now: UInt64
+        _ sound: Sound, using player: some CaptureSoundPlaying, atHostMicros now: UInt64
     )
         async throws -> Bool
     {
@@ -164,7 +145,7 @@ public struct CaptureEvent: Sendable, Hashable, Identifiable, CustomStringConver
     /// interaction's clock, or the event did not come from an interaction with a sound player.
     /// Rethrows the player's error.
     @discardableResult
-    public func play(_ sound: CaptureSound) async throws -> Bool {
+    public func play(_ sound: Sound) async throws -> Bool {
         guard let context = soundContext else { return false }
         return try await play(sound, using: context.player, atHostMicros: context.clock.nowMicros())
     }

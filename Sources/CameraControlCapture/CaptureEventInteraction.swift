@@ -156,6 +156,13 @@ public final class CaptureEventInteraction: Sendable {
     /// True while the capture session runs.
     public var isSessionRunning: Bool { state.withLock { $0.router.isSessionRunning } }
 
+    /// Presses ignored because their handler was busy with another press (Camera Control held, then
+    /// volume down: only the first is delivered). See ``CaptureEventRouter``.
+    public var ignoredPressCount: UInt64 { state.withLock { $0.router.ignoredPressCount } }
+
+    /// What was not delivered and why, newest last (bounded; see ``CaptureDiagnostic``).
+    public var diagnostics: [CaptureDiagnostic] { state.withLock { $0.router.diagnostics } }
+
     /// A new stream of every capture event delivered from now on (primary and secondary), in order.
     /// Each access makes a new subscriber; it ends when the interaction is released or the consumer stops,
     /// or when the consumer falls more than `eventBufferLimit` events behind (rather than silently

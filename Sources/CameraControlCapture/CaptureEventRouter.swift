@@ -9,7 +9,7 @@ public enum CaptureRouterOutput: Hashable, Sendable {
     case defaultAction(DefaultActionEvent)
     /// A remote click was delivered while the default capture sound is on: play this sound
     /// (the system's tone for remote clicks; AVCaptureEventInteraction plays it itself).
-    case defaultSound(CaptureSound, for: CaptureEventID)
+    case defaultSound(Sound, for: CaptureEventID)
 }
 
 /// The capture-event state machine (AVCaptureEventInteraction's rules), pure: gestures, session state
@@ -32,7 +32,17 @@ public enum CaptureRouterOutput: Hashable, Sendable {
 /// - A press that began while the session was not running, or while disabled, is never delivered, not
 ///   even its end: it goes to its ``DefaultAction`` (with phases of its own) instead.
 /// - A remote click is a `began` and an `ended` at once.
+/// - **One press per handler role at a time.** A press that would go to a handler while another press
+///   holds that handler (Camera Control held, then volume down) is ignored for its whole life: no
+///   `began`, no `ended`, no default action; it is counted in ``ignoredPressCount`` and listed in
+///   ``diagnostics``. Apple's events carry no source or id, so an app can only pair a `began` with the
+///   next `ended`; two overlapping presses to one handler would read as one long press and take two
+///   photos. Primary and secondary presses stay independent (Apple: handlers that "respond
+///   independently"). Presses on their default action are not limited.
 public struct CaptureEventRouter: Sendable {
+    /// How many diagnostics ``diagnostics`` keeps (the oldest go first).
+    public static let maximumDiagnostics = 64
+
     /// How the app set the interaction up.
     public struct Configuration: Hashable, Sendable {
         /// True when a secondary handler exists (else volume up goes to the primary one).
@@ -65,6 +75,10 @@ public struct CaptureEventRouter: Sendable {
     public private(set) var configuration: Configuration
     /// True while the capture session runs (events are delivered only then).
     public private(set) var isSessionRunning: Bool
+    /// Presses ignored because their handler was busy with another press (see the type's rules).
+    public private(set) var ignoredPressCount: UInt64 = 0
+    /// What the router refused to deliver and why, newest last (bounded by ``maximumDiagnostics``).
+    public private(set) var diagnostics: [CaptureDiagnostic] = []
     private var inFlight: [InputSource: InFlight] = [:]
     private var nextID: UInt64 = 1
     private var latestDeviceMicros: UInt64 = 0
@@ -129,7 +143,7 @@ public struct CaptureEventRouter: Sendable {
         let source: InputSource = gesture.kind == .remoteClick ? .remote : gesture.source
         switch gesture.kind {
         case .pressBegan:
-            guard inFlight[source] == nil, let press = begin(source) else { return [] }
+            guard inFlight[source] == nil, let press = begin(source, gesture: gesture) else { return [] }
             inFlight[source] = press
             return [output(press, .began, source: source, gesture: gesture, now: now)]
         case .longPressBegan:
@@ -143,7 +157,7 @@ public struct CaptureEventRouter: Sendable {
             guard let press = inFlight.removeValue(forKey: source) else { return [] }
             return [output(press, .cancelled, source: source, gesture: gesture, now: now)]
         case .remoteClick:
-            guard let press = begin(source) else { return [] }
+            guard let press = begin(source, gesture: gesture) else { return [] }
             let summary = PressSummary(durationMicros: 0, isLongPress: false, peakForceMillinewtons: gesture.forceMillinewtons)
             var out = [
                 output(press, .began, source: source, gesture: gesture, now: now),
@@ -168,11 +182,22 @@ public struct CaptureEventRouter: Sendable {
 
     // MARK: Helpers
 
-    private mutating func begin(_ source: InputSource) -> InFlight? {
+    /// A new press from `source`, routed; nil when the source starts nothing, or when its handler is busy
+    /// with another press (then the press is ignored and recorded).
+    private mutating func begin(_ source: InputSource, gesture: Gesture) -> InFlight? {
         guard let fallback = DefaultAction(source: source) else { return nil }
         let route: Route
         if isSessionRunning && configuration.isEnabled {
-            route = .handler(source == .volumeUp && configuration.hasSecondaryHandler ? .secondary : .primary)
+            let role: CaptureHandlerRole = source == .volumeUp && configuration.hasSecondaryHandler ? .secondary : .primary
+            if let busy = inFlight.values.filter({ $0.route == .handler(role) }).min(by: { $0.id < $1.id }) {
+                ignoredPressCount &+= 1
+                if diagnostics.count >= Self.maximumDiagnostics { diagnostics.removeFirst() }
+                diagnostics.append(
+                    .overlappingPressIgnored(
+                        source: source, role: role, activePress: busy.id, deviceTimestampMicros: gesture.timestampMicros))
+                return nil
+            }
+            route = .handler(role)
         } else {
             route = .defaultAction(fallback)
         }
@@ -213,6 +238,22 @@ public struct CaptureEventRouter: Sendable {
                 receivedAtHostMicros: now
             )
             return .event(event, role)
+        }
+    }
+}
+
+/// Something the router did not deliver, and why (Apple's stack drops these silently).
+public enum CaptureDiagnostic: Hashable, Sendable, CustomStringConvertible {
+    /// A press on `source` began while `activePress` held the `role` handler: it was ignored for its
+    /// whole life (no `began`, no `ended`, no default action).
+    case overlappingPressIgnored(
+        source: InputSource, role: CaptureHandlerRole, activePress: CaptureEventID, deviceTimestampMicros: UInt64)
+
+    /// `overlapping-press-ignored volume-down: primary busy with press#1 @1250000`.
+    public var description: String {
+        switch self {
+        case .overlappingPressIgnored(let source, let role, let active, let micros):
+            "overlapping-press-ignored \(source): \(role.rawValue) busy with \(active) @\(micros)"
         }
     }
 }

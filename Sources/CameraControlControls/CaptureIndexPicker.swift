@@ -9,14 +9,6 @@ public final class CaptureIndexPicker: CaptureControl {
         case transform(count: Int, @Sendable (Int) -> String)
     }
 
-    private struct State: Sendable {
-        var accessibilityIdentifier: String?
-        var isEnabled = true
-        var selectedIndex = 0
-        var action = ActionState<Int>()
-        var observers = ObserverList<Int>()
-    }
-
     /// The control's id.
     public let id: ControlID
     /// The title shown in the overlay.
@@ -26,40 +18,43 @@ public final class CaptureIndexPicker: CaptureControl {
     /// Number of indexes (≥ 1).
     public let numberOfIndexes: Int
     private let titles: Titles
-    private let state: Locked<State>
+    private let core: ControlCore<Int, Void>
 
     /// A picker over `localizedIndexTitles` (non-empty; else ``ControlError/Code/emptyIndexTitles``).
-    public init(
+    public convenience init(
         _ localizedTitle: String, symbolName: String, localizedIndexTitles: [String], id: ControlID? = nil
     ) throws(ControlError) {
         guard !localizedIndexTitles.isEmpty else {
             throw ControlError(.emptyIndexTitles, "an index picker needs at least one title")
         }
-        self.id = id ?? ControlID.derived(fromTitle: localizedTitle)
-        self.localizedTitle = localizedTitle
-        self.symbolName = symbolName
-        self.numberOfIndexes = localizedIndexTitles.count
-        self.titles = .list(localizedIndexTitles)
-        self.state = Locked(State())
-        state.withLock { $0.action.reset(to: 0) }
+        self.init(localizedTitle, symbolName: symbolName, id: id, titles: .list(localizedIndexTitles))
     }
 
     /// A picker over `numberOfIndexes` (> 0; else ``ControlError/Code/invalidIndexCount``) indexes,
     /// titled by `localizedTitleTransform` (default: the index as a number).
-    public init(
+    public convenience init(
         _ localizedTitle: String, symbolName: String, numberOfIndexes: Int,
         id: ControlID? = nil, localizedTitleTransform: @escaping @Sendable (Int) -> String = { "\($0)" }
     ) throws(ControlError) {
         guard numberOfIndexes > 0 else {
             throw ControlError(.invalidIndexCount, "numberOfIndexes must be > 0, got \(numberOfIndexes)")
         }
-        self.id = id ?? ControlID.derived(fromTitle: localizedTitle)
+        self.init(
+            localizedTitle, symbolName: symbolName, id: id,
+            titles: .transform(count: numberOfIndexes, localizedTitleTransform))
+    }
+
+    private init(_ localizedTitle: String, symbolName: String, id: ControlID?, titles: Titles) {
+        let id = id ?? ControlID.derived(fromTitle: localizedTitle)
+        self.id = id
         self.localizedTitle = localizedTitle
         self.symbolName = symbolName
-        self.numberOfIndexes = numberOfIndexes
-        self.titles = .transform(count: numberOfIndexes, localizedTitleTransform)
-        self.state = Locked(State())
-        state.withLock { $0.action.reset(to: 0) }
+        self.titles = titles
+        switch titles {
+        case .list(let list): numberOfIndexes = list.count
+        case .transform(let count, _): numberOfIndexes = count
+        }
+        core = ControlCore(id: id, value: 0, extra: ())
     }
 
     /// The title of `index`, or nil outside `0 ..< numberOfIndexes`.
@@ -72,7 +67,7 @@ public final class CaptureIndexPicker: CaptureControl {
     }
 
     /// The selected index.
-    public var selectedIndex: Int { state.withLock { $0.selectedIndex } }
+    public var selectedIndex: Int { core.value }
 
     /// Selects `index` from code (``ControlError/Code/indexOutOfRange`` outside `0 ..< numberOfIndexes`).
     /// Observers see origin `.programmatic`; the action does not run.
@@ -80,41 +75,42 @@ public final class CaptureIndexPicker: CaptureControl {
         guard index >= 0, index < numberOfIndexes else {
             throw ControlError(.indexOutOfRange, "index \(index) is outside 0..<\(numberOfIndexes)")
         }
-        let observers = state.withLock { state -> [ObserverList<Int>.Entry]? in
-            state.action.reset(to: index)
-            guard state.selectedIndex != index else { return nil }
-            state.selectedIndex = index
-            return state.observers.all
-        }
-        if let observers { ObserverList.notify(observers, ValueChange(controlID: id, value: index, origin: .programmatic)) }
+        core.adopt(origin: .programmatic) { _ in index }
     }
 
     /// False: the picker stays visible and selectable, but gestures do not change its index.
     public var isEnabled: Bool {
-        get { state.withLock { $0.isEnabled } }
-        set { state.withLock { $0.isEnabled = newValue } }
+        get { core.isEnabled }
+        set { core.isEnabled = newValue }
     }
 
     /// An identifier for UI automation.
     public var accessibilityIdentifier: String? {
-        get { state.withLock { $0.accessibilityIdentifier } }
-        set { state.withLock { $0.accessibilityIdentifier = newValue } }
+        get { core.accessibilityIdentifier }
+        set { core.accessibilityIdentifier = newValue }
     }
 
-    /// True once an action is set.
-    public var hasAction: Bool { state.withLock { $0.action.hasAction } }
+    /// The overlay's view of the picker.
+    public var snapshot: ControlSnapshot {
+        core.withLock { state in
+            ControlSnapshot(
+                id: id, title: localizedTitle, isEnabled: state.isEnabled,
+                adjustment: .indexPicker(count: numberOfIndexes), value: .index(state.value))
+        }
+    }
 
-    /// Sets the action and where it runs; it gets each distinct index gestures choose.
+    // MARK: Action and observers
+
+    /// True once an action is set.
+    public var hasAction: Bool { core.hasAction }
+
+    /// Sets the action and where it runs (`AVCaptureIndexPicker.setActionQueue(_:action:)`); it gets each
+    /// distinct index gestures choose, coalesced as ``ActionCoalescing`` says.
     public func setActionQueue(
         _ executor: any ActionExecutor, coalescing: ActionCoalescing = .everyValue,
         action: @escaping @Sendable (Int) -> Void
     ) {
-        state.withLock { state in
-            state.action.executor = executor
-            state.action.action = action
-            state.action.coalescing = coalescing
-            state.action.reset(to: state.selectedIndex)
-        }
+        core.setAction(executor, coalescing: coalescing, action: action)
     }
 
     /// Calls `observer` on `executor` for every index change, with its origin.
@@ -122,42 +118,22 @@ public final class CaptureIndexPicker: CaptureControl {
     public func observeValueChanges(
         on executor: any ActionExecutor, _ observer: @escaping @Sendable (ValueChange<Int>) -> Void
     ) -> ObserverToken {
-        state.withLock { $0.observers.add(.init(executor: executor, observer: observer)) }
+        core.addObserver(on: executor, observer)
     }
 
     /// Stops an observer.
-    public func removeObserver(_ token: ObserverToken) {
-        state.withLock { $0.observers.remove(token) }
-    }
-
-    /// The overlay's view of the picker.
-    public var snapshot: ControlSnapshot {
-        state.withLock { state in
-            ControlSnapshot(
-                id: id, title: localizedTitle, isEnabled: state.isEnabled,
-                adjustment: .indexPicker(count: numberOfIndexes), value: .index(state.selectedIndex))
-        }
-    }
+    public func removeObserver(_ token: ObserverToken) { core.removeObserver(token) }
 }
 
 extension CaptureIndexPicker: SessionDrivenControl {
     func applyOverlayValue(_ value: ControlValue, atMicros now: UInt64) {
         guard case .index(let index) = value, index >= 0, index < numberOfIndexes else { return }
-        let result = state.withLock { state -> (ActionState<Int>.Delivery?, [ObserverList<Int>.Entry])? in
-            guard state.selectedIndex != index else { return nil }
-            state.selectedIndex = index
-            return (state.action.offer(index, atMicros: now), state.observers.all)
-        }
-        guard let (delivery, observers) = result else { return }
-        delivery?.run()
-        ObserverList.notify(observers, ValueChange(controlID: id, value: index, origin: .slider))
+        core.applyGestureValue(index, atMicros: now)
     }
 
-    func flushCoalescedAction(nowMicros: UInt64, force: Bool) {
-        state.withLock { $0.action.flush(nowMicros: nowMicros, force: force) }?.run()
-    }
+    func flushCoalescedAction(nowMicros: UInt64, force: Bool) { core.flushCoalescedAction(nowMicros: nowMicros, force: force) }
 
-    var nextActionFlushMicros: UInt64? { state.withLock { $0.action.nextFlushMicros } }
+    var nextActionFlushMicros: UInt64? { core.nextActionFlushMicros }
 
     var zoomDeviceID: String? { nil }
 }

@@ -1,3 +1,5 @@
+import CameraControlWire
+
 /// What the overlay state machine asks the world to do, in order. Each has a one-line, stable
 /// ``description`` for effect logs (`value-changed zoom 2.5 slider`, `haptic detent @1250000`).
 public enum OverlayEffect: Hashable, Sendable, CustomStringConvertible {
@@ -17,8 +19,9 @@ public enum OverlayEffect: Hashable, Sendable, CustomStringConvertible {
     case pickerMoved(Int)
     /// The picker confirmed this control; it is now the active one.
     case controlSelected(ControlID)
-    /// Play a haptic; `atMicros` is the device time of the gesture sample (or momentum frame) that caused it.
-    case haptic(Haptic, atMicros: UInt64)
+    /// Play a haptic (`detent`, `limit`; never `unspecified`); `atMicros` is the device time of the gesture
+    /// sample (or momentum frame) that caused it.
+    case haptic(HapticPattern, atMicros: UInt64)
 
     /// One line: `overlay-shown zoom`, `overlay-hidden`, `entered-fullscreen`, `exited-fullscreen`,
     /// `value-changed <id> <value> <origin>`, `picker-opened <index>`, `picker-moved <index>`,

@@ -3,19 +3,21 @@ import Dispatch
 /// The system zoom slider (`AVCaptureSystemZoomSlider`): continuous over the device's zoom range on a
 /// logarithmic scale, prominent at the device's ``CameraDevice/prominentZoomFactors``.
 ///
-/// It sets the device's zoom itself. Its action (if any) runs only for changes it made (origin
-/// `.slider`); it follows zoom changes from elsewhere (a pinch) so ``value`` never goes stale, and
-/// reports those to ``observeValueChanges(on:_:)`` with origin `.external`. A session accepts one
-/// system zoom slider per device ``CameraDevice/uniqueID``.
-public final class SystemZoomSlider: CaptureSlider, @unchecked Sendable {
+/// Like Apple's, it is made from a camera and has no app-facing value, range, format or action setters:
+/// it sets the device's zoom itself (set the camera's zoom from code; the slider follows). Its action
+/// (if any, given at init) runs only for changes it made (origin `.slider`); it follows zoom changes from
+/// elsewhere (a pinch, code) so ``SliderControl/value`` never goes stale, and reports those to
+/// ``SliderControl/observeValueChanges(on:_:)`` with origin `.external`. A session accepts one system
+/// zoom slider per device ``CameraDevice/uniqueID``.
+public final class SystemZoomSlider: SliderControl, @unchecked Sendable {
     /// The camera it drives.
     public let device: any CameraDevice
 
-    /// A zoom slider for `device`, id `zoom` (pass another for a second camera), title `Zoom`, value format `%@×`, with no app action (the
-    /// slider still counts as having one). Throws ``ControlError/Code/invalidRange`` if the device's
-    /// range is empty or not finite.
+    /// A zoom slider for `device`, id `zoom` (pass another for a second camera), title `Zoom`, value format
+    /// `%@×`, with no app action (the slider still counts as having one). Throws
+    /// ``ControlError/Code/invalidRange`` if the device's range is empty or not finite.
     public convenience init(device: any CameraDevice, id: ControlID = "zoom") throws(ControlError) {
-        try self.init(device: device, id: id, actionExecutor: nil, action: nil)
+        try self.init(device: device, id: id, action: nil)
     }
 
     /// A zoom slider whose `action` runs on `executor` (default: the main queue, like Apple's main-actor
@@ -24,30 +26,27 @@ public final class SystemZoomSlider: CaptureSlider, @unchecked Sendable {
         device: any CameraDevice, id: ControlID = "zoom", executor: any ActionExecutor = DispatchQueue.main,
         action: @escaping @Sendable (Double) -> Void
     ) throws(ControlError) {
-        try self.init(device: device, id: id, actionExecutor: executor, action: action)
+        try self.init(device: device, id: id, action: SystemSliderAction(executor: executor, action: action))
     }
 
-    private init(
-        device: any CameraDevice, id: ControlID, actionExecutor executor: (any ActionExecutor)?,
-        action: (@Sendable (Double) -> Void)?
-    ) throws(ControlError) {
+    private init(device: any CameraDevice, id: ControlID, action: SystemSliderAction?) throws(ControlError) {
         let range = device.zoomFactorRange
         try DiscreteValues.checkRange(range)
         self.device = device
         let current = min(max(device.zoomFactor, range.lowerBound), range.upperBound)
         super.init(
             title: "Zoom", symbolName: "plus.magnifyingglass", domain: .continuous(range, scale: .logarithmic),
-            id: id, binding: Binding(device: device, property: .zoomFactor), initialValue: current.isFinite ? current : range.lowerBound)
-        localizedValueFormat = "%@×"
-        try? setProminentValues(device.prominentZoomFactors.filter { range.contains($0) })
-        if let executor, let action { setActionQueue(executor, action: action) }
+            id: id, binding: Binding(device: device, property: .zoomFactor),
+            initialValue: current.isFinite ? current : range.lowerBound)
+        configure(format: "%@×", prominent: device.prominentZoomFactors.filter { range.contains($0) }, action: action)
     }
 }
 
 /// The system exposure-bias slider (`AVCaptureSystemExposureBiasSlider`): discrete, 1/3 EV steps over
 /// ±2 EV (the multiples of 1/3 inside both ±2 and the device's range), prominent at 0 when available.
-/// Sets the device's bias itself; action and following as for ``SystemZoomSlider``.
-public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable {
+/// Sets the device's bias itself, has no app-facing setters; action and following as for
+/// ``SystemZoomSlider``.
+public final class SystemExposureBiasSlider: SliderControl, @unchecked Sendable {
     /// The camera it drives.
     public let device: any CameraDevice
 
@@ -60,7 +59,7 @@ public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable 
     /// Throws ``ControlError/Code/invalidRange`` when the device range does not overlap ±2 EV in at least
     /// two 1/3 EV steps.
     public convenience init(device: any CameraDevice, id: ControlID = "exposure-bias") throws(ControlError) {
-        try self.init(device: device, id: id, actionExecutor: nil, action: nil)
+        try self.init(device: device, id: id, action: nil)
     }
 
     /// An exposure slider whose `action` runs on `executor` (default: the main queue).
@@ -68,13 +67,10 @@ public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable 
         device: any CameraDevice, id: ControlID = "exposure-bias", executor: any ActionExecutor = DispatchQueue.main,
         action: @escaping @Sendable (Double) -> Void
     ) throws(ControlError) {
-        try self.init(device: device, id: id, actionExecutor: executor, action: action)
+        try self.init(device: device, id: id, action: SystemSliderAction(executor: executor, action: action))
     }
 
-    private init(
-        device: any CameraDevice, id: ControlID, actionExecutor executor: (any ActionExecutor)?,
-        action: (@Sendable (Double) -> Void)?
-    ) throws(ControlError) {
+    private init(device: any CameraDevice, id: ControlID, action: SystemSliderAction?) throws(ControlError) {
         let values = try Self.values(for: device.exposureBiasRange)
         self.device = device
         let current = device.exposureBias
@@ -82,9 +78,7 @@ public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable 
         super.init(
             title: "Exposure", symbolName: "plusminus.circle", domain: .discrete(values), id: id,
             binding: Binding(device: device, property: .exposureBias), initialValue: initial)
-        localizedValueFormat = "%@ EV"
-        if values.first <= 0, values.last >= 0 { try? setProminentValues([0]) }
-        if let executor, let action { setActionQueue(executor, action: action) }
+        configure(format: "%@ EV", prominent: values.first <= 0 && values.last >= 0 ? [0] : [], action: action)
     }
 
     /// The multiples of 1/3 EV inside both ±2 EV and `deviceRange`.
@@ -100,5 +94,20 @@ public final class SystemExposureBiasSlider: CaptureSlider, @unchecked Sendable 
         }
         let list = stride(from: first, through: last, by: 1).map { $0 / 3 }
         return try DiscreteValues(values: list)
+    }
+}
+
+/// A system slider's action, given at init (Apple's `init(device:action:)`).
+struct SystemSliderAction: Sendable {
+    let executor: any ActionExecutor
+    let action: @Sendable (Double) -> Void
+}
+
+extension SliderControl {
+    /// A system slider's fixed settings: its format, prominent values (inside the domain) and action.
+    func configure(format: String, prominent: [Double], action: SystemSliderAction?) {
+        setValueFormat(format)
+        try? setProminent(prominent)
+        if let action { core.setAction(action.executor, coalescing: .everyValue, action: action.action) }
     }
 }

@@ -75,29 +75,6 @@ public struct ValueChange<Value: Hashable & Sendable>: Hashable, Sendable {
     }
 }
 
-/// Haptic waveforms the overlay asks for; mirrors `cameracontrol.v1.HapticPattern`
-/// (`Proto/cameracontrol/v1/common.proto`), raw values equal to the wire enum.
-public enum Haptic: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// A short tick: a discrete step, a picker entry or a prominent value was crossed.
-    case detent = 1
-    /// The full-press click (the firmware plays it itself).
-    case click = 2
-    /// The release click after a full press.
-    case release = 3
-    /// A soft bump: a slide pushed against the end of the range.
-    case limit = 4
-
-    /// `detent`, `click`, `release`, `limit`.
-    public var description: String {
-        switch self {
-        case .detent: "detent"
-        case .click: "click"
-        case .release: "release"
-        case .limit: "limit"
-        }
-    }
-}
-
 /// Number formatting without Foundation's locale machinery: stable across machines.
 enum NumberText {
     /// `value` rounded to `decimals` places, trailing zeros and `-0` removed.

@@ -250,9 +250,9 @@ public actor CameraControlHost: CaptureSoundPlaying {
     ///
     /// - Throws: ``DeviceError`` with ``DeviceError/Code/closed`` while no device is connected, or the
     ///   ``RPCError`` of the call.
-    public func play(_ sound: CaptureSound) async throws {
+    public func play(_ sound: Sound) async throws {
         guard let session else { throw DeviceError(.closed, "no device is connected") }
-        _ = try await session.playSound(sound.wireSound)
+        _ = try await session.playSound(sound)
     }
 
     // MARK: Inside
@@ -326,7 +326,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     }
 
     private func handleEffect(_ effect: HostEffect) {
-        if case .overlay(.haptic(let pattern, _)) = effect { hapticQueue?.yield(HapticPattern(rawValue: pattern.rawValue) ?? .unspecified) }
+        if case .overlay(.haptic(let pattern, _)) = effect { hapticQueue?.yield(pattern) }
         for observer in observers { observer(effect) }
     }
 

@@ -282,7 +282,7 @@ public final class VirtualControlsRig {
             executor.runAll()
         case .haptic(let haptic, let cause):
             effects.append((effect, cause))
-            sendHaptic(HapticPattern(rawValue: haptic.rawValue) ?? .unspecified, cause: cause, now: now)
+            sendHaptic(haptic, cause: cause, now: now)
         default:
             effects.append((effect, lastCauseMicros))
             recorder.add("overlay \(effect)")
@@ -375,7 +375,7 @@ public final class VirtualControlsRig {
         case .haptic(let pattern, _):
             return "firmware-haptic \(HapticPattern(rawValue: pattern)?.description ?? "pattern-\(pattern)")"
         case .sound(let sound):
-            return "firmware-sound \(CaptureSound(rawValue: sound).map { "\($0)" } ?? "\(sound)")"
+            return "firmware-sound \(Sound(rawValue: sound).map { "\($0)" } ?? "\(sound)")"
         case .indicator(let mode, _):
             return "firmware-indicator \(mode)"
         }

@@ -166,7 +166,7 @@ struct CaptureEventInteractionTests {
         let interaction = CaptureEventInteraction(soundPlayer: player) { _ in }
         interaction.setSessionRunning(true)
         interaction.handle(gesture(0, .remoteClick, .remote))
-        var played: [CaptureSound] = []
+        var played: [Sound] = []
         for await sound in player.stream {
             played.append(sound)
             break

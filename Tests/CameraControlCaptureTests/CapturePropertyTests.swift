@@ -23,7 +23,7 @@ struct CapturePropertyTests {
         }
     }
 
-    @Test("2000 random sequences through recogniser and router: every began closed once, no capture without a press")
+    @Test("2000 random sequences through recogniser and router: every began closed once, one press per handler, no capture without a press")
     func randomSequences() {
         var rng = SeededGenerator(seed: 0x5EED_CAFE)
         var capturesSeen = 0
@@ -48,6 +48,8 @@ struct CapturePropertyTests {
                         case .began:
                             if began[event.id] != nil { violations.append("\(event.id) began twice") }
                             if !deliverable { violations.append("\(event.id) delivered while not running or disabled") }
+                            let busy = began.filter { $0.value.role == role && !closed.contains($0.key) }
+                            if !busy.isEmpty { violations.append("\(event.id) began while \(role) was busy") }
                             began[event.id] = (true, role, event.source)
                             let starts = pressInputs[event.source, default: 0]
                             let opened = began.values.filter { $0.source == event.source }.count

@@ -45,16 +45,16 @@ func runningRouter(secondary: Bool = false, soundDisabled: Bool = false) -> Capt
 
 /// Records what it was asked to play.
 final class RecordingSoundPlayer: CaptureSoundPlaying {
-    private let played = Mutex<[CaptureSound]>([])
-    private let continuation: AsyncStream<CaptureSound>.Continuation
+    private let played = Mutex<[Sound]>([])
+    private let continuation: AsyncStream<Sound>.Continuation
     /// Every sound, as it is played.
-    let stream: AsyncStream<CaptureSound>
+    let stream: AsyncStream<Sound>
 
-    init() { (stream, continuation) = AsyncStream.makeStream(of: CaptureSound.self) }
+    init() { (stream, continuation) = AsyncStream.makeStream(of: Sound.self) }
 
-    var sounds: [CaptureSound] { played.withLock { $0 } }
+    var sounds: [Sound] { played.withLock { $0 } }
 
-    func play(_ sound: CaptureSound) async throws {
+    func play(_ sound: Sound) async throws {
         played.withLock { $0.append(sound) }
         continuation.yield(sound)
     }

@@ -70,17 +70,32 @@ struct SystemSliderTests {
         #expect(abs(camera.zoomFactor - expected) < 1e-9)
     }
 
-    @Test("setting the zoom slider's value from code sets the device (origin programmatic)")
+    @Test("app code zooms through the camera (the system slider has no value setter); the slider follows, origin external")
     func programmaticZoom() throws {
         let camera = try SyntheticCamera(zoomFactorRange: 1...10)
-        let zoom = try SystemZoomSlider(device: camera)
+        let actions = Recorder<Double>()
+        let zoom = try SystemZoomSlider(device: camera, executor: InlineExecutor()) { actions.append($0) }
         let changes = Recorder<ValueChange<Double>>()
         zoom.observeValueChanges(on: InlineExecutor()) { changes.append($0) }
-        try zoom.setValue(4)
-        #expect(camera.zoomFactor == 4)
-        #expect(changes.values.map(\.origin) == [.programmatic])
-        #expect(throws: ControlError.self) { try zoom.setValue(11) }
-        #expect(camera.zoomFactor == 4)
+        try camera.setZoomFactor(4, source: .external)
+        #expect(zoom.value == 4)
+        #expect(changes.values == [ValueChange(controlID: "zoom", value: 4, origin: .external)])
+        #expect(actions.values.isEmpty)
+        #expect(throws: ControlError.self) { try camera.setZoomFactor(11, source: .external) }
+        #expect(zoom.value == 4)
+    }
+
+    @Test("system sliders are SliderControls, not CaptureSliders: format and prominent values are fixed by the camera")
+    func systemSlidersAreNotAppSliders() throws {
+        let camera = try SyntheticCamera()
+        let controls: [any CaptureControl] = [try SystemZoomSlider(device: camera), try SystemExposureBiasSlider(device: camera)]
+        let sliders = controls.compactMap { $0 as? SliderControl }
+        let appSliders = controls.compactMap { $0 as? CaptureSlider }
+        #expect(sliders.count == 2)
+        #expect(appSliders.isEmpty)
+        #expect(sliders.map(\.localizedValueFormat) == ["%@×", "%@ EV"])
+        #expect(sliders.map(\.diagnostics) == [[], []])
+        #expect(sliders.map(\.hasAction) == [true, true])
     }
 
     @Test("exposure bias: 1/3 EV steps over ±2 EV, prominent 0, starting at the device's bias")
