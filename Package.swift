@@ -164,6 +164,7 @@ let package = Package(
         .testTarget(name: "CameraControlGesturesTests", dependencies: ["CameraControlGestures"], swiftSettings: swiftSettings),
         .testTarget(name: "CameraControlCaptureTests", dependencies: ["CameraControlCapture", "CameraControlSimulation"], swiftSettings: swiftSettings),
         .testTarget(name: "CameraControlControlsTests", dependencies: ["CameraControlControls", "CameraControlSimulation"], swiftSettings: swiftSettings),
+        .testTarget(name: "CameraControlHostTests", dependencies: ["CameraControlHost"], swiftSettings: swiftSettings),
         .testTarget(name: "FirmwareTests", dependencies: ["FirmwareSim", "CameraControlWire", "CameraControlEmbedded"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",

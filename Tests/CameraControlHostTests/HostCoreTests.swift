@@ -1,0 +1,161 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlGestures
+import CameraControlHost
+import CameraControlWire
+import Synchronization
+import Testing
+
+/// The pipeline's wiring, byte-free: events and time in, effects and capture events out.
+@Suite("HostCore")
+struct HostCoreTests {
+    /// Everything the app and the observer saw, in one ordered log.
+    final class Log: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// A virtual host clock for the interaction.
+    final class Time: Sendable {
+        private let value = Atomic<UInt64>(0)
+        var micros: UInt64 {
+            get { value.load(ordering: .relaxed) }
+            set { value.store(newValue, ordering: .relaxed) }
+        }
+    }
+
+    struct Rig {
+        let core = HostCore()
+        let log = Log()
+        let time = Time()
+        let interaction: CaptureEventInteraction
+
+        init(deviceOffset: UInt64 = 0) {
+            let log = self.log
+            let time = self.time
+            interaction = CaptureEventInteraction(clock: CaptureClock { time.micros }) { event in
+                log.add("capture \(event.phase.rawValue) \(event.source)")
+            }
+            core.attach(interaction)
+            core.observer = { effect in
+                switch effect {
+                case .gesture(let gesture): log.add("gesture \(gesture.kind)")
+                case .overlay(let effect): log.add("overlay \(effect)")
+                case .deviceLost: log.add("device-lost")
+                case .connected, .input: break
+                }
+            }
+            var capabilities = Capabilities()
+            capabilities.supportsControls = true
+            capabilities.maxControls = 4
+            core.connected(capabilities)
+            // The device's clock reads host time minus `deviceOffset`, exactly.
+            core.addClockSample(sentAtHostMicros: 1_000_000, receivedAtHostMicros: 1_000_000, deviceMicros: 1_000_000 - deviceOffset)
+            interaction.setSessionRunning(true)
+        }
+
+        func receive(_ kind: InputEventKind, _ source: InputSource, atHost host: UInt64, number: UInt32, deviceOffset: UInt64 = 0) {
+            time.micros = host
+            core.receive(
+                InputEvent(
+                    timestampMicros: host - deviceOffset, kind: kind, source: source,
+                    forceMillinewtons: kind == .fullPressDown ? 2600 : 0, eventNumber: number),
+                atHostMicros: host)
+            core.advance(toHostMicros: host)
+        }
+    }
+
+    @Test("a held button: the next deadline is the long-press threshold, in host time, and nothing fires before it")
+    func longPressDeadline() {
+        let offset: UInt64 = 250_000
+        let rig = Rig(deviceOffset: offset)
+        rig.receive(.buttonDown, .volumeDown, atHost: 2_000_000, number: 1, deviceOffset: offset)
+        let threshold = GestureRecognizer.Configuration().longPressThresholdMicros
+        #expect(rig.core.nextDeadlineHostMicros == 2_000_000 + threshold)
+        rig.core.advance(toHostMicros: 2_000_000 + threshold - 1)
+        #expect(!rig.log.all.contains { $0.hasPrefix("gesture longPressBegan") })
+        rig.core.advance(toHostMicros: 2_000_000 + threshold)
+        #expect(rig.log.all.contains { $0.hasPrefix("gesture longPressBegan") })
+        #expect(rig.core.nextDeadlineHostMicros == nil, "nothing pending: the host sleeps until the next event")
+    }
+
+    @Test("an event after a gap waits for the missing one at most the reorder hold, and the deadline says when")
+    func reorderDeadline() {
+        let rig = Rig()
+        rig.receive(.buttonDown, .volumeUp, atHost: 2_000_000, number: 1)
+        rig.receive(.buttonUp, .volumeUp, atHost: 2_100_000, number: 3)  // number 2 is missing
+        #expect(rig.core.nextDeadlineHostMicros == 2_100_000 + 150_000)
+        #expect(!rig.log.all.contains("capture ended volume-up"))
+        rig.core.advance(toHostMicros: 2_250_000)
+        #expect(rig.log.all.contains("capture ended volume-up"))
+    }
+
+    @Test("a full click collapses the overlay, delegate told, before the capture event is delivered")
+    func fullClickCollapsesFirst() throws {
+        let rig = Rig()
+        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
+        slider.setActionQueue(InlineExecutor()) { _ in }
+        try controls.addControl(slider)
+        let delegate = Delegate(log: rig.log)
+        controls.setControlsDelegate(delegate, executor: InlineExecutor())
+        rig.core.attach(controls)
+        rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
+        rig.receive(.fullPressDown, .cameraControl, atHost: 2_040_000, number: 3)
+        let log = rig.log.all
+        let hidden = try #require(log.firstIndex(of: "overlay overlay-hidden"))
+        let inactive = try #require(log.firstIndex(of: "delegate inactive"))
+        let began = try #require(log.firstIndex(of: "capture began camera-control"))
+        #expect(log.firstIndex(of: "delegate active")! < inactive)
+        #expect(inactive < began && hidden < began, "\(log)")
+    }
+
+    @Test("the overlay does not show while the capture session is stopped, and is dismissed when it stops")
+    func overlayOnlyWhileRunning() throws {
+        let rig = Rig()
+        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
+        slider.setActionQueue(InlineExecutor()) { _ in }
+        try controls.addControl(slider)
+        let delegate = Delegate(log: rig.log)
+        controls.setControlsDelegate(delegate, executor: InlineExecutor())
+        rig.core.attach(controls)
+        rig.interaction.setSessionRunning(false)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 2_000_000, number: 1)
+        #expect(controls.phase == .hidden)
+        #expect(controls.diagnostics.contains(.sessionNotRunning))
+        rig.receive(.lightPressUp, .cameraControl, atHost: 2_100_000, number: 2)
+        rig.interaction.setSessionRunning(true)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 2_500_000, number: 3)
+        #expect(controls.phase != .hidden)
+        rig.interaction.setSessionRunning(false)
+        rig.core.advance(toHostMicros: 2_600_000)
+        #expect(controls.phase == .hidden)
+        #expect(rig.log.all.last == "overlay overlay-hidden" || rig.log.all.last == "delegate inactive")
+    }
+
+    @Test("device lost mid-press: cancelled, never ended; the held events are delivered first")
+    func deviceLost() {
+        let rig = Rig()
+        rig.receive(.buttonDown, .actionButton, atHost: 2_000_000, number: 1)
+        rig.core.deviceLost(atHostMicros: 2_050_000)
+        let log = rig.log.all
+        #expect(log.contains("capture began action-button"))
+        #expect(log.contains("capture cancelled action-button"))
+        #expect(!log.contains("capture ended action-button"))
+        #expect(log.last == "device-lost")
+        #expect(rig.core.capabilities == nil)
+        #expect(!rig.core.clock.isSynchronised)
+    }
+
+    final class Delegate: CaptureControlsDelegate {
+        let log: Log
+        init(log: Log) { self.log = log }
+        func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { log.add("delegate active") }
+        func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {}
+        func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {}
+        func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { log.add("delegate inactive") }
+    }
+}
