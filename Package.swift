@@ -8,11 +8,10 @@
 //                                   └──────────────▶ CameraControlGestures ─┐        │
 //                                                                          ▼        ▼
 //                                        CameraControlWire ◀───────────────────── CameraControlTransport
-//                                              │
-//                                              ▼
-//                    CameraControlProtoC (protoc-c output) ─▶ CProtobufC (libprotobuf-c)
+//                                  (pure Swift, messages generated from Proto/)
 //
-//   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC   (the C firmware and its simulator)
+//   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC (protoc-c output) ─▶ CProtobufC
+//                                                (the C firmware and its simulator)
 //   CameraControlEmbedded: the firmware core in-process, in virtual time.
 //   CameraControlSimulation: that firmware wired to the real host stack (connection core, recogniser,
 //   capture router) in one virtual time line, for tests, benchmarks and conformance.
@@ -86,7 +85,6 @@ let package = Package(
         // MARK: Swift host stack
         .target(
             name: "CameraControlWire",
-            dependencies: ["CameraControlProtoC"],
             swiftSettings: swiftSettings
         ),
         .target(
