@@ -7,15 +7,15 @@
 ///
 /// Schema: `cameracontrol.v1.InputSource` (common.proto). Values this version does not know decode as ``unspecified``.
 public enum InputSource: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// `INPUT_SOURCE_UNSPECIFIED`.
+    /// Not set (never sent by a conforming device).
     case unspecified = 0
     /// The force/touch/slide sensor with its full-press switch.
     case cameraControl = 1
-    /// `INPUT_SOURCE_VOLUME_UP`.
+    /// The volume-up button.
     case volumeUp = 2
-    /// `INPUT_SOURCE_VOLUME_DOWN`.
+    /// The volume-down button.
     case volumeDown = 3
-    /// `INPUT_SOURCE_ACTION_BUTTON`.
+    /// The action button.
     case actionButton = 4
     /// A click arriving from a paired remote (an AirPods-style stem click).
     case remote = 5
@@ -37,7 +37,7 @@ public enum InputSource: UInt32, Hashable, Sendable, CaseIterable, CustomStringC
 ///
 /// Schema: `cameracontrol.v1.HapticPattern` (common.proto). Values this version does not know decode as ``unspecified``.
 public enum HapticPattern: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// `HAPTIC_PATTERN_UNSPECIFIED`.
+    /// Not set.
     case unspecified = 0
     /// A short tick: a discrete step or prominent value was crossed.
     case detent = 1
@@ -64,13 +64,13 @@ public enum HapticPattern: UInt32, Hashable, Sendable, CaseIterable, CustomStrin
 ///
 /// Schema: `cameracontrol.v1.Sound` (common.proto). Values this version does not know decode as ``unspecified``.
 public enum Sound: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// `SOUND_UNSPECIFIED`.
+    /// Not set.
     case unspecified = 0
-    /// `SOUND_SHUTTER`.
+    /// The camera shutter.
     case shutter = 1
-    /// `SOUND_BEGIN_VIDEO_RECORDING`.
+    /// Video recording begins.
     case beginVideoRecording = 2
-    /// `SOUND_END_VIDEO_RECORDING`.
+    /// Video recording ends.
     case endVideoRecording = 3
 
     /// A readable name (`unspecified`, `shutter`, `begin-video-recording`, …).
@@ -89,9 +89,9 @@ public enum Sound: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvert
 ///
 /// Schema: `cameracontrol.v1.ProtocolVersion` (common.proto).
 public struct ProtocolVersion: WireMessage, ProtoCodable {
-    /// `major`.
+    /// A different major does not interoperate.
     public var major: UInt32 = 0
-    /// `minor`.
+    /// Minors only add.
     public var minor: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
@@ -147,15 +147,15 @@ public struct ProtocolVersion: WireMessage, ProtoCodable {
 ///
 /// Schema: `cameracontrol.v1.Thresholds` (common.proto).
 public struct Thresholds: WireMessage, ProtoCodable {
-    /// `light_press_on_mn`: millinewtons.
+    /// Light press turns on at this force.
     public var lightPressOnMillinewtons: UInt32 = 0
-    /// `light_press_off_mn`: millinewtons.
+    /// Light press turns off below this force.
     public var lightPressOffMillinewtons: UInt32 = 0
-    /// `full_press_on_mn`: millinewtons.
+    /// Full press (the click) turns on at this force.
     public var fullPressOnMillinewtons: UInt32 = 0
-    /// `full_press_off_mn`: millinewtons.
+    /// Full press turns off below this force.
     public var fullPressOffMillinewtons: UInt32 = 0
-    /// `min_stage_gap_mn`: millinewtons.
+    /// The smallest allowed gap between the light and full press "on" forces.
     public var minStageGapMillinewtons: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).

@@ -9,7 +9,7 @@
 ///
 /// Schema: `cameracontrol.v1.Config` (config.proto).
 public struct Config: WireMessage, ProtoCodable {
-    /// `thresholds`.
+    /// Force-conditioning thresholds.
     public var thresholds: Thresholds? = nil
     /// One of Capabilities.sample_rates_hz.
     public var sampleRateHertz: UInt32 = 0
@@ -77,7 +77,7 @@ public struct Config: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.GetConfigRequest` message.
+/// Reads the configuration.
 ///
 /// Schema: `cameracontrol.v1.GetConfigRequest` (config.proto).
 public struct GetConfigRequest: WireMessage, ProtoCodable {
@@ -112,11 +112,11 @@ public struct GetConfigRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.ConfigureRequest` message.
+/// Replaces the configuration.
 ///
 /// Schema: `cameracontrol.v1.ConfigureRequest` (config.proto).
 public struct ConfigureRequest: WireMessage, ProtoCodable {
-    /// `config`.
+    /// The new configuration.
     public var config: Config? = nil
 
     /// Every field at its zero value (message fields absent).

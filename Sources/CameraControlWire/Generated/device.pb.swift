@@ -7,17 +7,17 @@
 ///
 /// Schema: `cameracontrol.v1.DeviceIdentity` (device.proto).
 public struct DeviceIdentity: WireMessage, ProtoCodable {
-    /// `vendor`.
+    /// The maker.
     public var vendor: String = ""
-    /// `model`.
+    /// The product.
     public var model: String = ""
-    /// `serial_number`.
+    /// This unit's serial number.
     public var serialNumber: String = ""
-    /// `firmware_version`.
+    /// The firmware's version string.
     public var firmwareVersion: String = ""
-    /// USB vendor and product ids, 0 when not a USB device.
+    /// USB vendor id, 0 when not a USB device.
     public var usbVendorID: UInt32 = 0
-    /// `usb_product_id`.
+    /// USB product id, 0 when not a USB device.
     public var usbProductID: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
@@ -91,11 +91,11 @@ public struct DeviceIdentity: WireMessage, ProtoCodable {
 ///
 /// Schema: `cameracontrol.v1.Capabilities` (device.proto).
 public struct Capabilities: WireMessage, ProtoCodable {
-    /// `has_force_sensor`.
+    /// The device has a force sensor.
     public var hasForceSensor: Bool = false
-    /// `has_touch_sensor`.
+    /// The device has a capacitive touch sensor.
     public var hasTouchSensor: Bool = false
-    /// `has_slide_strip`.
+    /// The device has a slide strip.
     public var hasSlideStrip: Bool = false
     /// Physical buttons present, besides the Camera Control itself.
     public var buttons: [InputSource] = []
@@ -118,9 +118,9 @@ public struct Capabilities: WireMessage, ProtoCodable {
     public var supportsControls: Bool = false
     /// Haptic patterns the actuator plays; empty when there is no actuator.
     public var hapticPatterns: [HapticPattern] = []
-    /// `has_speaker`.
+    /// The device has a speaker.
     public var hasSpeaker: Bool = false
-    /// `has_indicator_led`.
+    /// The device has an indicator LED.
     public var hasIndicatorLED: Bool = false
     /// The thresholds in force when the handshake was answered.
     public var thresholds: Thresholds? = nil
@@ -282,11 +282,11 @@ public struct Capabilities: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.HandshakeRequest` message.
+/// The first call of a session.
 ///
 /// Schema: `cameracontrol.v1.HandshakeRequest` (device.proto).
 public struct HandshakeRequest: WireMessage, ProtoCodable {
-    /// `host_version`.
+    /// The host's protocol version.
     public var hostVersion: ProtocolVersion? = nil
     /// Free text naming the host software, for the device's logs.
     public var hostName: String = ""
@@ -340,17 +340,17 @@ public struct HandshakeRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.HandshakeResponse` message.
+/// The device's answer to a handshake.
 ///
 /// Schema: `cameracontrol.v1.HandshakeResponse` (device.proto).
 public struct HandshakeResponse: WireMessage, ProtoCodable {
-    /// `device_version`.
+    /// The device's own protocol version.
     public var deviceVersion: ProtocolVersion? = nil
     /// The version the session runs at: same major, lower minor.
     public var negotiatedVersion: ProtocolVersion? = nil
-    /// `identity`.
+    /// Who the device is.
     public var identity: DeviceIdentity? = nil
-    /// `capabilities`.
+    /// What it can do.
     public var capabilities: Capabilities? = nil
     /// The device clock (microseconds since boot) when it answered.
     public var deviceTimeMicros: UInt64 = 0
@@ -435,11 +435,11 @@ public struct HandshakeResponse: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.PingRequest` message.
+/// A liveness probe with an echoed payload.
 ///
 /// Schema: `cameracontrol.v1.PingRequest` (device.proto).
 public struct PingRequest: WireMessage, ProtoCodable {
-    /// `payload`.
+    /// Bytes the device echoes.
     public var payload: [UInt8] = []
 
     /// Every field at its zero value (message fields absent).
@@ -483,13 +483,13 @@ public struct PingRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.PingResponse` message.
+/// The answer to a ping.
 ///
 /// Schema: `cameracontrol.v1.PingResponse` (device.proto).
 public struct PingResponse: WireMessage, ProtoCodable {
     /// The request's payload, unchanged.
     public var payload: [UInt8] = []
-    /// `device_time_us`: microseconds.
+    /// The device clock when it answered, microseconds since boot.
     public var deviceTimeMicros: UInt64 = 0
 
     /// Every field at its zero value (message fields absent).

@@ -7,15 +7,15 @@
 ///
 /// Schema: `cameracontrol.v1.Counters` (diagnostics.proto).
 public struct Counters: WireMessage, ProtoCodable {
-    /// `uptime_us`: microseconds.
+    /// Time since boot.
     public var uptimeMicros: UInt64 = 0
-    /// `frames_received`.
+    /// Frames received.
     public var framesReceived: UInt32 = 0
-    /// `frames_sent`.
+    /// Frames sent.
     public var framesSent: UInt32 = 0
-    /// `bytes_received`.
+    /// Bytes received.
     public var bytesReceived: UInt32 = 0
-    /// `bytes_sent`.
+    /// Bytes sent.
     public var bytesSent: UInt32 = 0
     /// Frames whose check failed.
     public var checkErrors: UInt32 = 0
@@ -23,13 +23,13 @@ public struct Counters: WireMessage, ProtoCodable {
     public var framingErrors: UInt32 = 0
     /// Frames longer than max_frame_bytes, dropped up to the next delimiter.
     public var oversizedFrames: UInt32 = 0
-    /// `unknown_packet_types`.
+    /// Frames of an unknown packet type.
     public var unknownPacketTypes: UInt32 = 0
-    /// `unimplemented_calls`.
+    /// Calls of an unknown or unimplemented method.
     public var unimplementedCalls: UInt32 = 0
-    /// `invalid_arguments`.
+    /// Requests whose payload did not parse or was invalid.
     public var invalidArguments: UInt32 = 0
-    /// `cancelled_calls`.
+    /// Calls cancelled by the host.
     public var cancelledCalls: UInt32 = 0
     /// Reliable packets sent again for want of an acknowledgement.
     public var retransmissions: UInt32 = 0
@@ -37,7 +37,7 @@ public struct Counters: WireMessage, ProtoCodable {
     public var duplicatesDropped: UInt32 = 0
     /// Packets missing from the peer's sequence.
     public var sequenceGaps: UInt32 = 0
-    /// `heartbeat_timeouts`.
+    /// Times the link was declared dead for want of heartbeats.
     public var heartbeatTimeouts: UInt32 = 0
     /// Calls refused because max_concurrent_calls were in flight.
     public var callsRefused: UInt32 = 0
@@ -218,7 +218,7 @@ extension Counters {
     ]
 }
 
-/// The `cameracontrol.v1.GetCountersRequest` message.
+/// Reads the counters.
 ///
 /// Schema: `cameracontrol.v1.GetCountersRequest` (diagnostics.proto).
 public struct GetCountersRequest: WireMessage, ProtoCodable {
@@ -253,7 +253,7 @@ public struct GetCountersRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.ResetCountersRequest` message.
+/// Resets the counters.
 ///
 /// Schema: `cameracontrol.v1.ResetCountersRequest` (diagnostics.proto).
 public struct ResetCountersRequest: WireMessage, ProtoCodable {

@@ -3,15 +3,15 @@
 
 // cameracontrol/v1/feedback.proto
 
-/// The `cameracontrol.v1.IndicatorMode` enum.
+/// The indicator LED's mode.
 ///
 /// Schema: `cameracontrol.v1.IndicatorMode` (feedback.proto). Values this version does not know decode as ``off``.
 public enum IndicatorMode: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// `INDICATOR_MODE_OFF`.
+    /// Dark.
     case off = 0
-    /// `INDICATOR_MODE_ON`.
+    /// Lit.
     case on = 1
-    /// `INDICATOR_MODE_BLINK`.
+    /// Blinking.
     case blink = 2
 
     /// A readable name (`off`, `on`, `blink`).
@@ -24,11 +24,11 @@ public enum IndicatorMode: UInt32, Hashable, Sendable, CaseIterable, CustomStrin
     }
 }
 
-/// The `cameracontrol.v1.PlayHapticRequest` message.
+/// Plays a haptic pattern.
 ///
 /// Schema: `cameracontrol.v1.PlayHapticRequest` (feedback.proto).
 public struct PlayHapticRequest: WireMessage, ProtoCodable {
-    /// `pattern`.
+    /// The waveform.
     public var pattern: HapticPattern = .unspecified
     /// 1..100; 0 means the device default.
     public var intensityPercent: UInt32 = 0
@@ -79,11 +79,11 @@ public struct PlayHapticRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.PlaySoundRequest` message.
+/// Plays a built-in sound.
 ///
 /// Schema: `cameracontrol.v1.PlaySoundRequest` (feedback.proto).
 public struct PlaySoundRequest: WireMessage, ProtoCodable {
-    /// `sound`.
+    /// The sound.
     public var sound: Sound = .unspecified
 
     /// Every field at its zero value (message fields absent).
@@ -127,11 +127,11 @@ public struct PlaySoundRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.SetIndicatorRequest` message.
+/// Sets the indicator LED.
 ///
 /// Schema: `cameracontrol.v1.SetIndicatorRequest` (feedback.proto).
 public struct SetIndicatorRequest: WireMessage, ProtoCodable {
-    /// `mode`.
+    /// Off, on or blinking.
     public var mode: IndicatorMode = .off
     /// 0xRRGGBB.
     public var rgb: UInt32 = 0
@@ -182,7 +182,7 @@ public struct SetIndicatorRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.FeedbackResponse` message.
+/// The answer to every feedback request.
 ///
 /// Schema: `cameracontrol.v1.FeedbackResponse` (feedback.proto).
 public struct FeedbackResponse: WireMessage, ProtoCodable {

@@ -8,25 +8,25 @@
 ///
 /// Schema: `cameracontrol.v1.InputEventKind` (input.proto). Values this version does not know decode as ``unspecified``.
 public enum InputEventKind: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// `INPUT_EVENT_KIND_UNSPECIFIED`.
+    /// Not set.
     case unspecified = 0
-    /// Capacitive touch on the Camera Control began / ended.
+    /// Capacitive touch on the Camera Control began.
     case touchDown = 1
-    /// `INPUT_EVENT_KIND_TOUCH_UP`.
+    /// Capacitive touch ended.
     case touchUp = 2
-    /// Force crossed the light-press threshold / fell back below it.
+    /// Force crossed the light-press threshold.
     case lightPressDown = 3
-    /// `INPUT_EVENT_KIND_LIGHT_PRESS_UP`.
+    /// Force fell back below the light-press release threshold.
     case lightPressUp = 4
-    /// Force crossed the full-press threshold (the click) / released it.
+    /// Force crossed the full-press threshold (the click).
     case fullPressDown = 5
-    /// `INPUT_EVENT_KIND_FULL_PRESS_UP`.
+    /// The full press was released.
     case fullPressUp = 6
     /// The finger moved along the strip (coalesced, latest wins).
     case slide = 7
-    /// A debounced button went down / up.
+    /// A debounced button went down.
     case buttonDown = 8
-    /// `INPUT_EVENT_KIND_BUTTON_UP`.
+    /// A debounced button went up.
     case buttonUp = 9
     /// A remote reported a complete click (it has no separate down/up).
     case remoteClick = 10
@@ -49,15 +49,15 @@ public enum InputEventKind: UInt32, Hashable, Sendable, CaseIterable, CustomStri
     }
 }
 
-/// The `cameracontrol.v1.InputEvent` message.
+/// One input event from the device.
 ///
 /// Schema: `cameracontrol.v1.InputEvent` (input.proto).
 public struct InputEvent: WireMessage, ProtoCodable {
     /// Device clock, microseconds since boot.
     public var timestampMicros: UInt64 = 0
-    /// `kind`.
+    /// What happened.
     public var kind: InputEventKind = .unspecified
-    /// `source`.
+    /// Which input it came from.
     public var source: InputSource = .unspecified
     /// Conditioned force at the event, millinewtons.
     public var forceMillinewtons: UInt32 = 0
@@ -139,7 +139,7 @@ public struct InputEvent: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.StreamInputEventsRequest` message.
+/// Starts the input event stream.
 ///
 /// Schema: `cameracontrol.v1.StreamInputEventsRequest` (input.proto).
 public struct StreamInputEventsRequest: WireMessage, ProtoCodable {
@@ -174,7 +174,7 @@ public struct StreamInputEventsRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.StreamRawSamplesRequest` message.
+/// Starts the raw sample stream.
 ///
 /// Schema: `cameracontrol.v1.StreamRawSamplesRequest` (input.proto).
 public struct StreamRawSamplesRequest: WireMessage, ProtoCodable {

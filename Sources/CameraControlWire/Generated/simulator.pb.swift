@@ -3,7 +3,7 @@
 
 // cameracontrol/v1/simulator.proto
 
-/// The `cameracontrol.v1.RunScenarioRequest` message.
+/// Queues a scenario on the simulator.
 ///
 /// Schema: `cameracontrol.v1.RunScenarioRequest` (simulator.proto).
 public struct RunScenarioRequest: WireMessage, ProtoCodable {
@@ -51,7 +51,7 @@ public struct RunScenarioRequest: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.RunScenarioResponse` message.
+/// The simulator's answer to RunScenario.
 ///
 /// Schema: `cameracontrol.v1.RunScenarioResponse` (simulator.proto).
 public struct RunScenarioResponse: WireMessage, ProtoCodable {
@@ -106,13 +106,13 @@ public struct RunScenarioResponse: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.SimulatorStatus` message.
+/// The simulator's state.
 ///
 /// Schema: `cameracontrol.v1.SimulatorStatus` (simulator.proto).
 public struct SimulatorStatus: WireMessage, ProtoCodable {
     /// True while a scenario is still playing.
     public var isScenarioRunning: Bool = false
-    /// `device_time_us`: microseconds.
+    /// The device clock, microseconds since boot.
     public var deviceTimeMicros: UInt64 = 0
 
     /// Every field at its zero value (message fields absent).
@@ -161,7 +161,7 @@ public struct SimulatorStatus: WireMessage, ProtoCodable {
     }
 }
 
-/// The `cameracontrol.v1.GetSimulatorStatusRequest` message.
+/// Reads the simulator's state.
 ///
 /// Schema: `cameracontrol.v1.GetSimulatorStatusRequest` (simulator.proto).
 public struct GetSimulatorStatusRequest: WireMessage, ProtoCodable {

@@ -129,12 +129,17 @@ struct ProtoWriter {
     }
 
     /// Writes a length prefix and `bytes`.
-    mutating func lengthDelimited<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+    mutating func lengthDelimited(_ bytes: UnsafeBufferPointer<UInt8>) {
         varint(UInt64(bytes.count))
-        for byte in bytes {
-            base[offset] = byte
-            offset += 1
+        if let source = bytes.baseAddress, !bytes.isEmpty {
+            (base + offset).initialize(from: source, count: bytes.count)
         }
+        offset += bytes.count
+    }
+
+    /// Writes a length prefix and `bytes`.
+    mutating func lengthDelimited(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { lengthDelimited($0) }
     }
 
     /// Writes a string's UTF-8 with its length prefix.
