@@ -11,7 +11,7 @@ Output, in the folders given:
   --c-counters FILE  CC_COUNTER_FIELDS(X), the firmware's counters as an X-macro
   --swift-firmware-counters FILE   Counters from the firmware's cc_counters_t
 
-Naming (docs in docs/DESIGN.md): messages and enums keep their schema names; fields become
+Naming (documented on WireMessage): messages and enums keep their schema names; fields become
 lowerCamelCase with units spelled out (`_us` → `Micros`, `_mn` → `Millinewtons`, `_ms` → `Millis`,
 `_hz` → `Hertz`, `_um` → `Micrometres`) and `id`/`led` upper-cased; enum values lose the enum's
 prefix (`INPUT_SOURCE_CAMERA_CONTROL` → `cameraControl`, described as `camera-control`). What the
@@ -32,7 +32,7 @@ PACKAGE_DIR = "cameracontrol/v1/"
 SERVICES_FILE = "cameracontrol/v1/services.proto"
 COUNTERS_MESSAGE = "Counters"
 # Counters fields the firmware derives instead of counting (not in cc_counters_t).
-COUNTERS_DERIVED = {"uptime_us": "its clock"}
+COUNTERS_DERIVED = {"uptime_us": "the device clock"}
 
 UNITS = {"us": "Micros", "mn": "Millinewtons", "ms": "Millis", "hz": "Hertz", "um": "Micrometres"}
 UNIT_WORDS = {"us": "microseconds", "mn": "millinewtons", "ms": "milliseconds", "hz": "hertz",
@@ -570,8 +570,8 @@ def write_c_counters(schema, path):
         if f.type != FD.TYPE_UINT32 or is_repeated(f):
             sys.exit(f"gen_swift: {m.name}.{f.name}: a firmware counter must be a uint32")
     L = [f"/* {HEADER[0][3:]} */",
-         f"/* The firmware's counters: the fields of {fd.package}.{m.name} ({fd.name}) but",
-         "   " + ", ".join(f"{k} (from {v})" for k, v in COUNTERS_DERIVED.items()) + ".",
+         f"/* The firmware's counters: the fields of {fd.package}.{m.name} ({fd.name})",
+         "   except " + ", ".join(f"{k} (taken from {v})" for k, v in COUNTERS_DERIVED.items()) + ".",
          "   X(name) is called once per counter, in field order; cc_counters.h declares the struct",
          "   with it and cc_services.c copies it into the protobuf-c message. */",
          "#ifndef CC_COUNTERS_FIELDS_H", "#define CC_COUNTERS_FIELDS_H", "",
