@@ -45,7 +45,7 @@ SWIFT_KEYWORDS = {"default", "in", "is", "as", "case", "class", "enum", "func", 
                   "repeat", "static", "subscript", "true", "false", "nil", "throw", "throws", "try", "do"}
 
 # type → (Swift type, zero literal, wire type, encode expression of `v` as the wire value, decode
-# expression of the read value `r`, reader call, size expression of `v`)
+# expression of the read value `r`, reader call)
 SCALARS = {
     FD.TYPE_UINT32: ("UInt32", "0", 0, "UInt64(v)", "UInt32(truncatingIfNeeded: r)", "varint"),
     FD.TYPE_UINT64: ("UInt64", "0", 0, "v", "r", "varint"),
@@ -172,10 +172,6 @@ def varint_size(value):
 
 def is_repeated(field):
     return field.label == FD.LABEL_REPEATED
-
-
-def is_packable(field):
-    return field.type not in (FD.TYPE_STRING, FD.TYPE_BYTES, FD.TYPE_MESSAGE, FD.TYPE_GROUP)
 
 
 def swift_type_name(schema, field):
