@@ -4,18 +4,14 @@
 //
 // Targets, with arrows pointing down only:
 //
-//   camctl ─▶ CameraControlControls ─┬─────────────────────────▶ CameraControlDevice ─▶ CameraControlRPC
-//                                    └▶ CameraControlCapture ─▶ CameraControlGestures ─┐       │
-//                                                                                      ▼       ▼
-//                                        CameraControlWire ◀──────────────────────────────── CameraControlTransport
-//                                              │
-//                                              ▼
-//                    CameraControlProtoC (protoc-c output) ─▶ CProtobufC (libprotobuf-c)
+//   camctl ─▶ CameraControlControls ─▶ CameraControlCapture ─▶ CameraControlDevice ─▶ CameraControlRPC
+//                                   └──────────────▶ CameraControlGestures ─┐        │
+//                                                                          ▼        ▼
+//                                        CameraControlWire ◀───────────────────── CameraControlTransport
+//                                  (pure Swift, messages generated from Proto/)
 //
-//   Capture and Device do not see each other; Controls, which sees both, makes DeviceSession a
-//   CaptureSoundPlaying.
-//
-//   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC   (the C firmware and its simulator)
+//   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC (protoc-c output) ─▶ CProtobufC
+//                                                (the C firmware and its simulator)
 //   CameraControlEmbedded: the firmware core in-process, in virtual time.
 //   CameraControlSimulation: that firmware wired to the real host stack (connection core, recogniser,
 //   capture router) in one virtual time line, for tests, benchmarks and conformance.
@@ -90,7 +86,6 @@ let package = Package(
         // MARK: Swift host stack
         .target(
             name: "CameraControlWire",
-            dependencies: ["CameraControlProtoC"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -81,7 +81,7 @@ def write_swift(path, package, rows):
             kind = "serverStreaming" if ss else "unary"
             L.append(f"    /// `{package}.{name}/{mname}`: `{inp}` → {'stream ' if ss else ''}`{outp}` ({kind}).")
             L.append(f"    public static let {lower_camel(name.replace('Service', ''))}{mname} = "
-                     f"MethodID(service: {si}, method: {mi}, name: \"{name}/{mname}\", isServerStreaming: {'true' if ss else 'false'})")
+                     f"MethodID(service: {si}, method: {mi})")
     L.append("")
     L.append("    /// Every method of the v1 schema, in id order.")
     L.append("    public static let allV1: [MethodID] = [")
@@ -89,12 +89,6 @@ def write_swift(path, package, rows):
         for mi, mname, *_ in methods:
             L.append(f"        .{lower_camel(name.replace('Service', ''))}{mname},")
     L.append("    ]")
-    L.append("}")
-    L.append("")
-    L.append("extension ServiceID {")
-    for si, name, methods in rows:
-        L.append(f"    /// `{package}.{name}`.")
-        L.append(f"    public static let {lower_camel(name.replace('Service', ''))} = ServiceID(rawValue: {si})")
     L.append("}")
     L.append("")
     open(path, "w").write("\n".join(L))

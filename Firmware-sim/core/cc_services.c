@@ -374,25 +374,9 @@ static void respond_counters(cc_device_t *dev, uint32_t call_id, const cc_counte
 {
     Cameracontrol__V1__Counters m = CAMERACONTROL__V1__COUNTERS__INIT;
     m.uptime_us = now_us;
-    m.frames_received = c->frames_received;
-    m.frames_sent = c->frames_sent;
-    m.bytes_received = c->bytes_received;
-    m.bytes_sent = c->bytes_sent;
-    m.check_errors = c->check_errors;
-    m.framing_errors = c->framing_errors;
-    m.oversized_frames = c->oversized_frames;
-    m.unknown_packet_types = c->unknown_packet_types;
-    m.unimplemented_calls = c->unimplemented_calls;
-    m.invalid_arguments = c->invalid_arguments;
-    m.cancelled_calls = c->cancelled_calls;
-    m.retransmissions = c->retransmissions;
-    m.duplicates_dropped = c->duplicates_dropped;
-    m.sequence_gaps = c->sequence_gaps;
-    m.heartbeat_timeouts = c->heartbeat_timeouts;
-    m.calls_refused = c->calls_refused;
-    m.tx_dropped = c->tx_dropped;
-    m.reliable_given_up = c->reliable_given_up;
-    m.reliable_unprotected = c->reliable_unprotected;
+#define CC_COUNTER_COPY(name) m.name = c->name;
+    CC_COUNTER_FIELDS(CC_COUNTER_COPY)
+#undef CC_COUNTER_COPY
     cc_rpc_respond(dev, call_id, &m.base, now_us);
 }
 

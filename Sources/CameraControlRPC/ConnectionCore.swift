@@ -144,7 +144,7 @@ public struct ConnectionCore: Sendable {
         var id = nextCallID
         while id == 0 || calls[CallID(rawValue: id)] != nil { id &+= 1 }
         let call = CallID(rawValue: id)
-        let packet = Packet(type: .request, callID: id, address: method.address, payload: request)
+        let packet = Packet(type: .request, callID: id, address: method, payload: request)
         do {
             try send(packet, now: now)
         } catch {

@@ -59,8 +59,8 @@ public struct Packet: Hashable, Sendable {
     public var sequence: UInt16
     /// The call this packet belongs to; 0 for link packets (ACK, HEARTBEAT).
     public var callID: UInt32
-    /// Service and method ids; only for ``PacketType/request``.
-    public var address: MethodAddress?
+    /// The called method (its service and method ids); only for ``PacketType/request``.
+    public var address: MethodID?
     /// The status; only for ``PacketType/streamEnd`` and ``PacketType/error``.
     public var status: StatusCode?
     /// The payload: a protobuf message, a UTF-8 status message, or an acknowledged sequence number.
@@ -72,7 +72,7 @@ public struct Packet: Hashable, Sendable {
         isReliable: Bool = false,
         sequence: UInt16 = 0,
         callID: UInt32,
-        address: MethodAddress? = nil,
+        address: MethodID? = nil,
         status: StatusCode? = nil,
         payload: [UInt8] = []
     ) {
@@ -84,24 +84,4 @@ public struct Packet: Hashable, Sendable {
         self.payload = payload
         self.address = address
     }
-}
-
-/// The two id bytes of a `REQUEST`: which service and method it calls.
-public struct MethodAddress: Hashable, Sendable, CustomStringConvertible {
-    /// The service id.
-    public var service: UInt8
-    /// The method id within the service.
-    public var method: UInt8
-    /// An address by its ids.
-    public init(service: UInt8, method: UInt8) {
-        self.service = service
-        self.method = method
-    }
-    /// `s.m`.
-    public var description: String { "\(service).\(method)" }
-}
-
-extension MethodID {
-    /// This method's wire address.
-    public var address: MethodAddress { MethodAddress(service: service, method: method) }
 }

@@ -47,7 +47,7 @@ public enum PacketDecoder {
             guard bodyEnd - index >= 2 else {
                 throw WireError(.framing, "REQUEST without its service and method ids", byteCount: size)
             }
-            packet.address = MethodAddress(service: frame[index], method: frame[index + 1])
+            packet.address = MethodID(service: frame[index], method: frame[index + 1])
             index += 2
         case .streamEnd, .error:
             guard bodyEnd - index >= 1 else {

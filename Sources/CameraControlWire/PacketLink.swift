@@ -30,7 +30,7 @@ extension Packet {
     public static func request<M: WireMessage>(
         _ method: MethodID, callID: UInt32, sequence: UInt16 = 0, message: M
     ) -> Packet {
-        Packet(type: .request, sequence: sequence, callID: callID, address: method.address, payload: message.serializedBytes())
+        Packet(type: .request, sequence: sequence, callID: callID, address: method, payload: message.serializedBytes())
     }
 
     /// The payload decoded as a message of type `M`.

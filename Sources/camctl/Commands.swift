@@ -130,19 +130,7 @@ enum Commands {
     }
 
     static func describe(_ c: Counters) -> String {
-        let rows: [(String, UInt64)] = [
-            ("uptime_us", c.uptimeMicros),
-            ("frames_received", UInt64(c.framesReceived)), ("frames_sent", UInt64(c.framesSent)),
-            ("bytes_received", UInt64(c.bytesReceived)), ("bytes_sent", UInt64(c.bytesSent)),
-            ("check_errors", UInt64(c.checkErrors)), ("framing_errors", UInt64(c.framingErrors)),
-            ("oversized_frames", UInt64(c.oversizedFrames)), ("unknown_packet_types", UInt64(c.unknownPacketTypes)),
-            ("unimplemented_calls", UInt64(c.unimplementedCalls)), ("invalid_arguments", UInt64(c.invalidArguments)),
-            ("cancelled_calls", UInt64(c.cancelledCalls)), ("retransmissions", UInt64(c.retransmissions)),
-            ("duplicates_dropped", UInt64(c.duplicatesDropped)), ("sequence_gaps", UInt64(c.sequenceGaps)),
-            ("heartbeat_timeouts", UInt64(c.heartbeatTimeouts)), ("calls_refused", UInt64(c.callsRefused)),
-            ("tx_dropped", UInt64(c.txDropped)), ("reliable_given_up", UInt64(c.reliableGivenUp)),
-            ("reliable_unprotected", UInt64(c.reliableUnprotected)),
-        ]
+        let rows = Counters.fields.map { ($0.name, $0.value(c)) }
         return rows.map { name, value in name.padding(toLength: 22, withPad: " ", startingAt: 0) + "\(value)" }
             .joined(separator: "\n")
     }

@@ -22,7 +22,7 @@ struct ConnectionCoreTests {
         #expect(sent.count == 1)
         #expect(sent.first?.type == .request)
         #expect(sent.first?.callID == call.rawValue)
-        #expect(sent.first?.address == MethodID.devicePing.address)
+        #expect(sent.first?.address == MethodID.devicePing)
         #expect(sent.first?.payload == [1, 2, 3])
 
         core.receive(device.response(call, [9, 9]), now: .ms(1))

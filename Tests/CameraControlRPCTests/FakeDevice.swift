@@ -92,7 +92,7 @@ actor FakeDevice {
 /// Answers handshakes and pings (echoing the request), ignores everything else.
 @Sendable func echoResponder(_ packet: Packet) -> [Packet] {
     guard packet.type == .request, let address = packet.address else { return [] }
-    if address == MethodID.deviceHandshake.address || address == MethodID.devicePing.address {
+    if address == MethodID.deviceHandshake || address == MethodID.devicePing {
         return [Packet(type: .response, callID: packet.callID, payload: packet.payload)]
     }
     return []

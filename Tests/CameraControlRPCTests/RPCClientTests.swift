@@ -225,7 +225,7 @@ struct RPCClientTests {
             clock: clock,
             respond: { packet in
                 // Only the handshake is answered; the device is silent afterwards.
-                guard packet.type == .request, packet.address == MethodID.deviceHandshake.address else { return [] }
+                guard packet.type == .request, packet.address == MethodID.deviceHandshake else { return [] }
                 return [Packet(type: .response, callID: packet.callID)]
             })
         defer { Task { await client.close() } }

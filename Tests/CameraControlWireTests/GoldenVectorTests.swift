@@ -27,7 +27,7 @@ struct GoldenFrame: Decodable, Sendable, CustomTestStringConvertible {
     var packet: Packet {
         Packet(
             type: PacketType(rawValue: typeValue), isReliable: reliable, sequence: sequence, callID: callId,
-            address: service.map { MethodAddress(service: $0, method: method ?? 0) },
+            address: service.map { MethodID(service: $0, method: method ?? 0) },
             status: status.map(StatusCode.init(rawValue:)), payload: [UInt8](hex: payloadHex))
     }
 }
@@ -58,7 +58,7 @@ enum GoldenVectors {
                 eventNumber: number)
         }
         func request(_ call: UInt32, _ seq: UInt16, _ method: MethodID) -> Packet {
-            Packet(type: .request, sequence: seq, callID: call, address: method.address)
+            Packet(type: .request, sequence: seq, callID: call, address: method)
         }
         func response(_ call: UInt32, _ seq: UInt16) -> Packet { Packet(type: .response, sequence: seq, callID: call) }
         func stream(_ call: UInt32, _ seq: UInt16, reliable: Bool) -> Packet {

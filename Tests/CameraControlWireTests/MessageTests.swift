@@ -11,7 +11,7 @@ import Testing
         try M().serializedBytes().isEmpty && M(serializedBytes: []) == M()
     }
 
-    /// Every message type of the schema, populated, round-trips through protoc-c.
+    /// Every message type of the schema, populated, round-trips.
     @Test func everyMessageTypeRoundTrips() throws {
         #expect(SampleMessages.everyType.count == 26)
         for message in SampleMessages.everyType {

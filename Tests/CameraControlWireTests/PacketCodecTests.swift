@@ -19,7 +19,7 @@ import Testing
     /// The envelope layout of docs/PROTOCOL.md §4, byte by byte.
     @Test func envelopeLayout() throws {
         let request = Packet(
-            type: .request, isReliable: true, sequence: 0x1234, callID: 300, address: MethodAddress(service: 2, method: 1), payload: [0xAB])
+            type: .request, isReliable: true, sequence: 0x1234, callID: 300, address: MethodID(service: 2, method: 1), payload: [0xAB])
         let frame = try PacketEncoder.encodeUnstuffed(request)
         #expect(Array(frame.dropLast(2)) == [0x11, 0x34, 0x12, 0xAC, 0x02, 0x02, 0x01, 0xAB])
         let check = CRC16.checksum(frame.dropLast(2))
@@ -34,7 +34,7 @@ import Testing
         let payload = [UInt8](repeating: 0x42, count: 10)
         let stream = Packet(type: .streamMessage, sequence: 77, callID: 5, payload: payload)
         #expect(try PacketEncoder.encode(stream).count - payload.count == 8)
-        let request = Packet(type: .request, sequence: 77, callID: 5, address: MethodID.devicePing.address, payload: payload)
+        let request = Packet(type: .request, sequence: 77, callID: 5, address: MethodID.devicePing, payload: payload)
         #expect(try PacketEncoder.encode(request).count - payload.count == 10)
         // The same holds for payloads with zeros in them (COBS costs one byte below 254 bytes either way).
         let zeros = [UInt8](repeating: 0, count: 10)
@@ -44,12 +44,12 @@ import Testing
     /// Packets the spec does not allow are refused before anything is written.
     @Test(arguments: [
         Packet(type: .request, callID: 1),  // no address
-        Packet(type: .response, callID: 1, address: MethodAddress(service: 1, method: 1)),
+        Packet(type: .response, callID: 1, address: MethodID(service: 1, method: 1)),
         Packet(type: .streamEnd, callID: 1),  // no status
         Packet(type: .error, callID: 1),  // no status
         Packet(type: .cancel, callID: 1, status: .ok),
         Packet(type: .response, callID: 0),
-        Packet(type: .request, callID: 0, address: MethodAddress(service: 1, method: 1)),
+        Packet(type: .request, callID: 0, address: MethodID(service: 1, method: 1)),
         Packet(type: .streamMessage, callID: 0),
         Packet(type: .cancel, callID: 0),
         Packet(type: .streamEnd, callID: 0, status: .ok),
@@ -164,7 +164,7 @@ import Testing
 @Suite struct PacketMessageHelperTests {
     @Test func requestAndDecodePayload() throws {
         let packet = Packet.request(.deviceHandshake, callID: 4, sequence: 2, message: SampleMessages.handshakeRequest)
-        #expect(packet.type == .request && packet.address == MethodAddress(service: 1, method: 1))
+        #expect(packet.type == .request && packet.address == MethodID(service: 1, method: 1))
         #expect(try packet.decodePayload(as: HandshakeRequest.self) == SampleMessages.handshakeRequest)
         let garbage = Packet(type: .response, callID: 4, payload: [0x0A, 0x09])
         #expect(throws: WireError.self) { try garbage.decodePayload(as: HandshakeResponse.self) }

@@ -56,7 +56,7 @@ func errorCodes(_ outputs: [FrameDecoderOutput]) -> [WireError.Code] {
 
 /// One packet of every v1 type, with varied fields.
 let samplePacketsOfEveryType: [Packet] = [
-    Packet(type: .request, sequence: 0, callID: 1, address: MethodID.deviceHandshake.address, payload: [0x0A, 0x02, 0x08, 0x01]),
+    Packet(type: .request, sequence: 0, callID: 1, address: MethodID.deviceHandshake, payload: [0x0A, 0x02, 0x08, 0x01]),
     Packet(type: .response, sequence: 1, callID: 1, payload: [0x28, 0x05]),
     Packet(type: .streamMessage, isReliable: true, sequence: 0xFFFF, callID: 200, payload: Array(1...40)),
     Packet(type: .streamEnd, sequence: 3, callID: 200, status: .ok),

@@ -43,7 +43,7 @@ struct BandwidthTests {
         try host.send(
             Packet(
                 type: .request, callID: callID,
-                address: MethodAddress(
+                address: MethodID(
                     service: MethodID.inputStreamRawSamples.service,
                     method: MethodID.inputStreamRawSamples.method),
                 payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))
@@ -76,7 +76,7 @@ struct UARTSpeedTests {
         try host.send(
             Packet(
                 type: .request, callID: callID,
-                address: MethodAddress(
+                address: MethodID(
                     service: MethodID.inputStreamRawSamples.service,
                     method: MethodID.inputStreamRawSamples.method),
                 payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))

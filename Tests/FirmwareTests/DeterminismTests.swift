@@ -21,7 +21,7 @@ struct DeterminismTests {
         try host.send(
             Packet(
                 type: .request, callID: callID,
-                address: MethodAddress(
+                address: MethodID(
                     service: MethodID.inputStreamRawSamples.service,
                     method: MethodID.inputStreamRawSamples.method),
                 payload: StreamRawSamplesRequest(samplesPerBatch: 0).serializedBytes()))

@@ -81,7 +81,7 @@ struct HostHarness {
         try send(
             Packet(
                 type: .request, callID: callID,
-                address: MethodAddress(service: method.service, method: method.method),
+                address: MethodID(service: method.service, method: method.method),
                 payload: request.serializedBytes()))
         for _ in 0..<timeoutMillis {
             try run(millis: 1)
@@ -104,7 +104,7 @@ struct HostHarness {
         try send(
             Packet(
                 type: .request, callID: callID,
-                address: MethodAddress(
+                address: MethodID(
                     service: MethodID.inputStreamInputEvents.service,
                     method: MethodID.inputStreamInputEvents.method),
                 payload: StreamInputEventsRequest().serializedBytes()))

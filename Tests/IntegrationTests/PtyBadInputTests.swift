@@ -388,11 +388,11 @@ enum BadFrame: String, CaseIterable, Sendable, CustomStringConvertible {
         case .unknownPacketType:
             return try RawFrame.wire(Packet(type: PacketType(rawValue: 9), callID: callID))
         case .unknownService:
-            return try RawFrame.request(address: MethodAddress(service: 99, method: 1), callID: callID, payload: [])
+            return try RawFrame.request(address: MethodID(service: 99, method: 1), callID: callID, payload: [])
         case .unknownMethod:
-            return try RawFrame.request(address: MethodAddress(service: 1, method: 99), callID: callID, payload: [])
+            return try RawFrame.request(address: MethodID(service: 1, method: 99), callID: callID, payload: [])
         case .unknownSimulatorMethod:
-            return try RawFrame.request(address: MethodAddress(service: 6, method: 99), callID: callID, payload: [])
+            return try RawFrame.request(address: MethodID(service: 6, method: 99), callID: callID, payload: [])
         case .malformedPayload:
             // Field 1 (payload), length 5, but one byte follows.
             return try RawFrame.request(.devicePing, callID: callID, payload: [0x0A, 0x05, 0x01])
@@ -450,18 +450,18 @@ enum RawFrame {
 
     /// A `REQUEST` for `method`.
     static func request(_ method: MethodID, callID: UInt32, payload: [UInt8]) throws -> [UInt8] {
-        try request(address: method.address, callID: callID, payload: payload)
+        try request(address: method, callID: callID, payload: payload)
     }
 
     /// A `REQUEST` to any address.
-    static func request(address: MethodAddress, callID: UInt32, payload: [UInt8]) throws -> [UInt8] {
+    static func request(address: MethodID, callID: UInt32, payload: [UInt8]) throws -> [UInt8] {
         try wire(Packet(type: .request, callID: callID, address: address, payload: payload))
     }
 
     /// A `DeviceService/Ping` request packet.
     static func pingPacket(callID: UInt32, payload: [UInt8]) -> Packet {
         Packet(
-            type: .request, callID: callID, address: MethodID.devicePing.address,
+            type: .request, callID: callID, address: MethodID.devicePing,
             payload: PingRequest(payload: payload).serializedBytes())
     }
 

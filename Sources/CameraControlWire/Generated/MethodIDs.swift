@@ -3,31 +3,31 @@
 
 extension MethodID {
     /// `cameracontrol.v1.DeviceService/Handshake`: `cameracontrol.v1.HandshakeRequest` → `cameracontrol.v1.HandshakeResponse` (unary).
-    public static let deviceHandshake = MethodID(service: 1, method: 1, name: "DeviceService/Handshake", isServerStreaming: false)
+    public static let deviceHandshake = MethodID(service: 1, method: 1)
     /// `cameracontrol.v1.DeviceService/Ping`: `cameracontrol.v1.PingRequest` → `cameracontrol.v1.PingResponse` (unary).
-    public static let devicePing = MethodID(service: 1, method: 2, name: "DeviceService/Ping", isServerStreaming: false)
+    public static let devicePing = MethodID(service: 1, method: 2)
     /// `cameracontrol.v1.InputService/StreamInputEvents`: `cameracontrol.v1.StreamInputEventsRequest` → stream `cameracontrol.v1.InputEvent` (serverStreaming).
-    public static let inputStreamInputEvents = MethodID(service: 2, method: 1, name: "InputService/StreamInputEvents", isServerStreaming: true)
+    public static let inputStreamInputEvents = MethodID(service: 2, method: 1)
     /// `cameracontrol.v1.InputService/StreamRawSamples`: `cameracontrol.v1.StreamRawSamplesRequest` → stream `cameracontrol.v1.RawSampleBatch` (serverStreaming).
-    public static let inputStreamRawSamples = MethodID(service: 2, method: 2, name: "InputService/StreamRawSamples", isServerStreaming: true)
+    public static let inputStreamRawSamples = MethodID(service: 2, method: 2)
     /// `cameracontrol.v1.ConfigService/GetConfig`: `cameracontrol.v1.GetConfigRequest` → `cameracontrol.v1.Config` (unary).
-    public static let configGetConfig = MethodID(service: 3, method: 1, name: "ConfigService/GetConfig", isServerStreaming: false)
+    public static let configGetConfig = MethodID(service: 3, method: 1)
     /// `cameracontrol.v1.ConfigService/Configure`: `cameracontrol.v1.ConfigureRequest` → `cameracontrol.v1.Config` (unary).
-    public static let configConfigure = MethodID(service: 3, method: 2, name: "ConfigService/Configure", isServerStreaming: false)
+    public static let configConfigure = MethodID(service: 3, method: 2)
     /// `cameracontrol.v1.FeedbackService/PlayHaptic`: `cameracontrol.v1.PlayHapticRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
-    public static let feedbackPlayHaptic = MethodID(service: 4, method: 1, name: "FeedbackService/PlayHaptic", isServerStreaming: false)
+    public static let feedbackPlayHaptic = MethodID(service: 4, method: 1)
     /// `cameracontrol.v1.FeedbackService/PlaySound`: `cameracontrol.v1.PlaySoundRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
-    public static let feedbackPlaySound = MethodID(service: 4, method: 2, name: "FeedbackService/PlaySound", isServerStreaming: false)
+    public static let feedbackPlaySound = MethodID(service: 4, method: 2)
     /// `cameracontrol.v1.FeedbackService/SetIndicator`: `cameracontrol.v1.SetIndicatorRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
-    public static let feedbackSetIndicator = MethodID(service: 4, method: 3, name: "FeedbackService/SetIndicator", isServerStreaming: false)
+    public static let feedbackSetIndicator = MethodID(service: 4, method: 3)
     /// `cameracontrol.v1.DiagnosticsService/GetCounters`: `cameracontrol.v1.GetCountersRequest` → `cameracontrol.v1.Counters` (unary).
-    public static let diagnosticsGetCounters = MethodID(service: 5, method: 1, name: "DiagnosticsService/GetCounters", isServerStreaming: false)
+    public static let diagnosticsGetCounters = MethodID(service: 5, method: 1)
     /// `cameracontrol.v1.DiagnosticsService/ResetCounters`: `cameracontrol.v1.ResetCountersRequest` → `cameracontrol.v1.Counters` (unary).
-    public static let diagnosticsResetCounters = MethodID(service: 5, method: 2, name: "DiagnosticsService/ResetCounters", isServerStreaming: false)
+    public static let diagnosticsResetCounters = MethodID(service: 5, method: 2)
     /// `cameracontrol.v1.SimulatorService/RunScenario`: `cameracontrol.v1.RunScenarioRequest` → `cameracontrol.v1.RunScenarioResponse` (unary).
-    public static let simulatorRunScenario = MethodID(service: 6, method: 1, name: "SimulatorService/RunScenario", isServerStreaming: false)
+    public static let simulatorRunScenario = MethodID(service: 6, method: 1)
     /// `cameracontrol.v1.SimulatorService/GetSimulatorStatus`: `cameracontrol.v1.GetSimulatorStatusRequest` → `cameracontrol.v1.SimulatorStatus` (unary).
-    public static let simulatorGetSimulatorStatus = MethodID(service: 6, method: 2, name: "SimulatorService/GetSimulatorStatus", isServerStreaming: false)
+    public static let simulatorGetSimulatorStatus = MethodID(service: 6, method: 2)
 
     /// Every method of the v1 schema, in id order.
     public static let allV1: [MethodID] = [
@@ -45,19 +45,4 @@ extension MethodID {
         .simulatorRunScenario,
         .simulatorGetSimulatorStatus,
     ]
-}
-
-extension ServiceID {
-    /// `cameracontrol.v1.DeviceService`.
-    public static let device = ServiceID(rawValue: 1)
-    /// `cameracontrol.v1.InputService`.
-    public static let input = ServiceID(rawValue: 2)
-    /// `cameracontrol.v1.ConfigService`.
-    public static let config = ServiceID(rawValue: 3)
-    /// `cameracontrol.v1.FeedbackService`.
-    public static let feedback = ServiceID(rawValue: 4)
-    /// `cameracontrol.v1.DiagnosticsService`.
-    public static let diagnostics = ServiceID(rawValue: 5)
-    /// `cameracontrol.v1.SimulatorService`.
-    public static let simulator = ServiceID(rawValue: 6)
 }

@@ -25,13 +25,25 @@ typedef struct Cameracontrol__V1__Thresholds Cameracontrol__V1__Thresholds;
  * Which physical input produced an event.
  */
 typedef enum _Cameracontrol__V1__InputSource {
+  /*
+   * Not set (never sent by a conforming device).
+   */
   CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_UNSPECIFIED = 0,
   /*
    * The force/touch/slide sensor with its full-press switch.
    */
   CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_CAMERA_CONTROL = 1,
+  /*
+   * The volume-up button.
+   */
   CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_UP = 2,
+  /*
+   * The volume-down button.
+   */
   CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_DOWN = 3,
+  /*
+   * The action button.
+   */
   CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_ACTION_BUTTON = 4,
   /*
    * A click arriving from a paired remote (an AirPods-style stem click).
@@ -43,6 +55,9 @@ typedef enum _Cameracontrol__V1__InputSource {
  * Haptic waveforms a device may play.
  */
 typedef enum _Cameracontrol__V1__HapticPattern {
+  /*
+   * Not set.
+   */
   CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_UNSPECIFIED = 0,
   /*
    * A short tick: a discrete step or prominent value was crossed.
@@ -66,9 +81,21 @@ typedef enum _Cameracontrol__V1__HapticPattern {
  * Built-in sounds (AVCaptureEventSound).
  */
 typedef enum _Cameracontrol__V1__Sound {
+  /*
+   * Not set.
+   */
   CAMERACONTROL__V1__SOUND__SOUND_UNSPECIFIED = 0,
+  /*
+   * The camera shutter.
+   */
   CAMERACONTROL__V1__SOUND__SOUND_SHUTTER = 1,
+  /*
+   * Video recording begins.
+   */
   CAMERACONTROL__V1__SOUND__SOUND_BEGIN_VIDEO_RECORDING = 2,
+  /*
+   * Video recording ends.
+   */
   CAMERACONTROL__V1__SOUND__SOUND_END_VIDEO_RECORDING = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMERACONTROL__V1__SOUND)
 } Cameracontrol__V1__Sound;
@@ -82,7 +109,13 @@ typedef enum _Cameracontrol__V1__Sound {
 struct  Cameracontrol__V1__ProtocolVersion
 {
   ProtobufCMessage base;
+  /*
+   * A different major does not interoperate.
+   */
   uint32_t major;
+  /*
+   * Minors only add.
+   */
   uint32_t minor;
 };
 #define CAMERACONTROL__V1__PROTOCOL_VERSION__INIT \
@@ -99,10 +132,25 @@ struct  Cameracontrol__V1__ProtocolVersion
 struct  Cameracontrol__V1__Thresholds
 {
   ProtobufCMessage base;
+  /*
+   * Light press turns on at this force.
+   */
   uint32_t light_press_on_mn;
+  /*
+   * Light press turns off below this force.
+   */
   uint32_t light_press_off_mn;
+  /*
+   * Full press (the click) turns on at this force.
+   */
   uint32_t full_press_on_mn;
+  /*
+   * Full press turns off below this force.
+   */
   uint32_t full_press_off_mn;
+  /*
+   * The smallest allowed gap between the light and full press "on" forces.
+   */
   uint32_t min_stage_gap_mn;
 };
 #define CAMERACONTROL__V1__THRESHOLDS__INIT \

@@ -34,6 +34,9 @@ typedef struct Cameracontrol__V1__ConfigureRequest Cameracontrol__V1__ConfigureR
 struct  Cameracontrol__V1__Config
 {
   ProtobufCMessage base;
+  /*
+   * Force-conditioning thresholds.
+   */
   Cameracontrol__V1__Thresholds *thresholds;
   /*
    * One of Capabilities.sample_rates_hz.
@@ -53,6 +56,9 @@ struct  Cameracontrol__V1__Config
     , NULL, 0, 0, 0 }
 
 
+/*
+ * Reads the configuration.
+ */
 struct  Cameracontrol__V1__GetConfigRequest
 {
   ProtobufCMessage base;
@@ -62,9 +68,15 @@ struct  Cameracontrol__V1__GetConfigRequest
      }
 
 
+/*
+ * Replaces the configuration.
+ */
 struct  Cameracontrol__V1__ConfigureRequest
 {
   ProtobufCMessage base;
+  /*
+   * The new configuration.
+   */
   Cameracontrol__V1__Config *config;
 };
 #define CAMERACONTROL__V1__CONFIGURE_REQUEST__INIT \

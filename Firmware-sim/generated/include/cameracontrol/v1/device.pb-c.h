@@ -35,14 +35,29 @@ typedef struct Cameracontrol__V1__PingResponse Cameracontrol__V1__PingResponse;
 struct  Cameracontrol__V1__DeviceIdentity
 {
   ProtobufCMessage base;
+  /*
+   * The maker.
+   */
   char *vendor;
+  /*
+   * The product.
+   */
   char *model;
+  /*
+   * This unit's serial number.
+   */
   char *serial_number;
+  /*
+   * The firmware's version string.
+   */
   char *firmware_version;
   /*
-   * USB vendor and product ids, 0 when not a USB device.
+   * USB vendor id, 0 when not a USB device.
    */
   uint32_t usb_vendor_id;
+  /*
+   * USB product id, 0 when not a USB device.
+   */
   uint32_t usb_product_id;
 };
 #define CAMERACONTROL__V1__DEVICE_IDENTITY__INIT \
@@ -57,8 +72,17 @@ struct  Cameracontrol__V1__DeviceIdentity
 struct  Cameracontrol__V1__Capabilities
 {
   ProtobufCMessage base;
+  /*
+   * The device has a force sensor.
+   */
   protobuf_c_boolean has_force_sensor;
+  /*
+   * The device has a capacitive touch sensor.
+   */
   protobuf_c_boolean has_touch_sensor;
+  /*
+   * The device has a slide strip.
+   */
   protobuf_c_boolean has_slide_strip;
   /*
    * Physical buttons present, besides the Camera Control itself.
@@ -104,7 +128,13 @@ struct  Cameracontrol__V1__Capabilities
    */
   size_t n_haptic_patterns;
   Cameracontrol__V1__HapticPattern *haptic_patterns;
+  /*
+   * The device has a speaker.
+   */
   protobuf_c_boolean has_speaker;
+  /*
+   * The device has an indicator LED.
+   */
   protobuf_c_boolean has_indicator_led;
   /*
    * The thresholds in force when the handshake was answered.
@@ -124,9 +154,15 @@ struct  Cameracontrol__V1__Capabilities
     , 0, 0, 0, 0,NULL, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, NULL, 0, 0 }
 
 
+/*
+ * The first call of a session.
+ */
 struct  Cameracontrol__V1__HandshakeRequest
 {
   ProtobufCMessage base;
+  /*
+   * The host's protocol version.
+   */
   Cameracontrol__V1__ProtocolVersion *host_version;
   /*
    * Free text naming the host software, for the device's logs.
@@ -138,15 +174,27 @@ struct  Cameracontrol__V1__HandshakeRequest
     , NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The device's answer to a handshake.
+ */
 struct  Cameracontrol__V1__HandshakeResponse
 {
   ProtobufCMessage base;
+  /*
+   * The device's own protocol version.
+   */
   Cameracontrol__V1__ProtocolVersion *device_version;
   /*
    * The version the session runs at: same major, lower minor.
    */
   Cameracontrol__V1__ProtocolVersion *negotiated_version;
+  /*
+   * Who the device is.
+   */
   Cameracontrol__V1__DeviceIdentity *identity;
+  /*
+   * What it can do.
+   */
   Cameracontrol__V1__Capabilities *capabilities;
   /*
    * The device clock (microseconds since boot) when it answered.
@@ -162,9 +210,15 @@ struct  Cameracontrol__V1__HandshakeResponse
     , NULL, NULL, NULL, NULL, 0, 0 }
 
 
+/*
+ * A liveness probe with an echoed payload.
+ */
 struct  Cameracontrol__V1__PingRequest
 {
   ProtobufCMessage base;
+  /*
+   * Bytes the device echoes.
+   */
   ProtobufCBinaryData payload;
 };
 #define CAMERACONTROL__V1__PING_REQUEST__INIT \
@@ -172,6 +226,9 @@ struct  Cameracontrol__V1__PingRequest
     , {0,NULL} }
 
 
+/*
+ * The answer to a ping.
+ */
 struct  Cameracontrol__V1__PingResponse
 {
   ProtobufCMessage base;
@@ -179,6 +236,9 @@ struct  Cameracontrol__V1__PingResponse
    * The request's payload, unchanged.
    */
   ProtobufCBinaryData payload;
+  /*
+   * The device clock when it answered, microseconds since boot.
+   */
   uint64_t device_time_us;
 };
 #define CAMERACONTROL__V1__PING_RESPONSE__INIT \

@@ -31,10 +31,25 @@ typedef struct Cameracontrol__V1__ResetCountersRequest Cameracontrol__V1__ResetC
 struct  Cameracontrol__V1__Counters
 {
   ProtobufCMessage base;
+  /*
+   * Time since boot.
+   */
   uint64_t uptime_us;
+  /*
+   * Frames received.
+   */
   uint32_t frames_received;
+  /*
+   * Frames sent.
+   */
   uint32_t frames_sent;
+  /*
+   * Bytes received.
+   */
   uint32_t bytes_received;
+  /*
+   * Bytes sent.
+   */
   uint32_t bytes_sent;
   /*
    * Frames whose check failed.
@@ -48,9 +63,21 @@ struct  Cameracontrol__V1__Counters
    * Frames longer than max_frame_bytes, dropped up to the next delimiter.
    */
   uint32_t oversized_frames;
+  /*
+   * Frames of an unknown packet type.
+   */
   uint32_t unknown_packet_types;
+  /*
+   * Calls of an unknown or unimplemented method.
+   */
   uint32_t unimplemented_calls;
+  /*
+   * Requests whose payload did not parse or was invalid.
+   */
   uint32_t invalid_arguments;
+  /*
+   * Calls cancelled by the host.
+   */
   uint32_t cancelled_calls;
   /*
    * Reliable packets sent again for want of an acknowledgement.
@@ -64,6 +91,9 @@ struct  Cameracontrol__V1__Counters
    * Packets missing from the peer's sequence.
    */
   uint32_t sequence_gaps;
+  /*
+   * Times the link was declared dead for want of heartbeats.
+   */
   uint32_t heartbeat_timeouts;
   /*
    * Calls refused because max_concurrent_calls were in flight.
@@ -87,6 +117,9 @@ struct  Cameracontrol__V1__Counters
     , 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
+/*
+ * Reads the counters.
+ */
 struct  Cameracontrol__V1__GetCountersRequest
 {
   ProtobufCMessage base;
@@ -96,6 +129,9 @@ struct  Cameracontrol__V1__GetCountersRequest
      }
 
 
+/*
+ * Resets the counters.
+ */
 struct  Cameracontrol__V1__ResetCountersRequest
 {
   ProtobufCMessage base;

@@ -24,18 +24,36 @@ typedef struct Cameracontrol__V1__FeedbackResponse Cameracontrol__V1__FeedbackRe
 
 /* --- enums --- */
 
+/*
+ * The indicator LED's mode.
+ */
 typedef enum _Cameracontrol__V1__IndicatorMode {
+  /*
+   * Dark.
+   */
   CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_OFF = 0,
+  /*
+   * Lit.
+   */
   CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_ON = 1,
+  /*
+   * Blinking.
+   */
   CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_BLINK = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMERACONTROL__V1__INDICATOR_MODE)
 } Cameracontrol__V1__IndicatorMode;
 
 /* --- messages --- */
 
+/*
+ * Plays a haptic pattern.
+ */
 struct  Cameracontrol__V1__PlayHapticRequest
 {
   ProtobufCMessage base;
+  /*
+   * The waveform.
+   */
   Cameracontrol__V1__HapticPattern pattern;
   /*
    * 1..100; 0 means the device default.
@@ -47,9 +65,15 @@ struct  Cameracontrol__V1__PlayHapticRequest
     , CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_UNSPECIFIED, 0 }
 
 
+/*
+ * Plays a built-in sound.
+ */
 struct  Cameracontrol__V1__PlaySoundRequest
 {
   ProtobufCMessage base;
+  /*
+   * The sound.
+   */
   Cameracontrol__V1__Sound sound;
 };
 #define CAMERACONTROL__V1__PLAY_SOUND_REQUEST__INIT \
@@ -57,9 +81,15 @@ struct  Cameracontrol__V1__PlaySoundRequest
     , CAMERACONTROL__V1__SOUND__SOUND_UNSPECIFIED }
 
 
+/*
+ * Sets the indicator LED.
+ */
 struct  Cameracontrol__V1__SetIndicatorRequest
 {
   ProtobufCMessage base;
+  /*
+   * Off, on or blinking.
+   */
   Cameracontrol__V1__IndicatorMode mode;
   /*
    * 0xRRGGBB.
@@ -71,6 +101,9 @@ struct  Cameracontrol__V1__SetIndicatorRequest
     , CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_OFF, 0 }
 
 
+/*
+ * The answer to every feedback request.
+ */
 struct  Cameracontrol__V1__FeedbackResponse
 {
   ProtobufCMessage base;

@@ -29,30 +29,45 @@ typedef struct Cameracontrol__V1__RawSampleBatch Cameracontrol__V1__RawSampleBat
  * retransmitted); SLIDE and TOUCH kinds are best-effort (latest wins).
  */
 typedef enum _Cameracontrol__V1__InputEventKind {
+  /*
+   * Not set.
+   */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_UNSPECIFIED = 0,
   /*
-   * Capacitive touch on the Camera Control began / ended.
+   * Capacitive touch on the Camera Control began.
    */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_TOUCH_DOWN = 1,
+  /*
+   * Capacitive touch ended.
+   */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_TOUCH_UP = 2,
   /*
-   * Force crossed the light-press threshold / fell back below it.
+   * Force crossed the light-press threshold.
    */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_LIGHT_PRESS_DOWN = 3,
+  /*
+   * Force fell back below the light-press release threshold.
+   */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_LIGHT_PRESS_UP = 4,
   /*
-   * Force crossed the full-press threshold (the click) / released it.
+   * Force crossed the full-press threshold (the click).
    */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_DOWN = 5,
+  /*
+   * The full press was released.
+   */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_UP = 6,
   /*
    * The finger moved along the strip (coalesced, latest wins).
    */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_SLIDE = 7,
   /*
-   * A debounced button went down / up.
+   * A debounced button went down.
    */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_DOWN = 8,
+  /*
+   * A debounced button went up.
+   */
   CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_UP = 9,
   /*
    * A remote reported a complete click (it has no separate down/up).
@@ -63,6 +78,9 @@ typedef enum _Cameracontrol__V1__InputEventKind {
 
 /* --- messages --- */
 
+/*
+ * One input event from the device.
+ */
 struct  Cameracontrol__V1__InputEvent
 {
   ProtobufCMessage base;
@@ -70,7 +88,13 @@ struct  Cameracontrol__V1__InputEvent
    * Device clock, microseconds since boot.
    */
   uint64_t timestamp_us;
+  /*
+   * What happened.
+   */
   Cameracontrol__V1__InputEventKind kind;
+  /*
+   * Which input it came from.
+   */
   Cameracontrol__V1__InputSource source;
   /*
    * Conditioned force at the event, millinewtons.
@@ -94,6 +118,9 @@ struct  Cameracontrol__V1__InputEvent
     , 0, CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_UNSPECIFIED, CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_UNSPECIFIED, 0, 0, 0, 0 }
 
 
+/*
+ * Starts the input event stream.
+ */
 struct  Cameracontrol__V1__StreamInputEventsRequest
 {
   ProtobufCMessage base;
@@ -103,6 +130,9 @@ struct  Cameracontrol__V1__StreamInputEventsRequest
      }
 
 
+/*
+ * Starts the raw sample stream.
+ */
 struct  Cameracontrol__V1__StreamRawSamplesRequest
 {
   ProtobufCMessage base;

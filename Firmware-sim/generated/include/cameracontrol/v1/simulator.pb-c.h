@@ -26,6 +26,9 @@ typedef struct Cameracontrol__V1__GetSimulatorStatusRequest Cameracontrol__V1__G
 
 /* --- messages --- */
 
+/*
+ * Queues a scenario on the simulator.
+ */
 struct  Cameracontrol__V1__RunScenarioRequest
 {
   ProtobufCMessage base;
@@ -39,6 +42,9 @@ struct  Cameracontrol__V1__RunScenarioRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * The simulator's answer to RunScenario.
+ */
 struct  Cameracontrol__V1__RunScenarioResponse
 {
   ProtobufCMessage base;
@@ -56,6 +62,9 @@ struct  Cameracontrol__V1__RunScenarioResponse
     , 0, 0 }
 
 
+/*
+ * The simulator's state.
+ */
 struct  Cameracontrol__V1__SimulatorStatus
 {
   ProtobufCMessage base;
@@ -63,6 +72,9 @@ struct  Cameracontrol__V1__SimulatorStatus
    * True while a scenario is still playing.
    */
   protobuf_c_boolean scenario_running;
+  /*
+   * The device clock, microseconds since boot.
+   */
   uint64_t device_time_us;
 };
 #define CAMERACONTROL__V1__SIMULATOR_STATUS__INIT \
@@ -70,6 +82,9 @@ struct  Cameracontrol__V1__SimulatorStatus
     , 0, 0 }
 
 
+/*
+ * Reads the simulator's state.
+ */
 struct  Cameracontrol__V1__GetSimulatorStatusRequest
 {
   ProtobufCMessage base;
