@@ -56,7 +56,11 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     func gesture(_ gesture: Gesture) {
-        if !verbose, case .slideChanged = gesture.kind { return }
+        if !verbose, case .slideChanged = gesture.kind {
+            // Not printed, but what it causes (value changes) is stamped with its time.
+            lock.withLock { latestMicros = gesture.timestampMicros }
+            return
+        }
         emit(gesture.timestampMicros, "gesture", "\(Self.name(gesture.kind)) \(gesture.source)")
     }
 
