@@ -8,9 +8,13 @@
 //                                   └──────────────▶ CameraControlGestures ─┐        │
 //                                                                          ▼        ▼
 //                                        CameraControlWire ◀───────────────────── CameraControlTransport
-//                                              │
+//                                              │                        (ByteTransport, in-memory; no C)
 //                                              ▼
 //                    CameraControlProtoC (protoc-c output) ─▶ CProtobufC (libprotobuf-c)
+//
+//   CameraControlDevice, camctl ─▶ CameraControlSerialTransport (libserialport; Transports.open: PORT → transport)
+//                                    └─▶ CameraControlPosixTransport (fd link, termios, port locks, syscall shim)
+//                                          └─▶ CameraControlTransport, CSystemShim
 //
 //   camctl-sim ─▶ FirmwareSim ─▶ FirmwareCore ─▶ CameraControlProtoC   (the C firmware and its simulator)
 //   CameraControlEmbedded: the firmware core in-process, in virtual time.
@@ -33,6 +37,8 @@ let package = Package(
         .executable(name: "camctl-sim", targets: ["camctl-sim"]),
         .library(name: "CameraControlWire", targets: ["CameraControlWire"]),
         .library(name: "CameraControlTransport", targets: ["CameraControlTransport"]),
+        .library(name: "CameraControlPosixTransport", targets: ["CameraControlPosixTransport"]),
+        .library(name: "CameraControlSerialTransport", targets: ["CameraControlSerialTransport"]),
         .library(name: "CameraControlRPC", targets: ["CameraControlRPC"]),
         .library(name: "CameraControlDevice", targets: ["CameraControlDevice"]),
         .library(name: "CameraControlGestures", targets: ["CameraControlGestures"]),
@@ -91,7 +97,16 @@ let package = Package(
         ),
         .target(
             name: "CameraControlTransport",
-            dependencies: ["CSystemShim", "CLibSerialPort"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlPosixTransport",
+            dependencies: ["CameraControlTransport", "CSystemShim"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlSerialTransport",
+            dependencies: ["CameraControlPosixTransport", "CameraControlTransport", "CLibSerialPort"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -101,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "CameraControlDevice",
-            dependencies: ["CameraControlRPC"],
+            dependencies: ["CameraControlRPC", "CameraControlSerialTransport"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -136,15 +151,23 @@ let package = Package(
             name: "camctl",
             dependencies: [
                 "CameraControlControls", "CameraControlCapture", "CameraControlDevice",
-                "CameraControlTransport", "CameraControlEmbedded", "CameraControlSimulation", "CSystemShim",
+                "CameraControlTransport", "CameraControlSerialTransport", "CameraControlEmbedded", "CameraControlSimulation",
+                "CSystemShim",
             ],
             swiftSettings: swiftSettings
         ),
 
         // MARK: Tests
         .testTarget(name: "CameraControlWireTests", dependencies: ["CameraControlWire"], swiftSettings: swiftSettings),
-        .testTarget(name: "CameraControlTransportTests", dependencies: ["CameraControlTransport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CameraControlRPCTests", dependencies: ["CameraControlRPC", "CameraControlSimulation"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CameraControlTransportTests",
+            dependencies: ["CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport", "CSystemShim"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CameraControlRPCTests", dependencies: ["CameraControlRPC", "CameraControlPosixTransport", "CameraControlSimulation"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CameraControlDeviceTests", dependencies: ["CameraControlDevice", "CameraControlSimulation"], swiftSettings: swiftSettings),
         .testTarget(name: "CameraControlGesturesTests", dependencies: ["CameraControlGestures"], swiftSettings: swiftSettings),
         .testTarget(name: "CameraControlCaptureTests", dependencies: ["CameraControlCapture", "CameraControlSimulation"], swiftSettings: swiftSettings),
@@ -152,7 +175,7 @@ let package = Package(
         .testTarget(name: "FirmwareTests", dependencies: ["FirmwareSim", "CameraControlWire", "CameraControlEmbedded"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camctl-sim", "camctl", "CameraControlDevice", "CameraControlSimulation"],
+            dependencies: ["camctl-sim", "camctl", "CameraControlDevice", "CameraControlPosixTransport", "CameraControlSimulation"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import CameraControlRPC
+import CameraControlPosixTransport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
