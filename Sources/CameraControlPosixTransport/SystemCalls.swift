@@ -79,6 +79,53 @@ package struct SystemCalls: Sendable {
     /// `opendir`/`readdir`: the names in a directory (without `.` and `..`), nil when it cannot be read.
     package var directoryEntries: @Sendable (_ path: String) -> [String]?
 
+    /// A set of calls (``live``, or a test's scripted ones).
+    package init(
+        open: @escaping @Sendable (_ path: String, _ flags: Int32, _ mode: UInt32) -> Result<Int32, SystemErrno>,
+        close: @escaping @Sendable (_ descriptor: Int32) -> Result<Void, SystemErrno>,
+        read: @escaping @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno>,
+        write: @escaping @Sendable (_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, SystemErrno>,
+        poll: @escaping @Sendable (_ fds: inout [pollfd], _ timeout: Int32) -> Result<Int32, SystemErrno>,
+        pipe: @escaping @Sendable () -> Result<(read: Int32, write: Int32), SystemErrno>,
+        setNonblocking: @escaping @Sendable (_ descriptor: Int32) -> Result<Void, SystemErrno>,
+        setCloseOnExec: @escaping @Sendable (_ descriptor: Int32) -> Result<Void, SystemErrno>,
+        isTerminal: @escaping @Sendable (_ descriptor: Int32) -> Bool,
+        configureRaw: @escaping @Sendable (_ descriptor: Int32, _ baudRate: UInt32) -> Result<Void, SystemErrno>,
+        setExclusive: @escaping @Sendable (_ descriptor: Int32, _ exclusive: Bool) -> Result<Void, SystemErrno>,
+        flock: @escaping @Sendable (_ descriptor: Int32, _ operation: Int32) -> Result<Void, SystemErrno>,
+        fileType: @escaping @Sendable (_ path: String) -> Result<SystemFileType, SystemErrno>,
+        realpath: @escaping @Sendable (_ path: String) -> String?,
+        readlink: @escaping @Sendable (_ path: String) -> String?,
+        link: @escaping @Sendable (_ existingPath: String, _ newPath: String) -> Result<Void, SystemErrno>,
+        unlink: @escaping @Sendable (_ path: String) -> Result<Void, SystemErrno>,
+        isWritable: @escaping @Sendable (_ path: String) -> Bool,
+        processExists: @escaping @Sendable (_ pid: Int32) -> Bool,
+        processID: @escaping @Sendable () -> Int32,
+        directoryEntries: @escaping @Sendable (_ path: String) -> [String]?
+    ) {
+        self.open = open
+        self.close = close
+        self.read = read
+        self.write = write
+        self.poll = poll
+        self.pipe = pipe
+        self.setNonblocking = setNonblocking
+        self.setCloseOnExec = setCloseOnExec
+        self.isTerminal = isTerminal
+        self.configureRaw = configureRaw
+        self.setExclusive = setExclusive
+        self.flock = flock
+        self.fileType = fileType
+        self.realpath = realpath
+        self.readlink = readlink
+        self.link = link
+        self.unlink = unlink
+        self.isWritable = isWritable
+        self.processExists = processExists
+        self.processID = processID
+        self.directoryEntries = directoryEntries
+    }
+
     /// Up to `limit` bytes of the file at `path`, through ``open``, ``read`` and ``close``; nil when it
     /// cannot be opened or read.
     package func readFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
