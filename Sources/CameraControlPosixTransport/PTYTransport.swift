@@ -84,7 +84,9 @@ public final class PTYTransport: ByteTransport {
 
     /// Takes ownership of an open terminal descriptor (and its lock), configures it raw, 8N1, and starts
     /// reading.
-    init(configuring descriptor: Int32, path: String, baudRate: Int?, lock: PortLock? = nil, system: SystemCalls = .live)
+    init(
+        configuring descriptor: Int32, path: String, baudRate: Int?, lock: PortLock? = nil, system: SystemCalls = .live
+    )
         throws(TransportError)
     {
         func fail(_ error: TransportError) -> TransportError {

@@ -42,7 +42,9 @@ public final class SerialPortTransport: ByteTransport {
     ///   ``TransportError/Code/inUse`` when another transport or program holds it,
     ///   ``TransportError/Code/openFailed`` when it cannot be opened (permissions, ...),
     ///   ``TransportError/Code/configurationFailed`` when the settings are refused.
-    public init(portName: String, baudRate: Int = SerialPortTransport.defaultBaudRate, exclusive: Bool = true)
+    public init(
+        portName: String, baudRate: Int = SerialPortTransport.defaultBaudRate, exclusive: Bool = true
+    )
         throws(TransportError)
     {
         guard baudRate > 0, baudRate <= Int(Int32.max) else {

@@ -31,10 +31,10 @@ public enum Transports {
             }
             do {
                 return try SerialPortTransport(portName: resolved, baudRate: baudRate)
-            } catch where error.code == .notFound {
+            } catch  where error.code == .notFound {
                 return try PTYTransport(path: resolved, baudRate: baudRate)
             }
-        } catch where error.code == .inUse && resolved != path && error.message.hasPrefix(resolved) {
+        } catch  where error.code == .inUse && resolved != path && error.message.hasPrefix(resolved) {
             // Name the port as the caller did (a `--link` symlink, say), not its resolved device.
             var renamed = error
             renamed.message = path + error.message.dropFirst(resolved.count)

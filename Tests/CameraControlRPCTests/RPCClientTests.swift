@@ -1,5 +1,5 @@
-import CameraControlRPC
 import CameraControlPosixTransport
+import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire
 import Foundation

@@ -1,6 +1,6 @@
 import CameraControlDevice
-import CameraControlRPC
 import CameraControlPosixTransport
+import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire
 import Foundation
