@@ -109,6 +109,7 @@ struct ExclusivePortTests {
     @Test("a second open of the same pty fails at once with .inUse naming this process; close releases the port")
     func secondOpenInProcess() throws {
         let master = try PtyMaster()
+        defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
         let first = try PTYTransport(path: master.path)
         let lockFile = master.lockFilePath
         #expect(FileManager.default.contents(atPath: lockFile) == Data(String(format: "%10d\n", Self.pid).utf8))
@@ -131,6 +132,7 @@ struct ExclusivePortTests {
     @Test("two names for one pty collide: a symlink is locked as the /dev/pts/N it points to")
     func symlinkCollides() throws {
         let master = try PtyMaster()
+        defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let link = folder + "/device"
@@ -147,6 +149,7 @@ struct ExclusivePortTests {
     @Test("with no lock directory, flock alone refuses the second open and /proc names the holder")
     func flockOnly() throws {
         let master = try PtyMaster()
+        defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
         let options = PortLock.Options(lockDirectories: ["/nonexistent-camera-control-locks"], processDirectory: "/proc")
         let first = try PTYTransport(path: master.path, baudRate: nil, exclusive: true, lockOptions: options, system: .live)
         let error = #expect(throws: TransportError.self) {
@@ -162,6 +165,7 @@ struct ExclusivePortTests {
     @Test("a lock file naming a dead process is stale and replaced; one naming a live process refuses the open")
     func lockFiles() throws {
         let master = try PtyMaster()
+        defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let options = PortLock.Options(lockDirectories: [folder], processDirectory: "/proc")
@@ -195,6 +199,7 @@ struct ExclusivePortTests {
     @Test("another process flocking the pty: the open fails naming its PID; once it is killed the open succeeds")
     func heldByAnotherProcess() throws {
         let master = try PtyMaster()
+        defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
         let script = """
             import fcntl, os, sys
             fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
