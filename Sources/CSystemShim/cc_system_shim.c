@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -148,6 +149,19 @@ int cc_shim_configure_raw(int fd, unsigned int baud) {
         return errno;
     }
     return 0;
+}
+
+int cc_shim_set_exclusive(int fd, int exclusive) {
+#if defined(TIOCEXCL) && defined(TIOCNXCL)
+    if (ioctl(fd, exclusive ? TIOCEXCL : TIOCNXCL) != 0) {
+        return errno;
+    }
+    return 0;
+#else
+    (void)fd;
+    (void)exclusive;
+    return ENOTSUP;
+#endif
 }
 
 void cc_shim_line_buffer_stdout(void)

@@ -1,4 +1,5 @@
 import CameraControlRPC
+import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 

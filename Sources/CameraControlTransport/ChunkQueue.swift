@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `capacity` bounds what is buffered: a producer may add a chunk only while fewer than `capacity` bytes are
 /// buffered, so memory stays below `capacity` plus one chunk.
-final class ChunkQueue: @unchecked Sendable {
+package final class ChunkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private let capacity: Int
     private var chunks: [[UInt8]] = []
@@ -15,12 +15,12 @@ final class ChunkQueue: @unchecked Sendable {
     private var pushers: [(id: UInt64, continuation: CheckedContinuation<Result<Void, TransportError>, Never>)] = []
     private var nextWaiterID: UInt64 = 1
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// True once ``finish(_:discardBuffered:)`` was called.
-    var isFinished: Bool {
+    package var isFinished: Bool {
         condition.lock()
         defer { condition.unlock() }
         return ending != nil
@@ -29,7 +29,7 @@ final class ChunkQueue: @unchecked Sendable {
     // MARK: Consumer
 
     /// Everything buffered, or waits for bytes; throws the ending once the buffer is drained.
-    func pop() async throws(TransportError) -> [UInt8] {
+    package func pop() async throws(TransportError) -> [UInt8] {
         let id: UInt64
         switch popNow() {
         case .bytes(let bytes): return bytes
@@ -108,7 +108,7 @@ final class ChunkQueue: @unchecked Sendable {
     // MARK: Producers
 
     /// Adds bytes from a thread, blocking while the buffer is full. Returns false when the queue ended.
-    func pushBlocking(_ bytes: [UInt8]) -> Bool {
+    package func pushBlocking(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty else { return true }
         condition.lock()
         while ending == nil && bufferedBytes >= capacity {
@@ -128,7 +128,7 @@ final class ChunkQueue: @unchecked Sendable {
     ///
     /// - Throws: the queue's ending when it ended, ``TransportError/Code/cancelled`` when the task was
     ///   cancelled while waiting for room.
-    func push(_ bytes: [UInt8]) async throws(TransportError) {
+    package func push(_ bytes: [UInt8]) async throws(TransportError) {
         guard !bytes.isEmpty else { return }
         while true {
             let id: UInt64
@@ -199,7 +199,7 @@ final class ChunkQueue: @unchecked Sendable {
 
     /// Ends the queue. With `discardBuffered` the consumer gets `error` at once; otherwise after the
     /// buffered bytes. Only the first call has an effect.
-    func finish(_ error: TransportError, discardBuffered: Bool) {
+    package func finish(_ error: TransportError, discardBuffered: Bool) {
         condition.lock()
         if discardBuffered {
             chunks.removeAll()

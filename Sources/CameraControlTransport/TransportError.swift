@@ -21,8 +21,11 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let notFound = Code(rawValue: "not-found")
         /// Opening the port or terminal failed for another reason (permissions, busy, ...); see `errno`.
         public static let openFailed = Code(rawValue: "open-failed")
-        /// The path is not a terminal, so termios cannot configure it.
+        /// The path is not a terminal, so termios cannot configure it (a regular file, a directory, ...).
         public static let notATerminal = Code(rawValue: "not-a-terminal")
+        /// Another open transport, this process or another program holds the port (a lock file, `flock`,
+        /// or exclusive mode); ``TransportError/holderPID`` names the holder when it can be known.
+        public static let inUse = Code(rawValue: "in-use")
         /// The port opened but could not be configured (baud rate, 8N1, raw mode).
         public static let configurationFailed = Code(rawValue: "configuration-failed")
         /// A read or write failed.
@@ -42,12 +45,15 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     public var errno: Int32?
     /// What happened, for humans.
     public var message: String
+    /// For ``Code/inUse``: the process that holds the port, when it can be known.
+    public var holderPID: Int32?
 
-    /// An error with a code, a message and optionally the `errno` behind it.
-    public init(code: Code, message: String, errno: Int32? = nil) {
+    /// An error with a code, a message and optionally the `errno` behind it and the PID of the port's holder.
+    public init(code: Code, message: String, errno: Int32? = nil, holderPID: Int32? = nil) {
         self.code = code
         self.message = message
         self.errno = errno
+        self.holderPID = holderPID
     }
 
     /// `code: message (strerror)`.
@@ -59,13 +65,13 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// The C library's text for an `errno` value.
-    static func describe(errno value: Int32) -> String {
+    package static func describe(errno value: Int32) -> String {
         guard let text = strerror(value) else { return "errno \(value)" }
         return String(cString: text) + " [errno \(value)]"
     }
 
     /// An error for a failed `open` of `path`, mapping `ENOENT`/`ENXIO`/`ENODEV` to ``Code/notFound``.
-    static func openFailure(path: String, errno value: Int32) -> TransportError {
+    package static func openFailure(path: String, errno value: Int32) -> TransportError {
         let code: Code = (value == ENOENT || value == ENXIO || value == ENODEV) ? .notFound : .openFailed
         return TransportError(code: code, message: "cannot open \(path)", errno: value)
     }

@@ -1,5 +1,6 @@
 import CameraControlDevice
 import CameraControlRPC
+import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 import Foundation

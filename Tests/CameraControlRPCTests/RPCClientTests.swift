@@ -1,3 +1,4 @@
+import CameraControlPosixTransport
 import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire

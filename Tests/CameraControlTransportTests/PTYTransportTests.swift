@@ -1,3 +1,5 @@
+import CameraControlPosixTransport
+import CameraControlSerialTransport
 import CameraControlTransport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CameraControlDevice
+import CameraControlPosixTransport
 import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire

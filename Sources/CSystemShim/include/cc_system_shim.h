@@ -39,6 +39,13 @@ int cc_shim_set_nonblocking(int fd, int nonblocking);
 /* Sets FD_CLOEXEC on fd. Returns 0 or an errno value. */
 int cc_shim_set_cloexec(int fd);
 
+/*
+ * Sets (exclusive != 0, ioctl TIOCEXCL) or clears (TIOCNXCL) exclusive mode on the terminal fd: while set,
+ * further open()s of the terminal fail with EBUSY, except for root (CAP_SYS_ADMIN). Returns 0 or an errno
+ * value (ENOTSUP where the platform has no such ioctl).
+ */
+int cc_shim_set_exclusive(int fd, int exclusive);
+
 /* Makes the process's stdout line-buffered, so a pipe sees each line as it is printed
  * (Swift 6 cannot name C's `stdout` global safely). */
 void cc_shim_line_buffer_stdout(void);

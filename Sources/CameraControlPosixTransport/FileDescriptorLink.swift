@@ -1,4 +1,4 @@
-import CSystemShim
+import CameraControlTransport
 import Foundation
 
 #if canImport(Glibc)
@@ -13,11 +13,17 @@ import Foundation
 /// A self-pipe wakes the reader and any blocked writer when ``close()`` is called, so closing is prompt.
 /// The descriptor is released (by `release`, on the writer queue) only once the reader thread has stopped
 /// and the transport is closed, so no thread ever touches a closed or reused descriptor.
-final class FileDescriptorLink: @unchecked Sendable {
+///
+/// Every OS call goes through ``SystemCalls`` (``SystemCalls/live`` unless a test scripts it). `EINTR` is
+/// retried; `EAGAIN` waits in `poll()`; a short write is continued; the end of the stream (end of file,
+/// a hang-up, `EIO`, `EPIPE`) ends it with ``TransportError/Code/closed``; any other failure with
+/// ``TransportError/Code/io``.
+package final class FileDescriptorLink: @unchecked Sendable {
     /// How many received bytes may wait for the consumer before the reader pauses.
-    static let receiveCapacity = 64 * 1024
+    package static let receiveCapacity = 64 * 1024
 
-    let name: String
+    /// The name for messages.
+    package let name: String
     private let descriptor: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -28,24 +34,35 @@ final class FileDescriptorLink: @unchecked Sendable {
     private var readerDone = false
     private var released = false
     private let release: @Sendable (Int32) -> Void
+    private let onClose: @Sendable () -> Void
+    private let system: SystemCalls
 
     /// Takes ownership of `descriptor` (already open, non-blocking) and starts the reader thread.
-    /// `release` closes it when the link is done.
-    init(descriptor: Int32, name: String, release: @escaping @Sendable (Int32) -> Void) throws(TransportError) {
-        var pipeEnds: [Int32] = [-1, -1]
-        if pipe(&pipeEnds) != 0 {
-            let error = errno
+    ///
+    /// `onClose` runs once, synchronously, in ``close()`` (a port lock is released there, so the port can be
+    /// opened again at once); `release` closes the descriptor once the reader has stopped.
+    package init(
+        descriptor: Int32, name: String, system: SystemCalls = .live, onClose: @escaping @Sendable () -> Void = {},
+        release: @escaping @Sendable (Int32) -> Void
+    ) throws(TransportError) {
+        let pipeEnds: (read: Int32, write: Int32)
+        switch system.pipe() {
+        case .success(let ends): pipeEnds = ends
+        case .failure(let error):
+            onClose()
             release(descriptor)
-            throw TransportError(code: .openFailed, message: "cannot create a wake-up pipe for \(name)", errno: error)
+            throw TransportError(code: .openFailed, message: "cannot create a wake-up pipe for \(name)", errno: error.rawValue)
         }
-        _ = cc_shim_set_cloexec(pipeEnds[0])
-        _ = cc_shim_set_cloexec(pipeEnds[1])
-        _ = cc_shim_set_nonblocking(pipeEnds[1], 1)
+        _ = system.setCloseOnExec(pipeEnds.read)
+        _ = system.setCloseOnExec(pipeEnds.write)
+        _ = system.setNonblocking(pipeEnds.write)
         self.descriptor = descriptor
-        self.wakeRead = pipeEnds[0]
-        self.wakeWrite = pipeEnds[1]
+        self.wakeRead = pipeEnds.read
+        self.wakeWrite = pipeEnds.write
         self.name = name
         self.release = release
+        self.onClose = onClose
+        self.system = system
         self.writer = DispatchQueue(label: "cameracontrol.transport.writer.\(name)")
         let thread = Thread { [self] in
             self.readLoop()
@@ -56,7 +73,8 @@ final class FileDescriptorLink: @unchecked Sendable {
 
     // MARK: ByteTransport
 
-    func send(_ bytes: [UInt8]) async throws(TransportError) {
+    /// Writes all of `bytes` (see ``ByteTransport/send(_:)``).
+    package func send(_ bytes: [UInt8]) async throws(TransportError) {
         if isClosed {
             throw TransportError(code: .closed, message: "\(name) is closed")
         }
@@ -69,11 +87,13 @@ final class FileDescriptorLink: @unchecked Sendable {
         try result.get()
     }
 
-    func receive() async throws(TransportError) -> [UInt8] {
+    /// The next received bytes (see ``ByteTransport/receive()``).
+    package func receive() async throws(TransportError) -> [UInt8] {
         try await inbound.pop()
     }
 
-    func close() {
+    /// Stops the reader, runs `onClose` and releases the descriptor soon (see ``ByteTransport/close()``).
+    package func close() {
         lock.lock()
         if closed {
             lock.unlock()
@@ -81,8 +101,9 @@ final class FileDescriptorLink: @unchecked Sendable {
         }
         closed = true
         lock.unlock()
-        var one: UInt8 = 1
-        _ = write(wakeWrite, &one, 1)
+        onClose()
+        let one: [UInt8] = [1]
+        _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
         inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
         writer.async { [self] in releaseIfDone() }
     }
@@ -103,8 +124,8 @@ final class FileDescriptorLink: @unchecked Sendable {
         lock.unlock()
         guard ready else { return }
         release(descriptor)
-        _ = systemClose(wakeRead)
-        _ = systemClose(wakeWrite)
+        _ = system.close(wakeRead)
+        _ = system.close(wakeWrite)
     }
 
     private func readLoop() {
@@ -116,9 +137,8 @@ final class FileDescriptorLink: @unchecked Sendable {
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
-                let error = errno
+            if case .failure(let failure) = system.poll(&fds, -1) {
+                let error = failure.rawValue
                 if error == EINTR || error == EAGAIN { continue }
                 ending = TransportError(code: .io, message: "poll on \(name) failed", errno: error)
                 break
@@ -133,19 +153,21 @@ final class FileDescriptorLink: @unchecked Sendable {
                 break
             }
             if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    if !inbound.pushBlocking(Array(buffer[0..<count])) {
+                let result = buffer.withUnsafeMutableBytes { system.read(descriptor, $0) }
+                let error: Int32
+                switch result {
+                case .success(0):
+                    ending = TransportError(code: .closed, message: "the peer of \(name) closed (end of file)")
+                    break loop
+                case .success(let count):
+                    if !inbound.pushBlocking(Array(buffer[0..<min(count, buffer.count)])) {
                         local = true
-                        break
+                        break loop
                     }
                     continue
+                case .failure(let failure):
+                    error = failure.rawValue
                 }
-                if count == 0 {
-                    ending = TransportError(code: .closed, message: "the peer of \(name) closed (end of file)")
-                    break
-                }
-                let error = errno
                 switch error {
                 case EINTR, EAGAIN:
                     if events & Int32(POLLHUP | POLLERR) != 0 && events & Int32(POLLIN) == 0 {
@@ -180,14 +202,17 @@ final class FileDescriptorLink: @unchecked Sendable {
             if isClosed {
                 return .failure(TransportError(code: .closed, message: "\(name) was closed"))
             }
-            let written = bytes.withUnsafeBytes { raw in
-                write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            let result = bytes.withUnsafeBytes { raw in
+                system.write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
             }
-            if written >= 0 {
+            let error: Int32
+            switch result {
+            case .success(let written):
                 offset += written
                 continue
+            case .failure(let failure):
+                error = failure.rawValue
             }
-            let error = errno
             switch error {
             case EINTR:
                 continue
@@ -196,7 +221,7 @@ final class FileDescriptorLink: @unchecked Sendable {
                     pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
                     pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                 ]
-                _ = poll(&fds, 2, 100)
+                _ = system.poll(&fds, 100)
                 if fds[1].revents != 0 {
                     return .failure(TransportError(code: .closed, message: "\(name) was closed"))
                 }
@@ -211,14 +236,4 @@ final class FileDescriptorLink: @unchecked Sendable {
         }
         return .success(())
     }
-}
-
-/// `close(2)`, named so it does not clash with the `close()` methods of the transports.
-@discardableResult
-func systemClose(_ descriptor: Int32) -> Int32 {
-    #if canImport(Glibc)
-        return Glibc.close(descriptor)
-    #else
-        return Darwin.close(descriptor)
-    #endif
 }

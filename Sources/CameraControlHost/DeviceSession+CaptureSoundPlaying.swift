@@ -3,7 +3,7 @@ import CameraControlDevice
 import CameraControlWire
 
 // Here rather than in either module: CameraControlCapture must not depend on CameraControlDevice (nor
-// Device on Capture), and this is the library target that imports both.
+// Device on Capture), and the host pipeline is the library target that imports both.
 extension DeviceSession: CaptureSoundPlaying {
     /// Plays a capture sound on the device (`FeedbackService/PlaySound`).
     ///

@@ -1,5 +1,6 @@
 import CLibSerialPort
-import CSystemShim
+import CameraControlPosixTransport
+import CameraControlTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -29,15 +30,28 @@ public final class SerialPortTransport: ByteTransport {
     public var name: String { portName }
     private let link: FileDescriptorLink
 
-    /// Opens the serial port `portName` (e.g. `/dev/ttyACM0`) at `baudRate`, 8N1, no flow control.
+    /// Opens the serial port `portName` (e.g. `/dev/ttyACM0`), claims it, and configures it at `baudRate`,
+    /// 8N1, no flow control.
+    ///
+    /// With `exclusive` (the default) the port is claimed before it is configured: a UUCP lock file,
+    /// `flock` and `TIOCEXCL` (as ``PTYTransport/init(path:baudRate:exclusive:)`` does), so a second open
+    /// fails with ``TransportError/Code/inUse`` naming the holder's PID where that can be known. The claim
+    /// ends with ``close()`` (or with the process).
     ///
     /// - Throws: ``TransportError/Code/notFound`` when libserialport knows no such port,
-    ///   ``TransportError/Code/openFailed`` when it cannot be opened (permissions, busy),
+    ///   ``TransportError/Code/inUse`` when another transport or program holds it,
+    ///   ``TransportError/Code/openFailed`` when it cannot be opened (permissions, ...),
     ///   ``TransportError/Code/configurationFailed`` when the settings are refused.
-    public init(portName: String, baudRate: Int = SerialPortTransport.defaultBaudRate) throws(TransportError) {
+    public init(
+        portName: String, baudRate: Int = SerialPortTransport.defaultBaudRate, exclusive: Bool = true
+    )
+        throws(TransportError)
+    {
         guard baudRate > 0, baudRate <= Int(Int32.max) else {
             throw TransportError(code: .configurationFailed, message: "invalid baud rate \(baudRate) for \(portName)")
         }
+        let system = SystemCalls.live
+        let devicePath = system.realpath(portName) ?? portName
         var found: OpaquePointer?
         let lookup = sp_get_port_by_name(portName, &found)
         guard lookup == SP_OK, let port = found else {
@@ -47,12 +61,44 @@ public final class SerialPortTransport: ByteTransport {
                 errno: SerialPortTransport.lastErrno(lookup)
             )
         }
+        if exclusive {
+            do {
+                try PortLock.checkLockFile(devicePath: devicePath, portName: portName)
+            } catch {
+                sp_free_port(port)
+                throw error
+            }
+        }
         let opened = sp_open(port, SP_MODE_READ_WRITE)
         guard opened == SP_OK else {
             let errorNumber = SerialPortTransport.lastErrno(opened)
             let detail = SerialPortTransport.lastError(opened)
             sp_free_port(port)
+            if errorNumber == EBUSY {
+                throw PortLock.busyError(devicePath: devicePath, portName: portName)
+            }
             throw TransportError(code: .openFailed, message: "cannot open serial port \(portName) (\(detail))", errno: errorNumber)
+        }
+        var descriptor: Int32 = -1
+        let handle = sp_get_port_handle(port, &descriptor)
+        if handle != SP_OK || descriptor < 0 {
+            let error = TransportError(
+                code: .openFailed,
+                message: "cannot get the descriptor of \(portName) (\(SerialPortTransport.lastError(handle)))",
+                errno: SerialPortTransport.lastErrno(handle))
+            sp_close(port)
+            sp_free_port(port)
+            throw error
+        }
+        var lock: PortLock?
+        if exclusive {
+            do {
+                lock = try PortLock.acquire(descriptor: descriptor, devicePath: devicePath, portName: portName)
+            } catch {
+                sp_close(port)
+                sp_free_port(port)
+                throw error
+            }
         }
         func fail(_ what: String, _ result: sp_return) -> TransportError {
             let error = TransportError(
@@ -60,6 +106,7 @@ public final class SerialPortTransport: ByteTransport {
                 message: "cannot set \(what) on \(portName) (\(SerialPortTransport.lastError(result)))",
                 errno: SerialPortTransport.lastErrno(result)
             )
+            lock?.release()
             sp_close(port)
             sp_free_port(port)
             return error
@@ -74,19 +121,19 @@ public final class SerialPortTransport: ByteTransport {
         if result != SP_OK { throw fail("1 stop bit", result) }
         result = sp_set_flowcontrol(port, SP_FLOWCONTROL_NONE)
         if result != SP_OK { throw fail("no flow control", result) }
-        var descriptor: Int32 = -1
-        result = sp_get_port_handle(port, &descriptor)
-        if result != SP_OK || descriptor < 0 { throw fail("a descriptor", result) }
-        let status = cc_shim_set_nonblocking(descriptor, 1)
-        if status != 0 {
+        if case .failure(let error) = system.setNonblocking(descriptor) {
+            lock?.release()
             sp_close(port)
             sp_free_port(port)
-            throw TransportError(code: .configurationFailed, message: "cannot make \(portName) non-blocking", errno: status)
+            throw TransportError(code: .configurationFailed, message: "cannot make \(portName) non-blocking", errno: error.rawValue)
         }
         self.portName = portName
         self.baudRate = baudRate
         let portHandle = SerialPortHandle(port: port)
-        self.link = try FileDescriptorLink(descriptor: descriptor, name: portName) { _ in
+        let claim = lock
+        self.link = try FileDescriptorLink(
+            descriptor: descriptor, name: portName, system: system, onClose: { claim?.release() }
+        ) { _ in
             sp_close(portHandle.port)
             sp_free_port(portHandle.port)
         }
