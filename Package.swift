@@ -45,6 +45,7 @@ let package = Package(
     products: [
         .executable(name: "camctl", targets: ["camctl"]),
         .executable(name: "camctl-sim", targets: ["camctl-sim"]),
+        .executable(name: "camctl-bench", targets: ["camctl-bench"]),
         .library(name: "CameraControlWire", targets: ["CameraControlWire"]),
         .library(name: "CameraControlTransport", targets: ["CameraControlTransport"]),
         .library(name: "CameraControlPosixTransport", targets: ["CameraControlPosixTransport"]),
@@ -178,6 +179,11 @@ let package = Package(
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
                 "CameraAppExample",
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "camctl-bench",
             swiftSettings: swiftSettings
         ),
 
