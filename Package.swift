@@ -46,6 +46,7 @@ let package = Package(
         .executable(name: "camctl", targets: ["camctl"]),
         .executable(name: "camctl-sim", targets: ["camctl-sim"]),
         .executable(name: "camctl-bench", targets: ["camctl-bench"]),
+        .executable(name: "camera-app", targets: ["camera-app"]),
         .library(name: "CameraControlWire", targets: ["CameraControlWire"]),
         .library(name: "CameraControlTransport", targets: ["CameraControlTransport"]),
         .library(name: "CameraControlPosixTransport", targets: ["CameraControlPosixTransport"]),
@@ -184,6 +185,13 @@ let package = Package(
 
         .executableTarget(
             name: "camctl-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "camera-app",
+            dependencies: ["CameraAppExample", "CameraControlControls", "CameraControlHost"],
+            path: "Examples/camera-app",
             swiftSettings: swiftSettings
         ),
 
