@@ -239,7 +239,7 @@ let package = Package(
             dependencies: [
                 "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
-                "CameraControlEmbedded", "CameraControlSimulation",
+                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlHost", "CameraControlCapture",
             ],
             swiftSettings: swiftSettings
         ),

@@ -97,6 +97,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
     private var observers: [@Sendable (HostEffect) -> Void] = []
     private var connectHandlers: [@Sendable (DeviceInfo) -> Void] = []
+    private var effectStreams: [AsyncStream<HostEffect>.Continuation] = []
     private var stopped = false
 
     private nonisolated let offsetSnapshot = Mutex<Int64?>(nil)
@@ -190,6 +191,19 @@ public actor CameraControlHost: CaptureSoundPlaying {
     /// Calls `observer` with every ``HostEffect``, in order, as it happens (inside the host: keep it short).
     public func observe(_ observer: @escaping @Sendable (HostEffect) -> Void) {
         observers.append(observer)
+    }
+
+    /// A new stream of every ``HostEffect`` from now on, in order. It keeps the newest `limit` effects for a
+    /// consumer that falls behind (capture events have their own lossless path: the interactions), and
+    /// finishes when the host stops.
+    public func effects(bufferingNewest limit: Int = 1024) -> AsyncStream<HostEffect> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HostEffect.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+        if stopped {
+            continuation.finish()
+        } else {
+            effectStreams.append(continuation)
+        }
+        return stream
     }
 
     /// Calls `handler` with the device's identity each time a session comes up after this call (before
@@ -299,6 +313,8 @@ public actor CameraControlHost: CaptureSoundPlaying {
         hapticQueue?.finish()
         hapticTask?.cancel()
         stopped = true
+        for stream in effectStreams { stream.finish() }
+        effectStreams = []
         let waiters = connectedWaiters
         connectedWaiters = []
         for waiter in waiters { waiter.resume() }
@@ -328,6 +344,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private func handleEffect(_ effect: HostEffect) {
         if case .overlay(.haptic(let pattern, _)) = effect { hapticQueue?.yield(pattern) }
         for observer in observers { observer(effect) }
+        for stream in effectStreams { stream.yield(effect) }
     }
 
     private func play(_ pattern: HapticPattern) async {
