@@ -183,8 +183,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "CBenchSupport",
+            dependencies: ["CameraControlProtoC"],
+            path: "Sources/CBenchSupport"
+        ),
         .executableTarget(
             name: "camctl-bench",
+            dependencies: ["CBenchSupport", "CameraControlWire"],
             swiftSettings: swiftSettings
         ),
 
@@ -239,7 +245,7 @@ let package = Package(
             dependencies: [
                 "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
-                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlHost", "CameraControlCapture",
+                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlHost",
             ],
             swiftSettings: swiftSettings
         ),
