@@ -190,7 +190,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "camctl-bench",
-            dependencies: ["CBenchSupport", "CameraControlWire"],
+            dependencies: [
+                "CBenchSupport", "CameraControlWire", "CameraControlCapture", "CameraControlHost", "CameraControlPosixTransport",
+            ],
             swiftSettings: swiftSettings
         ),
 

@@ -21,6 +21,7 @@ struct Bench {
         Command(
             name: "decode", summary: "frames → typed InputEvent, next to a bare protobuf-c unpack; allocations per message",
             run: DecodeBench.run),
+        Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
         Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
     ]
 
