@@ -282,6 +282,12 @@ public actor CameraControlHost: CaptureSoundPlaying {
             for handler in connectHandlers { handler(info) }
             session = await connection.session
             core.connected(info.capabilities)
+            // A loose first sample from the handshake (read within the last 100 ms or so), so device time
+            // moves even if every clock ping below is lost; tight ping samples take over at once.
+            let connectedAt = now
+            core.addClockSample(
+                sentAtHostMicros: connectedAt &- min(connectedAt, 100_000), receivedAtHostMicros: connectedAt &+ 100_000,
+                deviceMicros: info.deviceTimeMicros)
             if let session { await synchroniseClock(session, roundTrips: configuration.clockSamplesAtConnect) }
             startClockResync()
             let waiters = connectedWaiters
