@@ -274,9 +274,11 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private var now: UInt64 { configuration.clock.nowMicros() }
 
     private func handle(_ activity: DeviceConnection.Activity) async {
+        // After stop() every press was cancelled: what the connection still had queued is not delivered
+        // (a `began` now could never be closed).
+        guard !stopped else { return }
         switch activity {
         case .connected(let info):
-            guard !stopped else { return }
             deviceInfo = info
             connectionCount += 1
             for handler in connectHandlers { handler(info) }
