@@ -1,5 +1,7 @@
 import CameraControlCapture
 import CameraControlGestures
+import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlWire
 import Dispatch
 import Testing

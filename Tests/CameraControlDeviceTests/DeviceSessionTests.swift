@@ -1,22 +1,35 @@
 import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
 import Testing
 
-/// Runs an in-process firmware device behind an in-memory transport in (roughly) real time, so the
-/// async device session can be tested against the real C core without a pty.
+/// An in-process firmware device behind an in-memory transport, in lockstep with a manual clock, so the
+/// async device session runs against the real C core in virtual time (no pty, no sleeps, no wall clock).
+///
+/// A pump task repeats one step: it lets the host's tasks run (yielding until every task the last step
+/// woke on the clock sleeps again), advances the clock and the device by the same `step`, and hands the
+/// device's output to the host. The host's bytes go to the device as they arrive. The bridge knows
+/// nothing of the protocol: it only moves bytes and time, so deadlines, retries and heartbeats happen in
+/// virtual time whatever the host's rules are.
 final class EmbeddedDeviceBridge: Sendable {
-    let device = EmbeddedDevice(seed: 5)
+    let device: EmbeddedDevice
+    /// The virtual time of the host and the device: give it to ``DeviceSession/connect(transport:clock:hostName:attempts:)``.
+    let clock: ManualClock
+    /// The host's end of the link.
     let host: InMemoryTransport
     private let pump: Task<Void, Never>
 
-    init() {
+    init(seed: UInt64 = 5, clock: ManualClock = ManualClock(), step: Duration = .milliseconds(1)) {
         let (host, deviceEnd) = InMemoryTransport.makePair()
+        let device = EmbeddedDevice(seed: seed)
+        self.device = device
+        self.clock = clock
         self.host = host
-        let device = self.device
+        let stepMicros = UInt64(step.components.seconds) * 1_000_000 + UInt64(step.components.attoseconds / 1_000_000_000_000)
         pump = Task.detached {
             let reader = Task {
                 while !Task.isCancelled {
@@ -26,16 +39,24 @@ final class EmbeddedDeviceBridge: Sendable {
             }
             defer { reader.cancel() }
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(1))
-                device.advance(byMicros: 1_000)
+                let sleeping = clock.sleeperCount
+                clock.advance(by: step)
+                device.advance(byMicros: stepMicros)
                 let out = device.read()
                 if !out.isEmpty {
                     do { try await deviceEnd.send(out) } catch { return }
+                }
+                // Let the host catch up: a few turns always, more while the tasks the step woke are awake.
+                var turns = 0
+                while turns < 4 || (clock.sleeperCount < sleeping && turns < 256) {
+                    await Task.yield()
+                    turns += 1
                 }
             }
         }
     }
 
+    /// Stops the pump and closes the link (the host sees its transport end).
     func stop() {
         pump.cancel()
         host.close()
@@ -47,7 +68,7 @@ struct DeviceSessionTests {
     @Test func connectsAndServesEveryKindOfCall() async throws {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
-        let session = try await DeviceSession.connect(transport: bridge.host, hostName: "device-tests")
+        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
         #expect(session.info.identity.model.isEmpty == false)
         #expect(session.info.capabilities.isSimulator)
         #expect(try await session.ping([0, 1, 2, 0xFF]).payload == [0, 1, 2, 0xFF])
@@ -72,13 +93,24 @@ struct DeviceSessionTests {
     }
 
     @Test func aSilentPeerIsAHandshakeFailureNotAHang() async throws {
-        let (host, silentDevice) = InMemoryTransport.makePair()  // the device end is open but never answers
-        let error = await #expect(throws: DeviceError.self) {
-            try await DeviceSession.connect(transport: host, attempts: 1)
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let silentDevice = FakeDevice(transport: deviceEnd) { _ in [] }  // reads and records, never answers
+        await silentDevice.start()
+        let clock = ManualClock()
+        let connecting = Task { () -> DeviceError? in
+            do {
+                _ = try await DeviceSession.connect(transport: host, clock: clock, attempts: 1)
+                return nil
+            } catch let error as DeviceError {
+                return error
+            } catch {
+                return nil
+            }
         }
-        withExtendedLifetime(silentDevice) {}
+        let error = await clock.advance(by: .milliseconds(10), until: connecting)
         #expect(error?.code == .handshakeFailed)
         #expect(error?.rpcError?.code == .deadlineExceeded)
+        #expect(await silentDevice.received.contains { $0.type == .request && $0.address == MethodID.deviceHandshake })
     }
 }
 
@@ -108,7 +140,7 @@ struct DeviceConnectionTests {
             () async throws(DeviceError) -> DeviceSession in
             let bridge = EmbeddedDeviceBridge()
             bridges.mutate { $0.append(bridge) }
-            return try await DeviceSession.connect(transport: bridge.host)
+            return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
         }
         await connection.start()
         var log: [String] = []

@@ -2,6 +2,8 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlGestures
 import CameraControlHost
+import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlWire
 import Synchronization
 import Testing
@@ -16,25 +18,15 @@ struct HostCoreTests {
         var all: [String] { lines.withLock { $0 } }
     }
 
-    /// A virtual host clock for the interaction.
-    final class Time: Sendable {
-        private let value = Atomic<UInt64>(0)
-        var micros: UInt64 {
-            get { value.load(ordering: .relaxed) }
-            set { value.store(newValue, ordering: .relaxed) }
-        }
-    }
-
     struct Rig {
         let core = HostCore()
         let log = Log()
-        let time = Time()
+        let clock = ManualClock()
         let interaction: CaptureEventInteraction
 
         init(deviceOffset: UInt64 = 0) {
             let log = self.log
-            let time = self.time
-            interaction = CaptureEventInteraction(clock: CaptureClock { time.micros }) { event in
+            interaction = CaptureEventInteraction(clock: clock.captureClock) { event in
                 log.add("capture \(event.phase.rawValue) \(event.source)")
             }
             core.attach(interaction)
@@ -56,7 +48,7 @@ struct HostCoreTests {
         }
 
         func receive(_ kind: InputEventKind, _ source: InputSource, atHost host: UInt64, number: UInt32, deviceOffset: UInt64 = 0) {
-            time.micros = host
+            clock.advance(toMicros: host)
             core.receive(
                 InputEvent(
                     timestampMicros: host - deviceOffset, kind: kind, source: source,
