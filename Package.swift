@@ -229,7 +229,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlControlsTests",
-            dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls"],
+            dependencies: [
+                "CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlHostTests",

@@ -59,10 +59,3 @@ final class RecordingSoundPlayer: CaptureSoundPlaying {
         continuation.yield(sound)
     }
 }
-
-/// Collects values from any thread.
-final class Collector<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-    func append(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
-}
