@@ -204,8 +204,16 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Shared by the test targets: one seeded generator, the manual clock's capture view, the golden
+        // vectors, the decoder verifier, fakes.
+        .target(
+            name: "CameraControlTestSupport",
+            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlCapture"],
+            path: "Tests/CameraControlTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
-            name: "CameraControlWireTests", dependencies: ["CameraControlWire"],
+            name: "CameraControlWireTests", dependencies: ["CameraControlWire", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlTransportTests",
@@ -214,40 +222,51 @@ let package = Package(
         ),
         .testTarget(
             name: "CameraControlRPCTests",
-            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC"],
+            dependencies: [
+                "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
+                "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CameraControlDeviceTests",
             dependencies: [
                 "CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlEmbedded",
+                "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "CameraControlGesturesTests", dependencies: ["CameraControlWire", "CameraControlGestures"],
+            name: "CameraControlGesturesTests", dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "CameraControlCaptureTests", dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlCapture"],
+            name: "CameraControlCaptureTests",
+            dependencies: [
+                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlControlsTests",
-            dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls"],
+            dependencies: [
+                "CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlHostTests",
             dependencies: [
-                "CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
+                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
+                "CameraControlHost", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "FirmwareTests", dependencies: ["CameraControlWire", "CameraControlEmbedded"],
+            name: "FirmwareTests",
+            dependencies: ["FirmwareCore", "CameraControlWire", "CameraControlEmbedded", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
-                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlHost",
+                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlTestSupport", "CameraControlHost",
             ],
             swiftSettings: swiftSettings
         ),
