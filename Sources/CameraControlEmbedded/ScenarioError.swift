@@ -49,6 +49,12 @@ public enum ScenarioParser {
         public var steps: Int
         /// The `seed N` line's seed, when there is one.
         public var seed: UInt64?
+
+        /// A summary.
+        public init(steps: Int, seed: UInt64? = nil) {
+            self.steps = steps
+            self.seed = seed
+        }
     }
 
     /// The step names the parser knows (docs/SIMULATOR.md), for "did you mean" hints.

@@ -532,7 +532,8 @@ public enum NearMatch {
             if best == nil || distance < best!.1 { best = (candidate, distance) }
         }
         guard let (match, distance) = best else { return nil }
-        let allowed = max(1, min(3, target.count / 3))
+        // One- and two-letter words are too short to guess from.
+        let allowed = target.count < 3 ? 0 : max(1, min(3, target.count / 3))
         return distance <= allowed ? match : nil
     }
 
