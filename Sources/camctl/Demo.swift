@@ -25,7 +25,10 @@ enum Demo {
               --quiet          print only the summary
               --json           events as one JSON object per line (README, "JSON"), then {"type": "summary", …}
             """,
-        examples: ["demo", "demo --verbose", "demo --scenario Firmware-sim/scenarios/buttons.scenario", "demo --json | jq -c 'select(.type==\"capture\")'"],
+        examples: [
+            "demo", "demo --verbose", "demo --scenario Firmware-sim/scenarios/buttons.scenario",
+            "demo --json | jq -c 'select(.type==\"capture\")'",
+        ],
         run: run)
 
     static func run(_ argv: [String]) async throws {

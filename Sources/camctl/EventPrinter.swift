@@ -185,7 +185,8 @@ final class EventPrinter: @unchecked Sendable {
         case .action(let id, let value):
             // One per slide sample: only with --verbose (the summary has the final values).
             if verbose {
-                emit(nil, "action", "\(id) \(value)", fields: [JSONMember("id", .string("\(id)")), JSONMember("value", .string("\(value)"))])
+                emit(
+                    nil, "action", "\(id) \(value)", fields: [JSONMember("id", .string("\(id)")), JSONMember("value", .string("\(value)"))])
             }
         case .delegate(let call): emit(nil, "delegate", call, fields: [JSONMember("call", .string(call))])
         }
@@ -213,7 +214,9 @@ final class EventPrinter: @unchecked Sendable {
             ]
         case .pressBegan: return [JSONMember("kind", .string("press-began"))]
         case .longPressBegan(let held):
-            return [JSONMember("kind", .string("long-press-began")), JSONMember("heldMs", .number(String(format: "%.3f", Double(held) / 1000)))]
+            return [
+                JSONMember("kind", .string("long-press-began")), JSONMember("heldMs", .number(String(format: "%.3f", Double(held) / 1000))),
+            ]
         case .pressEnded(let s):
             return [
                 JSONMember("kind", .string("press-ended")), JSONMember("isLongPress", .bool(s.isLongPress)),

@@ -102,7 +102,9 @@ enum Failures {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIFailure(status: .failure, message: "no such \(what) \(path)", hint: "check the path (relative to \(FileManager.default.currentDirectoryPath))")
+            throw CLIFailure(
+                status: .failure, message: "no such \(what) \(path)",
+                hint: "check the path (relative to \(FileManager.default.currentDirectoryPath))")
         }
         guard !isDirectory.boolValue else { throw CLIFailure(status: .failure, message: "\(path) is a directory, not a \(what)") }
         guard let data = FileManager.default.contents(atPath: path) else {

@@ -21,7 +21,9 @@ enum Monitor {
               --json           one object per line: {"type": "input"|"gesture"|"capture"|"overlay"|"haptic"|"note", "tMs",
                                "deviceTimeUs", …} (README, "JSON")
             """,
-        examples: ["monitor /dev/ttyACM0", "monitor auto --json | jq .", "monitor /tmp/camctl0 --scenario Firmware-sim/scenarios/buttons.scenario"],
+        examples: [
+            "monitor /dev/ttyACM0", "monitor auto --json | jq .", "monitor /tmp/camctl0 --scenario Firmware-sim/scenarios/buttons.scenario",
+        ],
         run: run)
 
     static func run(_ argv: [String]) async throws {

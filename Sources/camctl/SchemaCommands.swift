@@ -60,7 +60,9 @@ enum SchemaCommands {
             let session = try await Ports.open(port)
             let id = session.info.identity
             await session.close()
-            if !args.flag("json") { print("\(port): \(id.vendor) \(id.model), serial \(id.serialNumber), firmware \(id.firmwareVersion)\n") }
+            if !args.flag("json") {
+                print("\(port): \(id.vendor) \(id.model), serial \(id.serialNumber), firmware \(id.firmwareVersion)\n")
+            }
         }
         var methods = MethodInfo.allV1
         var messages: [any ProtoJSONMessage.Type] = []
@@ -171,10 +173,14 @@ enum SchemaCommands {
     static func method(named name: String) throws(Arguments.Failure) -> MethodInfo {
         let all = MethodInfo.allV1
         if let exact = all.first(where: { $0.name == name }) { return exact }
-        let byMethod = all.filter { $0.methodName == name || $0.name.lowercased() == name.lowercased() || $0.methodName.lowercased() == name.lowercased() }
+        let byMethod = all.filter {
+            $0.methodName == name || $0.name.lowercased() == name.lowercased() || $0.methodName.lowercased() == name.lowercased()
+        }
         if byMethod.count == 1 { return byMethod[0] }
         var text = "unknown method '\(name)'"
-        if let near = NearMatch.best(for: name, among: all.map(\.name), alsoMatching: { $0.split(separator: "/").last.map(String.init) ?? $0 }) {
+        if let near = NearMatch.best(
+            for: name, among: all.map(\.name), alsoMatching: { $0.split(separator: "/").last.map(String.init) ?? $0 })
+        {
             text += "; did you mean '\(near)'?"
         }
         throw Arguments.Failure(description: text + " (`camctl describe` lists the methods)")
@@ -185,7 +191,8 @@ enum SchemaCommands {
         let port = try args.required(0, "PORT")
         let method = try method(named: try args.required(1, "METHOD"))
         guard !method.isServerStreaming else {
-            throw Arguments.Failure(description: "\(method.name) is server-streaming, not unary: watch its events with `camctl monitor PORT`")
+            throw Arguments.Failure(
+                description: "\(method.name) is server-streaming, not unary: watch its events with `camctl monitor PORT`")
         }
         guard let requestType = method.requestType as? any ProtoJSONMessage.Type,
             let responseType = method.responseType as? any ProtoJSONMessage.Type
@@ -232,7 +239,9 @@ enum SchemaCommands {
         guard let name = path.first, case .object(var members) = object else { return }
         guard let field = type.protoFields.first(where: { $0.jsonName == name || $0.name == name }) else {
             var error = ProtoJSONError(
-                .unknownField, "unknown field '\(name)' in \(type.protoMessageName) (its fields: \(type.protoFields.map(\.jsonName).joined(separator: ", ")))")
+                .unknownField,
+                "unknown field '\(name)' in \(type.protoMessageName) (its fields: \(type.protoFields.map(\.jsonName).joined(separator: ", ")))"
+            )
             error.suggestion = NearMatch.best(for: name, among: type.protoFields.map(\.jsonName))
             throw error
         }
@@ -248,7 +257,9 @@ enum SchemaCommands {
         case .scalar(let scalar):
             guard path.count == 1 else { throw Arguments.Failure(description: "\(name) has no fields") }
             value = scalarJSON(text, scalar, enumValues: field.type.enumValueNames)
-            if field.isRepeated { value = .array(text.split(separator: ",").map { scalarJSON(String($0), scalar, enumValues: field.type.enumValueNames) }) }
+            if field.isRepeated {
+                value = .array(text.split(separator: ",").map { scalarJSON(String($0), scalar, enumValues: field.type.enumValueNames) })
+            }
         }
         if let index { members[index].value = value } else { members.append(JSONMember(field.jsonName, value)) }
         object = .object(members)

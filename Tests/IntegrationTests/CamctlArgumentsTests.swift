@@ -116,7 +116,9 @@ struct CamctlArgumentsTests {
         #expect(request.config?.thresholds?.lightPressOnMillinewtons == 900)
         let ping = try SchemaCommands.requestJSON(["payload=hi"], for: PingRequest.self)
         #expect(try PingRequest(json: ping).payload == Array("hi".utf8))
-        #expect(try SchemaCommands.requestJSON([#"{"pattern": 2}"#], for: PlayHapticRequest.self) == .object([JSONMember("pattern", .number("2"))]))
+        #expect(
+            try SchemaCommands.requestJSON([#"{"pattern": 2}"#], for: PlayHapticRequest.self)
+                == .object([JSONMember("pattern", .number("2"))]))
         do {
             _ = try SchemaCommands.requestJSON(["patern=detent"], for: PlayHapticRequest.self)
             Issue.record("a misspelt field was accepted")

@@ -69,7 +69,8 @@ extension OverRealPTY {
                 let haptic = try await runTool("camctl", ["call", port, "PlayHaptic", "pattern=detent"])
                 #expect(haptic.status == 0, "\(haptic.standardError)")
                 // A misspelt field, bad JSON, an unknown method: usage errors with what to fix.
-                let misspelt = try await runTool("camctl", ["call", port, "FeedbackService/PlayHaptic", #"{"patern": "HAPTIC_PATTERN_DETENT"}"#])
+                let misspelt = try await runTool(
+                    "camctl", ["call", port, "FeedbackService/PlayHaptic", #"{"patern": "HAPTIC_PATTERN_DETENT"}"#])
                 #expect(misspelt.status == 2)
                 #expect(misspelt.standardError.contains("did you mean 'pattern'?"), "\(misspelt.standardError)")
                 let badJSON = try await runTool("camctl", ["call", port, "PlayHaptic", #"{"pattern": }"#])

@@ -418,9 +418,11 @@ public struct ProtoJSONReader {
                     let known = names.isEmpty ? "it has no fields" : "its fields: \(names.joined(separator: ", "))"
                     throw ProtoJSONError(
                         .unknownField, "unknown field '\(member.name)' in \(M.protoMessageName) (\(known))",
-                        suggestion: NearMatch.best(for: member.name, among: names, alsoMatching: { name in
-                            fields.first { $0.jsonName == name }?.name ?? name
-                        }))
+                        suggestion: NearMatch.best(
+                            for: member.name, among: names,
+                            alsoMatching: { name in
+                                fields.first { $0.jsonName == name }?.name ?? name
+                            }))
                 }
                 guard found[field.jsonName] == nil else {
                     throw ProtoJSONError(.badValue, "field '\(field.jsonName)' given twice", path: [field.jsonName])
