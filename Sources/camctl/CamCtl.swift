@@ -4,7 +4,24 @@ import Foundation
 
 /// One subcommand of camctl: its help and how to run it.
 ///
-/// A command is added with one entry in ``CamCtl/commands``. `run` gets the arguments after the
+/// A command is added with one entry in ``CamCtl/commands``. In its own file:
+///
+/// ```swift
+/// enum Record {
+///     static let command = Command(
+///         name: "record", summary: "record a session as pcapng", usage: "PORT -o FILE [--seconds N]",
+///         details: "  -o FILE      where to write\n  --seconds N  stop after N seconds",
+///         examples: ["record /dev/ttyACM0 -o session.pcapng --seconds 10"], run: run)
+///
+///     static func run(_ argv: [String]) async throws {
+///         let args = try Arguments(argv, valued: ["o", "seconds"], switches: ["json"], positionals: ["PORT"])
+///         let session = try await Ports.open(try args.required(0, "PORT"))  // path, auto or serial number
+///         …
+///     }
+/// }
+/// ```
+///
+/// and `Record.command,` in ``CamCtl/commands``. `run` gets the arguments after the
 /// command's name; camctl itself answers `--help`/`-h` (and `camctl help NAME`) from `usage`, `details`
 /// and `examples`, and turns what `run` throws into a message and an exit status (``ExitStatus``).
 struct Command: Sendable {
@@ -151,11 +168,5 @@ struct CamCtl {
         let prefix = command.map { "camctl \($0)" } ?? "camctl"
         FileHandle.standardError.write(Data("\(prefix): \(failure)\n".utf8))
         return failure.status
-    }
-
-    /// Prints `message` on stderr and exits with `status` (for the few places that cannot throw).
-    static func fail(_ message: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data("camctl: \(message)\n".utf8))
-        exit(status)
     }
 }
