@@ -1,6 +1,9 @@
+import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
+import CameraControlTransport
 import CameraControlWire
+import Foundation
 import Testing
 
 @testable import camctl
@@ -169,5 +172,26 @@ struct CamctlArgumentsTests {
                 #expect(error.reason != "unknown step", "\(name) is no step of the parser")
             }
         }
+    }
+
+    /// Failures map to their exit status, with a hint of what to do next.
+    @Test func failuresSayWhatToDoNext() {
+        let denied = Failures.classify(TransportError(code: .openFailed, message: "cannot open /dev/ttyACM0", errno: EACCES), path: nil)
+        #expect(denied.status == .failure)
+        #expect(denied.hint?.contains("dialout") == true)
+        let busy = Failures.classify(TransportError(code: .inUse, message: "/dev/ttyACM0 is in use by PID 42", holderPID: 42), path: nil)
+        #expect(busy.hint?.contains("process 42") == true)
+        let missing = Failures.classify(TransportError(code: .notFound, message: "no such file /dev/ttyACM9"), path: nil)
+        #expect(missing.hint?.contains("camctl ports") == true)
+        let silent = Failures.classify(
+            DeviceError(.handshakeFailed, "handshake failed", rpcError: RPCError(code: .deadlineExceeded, message: "late")))
+        #expect(silent.status == .noAnswer)
+        #expect(silent.hint?.contains("115200") == true)
+        #expect(Failures.classify(RPCError(code: .deadlineExceeded, message: "late")).status == .noAnswer)
+        #expect(Failures.classify(RPCError(code: .unimplemented, message: "no")).status == .failure)
+        let usage = Failures.classify(Arguments.Failure(description: "missing PORT"), command: Commands.infoCommand)
+        #expect(usage.status == .usage)
+        #expect(usage.hint == "usage: camctl info PORT [--json] (`camctl help info` for more)")
+        #expect(Failures.classify(ProtoJSONError(.unknownField, "x"), command: Commands.infoCommand).status == .usage)
     }
 }

@@ -1,3 +1,4 @@
+import CameraControlDevice
 import CameraControlWire
 import Foundation
 import Testing
@@ -107,6 +108,13 @@ extension OverRealPTY {
                 #expect(unknown.status == 3)
                 let counters = try await runTool("camctl", ["counters", simulator.ptyPath, "--json"])
                 #expect(try Counters(jsonText: counters.standardOutput).framesReceived > 0)
+                // A busy port names who holds it.
+                let holder = try await DeviceSession.open(path: simulator.ptyPath)
+                let busy = try await runTool("camctl", ["info", simulator.ptyPath])
+                await holder.close()
+                #expect(busy.status == 1)
+                #expect(busy.standardError.contains("in use"), "\(busy.standardError)")
+                #expect(busy.standardError.contains("hint: process \(getpid())"), "\(busy.standardError)")
                 // A device that does not answer (stopped): exit status 3 with a hint.
                 simulator.send(signal: SIGSTOP)
                 defer { simulator.send(signal: SIGCONT) }
