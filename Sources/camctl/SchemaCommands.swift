@@ -56,9 +56,11 @@ enum SchemaCommands {
                 throw Arguments.Failure(description: "unexpected argument '\(positional)'")
             }
         }
+        var isSimulator = true
         if let port {
             let session = try await Ports.open(port)
             let id = session.info.identity
+            isSimulator = session.info.capabilities.isSimulator
             await session.close()
             if !args.flag("json") {
                 print("\(port): \(id.vendor) \(id.model), serial \(id.serialNumber), firmware \(id.firmwareVersion)\n")
@@ -87,7 +89,8 @@ enum SchemaCommands {
             if method.serviceName != service {
                 if !service.isEmpty { print("") }
                 service = method.serviceName
-                print("service \(service) (id \(method.id.service))")
+                let absent = service == "SimulatorService" && !isSimulator ? "  (this device is no simulator: UNIMPLEMENTED)" : ""
+                print("service \(service) (id \(method.id.service))\(absent)")
             }
             let stream = method.isServerStreaming ? "stream " : ""
             print(
