@@ -186,9 +186,52 @@ enum Ports {
             hint: "`camctl ports --probe` lists the ports and the serial numbers that answer")
     }
 
-    /// Resolves PORT and opens a session on it.
+    /// Resolves PORT and opens a session on it. A handshake that gets no answer tells apart silence from
+    /// bytes that are no frames (the wrong baud rate, or another protocol on the port).
     static func open(_ port: String, hostName: String = "camctl") async throws -> DeviceSession {
         let path = try await resolve(port)
-        return try await DeviceSession.open(path: path, hostName: hostName)
+        let transport: ListeningTransport
+        do {
+            transport = ListeningTransport(try Transports.open(path: path))
+        } catch {
+            throw DeviceError(.transport, "cannot open \(path): \(error)", transportError: error)
+        }
+        do {
+            return try await DeviceSession.connect(transport: transport, hostName: hostName)
+        } catch {
+            var failure = Failures.classify(error)
+            let heard = transport.bytesReceived
+            if failure.status == .noAnswer, heard > 0 {
+                failure.message = "no answer to the handshake from \(path): \(heard) bytes came back, but no frame of ours"
+                failure.hint =
+                    "the wrong baud rate? The link is 115200 baud 8N1. Or another program or protocol is on this port: "
+                    + "`camctl ports --probe` shows which ports answer"
+            }
+            throw failure
+        }
     }
+}
+
+/// A transport that counts the bytes it receives (to tell a silent port from a noisy one).
+final class ListeningTransport: ByteTransport, @unchecked Sendable {
+    private let inner: any ByteTransport
+    private let lock = NSLock()
+    private var received = 0
+
+    init(_ inner: any ByteTransport) { self.inner = inner }
+
+    /// The bytes received so far.
+    var bytesReceived: Int { lock.withLock { received } }
+
+    var name: String { inner.name }
+
+    func send(_ bytes: [UInt8]) async throws(TransportError) { try await inner.send(bytes) }
+
+    func receive() async throws(TransportError) -> [UInt8] {
+        let bytes = try await inner.receive()
+        lock.withLock { received += bytes.count }
+        return bytes
+    }
+
+    func close() { inner.close() }
 }

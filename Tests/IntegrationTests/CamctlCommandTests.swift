@@ -1,4 +1,5 @@
 import CameraControlDevice
+import CameraControlPosixTransport
 import CameraControlWire
 import Foundation
 import Testing
@@ -123,6 +124,34 @@ extension OverRealPTY {
                 #expect(silent.standardError.contains("hint: "))
                 #expect(silent.standardError.contains("115200"))
             }
+        }
+
+        @Test("a port that sends bytes but no frames exits 3 and suggests the baud rate")
+        func noisyPortHintsAtTheBaudRate() async throws {
+            let pair = try PseudoTerminalPair.open()
+            defer {
+                pair.master.close()
+                pair.subordinate.close()
+            }
+            let path = pair.subordinatePath
+            // Line noise, as a board at another baud rate sends: bytes, but never a frame.
+            let noise = Task {
+                while !Task.isCancelled {
+                    try? await pair.master.send([UInt8](repeating: 0x55, count: 32))
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            let drain = Task {
+                while !Task.isCancelled { _ = try? await pair.master.receive() }
+            }
+            defer {
+                noise.cancel()
+                drain.cancel()
+            }
+            let run = try await runTool("camctl", ["info", path])
+            #expect(run.status == 3, "\(run.standardError)")
+            #expect(run.standardError.contains("bytes came back, but no frame"), "\(run.standardError)")
+            #expect(run.standardError.contains("the wrong baud rate?"))
         }
 
         @Test("monitor --json prints one event object per line")
