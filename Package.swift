@@ -4,8 +4,9 @@
 //
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
-//   camctl (CLI: demo, monitor, info, ping, counters, call, scenario, ports)
+//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
+//    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
 //         │                      and the CameraControlHost actor (connect, reconnect, clock estimate, deadline timer)
 //         ├─ CameraControlControls    sliders, pickers, overlay state machine, camera abstraction
@@ -178,7 +179,7 @@ let package = Package(
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraAppExample",
+                "CameraAppExample", "CameraControlEmbedded",
             ],
             swiftSettings: swiftSettings
         ),

@@ -5,8 +5,10 @@ Input: a descriptor set from `protoc --descriptor_set_out --include_imports --in
 Output, in the folders given:
 
   --swift DIR        one `<file>.pb.swift` per .proto of cameracontrol/v1: a struct per message
-                     (conforming to WireMessage, encoded and decoded over Messages/ProtoRuntime.swift),
-                     an enum per enum, and for services.proto the per-method type table
+                     (conforming to WireMessage, encoded and decoded over Messages/ProtoRuntime.swift,
+                     and to ProtoJSONMessage: protobuf's JSON mapping over Messages/ProtoJSON.swift),
+                     an enum per enum (ProtoJSONEnum: proto value names), and for services.proto the
+                     per-method type table and the table of every message type (ProtoJSON.messageTypes)
   --samples FILE     the test target's "every field set" value of every message (AllFieldsSamples)
   --c-counters FILE  CC_COUNTER_FIELDS(X), the firmware's counters as an X-macro
   --swift-firmware-counters FILE   Counters from the firmware's cc_counters_t
@@ -430,6 +432,80 @@ def gen_enum(schema, fd, enum, path):
     return L
 
 
+def json_name(field):
+    if field.json_name:
+        return field.json_name
+    parts = field.name.split("_")
+    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
+def json_kind(schema, field):
+    """(reader/writer method, Swift element type, ProtoFieldType expression) of a field."""
+    if field.type == FD.TYPE_MESSAGE:
+        t = schema.message(field.type_name).name
+        return ("repeatedMessage" if is_repeated(field) else "message"), t, f".message({t}.self)"
+    t = swift_type_name(schema, field)
+    return ("repeated" if is_repeated(field) else "scalar"), t, f".scalar({t}.self)"
+
+
+def gen_message_json(schema, fd, message):
+    fields = list(message.field)
+    L = [f"extension {message.name}: ProtoJSONMessage {{",
+         "    /// The fields in schema order: proto and JSON names, numbers, types.",
+         "    public static let protoFields: [ProtoFieldInfo] = ["]
+    for f in fields:
+        _, _, ftype = json_kind(schema, f)
+        rep = ", isRepeated: true" if is_repeated(f) else ""
+        L.append(f'        ProtoFieldInfo(name: "{f.name}", jsonName: "{json_name(f)}", number: {f.number}, type: {ftype}{rep}),')
+    L.append("    ]")
+    L.append("")
+    L.append("    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).")
+    L.append("    public func jsonValue(includingDefaults: Bool) -> JSONValue {")
+    L.append("        var json = ProtoJSONWriter(includingDefaults: includingDefaults)")
+    for f in fields:
+        method, _, _ = json_kind(schema, f)
+        L.append(f'        json.{method}("{json_name(f)}", {escaped(field_name(message, f))})')
+    L.append("        return json.value")
+    L.append("    }")
+    L.append("")
+    L.append("    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).")
+    L.append("    public init(json: JSONValue) throws(ProtoJSONError) {")
+    L.append("        self.init()")
+    reader = "reader" if fields else "_"
+    L.append(f"        let {reader} = try ProtoJSONReader(json, Self.self)")
+    for f in fields:
+        method, t, _ = json_kind(schema, f)
+        L.append(f'        if let v = try reader.{method}("{json_name(f)}", {t}.self) {{ {escaped(field_name(message, f))} = v }}')
+    L.append("    }")
+    L.append("}")
+    return L
+
+
+def gen_enum_json(schema, fd, enum):
+    full = f"{fd.package}.{enum.name}"
+    L = [f"extension {enum.name}: ProtoJSONEnum {{",
+         f"    /// `{full}`.",
+         f'    public static var protoEnumName: String {{ "{full}" }}',
+         "    /// The value's proto name (its JSON form).",
+         "    public var protoName: String {",
+         "        switch self {"]
+    for v in enum.value:
+        L.append(f'        case .{escaped(case_name(enum, v))}: "{v.name}"')
+    L += ["        }", "    }", "}"]
+    return L
+
+
+def gen_json_table(schema):
+    L = ["extension ProtoJSON {",
+         "    /// Every message of the v1 schema, in schema order (for tools that work by message name).",
+         "    public static let messageTypes: [any ProtoJSONMessage.Type] = ["]
+    for fd in schema.files:
+        for m in fd.message_type:
+            L.append(f"        {m.name}.self,")
+    L += ["    ]", "}"]
+    return L
+
+
 def gen_services(schema, fd):
     L = ["extension MethodInfo {", "    /// Every method of the v1 schema with its message types, in id order.",
          "    public static let allV1: [MethodInfo] = ["]
@@ -467,12 +543,15 @@ def write_swift(schema, out_dir):
         blocks = []
         for i, e in enumerate(fd.enum_type):
             blocks.append(gen_enum(schema, fd, e, (5, i)))
+            blocks.append(gen_enum_json(schema, fd, e))
         for i, m in enumerate(fd.message_type):
             blocks.append(gen_message(schema, fd, m, (4, i)))
+            blocks.append(gen_message_json(schema, fd, m))
             if m.name == COUNTERS_MESSAGE:
                 blocks.append(gen_counters_table(schema, fd, m))
         if fd.name == SERVICES_FILE:
             blocks.append(gen_services(schema, fd))
+            blocks.append(gen_json_table(schema))
         for b in blocks:
             L += b + [""]
         write(os.path.join(out_dir, swift_file_name(fd)), L)

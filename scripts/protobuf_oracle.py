@@ -8,6 +8,12 @@ scripts/gen_swift.py (sample_value) with Google's protobuf (python3-protobuf) an
   protobuf_oracle.py check    reads `<full name> <hex>` lines (Swift's encodings) and prints
                               `<full name> ok`, or `<full name> bad: <why>` when the bytes do not
                               parse to the sample
+  protobuf_oracle.py json     prints `<full name> <json>` per message: json_format's JSON of the sample
+                              (one line), then `<full name> <json>` of the empty message with every
+                              field printed (`defaults:<full name>`)
+  protobuf_oracle.py checkjson  reads `<full name> <json>` lines (Swift's JSON) and prints `ok` or
+                              `bad: <why>` as `check` does, parsing with json_format (unknown fields
+                              refused)
 
 The list of messages comes from the compiled schema, so a new message or field is covered without
 an edit here.
@@ -17,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_swift  # noqa: E402
@@ -73,9 +79,18 @@ def samples(descriptors):
     return out
 
 
+def defaults_option():
+    """json_format's option to print fields at their zero value (renamed in protobuf 26)."""
+    import inspect
+    params = inspect.signature(json_format.MessageToJson).parameters
+    if "always_print_fields_with_no_presence" in params:
+        return {"always_print_fields_with_no_presence": True}
+    return {"including_default_value_fields": True}
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
-    if mode not in ("encode", "check"):
+    if mode not in ("encode", "check", "json", "checkjson"):
         sys.exit(__doc__)
     with tempfile.TemporaryDirectory() as tmp:
         descriptors = os.path.join(tmp, "schema.pb")
@@ -85,20 +100,30 @@ def main():
         for full, _, msg in table:
             print(full, msg.SerializeToString(deterministic=True).hex())
         return
+    if mode == "json":
+        for full, cls, msg in table:
+            print(full, json_format.MessageToJson(msg, indent=None))
+        for full, cls, msg in table:
+            print("defaults:" + full, json_format.MessageToJson(cls(), indent=None, **defaults_option()))
+        return
     by_name = {full: (cls, msg) for full, cls, msg in table}
     seen = set()
     for line in sys.stdin:
         if not line.strip():
             continue
         parts = line.split()
-        full, data = parts[0], bytes.fromhex(parts[1] if len(parts) > 1 else "")
+        full = parts[0]
+        data = b"" if mode == "checkjson" else bytes.fromhex(parts[1] if len(parts) > 1 else "")
         if full not in by_name:
             print(full, "bad: not a message of the schema")
             continue
         seen.add(full)
         cls, expected = by_name[full]
         try:
-            got = cls.FromString(data)
+            if mode == "checkjson":
+                got = json_format.Parse(line.split(" ", 1)[1] if " " in line.strip() else "{}", cls())
+            else:
+                got = cls.FromString(data)
         except Exception as error:  # noqa: BLE001 - report any parse failure
             print(full, f"bad: does not parse ({error})")
             continue

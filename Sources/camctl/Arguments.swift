@@ -1,22 +1,32 @@
-/// A small command-line parser: positional arguments and `--flag` / `--option value` pairs.
+import CameraControlWire
+
+/// A small command-line parser: positional arguments and `--flag` / `--option value` pairs (`-o value`
+/// for one-letter names, `--option=value` too; `--` ends the options).
 ///
 /// No outside packages may be used, and camctl's needs are small: commands take a port or a file and a
-/// handful of options. Unknown options are errors, so a typo never silently changes behaviour.
+/// handful of options. Unknown options are errors with a near match ("did you mean --json?"), and so
+/// are more positional arguments than the command takes, so a typo never silently changes behaviour.
 struct Arguments {
     /// Positional arguments, in order.
     private(set) var positional: [String] = []
     private var options: [String: String] = [:]
     private var flags: Set<String> = []
 
-    /// What went wrong while parsing or reading arguments.
+    /// A usage error: what is wrong with the command line (exit status 2).
     struct Failure: Error, CustomStringConvertible {
         /// Why.
         var description: String
     }
 
     /// Parses `argv` (without the program and command names). `valued` lists options that take a value,
-    /// `switches` those that do not.
-    init(_ argv: [String], valued: Set<String>, switches: Set<String>) throws(Failure) {
+    /// `switches` those that do not (one-letter names are given as `-x`, longer ones as `--name`).
+    /// `positionals` names the positional arguments the command takes, in order (`["PORT", "FILE"]`);
+    /// more are refused, unless `variadic` (the last one repeats). With `positionals` nil, any number is
+    /// accepted.
+    init(
+        _ argv: [String], valued: Set<String>, switches: Set<String>, positionals: [String]? = nil,
+        variadic: Bool = false
+    ) throws(Failure) {
         var index = argv.startIndex
         while index < argv.endIndex {
             let arg = argv[index]
@@ -25,31 +35,58 @@ struct Arguments {
                 positional += argv[index...]
                 break
             }
-            if arg.hasPrefix("--") {
-                var name = String(arg.dropFirst(2))
-                var inlineValue: String?
-                if let eq = name.firstIndex(of: "=") {
-                    inlineValue = String(name[name.index(after: eq)...])
-                    name = String(name[..<eq])
-                }
-                if valued.contains(name) {
-                    if let inlineValue {
-                        options[name] = inlineValue
-                    } else if index < argv.endIndex {
-                        options[name] = argv[index]
-                        index += 1
-                    } else {
-                        throw Failure(description: "option --\(name) needs a value")
-                    }
-                } else if switches.contains(name), inlineValue == nil {
-                    flags.insert(name)
-                } else {
-                    throw Failure(description: "unknown option --\(name)")
-                }
-            } else {
+            guard let (name, inlineValue) = Self.option(arg) else {
                 positional.append(arg)
+                continue
+            }
+            let spelled = Self.spelling(name)
+            if valued.contains(name) {
+                if let inlineValue {
+                    options[name] = inlineValue
+                } else if index < argv.endIndex {
+                    options[name] = argv[index]
+                    index += 1
+                } else {
+                    throw Failure(description: "option \(spelled) needs a value")
+                }
+            } else if switches.contains(name) {
+                guard inlineValue == nil else { throw Failure(description: "option \(spelled) takes no value") }
+                flags.insert(name)
+            } else {
+                var text = "unknown option \(spelled)"
+                if let near = NearMatch.best(for: name, among: (valued.union(switches)).sorted()) {
+                    text += "; did you mean \(Self.spelling(near))?"
+                }
+                throw Failure(description: text)
             }
         }
+        if let positionals, !variadic, positional.count > positionals.count {
+            let extra = positional[positionals.count...].map { "'\($0)'" }.joined(separator: " ")
+            let takes = positionals.isEmpty ? "takes no arguments" : "takes \(positionals.joined(separator: " "))"
+            throw Failure(description: "unexpected argument \(extra) (this command \(takes))")
+        }
+    }
+
+    /// `--name[=value]` or `-x[=value]` as (name, value); nil for a positional (including `-` and
+    /// negative numbers).
+    private static func option(_ arg: String) -> (String, String?)? {
+        guard arg.hasPrefix("-"), arg != "-" else { return nil }
+        var body = arg.dropFirst(arg.hasPrefix("--") ? 2 : 1)
+        if !arg.hasPrefix("--"), let first = body.first, first.isNumber || first == "." { return nil }
+        var value: String?
+        if let eq = body.firstIndex(of: "=") {
+            value = String(body[body.index(after: eq)...])
+            body = body[..<eq]
+        }
+        return (String(body), value)
+    }
+
+    /// `-o` for one-letter names, `--name` otherwise.
+    static func spelling(_ name: String) -> String { name.count == 1 ? "-\(name)" : "--\(name)" }
+
+    /// True when `argv` asks for help (`--help` or `-h` before any `--`).
+    static func asksForHelp(_ argv: [String]) -> Bool {
+        argv.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
     }
 
     /// The value of `--name`, if given.
@@ -61,7 +98,9 @@ struct Arguments {
     /// The value of `--name` as an integer, or `default` when absent.
     func integer(_ name: String, default defaultValue: Int) throws(Failure) -> Int {
         guard let text = options[name] else { return defaultValue }
-        guard let value = Int(text) else { throw Failure(description: "--\(name) wants an integer, not '\(text)'") }
+        guard let value = Int(text) else {
+            throw Failure(description: "\(Self.spelling(name)) wants an integer, not '\(text)'")
+        }
         return value
     }
 
@@ -69,5 +108,10 @@ struct Arguments {
     func required(_ index: Int, _ what: String) throws(Failure) -> String {
         guard index < positional.count else { throw Failure(description: "missing \(what)") }
         return positional[index]
+    }
+
+    /// Positional argument `index`, or nil when not given.
+    func optional(_ index: Int) -> String? {
+        index < positional.count ? positional[index] : nil
     }
 }

@@ -1,71 +1,172 @@
 import CSystemShim
-import CameraControlDevice
-import CameraControlTransport
 import CameraControlWire
 import Foundation
+
+/// One subcommand of camctl: its help and how to run it.
+///
+/// A command is added with one entry in ``CamCtl/commands``. In its own file:
+///
+/// ```swift
+/// enum Record {
+///     static let command = Command(
+///         name: "record", summary: "record a session as pcapng", usage: "PORT -o FILE [--seconds N]",
+///         details: "  -o FILE      where to write\n  --seconds N  stop after N seconds",
+///         examples: ["record /dev/ttyACM0 -o session.pcapng --seconds 10"], run: run)
+///
+///     static func run(_ argv: [String]) async throws {
+///         let args = try Arguments(argv, valued: ["o", "seconds"], switches: ["json"], positionals: ["PORT"])
+///         let session = try await Ports.open(try args.required(0, "PORT"))  // path, auto or serial number
+///         …
+///     }
+/// }
+/// ```
+///
+/// and `Record.command,` in ``CamCtl/commands``. `run` gets the arguments after the
+/// command's name; camctl itself answers `--help`/`-h` (and `camctl help NAME`) from `usage`, `details`
+/// and `examples`, and turns what `run` throws into a message and an exit status (``ExitStatus``).
+struct Command: Sendable {
+    /// The name typed after `camctl`.
+    var name: String
+    /// One line for the command list.
+    var summary: String
+    /// The arguments, e.g. `PORT [--count N] [--json]`.
+    var usage: String
+    /// What it does and its options, as lines of help text.
+    var details: String = ""
+    /// Example command lines (after `camctl `), each with an optional `# comment`.
+    var examples: [String] = []
+    /// Runs the command with its arguments.
+    var run: @Sendable ([String]) async throws -> Void
+
+    /// The full help text of `camctl help NAME`.
+    var help: String {
+        var text = "usage: camctl \(name) \(usage)\n\n\(summary)\n"
+        if !details.isEmpty { text += "\n\(details)\n" }
+        if !examples.isEmpty {
+            text += "\nexamples:\n" + examples.map { "  camctl \($0)" }.joined(separator: "\n") + "\n"
+        }
+        return text + "\n" + CamCtl.exitStatusHelp + "\n"
+    }
+}
+
+/// camctl's exit statuses (documented in `camctl help` and the README).
+enum ExitStatus: Int32 {
+    /// Done.
+    case ok = 0
+    /// A runtime failure: the port would not open, the device refused a call, a file is bad.
+    case failure = 1
+    /// A usage error: an unknown command, option or field, a missing or extra argument.
+    case usage = 2
+    /// No device answered: nothing replied to the handshake or to a call in time.
+    case noAnswer = 3
+}
+
+/// A failure with its exit status and a hint of what to do next.
+struct CLIFailure: Error, CustomStringConvertible {
+    /// The exit status.
+    var status: ExitStatus
+    /// What went wrong.
+    var message: String
+    /// What to do about it, when known.
+    var hint: String?
+
+    /// `message`, then the hint on its own line.
+    var description: String { hint.map { "\(message)\n  hint: \($0)" } ?? message }
+}
 
 /// `camctl`: the CameraControl command-line tool.
 @main
 struct CamCtl {
-    static let usage = """
-        usage: camctl <command> [arguments]
+    /// Every command, in the order `camctl help` lists them. Add a command with one entry here.
+    static let commands: [Command] = [
+        Demo.command,
+        Commands.infoCommand,
+        Monitor.command,
+        Commands.pingCommand,
+        Commands.countersCommand,
+        SchemaCommands.describeCommand,
+        SchemaCommands.callCommand,
+        Commands.scenarioCommand,
+        Ports.command,
+    ]
 
-        commands:
-          demo [--scenario FILE] [--seed N] [--verbose] [--quiet]
-                              start the simulator, connect over its pty, play a scenario that exercises
-                              every gesture, input source and control, and print what happens
-          info PORT           handshake and print identity, protocol version and capabilities
-          monitor PORT [--seconds N] [--no-reconnect] [--scenario FILE]
-                              print input events, gestures and capture events as they arrive;
-                              after an unplug, wait for the device to come back; --scenario plays
-                              FILE through this session (a simulator) and ends after it
-          ping PORT [--count N]
-                              round trips to the device
-          counters PORT [--reset]
-                              the device's link and call counters
-          call PORT METHOD [FIELD=VALUE ...]
-                              call a unary method, e.g. `call P DeviceService/Ping`,
-                              `call P FeedbackService/PlayHaptic pattern=detent`
-          scenario PORT FILE  play a scenario on a simulator (docs/SIMULATOR.md)
-          ports               list serial ports (USB ids where known)
-          help                this text
-
-        PORT is a serial port (/dev/ttyACM0, /dev/cu.usbmodem…), a pseudo-terminal or a symlink to one
-        (camctl-sim --link PATH).
+    /// The exit statuses, as help text.
+    static let exitStatusHelp = """
+        exit status: 0 ok, 1 runtime failure (the port would not open, the device refused, a bad file),
+        2 usage error (unknown command, option or field; missing or extra argument), 3 no device answered
         """
+
+    /// The overview of `camctl help`.
+    static var usage: String {
+        let width = (commands.map(\.name.count).max() ?? 8) + 2
+        let list = commands.map { "  " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + $0.summary }
+        return """
+            usage: camctl <command> [arguments]      camctl help <command>, camctl <command> --help
+
+            commands:
+            \(list.joined(separator: "\n"))
+
+            PORT is a serial port (/dev/ttyACM0, /dev/cu.usbmodem…, or just ttyACM0), a pseudo-terminal or a
+            symlink to one (camctl-sim --link PATH), `auto` (the one device that answers the handshake), or a
+            device's serial number (USB, or the one it announces). `camctl ports` lists them;
+            CAMCTL_PORTS=PATH:PATH… adds paths (a simulator's pty) to what `auto` and serial numbers search.
+            Commands that print events or results take --json: one JSON object per line (README, "JSON").
+
+            \(exitStatusHelp)
+            """
+    }
 
     static func main() async {
         cc_shim_line_buffer_stdout()  // a pipe (`camctl demo | tee log`) sees each line as it happens
-        var argv = Array(CommandLine.arguments.dropFirst())
-        guard !argv.isEmpty else {
-            print(usage)
-            exit(2)
-        }
-        let command = argv.removeFirst()
-        do {
-            switch command {
-            case "demo": try await Demo.run(argv)
-            case "info": try await Commands.info(argv)
-            case "monitor": try await Monitor.run(argv)
-            case "ping": try await Commands.ping(argv)
-            case "counters": try await Commands.counters(argv)
-            case "call": try await Commands.call(argv)
-            case "scenario": try await Commands.scenario(argv)
-            case "ports": try Commands.ports(argv)
-            case "help", "--help", "-h": print(usage)
-            default:
-                fail("unknown command '\(command)'\n\n\(usage)", status: 2)
-            }
-        } catch let error as Arguments.Failure {
-            fail("\(command): \(error)", status: 2)
-        } catch {
-            fail("\(command): \(error)", status: 1)
-        }
-        exit(0)
+        exit(await run(Array(CommandLine.arguments.dropFirst())).rawValue)
     }
 
-    static func fail(_ message: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data("camctl: \(message)\n".utf8))
-        exit(status)
+    /// Runs one command line (without the program name) and returns the exit status.
+    static func run(_ argv: [String]) async -> ExitStatus {
+        guard let name = argv.first else {
+            FileHandle.standardError.write(Data((usage + "\n").utf8))
+            return .usage
+        }
+        if name == "help" || name == "--help" || name == "-h" {
+            return help(Array(argv.dropFirst()))
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            var text = "unknown command '\(name)'"
+            if let near = NearMatch.best(for: name, among: commands.map(\.name)) { text += "; did you mean '\(near)'?" }
+            return report(CLIFailure(status: .usage, message: text, hint: "`camctl help` lists the commands"), command: nil)
+        }
+        let rest = Array(argv.dropFirst())
+        if Arguments.asksForHelp(rest) {
+            print(command.help, terminator: "")
+            return .ok
+        }
+        do {
+            try await command.run(rest)
+            return .ok
+        } catch {
+            return report(Failures.classify(error, command: command), command: command.name)
+        }
+    }
+
+    /// `camctl help [COMMAND]`.
+    static func help(_ argv: [String]) -> ExitStatus {
+        guard let name = argv.first else {
+            print(usage)
+            return .ok
+        }
+        guard argv.count == 1, let command = commands.first(where: { $0.name == name }) else {
+            var text = argv.count > 1 ? "help takes one command name" : "no command '\(name)'"
+            if let near = NearMatch.best(for: name, among: commands.map(\.name)) { text += "; did you mean '\(near)'?" }
+            return report(CLIFailure(status: .usage, message: text, hint: "`camctl help` lists the commands"), command: nil)
+        }
+        print(command.help, terminator: "")
+        return .ok
+    }
+
+    /// Prints `camctl[ COMMAND]: message` (and its hint) on stderr; returns the failure's status.
+    static func report(_ failure: CLIFailure, command: String?) -> ExitStatus {
+        let prefix = command.map { "camctl \($0)" } ?? "camctl"
+        FileHandle.standardError.write(Data("\(prefix): \(failure)\n".utf8))
+        return failure.status
     }
 }

@@ -1,28 +1,84 @@
 import CameraControlDevice
+import CameraControlEmbedded
 import CameraControlRPC
-import CameraControlSerialTransport
-import CameraControlTransport
 import CameraControlWire
 import Foundation
 
 /// The simple commands: one session, one job.
 enum Commands {
+    static let infoCommand = Command(
+        name: "info", summary: "handshake and print identity, protocol version and capabilities",
+        usage: "PORT [--json]",
+        details: """
+              --json    one object: {"port", "deviceVersion", "negotiatedVersion", "identity", "capabilities",
+                        "sessionId", "deviceTimeUs"}, the handshake's messages in protobuf's JSON mapping
+            """,
+        examples: ["info /dev/ttyACM0", "info auto", "info SIM-00000001 --json"], run: info)
+
+    static let pingCommand = Command(
+        name: "ping", summary: "round trips to the device", usage: "PORT [--count N] [--json]",
+        details: """
+              --count N   pings to send (default 10)
+              --json      one object per ping {"type": "ping", "sequence", "rttMs"}, then
+                          {"type": "summary", "count", "minMs", "medianMs", "maxMs"}
+            """,
+        examples: ["ping /dev/ttyACM0", "ping auto --count 100 --json"], run: ping)
+
+    static let countersCommand = Command(
+        name: "counters", summary: "the device's link and call counters", usage: "PORT [--reset] [--json]",
+        details: """
+              --reset   read and zero them
+              --json    the Counters message in protobuf's JSON mapping, every field printed
+            """,
+        examples: ["counters /dev/ttyACM0", "counters auto --reset --json"], run: counters)
+
+    static let scenarioCommand = Command(
+        name: "scenario", summary: "play a scenario on a simulator, or check one offline",
+        usage: "PORT FILE [--json] | --check FILE...",
+        details: """
+            FILE is a scenario (docs/SIMULATOR.md); `-` reads standard input. It is checked with the firmware's own
+            parser before it is sent, so errors name the file's lines: FILE:LINE:COLUMN: what was expected, found 'token'.
+              --check   check the files offline (no device), print FILE: N steps for each, exit 1 on the first error
+              --json    {"steps", "durationUs"} after playing, or {"file", "ok", "steps"} / {"file", "ok": false,
+                        "line", "column", "reason", "token"} per file with --check
+            """,
+        examples: [
+            "scenario --check Firmware-sim/scenarios/full-click.scenario",
+            "scenario /tmp/camctl0 Firmware-sim/scenarios/full-click.scenario",
+        ], run: scenario)
+
     static func info(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: [])
+        let args = try Arguments(argv, valued: [], switches: ["json"], positionals: ["PORT"])
         let port = try args.required(0, "PORT")
-        let session = try await DeviceSession.open(path: port)
-        print(session.info.summary)
+        let session = try await Ports.open(port)
+        let info = session.info
         await session.close()
+        if args.flag("json") {
+            print(
+                JSONValue.object([
+                    JSONMember("port", .string(port)),
+                    JSONMember("deviceVersion", info.deviceVersion.jsonValue(includingDefaults: true)),
+                    JSONMember("negotiatedVersion", info.negotiatedVersion.jsonValue(includingDefaults: true)),
+                    JSONMember("identity", info.identity.jsonValue(includingDefaults: true)),
+                    JSONMember("capabilities", info.capabilities.jsonValue(includingDefaults: true)),
+                    JSONMember("sessionId", .integer(info.sessionID)),
+                    JSONMember("deviceTimeUs", info.deviceTimeMicros.jsonValue),
+                ]).compactText)
+        } else {
+            print(info.summary)
+        }
     }
 
     static func ping(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: ["count"], switches: [])
+        let args = try Arguments(argv, valued: ["count"], switches: ["json"], positionals: ["PORT"])
         let port = try args.required(0, "PORT")
         let count = try args.integer("count", default: 10)
-        let session = try await DeviceSession.open(path: port)
+        guard count > 0 else { throw Arguments.Failure(description: "--count wants a number above 0, not \(count)") }
+        let json = args.flag("json")
+        let session = try await Ports.open(port)
         var times: [Double] = []
         let clock = ContinuousClock()
-        for index in 0..<max(1, count) {
+        for index in 0..<count {
             let payload = (0..<8).map { UInt8(truncatingIfNeeded: $0 &+ index) }
             let start = clock.now
             let reply = try await session.ping(payload)
@@ -30,104 +86,80 @@ enum Commands {
             guard reply.payload == payload else {
                 throw RPCError(code: .dataLoss, message: "ping \(index): the echo differs from the payload")
             }
-            times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
+            let millis = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3
+            times.append(millis)
+            if json {
+                print(
+                    JSONValue.object([
+                        JSONMember("type", .string("ping")), JSONMember("sequence", .integer(index)),
+                        JSONMember("rttMs", .number(format(millis))),
+                    ]).compactText)
+            }
         }
-        let sorted = times.sorted()
-        print(
-            "\(times.count) pings: min \(format(sorted.first!)) ms, median \(format(sorted[sorted.count / 2])) ms, max \(format(sorted.last!)) ms"
-        )
         await session.close()
+        let sorted = times.sorted()
+        let (low, median, high) = (sorted.first!, sorted[sorted.count / 2], sorted.last!)
+        if json {
+            print(
+                JSONValue.object([
+                    JSONMember("type", .string("summary")), JSONMember("count", .integer(times.count)),
+                    JSONMember("minMs", .number(format(low))), JSONMember("medianMs", .number(format(median))),
+                    JSONMember("maxMs", .number(format(high))),
+                ]).compactText)
+        } else {
+            print("\(times.count) pings: min \(format(low)) ms, median \(format(median)) ms, max \(format(high)) ms")
+        }
     }
 
     static func counters(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: ["reset"])
+        let args = try Arguments(argv, valued: [], switches: ["reset", "json"], positionals: ["PORT"])
         let port = try args.required(0, "PORT")
-        let session = try await DeviceSession.open(path: port)
+        let session = try await Ports.open(port)
         let counters = args.flag("reset") ? try await session.resetCounters() : try await session.counters()
-        print(describe(counters))
         await session.close()
+        print(args.flag("json") ? counters.jsonText(includingDefaults: true) : describe(counters))
     }
 
     static func scenario(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: [])
+        let args = try Arguments(argv, valued: [], switches: ["check", "json"], positionals: ["PORT", "FILE"], variadic: true)
+        let json = args.flag("json")
+        if args.flag("check") {
+            guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing FILE") }
+            for file in args.positional {
+                let text = try Failures.readText(file, what: "scenario file")
+                do {
+                    let summary = try ScenarioParser.check(text)
+                    print(
+                        json
+                            ? JSONValue.object([
+                                JSONMember("file", .string(file)), JSONMember("ok", .bool(true)),
+                                JSONMember("steps", .integer(summary.steps)),
+                            ]).compactText
+                            : "\(file): \(summary.steps) steps")
+                } catch {
+                    if json { print(ScenarioFiles.json(error, file: file, text: text).compactText) }
+                    throw ScenarioFiles.failure(error, file: file, text: text)
+                }
+            }
+            return
+        }
+        guard args.positional.count <= 2 else {
+            throw Arguments.Failure(description: "unexpected argument '\(args.positional[2])' (to check several files: --check)")
+        }
         let port = try args.required(0, "PORT")
         let file = try args.required(1, "FILE")
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        let session = try await DeviceSession.open(path: port)
-        let result = try await session.runScenario(text)
-        print("playing \(result.steps) steps, \(format(Double(result.durationMicros) / 1000)) ms")
-        await session.close()
-    }
-
-    static func ports(_ argv: [String]) throws {
-        _ = try Arguments(argv, valued: [], switches: [])
-        let ports = try SerialPorts.list()
-        if ports.isEmpty { print("no serial ports") }
-        for port in ports { print(port.description) }
-    }
-
-    static func call(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: [])
-        let port = try args.required(0, "PORT")
-        let name = try args.required(1, "METHOD")
-        let fields = try parseFields(Array(args.positional.dropFirst(2)))
-        guard let method = MethodID.allV1.first(where: { $0.name == name || $0.name.hasSuffix("/\(name)") }) else {
-            throw Arguments.Failure(
-                description: "unknown method '\(name)'; known: \(MethodID.allV1.map(\.name).joined(separator: ", "))")
-        }
-        let session = try await DeviceSession.open(path: port)
+        let steps = try ScenarioFiles.load(file)
+        let session = try await Ports.open(port)
         defer { Task { await session.close() } }
-        let output: String
-        switch method {
-        case .devicePing:
-            output = String(describing: try await session.ping(Array((fields["payload"] ?? "").utf8)))
-        case .configGetConfig:
-            output = String(describing: try await session.config())
-        case .diagnosticsGetCounters:
-            output = describe(try await session.counters())
-        case .diagnosticsResetCounters:
-            output = describe(try await session.resetCounters())
-        case .feedbackPlayHaptic:
-            let pattern = try enumField(fields, "pattern", HapticPattern.allCases, default: .detent)
-            output = String(describing: try await session.playHaptic(pattern))
-        case .feedbackPlaySound:
-            let sound = try enumField(fields, "sound", Sound.allCases, default: .shutter)
-            output = String(describing: try await session.playSound(sound))
-        case .feedbackSetIndicator:
-            let mode = try enumField(fields, "mode", IndicatorMode.allCases, default: .on)
-            let rgb = UInt32(fields["rgb"] ?? "", radix: 16) ?? 0xFFFFFF
-            output = String(describing: try await session.setIndicator(mode, rgb: rgb))
-        case .simulatorGetSimulatorStatus:
-            output = String(describing: try await session.simulatorStatus())
-        case .deviceHandshake:
-            output = session.info.summary
-        default:
-            throw Arguments.Failure(
-                description: "\(method.name) is not callable from the command line (streams: use `camctl monitor`)")
+        let result = try await ScenarioFiles.play(steps, file: file, on: session)
+        if json {
+            print(
+                JSONValue.object([
+                    JSONMember("steps", .integer(result.steps)), JSONMember("durationUs", result.durationMicros.jsonValue),
+                ]).compactText)
+        } else {
+            print("playing \(result.steps) steps, \(format(Double(result.durationMicros) / 1000)) ms")
         }
-        print(output)
-    }
-
-    static func parseFields(_ items: [String]) throws(Arguments.Failure) -> [String: String] {
-        var fields: [String: String] = [:]
-        for item in items {
-            guard let eq = item.firstIndex(of: "=") else {
-                throw Arguments.Failure(description: "expected FIELD=VALUE, got '\(item)'")
-            }
-            fields[String(item[..<eq])] = String(item[item.index(after: eq)...])
-        }
-        return fields
-    }
-
-    static func enumField<E: CustomStringConvertible>(
-        _ fields: [String: String], _ name: String, _ cases: [E], default defaultValue: E
-    ) throws(Arguments.Failure) -> E {
-        guard let text = fields[name] else { return defaultValue }
-        guard let value = cases.first(where: { $0.description == text }) else {
-            throw Arguments.Failure(
-                description: "\(name)=\(text): expected one of \(cases.map(\.description).joined(separator: ", "))")
-        }
-        return value
     }
 
     static func describe(_ c: Counters) -> String {
@@ -138,5 +170,108 @@ enum Commands {
 
     static func format(_ value: Double) -> String {
         String(format: "%.3f", value)
+    }
+}
+
+/// Scenario files: checked offline with the firmware's parser, sent without comments, and errors
+/// reported at the file's own lines and columns.
+enum ScenarioFiles {
+    /// A scenario's steps (comments and blank lines removed: a frame holds ~1 KB) and, for each line of
+    /// the steps, the line of the file it came from.
+    struct Steps: Sendable {
+        var text: String
+        var fileLines: [Int]
+        var source: String
+    }
+
+    /// Strips comments and blank lines, remembering where each kept line was.
+    static func steps(of text: String) -> Steps {
+        var kept: [String] = []
+        var lines: [Int] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            kept.append(trimmed)
+            lines.append(index + 1)
+        }
+        return Steps(text: kept.joined(separator: "\n") + "\n", fileLines: lines, source: text)
+    }
+
+    /// Reads and checks `file` (`-` is stdin) offline; throws the located error.
+    static func load(_ file: String) throws -> Steps {
+        let text = try Failures.readText(file, what: "scenario file")
+        do {
+            _ = try ScenarioParser.check(text)
+        } catch {
+            throw failure(error, file: file, text: text)
+        }
+        return steps(of: text)
+    }
+
+    /// Plays checked steps; a device's parse error (a device with other limits) is mapped to the file's line.
+    static func play(_ steps: Steps, file: String, on session: DeviceSession) async throws -> RunScenarioResponse {
+        let result: Result<RunScenarioResponse, RPCError>
+        do {
+            result = .success(try await session.runScenario(steps.text))
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let response):
+            return response
+        case .failure(let error):
+            if error.code == .invalidArgument, let located = relocated(error, steps: steps, file: file) { throw located }
+            throw error
+        }
+    }
+
+    /// A device's `line N: reason` answer as the file's FILE:LINE: reason.
+    static func relocated(_ error: RPCError, steps: Steps, file: String) -> CLIFailure? {
+        guard let range = error.message.range(of: #"line [0-9]+: "#, options: .regularExpression),
+            let line = Int(error.message[range].dropFirst(5).dropLast(2)), line >= 1, line <= steps.fileLines.count
+        else { return nil }
+        let reason = String(error.message[range.upperBound...])
+        return CLIFailure(status: .failure, message: "\(file):\(steps.fileLines[line - 1]): \(reason) (the device refused the scenario)")
+    }
+
+    /// The word at `column` (1-based) of `line` of `text`, when there is one.
+    static func token(_ error: ScenarioError, in text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard error.line >= 1, error.line <= lines.count, error.column >= 1 else { return nil }
+        let bytes = Array(lines[error.line - 1].utf8)
+        guard error.column <= bytes.count else { return nil }
+        let word = bytes[(error.column - 1)...].prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != 13 }
+        return word.isEmpty ? nil : String(decoding: word, as: UTF8.self)
+    }
+
+    /// `FILE:LINE:COLUMN: reason, found 'token'` with the line and a caret under the column.
+    static func failure(_ error: ScenarioError, file: String, text: String) -> CLIFailure {
+        let found = token(error, in: text)
+        var message = "\(file):\(error.line):\(max(error.column, 1)): \(error.reason)"
+        if let found { message += ", found '\(found)'" }
+        var hint: String?
+        if error.reason == "unknown step", let found {
+            let near = NearMatch.best(for: found, among: ScenarioParser.stepNames)
+            hint =
+                (near.map { "did you mean '\($0)'? " } ?? "")
+                + "steps: \(ScenarioParser.stepNames.joined(separator: ", ")) (docs/SIMULATOR.md)"
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if error.line >= 1, error.line <= lines.count, error.column >= 1 {
+            let line = String(lines[error.line - 1])
+            let caretColumn = String(decoding: Array(line.utf8).prefix(error.column - 1), as: UTF8.self).count
+            message += "\n    \(line)\n    \(String(repeating: " ", count: caretColumn))^"
+        }
+        return CLIFailure(status: .failure, message: message, hint: hint)
+    }
+
+    /// The error as a JSON object, for `scenario --check --json`.
+    static func json(_ error: ScenarioError, file: String, text: String) -> JSONValue {
+        var members = [
+            JSONMember("file", .string(file)), JSONMember("ok", .bool(false)), JSONMember("line", .integer(error.line)),
+            JSONMember("column", .integer(error.column)), JSONMember("reason", .string(error.reason)),
+        ]
+        if let found = token(error, in: text) { members.append(JSONMember("token", .string(found))) }
+        return .object(members)
     }
 }

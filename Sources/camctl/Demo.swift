@@ -12,10 +12,31 @@ import Foundation
 /// interaction on every button) and plays a scenario through the simulator that exercises every gesture
 /// and input source, printing what each layer sees.
 enum Demo {
+    static let command = Command(
+        name: "demo", summary: "start the simulator and play a tour of every gesture, input source and control",
+        usage: "[--scenario FILE] [--seed N] [--sim PATH] [--verbose] [--quiet] [--json]",
+        details: """
+            Starts camctl-sim, connects over its pty exactly as to hardware, sets up the example camera app and plays
+            a scenario through the simulator, printing what each layer sees, then a summary.
+              --scenario FILE  play FILE instead of the tour (checked offline first: errors name FILE:LINE:COLUMN)
+              --seed N         the simulator's seed (default 42)
+              --sim PATH       the camctl-sim to run (default: the one next to camctl)
+              --verbose        print every slide sample and action too
+              --quiet          print only the summary
+              --json           events as one JSON object per line (README, "JSON"), then {"type": "summary", …}
+            """,
+        examples: [
+            "demo", "demo --verbose", "demo --scenario Firmware-sim/scenarios/buttons.scenario",
+            "demo --json | jq -c 'select(.type==\"capture\")'",
+        ],
+        run: run)
 
     static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: ["scenario", "seed", "sim"], switches: ["quiet", "verbose"])
-        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) } ?? CameraApp.demoScenario
+        let args = try Arguments(
+            argv, valued: ["scenario", "seed", "sim"], switches: ["quiet", "verbose", "json"], positionals: [])
+        let scenarioFile = args.value("scenario") ?? "the demo tour"
+        let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) } ?? ScenarioFiles.steps(of: CameraApp.demoScenario)
+        let json = args.flag("json")
         let seed = try args.integer("seed", default: 42)
         let simulatorPath = args.value("sim") ?? siblingExecutable("camctl-sim")
         guard FileManager.default.isExecutableFile(atPath: simulatorPath) else {
@@ -25,17 +46,21 @@ enum Demo {
 
         let simulator = try SimulatorProcess(path: simulatorPath, seed: seed)
         defer { simulator.terminate() }
-        print("camctl-sim running on \(simulator.ptyPath)")
+        if !json { print("camctl-sim running on \(simulator.ptyPath)") }
 
         let host = try await CameraControlHost.connect(
             to: simulator.ptyPath, hostName: "camctl demo", configuration: .init(reconnects: false))
         guard let session = await host.session, let info = await host.deviceInfo else {
             throw DeviceError(.closed, "the simulator went away before the demo started")
         }
-        print(info.summary)
-        print("")
+        if json {
+            print(Monitor.connectedJSON(info))
+        } else {
+            print(info.summary)
+            print("")
+        }
 
-        let printer = EventPrinter(quiet: args.flag("quiet"), verbose: args.flag("verbose"))
+        let printer = EventPrinter(quiet: args.flag("quiet"), verbose: args.flag("verbose"), json: json)
         printer.offsetSource = { host.clockOffsetMicros }
         let tally = CaptureTally()
         // The example app, exactly as a user would write it (Examples/CameraApp); its callbacks run inline
@@ -49,8 +74,9 @@ enum Demo {
         app.install(in: try await host.makeControlsSession())
         app.interaction.setSessionRunning(true)
 
-        // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB).
-        let played = try await session.runScenario(Self.steps(of: scenarioText))
+        // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB). Errors name
+        // the file's own lines (ScenarioFiles).
+        let played = try await ScenarioFiles.play(scenario, file: scenarioFile, on: session)
         printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
         try? await Task.sleep(for: .microseconds(Int64(played.durationMicros)) + .milliseconds(900))
         let lost = await host.lastDisconnect
@@ -58,6 +84,11 @@ enum Demo {
         let counters = try? await session.counters()
         await host.stop()
 
+        if json {
+            print(tally.summaryJSON(app: app, counters: counters).compactText)
+            if let lost { throw DeviceError(.closed, "the simulator was lost during the demo: \(lost)") }
+            return
+        }
         print("")
         print(tally.summary(app: app))
         if let counters {
@@ -69,10 +100,7 @@ enum Demo {
     }
 
     /// The scenario's steps without comments and blank lines (what fits a RunScenario request).
-    static func steps(of text: String) -> String {
-        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n") + "\n"
-    }
+    static func steps(of text: String) -> String { ScenarioFiles.steps(of: text).text }
 
     /// The path of an executable next to this one (`swift build` puts camctl and camctl-sim together).
     static func siblingExecutable(_ name: String) -> String {
@@ -101,6 +129,23 @@ final class CaptureTally: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// The summary as `{"type": "summary", "captures", "cancelled", "bySource", "photos", "zoom", "exposureBias",
+    /// "reaction", "counters"}`.
+    func summaryJSON(app: CameraApp, counters: Counters?) -> JSONValue {
+        lock.lock()
+        defer { lock.unlock() }
+        var members = [
+            JSONMember("type", .string("summary")), JSONMember("captures", .integer(ended)), JSONMember("cancelled", .integer(cancelled)),
+            JSONMember("bySource", .object(sources.sorted { $0.key < $1.key }.map { JSONMember($0.key, .integer($0.value)) })),
+            JSONMember("photos", .integer(app.camera.photos.count)),
+            JSONMember("zoom", .number(String(format: "%.3f", app.camera.zoomFactor))),
+            JSONMember("exposureBias", .number(String(format: "%.3f", app.camera.exposureBias))),
+            JSONMember("reaction", .string("\(app.selectedReaction)")),
+        ]
+        if let counters { members.append(JSONMember("counters", counters.jsonValue(includingDefaults: true))) }
+        return .object(members)
     }
 
     func summary(app: CameraApp) -> String {

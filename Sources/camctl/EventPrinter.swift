@@ -19,10 +19,14 @@ final class EventPrinter: @unchecked Sendable {
     /// When false, the many slide samples (input events and slide-changed gestures) are not printed;
     /// the values they produce still are.
     let verbose: Bool
+    /// When true, each line is a JSON object instead (README, "JSON"): `type` (the category), `tMs`
+    /// (device time since the first event, when stamped), `deviceTimeUs`, and the type's fields.
+    let json: Bool
 
-    init(quiet: Bool = false, verbose: Bool = true) {
+    init(quiet: Bool = false, verbose: Bool = true, json: Bool = false) {
         self.quiet = quiet
         self.verbose = verbose
+        self.json = json
     }
 
     /// The latest device time printed: lines about something with no timestamp of its own (an overlay
@@ -31,19 +35,35 @@ final class EventPrinter: @unchecked Sendable {
 
     /// Prints a line stamped with `deviceMicros`, or with the latest device time when nil (and a blank
     /// stamp before any, or when `stamped` is false).
-    private func emit(_ deviceMicros: UInt64?, _ category: String, _ text: String, stamped: Bool = true) {
+    private func emit(
+        _ deviceMicros: UInt64?, _ category: String, _ text: String, stamped: Bool = true, fields: [JSONMember] = []
+    ) {
         lock.lock()
         defer { lock.unlock() }
         var stamp = "           "
+        var relative: Double?
         if deviceMicros != nil { latestMicros = deviceMicros }
-        if stamped, let deviceMicros = deviceMicros ?? latestMicros {
-            if originMicros == nil { originMicros = deviceMicros }
-            let relative = Double(Int64(bitPattern: deviceMicros &- originMicros!)) / 1000
-            stamp = String(format: "%9.1f ms", relative)
+        let stampMicros = stamped ? deviceMicros ?? latestMicros : nil
+        if let stampMicros {
+            if originMicros == nil { originMicros = stampMicros }
+            relative = Double(Int64(bitPattern: stampMicros &- originMicros!)) / 1000
+            stamp = String(format: "%9.1f ms", relative!)
         }
         // Nothing is kept: a monitor runs for hours with flat memory.
-        if !quiet { print("\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)") }
+        if quiet { return }
+        if json {
+            var members = [JSONMember("type", .string(category))]
+            if let relative, let stampMicros {
+                members.append(JSONMember("tMs", .number(String(format: "%.3f", relative))))
+                members.append(JSONMember("deviceTimeUs", stampMicros.jsonValue))
+            }
+            print(JSONValue.object(members + (fields.isEmpty ? [JSONMember("text", .string(text))] : fields)).compactText)
+        } else {
+            print("\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)")
+        }
     }
+
+    private static func millis(_ value: Double) -> JSONValue { .number(String(format: "%.3f", value)) }
 
     func input(_ event: InputEvent, latencyMillis: Double) {
         if !verbose && event.kind == .slide { return }
@@ -52,7 +72,14 @@ final class EventPrinter: @unchecked Sendable {
         if event.forceMillinewtons > 0 { text += "  force \(event.forceMillinewtons) mN" }
         if event.peakForceMillinewtons > 0 { text += "  peak \(event.peakForceMillinewtons) mN" }
         text += String(format: "  latency %.2f ms", latencyMillis)
-        emit(event.timestampMicros, "input", text)
+        emit(
+            event.timestampMicros, "input", text,
+            fields: [
+                JSONMember("kind", .string(event.kind.description)), JSONMember("source", .string(event.source.description)),
+                JSONMember("position", .integer(event.position)), JSONMember("forceMn", .integer(event.forceMillinewtons)),
+                JSONMember("peakForceMn", .integer(event.peakForceMillinewtons)),
+                JSONMember("eventNumber", .integer(event.eventNumber)), JSONMember("latencyMs", Self.millis(latencyMillis)),
+            ])
     }
 
     func gesture(_ gesture: Gesture) {
@@ -61,7 +88,9 @@ final class EventPrinter: @unchecked Sendable {
             lock.withLock { latestMicros = gesture.timestampMicros }
             return
         }
-        emit(gesture.timestampMicros, "gesture", "\(Self.name(gesture.kind)) \(gesture.source)")
+        emit(
+            gesture.timestampMicros, "gesture", "\(Self.name(gesture.kind)) \(gesture.source)",
+            fields: [JSONMember("source", .string(gesture.source.description))] + Self.fields(gesture.kind))
     }
 
     /// Times count from the next event again (a new device, or a restarted one, has a new clock).
@@ -101,18 +130,28 @@ final class EventPrinter: @unchecked Sendable {
         }
         if let latency { text += String(format: "  latency %.2f ms", latency) }
         if event.phase == .ended { text += "  → CAPTURE" }
-        emit(event.deviceTimestampMicros, "capture", text)
+        var fields = [
+            JSONMember("phase", .string(event.phase.rawValue)), JSONMember("role", .string(role)),
+            JSONMember("source", .string(event.source.description)), JSONMember("forceMn", .integer(event.forceMillinewtons)),
+        ]
+        if let duration = event.pressDurationMicros {
+            fields.append(JSONMember("pressDurationMs", Self.millis(Double(duration) / 1000)))
+            fields.append(JSONMember("isLongPress", .bool(event.isLongPress)))
+        }
+        if let latency { fields.append(JSONMember("latencyMs", Self.millis(latency))) }
+        fields.append(JSONMember("captured", .bool(event.phase == .ended)))
+        emit(event.deviceTimestampMicros, "capture", text, fields: fields)
     }
 
     func overlay(_ effect: OverlayEffect, atDeviceMicros micros: UInt64?) {
         if case .haptic(let haptic, let at) = effect {
-            emit(at, "haptic", "\(haptic) → device")
+            emit(at, "haptic", "\(haptic) → device", fields: [JSONMember("pattern", .string("\(haptic)"))])
         } else {
-            emit(micros, "overlay", effect.description)
+            emit(micros, "overlay", effect.description, fields: [JSONMember("effect", .string(effect.description))])
         }
     }
 
-    func note(_ text: String) { emit(nil, "note", text, stamped: false) }
+    func note(_ text: String) { emit(nil, "note", text, stamped: false, fields: [JSONMember("text", .string(text))]) }
 
     /// Prints one host effect (inputs only when verbose, as slide samples are many).
     func effect(_ effect: HostEffect) {
@@ -136,11 +175,56 @@ final class EventPrinter: @unchecked Sendable {
         switch event {
         case .capture(let captureEvent, let role): capture(captureEvent, role: role.rawValue)
         case .photo(let photo, _):
-            emit(nil, "photo", String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias))
+            emit(
+                nil, "photo", String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias),
+                fields: [
+                    JSONMember("sequenceNumber", .integer(photo.sequenceNumber)),
+                    JSONMember("zoomFactor", .number(String(format: "%.3f", photo.zoomFactor))),
+                    JSONMember("exposureBias", .number(String(format: "%.3f", photo.exposureBias))),
+                ])
         case .action(let id, let value):
             // One per slide sample: only with --verbose (the summary has the final values).
-            if verbose { emit(nil, "action", "\(id) \(value)") }
-        case .delegate(let call): emit(nil, "delegate", call)
+            if verbose {
+                emit(
+                    nil, "action", "\(id) \(value)", fields: [JSONMember("id", .string("\(id)")), JSONMember("value", .string("\(value)"))])
+            }
+        case .delegate(let call): emit(nil, "delegate", call, fields: [JSONMember("call", .string(call))])
+        }
+    }
+
+    /// A gesture's kind and details as JSON members (`kind` is the name the text lines print).
+    static func fields(_ kind: GestureKind) -> [JSONMember] {
+        func number(_ value: Double) -> JSONValue { .number(String(format: "%.4f", value)) }
+        switch kind {
+        case .touchBegan: return [JSONMember("kind", .string("touch-began"))]
+        case .touchEnded: return [JSONMember("kind", .string("touch-ended"))]
+        case .lightPressBegan: return [JSONMember("kind", .string("light-press-began"))]
+        case .lightPressEnded: return [JSONMember("kind", .string("light-press-ended"))]
+        case .doubleLightPress: return [JSONMember("kind", .string("double-light-press"))]
+        case .slideBegan(let m), .slideChanged(let m), .slideEnded(let m):
+            let name: String
+            switch kind {
+            case .slideBegan: name = "slide-began"
+            case .slideChanged: name = "slide-changed"
+            default: name = "slide-ended"
+            }
+            return [
+                JSONMember("kind", .string(name)), JSONMember("position", number(m.position)), JSONMember("delta", number(m.delta)),
+                JSONMember("velocity", number(m.velocity)),
+            ]
+        case .pressBegan: return [JSONMember("kind", .string("press-began"))]
+        case .longPressBegan(let held):
+            return [
+                JSONMember("kind", .string("long-press-began")), JSONMember("heldMs", .number(String(format: "%.3f", Double(held) / 1000))),
+            ]
+        case .pressEnded(let s):
+            return [
+                JSONMember("kind", .string("press-ended")), JSONMember("isLongPress", .bool(s.isLongPress)),
+                JSONMember("durationMs", .number(String(format: "%.3f", Double(s.durationMicros) / 1000))),
+                JSONMember("peakForceMn", .integer(s.peakForceMillinewtons)),
+            ]
+        case .pressCancelled: return [JSONMember("kind", .string("press-cancelled"))]
+        case .remoteClick: return [JSONMember("kind", .string("remote-click"))]
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
     static let python = "/usr/bin/python3"
     static let oracle = repoRoot.appendingPathComponent("scripts/protobuf_oracle.py").path
 
-    private func runOracle(_ mode: String, input: String = "") throws -> [(name: String, rest: String)] {
+    func runOracle(_ mode: String, input: String = "") throws -> [(name: String, rest: String)] {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.python),
             "\(Self.python) is missing: it is Debian's python3 with python3-protobuf")

@@ -20,9 +20,12 @@ struct HostOverPtyTests {
         let link = folder + "/camera-control"
         let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")
-        let first = try SimulatorProcess(
-            seed: 71, linkPath: link,
-            extraArguments: ["--scenario", scenarios.appendingPathComponent("click-and-hold.scenario").path])
+        // The scenario starts at the first handshake; the pause leaves the app time to attach its interaction
+        // and start its session (under load, connect's clock round trips can take a while).
+        let scenario = folder + "/late-click-and-hold.scenario"
+        let clickAndHold = try String(contentsOf: scenarios.appendingPathComponent("click-and-hold.scenario"), encoding: .utf8)
+        try ("pause 2s\n" + clickAndHold).write(toFile: scenario, atomically: true, encoding: .utf8)
+        let first = try SimulatorProcess(seed: 71, linkPath: link, extraArguments: ["--scenario", scenario])
         defer { first.kill() }
 
         let host = try await CameraControlHost.connect(to: link, configuration: .init(retryDelay: .milliseconds(100)))

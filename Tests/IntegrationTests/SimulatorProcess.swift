@@ -244,11 +244,17 @@ final class PipeCollector: @unchecked Sendable {
 }
 
 /// Runs the built executable `name` with `arguments` to its end and captures its output; kills it (and
-/// fails) when it runs longer than `timeout` — a hang must fail the test, not stall it.
-func runTool(_ name: String, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> ToolRun {
+/// fails) when it runs longer than `timeout` — a hang must fail the test, not stall it. `environment`
+/// is added to the test runner's own.
+func runTool(
+    _ name: String, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:]
+) async throws -> ToolRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable(name))
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardInput = FileHandle.nullDevice

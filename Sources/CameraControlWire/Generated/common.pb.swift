@@ -33,6 +33,22 @@ public enum InputSource: UInt32, Hashable, Sendable, CaseIterable, CustomStringC
     }
 }
 
+extension InputSource: ProtoJSONEnum {
+    /// `cameracontrol.v1.InputSource`.
+    public static var protoEnumName: String { "cameracontrol.v1.InputSource" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "INPUT_SOURCE_UNSPECIFIED"
+        case .cameraControl: "INPUT_SOURCE_CAMERA_CONTROL"
+        case .volumeUp: "INPUT_SOURCE_VOLUME_UP"
+        case .volumeDown: "INPUT_SOURCE_VOLUME_DOWN"
+        case .actionButton: "INPUT_SOURCE_ACTION_BUTTON"
+        case .remote: "INPUT_SOURCE_REMOTE"
+        }
+    }
+}
+
 /// Haptic waveforms a device may play.
 ///
 /// Schema: `cameracontrol.v1.HapticPattern` (common.proto). Values this version does not know decode as ``unspecified``.
@@ -60,6 +76,21 @@ public enum HapticPattern: UInt32, Hashable, Sendable, CaseIterable, CustomStrin
     }
 }
 
+extension HapticPattern: ProtoJSONEnum {
+    /// `cameracontrol.v1.HapticPattern`.
+    public static var protoEnumName: String { "cameracontrol.v1.HapticPattern" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "HAPTIC_PATTERN_UNSPECIFIED"
+        case .detent: "HAPTIC_PATTERN_DETENT"
+        case .click: "HAPTIC_PATTERN_CLICK"
+        case .release: "HAPTIC_PATTERN_RELEASE"
+        case .limit: "HAPTIC_PATTERN_LIMIT"
+        }
+    }
+}
+
 /// Built-in sounds (AVCaptureEventSound).
 ///
 /// Schema: `cameracontrol.v1.Sound` (common.proto). Values this version does not know decode as ``unspecified``.
@@ -80,6 +111,20 @@ public enum Sound: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvert
         case .shutter: "shutter"
         case .beginVideoRecording: "begin-video-recording"
         case .endVideoRecording: "end-video-recording"
+        }
+    }
+}
+
+extension Sound: ProtoJSONEnum {
+    /// `cameracontrol.v1.Sound`.
+    public static var protoEnumName: String { "cameracontrol.v1.Sound" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "SOUND_UNSPECIFIED"
+        case .shutter: "SOUND_SHUTTER"
+        case .beginVideoRecording: "SOUND_BEGIN_VIDEO_RECORDING"
+        case .endVideoRecording: "SOUND_END_VIDEO_RECORDING"
         }
     }
 }
@@ -137,6 +182,30 @@ public struct ProtocolVersion: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension ProtocolVersion: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "major", jsonName: "major", number: 1, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "minor", jsonName: "minor", number: 2, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("major", major)
+        json.scalar("minor", minor)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("major", UInt32.self) { major = v }
+        if let v = try reader.scalar("minor", UInt32.self) { minor = v }
     }
 }
 
@@ -216,5 +285,38 @@ public struct Thresholds: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension Thresholds: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "light_press_on_mn", jsonName: "lightPressOnMn", number: 1, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "light_press_off_mn", jsonName: "lightPressOffMn", number: 2, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "full_press_on_mn", jsonName: "fullPressOnMn", number: 3, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "full_press_off_mn", jsonName: "fullPressOffMn", number: 4, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "min_stage_gap_mn", jsonName: "minStageGapMn", number: 5, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("lightPressOnMn", lightPressOnMillinewtons)
+        json.scalar("lightPressOffMn", lightPressOffMillinewtons)
+        json.scalar("fullPressOnMn", fullPressOnMillinewtons)
+        json.scalar("fullPressOffMn", fullPressOffMillinewtons)
+        json.scalar("minStageGapMn", minStageGapMillinewtons)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("lightPressOnMn", UInt32.self) { lightPressOnMillinewtons = v }
+        if let v = try reader.scalar("lightPressOffMn", UInt32.self) { lightPressOffMillinewtons = v }
+        if let v = try reader.scalar("fullPressOnMn", UInt32.self) { fullPressOnMillinewtons = v }
+        if let v = try reader.scalar("fullPressOffMn", UInt32.self) { fullPressOffMillinewtons = v }
+        if let v = try reader.scalar("minStageGapMn", UInt32.self) { minStageGapMillinewtons = v }
     }
 }

@@ -77,6 +77,36 @@ public struct Config: WireMessage, ProtoCodable {
     }
 }
 
+extension Config: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "thresholds", jsonName: "thresholds", number: 1, type: .message(Thresholds.self)),
+        ProtoFieldInfo(name: "sample_rate_hz", jsonName: "sampleRateHz", number: 2, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "slide_interval_ms", jsonName: "slideIntervalMs", number: 3, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "debounce_ms", jsonName: "debounceMs", number: 4, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.message("thresholds", thresholds)
+        json.scalar("sampleRateHz", sampleRateHertz)
+        json.scalar("slideIntervalMs", slideIntervalMillis)
+        json.scalar("debounceMs", debounceMillis)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.message("thresholds", Thresholds.self) { thresholds = v }
+        if let v = try reader.scalar("sampleRateHz", UInt32.self) { sampleRateHertz = v }
+        if let v = try reader.scalar("slideIntervalMs", UInt32.self) { slideIntervalMillis = v }
+        if let v = try reader.scalar("debounceMs", UInt32.self) { debounceMillis = v }
+    }
+}
+
 /// Reads the configuration.
 ///
 /// Schema: `cameracontrol.v1.GetConfigRequest` (config.proto).
@@ -109,6 +139,24 @@ public struct GetConfigRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension GetConfigRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let _ = try ProtoJSONReader(json, Self.self)
     }
 }
 
@@ -160,5 +208,26 @@ public struct ConfigureRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension ConfigureRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "config", jsonName: "config", number: 1, type: .message(Config.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.message("config", config)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.message("config", Config.self) { config = v }
     }
 }

@@ -86,6 +86,42 @@ public struct DeviceIdentity: WireMessage, ProtoCodable {
     }
 }
 
+extension DeviceIdentity: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "vendor", jsonName: "vendor", number: 1, type: .scalar(String.self)),
+        ProtoFieldInfo(name: "model", jsonName: "model", number: 2, type: .scalar(String.self)),
+        ProtoFieldInfo(name: "serial_number", jsonName: "serialNumber", number: 3, type: .scalar(String.self)),
+        ProtoFieldInfo(name: "firmware_version", jsonName: "firmwareVersion", number: 4, type: .scalar(String.self)),
+        ProtoFieldInfo(name: "usb_vendor_id", jsonName: "usbVendorId", number: 5, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "usb_product_id", jsonName: "usbProductId", number: 6, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("vendor", vendor)
+        json.scalar("model", model)
+        json.scalar("serialNumber", serialNumber)
+        json.scalar("firmwareVersion", firmwareVersion)
+        json.scalar("usbVendorId", usbVendorID)
+        json.scalar("usbProductId", usbProductID)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("vendor", String.self) { vendor = v }
+        if let v = try reader.scalar("model", String.self) { model = v }
+        if let v = try reader.scalar("serialNumber", String.self) { serialNumber = v }
+        if let v = try reader.scalar("firmwareVersion", String.self) { firmwareVersion = v }
+        if let v = try reader.scalar("usbVendorId", UInt32.self) { usbVendorID = v }
+        if let v = try reader.scalar("usbProductId", UInt32.self) { usbProductID = v }
+    }
+}
+
 /// What the device has and can do. Hosts must not assume anything that is
 /// not announced here.
 ///
@@ -282,6 +318,78 @@ public struct Capabilities: WireMessage, ProtoCodable {
     }
 }
 
+extension Capabilities: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "has_force_sensor", jsonName: "hasForceSensor", number: 1, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "has_touch_sensor", jsonName: "hasTouchSensor", number: 2, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "has_slide_strip", jsonName: "hasSlideStrip", number: 3, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "buttons", jsonName: "buttons", number: 4, type: .scalar(InputSource.self), isRepeated: true),
+        ProtoFieldInfo(name: "force_max_mn", jsonName: "forceMaxMn", number: 5, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "slide_resolution", jsonName: "slideResolution", number: 6, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "slide_length_um", jsonName: "slideLengthUm", number: 7, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "sample_rates_hz", jsonName: "sampleRatesHz", number: 8, type: .scalar(UInt32.self), isRepeated: true),
+        ProtoFieldInfo(name: "max_frame_bytes", jsonName: "maxFrameBytes", number: 9, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "max_concurrent_calls", jsonName: "maxConcurrentCalls", number: 10, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "max_controls", jsonName: "maxControls", number: 11, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "supports_controls", jsonName: "supportsControls", number: 12, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "haptic_patterns", jsonName: "hapticPatterns", number: 13, type: .scalar(HapticPattern.self), isRepeated: true),
+        ProtoFieldInfo(name: "has_speaker", jsonName: "hasSpeaker", number: 14, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "has_indicator_led", jsonName: "hasIndicatorLed", number: 15, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "thresholds", jsonName: "thresholds", number: 16, type: .message(Thresholds.self)),
+        ProtoFieldInfo(name: "heartbeat_interval_ms", jsonName: "heartbeatIntervalMs", number: 17, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "is_simulator", jsonName: "isSimulator", number: 18, type: .scalar(Bool.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("hasForceSensor", hasForceSensor)
+        json.scalar("hasTouchSensor", hasTouchSensor)
+        json.scalar("hasSlideStrip", hasSlideStrip)
+        json.repeated("buttons", buttons)
+        json.scalar("forceMaxMn", forceMaxMillinewtons)
+        json.scalar("slideResolution", slideResolution)
+        json.scalar("slideLengthUm", slideLengthMicrometres)
+        json.repeated("sampleRatesHz", sampleRatesHertz)
+        json.scalar("maxFrameBytes", maxFrameBytes)
+        json.scalar("maxConcurrentCalls", maxConcurrentCalls)
+        json.scalar("maxControls", maxControls)
+        json.scalar("supportsControls", supportsControls)
+        json.repeated("hapticPatterns", hapticPatterns)
+        json.scalar("hasSpeaker", hasSpeaker)
+        json.scalar("hasIndicatorLed", hasIndicatorLED)
+        json.message("thresholds", thresholds)
+        json.scalar("heartbeatIntervalMs", heartbeatIntervalMillis)
+        json.scalar("isSimulator", isSimulator)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("hasForceSensor", Bool.self) { hasForceSensor = v }
+        if let v = try reader.scalar("hasTouchSensor", Bool.self) { hasTouchSensor = v }
+        if let v = try reader.scalar("hasSlideStrip", Bool.self) { hasSlideStrip = v }
+        if let v = try reader.repeated("buttons", InputSource.self) { buttons = v }
+        if let v = try reader.scalar("forceMaxMn", UInt32.self) { forceMaxMillinewtons = v }
+        if let v = try reader.scalar("slideResolution", UInt32.self) { slideResolution = v }
+        if let v = try reader.scalar("slideLengthUm", UInt32.self) { slideLengthMicrometres = v }
+        if let v = try reader.repeated("sampleRatesHz", UInt32.self) { sampleRatesHertz = v }
+        if let v = try reader.scalar("maxFrameBytes", UInt32.self) { maxFrameBytes = v }
+        if let v = try reader.scalar("maxConcurrentCalls", UInt32.self) { maxConcurrentCalls = v }
+        if let v = try reader.scalar("maxControls", UInt32.self) { maxControls = v }
+        if let v = try reader.scalar("supportsControls", Bool.self) { supportsControls = v }
+        if let v = try reader.repeated("hapticPatterns", HapticPattern.self) { hapticPatterns = v }
+        if let v = try reader.scalar("hasSpeaker", Bool.self) { hasSpeaker = v }
+        if let v = try reader.scalar("hasIndicatorLed", Bool.self) { hasIndicatorLED = v }
+        if let v = try reader.message("thresholds", Thresholds.self) { thresholds = v }
+        if let v = try reader.scalar("heartbeatIntervalMs", UInt32.self) { heartbeatIntervalMillis = v }
+        if let v = try reader.scalar("isSimulator", Bool.self) { isSimulator = v }
+    }
+}
+
 /// The first call of a session.
 ///
 /// Schema: `cameracontrol.v1.HandshakeRequest` (device.proto).
@@ -337,6 +445,30 @@ public struct HandshakeRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension HandshakeRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "host_version", jsonName: "hostVersion", number: 1, type: .message(ProtocolVersion.self)),
+        ProtoFieldInfo(name: "host_name", jsonName: "hostName", number: 2, type: .scalar(String.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.message("hostVersion", hostVersion)
+        json.scalar("hostName", hostName)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.message("hostVersion", ProtocolVersion.self) { hostVersion = v }
+        if let v = try reader.scalar("hostName", String.self) { hostName = v }
     }
 }
 
@@ -435,6 +567,42 @@ public struct HandshakeResponse: WireMessage, ProtoCodable {
     }
 }
 
+extension HandshakeResponse: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "device_version", jsonName: "deviceVersion", number: 1, type: .message(ProtocolVersion.self)),
+        ProtoFieldInfo(name: "negotiated_version", jsonName: "negotiatedVersion", number: 2, type: .message(ProtocolVersion.self)),
+        ProtoFieldInfo(name: "identity", jsonName: "identity", number: 3, type: .message(DeviceIdentity.self)),
+        ProtoFieldInfo(name: "capabilities", jsonName: "capabilities", number: 4, type: .message(Capabilities.self)),
+        ProtoFieldInfo(name: "device_time_us", jsonName: "deviceTimeUs", number: 5, type: .scalar(UInt64.self)),
+        ProtoFieldInfo(name: "session_id", jsonName: "sessionId", number: 6, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.message("deviceVersion", deviceVersion)
+        json.message("negotiatedVersion", negotiatedVersion)
+        json.message("identity", identity)
+        json.message("capabilities", capabilities)
+        json.scalar("deviceTimeUs", deviceTimeMicros)
+        json.scalar("sessionId", sessionID)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.message("deviceVersion", ProtocolVersion.self) { deviceVersion = v }
+        if let v = try reader.message("negotiatedVersion", ProtocolVersion.self) { negotiatedVersion = v }
+        if let v = try reader.message("identity", DeviceIdentity.self) { identity = v }
+        if let v = try reader.message("capabilities", Capabilities.self) { capabilities = v }
+        if let v = try reader.scalar("deviceTimeUs", UInt64.self) { deviceTimeMicros = v }
+        if let v = try reader.scalar("sessionId", UInt32.self) { sessionID = v }
+    }
+}
+
 /// A liveness probe with an echoed payload.
 ///
 /// Schema: `cameracontrol.v1.PingRequest` (device.proto).
@@ -480,6 +648,27 @@ public struct PingRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension PingRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "payload", jsonName: "payload", number: 1, type: .scalar([UInt8].self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("payload", payload)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("payload", [UInt8].self) { payload = v }
     }
 }
 
@@ -535,5 +724,29 @@ public struct PingResponse: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension PingResponse: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "payload", jsonName: "payload", number: 1, type: .scalar([UInt8].self)),
+        ProtoFieldInfo(name: "device_time_us", jsonName: "deviceTimeUs", number: 2, type: .scalar(UInt64.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("payload", payload)
+        json.scalar("deviceTimeUs", deviceTimeMicros)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("payload", [UInt8].self) { payload = v }
+        if let v = try reader.scalar("deviceTimeUs", UInt64.self) { deviceTimeMicros = v }
     }
 }

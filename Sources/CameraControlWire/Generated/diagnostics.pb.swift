@@ -184,6 +184,84 @@ public struct Counters: WireMessage, ProtoCodable {
     }
 }
 
+extension Counters: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "uptime_us", jsonName: "uptimeUs", number: 1, type: .scalar(UInt64.self)),
+        ProtoFieldInfo(name: "frames_received", jsonName: "framesReceived", number: 2, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "frames_sent", jsonName: "framesSent", number: 3, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "bytes_received", jsonName: "bytesReceived", number: 4, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "bytes_sent", jsonName: "bytesSent", number: 5, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "check_errors", jsonName: "checkErrors", number: 6, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "framing_errors", jsonName: "framingErrors", number: 7, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "oversized_frames", jsonName: "oversizedFrames", number: 8, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "unknown_packet_types", jsonName: "unknownPacketTypes", number: 9, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "unimplemented_calls", jsonName: "unimplementedCalls", number: 10, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "invalid_arguments", jsonName: "invalidArguments", number: 11, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "cancelled_calls", jsonName: "cancelledCalls", number: 12, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "retransmissions", jsonName: "retransmissions", number: 13, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "duplicates_dropped", jsonName: "duplicatesDropped", number: 14, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "sequence_gaps", jsonName: "sequenceGaps", number: 15, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "heartbeat_timeouts", jsonName: "heartbeatTimeouts", number: 16, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "calls_refused", jsonName: "callsRefused", number: 17, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "tx_dropped", jsonName: "txDropped", number: 18, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "reliable_given_up", jsonName: "reliableGivenUp", number: 19, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "reliable_unprotected", jsonName: "reliableUnprotected", number: 20, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("uptimeUs", uptimeMicros)
+        json.scalar("framesReceived", framesReceived)
+        json.scalar("framesSent", framesSent)
+        json.scalar("bytesReceived", bytesReceived)
+        json.scalar("bytesSent", bytesSent)
+        json.scalar("checkErrors", checkErrors)
+        json.scalar("framingErrors", framingErrors)
+        json.scalar("oversizedFrames", oversizedFrames)
+        json.scalar("unknownPacketTypes", unknownPacketTypes)
+        json.scalar("unimplementedCalls", unimplementedCalls)
+        json.scalar("invalidArguments", invalidArguments)
+        json.scalar("cancelledCalls", cancelledCalls)
+        json.scalar("retransmissions", retransmissions)
+        json.scalar("duplicatesDropped", duplicatesDropped)
+        json.scalar("sequenceGaps", sequenceGaps)
+        json.scalar("heartbeatTimeouts", heartbeatTimeouts)
+        json.scalar("callsRefused", callsRefused)
+        json.scalar("txDropped", txDropped)
+        json.scalar("reliableGivenUp", reliableGivenUp)
+        json.scalar("reliableUnprotected", reliableUnprotected)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("uptimeUs", UInt64.self) { uptimeMicros = v }
+        if let v = try reader.scalar("framesReceived", UInt32.self) { framesReceived = v }
+        if let v = try reader.scalar("framesSent", UInt32.self) { framesSent = v }
+        if let v = try reader.scalar("bytesReceived", UInt32.self) { bytesReceived = v }
+        if let v = try reader.scalar("bytesSent", UInt32.self) { bytesSent = v }
+        if let v = try reader.scalar("checkErrors", UInt32.self) { checkErrors = v }
+        if let v = try reader.scalar("framingErrors", UInt32.self) { framingErrors = v }
+        if let v = try reader.scalar("oversizedFrames", UInt32.self) { oversizedFrames = v }
+        if let v = try reader.scalar("unknownPacketTypes", UInt32.self) { unknownPacketTypes = v }
+        if let v = try reader.scalar("unimplementedCalls", UInt32.self) { unimplementedCalls = v }
+        if let v = try reader.scalar("invalidArguments", UInt32.self) { invalidArguments = v }
+        if let v = try reader.scalar("cancelledCalls", UInt32.self) { cancelledCalls = v }
+        if let v = try reader.scalar("retransmissions", UInt32.self) { retransmissions = v }
+        if let v = try reader.scalar("duplicatesDropped", UInt32.self) { duplicatesDropped = v }
+        if let v = try reader.scalar("sequenceGaps", UInt32.self) { sequenceGaps = v }
+        if let v = try reader.scalar("heartbeatTimeouts", UInt32.self) { heartbeatTimeouts = v }
+        if let v = try reader.scalar("callsRefused", UInt32.self) { callsRefused = v }
+        if let v = try reader.scalar("txDropped", UInt32.self) { txDropped = v }
+        if let v = try reader.scalar("reliableGivenUp", UInt32.self) { reliableGivenUp = v }
+        if let v = try reader.scalar("reliableUnprotected", UInt32.self) { reliableUnprotected = v }
+    }
+}
+
 extension Counters {
     /// One counter: its schema name and how to read it.
     public struct Field: Sendable {
@@ -253,6 +331,24 @@ public struct GetCountersRequest: WireMessage, ProtoCodable {
     }
 }
 
+extension GetCountersRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let _ = try ProtoJSONReader(json, Self.self)
+    }
+}
+
 /// Resets the counters.
 ///
 /// Schema: `cameracontrol.v1.ResetCountersRequest` (diagnostics.proto).
@@ -285,5 +381,23 @@ public struct ResetCountersRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension ResetCountersRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let _ = try ProtoJSONReader(json, Self.self)
     }
 }

@@ -24,6 +24,19 @@ public enum IndicatorMode: UInt32, Hashable, Sendable, CaseIterable, CustomStrin
     }
 }
 
+extension IndicatorMode: ProtoJSONEnum {
+    /// `cameracontrol.v1.IndicatorMode`.
+    public static var protoEnumName: String { "cameracontrol.v1.IndicatorMode" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .off: "INDICATOR_MODE_OFF"
+        case .on: "INDICATOR_MODE_ON"
+        case .blink: "INDICATOR_MODE_BLINK"
+        }
+    }
+}
+
 /// Plays a haptic pattern.
 ///
 /// Schema: `cameracontrol.v1.PlayHapticRequest` (feedback.proto).
@@ -79,6 +92,30 @@ public struct PlayHapticRequest: WireMessage, ProtoCodable {
     }
 }
 
+extension PlayHapticRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "pattern", jsonName: "pattern", number: 1, type: .scalar(HapticPattern.self)),
+        ProtoFieldInfo(name: "intensity_percent", jsonName: "intensityPercent", number: 2, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("pattern", pattern)
+        json.scalar("intensityPercent", intensityPercent)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("pattern", HapticPattern.self) { pattern = v }
+        if let v = try reader.scalar("intensityPercent", UInt32.self) { intensityPercent = v }
+    }
+}
+
 /// Plays a built-in sound.
 ///
 /// Schema: `cameracontrol.v1.PlaySoundRequest` (feedback.proto).
@@ -124,6 +161,27 @@ public struct PlaySoundRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension PlaySoundRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "sound", jsonName: "sound", number: 1, type: .scalar(Sound.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("sound", sound)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("sound", Sound.self) { sound = v }
     }
 }
 
@@ -182,6 +240,30 @@ public struct SetIndicatorRequest: WireMessage, ProtoCodable {
     }
 }
 
+extension SetIndicatorRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "mode", jsonName: "mode", number: 1, type: .scalar(IndicatorMode.self)),
+        ProtoFieldInfo(name: "rgb", jsonName: "rgb", number: 2, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("mode", mode)
+        json.scalar("rgb", rgb)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("mode", IndicatorMode.self) { mode = v }
+        if let v = try reader.scalar("rgb", UInt32.self) { rgb = v }
+    }
+}
+
 /// The answer to every feedback request.
 ///
 /// Schema: `cameracontrol.v1.FeedbackResponse` (feedback.proto).
@@ -227,5 +309,26 @@ public struct FeedbackResponse: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension FeedbackResponse: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "device_time_us", jsonName: "deviceTimeUs", number: 1, type: .scalar(UInt64.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("deviceTimeUs", deviceTimeMicros)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("deviceTimeUs", UInt64.self) { deviceTimeMicros = v }
     }
 }

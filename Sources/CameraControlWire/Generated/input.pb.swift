@@ -49,6 +49,27 @@ public enum InputEventKind: UInt32, Hashable, Sendable, CaseIterable, CustomStri
     }
 }
 
+extension InputEventKind: ProtoJSONEnum {
+    /// `cameracontrol.v1.InputEventKind`.
+    public static var protoEnumName: String { "cameracontrol.v1.InputEventKind" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "INPUT_EVENT_KIND_UNSPECIFIED"
+        case .touchDown: "INPUT_EVENT_KIND_TOUCH_DOWN"
+        case .touchUp: "INPUT_EVENT_KIND_TOUCH_UP"
+        case .lightPressDown: "INPUT_EVENT_KIND_LIGHT_PRESS_DOWN"
+        case .lightPressUp: "INPUT_EVENT_KIND_LIGHT_PRESS_UP"
+        case .fullPressDown: "INPUT_EVENT_KIND_FULL_PRESS_DOWN"
+        case .fullPressUp: "INPUT_EVENT_KIND_FULL_PRESS_UP"
+        case .slide: "INPUT_EVENT_KIND_SLIDE"
+        case .buttonDown: "INPUT_EVENT_KIND_BUTTON_DOWN"
+        case .buttonUp: "INPUT_EVENT_KIND_BUTTON_UP"
+        case .remoteClick: "INPUT_EVENT_KIND_REMOTE_CLICK"
+        }
+    }
+}
+
 /// One input event from the device.
 ///
 /// Schema: `cameracontrol.v1.InputEvent` (input.proto).
@@ -139,6 +160,45 @@ public struct InputEvent: WireMessage, ProtoCodable {
     }
 }
 
+extension InputEvent: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "timestamp_us", jsonName: "timestampUs", number: 1, type: .scalar(UInt64.self)),
+        ProtoFieldInfo(name: "kind", jsonName: "kind", number: 2, type: .scalar(InputEventKind.self)),
+        ProtoFieldInfo(name: "source", jsonName: "source", number: 3, type: .scalar(InputSource.self)),
+        ProtoFieldInfo(name: "force_mn", jsonName: "forceMn", number: 4, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "position", jsonName: "position", number: 5, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "peak_force_mn", jsonName: "peakForceMn", number: 6, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "event_number", jsonName: "eventNumber", number: 7, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("timestampUs", timestampMicros)
+        json.scalar("kind", kind)
+        json.scalar("source", source)
+        json.scalar("forceMn", forceMillinewtons)
+        json.scalar("position", position)
+        json.scalar("peakForceMn", peakForceMillinewtons)
+        json.scalar("eventNumber", eventNumber)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("timestampUs", UInt64.self) { timestampMicros = v }
+        if let v = try reader.scalar("kind", InputEventKind.self) { kind = v }
+        if let v = try reader.scalar("source", InputSource.self) { source = v }
+        if let v = try reader.scalar("forceMn", UInt32.self) { forceMillinewtons = v }
+        if let v = try reader.scalar("position", UInt32.self) { position = v }
+        if let v = try reader.scalar("peakForceMn", UInt32.self) { peakForceMillinewtons = v }
+        if let v = try reader.scalar("eventNumber", UInt32.self) { eventNumber = v }
+    }
+}
+
 /// Starts the input event stream.
 ///
 /// Schema: `cameracontrol.v1.StreamInputEventsRequest` (input.proto).
@@ -171,6 +231,24 @@ public struct StreamInputEventsRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension StreamInputEventsRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let _ = try ProtoJSONReader(json, Self.self)
     }
 }
 
@@ -219,6 +297,27 @@ public struct StreamRawSamplesRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension StreamRawSamplesRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "samples_per_batch", jsonName: "samplesPerBatch", number: 1, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("samplesPerBatch", samplesPerBatch)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("samplesPerBatch", UInt32.self) { samplesPerBatch = v }
     }
 }
 
@@ -291,5 +390,35 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension RawSampleBatch: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "first_timestamp_us", jsonName: "firstTimestampUs", number: 1, type: .scalar(UInt64.self)),
+        ProtoFieldInfo(name: "sample_interval_us", jsonName: "sampleIntervalUs", number: 2, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "samples", jsonName: "samples", number: 3, type: .scalar([UInt8].self)),
+        ProtoFieldInfo(name: "dropped_before", jsonName: "droppedBefore", number: 4, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("firstTimestampUs", firstTimestampMicros)
+        json.scalar("sampleIntervalUs", sampleIntervalMicros)
+        json.scalar("samples", samples)
+        json.scalar("droppedBefore", droppedBefore)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("firstTimestampUs", UInt64.self) { firstTimestampMicros = v }
+        if let v = try reader.scalar("sampleIntervalUs", UInt32.self) { sampleIntervalMicros = v }
+        if let v = try reader.scalar("samples", [UInt8].self) { samples = v }
+        if let v = try reader.scalar("droppedBefore", UInt32.self) { droppedBefore = v }
     }
 }

@@ -41,3 +41,35 @@ extension MethodInfo {
         }
     }
 }
+
+extension ProtoJSON {
+    /// Every message of the v1 schema, in schema order (for tools that work by message name).
+    public static let messageTypes: [any ProtoJSONMessage.Type] = [
+        ProtocolVersion.self,
+        Thresholds.self,
+        Config.self,
+        GetConfigRequest.self,
+        ConfigureRequest.self,
+        DeviceIdentity.self,
+        Capabilities.self,
+        HandshakeRequest.self,
+        HandshakeResponse.self,
+        PingRequest.self,
+        PingResponse.self,
+        Counters.self,
+        GetCountersRequest.self,
+        ResetCountersRequest.self,
+        PlayHapticRequest.self,
+        PlaySoundRequest.self,
+        SetIndicatorRequest.self,
+        FeedbackResponse.self,
+        InputEvent.self,
+        StreamInputEventsRequest.self,
+        StreamRawSamplesRequest.self,
+        RawSampleBatch.self,
+        RunScenarioRequest.self,
+        RunScenarioResponse.self,
+        SimulatorStatus.self,
+        GetSimulatorStatusRequest.self,
+    ]
+}

@@ -51,6 +51,27 @@ public struct RunScenarioRequest: WireMessage, ProtoCodable {
     }
 }
 
+extension RunScenarioRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "scenario", jsonName: "scenario", number: 1, type: .scalar(String.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("scenario", scenario)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("scenario", String.self) { scenario = v }
+    }
+}
+
 /// The simulator's answer to RunScenario.
 ///
 /// Schema: `cameracontrol.v1.RunScenarioResponse` (simulator.proto).
@@ -103,6 +124,30 @@ public struct RunScenarioResponse: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension RunScenarioResponse: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "steps", jsonName: "steps", number: 1, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "duration_us", jsonName: "durationUs", number: 2, type: .scalar(UInt64.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("steps", steps)
+        json.scalar("durationUs", durationMicros)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("steps", UInt32.self) { steps = v }
+        if let v = try reader.scalar("durationUs", UInt64.self) { durationMicros = v }
     }
 }
 
@@ -161,6 +206,30 @@ public struct SimulatorStatus: WireMessage, ProtoCodable {
     }
 }
 
+extension SimulatorStatus: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "scenario_running", jsonName: "scenarioRunning", number: 1, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "device_time_us", jsonName: "deviceTimeUs", number: 2, type: .scalar(UInt64.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("scenarioRunning", isScenarioRunning)
+        json.scalar("deviceTimeUs", deviceTimeMicros)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("scenarioRunning", Bool.self) { isScenarioRunning = v }
+        if let v = try reader.scalar("deviceTimeUs", UInt64.self) { deviceTimeMicros = v }
+    }
+}
+
 /// Reads the simulator's state.
 ///
 /// Schema: `cameracontrol.v1.GetSimulatorStatusRequest` (simulator.proto).
@@ -193,5 +262,23 @@ public struct GetSimulatorStatusRequest: WireMessage, ProtoCodable {
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
         }
+    }
+}
+
+extension GetSimulatorStatusRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let _ = try ProtoJSONReader(json, Self.self)
     }
 }

@@ -1,0 +1,118 @@
+import CameraControlDevice
+import CameraControlRPC
+import CameraControlTransport
+import CameraControlWire
+import Foundation
+
+/// Turns what a command throws into a message, an exit status and a hint of what to do next.
+enum Failures {
+    /// The hint for a device that does not answer.
+    static let noAnswerHint =
+        "is the firmware running on it? The link is 115200 baud 8N1: a board at another baud rate never answers. "
+        + "Reset the board or replug it, and try `camctl ports --probe` to see which ports answer"
+
+    static func classify(_ error: any Error, command: Command) -> CLIFailure {
+        switch error {
+        case let failure as CLIFailure:
+            return failure
+        case let failure as Arguments.Failure:
+            return CLIFailure(
+                status: .usage, message: failure.description,
+                hint: "usage: camctl \(command.name) \(command.usage) (`camctl help \(command.name)` for more)")
+        case let failure as ProtoJSONError:
+            return CLIFailure(status: .usage, message: failure.description, hint: "`camctl describe` lists each message's fields")
+        case let failure as DeviceError:
+            return classify(failure)
+        case let failure as RPCError:
+            return classify(failure)
+        case let failure as TransportError:
+            return classify(failure, path: nil)
+        default:
+            return CLIFailure(status: .failure, message: String(describing: error))
+        }
+    }
+
+    static func classify(_ error: DeviceError) -> CLIFailure {
+        if let transport = error.transportError, error.code == .transport {
+            var failure = classify(transport, path: nil)
+            failure.message = error.message
+            return failure
+        }
+        if error.code == .handshakeFailed, let rpc = error.rpcError, rpc.code == .deadlineExceeded || rpc.code == .unavailable {
+            return CLIFailure(status: .noAnswer, message: "no answer to the handshake: \(error.message)", hint: noAnswerHint)
+        }
+        switch error.code {
+        case .versionMismatch:
+            return CLIFailure(
+                status: .failure, message: error.description,
+                hint: "the device speaks another major protocol version: update its firmware or camctl")
+        case .closed:
+            return CLIFailure(
+                status: .failure, message: error.description, hint: "the device went away: check the cable, then run the command again")
+        default:
+            return CLIFailure(status: .failure, message: error.description)
+        }
+    }
+
+    static func classify(_ error: RPCError) -> CLIFailure {
+        switch error.code {
+        case .deadlineExceeded, .unavailable:
+            return CLIFailure(status: .noAnswer, message: "the device did not answer: \(error)", hint: noAnswerHint)
+        case .unimplemented:
+            return CLIFailure(
+                status: .failure, message: error.description,
+                hint: "the device does not offer this method (its capabilities: `camctl info PORT`)")
+        case .invalidArgument, .outOfRange:
+            return CLIFailure(
+                status: .failure, message: error.description, hint: "the device refused the values; `camctl describe` shows the fields")
+        default:
+            return CLIFailure(status: .failure, message: error.description)
+        }
+    }
+
+    static func classify(_ error: TransportError, path: String?) -> CLIFailure {
+        let message = path.map { "cannot open \($0): \(error)" } ?? error.description
+        switch error.code {
+        case .inUse:
+            let who = error.holderPID.map { "process \($0) (`ps -p \($0)`)" } ?? "another program"
+            return CLIFailure(
+                status: .failure, message: message,
+                hint: "\(who) holds the port: quit it (a `camctl monitor`, picocom, screen, ModemManager) or pick another port")
+        case .openFailed where error.errno == EACCES || error.errno == EPERM:
+            return CLIFailure(
+                status: .failure, message: message,
+                hint: "no permission: add yourself to the port's group, `sudo usermod -aG dialout $USER`, then log in again")
+        case .notFound:
+            return CLIFailure(status: .failure, message: message, hint: "`camctl ports` lists the serial ports")
+        case .notATerminal:
+            return CLIFailure(
+                status: .failure, message: message, hint: "PORT must be a serial port or pseudo-terminal; `camctl ports` lists them")
+        case .configurationFailed:
+            return CLIFailure(
+                status: .failure, message: message, hint: "the port would not take 115200 baud 8N1; is it a serial port?")
+        default:
+            return CLIFailure(status: .failure, message: message)
+        }
+    }
+
+    /// Reads a text file, or fails with a plain message (not a Foundation error dump).
+    static func readText(_ path: String, what: String = "file") throws(CLIFailure) -> String {
+        if path == "-" {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CLIFailure(
+                status: .failure, message: "no such \(what) \(path)",
+                hint: "check the path (relative to \(FileManager.default.currentDirectoryPath))")
+        }
+        guard !isDirectory.boolValue else { throw CLIFailure(status: .failure, message: "\(path) is a directory, not a \(what)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIFailure(status: .failure, message: "cannot read \(path)", hint: "check its permissions")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIFailure(status: .failure, message: "\(path) is not UTF-8 text")
+        }
+        return text
+    }
+}

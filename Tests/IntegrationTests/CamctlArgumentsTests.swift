@@ -1,0 +1,197 @@
+import CameraControlDevice
+import CameraControlEmbedded
+import CameraControlRPC
+import CameraControlTransport
+import CameraControlWire
+import Foundation
+import Testing
+
+@testable import camctl
+
+/// camctl's argument parser and command framework, in-process (no device).
+@Suite("camctl arguments")
+struct CamctlArgumentsTests {
+    private func failure(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func optionsSwitchesAndPositionals() throws {
+        let args = try Arguments(
+            ["PORT", "--count", "3", "--json", "-o", "out.pcapng", "--seconds=5", "--", "--not-an-option"],
+            valued: ["count", "o", "seconds"], switches: ["json"], positionals: ["PORT", "REST"])
+        #expect(args.positional == ["PORT", "--not-an-option"])
+        #expect(try args.integer("count", default: 0) == 3)
+        #expect(try args.integer("seconds", default: 0) == 5)
+        #expect(try args.integer("missing", default: 9) == 9)
+        #expect(args.value("o") == "out.pcapng")
+        #expect(args.flag("json"))
+        #expect(!args.flag("probe"))
+        #expect(args.optional(5) == nil)
+        // `-` (stdin) and negative numbers are positionals, not options.
+        #expect(try Arguments(["-", "-5", "-0.5"], valued: [], switches: []).positional == ["-", "-5", "-0.5"])
+    }
+
+    @Test func unknownOptionsGetANearMatch() {
+        let message = failure { _ = try Arguments(["--josn"], valued: ["count"], switches: ["json"]) }
+        #expect(message == "unknown option --josn; did you mean --json?")
+        #expect(failure { _ = try Arguments(["--frobnicate"], valued: [], switches: ["json"]) } == "unknown option --frobnicate")
+        #expect(failure { _ = try Arguments(["-x"], valued: ["o"], switches: []) } == "unknown option -x")
+    }
+
+    @Test func extraArgumentsAndBadValuesAreRefused() {
+        #expect(
+            failure { _ = try Arguments(["a", "b"], valued: [], switches: [], positionals: ["PORT"]) }
+                == "unexpected argument 'b' (this command takes PORT)")
+        #expect(
+            failure { _ = try Arguments(["a"], valued: [], switches: [], positionals: []) }
+                == "unexpected argument 'a' (this command takes no arguments)")
+        #expect(failure { _ = try Arguments(["a", "b", "c"], valued: [], switches: [], positionals: ["FILE"], variadic: true) } == nil)
+        #expect(failure { _ = try Arguments(["--count"], valued: ["count"], switches: []) } == "option --count needs a value")
+        #expect(failure { _ = try Arguments(["--json=1"], valued: [], switches: ["json"]) } == "option --json takes no value")
+        #expect(
+            failure { _ = try Arguments(["--count", "x"], valued: ["count"], switches: []).integer("count", default: 0) }
+                == "--count wants an integer, not 'x'")
+        #expect(failure { _ = try Arguments([], valued: [], switches: []).required(0, "PORT") } == "missing PORT")
+    }
+
+    @Test func helpIsAskedForBeforeDoubleDash() {
+        #expect(Arguments.asksForHelp(["PORT", "--help"]))
+        #expect(Arguments.asksForHelp(["-h"]))
+        #expect(!Arguments.asksForHelp(["--", "--help"]))
+        #expect(!Arguments.asksForHelp(["PORT"]))
+    }
+
+    /// Every command is registered once, with a summary, usage and examples of itself, and its help
+    /// documents the exit statuses.
+    @Test func everyCommandHasHelpWithExamples() {
+        let names = CamCtl.commands.map(\.name)
+        #expect(Set(names).count == names.count, "duplicate command names: \(names)")
+        for command in CamCtl.commands {
+            #expect(!command.summary.isEmpty && !command.usage.isEmpty, "\(command.name)")
+            #expect(!command.examples.isEmpty, "\(command.name) has no examples")
+            for example in command.examples {
+                #expect(
+                    example == command.name || example.hasPrefix(command.name + " ") || example.contains("# "),
+                    "\(command.name): \(example)")
+            }
+            #expect(command.help.contains("usage: camctl \(command.name) "))
+            #expect(command.help.contains("exit status: 0 ok, 1 runtime failure"))
+            #expect(command.help.contains("3 no device answered"))
+        }
+        #expect(CamCtl.usage.contains("exit status"))
+    }
+
+    @Test func dispatchStatuses() async {
+        #expect(await CamCtl.run(["pign"]) == .usage)
+        #expect(await CamCtl.run([]) == .usage)
+        #expect(await CamCtl.run(["help", "ping"]) == .ok)
+        #expect(await CamCtl.run(["help", "pign"]) == .usage)
+        #expect(await CamCtl.run(["ping", "--help"]) == .ok)
+        #expect(await CamCtl.run(["info"]) == .usage)
+        #expect(await CamCtl.run(["info", "a", "b"]) == .usage)
+        #expect(await CamCtl.run(["ports", "--frobnicate"]) == .usage)
+        #expect(await CamCtl.run(["describe", "--json"]) == .ok)
+        #expect(await CamCtl.run(["describe", "Confg"]) == .usage)
+    }
+
+    /// Every method of the schema is found by its full name, and by its method name alone.
+    @Test func methodsAreFoundByName() throws {
+        for method in MethodInfo.allV1 {
+            #expect(try SchemaCommands.method(named: method.name).id == method.id)
+            #expect(try SchemaCommands.method(named: method.methodName).id == method.id)
+        }
+        let message = failure { _ = try SchemaCommands.method(named: "Pnig") }
+        #expect(message?.contains("did you mean 'DeviceService/Ping'?") == true, "\(message ?? "")")
+    }
+
+    @Test func fieldValuePairsBecomeJSON() throws {
+        let haptic = try SchemaCommands.requestJSON(["pattern=detent", "intensityPercent=80"], for: PlayHapticRequest.self)
+        #expect(try PlayHapticRequest(json: haptic) == PlayHapticRequest(pattern: .detent, intensityPercent: 80))
+        let configure = try SchemaCommands.requestJSON(
+            ["config.sampleRateHz=500", "config.thresholds.lightPressOnMn=900"], for: ConfigureRequest.self)
+        let request = try ConfigureRequest(json: configure)
+        #expect(request.config?.sampleRateHertz == 500)
+        #expect(request.config?.thresholds?.lightPressOnMillinewtons == 900)
+        let ping = try SchemaCommands.requestJSON(["payload=hi"], for: PingRequest.self)
+        #expect(try PingRequest(json: ping).payload == Array("hi".utf8))
+        #expect(
+            try SchemaCommands.requestJSON([#"{"pattern": 2}"#], for: PlayHapticRequest.self)
+                == .object([JSONMember("pattern", .number("2"))]))
+        do {
+            _ = try SchemaCommands.requestJSON(["patern=detent"], for: PlayHapticRequest.self)
+            Issue.record("a misspelt field was accepted")
+        } catch let error as ProtoJSONError {
+            #expect(error.code == .unknownField)
+            #expect(error.suggestion == "pattern")
+        }
+        // A misspelt enum value reaches the mapping, which refuses it.
+        let bad = try SchemaCommands.requestJSON(["pattern=detnet"], for: PlayHapticRequest.self)
+        #expect(throws: ProtoJSONError.self) { try PlayHapticRequest(json: bad) }
+    }
+
+    /// Comments and blank lines are not sent; the lines kept remember where they were in the file, so a
+    /// device's `line N` becomes the file's line.
+    @Test func scenarioLinesMapBackToTheFile() {
+        let steps = ScenarioFiles.steps(of: "# a tour\n\nfull-click\n  # more\nbutton volume-up\n")
+        #expect(steps.text == "full-click\nbutton volume-up\n")
+        #expect(steps.fileLines == [3, 5])
+        let error = RPCError(code: .invalidArgument, message: "line 2: unknown button")
+        #expect(ScenarioFiles.relocated(error, steps: steps, file: "f.scenario")?.message.hasPrefix("f.scenario:5: unknown button") == true)
+        #expect(ScenarioFiles.relocated(RPCError(code: .invalidArgument, message: "other"), steps: steps, file: "f") == nil)
+    }
+
+    @Test func scenarioErrorsNameFileLineColumnAndToken() throws {
+        let text = "# header\nfull-click\nslide to=0.5 ovr=200ms\n"
+        do {
+            _ = try ScenarioParser.check(text)
+            Issue.record("a bad scenario parsed")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.column == 14)
+            let failure = ScenarioFiles.failure(error, file: "x.scenario", text: text)
+            #expect(failure.message.hasPrefix("x.scenario:3:14: unknown parameter for this step, found 'ovr=200ms'"), "\(failure)")
+            #expect(failure.message.contains("\n    slide to=0.5 ovr=200ms\n                 ^"), "\(failure)")
+        }
+        do {
+            _ = try ScenarioParser.check("lite-press\n")
+        } catch {
+            let failure = ScenarioFiles.failure(error, file: "y", text: "lite-press\n")
+            #expect(failure.hint?.hasPrefix("did you mean 'light-press'?") == true)
+        }
+        #expect(try ScenarioParser.check("seed 3\nfull-click\n") == ScenarioParser.Summary(steps: 1, seed: 3))
+        // The hint's list of steps is the parser's: each name parses as a step (or the seed line).
+        for name in ScenarioParser.stepNames {
+            do {
+                _ = try ScenarioParser.check(name + "\n")
+            } catch {
+                #expect(error.reason != "unknown step", "\(name) is no step of the parser")
+            }
+        }
+    }
+
+    /// Failures map to their exit status, with a hint of what to do next.
+    @Test func failuresSayWhatToDoNext() {
+        let denied = Failures.classify(TransportError(code: .openFailed, message: "cannot open /dev/ttyACM0", errno: EACCES), path: nil)
+        #expect(denied.status == .failure)
+        #expect(denied.hint?.contains("dialout") == true)
+        let busy = Failures.classify(TransportError(code: .inUse, message: "/dev/ttyACM0 is in use by PID 42", holderPID: 42), path: nil)
+        #expect(busy.hint?.contains("process 42") == true)
+        let missing = Failures.classify(TransportError(code: .notFound, message: "no such file /dev/ttyACM9"), path: nil)
+        #expect(missing.hint?.contains("camctl ports") == true)
+        let silent = Failures.classify(
+            DeviceError(.handshakeFailed, "handshake failed", rpcError: RPCError(code: .deadlineExceeded, message: "late")))
+        #expect(silent.status == .noAnswer)
+        #expect(silent.hint?.contains("115200") == true)
+        #expect(Failures.classify(RPCError(code: .deadlineExceeded, message: "late")).status == .noAnswer)
+        #expect(Failures.classify(RPCError(code: .unimplemented, message: "no")).status == .failure)
+        let usage = Failures.classify(Arguments.Failure(description: "missing PORT"), command: Commands.infoCommand)
+        #expect(usage.status == .usage)
+        #expect(usage.hint == "usage: camctl info PORT [--json] (`camctl help info` for more)")
+        #expect(Failures.classify(ProtoJSONError(.unknownField, "x"), command: Commands.infoCommand).status == .usage)
+    }
+}
