@@ -56,6 +56,7 @@ let package = Package(
         .library(name: "CameraControlCapture", targets: ["CameraControlCapture"]),
         .library(name: "CameraControlControls", targets: ["CameraControlControls"]),
         .library(name: "CameraControlHost", targets: ["CameraControlHost"]),
+        .library(name: "CameraControlGStreamer", targets: ["CameraControlGStreamer"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
     ],
@@ -65,6 +66,11 @@ let package = Package(
             name: "CProtobufC",
             pkgConfig: "libprotobuf-c",
             providers: [.apt(["libprotobuf-c-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         .systemLibrary(
             name: "CLibSerialPort",
@@ -100,6 +106,7 @@ let package = Package(
             cSettings: firmwareCSettings
         ),
         .target(name: "CSystemShim", path: "Sources/CSystemShim"),
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"], path: "Sources/CGStreamerShim"),
 
         // MARK: Swift host stack
         .target(
@@ -151,6 +158,11 @@ let package = Package(
                 "CameraControlWire", "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture",
                 "CameraControlControls",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlGStreamer",
+            dependencies: ["CGStreamerShim", "CameraControlCapture", "CameraControlControls"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -141,6 +141,7 @@ final class EventPrinter: @unchecked Sendable {
             // One per slide sample: only with --verbose (the summary has the final values).
             if verbose { emit(nil, "action", "\(id) \(value)") }
         case .delegate(let call): emit(nil, "delegate", call)
+        case .cameraFailed(let error, let captureEvent): emit(nil, "camera", "\(captureEvent.id) failed: \(error)")
         }
     }
 
