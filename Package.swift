@@ -236,6 +236,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CameraControlGStreamerTests",
+            dependencies: ["CameraControlWire", "CameraControlCapture", "CameraControlControls", "CameraControlGStreamer"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "FirmwareTests", dependencies: ["CameraControlWire", "CameraControlEmbedded"],
             swiftSettings: swiftSettings),
         .testTarget(

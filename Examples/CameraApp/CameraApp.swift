@@ -147,7 +147,11 @@ public final class CameraApp: Sendable {
         log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
         self.device = device
-        camera = try (device as? SyntheticCamera) ?? SyntheticCamera(uniqueID: "unused-synthetic-camera")
+        if let synthetic = device as? SyntheticCamera {
+            camera = synthetic
+        } else {
+            camera = try SyntheticCamera(uniqueID: "unused-synthetic-camera")
+        }
         let handler: @Sendable (CaptureEvent, CaptureHandlerRole) -> Void = { event, role in
             log(.capture(event, role))
             // Capture on `ended`, as Apple's API asks (the camera sees `began` too, to prepare).

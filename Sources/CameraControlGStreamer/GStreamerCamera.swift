@@ -114,6 +114,9 @@ public final class GStreamerCamera: CameraDevice {
         public var ringMicros: UInt64
         /// A press held this long starts a recording (kept only if the press ends as a long press).
         public var recordAfterMicros: UInt64
+        /// How late a release may reach the host and still end its video where it happened: recorded
+        /// frames wait this long before they are written.
+        public var releaseLatencyMicros: UInt64
         /// JPEG quality, 1–100.
         public var jpegQuality: Int
         /// The largest digital zoom factor.
@@ -127,6 +130,7 @@ public final class GStreamerCamera: CameraDevice {
         public init(
             source: CameraSource = .test(), width: Int = 640, height: Int = 480, framesPerSecond: Int = 30,
             outputDirectory: String = ".", ringMicros: UInt64 = 500_000, recordAfterMicros: UInt64 = 300_000,
+            releaseLatencyMicros: UInt64 = 500_000,
             jpegQuality: Int = 90, maximumDigitalZoom: Double = 8, digitalExposureBiasRange: ClosedRange<Double> = -2...2,
             hostMicros: @escaping @Sendable () -> UInt64 = CaptureClock.continuous.nowMicros
         ) {
@@ -137,6 +141,7 @@ public final class GStreamerCamera: CameraDevice {
             self.outputDirectory = outputDirectory
             self.ringMicros = ringMicros
             self.recordAfterMicros = recordAfterMicros
+            self.releaseLatencyMicros = releaseLatencyMicros
             self.jpegQuality = jpegQuality
             self.maximumDigitalZoom = maximumDigitalZoom
             self.digitalExposureBiasRange = digitalExposureBiasRange
@@ -419,7 +424,8 @@ public final class GStreamerCamera: CameraDevice {
             let (number, path) = nextName("VID", "mkv")
             recorder = try Recorder(
                 path: path, sequenceNumber: number, width: configuration.width, height: configuration.height,
-                fps: configuration.framesPerSecond, startHostMicros: pressHost)
+                fps: configuration.framesPerSecond, startHostMicros: pressHost,
+                holdMicros: configuration.releaseLatencyMicros)
         }
         guard let recorder else { throw ControlError(.captureFailed, "no recorder") }
         for frame in pending { recorder.push(frame) }
@@ -523,7 +529,8 @@ final class CameraCore: Sendable {
         guard
             let recorder = try? Recorder(
                 path: path, sequenceNumber: number, width: configuration.width, height: configuration.height,
-                fps: configuration.framesPerSecond, startHostMicros: pressHost)
+                fps: configuration.framesPerSecond, startHostMicros: pressHost,
+                holdMicros: configuration.releaseLatencyMicros)
         else { return }
         let pending = state.withLock { state -> [Frame]? in
             guard state.presses[id] != nil else { return nil }

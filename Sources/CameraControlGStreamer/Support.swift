@@ -137,9 +137,12 @@ final class Recorder: @unchecked Sendable {
     let path: String
     let sequenceNumber: Int
     let startHostMicros: UInt64
+    /// How long frames wait before they are written (the latest a release may reach the host).
+    let holdMicros: UInt64
     private let frameNanos: UInt64
     private struct State {
         var pointer: OpaquePointer?
+        var queue: [Frame] = []
         var first: Frame?
         var lastHost: UInt64?
         var frames = 0
@@ -147,7 +150,9 @@ final class Recorder: @unchecked Sendable {
     }
     private let state: Mutex<State>
 
-    init(path: String, sequenceNumber: Int, width: Int, height: Int, fps: Int, startHostMicros: UInt64) throws(ControlError) {
+    init(
+        path: String, sequenceNumber: Int, width: Int, height: Int, fps: Int, startHostMicros: UInt64, holdMicros: UInt64
+    ) throws(ControlError) {
         var error: UnsafeMutablePointer<CChar>?
         guard let pointer = ccg_recorder_open(path, Int32(width), Int32(height), Int32(max(1, fps)), &error) else {
             throw ControlError(.captureFailed, "cannot record \(path): \(GStreamer.take(error) ?? "unknown error")")
@@ -155,15 +160,28 @@ final class Recorder: @unchecked Sendable {
         self.path = path
         self.sequenceNumber = sequenceNumber
         self.startHostMicros = startHostMicros
+        self.holdMicros = holdMicros
         frameNanos = 1_000_000_000 / UInt64(max(1, fps))
         state = Mutex(State(pointer: pointer))
     }
 
-    /// The first frame written.
-    var firstFrame: Frame? { state.withLock { $0.first } }
+    /// The first frame written or queued.
+    var firstFrame: Frame? { state.withLock { $0.first ?? $0.queue.first } }
 
-    /// Writes a frame (ignored once finished, and for frames not after the last one).
+    /// Queues a frame; frames are written once they are ``holdMicros`` older than the newest, so that a
+    /// release that reaches the host late still ends the video at the release (ignored once finished).
     func push(_ frame: Frame) {
+        let ready = state.withLock { state -> [Frame] in
+            guard state.pointer != nil, frame.hostMicros > (state.queue.last?.hostMicros ?? 0) else { return [] }
+            state.queue.append(frame)
+            let cut = state.queue.firstIndex { $0.hostMicros &+ holdMicros >= frame.hostMicros } ?? state.queue.count
+            defer { state.queue.removeFirst(cut) }
+            return Array(state.queue[..<cut])
+        }
+        for frame in ready { write(frame) }
+    }
+
+    private func write(_ frame: Frame) {
         let pixels = Pixels.process(frame)
         state.withLock { state in
             guard let pointer = state.pointer, frame.hostMicros > (state.lastHost ?? 0) || state.lastHost == nil else { return }
@@ -180,8 +198,14 @@ final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// Ends the video at `endHostMicros`; returns its length, microseconds.
+    /// Ends the video at `endHostMicros` (queued frames after it are dropped); returns its length,
+    /// microseconds.
     func finish(endHostMicros: UInt64) throws(ControlError) -> UInt64 {
+        let queued = state.withLock { state in
+            defer { state.queue = [] }
+            return state.queue.filter { $0.hostMicros <= endHostMicros }
+        }
+        for frame in queued { write(frame) }
         let (pointer, first, last, failure) = state.withLock { state in
             defer { state.pointer = nil }
             return (state.pointer, state.first, state.lastHost, state.failure)
