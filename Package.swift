@@ -189,7 +189,7 @@ let package = Package(
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraAppExample",
+                "CameraAppExample", "CameraControlGStreamer",
             ],
             swiftSettings: swiftSettings
         ),

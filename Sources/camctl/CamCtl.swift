@@ -27,6 +27,8 @@ struct CamCtl {
                               `call P FeedbackService/PlayHaptic pattern=detent`
           scenario PORT FILE  play a scenario on a simulator (docs/SIMULATOR.md)
           ports               list serial ports (USB ids where known)
+          shoot PORT [--camera test|/dev/videoN|libcamera] [-o DIR] [--scenario FILE] [--seconds N]
+                              the talk's camera app on a real camera (GStreamer): photos and videos
           help                this text
 
         PORT is a serial port (/dev/ttyACM0, /dev/cu.usbmodem…), a pseudo-terminal or a symlink to one
@@ -51,6 +53,7 @@ struct CamCtl {
             case "call": try await Commands.call(argv)
             case "scenario": try await Commands.scenario(argv)
             case "ports": try Commands.ports(argv)
+            case "shoot": try await Shoot.run(argv)
             case "help", "--help", "-h": print(usage)
             default:
                 fail("unknown command '\(command)'\n\n\(usage)", status: 2)
