@@ -196,6 +196,7 @@ let package = Package(
 
         .executableTarget(
             name: "camctl-bench",
+            dependencies: ["CameraControlCapture", "CameraControlGStreamer", "CameraControlWire"],
             swiftSettings: swiftSettings
         ),
 
@@ -245,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
+                "camctl", "camctl-sim", "camctl-bench", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
                 "CameraControlEmbedded", "CameraControlSimulation",
             ],
