@@ -4,7 +4,7 @@
 //
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
-//   camctl (CLI: demo, monitor, info, ping, counters, call, scenario, ports)
+//   camctl (CLI: demo, monitor, info, ping, counters, call, scenario, ports, shoot)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
 //         │                      and the CameraControlHost actor (connect, reconnect, clock estimate, deadline timer)
@@ -19,6 +19,12 @@
 //              └─ CameraControlSerialTransport  serial ports (libserialport); Transports.open: a PORT → a transport
 //                   └─ CameraControlPosixTransport  fd link, PTY (termios), exclusive ports, SystemCalls shim
 //                        └─ CameraControlTransport, CSystemShim
+//   CameraControlGStreamer   a real camera on GStreamer (videotestsrc, V4L2, libcamerasrc): GStreamerCamera, a
+//    │                       CameraDevice with zero shutter lag, photos and videos (docs/CAMERA.md); only camctl
+//    │                       (shoot), camctl-bench and tests link it
+//    ├─ CGStreamerShim ─▶ CGStreamer (gstreamer-app-1.0, Debian's libgstreamer1.0-dev)
+//    └─ CameraControlControls, CameraControlCapture
+//   CameraControlAVFoundation  the same on AVFoundation, behind #if canImport(AVFoundation) (empty on Linux)
 //   CameraControlEmbedded    the C firmware core + simulator running in-process, in virtual time (FirmwareSim, Wire)
 //   CameraControlSimulation  that firmware under the real host pipeline in one virtual time line: VirtualLink
 //                            (firmware + ConnectionCore, fault injection), VirtualCaptureRig (+ HostCore),
@@ -57,6 +63,7 @@ let package = Package(
         .library(name: "CameraControlControls", targets: ["CameraControlControls"]),
         .library(name: "CameraControlHost", targets: ["CameraControlHost"]),
         .library(name: "CameraControlGStreamer", targets: ["CameraControlGStreamer"]),
+        .library(name: "CameraControlAVFoundation", targets: ["CameraControlAVFoundation"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
     ],
@@ -163,6 +170,11 @@ let package = Package(
         .target(
             name: "CameraControlGStreamer",
             dependencies: ["CGStreamerShim", "CameraControlCapture", "CameraControlControls"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlAVFoundation",
+            dependencies: ["CameraControlCapture", "CameraControlControls"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -56,7 +56,8 @@ public enum CameraSource: Sendable, Hashable, CustomStringConvertible {
     /// The capture pipeline: the source, scaled to `width × height` RGBx, into an appsink.
     func launch(width: Int, height: Int, fps: Int) throws(ControlError) -> String {
         let size = "width=\(width),height=\(height)"
-        let tail = "videoconvert ! videoscale ! video/x-raw,format=RGBx,\(size),pixel-aspect-ratio=1/1 ! "
+        let tail =
+            "videoconvert ! videoscale ! video/x-raw,format=RGBx,\(size),pixel-aspect-ratio=1/1 ! "
             + "appsink name=sink max-buffers=4 drop=true sync=false"
         switch self {
         case .test(let pattern):
@@ -322,7 +323,8 @@ public final class GStreamerCamera: CameraDevice {
             }
             let photo: CapturedPhoto
             if event.isLongPress {
-                photo = try finishVideo(press, ring: ring, pressHost: press?.selection.pressHostMicros ?? pressHost, endHost: eventHost, event: event)
+                photo = try finishVideo(
+                    press, ring: ring, pressHost: press?.selection.pressHostMicros ?? pressHost, endHost: eventHost, event: event)
             } else {
                 press?.recorder?.cancel()
                 let frame = press?.selection.chosen ?? ring.nearest(toHostMicros: pressHost)
@@ -384,7 +386,6 @@ public final class GStreamerCamera: CameraDevice {
     }
 
     private func notify(_ outcome: CaptureOutcome) { core.notify(outcome) }
-
 
     // MARK: Files
 
@@ -465,7 +466,6 @@ final class CameraCore: Sendable {
         let observers = state.withLock { $0.captureObservers.sorted { $0.key < $1.key }.map(\.value) }
         for observer in observers { observer(outcome) }
     }
-
 
     func pull(pipeline: Handle) {
         while true {

@@ -321,7 +321,8 @@ enum Sidecar {
             object["shutter_lag_micros"] = Int64(bitPattern: frame.hostMicros) - Int64(bitPattern: press)
             if let event {
                 let pressDevice = event.deviceTimestampMicros &- (event.pressDurationMicros ?? 0)
-                object["frame_device_micros"] = Int64(bitPattern: pressDevice) + Int64(bitPattern: frame.hostMicros) - Int64(bitPattern: press)
+                object["frame_device_micros"] =
+                    Int64(bitPattern: pressDevice) + Int64(bitPattern: frame.hostMicros) - Int64(bitPattern: press)
             }
         }
         if let videoMicros { object["video_micros"] = videoMicros }

@@ -43,7 +43,9 @@ enum Shutter {
             ended.pressDurationMicros = 0
             let photo = try camera.capture(ended, hostMicros: press)
             if let frame = photo?.frameHostMicros { lags.append(abs(Double(Int64(bitPattern: frame) - Int64(bitPattern: press))) / 1000) }
-            if let frame = naive.frameHostMicros { baseline.append(abs(Double(Int64(bitPattern: frame) - Int64(bitPattern: press))) / 1000) }
+            if let frame = naive.frameHostMicros {
+                baseline.append(abs(Double(Int64(bitPattern: frame) - Int64(bitPattern: press))) / 1000)
+            }
             try await Task.sleep(for: .microseconds(20_000 + generator.next() % 40_000))
         }
         let period = 1000 / Double(fps)

@@ -27,8 +27,12 @@ enum Shoot {
         defer { camera.stop() }
         print(
             "camera \(source): \(configuration.width)×\(configuration.height) at \(configuration.framesPerSecond) fps, zoom "
-                + String(format: "%.0f–%.0f× (%@), ", camera.zoomFactorRange.lowerBound, camera.zoomFactorRange.upperBound, camera.hasOpticalZoom ? "V4L2" : "digital")
-                + String(format: "EV %+.1f…%+.1f (%@) → %@", camera.exposureBiasRange.lowerBound, camera.exposureBiasRange.upperBound, camera.hasDeviceExposureBias ? "V4L2" : "digital gain", directory))
+                + String(
+                    format: "%.0f–%.0f× (%@), ", camera.zoomFactorRange.lowerBound, camera.zoomFactorRange.upperBound,
+                    camera.hasOpticalZoom ? "V4L2" : "digital")
+                + String(
+                    format: "EV %+.1f…%+.1f (%@) → %@", camera.exposureBiasRange.lowerBound, camera.exposureBiasRange.upperBound,
+                    camera.hasDeviceExposureBias ? "V4L2" : "digital gain", directory))
 
         let host = try await CameraControlHost.connect(
             to: port, hostName: "camctl shoot", configuration: .init(reconnects: scenarioText == nil))

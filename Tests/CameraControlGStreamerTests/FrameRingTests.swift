@@ -13,9 +13,11 @@ struct FrameRingTests {
         #expect(ring.newest?.hostMicros == 50)
     }
 
-    @Test("the frame nearest the press, not the newest one", arguments: [
-        (UInt64(1_000), UInt64(0)), (16_000, 0), (17_000, 33_333), (40_000, 33_333), (66_000, 66_666), (500_000, 99_999),
-    ])
+    @Test(
+        "the frame nearest the press, not the newest one",
+        arguments: [
+            (UInt64(1_000), UInt64(0)), (16_000, 0), (17_000, 33_333), (40_000, 33_333), (66_000, 66_666), (500_000, 99_999),
+        ])
     func nearest(press: UInt64, expected: UInt64) {
         var ring = FrameRing(capacity: 8)
         for time in [0, 33_333, 66_666, 99_999] as [UInt64] { ring.append(Self.frame(at: time)) }

@@ -24,8 +24,10 @@ struct ShootTests {
         defer { simulator.kill() }
         let run = try await runTool(
             "camctl",
-            ["shoot", simulator.ptyPath, "--camera", "test", "-o", directory + "/out", "--scenario", scenario,
-             "--width", "320", "--height", "240"],
+            [
+                "shoot", simulator.ptyPath, "--camera", "test", "-o", directory + "/out", "--scenario", scenario,
+                "--width", "320", "--height", "240",
+            ],
             timeout: .seconds(60))
         #expect(run.status == 0, "stderr: \(run.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/out").sorted()
