@@ -163,6 +163,7 @@ public final class GStreamerCamera: CameraDevice {
         var exposureBias: Double = 0
         var presses: [CaptureEventID: Press] = [:]
         var photos = 0
+        var written = 0
         var failure: ControlError?
         var stopped = false
         var observers: [UInt64: @Sendable (CameraPropertyChange) -> Void] = [:]
@@ -267,8 +268,9 @@ public final class GStreamerCamera: CameraDevice {
     public var zoomFactor: Double { core.state.withLock { $0.zoomFactor } }
     /// The current exposure bias, EV.
     public var exposureBias: Double { core.state.withLock { $0.exposureBias } }
-    /// Photos and videos written so far.
-    public var captureCount: Int { core.state.withLock { $0.photos } }
+    /// Photos and videos written so far (file numbers may skip: a recording started for a press that
+    /// ends as a click is deleted).
+    public var captureCount: Int { core.state.withLock { $0.written } }
 
     /// Sets the zoom (the device's control, or the digital crop of the frames from now on).
     public func setZoomFactor(_ factor: Double, source: CameraChangeSource) throws(ControlError) {
@@ -291,7 +293,9 @@ public final class GStreamerCamera: CameraDevice {
             return state.ring.newest
         }
         guard let frame else { throw ControlError(.cameraUnavailable, "camera \(configuration.source) has no frame yet") }
-        return try writePhoto(frame, pressHostMicros: nil, event: nil)
+        let photo = try writePhoto(frame, pressHostMicros: nil, event: nil)
+        core.state.withLock { $0.written += 1 }
+        return photo
     }
 
     /// `began`: follow the press (choose its frame, buffer for a video). `ended`: write the photo of the
@@ -331,6 +335,7 @@ public final class GStreamerCamera: CameraDevice {
                 guard let frame else { throw ControlError(.cameraUnavailable, "camera \(configuration.source) has no frame yet") }
                 photo = try writePhoto(frame, pressHostMicros: press?.selection.pressHostMicros ?? pressHost, event: event)
             }
+            core.state.withLock { $0.written += 1 }
             notify(CaptureOutcome(id: event.id, result: .taken(photo)))
             return photo
         }
