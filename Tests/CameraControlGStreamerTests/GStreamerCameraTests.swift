@@ -203,3 +203,23 @@ final class OutcomeLog: @unchecked Sendable {
         for _ in 0..<1000 where all.count < count { try await Task.sleep(for: .milliseconds(10)) }
     }
 }
+
+@Suite("GStreamer camera under the system sliders")
+struct GStreamerSliderTests {
+    @Test("the system sliders take their ranges from the camera and drive it")
+    func sliders() throws {
+        let camera = try GStreamerCameraTests.camera()
+        defer { camera.stop() }
+        let zoom = try SystemZoomSlider(device: camera)
+        #expect(zoom.domain.lowerBound == camera.zoomFactorRange.lowerBound)
+        #expect(zoom.domain.upperBound == camera.zoomFactorRange.upperBound)
+        #expect(zoom.prominentValues == [2])
+        let exposure = try SystemExposureBiasSlider(device: camera)
+        #expect(exposure.domain.lowerBound >= camera.exposureBiasRange.lowerBound)
+        #expect(exposure.domain.upperBound <= camera.exposureBiasRange.upperBound)
+        try camera.setZoomFactor(3, source: .external)
+        #expect(zoom.value == 3, "a zoom from outside the controls reaches the slider")
+        #expect(throws: ControlError.self) { try camera.setZoomFactor(100, source: .external) }
+        #expect(camera.zoomFactor == 3)
+    }
+}
