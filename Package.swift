@@ -4,7 +4,7 @@
 //
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
-//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports)
+//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports, shoot)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
@@ -20,6 +20,12 @@
 //              └─ CameraControlSerialTransport  serial ports (libserialport); Transports.open: a PORT → a transport
 //                   └─ CameraControlPosixTransport  fd link, PTY (termios), exclusive ports, SystemCalls shim
 //                        └─ CameraControlTransport, CSystemShim
+//   CameraControlGStreamer   a real camera on GStreamer (videotestsrc, V4L2, libcamerasrc): GStreamerCamera, a
+//    │                       CameraDevice with zero shutter lag, photos and videos (docs/CAMERA.md); only camctl
+//    │                       (shoot), camctl-bench and tests link it
+//    ├─ CGStreamerShim ─▶ CGStreamer (gstreamer-app-1.0, Debian's libgstreamer1.0-dev)
+//    └─ CameraControlControls, CameraControlCapture
+//   CameraControlAVFoundation  the same on AVFoundation, behind #if canImport(AVFoundation) (empty on Linux)
 //   CameraControlEmbedded    the C firmware core + simulator running in-process, in virtual time (FirmwareSim, Wire)
 //   CameraControlSimulation  that firmware under the real host pipeline in one virtual time line: VirtualLink
 //                            (firmware + ConnectionCore, fault injection), VirtualCaptureRig (+ HostCore),
@@ -58,6 +64,8 @@ let package = Package(
         .library(name: "CameraControlCapture", targets: ["CameraControlCapture"]),
         .library(name: "CameraControlControls", targets: ["CameraControlControls"]),
         .library(name: "CameraControlHost", targets: ["CameraControlHost"]),
+        .library(name: "CameraControlGStreamer", targets: ["CameraControlGStreamer"]),
+        .library(name: "CameraControlAVFoundation", targets: ["CameraControlAVFoundation"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
     ],
@@ -67,6 +75,11 @@ let package = Package(
             name: "CProtobufC",
             pkgConfig: "libprotobuf-c",
             providers: [.apt(["libprotobuf-c-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         .systemLibrary(
             name: "CLibSerialPort",
@@ -102,6 +115,7 @@ let package = Package(
             cSettings: firmwareCSettings
         ),
         .target(name: "CSystemShim", path: "Sources/CSystemShim"),
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"], path: "Sources/CGStreamerShim"),
 
         // MARK: Swift host stack
         .target(
@@ -156,6 +170,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CameraControlGStreamer",
+            dependencies: ["CGStreamerShim", "CameraControlCapture", "CameraControlControls"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlAVFoundation",
+            dependencies: ["CameraControlCapture", "CameraControlControls"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CameraAppExample",
             dependencies: ["CameraControlWire", "CameraControlCapture", "CameraControlControls"],
             path: "Examples/CameraApp",
@@ -179,7 +203,7 @@ let package = Package(
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraAppExample", "CameraControlEmbedded",
+                "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded",
             ],
             swiftSettings: swiftSettings
         ),
@@ -192,14 +216,15 @@ let package = Package(
         .executableTarget(
             name: "camctl-bench",
             dependencies: [
-                "CBenchSupport", "CameraControlWire", "CameraControlCapture", "CameraControlHost", "CameraControlPosixTransport",
+                "CameraControlWire", "CameraControlPosixTransport", "CameraControlCapture", "CameraControlHost", "CameraControlGStreamer",
+                "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),
 
         .executableTarget(
             name: "camera-app",
-            dependencies: ["CameraAppExample", "CameraControlControls", "CameraControlHost"],
+            dependencies: ["CameraControlControls", "CameraControlHost", "CameraAppExample"],
             path: "Examples/camera-app",
             swiftSettings: swiftSettings
         ),
@@ -259,15 +284,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CameraControlGStreamerTests",
+            dependencies: ["CameraControlWire", "CameraControlCapture", "CameraControlControls", "CameraControlGStreamer"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "FirmwareTests",
             dependencies: ["FirmwareCore", "CameraControlWire", "CameraControlEmbedded", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
-                "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
-                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlTestSupport", "CameraControlHost",
+                "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
+                "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "camctl",
+                "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -26,8 +26,10 @@ public final class CameraApp: Sendable {
     public enum Event: Sendable, CustomStringConvertible {
         /// A capture event reached a handler (`role`: primary or secondary).
         case capture(CaptureEvent, CaptureHandlerRole)
-        /// A photo was taken for a capture `ended`.
+        /// A photo (or a video: ``CapturedPhoto/isVideo``) was taken for a capture `ended`.
         case photo(CapturedPhoto, CaptureEvent)
+        /// The camera could not handle a capture event (it is gone, or a file could not be written).
+        case cameraFailed(ControlError, CaptureEvent)
         /// A control's action ran with this value (the slider's value, or the picker's index).
         case action(ControlID, Double)
         /// The controls delegate was called: `did-become-active`, `will-enter-fullscreen`,
@@ -38,7 +40,10 @@ public final class CameraApp: Sendable {
         public var description: String {
             switch self {
             case .capture(let event, let role): "capture \(event.phase.rawValue) \(role.rawValue) \(event.source)"
-            case .photo(let photo, _): "photo \(photo.sequenceNumber) zoom \(photo.zoomFactor) bias \(photo.exposureBias)"
+            case .photo(let photo, _):
+                "\(photo.isVideo ? "video" : "photo") \(photo.sequenceNumber) zoom \(photo.zoomFactor) bias \(photo.exposureBias)"
+                    + (photo.path.map { " → \($0)" } ?? "")
+            case .cameraFailed(let error, let event): "camera failed \(event.id) \(event.phase.rawValue): \(error)"
             case .action(let id, let value): "action \(id) \(value)"
             case .delegate(let call): "delegate \(call)"
             }
@@ -101,7 +106,11 @@ public final class CameraApp: Sendable {
     /// The reactions the picker offers, in index order.
     public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
 
-    /// The camera the system sliders drive and photos are taken with.
+    /// The camera the system sliders drive and photos are taken with (a ``SyntheticCamera`` unless the app
+    /// was made with ``init(device:executor:clock:soundPlayer:hostMicros:log:)``).
+    public let device: any CameraDevice
+    /// The app's synthetic camera: ``device`` when it is one (the default), else an unused synthetic camera
+    /// (use ``device``).
     public let camera: SyntheticCamera
     /// Capture events from every button: volume down, the action button, a Camera Control full click and a
     /// remote click to the primary handler, volume up to the secondary one. Each `ended` takes a photo.
@@ -118,22 +127,47 @@ public final class CameraApp: Sendable {
     /// handlers run as the host delivers them; `clock` stamps capture events (virtual time in tests).
     ///
     /// - Throws: ``ControlError`` when a control cannot be made.
-    public init(
+    public convenience init(
         executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
         soundPlayer: (any CaptureSoundPlaying)? = nil, log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
-        let camera = try SyntheticCamera()
-        self.camera = camera
+        try self.init(device: try SyntheticCamera(), executor: executor, clock: clock, soundPlayer: soundPlayer, log: log)
+    }
+
+    /// The app on `device` (a real camera: CameraControlGStreamer's `GStreamerCamera`, say). Every capture
+    /// event goes to ``CameraDevice/capture(_:hostMicros:)`` with its device timestamp mapped onto the host
+    /// clock by `hostMicros` (for example `{ host.clockOffsetMicros.map { offset in UInt64(Int64($0) + offset) } }`
+    /// with ``CameraControlHost``), so the camera can save the frame of the press; a camera that fails is
+    /// logged as ``Event/cameraFailed(_:_:)``.
+    ///
+    /// - Throws: ``ControlError`` when a control cannot be made (a range the sliders cannot use).
+    public init(
+        device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
+        soundPlayer: (any CaptureSoundPlaying)? = nil, hostMicros: (@Sendable (UInt64) -> UInt64?)? = nil,
+        log: @escaping @Sendable (Event) -> Void
+    ) throws(ControlError) {
+        self.device = device
+        if let synthetic = device as? SyntheticCamera {
+            camera = synthetic
+        } else {
+            camera = try SyntheticCamera(uniqueID: "unused-synthetic-camera")
+        }
         let handler: @Sendable (CaptureEvent, CaptureHandlerRole) -> Void = { event, role in
             log(.capture(event, role))
-            // Capture on `ended`, as Apple's API asks.
-            if event.phase == .ended, let photo = try? camera.capturePhoto() { log(.photo(photo, event)) }
+            // Capture on `ended`, as Apple's API asks (the camera sees `began` too, to prepare).
+            do throws(ControlError) {
+                if let photo = try device.capture(event, hostMicros: hostMicros?(event.deviceTimestampMicros)) {
+                    log(.photo(photo, event))
+                }
+            } catch {
+                log(.cameraFailed(error, event))
+            }
         }
         interaction = CaptureEventInteraction(
             soundPlayer: soundPlayer, clock: clock,
             primary: { handler($0, .primary) }, secondary: { handler($0, .secondary) })
-        zoom = try SystemZoomSlider(device: camera, executor: executor) { log(.action("zoom", $0)) }
-        exposure = try SystemExposureBiasSlider(device: camera, executor: executor) { log(.action("exposure-bias", $0)) }
+        zoom = try SystemZoomSlider(device: device, executor: executor) { log(.action("zoom", $0)) }
+        exposure = try SystemExposureBiasSlider(device: device, executor: executor) { log(.action("exposure-bias", $0)) }
         reactions = try CaptureIndexPicker(
             "Reactions", symbolName: "face.smiling.inverted", localizedIndexTitles: Self.reactionTitles)
         reactions.setActionQueue(executor) { log(.action("reactions", Double($0))) }

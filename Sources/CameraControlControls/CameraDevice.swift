@@ -1,3 +1,5 @@
+import CameraControlCapture
+
 /// A camera property a control can drive.
 public enum CameraProperty: String, Hashable, Sendable, CustomStringConvertible {
     /// The video zoom factor (1 = no zoom).
@@ -42,7 +44,7 @@ public struct CameraPropertyChange: Hashable, Sendable {
     }
 }
 
-/// A photo a camera took.
+/// A photo (or, for a click and hold on a camera that records, a video) a camera took.
 public struct CapturedPhoto: Hashable, Sendable {
     /// 1 for the first photo of the device, then counting up.
     public var sequenceNumber: Int
@@ -50,12 +52,27 @@ public struct CapturedPhoto: Hashable, Sendable {
     public var zoomFactor: Double
     /// Exposure bias when it was taken.
     public var exposureBias: Double
+    /// The file written (a JPEG, or a video), or nil for a camera that writes none (``SyntheticCamera``).
+    public var path: String?
+    /// True for a video recorded while a press was held.
+    public var isVideo: Bool
+    /// Host clock time of the saved frame (a video's first frame), microseconds, when the camera knows it.
+    public var frameHostMicros: UInt64?
+    /// Host clock time of the press the photo was taken for, microseconds, when known.
+    public var pressHostMicros: UInt64?
 
     /// A photo record.
-    public init(sequenceNumber: Int, zoomFactor: Double, exposureBias: Double) {
+    public init(
+        sequenceNumber: Int, zoomFactor: Double, exposureBias: Double, path: String? = nil, isVideo: Bool = false,
+        frameHostMicros: UInt64? = nil, pressHostMicros: UInt64? = nil
+    ) {
         self.sequenceNumber = sequenceNumber
         self.zoomFactor = zoomFactor
         self.exposureBias = exposureBias
+        self.path = path
+        self.isVideo = isVideo
+        self.frameHostMicros = frameHostMicros
+        self.pressHostMicros = pressHostMicros
     }
 }
 
@@ -91,6 +108,12 @@ public protocol CameraDevice: AnyObject, Sendable {
     func setExposureBias(_ bias: Double, source: CameraChangeSource) throws(ControlError)
     /// Takes a photo with the current settings.
     func capturePhoto() throws(ControlError) -> CapturedPhoto
+    /// Handles one capture event of a press and returns what it took, if anything. `hostMicros` is the
+    /// event's ``CaptureEvent/deviceTimestampMicros`` on the host clock (nil when the host has no estimate of
+    /// the device clock), so a camera that keeps recent frames can save the one taken at the press (zero
+    /// shutter lag) and record while a press is held. The default calls ``capturePhoto()`` on every `ended`
+    /// and does nothing otherwise.
+    func capture(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> CapturedPhoto?
     /// Calls `observer` after every property change, with its source.
     func addObserver(_ observer: @escaping @Sendable (CameraPropertyChange) -> Void) -> ObserverToken
     /// Stops calling the observer; unknown tokens are ignored.
@@ -98,6 +121,11 @@ public protocol CameraDevice: AnyObject, Sendable {
 }
 
 extension CameraDevice {
+    /// Takes a photo (``capturePhoto()``) on `ended`; nothing for `began` and `cancelled`.
+    public func capture(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> CapturedPhoto? {
+        event.phase == .ended ? try capturePhoto() : nil
+    }
+
     /// The range of `property`.
     public func range(of property: CameraProperty) -> ClosedRange<Double> {
         switch property {

@@ -50,6 +50,10 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code(rawValue: "invalid-configuration")
         /// The camera device refused a setting.
         public static let deviceRefused = Code(rawValue: "device-refused")
+        /// The camera is gone (unplugged, its stream ended or failed) or never started.
+        public static let cameraUnavailable = Code(rawValue: "camera-unavailable")
+        /// A photo or video could not be written.
+        public static let captureFailed = Code(rawValue: "capture-failed")
     }
 
     /// What kind of rule was broken.

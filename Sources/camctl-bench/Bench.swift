@@ -23,6 +23,9 @@ struct Bench {
             run: DecodeBench.run),
         Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
         Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
+        Command(
+            name: "shutter", summary: "shutter lag (press → saved frame) of the GStreamer camera, videotestsrc at 30/60 fps",
+            run: Shutter.run),
     ]
 
     static func main() async {

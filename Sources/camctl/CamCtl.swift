@@ -88,6 +88,7 @@ struct CamCtl {
         SchemaCommands.callCommand,
         Commands.scenarioCommand,
         Ports.command,
+        Shoot.command,
     ]
 
     /// The exit statuses, as help text.

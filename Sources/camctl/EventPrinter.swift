@@ -189,6 +189,10 @@ final class EventPrinter: @unchecked Sendable {
                     nil, "action", "\(id) \(value)", fields: [JSONMember("id", .string("\(id)")), JSONMember("value", .string("\(value)"))])
             }
         case .delegate(let call): emit(nil, "delegate", call, fields: [JSONMember("call", .string(call))])
+        case .cameraFailed(let error, let captureEvent):
+            emit(
+                nil, "camera", "\(captureEvent.id) failed: \(error)",
+                fields: [JSONMember("event", .string("\(captureEvent.id)")), JSONMember("error", .string("\(error)"))])
         }
     }
 

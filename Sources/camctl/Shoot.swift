@@ -1,0 +1,97 @@
+import CameraAppExample
+import CameraControlControls
+import CameraControlDevice
+import CameraControlGStreamer
+import CameraControlHost
+import Foundation
+
+/// `camctl shoot PORT --camera test|/dev/videoN [-o DIR]`: the WWDC25 talk's app (Examples/CameraApp) on a
+/// real camera. The system zoom and exposure-bias sliders drive the camera, every button captures: a
+/// click writes a JPEG (the frame of the press, with a sidecar JSON), a click and hold a video. Each
+/// capture prints the file written. With `--scenario FILE` it plays a scenario through its own session
+/// (on `camctl-sim`) and stops after it; otherwise it runs until `--seconds` pass or the device is gone.
+enum Shoot {
+    static let command = Command(
+        name: "shoot", summary: "the talk's camera app on a real camera (GStreamer): photos and videos",
+        usage: "PORT [--camera test|/dev/videoN|libcamera] [-o DIR] [--scenario FILE] [--seconds N] [--width W --height H --fps F]",
+        details: """
+              --camera SOURCE  test (videotestsrc, the default), /dev/videoN (V4L2) or libcamera
+              -o DIR           where photos (JPEG + sidecar JSON) and videos (.mkv) go (default: .)
+              --scenario FILE  play a scenario through this session first (a simulator); stops after it
+              --seconds N      stop after N seconds
+            """,
+        examples: [
+            "shoot /dev/ttyACM0 --camera /dev/video0 -o Photos",
+            "shoot /tmp/camctl0 --camera test -o /tmp/shots --scenario Firmware-sim/scenarios/full-click.scenario",
+        ],
+        run: run)
+
+    static func run(_ argv: [String]) async throws {
+        let argv = argv.map { $0 == "-o" ? "--output" : $0 }
+        let args = try Arguments(
+            argv, valued: ["camera", "output", "seconds", "scenario", "width", "height", "fps"], switches: ["quiet"])
+        let port = try args.required(0, "PORT")
+        let source = try CameraSource(parsing: args.value("camera") ?? "test")
+        let directory = args.value("output") ?? "."
+        var seconds = try args.integer("seconds", default: 0)
+        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let configuration = GStreamerCamera.Configuration(
+            source: source, width: try args.integer("width", default: 640), height: try args.integer("height", default: 480),
+            framesPerSecond: try args.integer("fps", default: 30), outputDirectory: directory)
+        let camera = try GStreamerCamera(configuration: configuration)
+        defer { camera.stop() }
+        print(
+            "camera \(source): \(configuration.width)×\(configuration.height) at \(configuration.framesPerSecond) fps, zoom "
+                + String(
+                    format: "%.0f–%.0f× (%@), ", camera.zoomFactorRange.lowerBound, camera.zoomFactorRange.upperBound,
+                    camera.hasOpticalZoom ? "V4L2" : "digital")
+                + String(
+                    format: "EV %+.1f…%+.1f (%@) → %@", camera.exposureBiasRange.lowerBound, camera.exposureBiasRange.upperBound,
+                    camera.hasDeviceExposureBias ? "V4L2" : "digital gain", directory))
+
+        let host = try await CameraControlHost.connect(
+            to: port, hostName: "camctl shoot", configuration: .init(reconnects: scenarioText == nil))
+        if let info = await host.deviceInfo { print(info.summary) }
+        let printer = EventPrinter(quiet: args.flag("quiet"), verbose: false)
+        printer.offsetSource = { host.clockOffsetMicros }
+        let app = try CameraApp(
+            device: camera, executor: InlineExecutor(), soundPlayer: host,
+            hostMicros: { device in host.clockOffsetMicros.map { UInt64(clamping: Int64(bitPattern: device) + $0) } }
+        ) { event in
+            if case .photo(let photo, _) = event {
+                print(describe(photo))
+            } else {
+                printer.app(event)
+            }
+        }
+        await host.attach(app.interaction)
+        app.install(in: try await host.makeControlsSession())
+        app.interaction.setSessionRunning(true)
+
+        if let scenarioText, let session = await host.session {
+            let played = try await session.runScenario(Demo.steps(of: scenarioText))
+            printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
+            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+        }
+        if seconds > 0 {
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                await host.stop()
+            }
+        }
+        await host.run()
+        print("\(camera.captureCount) files written to \(directory)")
+        if let failure = camera.failure, !failure.message.hasSuffix("was stopped") { throw failure }
+    }
+
+    /// `photo PATH (zoom Z×, E EV, shutter lag L ms)`.
+    static func describe(_ photo: CapturedPhoto) -> String {
+        var text = "\(photo.isVideo ? "video" : "photo") \(photo.path ?? "?")"
+        text += String(format: " (zoom %.2f×, %+.2f EV", photo.zoomFactor, photo.exposureBias)
+        if let frame = photo.frameHostMicros, let press = photo.pressHostMicros {
+            let lag = Double(Int64(bitPattern: frame) - Int64(bitPattern: press)) / 1000
+            text += String(format: ", shutter lag %+.1f ms", lag)
+        }
+        return text + ")"
+    }
+}
