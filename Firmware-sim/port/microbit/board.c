@@ -8,7 +8,8 @@
 /* micro:bit v1: the interface chip's UART is on P0.24 (TX) and P0.25 (RX). */
 #define PIN_UART_TX 24u
 #define PIN_UART_RX 25u
-/* TIMER0 runs at 16 MHz; CC[0] is the 1 ms wake-up tick, CC[1] the capture. */
+/* TIMER0 runs at 16 MHz; CC[0] is the 1 ms wake-up tick, CC[1] the main
+ * loop's capture, CC[2] the tick interrupt's. */
 #define TICKS_PER_US 16u
 #define TICK_TICKS 16000u
 
@@ -105,12 +106,22 @@ uint64_t board_now_us(void)
     return (((uint64_t)g_clock_high << 32) | now) / TICKS_PER_US;
 }
 
-/* The tick only wakes the main loop (and re-arms itself). */
+/* The tick only wakes the main loop (and re-arms itself). A late interrupt
+ * (the count already past the next compare value) re-arms from now: a
+ * compare value in the past would match only after the count wraps. CC[2]
+ * is the interrupt's own capture register. */
 void microbit_timer0_irq(void)
 {
     if (TIMER0_EVENTS_COMPARE(0) != 0u) {
+        uint32_t now, next;
         TIMER0_EVENTS_COMPARE(0) = 0u;
-        TIMER0_CC(0) = TIMER0_CC(0) + TICK_TICKS;
+        TIMER0_TASKS_CAPTURE(2) = 1u;
+        now = TIMER0_CC(2);
+        next = TIMER0_CC(0) + TICK_TICKS;
+        if ((int32_t)(next - now) <= 0) {
+            next = now + TICK_TICKS;
+        }
+        TIMER0_CC(0) = next;
     }
 }
 

@@ -8,7 +8,7 @@
 /* The display's centre LED is row 2, column 3. */
 #define CENTRE_ROW (1u << 14)
 #define CENTRE_COL (1u << 6)
-#define BLINK_HALF_PERIOD_US 250000u
+#define BLINK_HALF_PERIOD_SHIFT 18   /* 2^18 us: 262 ms on, 262 ms off */
 
 static uint32_t g_mode;
 
@@ -40,7 +40,7 @@ void board_leds_set_indicator(uint32_t mode)
 void board_leds_update(uint64_t now_us)
 {
     if (g_mode == 2u) {
-        centre((int)((now_us / BLINK_HALF_PERIOD_US) & 1u) == 0);
+        centre((int)((uint32_t)(now_us >> BLINK_HALF_PERIOD_SHIFT) & 1u) == 0);
     }
 }
 

@@ -10,7 +10,7 @@
 /* All LEDs off, pins as outputs. */
 void board_leds_init(void);
 /* The indicator (cameracontrol.v1.IndicatorMode: 0 off, 1 on, 2 blink at
- * 2 Hz): the centre LED. Any colour is "on". */
+ * about 2 Hz): the centre LED. Any colour is "on". */
 void board_leds_set_indicator(uint32_t mode);
 /* Runs the blinking; call from the main loop with the time. */
 void board_leds_update(uint64_t now_us);

@@ -76,8 +76,7 @@ __attribute__((naked)) void microbit_fault(void)
         "mrs r0, psp\n"
         "b 2f\n"
         "1: mrs r0, msp\n"
-        "2: ldr r1, =microbit_fault_report\n"
-        "bx r1\n");
+        "2: bl microbit_fault_report\n");   /* never returns */
 }
 
 static void unexpected_irq(void)
