@@ -106,22 +106,32 @@ uint64_t board_now_us(void)
     return (((uint64_t)g_clock_high << 32) | now) / TICKS_PER_US;
 }
 
-/* The tick only wakes the main loop (and re-arms itself). A late interrupt
- * (the count already past the next compare value) re-arms from now: a
- * compare value in the past would match only after the count wraps. CC[2]
- * is the interrupt's own capture register. */
+/* Moves the tick's compare value on. A compare value in the past would match
+ * only after the count wraps (268 s), so a late tick re-arms from now.
+ * capture_reg: the capture register of the caller (1 main loop, 2 interrupt). */
+static void tick_rearm(uint32_t capture_reg, bool due)
+{
+    uint32_t now, next, cc;
+    TIMER0_TASKS_CAPTURE(capture_reg) = 1u;
+    now = TIMER0_CC(capture_reg);
+    cc = TIMER0_CC(0);
+    next = due ? cc + TICK_TICKS : cc;
+    if ((int32_t)(next - now) <= 0 || next - now > TICK_TICKS) {
+        next = now + TICK_TICKS;
+    }
+    if (next != cc) {
+        TIMER0_CC(0) = next;
+    }
+}
+
+/* The tick only wakes the main loop (and re-arms itself). The new compare
+ * value is written before the event is cleared: QEMU's model re-raises an
+ * event cleared while the count still equals the old compare value. */
 void microbit_timer0_irq(void)
 {
     if (TIMER0_EVENTS_COMPARE(0) != 0u) {
-        uint32_t now, next;
+        tick_rearm(2u, true);
         TIMER0_EVENTS_COMPARE(0) = 0u;
-        TIMER0_TASKS_CAPTURE(2) = 1u;
-        now = TIMER0_CC(2);
-        next = TIMER0_CC(0) + TICK_TICKS;
-        if ((int32_t)(next - now) <= 0) {
-            next = now + TICK_TICKS;
-        }
-        TIMER0_CC(0) = next;
     }
 }
 
@@ -228,8 +238,11 @@ void board_uart_write_blocking(const char *text)
 void board_idle(void)
 {
     /* With the interrupts masked, a byte that arrives between the check and
-     * the wfi still wakes it (a pending interrupt ends wfi). */
+     * the wfi still wakes it (a pending interrupt ends wfi). The tick is
+     * checked first: a compare value missed (an interrupt held off for a
+     * whole tick) would otherwise leave the loop asleep until the next byte. */
     nrf_irq_disable();
+    tick_rearm(1u, false);
     if (g_rx.head == g_rx.tail) {
         nrf_wfi();
     }
