@@ -12,8 +12,8 @@
  *   sample_rest   a poll that takes one sample of an untouched sensor;
  *   sample_active a poll that takes one sample while a finger presses and slides;
  * each the mean over BENCH_POLLS polls, less the loop's own cost, in
- * instructions x10, then prints one line and stops:
- *   "bench idle_tick=83.1 sample_rest=301.2 sample_active=344.0 stack=612\n"
+ * instructions (to a tenth), then prints one line and stops:
+ *   "bench idle_tick=213.2 sample_rest=743.6 sample_active=838.0 stack=444\n"
  * (stack: the deepest stack use seen, bytes). Then it ends QEMU through
  * semihosting (run it with -semihosting-config enable=on,target=native; on a
  * real board without a debugger that BKPT faults instead).
