@@ -46,6 +46,7 @@ let package = Package(
         .executable(name: "camctl", targets: ["camctl"]),
         .executable(name: "camctl-sim", targets: ["camctl-sim"]),
         .executable(name: "camctl-bench", targets: ["camctl-bench"]),
+        .executable(name: "camera-app", targets: ["camera-app"]),
         .library(name: "CameraControlWire", targets: ["CameraControlWire"]),
         .library(name: "CameraControlTransport", targets: ["CameraControlTransport"]),
         .library(name: "CameraControlPosixTransport", targets: ["CameraControlPosixTransport"]),
@@ -182,14 +183,37 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "CBenchSupport",
+            dependencies: ["CameraControlProtoC"],
+            path: "Sources/CBenchSupport"
+        ),
         .executableTarget(
             name: "camctl-bench",
+            dependencies: [
+                "CBenchSupport", "CameraControlWire", "CameraControlCapture", "CameraControlHost", "CameraControlPosixTransport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "camera-app",
+            dependencies: ["CameraAppExample", "CameraControlControls", "CameraControlHost"],
+            path: "Examples/camera-app",
             swiftSettings: swiftSettings
         ),
 
         // MARK: Tests
+        // Shared by the test targets: one seeded generator, the manual clock's capture view, the golden
+        // vectors, the decoder verifier, fakes.
+        .target(
+            name: "CameraControlTestSupport",
+            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlCapture"],
+            path: "Tests/CameraControlTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
-            name: "CameraControlWireTests", dependencies: ["CameraControlWire"],
+            name: "CameraControlWireTests", dependencies: ["CameraControlWire", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlTransportTests",
@@ -198,40 +222,51 @@ let package = Package(
         ),
         .testTarget(
             name: "CameraControlRPCTests",
-            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC"],
+            dependencies: [
+                "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
+                "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CameraControlDeviceTests",
             dependencies: [
                 "CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlEmbedded",
+                "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "CameraControlGesturesTests", dependencies: ["CameraControlWire", "CameraControlGestures"],
+            name: "CameraControlGesturesTests", dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "CameraControlCaptureTests", dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlCapture"],
+            name: "CameraControlCaptureTests",
+            dependencies: [
+                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlControlsTests",
-            dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls"],
+            dependencies: [
+                "CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlHostTests",
             dependencies: [
-                "CameraControlWire", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
+                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
+                "CameraControlHost", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "FirmwareTests", dependencies: ["CameraControlWire", "CameraControlEmbedded"],
+            name: "FirmwareTests",
+            dependencies: ["FirmwareCore", "CameraControlWire", "CameraControlEmbedded", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
-                "CameraControlEmbedded", "CameraControlSimulation",
+                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlTestSupport", "CameraControlHost",
             ],
             swiftSettings: swiftSettings
         ),

@@ -97,6 +97,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
     private var observers: [@Sendable (HostEffect) -> Void] = []
     private var connectHandlers: [@Sendable (DeviceInfo) -> Void] = []
+    private var effectStreams: [AsyncStream<HostEffect>.Continuation] = []
     private var stopped = false
 
     private nonisolated let offsetSnapshot = Mutex<Int64?>(nil)
@@ -192,6 +193,19 @@ public actor CameraControlHost: CaptureSoundPlaying {
         observers.append(observer)
     }
 
+    /// A new stream of every ``HostEffect`` from now on, in order. It keeps the newest `limit` effects for a
+    /// consumer that falls behind (capture events have their own lossless path: the interactions), and
+    /// finishes when the host stops.
+    public func effects(bufferingNewest limit: Int = 1024) -> AsyncStream<HostEffect> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HostEffect.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+        if stopped {
+            continuation.finish()
+        } else {
+            effectStreams.append(continuation)
+        }
+        return stream
+    }
+
     /// Calls `handler` with the device's identity each time a session comes up after this call (before
     /// any effect of that session).
     public func onConnect(_ handler: @escaping @Sendable (DeviceInfo) -> Void) {
@@ -260,14 +274,22 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private var now: UInt64 { configuration.clock.nowMicros() }
 
     private func handle(_ activity: DeviceConnection.Activity) async {
+        // After stop() every press was cancelled: what the connection still had queued is not delivered
+        // (a `began` now could never be closed).
+        guard !stopped else { return }
         switch activity {
         case .connected(let info):
-            guard !stopped else { return }
             deviceInfo = info
             connectionCount += 1
             for handler in connectHandlers { handler(info) }
             session = await connection.session
             core.connected(info.capabilities)
+            // A loose first sample from the handshake (read within the last 100 ms or so), so device time
+            // moves even if every clock ping below is lost; tight ping samples take over at once.
+            let connectedAt = now
+            core.addClockSample(
+                sentAtHostMicros: connectedAt &- min(connectedAt, 100_000), receivedAtHostMicros: connectedAt &+ 100_000,
+                deviceMicros: info.deviceTimeMicros)
             if let session { await synchroniseClock(session, roundTrips: configuration.clockSamplesAtConnect) }
             startClockResync()
             let waiters = connectedWaiters
@@ -299,6 +321,8 @@ public actor CameraControlHost: CaptureSoundPlaying {
         hapticQueue?.finish()
         hapticTask?.cancel()
         stopped = true
+        for stream in effectStreams { stream.finish() }
+        effectStreams = []
         let waiters = connectedWaiters
         connectedWaiters = []
         for waiter in waiters { waiter.resume() }
@@ -328,6 +352,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private func handleEffect(_ effect: HostEffect) {
         if case .overlay(.haptic(let pattern, _)) = effect { hapticQueue?.yield(pattern) }
         for observer in observers { observer(effect) }
+        for stream in effectStreams { stream.yield(effect) }
     }
 
     private func play(_ pattern: HapticPattern) async {

@@ -173,17 +173,19 @@ public final class HostCore {
     public var nextDeadlineHostMicros: UInt64? {
         var deadlines: [UInt64] = []
         if let release = orderer.nextReleaseMicros { deadlines.append(release) }
+        // Device-time deadlines need the clock estimate; without one, device time cannot move anyway.
         for device in [recognizer.nextDeadlineMicros, controls?.nextDeadlineMicros].compactMap({ $0 }) {
-            deadlines.append(clock.hostMicros(atDeviceMicros: device) ?? device)
+            if let host = clock.hostMicros(atDeviceMicros: device) { deadlines.append(host) }
         }
         return deadlines.min()
     }
 
-    /// The device's clock at host time `now` as estimated (host time itself before any clock sample: the
-    /// virtual rigs share one clock), never before the latest event seen.
+    /// The device's clock at host time `now` as estimated, never before the latest event seen. Before any
+    /// clock sample it is the latest event's time: device time is never invented from host time.
     public func deviceMicros(atHostMicros now: UInt64) -> UInt64 {
-        let estimate = clock.deviceMicros(atHostMicros: now) ?? now
-        return max(estimate, recognizer.currentMicros ?? 0)
+        let latest = recognizer.currentMicros ?? 0
+        guard let estimate = clock.deviceMicros(atHostMicros: now) else { return latest }
+        return max(estimate, latest)
     }
 
     // MARK: Wiring

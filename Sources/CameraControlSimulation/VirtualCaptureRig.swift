@@ -116,6 +116,8 @@ public final class VirtualCaptureRig {
     public func connect(startSession: Bool = true) throws(RPCError) -> HandshakeResponse {
         let response = try link.handshake()
         core.connected(response.capabilities ?? Capabilities())
+        // Host and device share the virtual clock: one exact sample says so.
+        core.addClockSample(sentAtHostMicros: link.nowMicros, receivedAtHostMicros: link.nowMicros, deviceMicros: link.nowMicros)
         eventStream = try link.openStream(.inputStreamInputEvents, StreamInputEventsRequest())
         if startSession { setSessionRunning(true) }
         link.run(forMicros: 2_000)

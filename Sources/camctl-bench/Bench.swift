@@ -17,10 +17,15 @@ struct Bench {
 
     /// Every subcommand; a new one is one entry here and a file of its own.
     static let commands: [Command] = [
-        Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
+        Command(name: "wire", summary: "bytes on the wire per message kind and raw sample, next to peer protocols", run: WireBench.run),
+        Command(
+            name: "decode", summary: "frames → typed InputEvent, next to a bare protobuf-c unpack; allocations per message",
+            run: DecodeBench.run),
+        Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
         Command(
             name: "firmware", summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM",
             run: FirmwareBench.run),
+        Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
     ]
 
     static func main() async {
@@ -30,6 +35,10 @@ struct Bench {
             exit(argv.isEmpty ? 2 : 0)
         }
         argv.removeFirst()
+        if name == "--list" {
+            print(commands.map(\.name).joined(separator: "\n"))
+            exit(0)
+        }
         guard let command = commands.first(where: { $0.name == name }) else {
             FileHandle.standardError.write(Data("camctl-bench: unknown subcommand '\(name)'\n\n\(usage)\n".utf8))
             exit(2)
@@ -51,6 +60,7 @@ struct Bench {
         let lines = commands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }
         return """
             usage: camctl-bench SUBCOMMAND [--json] [--smoke] [--rounds N] [options]
+                   camctl-bench --list
 
             subcommands:
             \(lines.joined(separator: "\n"))
@@ -175,8 +185,9 @@ struct BenchRow: Sendable {
         let widths = (0..<header.count).map { column in cells.map { $0[column].count }.max() ?? 0 }
         for row in cells {
             lines.append(
-                zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                    .trimmingCharacters(in: .whitespaces))
+                String(
+                    zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                        .reversed().drop { $0 == " " }.reversed()))
         }
         return lines.joined(separator: "\n")
     }

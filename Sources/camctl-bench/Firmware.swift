@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Instructions per poll come from `camctl-microbit-bench.elf` under QEMU's `-icount shift=0`, where the guest's
 /// clock counts instructions, so every round gives the same figure on any host; flash and RAM by component come
-/// from `camctl-microbit.map` (`Firmware-sim/port/microbit/footprint.py`). Run from the repository's root after
-/// `make -C Firmware-sim microbit`; `--build DIR` names another build folder. The rows have no baseline: the
+/// from `camctl-microbit.map` (`Firmware-sim/port/microbit/footprint.py`). Run from the repository's root; it runs
+/// `make -C Firmware-sim microbit` first when the images are missing. `--build DIR` names another build folder. The rows have no baseline: the
 /// targets they are held against are in docs/FIRMWARE.md.
 enum FirmwareBench {
     /// A missing image, tool or figure.
@@ -17,6 +17,9 @@ enum FirmwareBench {
         let build = options.values["build"] ?? "Firmware-sim/build/microbit"
         let image = build + "/camctl-microbit-bench.elf"
         let map = build + "/camctl-microbit.map"
+        if options.values["build"] == nil, ![image, map].allSatisfy(FileManager.default.fileExists(atPath:)) {
+            _ = try output(of: "make", ["-s", "-C", "Firmware-sim", "microbit"])
+        }
         for file in [image, map] where !FileManager.default.fileExists(atPath: file) {
             throw Failure(description: "\(file) not found (run `make -C Firmware-sim microbit` from the repository's root)")
         }

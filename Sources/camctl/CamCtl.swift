@@ -15,9 +15,10 @@ struct CamCtl {
                               start the simulator, connect over its pty, play a scenario that exercises
                               every gesture, input source and control, and print what happens
           info PORT           handshake and print identity, protocol version and capabilities
-          monitor PORT [--seconds N] [--no-reconnect]
+          monitor PORT [--seconds N] [--no-reconnect] [--scenario FILE]
                               print input events, gestures and capture events as they arrive;
-                              after an unplug, wait for the device to come back
+                              after an unplug, wait for the device to come back; --scenario plays
+                              FILE through this session (a simulator) and ends after it
           ping PORT [--count N]
                               round trips to the device
           counters PORT [--reset]

@@ -1,5 +1,7 @@
 import CameraControlCapture
 import CameraControlGestures
+import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlWire
 import Dispatch
 import Testing
@@ -8,46 +10,46 @@ import Testing
 struct CaptureEventInteractionTests {
     @Test("init(handler:): one handler gets primary and volume-up events, synchronously")
     func singleHandler() {
-        let seen = Collector<String>()
+        let seen = Recorder<String>()
         let interaction = CaptureEventInteraction(clock: ManualClock().captureClock) { seen.append("\($0.phase.rawValue) \($0.source)") }
         interaction.setSessionRunning(true)
         interaction.handle(click(.volumeUp) + click(.volumeDown, at: 500))
-        #expect(seen.all == ["began volume-up", "ended volume-up", "began volume-down", "ended volume-down"])
+        #expect(seen.values == ["began volume-up", "ended volume-up", "began volume-down", "ended volume-down"])
     }
 
     @Test("init(primary:secondary:): volume up goes to secondary only; without secondary to primary")
     func primarySecondary() {
-        let primary = Collector<InputSource>()
-        let secondary = Collector<InputSource>()
+        let primary = Recorder<InputSource>()
+        let secondary = Recorder<InputSource>()
         let both = CaptureEventInteraction(primary: { primary.append($0.source) }, secondary: { secondary.append($0.source) })
         both.setSessionRunning(true)
         both.handle(click(.volumeUp) + click(.actionButton, at: 300) + [gesture(600, .remoteClick, .remote)])
-        #expect(primary.all == [.actionButton, .actionButton, .remote, .remote])
-        #expect(secondary.all == [.volumeUp, .volumeUp])
+        #expect(primary.values == [.actionButton, .actionButton, .remote, .remote])
+        #expect(secondary.values == [.volumeUp, .volumeUp])
 
-        let onlyPrimary = Collector<InputSource>()
+        let onlyPrimary = Recorder<InputSource>()
         let single = CaptureEventInteraction(primary: { onlyPrimary.append($0.source) })
         single.setSessionRunning(true)
         single.handle(click(.volumeUp))
-        #expect(onlyPrimary.all == [.volumeUp, .volumeUp])
+        #expect(onlyPrimary.values == [.volumeUp, .volumeUp])
     }
 
     @Test("not running: handlers are not called, the default-action handler is")
     func notRunning() {
-        let seen = Collector<CaptureEvent>()
-        let defaults = Collector<String>()
+        let seen = Recorder<CaptureEvent>()
+        let defaults = Recorder<String>()
         let interaction = CaptureEventInteraction { seen.append($0) }
         interaction.defaultActionHandler = { defaults.append("\($0.phase.rawValue) \($0.action.rawValue)") }
         interaction.handle(click(.volumeDown))
-        #expect(seen.all.isEmpty)
-        #expect(defaults.all == ["began volumeDown", "ended volumeDown"])
+        #expect(seen.values.isEmpty)
+        #expect(defaults.values == ["began volumeDown", "ended volumeDown"])
         #expect(!interaction.isSessionRunning)
     }
 
     @Test("isEnabled false: default action; back to true: delivered again")
     func enabledToggle() {
-        let seen = Collector<CaptureEventPhase>()
-        let defaults = Collector<DefaultAction>()
+        let seen = Recorder<CaptureEventPhase>()
+        let defaults = Recorder<DefaultAction>()
         let interaction = CaptureEventInteraction { seen.append($0.phase) }
         interaction.defaultActionHandler = { defaults.append($0.action) }
         interaction.setSessionRunning(true)
@@ -56,13 +58,13 @@ struct CaptureEventInteractionTests {
         interaction.handle(click(.cameraControl))
         interaction.isEnabled = true
         interaction.handle(click(.cameraControl, at: 500))
-        #expect(defaults.all == [.launchCamera, .launchCamera])
-        #expect(seen.all == [.began, .ended])
+        #expect(defaults.values == [.launchCamera, .launchCamera])
+        #expect(seen.values == [.began, .ended])
     }
 
     @Test("session stopped mid-press and device lost mid-press: cancelled")
     func cancellations() {
-        let seen = Collector<String>()
+        let seen = Recorder<String>()
         let interaction = CaptureEventInteraction { seen.append("\($0.phase.rawValue) \($0.source)") }
         interaction.setSessionRunning(true)
         interaction.handle(gesture(0, .pressBegan, .volumeDown))
@@ -71,7 +73,7 @@ struct CaptureEventInteractionTests {
         interaction.setSessionRunning(true)
         interaction.handle(gesture(200, .pressBegan, .actionButton))
         interaction.deviceLost()
-        #expect(seen.all == ["began volume-down", "cancelled volume-down", "began action-button", "cancelled action-button"])
+        #expect(seen.values == ["began volume-down", "cancelled volume-down", "began action-button", "cancelled action-button"])
     }
 
     @Test("events stream: every delivered event, in order, to each subscriber")
@@ -109,17 +111,17 @@ struct CaptureEventInteractionTests {
 
     @Test("a handler that calls back into the interaction does not deadlock; order holds")
     func reentrantHandler() {
-        let seen = Collector<String>()
-        let box = Collector<CaptureEventInteraction>()
+        let seen = Recorder<String>()
+        let box = Recorder<CaptureEventInteraction>()
         let interaction = CaptureEventInteraction { event in
             seen.append("\(event.phase.rawValue) \(event.source)")
-            if event.phase == .began, let me = box.all.first { me.setSessionRunning(false) }  // stop mid-press
+            if event.phase == .began, let me = box.values.first { me.setSessionRunning(false) }  // stop mid-press
         }
         box.append(interaction)
         interaction.setSessionRunning(true)
         interaction.handle(gesture(0, .pressBegan, .volumeDown))
         interaction.handle(gesture(100, ended(100), .volumeDown))
-        #expect(seen.all == ["began volume-down", "cancelled volume-down"])
+        #expect(seen.values == ["began volume-down", "cancelled volume-down"])
     }
 
     @Test("queue delivery: handlers run on the given queue, in order")
@@ -144,14 +146,14 @@ struct CaptureEventInteractionTests {
     func playThroughInteraction() async throws {
         let player = RecordingSoundPlayer()
         let clock = ManualClock()
-        let seen = Collector<CaptureEvent>()
+        let seen = Recorder<CaptureEvent>()
         let interaction = CaptureEventInteraction(soundPlayer: player, clock: clock.captureClock) { seen.append($0) }
         interaction.defaultCaptureSoundDisabled = true
         #expect(interaction.defaultCaptureSoundDisabled)
         interaction.setSessionRunning(true)
         interaction.handle([gesture(0, .remoteClick, .remote)] + click(.volumeDown, at: 100))
-        let remoteEnded = seen.all[1]
-        let buttonEnded = seen.all[3]
+        let remoteEnded = seen.values[1]
+        let buttonEnded = seen.values[3]
         #expect(remoteEnded.shouldPlaySound && !buttonEnded.shouldPlaySound)
         #expect(try await remoteEnded.play(.shutter))
         #expect(try await !buttonEnded.play(.shutter))
@@ -176,7 +178,7 @@ struct CaptureEventInteractionTests {
 
     @Test("fed from many threads at once: every began is closed exactly once")
     func concurrentFeeding() async {
-        let seen = Collector<CaptureEvent>()
+        let seen = Recorder<CaptureEvent>()
         let interaction = CaptureEventInteraction { seen.append($0) }
         interaction.setSessionRunning(true)
         let sources: [InputSource] = [.volumeUp, .volumeDown, .actionButton, .cameraControl]
@@ -193,7 +195,7 @@ struct CaptureEventInteractionTests {
         }
         interaction.deviceLost()
         var phases: [CaptureEventID: [CaptureEventPhase]] = [:]
-        for event in seen.all { phases[event.id, default: []].append(event.phase) }
+        for event in seen.values { phases[event.id, default: []].append(event.phase) }
         #expect(!phases.isEmpty)
         #expect(phases.values.allSatisfy { $0 == [.began, .ended] || $0 == [.began, .cancelled] })
     }

@@ -1,5 +1,6 @@
 import CameraControlCapture
 import CameraControlGestures
+import CameraControlTestSupport
 import CameraControlWire
 import Testing
 

@@ -59,31 +59,3 @@ final class RecordingSoundPlayer: CaptureSoundPlaying {
         continuation.yield(sound)
     }
 }
-
-/// A host clock tests move by hand.
-final class ManualClock: Sendable {
-    private let micros = Mutex<UInt64>(0)
-    var now: UInt64 { micros.withLock { $0 } }
-    func advance(byMicros delta: UInt64) { micros.withLock { $0 += delta } }
-    var captureClock: CaptureClock { CaptureClock { [self] in self.now } }
-}
-
-/// Collects values from any thread.
-final class Collector<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-    func append(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
-}
-
-/// SplitMix64, so property tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

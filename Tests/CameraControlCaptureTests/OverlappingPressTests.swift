@@ -1,5 +1,6 @@
 import CameraControlCapture
 import CameraControlGestures
+import CameraControlTestSupport
 import CameraControlWire
 import Testing
 
@@ -112,14 +113,14 @@ struct OverlappingPressTests {
 
     @Test("an app keeping one pressing flag sees began and ended alternate and takes one photo")
     func interactionOnePhoto() {
-        let seen = Collector<CaptureEventPhase>()
+        let seen = Recorder<CaptureEventPhase>()
         let interaction = CaptureEventInteraction { seen.append($0.phase) }
         interaction.setSessionRunning(true)
         interaction.handle([
             gesture(0, .pressBegan, .cameraControl), gesture(50, .pressBegan, .volumeDown),
             gesture(200, ended(200), .cameraControl), gesture(250, ended(200), .volumeDown),
         ])
-        #expect(seen.all == [.began, .ended])
+        #expect(seen.values == [.began, .ended])
         #expect(interaction.ignoredPressCount == 1)
         #expect(interaction.diagnostics.count == 1)
     }

@@ -1,4 +1,5 @@
 import CameraControlControls
+import CameraControlTestSupport
 import Testing
 
 @Suite("Actions: once per distinct value, coalescing")

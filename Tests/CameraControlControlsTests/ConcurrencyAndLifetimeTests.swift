@@ -1,4 +1,5 @@
 import CameraControlControls
+import CameraControlTestSupport
 import Dispatch
 import Testing
 

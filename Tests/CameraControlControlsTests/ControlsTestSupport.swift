@@ -1,5 +1,6 @@
 import CameraControlControls
 import CameraControlGestures
+import CameraControlTestSupport
 import CameraControlWire
 import Synchronization
 
@@ -65,13 +66,6 @@ struct GestureScript {
         add(.lightPressEnded, after: 20_000)
         add(.touchEnded, after: 10_000)
     }
-}
-
-/// Collects calls from any executor.
-final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-    var values: [Value] { storage.withLock { $0 } }
 }
 
 /// A delegate that records its calls by name.

@@ -1,5 +1,6 @@
 import CameraControlControls
 import CameraControlGestures
+import CameraControlTestSupport
 import Testing
 
 /// A whole interaction replayed from a text gesture script, with the effect log checked line by line.

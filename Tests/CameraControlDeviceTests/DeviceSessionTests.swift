@@ -1,45 +1,160 @@
 import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
+import Synchronization
 import Testing
 
-/// Runs an in-process firmware device behind an in-memory transport in (roughly) real time, so the
-/// async device session can be tested against the real C core without a pty.
+/// An in-process firmware device in lockstep with a manual clock, so the async device session runs
+/// against the real C core in virtual time (no pty, no sleeps, no wall clock).
+///
+/// A pump task repeats one step: it advances the clock and the device by the same `step`, hands the
+/// device's output to the host, then yields to the host's tasks until they have caught up: every byte
+/// handed over has been taken and the host has come back for more, and every task the step woke on the
+/// clock sleeps again (or the host wrote something). The host's writes go to the device as they are
+/// made. The bridge knows nothing of the protocol: it only moves bytes and time, so deadlines, retries
+/// and heartbeats happen in virtual time whatever the host's rules are, however loaded the machine is.
 final class EmbeddedDeviceBridge: Sendable {
-    let device = EmbeddedDevice(seed: 5)
-    let host: InMemoryTransport
+    let device: EmbeddedDevice
+    /// The virtual time of the host and the device: give it to ``DeviceSession/connect(transport:clock:hostName:attempts:)``.
+    let clock: ManualClock
+    /// The host's end of the link.
+    let host: LockstepLink
     private let pump: Task<Void, Never>
 
-    init() {
-        let (host, deviceEnd) = InMemoryTransport.makePair()
+    init(seed: UInt64 = 5, clock: ManualClock = ManualClock(), step: Duration = .milliseconds(1)) {
+        let device = EmbeddedDevice(seed: seed)
+        let host = LockstepLink(device: device)
+        self.device = device
+        self.clock = clock
         self.host = host
-        let device = self.device
+        let stepMicros = UInt64(step.components.seconds) * 1_000_000 + UInt64(step.components.attoseconds / 1_000_000_000_000)
         pump = Task.detached {
-            let reader = Task {
-                while !Task.isCancelled {
-                    guard let bytes = try? await deviceEnd.receive() else { return }
-                    device.write(bytes)
-                }
-            }
-            defer { reader.cancel() }
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(1))
-                device.advance(byMicros: 1_000)
-                let out = device.read()
-                if !out.isEmpty {
-                    do { try await deviceEnd.send(out) } catch { return }
+            while !Task.isCancelled && !host.isClosed {
+                let sleeping = clock.sleeperCount
+                let writes = host.writes
+                clock.advance(by: step)
+                device.advance(byMicros: stepMicros)
+                host.deliver(device.read())
+                var turns = 0
+                while !Task.isCancelled && !host.isClosed && turns < 100_000 {
+                    await Task.yield()
+                    turns += 1
+                    let timersDone = clock.sleeperCount >= sleeping || host.writes != writes
+                    if host.hasTakenEverything && timersDone { break }
                 }
             }
         }
     }
 
+    /// Cuts the wire: from now on bytes are lost both ways, but time goes on.
+    func cutWire() { host.cut() }
+
+    /// Stops the pump and closes the link (the host sees its transport end).
     func stop() {
         pump.cancel()
         host.close()
     }
+}
+
+/// The host's end of an ``EmbeddedDeviceBridge``: writes go straight into the device; the bridge hands
+/// the device's output over and can tell whether the host has taken it.
+final class LockstepLink: ByteTransport, Sendable {
+    private struct State {
+        var inbound: [UInt8] = []
+        var receiver: (id: UInt64, continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>)?
+        var nextReceiverID: UInt64 = 0
+        var handedOut = false  // bytes were returned and the host has not asked for more since
+        var closed = false
+        var cut = false
+        var writes: UInt64 = 0
+    }
+
+    private let device: EmbeddedDevice
+    private let state = Mutex(State())
+    let name = "lockstep"
+
+    init(device: EmbeddedDevice) { self.device = device }
+
+    /// Whether the link is closed.
+    var isClosed: Bool { state.withLock { $0.closed } }
+    /// How many writes the host made.
+    var writes: UInt64 { state.withLock { $0.writes } }
+    /// Whether every byte handed over was taken and the host has come back for more (or never got any).
+    var hasTakenEverything: Bool { state.withLock { $0.inbound.isEmpty && !$0.handedOut } }
+
+    func send(_ bytes: [UInt8]) async throws(TransportError) {
+        let (closed, cut) = state.withLock { state in
+            state.writes += 1
+            return (state.closed, state.cut)
+        }
+        if closed { throw TransportError(code: .closed, message: "the lockstep link is closed") }
+        if !cut { device.write(bytes) }
+    }
+
+    func receive() async throws(TransportError) -> [UInt8] {
+        let id = state.withLock { state in
+            state.nextReceiverID += 1
+            return state.nextReceiverID
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>) in
+                let now: Result<[UInt8], TransportError>? = state.withLock { state in
+                    state.handedOut = false
+                    if !state.inbound.isEmpty {
+                        defer { state.inbound = [] }
+                        state.handedOut = true
+                        return .success(state.inbound)
+                    }
+                    if state.closed { return .failure(TransportError(code: .closed, message: "the lockstep link is closed")) }
+                    if state.receiver != nil { return .failure(TransportError(code: .concurrentReceive, message: "already receiving")) }
+                    if Task.isCancelled { return .failure(TransportError(code: .cancelled, message: "cancelled")) }
+                    state.receiver = (id, continuation)
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                guard state.receiver?.id == id else { return nil as CheckedContinuation<Result<[UInt8], TransportError>, Never>? }
+                defer { state.receiver = nil }
+                return state.receiver?.continuation
+            }
+            waiter?.resume(returning: .failure(TransportError(code: .cancelled, message: "cancelled")))
+        }
+        return try result.get()
+    }
+
+    func close() {
+        let waiter = state.withLock { state in
+            state.closed = true
+            defer { state.receiver = nil }
+            return state.receiver?.continuation
+        }
+        waiter?.resume(returning: .failure(TransportError(code: .closed, message: "the lockstep link was closed")))
+    }
+
+    /// Hands the device's bytes to the host (lost when the wire is cut or the link closed).
+    func deliver(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Result<[UInt8], TransportError>, Never>? in
+            guard !state.closed && !state.cut else { return nil }
+            if let receiver = state.receiver {
+                state.receiver = nil
+                state.handedOut = true
+                return receiver.continuation
+            }
+            state.inbound += bytes
+            return nil
+        }
+        waiter?.resume(returning: .success(bytes))
+    }
+
+    /// Loses every byte from now on, both ways.
+    func cut() { state.withLock { $0.cut = true } }
 }
 
 @Suite("DeviceSession against the real firmware core")
@@ -47,7 +162,7 @@ struct DeviceSessionTests {
     @Test func connectsAndServesEveryKindOfCall() async throws {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
-        let session = try await DeviceSession.connect(transport: bridge.host, hostName: "device-tests")
+        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
         #expect(session.info.identity.model.isEmpty == false)
         #expect(session.info.capabilities.isSimulator)
         #expect(try await session.ping([0, 1, 2, 0xFF]).payload == [0, 1, 2, 0xFF])
@@ -71,14 +186,62 @@ struct DeviceSessionTests {
         #expect(closed?.code == .unavailable)
     }
 
-    @Test func aSilentPeerIsAHandshakeFailureNotAHang() async throws {
-        let (host, silentDevice) = InMemoryTransport.makePair()  // the device end is open but never answers
-        let error = await #expect(throws: DeviceError.self) {
-            try await DeviceSession.connect(transport: host, attempts: 1)
+    @Test func anIdleSessionIsKeptAliveByHeartbeatsInVirtualTime() async throws {
+        let bridge = EmbeddedDeviceBridge()
+        defer { bridge.stop() }
+        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
+        let interval = await session.client.connectionConfiguration.heartbeatInterval
+        let before = await session.client.counters
+        try await bridge.clock.sleep(for: interval * 10)  // ten heartbeat intervals of silence from the app
+        let after = await session.client.counters
+        #expect(after.heartbeatsSent >= before.heartbeatsSent + 5)
+        #expect(after.heartbeatsReceived >= before.heartbeatsReceived + 5)
+        #expect(bridge.device.isSessionActive)
+        #expect(try await session.ping([7]).payload == [7])
+        await session.close()
+    }
+
+    @Test func aDeviceThatFallsSilentIsDeclaredDeadInVirtualTime() async throws {
+        let bridge = EmbeddedDeviceBridge()
+        defer { bridge.stop() }
+        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
+        let configuration = await session.client.connectionConfiguration
+        let events = try await session.inputEvents()  // a call without a deadline, open when the wire is cut
+        let cutAt = bridge.clock.now
+        bridge.cutWire()
+        let error = await #expect(throws: RPCError.self) {
+            for try await _ in events {}
         }
-        withExtendedLifetime(silentDevice) {}
+        #expect(error?.code == .unavailable)
+        // Not before nothing arrived for the dead timeout (the last packet came at most a heartbeat before the
+        // cut). No upper bound: time goes on while this task waits to be scheduled.
+        let silence = cutAt.duration(to: bridge.clock.now)
+        #expect(silence >= configuration.deadTimeout - configuration.heartbeatInterval, "declared dead after \(silence) of silence")
+        var link = session.client.linkEvents.makeAsyncIterator()
+        #expect(await link.next() == .sessionEstablished)
+        #expect(await link.next() == .dead)
+        await session.close()
+    }
+
+    @Test func aSilentPeerIsAHandshakeFailureNotAHang() async throws {
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let silentDevice = FakeDevice(transport: deviceEnd) { _ in [] }  // reads and records, never answers
+        await silentDevice.start()
+        let clock = ManualClock()
+        let connecting = Task { () -> DeviceError? in
+            do {
+                _ = try await DeviceSession.connect(transport: host, clock: clock, attempts: 1)
+                return nil
+            } catch let error as DeviceError {
+                return error
+            } catch {
+                return nil
+            }
+        }
+        let error = await clock.advance(by: .milliseconds(10), until: connecting)
         #expect(error?.code == .handshakeFailed)
         #expect(error?.rpcError?.code == .deadlineExceeded)
+        #expect(await silentDevice.received.contains { $0.type == .request && $0.address == MethodID.deviceHandshake })
     }
 }
 
@@ -108,7 +271,7 @@ struct DeviceConnectionTests {
             () async throws(DeviceError) -> DeviceSession in
             let bridge = EmbeddedDeviceBridge()
             bridges.mutate { $0.append(bridge) }
-            return try await DeviceSession.connect(transport: bridge.host)
+            return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
         }
         await connection.start()
         var log: [String] = []

@@ -1,4 +1,5 @@
 import CameraControlGestures
+import CameraControlTestSupport
 import CameraControlWire
 import Testing
 

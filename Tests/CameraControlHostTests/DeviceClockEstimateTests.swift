@@ -1,22 +1,11 @@
 import CameraControlHost
+import CameraControlTestSupport
 import Testing
 
 /// The clock estimate's error bound: whatever the delays and drift (within the assumed bound), the
 /// estimate is never further from the device's true clock than the uncertainty it reports.
 @Suite("DeviceClockEstimate")
 struct DeviceClockEstimateTests {
-    /// A small deterministic generator (SplitMix64).
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A device clock: `offset` behind the host at host time 0, running `ppm` fast.
     struct DeviceClock {
         var offset: Int64
@@ -55,7 +44,7 @@ struct DeviceClockEstimateTests {
 
     @Test("the estimate is within its stated uncertainty, for random delays, offsets and drift", arguments: 0..<40)
     func errorBound(seed: UInt64) {
-        var random = Generator(state: seed &* 7919 &+ 1)
+        var random = SeededGenerator(seed: seed &* 7919 &+ 1)
         let drift = Double(Int64.random(in: -150...150, using: &random))
         let device = DeviceClock(offset: Int64.random(in: -5_000_000...5_000_000, using: &random) + 10_000_000, ppm: drift)
         var clock = DeviceClockEstimate(maximumDriftPPM: 200, capacity: 8)

@@ -2,47 +2,32 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlGestures
 import CameraControlHost
+import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlWire
-import Synchronization
 import Testing
 
 /// The pipeline's wiring, byte-free: events and time in, effects and capture events out.
 @Suite("HostCore")
 struct HostCoreTests {
-    /// Everything the app and the observer saw, in one ordered log.
-    final class Log: Sendable {
-        private let lines = Mutex<[String]>([])
-        func add(_ line: String) { lines.withLock { $0.append(line) } }
-        var all: [String] { lines.withLock { $0 } }
-    }
-
-    /// A virtual host clock for the interaction.
-    final class Time: Sendable {
-        private let value = Atomic<UInt64>(0)
-        var micros: UInt64 {
-            get { value.load(ordering: .relaxed) }
-            set { value.store(newValue, ordering: .relaxed) }
-        }
-    }
-
     struct Rig {
         let core = HostCore()
-        let log = Log()
-        let time = Time()
+        /// Everything the app and the observer saw, in one ordered log.
+        let log = Recorder<String>()
+        let clock = ManualClock()
         let interaction: CaptureEventInteraction
 
         init(deviceOffset: UInt64 = 0) {
             let log = self.log
-            let time = self.time
-            interaction = CaptureEventInteraction(clock: CaptureClock { time.micros }) { event in
-                log.add("capture \(event.phase.rawValue) \(event.source)")
+            interaction = CaptureEventInteraction(clock: clock.captureClock) { event in
+                log.append("capture \(event.phase.rawValue) \(event.source)")
             }
             core.attach(interaction)
             core.observer = { effect in
                 switch effect {
-                case .gesture(let gesture): log.add("gesture \(gesture.kind)")
-                case .overlay(let effect): log.add("overlay \(effect)")
-                case .deviceLost: log.add("device-lost")
+                case .gesture(let gesture): log.append("gesture \(gesture.kind)")
+                case .overlay(let effect): log.append("overlay \(effect)")
+                case .deviceLost: log.append("device-lost")
                 case .connected, .input: break
                 }
             }
@@ -56,7 +41,7 @@ struct HostCoreTests {
         }
 
         func receive(_ kind: InputEventKind, _ source: InputSource, atHost host: UInt64, number: UInt32, deviceOffset: UInt64 = 0) {
-            time.micros = host
+            clock.advance(toMicros: host)
             core.receive(
                 InputEvent(
                     timestampMicros: host - deviceOffset, kind: kind, source: source,
@@ -74,9 +59,9 @@ struct HostCoreTests {
         let threshold = GestureRecognizer.Configuration().longPressThresholdMicros
         #expect(rig.core.nextDeadlineHostMicros == 2_000_000 + threshold)
         rig.core.advance(toHostMicros: 2_000_000 + threshold - 1)
-        #expect(!rig.log.all.contains { $0.hasPrefix("gesture longPressBegan") })
+        #expect(!rig.log.values.contains { $0.hasPrefix("gesture longPressBegan") })
         rig.core.advance(toHostMicros: 2_000_000 + threshold)
-        #expect(rig.log.all.contains { $0.hasPrefix("gesture longPressBegan") })
+        #expect(rig.log.values.contains { $0.hasPrefix("gesture longPressBegan") })
         #expect(rig.core.nextDeadlineHostMicros == nil, "nothing pending: the host sleeps until the next event")
     }
 
@@ -86,9 +71,9 @@ struct HostCoreTests {
         rig.receive(.buttonDown, .volumeUp, atHost: 2_000_000, number: 1)
         rig.receive(.buttonUp, .volumeUp, atHost: 2_100_000, number: 3)  // number 2 is missing
         #expect(rig.core.nextDeadlineHostMicros == 2_100_000 + 150_000)
-        #expect(!rig.log.all.contains("capture ended volume-up"))
+        #expect(!rig.log.values.contains("capture ended volume-up"))
         rig.core.advance(toHostMicros: 2_250_000)
-        #expect(rig.log.all.contains("capture ended volume-up"))
+        #expect(rig.log.values.contains("capture ended volume-up"))
     }
 
     @Test("a full click collapses the overlay, delegate told, before the capture event is delivered")
@@ -104,7 +89,7 @@ struct HostCoreTests {
         rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
         rig.receive(.fullPressDown, .cameraControl, atHost: 2_040_000, number: 3)
-        let log = rig.log.all
+        let log = rig.log.values
         let hidden = try #require(log.firstIndex(of: "overlay overlay-hidden"))
         let inactive = try #require(log.firstIndex(of: "delegate inactive"))
         let began = try #require(log.firstIndex(of: "capture began camera-control"))
@@ -133,7 +118,7 @@ struct HostCoreTests {
         rig.interaction.setSessionRunning(false)
         rig.core.advance(toHostMicros: 2_600_000)
         #expect(controls.phase == .hidden)
-        #expect(rig.log.all.last == "overlay overlay-hidden" || rig.log.all.last == "delegate inactive")
+        #expect(rig.log.values.last == "overlay overlay-hidden" || rig.log.values.last == "delegate inactive")
     }
 
     @Test("device lost mid-press: cancelled, never ended; the held events are delivered first")
@@ -141,7 +126,7 @@ struct HostCoreTests {
         let rig = Rig()
         rig.receive(.buttonDown, .actionButton, atHost: 2_000_000, number: 1)
         rig.core.deviceLost(atHostMicros: 2_050_000)
-        let log = rig.log.all
+        let log = rig.log.values
         #expect(log.contains("capture began action-button"))
         #expect(log.contains("capture cancelled action-button"))
         #expect(!log.contains("capture ended action-button"))
@@ -151,11 +136,11 @@ struct HostCoreTests {
     }
 
     final class Delegate: CaptureControlsDelegate {
-        let log: Log
-        init(log: Log) { self.log = log }
-        func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { log.add("delegate active") }
+        let log: Recorder<String>
+        init(log: Recorder<String>) { self.log = log }
+        func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { log.append("delegate active") }
         func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {}
         func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {}
-        func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { log.add("delegate inactive") }
+        func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { log.append("delegate inactive") }
     }
 }

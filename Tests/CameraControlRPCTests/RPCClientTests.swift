@@ -1,5 +1,6 @@
 import CameraControlPosixTransport
 import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
@@ -18,21 +19,6 @@ struct RPCClientTests {
         await device.start()
         let client = RPCClient(transport: host, configuration: configuration, clock: clock)
         return (client, device)
-    }
-
-    /// Advances the manual clock in steps until `task` finishes, and returns its result.
-    func advance<T: Sendable>(_ clock: ManualClock, by step: Duration, until task: Task<T, Never>) async -> T {
-        let done = DoneFlag()
-        let watcher = Task {
-            let value = await task.value
-            done.set()
-            return value
-        }
-        while !done.isSet {
-            clock.advance(by: step)
-            await Task.yield()
-        }
-        return await watcher.value
     }
 
     @Test("a unary call round-trips through the device")
@@ -138,7 +124,7 @@ struct RPCClientTests {
                 return error as? RPCError
             }
         }
-        let error = await advance(clock, by: .milliseconds(10), until: call)
+        let error = await clock.advance(by: .milliseconds(10), until: call)
         #expect(error?.code == .deadlineExceeded)
         await device.waitFor(.cancel)
         #expect(await client.counters.deadlinesExceeded == 1)
@@ -240,7 +226,7 @@ struct RPCClientTests {
                 return error as? RPCError
             }
         }
-        let error = await advance(clock, by: .milliseconds(10), until: consumer)
+        let error = await clock.advance(by: .milliseconds(10), until: consumer)
         #expect(error?.code == .unavailable)
         #expect(await client.counters.linkDeaths == 1)
         // The host sent heartbeats while it waited.
@@ -293,12 +279,4 @@ struct RPCClientTests {
         #expect(error?.code == .unavailable)
         #expect(await client.isClosed)
     }
-}
-
-/// A flag set once from any task.
-final class DoneFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

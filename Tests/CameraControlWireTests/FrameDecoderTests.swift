@@ -1,3 +1,4 @@
+import CameraControlTestSupport
 import Testing
 
 @testable import CameraControlWire
@@ -28,30 +29,23 @@ import Testing
     /// One byte at a time, all at once, and random splits (seeded) give identical outputs and counters.
     @Test func splitInvariance() throws {
         let (stream, expectedPackets) = try Self.mixedStream()
-        let whole = decodeAll([stream])
+        let whole = DecoderVerifier.verify(stream, seed: 2024) { decoded($0) }
         #expect(packets(whole.outputs) == expectedPackets)
         #expect(whole.counters.bytesReceived == UInt64(stream.count))
         #expect(whole.counters.framesDecoded == UInt64(expectedPackets.count))
         #expect(whole.counters.checkErrors == 2)
         #expect(whole.counters.unknownPacketTypes == 2)
         #expect(whole.counters.framingErrors >= 2)
+    }
 
-        let byteByByte = decodeAll(stream.map { [$0] })
-        #expect(byteByByte.outputs == whole.outputs)
-        #expect(byteByByte.counters == whole.counters)
-
-        var rng = SeededGenerator(seed: 2024)
-        for _ in 0..<50 {
-            var chunks: [[UInt8]] = []
-            var index = 0
-            while index < stream.count {
-                let length = min(stream.count - index, Int.random(in: 0...40, using: &rng))
-                chunks.append(Array(stream[index..<index + length]))
-                index += length
+    /// The verifier is not a rubber stamp: a decoder that loses state at chunk boundaries fails it.
+    @Test func splitDependentDecoderFailsTheVerifier() throws {
+        let (stream, _) = try Self.mixedStream()
+        withKnownIssue {
+            DecoderVerifier.verify(stream, randomSplits: 1) { chunks in
+                // A fresh decoder per chunk: frames cut by a boundary are lost.
+                chunks.map { decoded([$0]).outputs }.flatMap { $0 }
             }
-            let split = decodeAll(chunks)
-            #expect(split.outputs == whole.outputs)
-            #expect(split.counters == whole.counters)
         }
     }
 

@@ -1,51 +1,10 @@
+import CameraControlTestSupport
 import Foundation
 import Testing
 
 @testable import CameraControlWire
 
-/// One frame of `Tests/Vectors/frames.json` (written by `scripts/make-vectors`).
-struct GoldenFrame: Decodable, Sendable, CustomTestStringConvertible {
-    var name: String
-    var note: String
-    var type: String
-    var typeValue: UInt8
-    var reliable: Bool
-    var sequence: UInt16
-    var callId: UInt32
-    var service: UInt8?
-    var method: UInt8?
-    var status: UInt8?
-    var message: String?
-    var text: String?
-    var payloadHex: String
-    var unstuffedHex: String
-    var wireHex: String
-
-    var testDescription: String { name }
-
-    /// The packet the vector's fields describe.
-    var packet: Packet {
-        Packet(
-            type: PacketType(rawValue: typeValue), isReliable: reliable, sequence: sequence, callID: callId,
-            address: service.map { MethodID(service: $0, method: method ?? 0) },
-            status: status.map(StatusCode.init(rawValue:)), payload: [UInt8](hex: payloadHex))
-    }
-}
-
-enum GoldenVectors {
-    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let path = repoRoot.appendingPathComponent("Tests/Vectors/frames.json")
-
-    private struct File: Decodable { var frames: [GoldenFrame] }
-
-    static let frames: [GoldenFrame] = {
-        guard let data = try? Data(contentsOf: path), let file = try? JSONDecoder().decode(File.self, from: data) else {
-            return []
-        }
-        return file.frames
-    }()
-
+extension GoldenVectors {
     /// What our side says each vector is: the packet (without payload) and the Swift message value.
     static let expected: [String: (packet: Packet, message: (any WireMessage)?)] = {
         let m = SampleMessages.self
@@ -167,18 +126,11 @@ enum GoldenVectors {
         }
     }
 
-    /// The whole vector file as one byte stream, split at random, decodes to every vector in order.
+    /// The whole vector file as one byte stream decodes to every vector in order, however it is split.
     @Test func allVectorsAsOneStream() {
         let stream = GoldenVectors.frames.flatMap { [UInt8](hex: $0.wireHex) }
-        var rng = SeededGenerator(seed: 5)
-        var chunks: [[UInt8]] = []
-        var index = 0
-        while index < stream.count {
-            let length = min(stream.count - index, Int.random(in: 1...64, using: &rng))
-            chunks.append(Array(stream[index..<index + length]))
-            index += length
-        }
-        #expect(packets(decodeAll(chunks).outputs) == GoldenVectors.frames.map(\.packet))
+        let whole = DecoderVerifier.verify(stream, seed: 5, maxChunk: 64) { decoded($0) }
+        #expect(packets(whole.outputs) == GoldenVectors.frames.map(\.packet))
     }
 }
 

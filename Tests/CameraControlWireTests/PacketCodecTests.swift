@@ -1,3 +1,4 @@
+import CameraControlTestSupport
 import Testing
 
 @testable import CameraControlWire

@@ -1,36 +1,5 @@
 import CameraControlWire
 
-/// A small deterministic generator (SplitMix64) so random tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Bytes from lowercase or uppercase hex (test input only; traps on bad hex).
-    init(hex: String) {
-        let digits = Array(hex.utf8)
-        precondition(digits.count % 2 == 0, "odd hex")
-        self = stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
-    }
-
-    /// Lowercase hex.
-    var hex: String {
-        map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-
-    static func random(count: Int, using generator: inout SeededGenerator) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-}
-
 /// Feeds `chunks` to a fresh decoder, draining after each, and returns every output and the counters.
 func decodeAll(
     _ chunks: [[UInt8]], maxFrameBytes: Int = WireFormat.maxFrameBytes
@@ -42,6 +11,18 @@ func decodeAll(
         while let output = decoder.next() { outputs.append(output) }
     }
     return (outputs, decoder.counters)
+}
+
+/// Everything a decoder gave for a stream, comparable (what ``DecoderVerifier`` checks).
+struct Decoded: Equatable {
+    var outputs: [FrameDecoderOutput]
+    var counters: WireCounters
+}
+
+/// ``decodeAll(_:maxFrameBytes:)`` as a ``Decoded``.
+func decoded(_ chunks: [[UInt8]], maxFrameBytes: Int = WireFormat.maxFrameBytes) -> Decoded {
+    let (outputs, counters) = decodeAll(chunks, maxFrameBytes: maxFrameBytes)
+    return Decoded(outputs: outputs, counters: counters)
 }
 
 /// The packets among `outputs`.

@@ -1,6 +1,7 @@
 import CameraControlCapture
 import CameraControlGestures
 import CameraControlSimulation
+import CameraControlTestSupport
 import CameraControlWire
 import Testing
 
@@ -128,7 +129,7 @@ struct CaptureScenarioPropertyTests {
 
     @Test("clean link: captures = clicking steps, each began closed once, nothing ended twice", arguments: batches)
     func cleanLink(batch: UInt64) throws {
-        var rng = SplitMix64(seed: 0xCA97_0000 + batch)
+        var rng = SeededGenerator(seed: 0xCA97_0000 + batch)
         var captures = 0
         for index in 0..<Self.perBatch {
             let scenario = RandomScenario.make(using: &rng)
@@ -146,14 +147,14 @@ struct CaptureScenarioPropertyTests {
 
     @Test("random single-frame drops both ways: no phantom or lost captures", arguments: batches)
     func lossyLink(batch: UInt64) throws {
-        var rng = SplitMix64(seed: 0xD209_0000 + batch)
+        var rng = SeededGenerator(seed: 0xD209_0000 + batch)
         var dropsTotal = 0
         var reliableDrops = 0
         for index in 0..<Self.perBatch {
             let scenario = RandomScenario.make(using: &rng)
             // Single-frame losses: never two frames in a row in the same direction. Reliable input events
             // and ACKs (what the capture depends on) are lost one time in five, everything else one in 30.
-            var dropRNG = SplitMix64(seed: rng.next())
+            var dropRNG = SeededGenerator(seed: rng.next())
             var lastDropped: [VirtualLink.Direction: Bool] = [:]
             let dropper = FrameDropper { frame in
                 let precious = frame.packet.isReliable || frame.packet.type == .ack
@@ -177,7 +178,7 @@ struct CaptureScenarioPropertyTests {
         "unplugged at a random moment, re-plugged and reconnected: every began closed once, nothing phantom",
         arguments: batches)
     func randomUnplug(batch: UInt64) throws {
-        var rng = SplitMix64(seed: 0x0F_F000 + batch)
+        var rng = SeededGenerator(seed: 0x0F_F000 + batch)
         var cancelledTotal = 0
         for index in 0..<(Self.perBatch / 2) {
             let scenario = RandomScenario.make(using: &rng)
@@ -210,7 +211,7 @@ struct CaptureScenarioPropertyTests {
         "session started and stopped at random moments: each press goes to a handler or its default action, once",
         arguments: batches)
     func randomSessionToggles(batch: UInt64) throws {
-        var rng = SplitMix64(seed: 0x5E55_0000 + batch)
+        var rng = SeededGenerator(seed: 0x5E55_0000 + batch)
         var defaultPresses = 0
         var cancelledTotal = 0
         for index in 0..<(Self.perBatch / 2) {

@@ -120,4 +120,25 @@ struct MonitorTests {
         #expect(output.text.components(separatedBy: "device      CameraControl Simulator").count >= 3, "two sessions")
         signalProcess(monitor.processIdentifier, SIGTERM)
     }
+
+    /// `camctl monitor PORT --scenario FILE`: the scenario plays through the monitor's own session, so
+    /// one host sees its captures (no second host on the port), and the monitor ends after the scenario.
+    @Test func monitorPlaysAScenarioThroughItsOwnSession() async throws {
+        let simulator = try SimulatorProcess(seed: 63)
+        defer { simulator.stop() }
+        let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")
+        let run = try await runTool(
+            "camctl",
+            ["monitor", simulator.ptyPath, "--scenario", scenarios.appendingPathComponent("buttons.scenario").path],
+            timeout: .seconds(30))
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let out = run.standardOutput
+        #expect(out.contains("scenario: "), "the monitor did not play the scenario: \(out.suffix(600))")
+        for source in ["volume-down", "action-button", "remote"] {
+            #expect(out.contains("capture  ended     primary   \(source)"), "no capture from \(source): \(out.suffix(600))")
+        }
+        #expect(out.contains("capture  ended     secondary volume-up"))
+        #expect(!out.contains("cancelled"), "nothing in flight was lost: \(out.suffix(600))")
+    }
 }

@@ -5,30 +5,33 @@ import Testing
 
 /// A scripted device on the other end of a transport: decodes the host's packets, records them, and
 /// answers with whatever `respond` returns (sequence numbers are filled in).
-actor FakeDevice {
-    typealias Responder = @Sendable (Packet) -> [Packet]
+public actor FakeDevice {
+    /// What the device answers to one packet from the host (nothing: `[]`).
+    public typealias Responder = @Sendable (Packet) -> [Packet]
 
     private let transport: any ByteTransport
     private let respond: Responder
     private var decoder = FrameDecoder()
     private var sequence: UInt16 = 0
-    private(set) var received: [Packet] = []
+    /// Every packet the host sent, in order.
+    public private(set) var received: [Packet] = []
     private var nextWaiterID = 0
     private var waiters: [(id: Int, predicate: @Sendable ([Packet]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var task: Task<Void, Never>?
 
-    init(transport: any ByteTransport, respond: @escaping Responder) {
+    /// A device on `transport` answering with `respond`; call ``start()`` to begin reading.
+    public init(transport: any ByteTransport, respond: @escaping Responder) {
         self.transport = transport
         self.respond = respond
     }
 
     /// Starts the device's read loop.
-    func start() {
+    public func start() {
         task = Task { await self.run() }
     }
 
     /// Sends packets to the host (sequence numbers filled in).
-    func send(_ packets: [Packet]) async {
+    public func send(_ packets: [Packet]) async {
         var bytes: [UInt8] = []
         for var packet in packets {
             packet.sequence = sequence
@@ -41,7 +44,7 @@ actor FakeDevice {
 
     /// Waits until the received packets satisfy `predicate`; records an issue and returns after a
     /// generous safety timeout so a broken implementation fails instead of hanging the suite.
-    func waitUntil(
+    public func waitUntil(
         _ predicate: @escaping @Sendable ([Packet]) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         if predicate(received) { return }
@@ -58,7 +61,7 @@ actor FakeDevice {
     }
 
     /// Waits for a packet of `type` (on `call`, if given).
-    func waitFor(_ type: PacketType, call: CallID? = nil, sourceLocation: SourceLocation = #_sourceLocation) async {
+    public func waitFor(_ type: PacketType, call: CallID? = nil, sourceLocation: SourceLocation = #_sourceLocation) async {
         await waitUntil(
             { packets in packets.contains { $0.type == type && (call == nil || $0.callID == call!.rawValue) } },
             sourceLocation: sourceLocation)
@@ -90,7 +93,7 @@ actor FakeDevice {
 }
 
 /// Answers handshakes and pings (echoing the request), ignores everything else.
-@Sendable func echoResponder(_ packet: Packet) -> [Packet] {
+@Sendable public func echoResponder(_ packet: Packet) -> [Packet] {
     guard packet.type == .request, let address = packet.address else { return [] }
     if address == MethodID.deviceHandshake || address == MethodID.devicePing {
         return [Packet(type: .response, callID: packet.callID, payload: packet.payload)]

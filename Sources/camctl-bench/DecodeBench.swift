@@ -1,0 +1,128 @@
+import CBenchSupport
+import CameraControlWire
+
+/// `camctl-bench decode`: wire bytes → typed `InputEvent` on one core, through this project's
+/// `FrameDecoder` and generated Swift decoder, next to a bare `protobuf_c_message_unpack` of the same
+/// payloads (default allocator, then an arena allocator). Also heap allocations per message, counted by
+/// interposing malloc in this process.
+enum DecodeBench {
+    static func run(_ options: BenchOptions) async throws -> [BenchRow] {
+        let messages = options.smoke ? 1_000 : try options.integer("messages", default: 200_000)
+        // A stream of realistic input events, framed as the device sends them.
+        var wire: [UInt8] = []
+        var payloads: [[UInt8]] = []
+        for index in 0..<256 {
+            let event = InputEvent(
+                timestampMicros: 10_000_000 + UInt64(index) * 997, kind: index % 3 == 0 ? .slide : .lightPressDown,
+                source: .cameraControl, forceMillinewtons: UInt32(800 + index), position: UInt32(index * 3),
+                eventNumber: UInt32(index + 1))
+            let payload = event.serializedBytes()
+            payloads.append(payload)
+            wire += try PacketEncoder.encode(
+                Packet(type: .streamMessage, isReliable: index % 3 != 0, sequence: UInt16(index), callID: 3, payload: payload))
+        }
+        let rounds = options.rounds
+        let loops = max(1, messages / payloads.count)
+
+        func swiftRound() -> (nanos: Double, allocations: Double) {
+            var decoder = FrameDecoder()
+            var decoded = 0
+            var checksum: UInt64 = 0
+            let before = cc_bench_alloc_count()
+            cc_bench_alloc_counting(1)
+            let nanos = measureNanos {
+                for _ in 0..<loops {
+                    decoder.append(wire)
+                    while let output = decoder.next() {
+                        guard case .packet(let packet) = output,
+                            let event = try? InputEvent(serializedBytes: packet.payload)
+                        else { continue }
+                        checksum &+= event.timestampMicros
+                        decoded += 1
+                    }
+                }
+            }
+            cc_bench_alloc_counting(0)
+            let allocations = Double(cc_bench_alloc_count() - before)
+            precondition(decoded == loops * payloads.count && checksum != 0, "decode bench decoded \(decoded)")
+            return (nanos / Double(decoded), allocations / Double(decoded))
+        }
+
+        func bareRound(_ unpack: (UnsafePointer<UInt8>, Int) -> Int32) -> (nanos: Double, allocations: Double) {
+            var parsed = 0
+            let before = cc_bench_alloc_count()
+            cc_bench_alloc_counting(1)
+            let nanos = measureNanos {
+                for _ in 0..<loops {
+                    for payload in payloads {
+                        payload.withUnsafeBufferPointer { buffer in
+                            if unpack(buffer.baseAddress!, buffer.count) != 0 { parsed += 1 }
+                        }
+                    }
+                }
+            }
+            cc_bench_alloc_counting(0)
+            let allocations = Double(cc_bench_alloc_count() - before)
+            precondition(parsed == loops * payloads.count, "baseline parsed \(parsed)")
+            return (nanos / Double(parsed), allocations / Double(parsed))
+        }
+
+        func deframeRound() -> Double {
+            var decoder = FrameDecoder()
+            var frames = 0
+            let nanos = measureNanos {
+                for _ in 0..<loops {
+                    decoder.append(wire)
+                    while let output = decoder.next() {
+                        if case .packet = output { frames += 1 }
+                    }
+                }
+            }
+            return nanos / Double(max(frames, 1))
+        }
+
+        func messageRound() -> Double {
+            var checksum: UInt64 = 0
+            let nanos = measureNanos {
+                for _ in 0..<loops {
+                    for payload in payloads {
+                        if let event = try? InputEvent(serializedBytes: payload) { checksum &+= event.timestampMicros }
+                    }
+                }
+            }
+            precondition(checksum != 0)
+            return nanos / Double(loops * payloads.count)
+        }
+
+        var deframe: [Double] = []
+        var message: [Double] = []
+        var ours: [(nanos: Double, allocations: Double)] = []
+        var bare: [(nanos: Double, allocations: Double)] = []
+        var arena: [(nanos: Double, allocations: Double)] = []
+        _ = swiftRound()  // warm-up
+        for _ in 0..<rounds {
+            ours.append(swiftRound())
+            bare.append(bareRound { cc_bench_unpack_input_event($0, $1) })
+            arena.append(bareRound { cc_bench_unpack_input_event_arena($0, $1) })
+            deframe.append(deframeRound())
+            message.append(messageRound())
+        }
+        return [
+            BenchRow(
+                name: "frames → InputEvent (deframe, check, envelope, decode)", unit: "ns/msg",
+                project: Stats(ours.map(\.nanos)), baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.nanos)))),
+            BenchRow(
+                name: "  same, against protobuf-c over an arena", unit: "ns/msg", project: Stats(ours.map(\.nanos)),
+                baseline: ("protobuf-c unpack, arena", Stats(arena.map(\.nanos)))),
+            BenchRow(
+                name: "  of which deframing (COBS, check, envelope)", unit: "ns/msg", project: Stats(deframe),
+                baseline: nil),
+            BenchRow(
+                name: "  of which the generated message decoder", unit: "ns/msg", project: Stats(message),
+                baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.nanos)))),
+            BenchRow(
+                name: "heap allocations", unit: "allocs/msg", project: Stats(ours.map(\.allocations)),
+                baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.allocations)))),
+        ]
+    }
+}
