@@ -22,6 +22,9 @@ struct Bench {
             name: "decode", summary: "frames → typed InputEvent, next to a bare protobuf-c unpack; allocations per message",
             run: DecodeBench.run),
         Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
+        Command(
+            name: "firmware", summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM",
+            run: FirmwareBench.run),
         Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
         Command(
             name: "shutter", summary: "shutter lag (press → saved frame) of the GStreamer camera, videotestsrc at 30/60 fps",

@@ -1,0 +1,144 @@
+/* micro:bit port: the HAL of the real board (board_hal.h). */
+#include "board_hal.h"
+
+#include "board.h"
+#include "board_leds.h"
+#include "nrf51.h"
+
+#define PIN_BUTTON_A 17u        /* volume down */
+#define PIN_BUTTON_B 26u        /* volume up */
+#define PIN_ACTION 18u          /* edge pin P8 */
+#define PIN_TOUCH 1u            /* edge pin P2 */
+#define AIN_FORCE 4u            /* edge pin P0 (P0.03) */
+#define AIN_SLIDE 3u            /* edge pin P1 (P0.02) */
+
+static char g_serial[17];
+
+/* The ADC converts one input at a time: each read_sensors takes the finished
+ * conversion and starts the next input's, never waiting (a 10-bit conversion
+ * takes 68 us, far less than a sample period). */
+static struct {
+    bool started;
+    uint8_t channel;        /* 0 force, 1 slide */
+    uint16_t counts[2];
+} g_adc;
+
+static void adc_start(void)
+{
+    ADC_CONFIG = ADC_CONFIG_10BIT_THIRD_VBG(g_adc.channel == 0u ? AIN_FORCE : AIN_SLIDE);
+    ADC_EVENTS_END = 0u;
+    ADC_TASKS_START = 1u;
+    g_adc.started = true;
+}
+
+void microbit_hal_init(void)
+{
+    GPIO_PIN_CNF(PIN_BUTTON_A) = GPIO_CNF_INPUT_PULLUP;
+    GPIO_PIN_CNF(PIN_BUTTON_B) = GPIO_CNF_INPUT_PULLUP;
+    GPIO_PIN_CNF(PIN_ACTION) = GPIO_CNF_INPUT_PULLUP;
+    /* P2 has the micro:bit's 10 MOhm pull-up for touch sensing; add none. */
+    GPIO_PIN_CNF(PIN_TOUCH) = GPIO_CNF_INPUT_NOPULL;
+    board_leds_init();
+    board_serial_number(g_serial);
+    ADC_ENABLE = 1u;
+    g_adc.channel = 0u;
+    adc_start();
+}
+
+uint64_t microbit_hal_now_us(void *ctx)
+{
+    (void)ctx;
+    return board_now_us();
+}
+
+size_t microbit_hal_uart_read(void *ctx, uint8_t *buf, size_t cap)
+{
+    (void)ctx;
+    return board_uart_read(buf, cap);
+}
+
+size_t microbit_hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    return board_uart_write(buf, len);
+}
+
+void microbit_hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
+{
+    (void)ctx;
+    if (ADC_EVENTS_END != 0u) {
+        g_adc.counts[g_adc.channel] = (uint16_t)(ADC_RESULT & 0x3FFu);
+        g_adc.channel ^= 1u;
+        adc_start();
+    } else if (!g_adc.started) {
+        adc_start();
+    }
+    out->force_raw_mn = (int32_t)g_adc.counts[0] * MICROBIT_FORCE_MN_PER_COUNT;
+    out->position = g_adc.counts[1];
+    out->touched = (GPIO_IN & (1u << PIN_TOUCH)) == 0u;
+}
+
+uint32_t microbit_hal_read_buttons(void *ctx)
+{
+    uint32_t in = GPIO_IN;
+    uint32_t bits = 0u;
+    (void)ctx;
+    /* active low */
+    if ((in & (1u << PIN_BUTTON_A)) == 0u) {
+        bits |= CC_BUTTON_VOLUME_DOWN;
+    }
+    if ((in & (1u << PIN_BUTTON_B)) == 0u) {
+        bits |= CC_BUTTON_VOLUME_UP;
+    }
+    if ((in & (1u << PIN_ACTION)) == 0u) {
+        bits |= CC_BUTTON_ACTION;
+    }
+    return bits;
+}
+
+uint32_t microbit_hal_take_remote_clicks(void *ctx)
+{
+    (void)ctx;
+    return 0u;
+}
+
+void microbit_hal_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
+{
+    (void)ctx;
+    (void)rgb;
+    board_leds_set_indicator(mode);
+}
+
+const cc_hal_t microbit_hal = {
+    0,
+    microbit_hal_now_us,
+    microbit_hal_uart_read,
+    microbit_hal_uart_write,
+    microbit_hal_read_sensors,
+    microbit_hal_read_buttons,
+    microbit_hal_take_remote_clicks,
+    0,                          /* haptic_play: no actuator */
+    0,                          /* sound_play: no speaker */
+    microbit_hal_indicator_set,
+};
+
+const cc_device_info_t microbit_info = {
+    "BBC",                       /* vendor */
+    "micro:bit v1 (nRF51822)",   /* model */
+    g_serial,                    /* serial_number: FICR.DEVICEID */
+    "1.0.0",                     /* firmware_version */
+    0x0D28u,                     /* usb_vendor_id: the interface chip (DAPLink) */
+    0x0204u,                     /* usb_product_id */
+    true,                        /* has_force_sensor: FSR on P0 */
+    true,                        /* has_touch_sensor: P2 */
+    true,                        /* has_slide_strip: soft potentiometer on P1 */
+    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */
+    false,                       /* has_remote */
+    10230u,                      /* force_max_mn: 1023 counts */
+    MICROBIT_SLIDE_RESOLUTION,   /* slide_resolution */
+    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */
+    6u,                          /* max_controls */
+    0u,                          /* haptic_patterns: none */
+    false,                       /* has_speaker */
+    true,                        /* has_indicator_led */
+};

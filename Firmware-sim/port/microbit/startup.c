@@ -1,0 +1,109 @@
+/*
+ * micro:bit port: the vector table, the reset handler (.data copied from
+ * flash, .bss zeroed, then main) and a fault handler that reports.
+ *
+ * A HardFault (on the Cortex-M0 every fault is one) prints
+ * "\nFAULT pc=0x........ lr=0x........ psr=0x........ sp=0x........\n" on the
+ * UART with the interrupts off (a host sees a frame that does not decode and
+ * counts a framing error; a terminal shows the line), shows an X on the LED
+ * matrix and resets the chip after about a second.
+ */
+#include <stdint.h>
+
+#include "board.h"
+#include "board_leds.h"
+#include "nrf51.h"
+
+extern uint32_t _data_load, _data_start, _data_end, _bss_start, _bss_end, _stack_top;
+extern int main(void);
+
+void microbit_reset(void);
+void microbit_fault(void);
+void microbit_fault_report(const uint32_t *frame);
+void microbit_uart_irq(void);
+void microbit_timer0_irq(void);
+static void unexpected_irq(void);
+
+void microbit_reset(void)
+{
+    const uint32_t *src = &_data_load;
+    uint32_t *dst = &_data_start;
+    while (dst < &_data_end) {
+        *dst++ = *src++;
+    }
+    for (dst = &_bss_start; dst < &_bss_end; dst++) {
+        *dst = 0u;
+    }
+    (void)main();
+    board_reset();
+}
+
+static void hex32(char *out, uint32_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    int i;
+    for (i = 7; i >= 0; i--) {
+        out[i] = digits[v & 0xFu];
+        v >>= 4;
+    }
+}
+
+/* frame: the registers the CPU stacked (r0-r3, r12, lr, pc, xpsr). */
+void microbit_fault_report(const uint32_t *frame)
+{
+    char line[] = "\nFAULT pc=0x........ lr=0x........ psr=0x........ sp=0x........\n";
+    volatile uint32_t spin;
+    nrf_irq_disable();
+    hex32(line + 12, frame[6]);
+    hex32(line + 26, frame[5]);
+    hex32(line + 41, frame[7]);
+    hex32(line + 55, (uint32_t)(uintptr_t)frame);
+    board_uart_write_blocking(line);
+    board_leds_fault();
+    for (spin = 0u; spin < 4000000u; spin++) {
+    }
+    board_reset();
+}
+
+/* Picks the stack the fault frame is on (MSP or PSP) and reports it. */
+__attribute__((naked)) void microbit_fault(void)
+{
+    __asm__ volatile(
+        "movs r0, #4\n"
+        "mov r1, lr\n"
+        "tst r0, r1\n"
+        "beq 1f\n"
+        "mrs r0, psp\n"
+        "b 2f\n"
+        "1: mrs r0, msp\n"
+        "2: bl microbit_fault_report\n");   /* never returns */
+}
+
+static void unexpected_irq(void)
+{
+    board_uart_write_blocking("\nFAULT unexpected interrupt\n");
+    board_reset();
+}
+
+typedef void (*vector_t)(void);
+
+/* 16 system vectors, then the nRF51's 32 peripheral interrupts. */
+__attribute__((section(".vectors"), used)) static const vector_t vectors[16 + 32] = {
+    (vector_t)(uintptr_t)&_stack_top,
+    microbit_reset,
+    microbit_fault,          /* NMI */
+    microbit_fault,          /* HardFault */
+    0, 0, 0, 0, 0, 0, 0,
+    unexpected_irq,          /* SVC */
+    0, 0,
+    unexpected_irq,          /* PendSV */
+    unexpected_irq,          /* SysTick */
+    /* 0 POWER_CLOCK, 1 RADIO, 2 UART0, 3 SPI0/TWI0, 4 SPI1/TWI1, 5 -, 6 GPIOTE, 7 ADC, 8 TIMER0 */
+    unexpected_irq, unexpected_irq, microbit_uart_irq, unexpected_irq, unexpected_irq,
+    unexpected_irq, unexpected_irq, unexpected_irq, microbit_timer0_irq,
+    unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq,
+    unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq,
+    unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq,
+    unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq, unexpected_irq,
+    unexpected_irq, unexpected_irq, unexpected_irq,
+};

@@ -1,0 +1,101 @@
+import Foundation
+
+/// `camctl-bench firmware`: the micro:bit image, measured from the linked image (docs/FIRMWARE.md).
+///
+/// Instructions per poll come from `camctl-microbit-bench.elf` under QEMU's `-icount shift=0`, where the guest's
+/// clock counts instructions, so every round gives the same figure on any host; flash and RAM by component come
+/// from `camctl-microbit.map` (`Firmware-sim/port/microbit/footprint.py`). Run from the repository's root; it runs
+/// `make -C Firmware-sim microbit` first when the images are missing. `--build DIR` names another build folder. The rows have no baseline: the
+/// targets they are held against are in docs/FIRMWARE.md.
+enum FirmwareBench {
+    /// A missing image, tool or figure.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func run(_ options: BenchOptions) async throws -> [BenchRow] {
+        let build = options.values["build"] ?? "Firmware-sim/build/microbit"
+        let image = build + "/camctl-microbit-bench.elf"
+        let map = build + "/camctl-microbit.map"
+        if options.values["build"] == nil, ![image, map].allSatisfy(FileManager.default.fileExists(atPath:)) {
+            _ = try output(of: "make", ["-s", "-C", "Firmware-sim", "microbit"])
+        }
+        for file in [image, map] where !FileManager.default.fileExists(atPath: file) {
+            throw Failure(description: "\(file) not found (run `make -C Firmware-sim microbit` from the repository's root)")
+        }
+        // Deterministic figures: a few rounds only show that they agree.
+        let rounds = options.smoke ? 1 : min(options.rounds, 3)
+        var figures: [String: [Double]] = [:]
+        for _ in 0..<rounds {
+            let output = try output(
+                of: "qemu-system-arm",
+                [
+                    "-M", "microbit", "-nographic", "-monitor", "none", "-serial", "stdio", "-icount", "shift=0",
+                    "-semihosting-config", "enable=on,target=native", "-kernel", image,
+                ])
+            for (key, value) in benchFigures(output) { figures[key, default: []].append(value) }
+        }
+        let polls = [
+            ("idle_tick", "poll, idle tick"), ("sample_rest", "poll, one sample at rest"),
+            ("sample_active", "poll, one sample with a finger"),
+        ]
+        var rows: [BenchRow] = try polls.map { key, name in
+            guard let values = figures[key] else { throw Failure(description: "the benchmark image printed no \(key)") }
+            return BenchRow(name: name, unit: "instructions", project: Stats(values), baseline: nil)
+        }
+        if let stack = figures["stack"] {
+            rows.append(BenchRow(name: "deepest stack", unit: "bytes", project: Stats(stack), baseline: nil))
+        }
+        let footprint = footprintRows(try output(of: "/usr/bin/python3", ["Firmware-sim/port/microbit/footprint.py", map]))
+        let total = ("total", footprint.reduce(0) { $0 + $1.1 }, footprint.reduce(0) { $0 + $1.2 })
+        for (component, flash, ram) in footprint + [total] {
+            rows.append(BenchRow(name: "flash, \(component)", unit: "bytes", project: Stats([flash]), baseline: nil))
+            if ram > 0 {
+                rows.append(BenchRow(name: "RAM, \(component)", unit: "bytes", project: Stats([ram]), baseline: nil))
+            }
+        }
+        return rows
+    }
+
+    /// `bench idle_tick=213.2 sample_rest=743.6 ...` → the figures by name.
+    static func benchFigures(_ output: String) -> [String: Double] {
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("bench ") }) else { return [:] }
+        var figures: [String: Double] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let value = Double(parts[1]) { figures[String(parts[0])] = value }
+        }
+        return figures
+    }
+
+    /// footprint.py's component lines (name, then text, rodata, data, bss, flash, RAM) → (name, flash, RAM).
+    static func footprintRows(_ output: String) -> [(String, Double, Double)] {
+        output.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            let numbers = words.suffix(6).compactMap { Double($0) }
+            guard words.count > 6, numbers.count == 6 else { return nil }
+            return (words.dropLast(6).joined(separator: " "), numbers[4], numbers[5])
+        }
+    }
+
+    /// Runs a tool and returns its standard output; fails on a non-zero exit.
+    static func output(of tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool.hasPrefix("/") ? tool : "/usr/bin/env")
+        process.arguments = tool.hasPrefix("/") ? arguments : [tool] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw Failure(description: "cannot run \(tool): \(error)")
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "\(tool) exited with status \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
