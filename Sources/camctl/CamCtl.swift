@@ -27,6 +27,14 @@ struct CamCtl {
                               `call P FeedbackService/PlayHaptic pattern=detent`
           scenario PORT FILE  play a scenario on a simulator (docs/SIMULATOR.md)
           ports               list serial ports (USB ids where known)
+          record PORT -o FILE.pcapng [--seconds N] [--scenario FILE] [--no-raw] [--quiet]
+                              be the session's host and write every frame both ways, timestamped, as
+                              pcapng (Wireshark: tools/wireshark/cameracontrol.lua); Ctrl-C ends it
+          replay FILE
+                              drive the host pipeline from a recording and print its events
+          decode FILE|-       decode a recording's frames, or hex frames on stdin
+          plot FILE -o trace.svg|trace.png [--width W] [--height H]
+                              force and slide over time, thresholds, gestures and capture events
           help                this text
 
         PORT is a serial port (/dev/ttyACM0, /dev/cu.usbmodem…), a pseudo-terminal or a symlink to one
@@ -51,6 +59,10 @@ struct CamCtl {
             case "call": try await Commands.call(argv)
             case "scenario": try await Commands.scenario(argv)
             case "ports": try Commands.ports(argv)
+            case "record": try await Record.run(argv)
+            case "replay": try await Replay.run(argv)
+            case "decode": try await Decode.run(argv)
+            case "plot": try await Plot.run(argv)
             case "help", "--help", "-h": print(usage)
             default:
                 fail("unknown command '\(command)'\n\n\(usage)", status: 2)

@@ -81,6 +81,8 @@ final class EventPrinter: @unchecked Sendable {
 
     /// Where the host's clock offset is read from (the host's estimate), when set.
     var offsetSource: (@Sendable () -> Int64?)?
+    /// Where host time is read from for latencies (a replay's recorded time); the monotonic clock when nil.
+    var nowSource: (() -> UInt64)?
 
     /// Host time now minus the host time of device timestamp `micros`, in milliseconds.
     private func latencyMillis(sinceDeviceMicros micros: UInt64) -> Double? {
@@ -88,7 +90,8 @@ final class EventPrinter: @unchecked Sendable {
         let offset = offsetSource?() ?? clockOffsetMicros
         lock.unlock()
         guard let offset else { return nil }
-        return Double(Int64(bitPattern: hostMicros() &- micros) &- offset) / 1000
+        let now = nowSource?() ?? hostMicros()
+        return Double(Int64(bitPattern: now &- micros) &- offset) / 1000
     }
 
     func capture(_ event: CaptureEvent, role: String) {

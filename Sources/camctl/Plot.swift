@@ -1,0 +1,3 @@
+enum Plot {
+    static func run(_ argv: [String]) async throws {}
+}
