@@ -42,7 +42,9 @@ final class EventPrinter: @unchecked Sendable {
             stamp = String(format: "%9.1f ms", relative)
         }
         // Nothing is kept: a monitor runs for hours with flat memory.
-        if !quiet { print("\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)") }
+        guard !quiet else { return }
+        let line = "\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)"
+        if let sink { sink(line) } else { print(line) }
     }
 
     func input(_ event: InputEvent, latencyMillis: Double) {
@@ -81,6 +83,8 @@ final class EventPrinter: @unchecked Sendable {
 
     /// Where the host's clock offset is read from (the host's estimate), when set.
     var offsetSource: (@Sendable () -> Int64?)?
+    /// Where lines go instead of stdout (the monitor's full-screen event log), when set.
+    var sink: ((String) -> Void)?
     /// Where host time is read from for latencies (a replay's recorded time); the monotonic clock when nil.
     var nowSource: (() -> UInt64)?
 
