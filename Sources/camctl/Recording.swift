@@ -221,8 +221,9 @@ final class RecordingTransport: ByteTransport {
     var name: String { inner.name }
 
     func send(_ bytes: [UInt8]) async throws(TransportError) {
-        try await inner.send(bytes)
+        // Recorded as it leaves, before the answer can arrive (and be recorded first).
         record(bytes, .toDevice)
+        try await inner.send(bytes)
     }
 
     func receive() async throws(TransportError) -> [UInt8] {
