@@ -141,14 +141,9 @@ enum Monitor {
                     guard let stream = try? await session.rawSamples() else { continue }
                     do {
                         for try await batch in stream {
-                            let count = batch.samples.count / 4
-                            guard count > 0 else { continue }
-                            let at = (count - 1) * 4
-                            let word =
-                                UInt32(batch.samples[at]) | UInt32(batch.samples[at + 1]) << 8 | UInt32(batch.samples[at + 2]) << 16
-                                | UInt32(batch.samples[at + 3]) << 24
+                            guard let last = batch.records.last else { continue }
                             let scale = Double(resolution.withLock { $0 })
-                            screen.sample(force: word & 0xFFFF, position: Double((word >> 16) & 0x7FFF) / scale, touch: word >> 31 != 0)
+                            screen.sample(force: last.force, position: Double(last.position) / scale, touch: last.touch)
                         }
                     } catch {}
                 }

@@ -84,16 +84,11 @@ struct Trace {
         var marks: [Mark] = []
         var resolution = 1024.0
         engine.onRawSamples = { batch in
-            let records = batch.samples.count / 4
-            for index in 0..<records {
-                let at = index * 4
-                let word =
-                    UInt32(batch.samples[at]) | UInt32(batch.samples[at + 1]) << 8 | UInt32(batch.samples[at + 2]) << 16
-                    | UInt32(batch.samples[at + 3]) << 24
+            for (index, record) in batch.records.enumerated() {
                 raw.append(
                     Sample(
                         micros: batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros),
-                        force: word & 0xFFFF, position: Double((word >> 16) & 0x7FFF) / resolution, touch: word >> 31 != 0))
+                        force: record.force, position: Double(record.position) / resolution, touch: record.touch))
             }
         }
         engine.onCapture = { event, role in

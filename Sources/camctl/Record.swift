@@ -38,7 +38,15 @@ enum Record {
             soundPlayer: host,
             primary: { printer.capture($0, role: "primary") },
             secondary: { printer.capture($0, role: "secondary") })
+        // Set before the recorder stops the host itself: a device lost otherwise ends the recording with
+        // an error (the file is still complete).
+        let stopping = StopFlag()
+        @Sendable func stop() async {
+            stopping.value.withLock { $0 = true }
+            await host.stop()
+        }
         await host.observe { effect in
+            if case .deviceLost = effect, !stopping.value.withLock({ $0 }) { printer.note("device lost") }
             if case .connected = effect { printer.resetOrigin() }
             printer.effect(effect)
         }
@@ -53,7 +61,7 @@ enum Record {
         // Ctrl-C ends the recording cleanly (the file is whole after every frame anyway).
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { Task { await host.stop() } }
+        interrupt.setEventHandler { Task { await stop() } }
         interrupt.resume()
         defer { interrupt.cancel() }
 
@@ -77,12 +85,21 @@ enum Record {
         if seconds > 0 {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                await host.stop()
+                await stop()
             }
         }
         await host.run()
         rawTask?.cancel()
         writer.close()
         FileHandle.standardError.write(Data("camctl: recorded \(writer.count) frames to \(output)\n".utf8))
+        if !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
+            throw DeviceError(.closed, "the device went away: \(lost)")
+        }
     }
+}
+
+/// Whether the recorder itself is stopping the host.
+final class StopFlag: Sendable {
+    /// True once the recorder stops the host.
+    let value = Mutex(false)
 }

@@ -282,3 +282,15 @@ func bytesFromHex(_ text: String) throws -> [UInt8] {
     }
     return bytes
 }
+
+extension RawSampleBatch {
+    /// The batch's sample records (input.proto: 4 bytes each, little-endian; force in bits 0–15, slide
+    /// position in bits 16–30, touch in bit 31).
+    var records: [(force: UInt32, position: UInt32, touch: Bool)] {
+        stride(from: 0, to: samples.count - samples.count % 4, by: 4).map { at in
+            let word =
+                UInt32(samples[at]) | UInt32(samples[at + 1]) << 8 | UInt32(samples[at + 2]) << 16 | UInt32(samples[at + 3]) << 24
+            return (word & 0xFFFF, (word >> 16) & 0x7FFF, word >> 31 != 0)
+        }
+    }
+}

@@ -105,6 +105,9 @@ final class ReplayEngine: @unchecked Sendable {  // driven from one task; delive
             for item in reader.read(frame) { feed(item, at: frame.timeMicros) }
         }
         while let next = core.nextDeadlineHostMicros { step(to: max(next, nowMicros)) }
+        // The live host ended its session when the recording ended (stopped, or the device lost): presses
+        // still in flight were cancelled then, so they are here.
+        if capabilities != nil { core.deviceLost(atHostMicros: nowMicros) }
     }
 
     private func feed(_ item: SessionItem, at time: UInt64) {

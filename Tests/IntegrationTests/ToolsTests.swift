@@ -19,12 +19,18 @@ extension OverRealPTY {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let recording = directory + "/demo.pcapng"
-            let live = try await withSimulator(seed: 7) { simulator in
-                try await runTool(
-                    "camctl",
-                    ["record", simulator.ptyPath, "-o", recording, "--scenario", Self.root + "/Firmware-sim/scenarios/demo.scenario"],
-                    timeout: .seconds(60))
+            func record() async throws -> ToolRun {
+                try await withSimulator(seed: 7) { simulator in
+                    try await runTool(
+                        "camctl",
+                        ["record", simulator.ptyPath, "-o", recording, "--scenario", Self.root + "/Firmware-sim/scenarios/demo.scenario"],
+                        timeout: .seconds(60))
+                }
             }
+            var live = try await record()
+            // On a starved machine the simulator (real time, 200 ms liveness) can drop the link; camctl record
+            // then says so and exits 1. That is the machine, not the tools: record once more.
+            if live.status == 1, live.standardError.contains("the device went away") { live = try await record() }
             #expect(live.status == 0, "stderr: \(live.standardError)")
             #expect(live.standardError.contains("recorded "), "\(live.standardError)")
             #expect(live.standardOutput.contains("capture  ended     primary   camera-control"))
