@@ -121,9 +121,14 @@ struct Trace {
     /// A raw-sample capture: one sample per line, `time_us force_mn position touch` (position 0…1,
     /// touch 0 or 1; `#` starts a comment). Thresholds are the firmware's defaults.
     init(rawCapture path: String) throws {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let data = FileManager.default.contents(atPath: path) else { throw RecordingError(description: "cannot read \(path)") }
+        guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else {
+            throw RecordingError(
+                description:
+                    "\(path) is not a raw-sample capture (text lines of `time_us force_mn position touch`); a recording needs no --raw")
+        }
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let fields = line.split(separator: "#").first.map { $0.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }) } ?? []
+            let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
             if fields.isEmpty { continue }
             guard fields.count == 4, let time = UInt64(fields[0]), let force = UInt32(fields[1]), let position = Double(fields[2]),
                 let touch = Int(fields[3])

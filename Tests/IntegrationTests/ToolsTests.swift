@@ -143,6 +143,18 @@ extension OverRealPTY {
                 .prefix { $0 != "\"" }.split(separator: " ").count ?? 0
             #expect(points > 5000, "the force trace has \(points) points")
 
+            // A raw-sample capture (time_us force_mn position touch): a press past the full threshold.
+            let rawPath = directory + "/press.raw"
+            let rawLines = (0..<200).map { i in "\(i * 1000) \(i < 50 ? i * 60 : max(0, 3000 - (i - 50) * 30)) 0.5 \(i < 190 ? 1 : 0)" }
+            try ("# time_us force_mn position touch\n" + rawLines.joined(separator: "\n") + "\n").write(
+                toFile: rawPath, atomically: true, encoding: .utf8)
+            let rawRun = try await runTool("camctl", ["plot", "--raw", rawPath, "-o", directory + "/raw.svg"])
+            #expect(rawRun.status == 0, "stderr: \(rawRun.standardError)")
+            let rawSVG = (try? String(contentsOfFile: directory + "/raw.svg", encoding: .utf8)) ?? ""
+            #expect(rawSVG.contains(">full on 2500 mN<") && rawSVG.contains("id=\"force\""))
+            let badRun = try await runTool("camctl", ["plot", "--raw", recording, "-o", directory + "/bad.svg"])
+            #expect(badRun.status == 1 && badRun.standardError.contains("is not a raw-sample capture"))
+
             let pngPath = directory + "/trace.png"
             let pngRun = try await runTool("camctl", ["plot", recording, "-o", pngPath, "--width", "800", "--height", "400"])
             #expect(pngRun.status == 0, "stderr: \(pngRun.standardError)")
