@@ -17,7 +17,7 @@ import Synchronization
 /// Routing, phases and the default actions are ``CaptureEventRouter``'s (see docs/CAPTURE.md).
 ///
 /// **Where handlers run.** With ``Delivery/synchronous`` (the default) handlers run on the thread that
-/// called ``handle(_:)`` (or a setter), before it returns; with ``Delivery/queue(_:)`` they run
+/// called ``handle(_:)-(Gesture)`` (or a setter), before it returns; with ``Delivery/queue(_:)`` they run
 /// asynchronously on that dispatch queue (make it serial, or order is lost). Either way events are
 /// delivered one at a time in the order the router produced them, also when several threads feed the
 /// interaction, and no lock is held while a handler runs (a handler may call back into the interaction;

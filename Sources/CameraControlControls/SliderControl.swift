@@ -4,7 +4,7 @@
 ///
 /// Only ``CaptureSlider`` adds the app-facing setters (value, format, prominent values, action); a system
 /// slider reads and drives its camera instead. Public but not `open`: nothing outside the module can
-/// subclass it. Every mutable field lives behind one `Mutex` (the shared ``ControlCore``) and every
+/// subclass it. Every mutable field lives behind one `Mutex` (the shared `ControlCore`) and every
 /// stored property is a `let`, so `@unchecked Sendable` (needed by a non-final class) is sound.
 public class SliderControl: CaptureControl, @unchecked Sendable {
     /// The camera property a system slider reads and drives.

@@ -22,7 +22,7 @@ public final class SerialPortTransport: ByteTransport {
     /// The default rate: 115200 baud.
     public static let defaultBaudRate = 115_200
 
-    /// The port's name as given to ``init(portName:baudRate:)``.
+    /// The port's name as given to ``init(portName:baudRate:exclusive:)``.
     public let portName: String
     /// The configured baud rate.
     public let baudRate: Int

@@ -31,7 +31,7 @@ public final class VirtualLink {
     public var linkFilter: ((Direction, inout [UInt8]) -> Void)?
     /// Connection events not yet taken by ``takeEvents()``.
     private var pendingEvents: [ConnectionEvent] = []
-    /// Messages of open streams, by call, not yet taken by ``takeStreamMessages(_:)``.
+    /// Messages of open streams, by call, not yet taken by ``takeStreamMessages(_:as:)``.
     private var streamBuffers: [CallID: [[UInt8]]] = [:]
     private var streamEnds: [CallID: RPCError?] = [:]
     private var unaryResults: [CallID: Result<[UInt8], RPCError>] = [:]
@@ -154,7 +154,7 @@ public final class VirtualLink {
         collect()
     }
 
-    /// Starts a server stream; its messages are collected for ``takeStreamMessages(_:)``.
+    /// Starts a server stream; its messages are collected for ``takeStreamMessages(_:as:)``.
     ///
     /// - Throws: ``RPCError`` when the call cannot start.
     public func openStream<Request: WireMessage>(_ method: MethodID, _ request: Request) throws(RPCError) -> CallID {

@@ -89,6 +89,10 @@ struct CamCtl {
         Commands.scenarioCommand,
         Ports.command,
         Shoot.command,
+        Record.command,
+        Replay.command,
+        Decode.command,
+        Plot.command,
     ]
 
     /// The exit statuses, as help text.

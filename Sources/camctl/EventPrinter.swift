@@ -59,7 +59,8 @@ final class EventPrinter: @unchecked Sendable {
             }
             print(JSONValue.object(members + (fields.isEmpty ? [JSONMember("text", .string(text))] : fields)).compactText)
         } else {
-            print("\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)")
+            let line = "\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)"
+            if let sink { sink(line) } else { print(line) }
         }
     }
 
@@ -110,6 +111,10 @@ final class EventPrinter: @unchecked Sendable {
 
     /// Where the host's clock offset is read from (the host's estimate), when set.
     var offsetSource: (@Sendable () -> Int64?)?
+    /// Where lines go instead of stdout (the monitor's full-screen event log), when set.
+    var sink: ((String) -> Void)?
+    /// Where host time is read from for latencies (a replay's recorded time); the monotonic clock when nil.
+    var nowSource: (() -> UInt64)?
 
     /// Host time now minus the host time of device timestamp `micros`, in milliseconds.
     private func latencyMillis(sinceDeviceMicros micros: UInt64) -> Double? {
@@ -117,7 +122,8 @@ final class EventPrinter: @unchecked Sendable {
         let offset = offsetSource?() ?? clockOffsetMicros
         lock.unlock()
         guard let offset else { return nil }
-        return Double(Int64(bitPattern: hostMicros() &- micros) &- offset) / 1000
+        let now = nowSource?() ?? hostMicros()
+        return Double(Int64(bitPattern: now &- micros) &- offset) / 1000
     }
 
     func capture(_ event: CaptureEvent, role: String) {

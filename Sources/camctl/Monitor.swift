@@ -1,14 +1,22 @@
+import CameraAppExample
 import CameraControlCapture
+import CameraControlControls
 import CameraControlDevice
 import CameraControlHost
 import CameraControlWire
+import Dispatch
 import Foundation
+import Synchronization
 
 /// `camctl monitor PORT`: input events, gestures and capture events as they arrive. Rides through an
 /// unplug: the press in flight is cancelled, and when the device is back (the same path: a serial port,
 /// or `camctl-sim --link PATH` restarted) the monitor carries on with the new session. With
 /// `--scenario FILE` it plays a scenario through its own session (a simulator, or any device with
 /// `SimulatorService`), so nobody needs a second host on the port.
+///
+/// On a terminal it is a full-screen view (``MonitorScreen``; `q` or Ctrl-C quits) with the example
+/// camera app's controls attached, so the overlay has something to show; when stdout is not a terminal,
+/// or with `--plain`, it prints one line per event.
 enum Monitor {
     static let command = Command(
         name: "monitor", summary: "print input events, gestures and capture events as they arrive",
@@ -18,6 +26,7 @@ enum Monitor {
               --seconds N      stop after N seconds (default: run until Ctrl-C)
               --scenario FILE  play a scenario through this session first (a simulator); stops after it, unless --seconds
               --no-reconnect   exit (status 1) when the device goes away
+              --plain          print lines even on a terminal (off a terminal, or with --json, it always does)
               --json           one object per line: {"type": "input"|"gesture"|"capture"|"overlay"|"haptic"|"note", "tMs",
                                "deviceTimeUs", …} (README, "JSON")
             """,
@@ -28,7 +37,10 @@ enum Monitor {
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["seconds", "scenario"], switches: ["no-reconnect", "json"], positionals: ["PORT"])
+            argv, valued: ["seconds", "scenario"], switches: ["no-reconnect", "json", "plain"], positionals: ["PORT"])
+        if !args.flag("plain"), !args.flag("json"), isatty(1) != 0 {
+            return try await runScreen(args)
+        }
         let port = try await Ports.resolve(try args.required(0, "PORT"))
         var seconds = try args.integer("seconds", default: 0)
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
@@ -85,5 +97,122 @@ enum Monitor {
             JSONMember("type", .string("connected")), JSONMember("identity", info.identity.jsonValue(includingDefaults: true)),
             JSONMember("sessionId", .integer(info.sessionID)),
         ]).compactText
+    }
+
+    /// The full-screen monitor.
+    static func runScreen(_ args: Arguments) async throws {
+        let port = try await Ports.resolve(try args.required(0, "PORT"))
+        var seconds = try args.integer("seconds", default: 0)
+        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let reconnects = !args.flag("no-reconnect")
+        let host = try await CameraControlHost.connect(
+            to: port, hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        let screen = MonitorScreen()
+        // Slide samples move the slide bar; the log keeps the events they add up to.
+        let printer = EventPrinter(verbose: false)
+        printer.offsetSource = { host.clockOffsetMicros }
+        printer.sink = { screen.append($0) }
+        let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
+        let resolution = Mutex<UInt32>(1024)
+        @Sendable func show(_ info: DeviceInfo) {
+            let identity = info.identity
+            screen.setHeader(
+                "\(identity.vendor) \(identity.model)  serial \(identity.serialNumber)  firmware \(identity.firmwareVersion)  on \(port)"
+            )
+            resolution.withLock { $0 = max(1, info.capabilities.slideResolution) }
+        }
+        if let info = await host.deviceInfo { show(info) }
+        await host.onConnect { show($0) }
+        await host.observe { effect in
+            screen.effect(effect, slideResolution: resolution.withLock { $0 })
+            switch effect {
+            case .connected: printer.resetOrigin()
+            case .deviceLost: printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
+            default: printer.effect(effect)
+            }
+        }
+        await host.attach(app.interaction)
+        app.install(in: try await host.makeControlsSession())
+        app.interaction.setSessionRunning(true)
+
+        screen.enter()
+        defer { screen.restore() }
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
+        interrupt.setEventHandler { Task { await host.stop() } }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+        // Keys: `q` quits (a thread of its own: reading a terminal blocks).
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while read(0, &byte, 1) == 1 {
+                if byte == UInt8(ascii: "q") || byte == UInt8(ascii: "Q") {
+                    Task { await host.stop() }
+                    return
+                }
+            }
+        }
+        let tasks = [
+            // Each session: its configuration, raw samples for the force bar (when offered).
+            Task {
+                var served: ObjectIdentifier?
+                while !Task.isCancelled {
+                    guard let session = await host.session, ObjectIdentifier(session) != served else {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        continue
+                    }
+                    served = ObjectIdentifier(session)
+                    screen.setDevice(session.info.capabilities, config: try? await session.config())
+                    guard let stream = try? await session.rawSamples() else { continue }
+                    do {
+                        for try await batch in stream {
+                            guard let last = batch.records.last else { continue }
+                            let scale = Double(resolution.withLock { $0 })
+                            screen.sample(force: last.force, position: Double(last.position) / scale, touch: last.touch)
+                        }
+                    } catch {}
+                }
+            },
+            // Link health once a second.
+            Task {
+                while !Task.isCancelled {
+                    if let session = await host.session {
+                        let sent = ContinuousClock.now
+                        let rtt = (try? await session.ping()).map { _ in
+                            let elapsed = ContinuousClock.now - sent
+                            return Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+                        }
+                        let counters = await session.client.counters
+                        screen.link(
+                            rttMillis: rtt, device: try? await session.counters(), hostCheckErrors: counters.wire.checkErrors,
+                            hostSequenceGaps: counters.sequenceGaps)
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            },
+            // The screen, redrawn when something changed, at most 20 times a second.
+            Task {
+                while !Task.isCancelled {
+                    screen.redrawIfNeeded()
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            },
+        ]
+        defer { for task in tasks { task.cancel() } }
+
+        if let scenarioText, let session = await host.session {
+            let played = try await session.runScenario(Demo.steps(of: scenarioText))
+            printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
+            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+        }
+        if seconds > 0 {
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                await host.stop()
+            }
+        }
+        await host.run()
+        for task in tasks { task.cancel() }
+        screen.redrawIfNeeded()
     }
 }

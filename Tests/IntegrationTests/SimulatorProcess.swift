@@ -243,14 +243,14 @@ final class PipeCollector: @unchecked Sendable {
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
 
-/// Runs the built executable `name` with `arguments` to its end and captures its output; kills it (and
+/// Runs the built executable `name` (or the program at `name` when it is an absolute path) with `arguments` to its end and captures its output; kills it (and
 /// fails) when it runs longer than `timeout` — a hang must fail the test, not stall it. `environment`
 /// is added to the test runner's own.
 func runTool(
     _ name: String, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:]
 ) async throws -> ToolRun {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable(name))
+    process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : try BuiltProducts.executable(name))
     process.arguments = arguments
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

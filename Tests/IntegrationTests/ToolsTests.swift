@@ -1,0 +1,306 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The tools around a session, against a real `camctl-sim`: `camctl record` (as the session's host),
+/// `replay`, `decode`, `plot`, the Wireshark dissector under Debian's `tshark`, and the full-screen
+/// `camctl monitor` under `tmux`.
+extension OverRealPTY {
+    @Suite("camctl record, replay, decode, plot; tshark; monitor under tmux", .serialized)
+    struct ToolsTests {
+        static let root = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+
+        @Test func aRecordedDemoSessionReplaysDecodesDissectsAndPlots() async throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let recording = directory + "/demo.pcapng"
+            func record() async throws -> ToolRun {
+                try await withSimulator(seed: 7) { simulator in
+                    try await runTool(
+                        "camctl",
+                        ["record", simulator.ptyPath, "-o", recording, "--scenario", Self.root + "/Firmware-sim/scenarios/demo.scenario"],
+                        timeout: .seconds(60))
+                }
+            }
+            var live = try await record()
+            // On a starved machine the simulator (real time, 200 ms liveness) can drop the link; camctl record
+            // then says so and exits 1. That is the machine, not the tools: record once more.
+            if live.status == 1, live.standardError.contains("the device went away") { live = try await record() }
+            #expect(live.status == 0, "stderr: \(live.standardError)")
+            #expect(live.standardError.contains("recorded "), "\(live.standardError)")
+            #expect(live.standardOutput.contains("capture  ended     primary   camera-control"))
+
+            // Replay: the same events as the live run (numbers aside: latencies and timer-driven times
+            // differ by scheduling), and the very same output every time.
+            let replay = try await runTool("camctl", ["replay", recording])
+            let again = try await runTool("camctl", ["replay", recording])
+            #expect(replay.status == 0, "stderr: \(replay.standardError)")
+            #expect(replay.standardOutput == again.standardOutput, "a replay is not deterministic")
+            let liveEvents = Self.events(live.standardOutput)
+            let replayedEvents = Self.events(replay.standardOutput)
+            #expect(liveEvents.count > 50, "the live run printed \(liveEvents.count) events")
+            #expect(liveEvents == replayedEvents, "first difference: \(Self.firstDifference(liveEvents, replayedEvents))")
+            #expect(replay.standardOutput.contains("device      CameraControl Simulator"))
+
+            // Decode: every frame, answers matched to their calls, payloads decoded with the schema.
+            let decoded = try await runTool("camctl", ["decode", recording])
+            #expect(decoded.status == 0, "stderr: \(decoded.standardError)")
+            for text in [
+                "host→device  REQUEST seq 0 call 1 DeviceService/Handshake cameracontrol.v1.HandshakeRequest { hostVersion: { major: 1 } hostName: \"camctl record\" }",
+                "device→host  RESPONSE seq 0 call 1 DeviceService/Handshake cameracontrol.v1.HandshakeResponse",
+                "ConfigService/GetConfig cameracontrol.v1.Config { thresholds: { lightPressOnMillinewtons: 800",
+                "InputService/StreamInputEvents cameracontrol.v1.InputEvent { timestampMicros:",
+                "InputService/StreamRawSamples cameracontrol.v1.RawSampleBatch",
+            ] {
+                #expect(decoded.standardOutput.contains(text), "decode lacks '\(text)'")
+            }
+            #expect(!decoded.standardOutput.contains("MALFORMED"))
+            let hex = try await runTool(
+                "/bin/sh",
+                ["-c", "printf '03 08 05 01 03 f3 ea 00 03 08 05 01 03 f3 eb 00' | \(try BuiltProducts.executable("camctl")) decode -"])
+            #expect(hex.standardOutput.contains("HEARTBEAT seq 5 call 0"), "\(hex.standardOutput)")
+            #expect(
+                hex.standardOutput.contains("MALFORMED bad-check: check 0xEBF3 does not match the computed 0xEAF3"), "\(hex.standardOutput)"
+            )
+
+            try await dissect(recording, in: directory)
+            try await plot(recording, in: directory)
+        }
+
+        /// tshark with our dissector: the fields of a demo session, and a corrupted frame marked.
+        func dissect(_ recording: String, in directory: String) async throws {
+            let tshark = "/usr/bin/tshark"
+            try #require(
+                FileManager.default.isExecutableFile(atPath: tshark), "tshark is missing: scripts/install-deps --test installs it")
+            func pdml(_ file: String) async throws -> [String] {
+                let run = try await runTool(
+                    tshark,
+                    [
+                        "-n", "-X", "lua_script:\(Self.root)/tools/wireshark/cameracontrol.lua",
+                        "-o", "uat:protobuf_search_paths:\"\(Self.root)/Proto\",\"TRUE\"", "-o", "protobuf.pbf_as_hf:TRUE",
+                        "-r", file, "-T", "pdml",
+                    ], timeout: .seconds(60))
+                #expect(run.status == 0, "tshark: \(run.standardError)")
+                return run.standardOutput.components(separatedBy: "<packet>").dropFirst().map { $0 }
+            }
+            let packets = try await pdml(recording)
+            #expect(packets.count > 500, "tshark saw \(packets.count) packets")
+            #expect(packets.allSatisfy { $0.contains("name=\"cameracontrol.check.status\" showname=\"Check status: good\"") })
+            let handshake = packets[0]
+            for field in [
+                "name=\"cameracontrol.type\" showname=\".... 0001 = Type: REQUEST (1)\"",
+                "name=\"cameracontrol.call_id\" showname=\"Call id: 1\"",
+                "name=\"cameracontrol.method\" showname=\"Method: DeviceService/Handshake\"",
+                "name=\"cameracontrol.message_type\" showname=\"Message type: cameracontrol.v1.HandshakeRequest\"",
+                "name=\"pbf.cameracontrol.v1.HandshakeRequest.host_name\" showname=\"host_name: camctl record\"",
+            ] {
+                #expect(handshake.contains(field), "the handshake request lacks \(field)")
+            }
+            #expect(packets[1].contains("showname=\".... 0010 = Type: RESPONSE (2)\""))
+            #expect(packets[1].contains("name=\"pbf.cameracontrol.v1.Thresholds.full_press_on_mn\" showname=\"full_press_on_mn: 2500\""))
+            let event = try #require(packets.first { $0.contains("Message type: cameracontrol.v1.InputEvent") })
+            #expect(event.contains("Method: InputService/StreamInputEvents"))
+            #expect(event.contains("name=\"pbf.cameracontrol.v1.InputEvent.kind\""))
+
+            // The handshake response with one byte changed: marked as a bad check, the rest still good.
+            let corrupted = directory + "/corrupted.pcapng"
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: recording)))
+            let offset = try #require(Self.packetDataOffset(bytes, packet: 1))
+            bytes[offset + 20] = bytes[offset + 20] == 0x01 ? 0x02 : bytes[offset + 20] ^ 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: corrupted))
+            let marked = try await pdml(corrupted)
+            #expect(marked.count == packets.count)
+            #expect(marked[1].contains("showname=\"Check status: bad\""))
+            #expect(marked[1].contains("cameracontrol.check.bad"), "no expert info on the corrupted frame")
+            #expect(marked[0].contains("Check status: good") && marked[2].contains("Check status: good"))
+            let decoded = try await runTool("camctl", ["decode", corrupted])
+            #expect(decoded.standardOutput.split(separator: "\n")[1].contains("MALFORMED bad-check"))
+        }
+
+        /// The plot of the recording: SVG with the thresholds, traces and marks; PNG of the asked size.
+        func plot(_ recording: String, in directory: String) async throws {
+            let svgPath = directory + "/trace.svg"
+            let svgRun = try await runTool("camctl", ["plot", recording, "-o", svgPath, "--width", "1000", "--height", "500"])
+            #expect(svgRun.status == 0, "stderr: \(svgRun.standardError)")
+            let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
+            #expect(svg.contains("width=\"1000\" height=\"500\""))
+            for element in [
+                "id=\"force\"", "id=\"slide\"", "id=\"light-on\"", "id=\"light-off\"", "id=\"light-hysteresis\"", "id=\"full-on\"",
+                "id=\"full-hysteresis\"", ">light on 800 mN<", ">full on 2500 mN<", ">full off 1800 mN (hysteresis 700 mN)<",
+                ">light-press-began<", ">double-light-press<", ">capture ended camera-control<", ">capture began volume-up<",
+                "class=\"touch\"",
+            ] {
+                #expect(svg.contains(element), "the plot lacks \(element)")
+            }
+            // The force trace has the raw samples (1 kHz for ~10 s), not just the events.
+            let points =
+                svg.components(separatedBy: "id=\"force\"").last?.components(separatedBy: "points=\"").last?
+                .prefix { $0 != "\"" }.split(separator: " ").count ?? 0
+            #expect(points > 5000, "the force trace has \(points) points")
+
+            // A raw-sample capture (time_us force_mn position touch): a press past the full threshold.
+            let rawPath = directory + "/press.raw"
+            let rawLines = (0..<200).map { i in "\(i * 1000) \(i < 50 ? i * 60 : max(0, 3000 - (i - 50) * 30)) 0.5 \(i < 190 ? 1 : 0)" }
+            try ("# time_us force_mn position touch\n" + rawLines.joined(separator: "\n") + "\n").write(
+                toFile: rawPath, atomically: true, encoding: .utf8)
+            let rawRun = try await runTool("camctl", ["plot", "--raw", rawPath, "-o", directory + "/raw.svg"])
+            #expect(rawRun.status == 0, "stderr: \(rawRun.standardError)")
+            let rawSVG = (try? String(contentsOfFile: directory + "/raw.svg", encoding: .utf8)) ?? ""
+            #expect(rawSVG.contains(">full on 2500 mN<") && rawSVG.contains("id=\"force\""))
+            let badRun = try await runTool("camctl", ["plot", "--raw", recording, "-o", directory + "/bad.svg"])
+            #expect(badRun.status == 1 && badRun.standardError.contains("is not a raw-sample capture"))
+
+            let pngPath = directory + "/trace.png"
+            let pngRun = try await runTool("camctl", ["plot", recording, "-o", pngPath, "--width", "800", "--height", "400"])
+            #expect(pngRun.status == 0, "stderr: \(pngRun.standardError)")
+            let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pngPath)))
+            #expect(png.count > 10_000 && Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            func u32(_ at: Int) -> Int { Int(png[at]) << 24 | Int(png[at + 1]) << 16 | Int(png[at + 2]) << 8 | Int(png[at + 3]) }
+            #expect(png.count > 24 && (u32(16), u32(20)) == (800, 400), "the PNG is not 800 × 400")
+        }
+
+        @Test func ctrlCEndsARecordingWithACompleteFile() async throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let recording = directory + "/interrupted.pcapng"
+            try await withSimulator(seed: 8) { simulator in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+                process.arguments = ["record", simulator.ptyPath, "-o", recording, "--quiet"]
+                let err = Pipe()
+                process.standardInput = FileHandle.nullDevice
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = err
+                try process.run()
+                let errors = PipeCollector(err.fileHandleForReading)
+                defer { if process.isRunning { signalProcess(process.processIdentifier, SIGKILL) } }
+                // Heartbeats and raw samples flow while nothing is pressed: wait for a few hundred frames.
+                let recorded = await eventually(within: .seconds(20)) {
+                    ((try? FileManager.default.attributesOfItem(atPath: recording)[.size] as? Int) ?? 0) > 20_000
+                }
+                #expect(recorded, "the recording did not grow")
+                signalProcess(process.processIdentifier, SIGINT)
+                let exited = await eventually(within: .seconds(10)) { !process.isRunning }
+                #expect(exited, "camctl record did not stop on SIGINT")
+                process.waitUntilExit()
+                #expect(process.terminationReason == .exit && process.terminationStatus == 0, "stderr: \(errors.text)")
+                _ = await eventually(within: .seconds(5)) { errors.isEnded }
+                let decoded = try await runTool("camctl", ["decode", recording])
+                #expect(decoded.status == 0, "stderr: \(decoded.standardError)")
+                let lines = decoded.standardOutput.split(separator: "\n")
+                #expect(errors.text.contains("recorded \(lines.count) frames"), "stderr: \(errors.text); decoded \(lines.count)")
+                #expect(lines.first?.contains("DeviceService/Handshake") == true)
+                #expect(!decoded.standardOutput.contains("MALFORMED"))
+            }
+        }
+
+        @Test func theFullScreenMonitorUnderTmux() async throws {
+            let tmux = "/usr/bin/tmux"
+            try #require(FileManager.default.isExecutableFile(atPath: tmux), "tmux is missing: scripts/install-deps --test installs it")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let scenario = directory + "/monitor.scenario"
+            try """
+            touch at=0.3 hold=60ms
+            light-press force=1200mN hold=150ms
+            slide to=0.7 over=300ms
+            release
+            pause 300ms
+            full-click force=3500mN hold=80ms
+            pause 300ms
+            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+            // A server of its own (-L), so that no one else's tmux is touched; killed at the end.
+            let socket = "camctl-test-\(getpid())"
+            // Through a wrapper that clears the signal mask this process's children inherit (tmux waits
+            // for signals from its server) its ignored signals, and names a terminal type.
+            let unblocked = """
+                import os, signal, subprocess, sys
+                signal.pthread_sigmask(signal.SIG_SETMASK, [])
+                for number in signal.valid_signals():
+                    try: signal.signal(number, signal.SIG_DFL)
+                    except (OSError, ValueError): pass
+                os.environ['TERM'] = 'xterm'
+                os.environ.pop('TMUX', None)
+                sys.exit(subprocess.call(sys.argv[1:]))
+                """
+            func tmuxRun(_ arguments: [String]) async throws -> ToolRun {
+                try await runTool("/usr/bin/python3", ["-c", unblocked, tmux, "-L", socket] + arguments)
+            }
+            defer { _ = try? Process.run(URL(fileURLWithPath: tmux), arguments: ["-L", socket, "kill-server"]).waitUntilExit() }
+            try await withSimulator(seed: 9) { simulator in
+                let camctl = try BuiltProducts.executable("camctl")
+                let command = "\(camctl) monitor \(simulator.ptyPath) --scenario \(scenario) --seconds 60; echo MONITOR-EXIT-$?; sleep 60"
+                let started = try await tmuxRun(["new-session", "-d", "-s", "monitor", "-x", "120", "-y", "60", command])
+                #expect(started.status == 0, "tmux: \(started.standardError)")
+                var screen = ""
+                let shown = try await eventually(within: .seconds(20)) {
+                    screen = try await tmuxRun(["capture-pane", "-p", "-t", "monitor"]).standardOutput
+                    return screen.contains("capture  ended") && screen.contains("RTT 0.")
+                }
+                #expect(shown, "the monitor's screen: \(screen)")
+                for text in [
+                    "CameraControl Simulator  serial SIM-", "force ", "light 800/500 mN (L/l)   full 2500/1800 mN (F/f)", "slide ",
+                    "touch ",
+                    "overlay ", "control zoom", "link   RTT ", "device: retransmissions ", "check errors 0", "events (q quits)",
+                    "gesture  light-press-began camera-control", "capture  began     primary   camera-control",
+                ] {
+                    #expect(screen.contains(text), "the monitor's screen lacks '\(text)': \(screen)")
+                }
+                let bar = screen.split(separator: "\n").first { $0.hasPrefix("force ") } ?? ""
+                #expect(bar.contains("L") && bar.contains("F") && bar.contains("l") && bar.contains("f"), "force bar: \(bar)")
+                // The log never scrolls past the screen: the screen is 60 rows, whatever was logged.
+                #expect(screen.split(separator: "\n", omittingEmptySubsequences: false).count <= 61)
+
+                _ = try await tmuxRun(["send-keys", "-t", "monitor", "q"])
+                let quit = try await eventually(within: .seconds(10)) {
+                    screen = try await tmuxRun(["capture-pane", "-p", "-t", "monitor"]).standardOutput
+                    return screen.contains("MONITOR-EXIT-")
+                }
+                #expect(quit && screen.contains("MONITOR-EXIT-0"), "after q: \(screen)")
+                #expect(!screen.contains("events (q quits)"), "the terminal was not restored: \(screen)")
+            }
+        }
+
+        /// The event lines of a run (input, gesture, capture, overlay, haptic), in the shape DemoTests
+        /// compares: numbers replaced.
+        static func events(_ output: String) -> [String] {
+            output.split(separator: "\n").map(String.init)
+                .filter { line in
+                    let category = line.dropFirst(12).trimmingCharacters(in: .whitespaces)
+                    return ["input ", "gesture ", "capture ", "overlay ", "haptic "].contains { category.hasPrefix($0) }
+                }
+                .map { DemoTests.shape($0) }
+        }
+
+        static func firstDifference(_ a: [String], _ b: [String]) -> String {
+            for (index, (x, y)) in zip(a, b).enumerated() where x != y { return "line \(index): '\(x)' vs '\(y)'" }
+            return "lengths \(a.count) and \(b.count)"
+        }
+
+        /// Where the data of Enhanced Packet Block number `packet` (0-based) starts in a pcapng file.
+        static func packetDataOffset(_ bytes: [UInt8], packet: Int) -> Int? {
+            func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+            var offset = 0
+            var seen = 0
+            while offset + 12 <= bytes.count {
+                if u32(offset) == 6 {
+                    if seen == packet { return offset + 28 }
+                    seen += 1
+                }
+                offset += max(12, u32(offset + 4))
+            }
+            return nil
+        }
+
+        func temporaryDirectory() throws -> String {
+            let path = NSTemporaryDirectory() + "camctl-tools-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            return path
+        }
+    }
+}
