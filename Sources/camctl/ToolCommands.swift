@@ -30,7 +30,8 @@ extension Decode {
         name: "decode", summary: "decode a recording's frames, or hex frames on stdin",
         usage: "FILE|-",
         details: "  FILE   a recording of camctl record; - reads hex frames (one per line) from stdin",
-        examples: ["decode session.pcapng", "decode -   # hex frames on stdin, e.g. echo '03 08 05 01 03 f3 ea 00' | camctl decode -"], run: run)
+        examples: ["decode session.pcapng", "decode -   # hex frames on stdin, e.g. echo '03 08 05 01 03 f3 ea 00' | camctl decode -"],
+        run: run)
 }
 
 extension Plot {
