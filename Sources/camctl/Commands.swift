@@ -22,10 +22,20 @@ enum Commands {
         let session = try await DeviceSession.open(path: port)
         var times: [Double] = []
         let clock = ContinuousClock()
-        for index in 0..<max(1, count) {
+        let sent = max(1, count)
+        for index in 0..<sent {
             let payload = (0..<8).map { UInt8(truncatingIfNeeded: $0 &+ index) }
             let start = clock.now
-            let reply = try await session.ping(payload)
+            let result: Result<PingResponse, RPCError>
+            do {
+                result = .success(try await session.ping(payload, deadline: .seconds(1)))
+            } catch {
+                result = .failure(error)
+            }
+            guard case .success(let reply) = result else {
+                if case .failure(let error) = result, error.code != .deadlineExceeded { throw error }
+                continue  // a lost round trip (after the retransmissions): counted, not fatal
+            }
             let elapsed = start.duration(to: clock.now)
             guard reply.payload == payload else {
                 throw RPCError(code: .dataLoss, message: "ping \(index): the echo differs from the payload")
@@ -33,9 +43,14 @@ enum Commands {
             times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
         }
         let sorted = times.sorted()
-        print(
-            "\(times.count) pings: min \(format(sorted.first!)) ms, median \(format(sorted[sorted.count / 2])) ms, max \(format(sorted.last!)) ms"
-        )
+        let summary = "\(sent) sent, \(times.count) received, \(sent - times.count) lost"
+        if sorted.isEmpty {
+            print(summary)
+        } else {
+            print(
+                "\(summary); min \(format(sorted.first!)) ms, median \(format(sorted[sorted.count / 2])) ms, max \(format(sorted.last!)) ms"
+            )
+        }
         await session.close()
     }
 

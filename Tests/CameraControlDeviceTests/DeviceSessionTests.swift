@@ -74,7 +74,7 @@ struct DeviceSessionTests {
     @Test func aSilentPeerIsAHandshakeFailureNotAHang() async throws {
         let (host, silentDevice) = InMemoryTransport.makePair()  // the device end is open but never answers
         let error = await #expect(throws: DeviceError.self) {
-            try await DeviceSession.connect(transport: host, attempts: 1)
+            try await DeviceSession.connect(transport: host, attempts: 1, deadline: .milliseconds(300))
         }
         withExtendedLifetime(silentDevice) {}
         #expect(error?.code == .handshakeFailed)

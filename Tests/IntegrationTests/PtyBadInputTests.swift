@@ -224,7 +224,7 @@ extension OverRealPTY {
             }
             let failure = try await withTimeout(.seconds(15), "a handshake nobody answers") {
                 await deviceFailure {
-                    _ = try await DeviceSession.connect(transport: silent.master, attempts: 2)
+                    _ = try await DeviceSession.connect(transport: silent.master, attempts: 2, deadline: .milliseconds(400))
                 }
             }
             #expect(failure?.code == .handshakeFailed)
