@@ -412,7 +412,8 @@ enum BadFrame: String, CaseIterable, Sendable, CustomStringConvertible {
     func count(_ c: Counters) -> UInt32 {
         switch self {
         case .garbage, .truncatedFrame: c.framingErrors + c.checkErrors
-        case .envelopeTooShort, .requestOnCallZero: c.framingErrors
+        case .envelopeTooShort: c.shortFrames  // v1.1 (§2's order); v1.0 counted framing_errors
+        case .requestOnCallZero: c.envelopeErrors  // v1.1 (§4); v1.0 counted framing_errors
         case .badCheck: c.checkErrors
         case .unknownPacketType: c.unknownPacketTypes
         case .unknownService, .unknownMethod, .unknownSimulatorMethod: c.unimplementedCalls
@@ -496,6 +497,10 @@ func withTappedSession(_ body: (TapTransport, DeviceSession) async throws -> Voi
 /// Every `send` is written whole before the next (the transport's contract), so raw frames never land
 /// inside the client's frames. Call ids from ``rawCallIDBase`` up are the test's; the client never
 /// reaches them (it counts from 1), and drops the answers as packets of unknown calls.
+///
+/// Since v1.1 the device drops every packet whose sequence number it has seen (§6), so the tap numbers
+/// every frame it writes, the client's and the raw ones, from one counter (a retransmission of the
+/// client's keeps its number); frames that do not decode go out as they are.
 final class TapTransport: ByteTransport, @unchecked Sendable {
     /// The first call id for raw frames (a 5-byte varint).
     static let rawCallIDBase: UInt32 = 0x1000_0000
@@ -506,6 +511,7 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
     private var decoder = FrameDecoder()
     private var seen: [UInt32: [Packet]] = [:]
     private var nextCall = TapTransport.rawCallIDBase
+    private var renumbering = Renumbering()
 
     /// Opens the pty at `path`.
     init(path: String) throws {
@@ -517,7 +523,7 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
     func send(_ bytes: [UInt8]) async throws(TransportError) {
         await gate.enter()
         do {
-            try await inner.send(bytes)
+            try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: true) })
         } catch {
             await gate.leave()
             throw error
@@ -557,7 +563,7 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
 
     /// Writes `bytes` to the pty as they are, bypassing the client (and its hold).
     func inject(_ bytes: [UInt8]) async throws {
-        try await inner.send(bytes)
+        try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: false) })
     }
 
     /// Runs `body` while the client's writes wait (writes already started finish first).
@@ -608,6 +614,45 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
         let call = nextRawCallID()
         try await inject(RawFrame.ping(callID: call, payload: payload))
         #expect(try await rawPingReply(callID: call) == payload)
+    }
+}
+
+/// Gives the frames of two writers one sequence of numbers (see ``TapTransport``).
+struct Renumbering {
+    private var next: UInt16 = 0
+    /// The client's number → the number it went out with (its retransmissions keep it).
+    private var given: [UInt16: UInt16] = [:]
+
+    /// `bytes` with every complete frame that decodes renumbered; anything else unchanged.
+    mutating func rewrite(_ bytes: [UInt8], keepingRetransmissions: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == 0 {
+            out += renumber(Array(bytes[start..<index]), keepingRetransmissions) + [0]
+            start = index + 1
+        }
+        return out + bytes[start...]
+    }
+
+    private mutating func renumber(_ stuffed: [UInt8], _ keep: Bool) -> [UInt8] {
+        guard var frame = try? COBS.decode(stuffed), frame.count >= WireFormat.minFrameBytes else { return stuffed }
+        let end = frame.count - 2
+        guard CRC16.checksum(frame[0..<end]) == UInt16(frame[end]) | UInt16(frame[end + 1]) << 8 else { return stuffed }
+        let original = UInt16(frame[1]) | UInt16(frame[2]) << 8
+        let number: UInt16
+        if keep, let earlier = given[original] {
+            number = earlier
+        } else {
+            number = next
+            next &+= 1
+            if keep { given[original] = number }
+        }
+        frame[1] = UInt8(truncatingIfNeeded: number)
+        frame[2] = UInt8(truncatingIfNeeded: number >> 8)
+        let check = CRC16.checksum(frame[0..<end])
+        frame[end] = UInt8(truncatingIfNeeded: check)
+        frame[end + 1] = UInt8(truncatingIfNeeded: check >> 8)
+        return COBS.encode(frame)
     }
 }
 
