@@ -91,10 +91,10 @@ extension OverRealPTY {
                 let before = try await session.counters()
                 let call = tap.nextRawCallID()
                 let payload: [UInt8] = [0x00, 0x01, 0x00, 0xFE, 0xFF, 0x00]
-                let frame = try RawFrame.ping(callID: call, payload: payload)
+                let frame = tap.numbered(try RawFrame.ping(callID: call, payload: payload))
                 try await tap.whileHoldingClient {
                     for byte in frame {
-                        try await tap.inject([byte])
+                        try await tap.injectVerbatim([byte])
                         try await Task.sleep(for: .milliseconds(1))
                     }
                 }
@@ -113,11 +113,11 @@ extension OverRealPTY {
                 let length = try RawFrame.ping(callID: tap.peekRawCallID(), payload: payload).count
                 for split in 1..<length {
                     let call = tap.nextRawCallID()
-                    let frame = try RawFrame.ping(callID: call, payload: payload)
+                    let frame = tap.numbered(try RawFrame.ping(callID: call, payload: payload))
                     try await tap.whileHoldingClient {
-                        try await tap.inject(Array(frame[..<split]))
+                        try await tap.injectVerbatim(Array(frame[..<split]))
                         try await Task.sleep(for: .milliseconds(2))
-                        try await tap.inject(Array(frame[split...]))
+                        try await tap.injectVerbatim(Array(frame[split...]))
                     }
                     #expect(try await tap.rawPingReply(callID: call) == payload, "split at \(split)")
                 }
@@ -129,14 +129,18 @@ extension OverRealPTY {
 
         // MARK: Calls the device refuses
 
-        @Test("a second request on a call id in flight gets ALREADY_EXISTS; the first call goes on")
+        /// Issue 9 item 2 (R3): v1.0 answered ALREADY_EXISTS on the live call's id, which ended the host's
+        /// stream; v1.1 ignores the request (a retransmission that slipped past the window) and counts it.
+        @Test("a second request on a call id in flight is ignored and counted; the first call goes on")
         func duplicateCallID() async throws {
             try await withTappedSession { tap, session in
                 let call = tap.nextRawCallID()
+                let start = try await session.counters()
                 try await tap.inject(RawFrame.request(.inputStreamInputEvents, callID: call, payload: []))
                 try await tap.inject(RawFrame.ping(callID: call, payload: [1]))
-                let error = try await tap.packet(callID: call) { $0.type == .error }
-                #expect(error.status == .alreadyExists)
+                #expect(try await session.ping([2]).payload == [2])  // answered in order: after the two above
+                #expect(!tap.packets(callID: call).contains { $0.type == .error })
+                #expect(try await session.counters().duplicateRequests == start.duplicateRequests + 1)
                 // The stream is still in flight: cancelling it is counted.
                 let before = try await session.counters()
                 try await tap.inject(RawFrame.wire(Packet(type: .cancel, callID: call)))
@@ -161,7 +165,11 @@ extension OverRealPTY {
                 let refused = try await tap.packet(callID: calls[limit]) { $0.type == .error }
                 #expect(refused.status == .resourceExhausted)
                 for call in calls.prefix(limit) {
-                    #expect(tap.packets(callID: call).allSatisfy { $0.type == .streamMessage }, "call \(call) refused")
+                    // v1.1: an empty RESPONSE confirms each stream (§7)
+                    #expect(
+                        tap.packets(callID: call).allSatisfy {
+                            $0.type == .streamMessage || ($0.type == .response && $0.payload.isEmpty)
+                        }, "call \(call) refused")
                 }
                 // While every slot is taken, the session's own unary calls are refused too…
                 let busy = await #expect(throws: RPCError.self) { try await session.ping([1]) }
@@ -242,6 +250,13 @@ extension OverRealPTY {
             let device = pair.subordinate
             let script = Task {
                 var decoder = FrameDecoder()
+                var sequence: UInt16 = 100  // v1.1 drops repeated sequence numbers: number every packet
+                func numbered(_ packet: Packet) -> Packet {
+                    var packet = packet
+                    packet.sequence = sequence
+                    sequence &+= 1
+                    return packet
+                }
                 while true {
                     decoder.append(try await device.receive())
                     while let output = decoder.next() {
@@ -253,11 +268,13 @@ extension OverRealPTY {
                         badCheck[badCheck.count - 1] ^= 0x80
                         reply += COBS.encode(badCheck) + [0x00]
                         reply += try RawFrame.wire(Packet(type: PacketType(rawValue: 11), callID: packet.callID))
-                        reply += try RawFrame.wire(Packet(type: .response, callID: packet.callID &+ 1000, payload: [0x08, 0x01]))
                         reply += try RawFrame.wire(
-                            Packet(
-                                type: .response, callID: packet.callID,
-                                payload: PingResponse(payload: echo, deviceTimeMicros: 1).serializedBytes()))
+                            numbered(Packet(type: .response, callID: packet.callID &+ 1000, payload: [0x08, 0x01])))
+                        reply += try RawFrame.wire(
+                            numbered(
+                                Packet(
+                                    type: .response, callID: packet.callID,
+                                    payload: PingResponse(payload: echo, deviceTimeMicros: 1).serializedBytes())))
                         try await device.send(reply)
                     }
                 }
@@ -564,6 +581,17 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
     /// Writes `bytes` to the pty as they are, bypassing the client (and its hold).
     func inject(_ bytes: [UInt8]) async throws {
         try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: false) })
+    }
+
+    /// `bytes` with every frame numbered as ``inject(_:)`` would (for writing in pieces with
+    /// ``injectVerbatim(_:)``).
+    func numbered(_ bytes: [UInt8]) -> [UInt8] {
+        lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: false) }
+    }
+
+    /// Writes `bytes` to the pty exactly as they are.
+    func injectVerbatim(_ bytes: [UInt8]) async throws {
+        try await inner.send(bytes)
     }
 
     /// Runs `body` while the client's writes wait (writes already started finish first).
