@@ -7,7 +7,7 @@ import Testing
 /// Issue 9 over a real pseudo-terminal: `camctl-sim` reads only what the firmware's receive ring can
 /// take (R6), and `camctl ping` counts losses (R5).
 extension OverRealPTY {
-    @Suite("Reliability over a pty (v1.1)")
+    @Suite("Reliability over a pty (v1.1)", .serialized)
     struct Reliability {
         /// Issue 9 item 1: 200 pipelined Pings of ~115 bytes (≈ 23 KB) in one write are all answered and
         /// nothing is dropped (`rx_overruns` stays 0). Before R6 `camctl-sim` read everything the kernel
