@@ -65,6 +65,20 @@ void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bo
     dev->is_simulator = is_simulator;
 }
 
+static bool is_handshake_request(const cc_envelope_t *env)
+{
+    return env->type == CC_PKT_REQUEST && env->service == CC_SERVICE_DEVICE_SERVICE
+           && env->method == CC_METHOD_DEVICE_SERVICE_HANDSHAKE;
+}
+
+/* A retransmission of the handshake that started the live session: same
+ * call id and sequence, and nothing newer received since (PROTOCOL.md §9). */
+static bool is_handshake_retransmission(const cc_device_t *dev, const cc_envelope_t *env)
+{
+    return cc_link_session(&dev->link) && env->call_id == dev->session_call_id
+           && cc_link_is_newest(&dev->link, env->sequence);
+}
+
 /* One received frame body: envelope, link, RPC. */
 static void receive_body(cc_device_t *dev, const uint8_t *body, size_t len, uint64_t now_us)
 {
@@ -72,14 +86,21 @@ static void receive_body(cc_device_t *dev, const uint8_t *body, size_t len, uint
     cc_envelope_result_t r = cc_envelope_parse(body, len, &env);
 
     if (r == CC_ENVELOPE_TOO_SHORT || r == CC_ENVELOPE_BAD_CALL_ID) {
-        dev->counters.framing_errors++;
+        dev->counters.envelope_errors++;   /* last in the order of §2: the check was good */
         return;
     }
     dev->counters.frames_received++;
-    if (r == CC_ENVELOPE_OK && env.type == CC_PKT_REQUEST && env.service == CC_SERVICE_DEVICE_SERVICE
-        && env.method == CC_METHOD_DEVICE_SERVICE_HANDSHAKE) {
-        /* A (re)connecting host restarts its numbering: no gaps, no false duplicates. */
-        cc_link_reset_receive(&dev->link);
+    if (r == CC_ENVELOPE_OK && is_handshake_request(&env)) {
+        if (is_handshake_retransmission(dev, &env)) {
+            cc_link_drop_duplicate(&dev->link, &env, now_us);
+            return;
+        }
+        /* A (re)connecting host restarts its numbering: the handshake is not
+         * checked against the window (a new session re-seeds it; a refused
+         * handshake leaves the old session's state alone). */
+        cc_link_accept_handshake(&dev->link, &env, now_us);
+        cc_rpc_receive(dev, &env, now_us);
+        return;
     }
     if (cc_link_receive(&dev->link, &env, now_us) != CC_RX_DELIVER) {
         return;
@@ -107,14 +128,19 @@ static void receive_byte(cc_device_t *dev, uint8_t byte, uint64_t now_us)
     case CC_FRAME_ERR_FRAMING:
         dev->counters.framing_errors++;
         break;
+    case CC_FRAME_ERR_SHORT:
+        dev->counters.short_frames++;
+        break;
     case CC_FRAME_ERR_CHECK:
         dev->counters.check_errors++;
         break;
     case CC_FRAME_ERR_OVERSIZED:
         dev->counters.oversized_frames++;
         break;
-    case CC_FRAME_NEED_MORE:
     case CC_FRAME_EMPTY:
+        dev->counters.empty_frames++;
+        break;
+    case CC_FRAME_NEED_MORE:
     default:
         break;
     }
@@ -151,6 +177,9 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
                 n = sizeof dev->rx_chunk;   /* a broken HAL must not overrun the chunk */
             }
             dev->counters.bytes_received += (uint32_t)n;
+            if (dev->hal->uart_take_overruns != NULL) {
+                dev->counters.rx_overruns += dev->hal->uart_take_overruns(dev->hal->ctx);
+            }
             dev->rx_len = n;
             dev->rx_off = 0;
             taken += n;

@@ -53,7 +53,15 @@ cc_envelope_result_t cc_envelope_parse(const uint8_t *body, size_t len, cc_envel
         out->payload_len = len - pos;
         return CC_ENVELOPE_UNKNOWN_TYPE;
     }
+    if (out->call_id == CC_WIRE_LINK_CALL_ID && out->type != CC_PKT_ACK && out->type != CC_PKT_HEARTBEAT) {
+        return CC_ENVELOPE_BAD_CALL_ID;   /* call id 0 is the link's: only ACK and HEARTBEAT (§4, v1.1) */
+    }
     switch (out->type) {
+    case CC_PKT_ACK:
+        if (len - pos < CC_WIRE_ACK_PAYLOAD_BYTES) {
+            return CC_ENVELOPE_TOO_SHORT;   /* an ACK without the sequence it acknowledges */
+        }
+        break;
     case CC_PKT_REQUEST:
         if (len - pos < CC_WIRE_REQUEST_ID_BYTES) {
             return CC_ENVELOPE_TOO_SHORT;

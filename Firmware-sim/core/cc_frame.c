@@ -28,9 +28,13 @@ static cc_frame_result_t frame_complete(cc_frame_decoder_t *dec)
         dec->len = 0;
         return CC_FRAME_ERR_OVERSIZED;
     }
-    if (body_len < CC_WIRE_CHECK_BYTES) {
+    if (body_len == 0u) {
         dec->len = 0;
-        return CC_FRAME_ERR_FRAMING;
+        return CC_FRAME_EMPTY;   /* a stuffed empty frame (01 00): ignored (§2, v1.1) */
+    }
+    if (body_len < CC_WIRE_CHECK_BYTES + CC_WIRE_MIN_ENVELOPE_BYTES) {
+        dec->len = 0;
+        return CC_FRAME_ERR_SHORT;   /* checked before the CRC (§2, counter precedence) */
     }
     body_len -= CC_WIRE_CHECK_BYTES;
     expected = cc_crc16(dec->buf, body_len);

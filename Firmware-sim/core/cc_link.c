@@ -20,6 +20,25 @@ static void clear_slots(cc_link_t *link)
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         link->slots[i].used = false;
     }
+    link->store_used = 0;
+}
+
+/* Frees a slot and closes up its bytes in the store. */
+static void slot_free(cc_link_t *link, cc_reliable_slot_t *slot)
+{
+    size_t start = slot->offset;
+    size_t len = slot->wire_len;
+    size_t i;
+
+    CC_ASSERT(slot->used && start + len <= link->store_used);
+    slot->used = false;
+    memmove(link->store + start, link->store + start + len, link->store_used - start - len);
+    link->store_used -= len;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        if (link->slots[i].used && link->slots[i].offset > start) {
+            link->slots[i].offset = (uint16_t)(link->slots[i].offset - len);
+        }
+    }
 }
 
 /* Forgets the bulk packets not yet started (their calls have ended). */
@@ -194,7 +213,7 @@ size_t cc_link_payload_cap(uint8_t type, uint32_t call_id)
 /* Transmits (or retransmits) a reliable slot if the tx buffer has room. */
 static void slot_transmit(cc_link_t *link, cc_reliable_slot_t *slot, uint64_t now_us)
 {
-    if (!tx_append(link, slot->wire, slot->wire_len, now_us)) {
+    if (!tx_append(link, link->store + slot->offset, slot->wire_len, now_us)) {
         return;   /* still due: tried again at the next poll */
     }
     if (slot->tries > 0u) {
@@ -293,10 +312,14 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
 
     if (reliable) {
         cc_reliable_slot_t *slot = free_slot(link);
-        if (slot != NULL && CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES) <= CC_RELIABLE_FRAME_BYTES) {
-            n = cc_frame_encode(frame, body_len, slot->wire, sizeof slot->wire);
+        if (slot != NULL
+            && CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES) <= CC_RELIABLE_STORE_BYTES - link->store_used) {
+            n = cc_frame_encode(frame, body_len, link->store + link->store_used,
+                                CC_RELIABLE_STORE_BYTES - link->store_used);
             CC_ASSERT(n != 0u);
             slot->used = true;
+            slot->offset = (uint16_t)link->store_used;
+            link->store_used += n;
             slot->wire_len = (uint16_t)n;
             slot->sequence = link->tx_sequence;
             slot->call_id = call_id;
@@ -307,7 +330,9 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
             slot_transmit(link, slot, now_us);
             return CC_SEND_OK;
         }
-        /* No slot (or too big for one): sent once, still flagged so the host ACKs. */
+        /* No slot (or no room in the store): sent once, without the flag,
+         * so no one waits for an ACK that protects nothing (§6). */
+        frame[0] = (uint8_t)(frame[0] & ~CC_WIRE_FLAG_RELIABLE);
         link->counters->reliable_unprotected++;
     }
 
@@ -330,7 +355,7 @@ void cc_link_forget_call(cc_link_t *link, uint32_t call_id)
     size_t i;
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         if (link->slots[i].used && link->slots[i].call_id == call_id) {
-            link->slots[i].used = false;
+            slot_free(link, &link->slots[i]);
         }
     }
 }
@@ -366,8 +391,10 @@ static void track_sequence(cc_link_t *link, uint16_t seq)
         link->rx_expected = (uint16_t)(seq + 1u);
         return;
     }
+    /* d = seq - last = ahead + 1: d in [1, 2^15) is ahead by d, d - 1 lost;
+     * d = 0 or d >= 2^15 (behind) is a duplicate or a late packet (§6) */
     ahead = (uint16_t)(seq - link->rx_expected);
-    if (ahead < CC_WIRE_SEQUENCE_HALF_RANGE) {
+    if (ahead < CC_WIRE_SEQUENCE_HALF_RANGE - 1u) {
         link->counters->sequence_gaps += ahead;
         link->rx_expected = (uint16_t)(seq + 1u);
     }
@@ -420,9 +447,31 @@ static void receive_ack(cc_link_t *link, uint16_t acked)
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         cc_reliable_slot_t *slot = &link->slots[i];
         if (slot->used && slot->sequence == acked && slot->tries > 0u) {
-            slot->used = false;
+            slot_free(link, slot);
         }
     }
+}
+
+bool cc_link_is_newest(const cc_link_t *link, uint16_t sequence)
+{
+    return link->rx_seen && link->rx_window != 0u && link->rx_window_top == sequence;
+}
+
+void cc_link_accept_handshake(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us)
+{
+    link->last_rx_us = now_us;
+    if ((env->flags & CC_WIRE_FLAG_RELIABLE) != 0u) {
+        send_ack(link, env->sequence, now_us);
+    }
+}
+
+void cc_link_drop_duplicate(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us)
+{
+    link->last_rx_us = now_us;
+    if ((env->flags & CC_WIRE_FLAG_RELIABLE) != 0u) {
+        send_ack(link, env->sequence, now_us);   /* the first ACK may have been lost */
+    }
+    link->counters->duplicates_dropped++;
 }
 
 cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us)
@@ -435,17 +484,15 @@ cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint6
     duplicate = window_mark(link, env->sequence);
     if (reliable) {
         send_ack(link, env->sequence, now_us);   /* every time: the first ACK may be lost */
-        if (duplicate) {
-            link->counters->duplicates_dropped++;
-            return CC_RX_CONSUMED;
-        }
+    }
+    if (duplicate) {   /* whatever its flags (§6, v1.1): nothing is delivered twice */
+        link->counters->duplicates_dropped++;
+        return CC_RX_DUPLICATE;
     }
     switch (env->type) {
     case CC_PKT_ACK:
-        if (env->payload_len < CC_WIRE_ACK_PAYLOAD_BYTES) {
-            link->counters->framing_errors++;
-            return CC_RX_FRAMING_ERROR;
-        }
+        /* the envelope parser refused an ACK without its payload */
+        CC_ASSERT(env->payload_len >= CC_WIRE_ACK_PAYLOAD_BYTES);
         receive_ack(link, (uint16_t)(env->payload[0] | ((uint16_t)env->payload[1] << 8)));
         return CC_RX_CONSUMED;
     case CC_PKT_HEARTBEAT:
@@ -482,7 +529,7 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
             continue;
         }
         if (slot->tries >= CC_WIRE_MAX_TRIES) {
-            slot->used = false;   /* given up: never acknowledged */
+            slot_free(link, slot);   /* given up: never acknowledged */
             link->counters->reliable_given_up++;
             continue;
         }

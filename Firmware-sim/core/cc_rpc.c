@@ -67,7 +67,7 @@ static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint6
             cc_rpc_error(dev, env->call_id, CC_STATUS_INTERNAL, "extension overran its buffer", now_us);
             return;
         }
-        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, false, env->call_id, 0, resp_len, now_us);
+        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, env->call_id, 0, resp_len, now_us);
         return;
     }
     if (status < 0 || status > 0xFF) {
@@ -102,7 +102,9 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
             return;
         }
         if (cc_call_find(&dev->calls, env->call_id) != NULL) {
-            cc_rpc_error(dev, env->call_id, CC_STATUS_ALREADY_EXISTS, "call id in flight", now_us);
+            /* a retransmission that slipped past the window: the live call
+             * goes on, nothing is answered (§7, v1.1) */
+            dev->counters.duplicate_requests++;
             return;
         }
         if (cc_call_count(&dev->calls) >= CC_MAX_CONCURRENT_CALLS) {
@@ -157,7 +159,8 @@ void cc_rpc_receive(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
         receive_cancel(dev, env);
         break;
     default:
-        /* RESPONSE, STREAM_MESSAGE, STREAM_END, ERROR travel device -> host: ignored */
+        /* RESPONSE, STREAM_MESSAGE, STREAM_END, ERROR travel device -> host (§4, v1.1) */
+        dev->counters.unexpected_packets++;
         break;
     }
 }

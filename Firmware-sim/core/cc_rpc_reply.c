@@ -23,7 +23,7 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
             }
         }
     }
-    (void)cc_link_send(&dev->link, CC_PKT_ERROR, false, call_id, status, len, now_us);
+    (void)cc_link_send(&dev->link, CC_PKT_ERROR, true, call_id, status, len, now_us);   /* R1: reliable */
 }
 
 bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len)
@@ -44,7 +44,7 @@ void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *
         cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
         return;
     }
-    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, false, call_id, 0, len, now_us);
+    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, len, now_us);   /* R1: reliable */
 }
 
 void cc_rpc_end_all_calls(cc_device_t *dev)
@@ -57,5 +57,27 @@ void cc_rpc_end_all_calls(cc_device_t *dev)
             cc_call_close(call);
             dev->counters.cancelled_calls++;
         }
+    }
+}
+
+void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now_us)
+{
+    size_t i;
+    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
+        cc_call_t *call = &dev->calls.calls[i];
+        if (call->kind != CC_CALL_FREE) {
+            uint32_t id = call->id;
+            cc_link_forget_call(&dev->link, id);
+            cc_call_close(call);
+            dev->counters.cancelled_calls++;
+            cc_rpc_error(dev, id, CC_STATUS_CANCELLED, message, now_us);
+        }
+    }
+}
+
+void cc_rpc_confirm_stream(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+{
+    if (dev->negotiated_minor >= 1u) {   /* a v1.0 host would count it as unexpected */
+        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, 0, now_us);
     }
 }

@@ -37,7 +37,16 @@ void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *
 /* Packs msg into the link's payload buffer; false when it is larger than cap. */
 bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len);
 
-/* Ends every call without a word (link dead, new handshake); counts them as cancelled. */
+/* Ends every call without a word (link dead); counts them as cancelled. */
 void cc_rpc_end_all_calls(cc_device_t *dev);
+
+/* Ends every call with ERROR CANCELLED message (a new handshake, PROTOCOL.md
+ * §9, v1.1); counts them as cancelled. */
+void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now_us);
+
+/* Confirms a server stream just opened (PROTOCOL.md §7, v1.1): an empty
+ * RESPONSE on its call id, reliably, before any STREAM_MESSAGE; only when
+ * the session runs at minor 1 or later. */
+void cc_rpc_confirm_stream(cc_device_t *dev, uint32_t call_id, uint64_t now_us);
 
 #endif /* CC_RPC_REPLY_H */

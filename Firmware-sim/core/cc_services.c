@@ -127,9 +127,12 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, const P
         return;
     }
 
-    /* A new session: end every call, reset the sequence state, new id. */
-    cc_rpc_end_all_calls(dev);
+    /* A new session: end every call (ERROR CANCELLED, before the response),
+     * reset the sequence state, new id. Configuration is device state: it
+     * survives (PROTOCOL.md §9). */
+    cc_rpc_cancel_all_calls(dev, "new session", now_us);
     dev->negotiated_minor = min_u32(host_minor, CC_PROTOCOL_MINOR);
+    dev->session_call_id = env->call_id;
     dev->session_id = next_session_id(dev, now_us);
     cc_link_start_session(&dev->link, env->sequence, now_us);
 
@@ -211,12 +214,14 @@ static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, const Protob
 
 /* ---- InputService ---- */
 
+static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why, uint64_t now_us);
+
 static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *env,
                                        const ProtobufCMessage *request, uint64_t now_us)
 {
     (void)request;
-    (void)now_us;
     cc_streams_open_events(dev, env->call_id);
+    cc_rpc_confirm_stream(dev, env->call_id, now_us);
 }
 
 static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env,
@@ -224,8 +229,11 @@ static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env
 {
     const Cameracontrol__V1__StreamRawSamplesRequest *req =
         (const Cameracontrol__V1__StreamRawSamplesRequest *)request;
-    (void)now_us;
-    cc_streams_open_raw(dev, env->call_id, req->samples_per_batch);
+    if (!cc_streams_open_raw(dev, env->call_id, req->samples_per_batch)) {
+        invalid_argument(dev, env->call_id, "samples_per_batch must be 0 or 1..32", now_us);
+        return;
+    }
+    cc_rpc_confirm_stream(dev, env->call_id, now_us);
 }
 
 /* ---- ConfigService ---- */

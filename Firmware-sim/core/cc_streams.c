@@ -54,21 +54,24 @@ void cc_streams_open_events(cc_device_t *dev, uint32_t call_id)
     (void)call;   /* the dispatcher checked there is room */
 }
 
-void cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_per_batch)
+bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_per_batch)
 {
-    cc_call_t *call = cc_call_open(&dev->calls, call_id, CC_CALL_RAW_STREAM);
-    if (call == NULL) {
-        return;
-    }
+    cc_call_t *call;
     if (samples_per_batch == 0u) {
-        samples_per_batch = CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
+        samples_per_batch = CC_RAW_DEFAULT_SAMPLES_PER_BATCH > RAW_LIMIT_SAMPLES ? RAW_LIMIT_SAMPLES
+                                                                                : CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
     }
     if (samples_per_batch > RAW_LIMIT_SAMPLES) {
-        samples_per_batch = RAW_LIMIT_SAMPLES;
+        return false;   /* refused, not clamped (PROTOCOL.md §7, v1.1) */
+    }
+    call = cc_call_open(&dev->calls, call_id, CC_CALL_RAW_STREAM);
+    if (call == NULL) {
+        return true;   /* cannot happen: the dispatcher checked there is room */
     }
     call->raw.samples_per_batch = (uint16_t)samples_per_batch;
     call->raw.count = 0;
     call->raw.dropped_before = 0;
+    return true;
 }
 
 void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, uint64_t now_us)

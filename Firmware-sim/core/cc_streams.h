@@ -13,7 +13,9 @@
 
 /* Opens the streams of InputService (handlers of cc_services.c). */
 void cc_streams_open_events(cc_device_t *dev, uint32_t call_id);
-void cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_per_batch);
+/* false (nothing opened) when samples_per_batch is neither 0 (the default,
+ * 25) nor 1..32 (or fewer when a batch of 32 does not fit the frame). */
+bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_per_batch);
 
 /* Sends one input event to every open event stream. */
 void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, uint64_t now_us);

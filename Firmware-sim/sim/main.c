@@ -14,6 +14,7 @@
 #define _GNU_SOURCE 1
 #endif
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -309,7 +310,10 @@ int main(int argc, char **argv)
             }
         } else {
             pfd.fd = master;
-            pfd.events = (short)(POLLIN | (out_len > out_off ? POLLOUT : 0));
+            /* No room in the firmware's receive ring: do not wait for input
+             * (it would wake us at once), wait for the tick instead. */
+            pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u ? POLLIN : 0)
+                                 | (out_len > out_off ? POLLOUT : 0));
             pfd.revents = 0;
             if (poll(&pfd, 1, 1) < 0 && errno != EINTR) {
                 fprintf(stderr, "camctl-sim: poll: %s\n", strerror(errno));
@@ -323,13 +327,22 @@ int main(int argc, char **argv)
             }
         }
 
-        /* Host -> device. */
+        /* Host -> device: only as many bytes as the firmware's receive ring
+         * has room for; the rest stays in the kernel, which holds the host
+         * back (backpressure). A byte read is never dropped (issue 9). */
         if (!hung_up) {
             for (;;) {
                 uint8_t in[1024];
-                ssize_t n = read(master, in, sizeof(in));
+                size_t room = ccsim_device_host_room(&g_sim);
+                ssize_t n;
+                if (room == 0u) {
+                    break;
+                }
+                n = read(master, in, room < sizeof(in) ? room : sizeof(in));
                 if (n > 0) {
-                    (void)ccsim_device_host_write(&g_sim, in, (size_t)n);
+                    size_t taken = ccsim_device_host_write(&g_sim, in, (size_t)n);
+                    (void)taken;
+                    assert(taken == (size_t)n);
                     continue;
                 }
                 if (n < 0 && errno == EIO) {

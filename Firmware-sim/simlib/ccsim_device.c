@@ -88,6 +88,15 @@ static size_t hal_uart_read(void *ctx, uint8_t *buf, size_t cap)
     return ring_get(&sim->rx, buf, limit(sim, &sim->rx_credit_milli, n));
 }
 
+/* The bytes host_write had to drop are the UART's overruns. */
+static uint32_t hal_uart_take_overruns(void *ctx)
+{
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    uint32_t n = sim->rx_dropped - sim->rx_dropped_reported;
+    sim->rx_dropped_reported = sim->rx_dropped;
+    return n;
+}
+
 static size_t hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
@@ -204,6 +213,7 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
     sim->hal.haptic_play = hal_haptic_play;
     sim->hal.sound_play = hal_sound_play;
     sim->hal.indicator_set = hal_indicator_set;
+    sim->hal.uart_take_overruns = hal_uart_take_overruns;
 
     cc_device_init(&sim->dev, &sim->hal, &sim->info);
     cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);
@@ -214,6 +224,11 @@ size_t ccsim_device_host_write(ccsim_device_t *sim, const uint8_t *bytes, size_t
     size_t n = (bytes != 0 && len > 0u) ? ring_put(&sim->rx, bytes, len) : 0u;
     sim->rx_dropped += (uint32_t)(len - n);
     return n;
+}
+
+size_t ccsim_device_host_room(const ccsim_device_t *sim)
+{
+    return sim->rx.cap - sim->rx.len;
 }
 
 size_t ccsim_device_host_read(ccsim_device_t *sim, uint8_t *buf, size_t cap)

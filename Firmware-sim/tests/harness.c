@@ -36,6 +36,10 @@ static void host_receive_byte(harness_t *h, uint8_t byte)
         p->received_us = h->now_us;
         p->payload_len = env.payload_len;
         memcpy(p->payload, env.payload, env.payload_len);
+        if (h->ack_replies && (env.flags & CC_WIRE_FLAG_RELIABLE) != 0u
+            && (env.type == CC_PKT_RESPONSE || env.type == CC_PKT_ERROR)) {
+            hx_ack(h, env.sequence);
+        }
     } else if (r != CC_FRAME_NEED_MORE && r != CC_FRAME_EMPTY) {
         h->host_decode_errors++;
     }
@@ -133,6 +137,14 @@ static void mock_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
     h->last_indicator_rgb = rgb;
 }
 
+static uint32_t mock_uart_take_overruns(void *ctx)
+{
+    harness_t *h = (harness_t *)ctx;
+    uint32_t n = h->overruns;
+    h->overruns = 0;
+    return n;
+}
+
 static harness_t *setup(bool feedback)
 {
     harness_t *h = &g_harness;
@@ -145,6 +157,8 @@ static harness_t *setup(bool feedback)
     h->hal.read_sensors = mock_read_sensors;
     h->hal.read_buttons = mock_read_buttons;
     h->hal.take_remote_clicks = mock_take_remote_clicks;
+    h->hal.uart_take_overruns = mock_uart_take_overruns;
+    h->ack_replies = true;
     if (feedback) {
         h->hal.haptic_play = mock_haptic_play;
         h->hal.sound_play = mock_sound_play;
@@ -153,7 +167,7 @@ static harness_t *setup(bool feedback)
     h->info.vendor = "Test";
     h->info.model = "Mock";
     h->info.serial_number = "0001";
-    h->info.firmware_version = "0.0.1";
+    h->info.firmware_version = "0.1";   /* short: the handshake fits a 128-byte frame */
     h->info.has_force_sensor = true;
     h->info.has_touch_sensor = true;
     h->info.has_slide_strip = true;

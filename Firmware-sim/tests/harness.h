@@ -57,6 +57,12 @@ typedef struct harness {
     hx_packet_t packets[HX_MAX_PACKETS];
     size_t npackets;
     uint16_t host_sequence;
+    /* the test host ACKs every reliable RESPONSE and ERROR it decodes, as a
+     * real host does (v1.1 sends them reliably); stream messages are left to
+     * the test. On by default. */
+    bool ack_replies;
+    /* rx overruns the mock UART reports at the next uart_take_overruns */
+    uint32_t overruns;
 
     /* scripted inputs */
     cc_sensor_reading_t reading;

@@ -33,6 +33,7 @@ int main(void)
         {"link", cc_tests_link, &cc_tests_link_count},
         {"services", cc_tests_services, &cc_tests_services_count},
         {"vectors", cc_tests_vectors, &cc_tests_vectors_count},
+        {"v11", cc_tests_v11, &cc_tests_v11_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;

@@ -102,7 +102,7 @@ static void test_handshake_major_mismatch(void)
         char text[CC_MAX_FRAME_BYTES + 1];
         memcpy(text, p->payload, p->payload_len);
         text[p->payload_len] = '\0';
-        CHECK(strstr(text, "1.0") != NULL);   /* names the device's version */
+        CHECK(strstr(text, "1.1") != NULL);   /* names the device's version */
     }
     CHECK(!cc_device_session_active(&h->dev));
     CHECK(hx_find(h, CC_PKT_RESPONSE, 2) == NULL);
@@ -272,10 +272,13 @@ static void test_request_too_large_to_unpack(void)
     CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 0);
 }
 
+/* Issue 9 item 2 (R3): a REQUEST naming a live call is a retransmission that
+ * slipped past the duplicate window. v1.0 answered ERROR ALREADY_EXISTS on
+ * the live call's id, which ended the host's stream; now it is ignored and
+ * counted, and the live call goes on delivering events. */
 static void test_duplicate_call_id(void)
 {
     harness_t *h = hx_setup();
-    const hx_packet_t *p;
     REQUIRE(hx_handshake(h, 0));
     open_event_stream(h, 40);
     hx_poll(h);
@@ -283,11 +286,13 @@ static void test_duplicate_call_id(void)
     hx_request(h, 40, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
     open_event_stream(h, 40);
     hx_poll(h);
-    CHECK_EQ(hx_count(h, CC_PKT_ERROR, 40), 2);
-    p = hx_find(h, CC_PKT_ERROR, 40);
-    REQUIRE(p != NULL);
-    CHECK_EQ(p->status, CC_STATUS_ALREADY_EXISTS);
+    CHECK_EQ(hx_count(h, CC_PKT_ERROR, 40), 0);      /* nothing ends the live call */
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, 40), 0);   /* nor is the ping run */
+    CHECK_EQ(cc_device_counters(&h->dev)->duplicate_requests, 2);
     CHECK_EQ(cc_device_calls_in_flight(&h->dev), 1);   /* the earlier call goes on */
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance_alive(h, 20000);
+    CHECK(hx_find(h, CC_PKT_STREAM_MESSAGE, 40) != NULL);
 }
 
 static void test_too_many_calls(void)
@@ -382,7 +387,14 @@ static void test_new_handshake_resets_session(void)
     CHECK(cc_device_session_id(&h->dev) != 0u);
     CHECK_EQ(cc_device_calls_in_flight(&h->dev), 0);
     CHECK_EQ(cc_device_counters(&h->dev)->cancelled_calls, 1);
-    CHECK_EQ(h->npackets, 1);   /* ended silently: no ERROR for call 60 */
+    /* S4: the live call ends with ERROR CANCELLED "new session", before the response */
+    REQUIRE(h->npackets >= 2u);
+    CHECK_EQ(h->packets[0].type, CC_PKT_ERROR);
+    CHECK_EQ(h->packets[0].call_id, 60);
+    CHECK_EQ(h->packets[0].status, CC_STATUS_CANCELLED);
+    CHECK(h->packets[0].payload_len == 11u && memcmp(h->packets[0].payload, "new session", 11) == 0);
+    CHECK_EQ(h->packets[1].type, CC_PKT_RESPONSE);
+    CHECK_EQ(h->packets[1].call_id, 63);
 }
 
 static void test_reconnecting_host_restarts_sequence(void)
@@ -406,6 +418,7 @@ static void test_reconnecting_host_restarts_sequence(void)
                        CC_METHOD_DEVICE_SERVICE_HANDSHAKE, payload, len);
     hx_send_packet_seq(h, 1, CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, 2, CC_SERVICE_DEVICE_SERVICE,
                        CC_METHOD_DEVICE_SERVICE_PING, NULL, 0);
+    h->host_sequence = 2;   /* the test host's own ACKs follow */
     hx_poll(h);
     CHECK(hx_find(h, CC_PKT_RESPONSE, 1) != NULL);
     CHECK(hx_find(h, CC_PKT_RESPONSE, 2) != NULL);
@@ -420,7 +433,7 @@ static void test_request_with_call_id_zero(void)
     hx_request(h, 0, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
     hx_poll(h);
     CHECK_EQ(h->npackets, 0);
-    CHECK_EQ(cc_device_counters(&h->dev)->framing_errors, 1);
+    CHECK_EQ(cc_device_counters(&h->dev)->envelope_errors, 1);   /* S3 (v1.0: framing_errors) */
 }
 
 const cc_test_case_t cc_tests_rpc[] = {

@@ -239,7 +239,7 @@ static void test_counters_get_and_reset(void)
     c = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
     REQUIRE(c != NULL);
     CHECK_EQ(c->framing_errors, 1);
-    CHECK_EQ(c->frames_received, 2);   /* handshake + this request */
+    CHECK_EQ(c->frames_received, 3);   /* handshake, the ACK of its response, this request */
     CHECK_EQ(c->uptime_us, h->now_us);
     cameracontrol__v1__counters__free_unpacked(c, NULL);
     hx_request(h, 3, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_RESET_COUNTERS, NULL);

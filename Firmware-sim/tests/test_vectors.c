@@ -138,6 +138,13 @@ static void test_golden_frames(void)
                     ok++;
                     CHECK_EQ(body_len, un - 2u);
                     CHECK(memcmp(body, unstuffed, un - 2u) == 0);
+                    if (strtoul(strstr(start, "\"callId\": ") + 10, NULL, 10) == 0u
+                        && read_number(start, next, "typeValue") != CC_PKT_ACK
+                        && read_number(start, next, "typeValue") != CC_PKT_HEARTBEAT) {
+                        /* v1.1: call id 0 only on ACK and HEARTBEAT (an ERROR on call 0 is refused) */
+                        CHECK_EQ(cc_envelope_parse(body, body_len, &env), CC_ENVELOPE_BAD_CALL_ID);
+                        continue;
+                    }
                     CHECK_EQ(cc_envelope_parse(body, body_len, &env), CC_ENVELOPE_OK);
                     CHECK_EQ(env.type, (unsigned long long)read_number(start, next, "typeValue"));
                     CHECK_EQ(env.sequence, (unsigned long long)read_number(start, next, "sequence"));

@@ -219,14 +219,20 @@ static void test_envelope_round_trips(void)
             n = cc_envelope_write(&in, buf, sizeof buf);
             CHECK_EQ(n, cc_envelope_size(&in));
             CHECK(n <= CC_WIRE_MAX_ENVELOPE_BYTES);
-            buf[n] = 0xAB;   /* one payload byte */
-            CHECK_EQ(cc_envelope_parse(buf, n + 1u, &out), CC_ENVELOPE_OK);
+            buf[n] = 0xAB;   /* one payload byte (an ACK's is two) */
+            buf[n + 1u] = 0xCD;
+            if (in.call_id == 0u && in.type != CC_PKT_ACK && in.type != CC_PKT_HEARTBEAT) {
+                /* call id 0 belongs to ACK and HEARTBEAT (v1.1) */
+                CHECK_EQ(cc_envelope_parse(buf, n + 1u, &out), CC_ENVELOPE_BAD_CALL_ID);
+                continue;
+            }
+            CHECK_EQ(cc_envelope_parse(buf, in.type == CC_PKT_ACK ? n + 2u : n + 1u, &out), CC_ENVELOPE_OK);
             CHECK_EQ(out.type, in.type);
             CHECK_EQ(out.flags, CC_WIRE_FLAG_RELIABLE);
             CHECK_EQ(out.sequence, in.sequence);
             CHECK_EQ(out.call_id, in.call_id);
-            CHECK_EQ(out.payload_len, 1);
-            CHECK(out.payload_len == 1 && out.payload[0] == 0xAB);
+            CHECK_EQ(out.payload_len, in.type == CC_PKT_ACK ? 2u : 1u);
+            CHECK(out.payload_len >= 1 && out.payload[0] == 0xAB);
             if (in.type == CC_PKT_REQUEST) {
                 CHECK_EQ(out.service, 3);
                 CHECK_EQ(out.method, 2);

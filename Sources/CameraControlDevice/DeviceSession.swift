@@ -15,7 +15,9 @@ import CameraControlWire
 /// reconnect by itself: ``DeviceConnection`` does that.
 public actor DeviceSession {
     /// The protocol version this host speaks.
-    public static let hostVersion = ProtocolVersion(major: 1, minor: 0)
+    public static let hostVersion = ProtocolVersion(major: 1, minor: 1)
+    /// How long the first handshake attempt waits for its response; each later one waits twice as long.
+    public static let firstHandshakeWait: Duration = .milliseconds(100)
 
     /// The RPC client underneath (for raw calls and counters).
     public nonisolated let client: RPCClient
@@ -30,7 +32,7 @@ public actor DeviceSession {
     /// Opens `path` (a serial port, a pty or a symlink to one) and handshakes.
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/transport`` when the port does not open, otherwise as
-    ///   ``connect(transport:clock:hostName:attempts:)``.
+    ///   ``connect(transport:clock:hostName:attempts:deadline:)``.
     public static func open(path: String, hostName: String = "camctl") async throws(DeviceError) -> DeviceSession {
         let transport: any ByteTransport
         do {
@@ -41,31 +43,43 @@ public actor DeviceSession {
         return try await connect(transport: transport, hostName: hostName)
     }
 
-    /// Handshakes over an open transport, timed by the system clock.
+    /// Handshakes over an open transport, timed by the system clock (see
+    /// ``connect(transport:clock:hostName:attempts:deadline:)``).
     public static func connect(
-        transport: any ByteTransport, hostName: String = "camctl", attempts: Int = 3
+        transport: any ByteTransport, hostName: String = "camctl", attempts: Int = 8, deadline: Duration = .seconds(3)
     ) async throws(DeviceError) -> DeviceSession {
-        try await connect(transport: transport, clock: ContinuousClock(), hostName: hostName, attempts: attempts)
+        try await connect(
+            transport: transport, clock: ContinuousClock(), hostName: hostName, attempts: attempts, deadline: deadline)
     }
 
-    /// Handshakes over an open transport, timed by `clock`.
+    /// Handshakes over an open transport, timed by `clock` (docs/PROTOCOL.md §9, v1.1).
     ///
-    /// The handshake is tried up to `attempts` times with a 1 s deadline each (the first frame after a
-    /// port opens may meet line noise).
+    /// The handshake `REQUEST` is sent reliably (retransmitted until the device acknowledges it), and
+    /// re-sent with a fresh call id with backoff: an attempt waits 100 ms, then 200 ms, 400 ms, … for its
+    /// response, until `attempts` attempts were made or `deadline` has passed (the last attempt gets the
+    /// rest of it). That covers a lost response, line noise after a port opens, and bridges that open late.
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached; a device of
     ///   another major answers `FAILED_PRECONDITION`, reported as ``DeviceError/Code/versionMismatch``),
     ///   ``DeviceError/Code/badHandshake``.
     public static func connect<C: Clock>(
-        transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 3
+        transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 8,
+        deadline: Duration = .seconds(3)
     ) async throws(DeviceError) -> DeviceSession where C.Duration == Duration {
         let client = RPCClient(transport: transport, clock: clock)
         let request = HandshakeRequest(hostVersion: hostVersion, hostName: hostName)
         var lastError: RPCError?
-        for _ in 0..<max(1, attempts) {
+        let start = clock.now
+        var wait = Self.firstHandshakeWait
+        let attempts = max(1, attempts)
+        for attempt in 0..<attempts {
+            let remaining = deadline - start.duration(to: clock.now)
+            guard remaining > .zero else { break }
+            let thisWait = attempt == attempts - 1 ? remaining : min(wait, remaining)
+            wait *= 2
             do {
                 let response: HandshakeResponse = try await client.unary(
-                    .deviceHandshake, request, deadline: .seconds(1))
+                    .deviceHandshake, request, deadline: thisWait)
                 let info: DeviceInfo
                 do {
                     info = try DeviceInfo(handshake: response, hostVersion: hostVersion)

@@ -20,10 +20,18 @@ import CameraControlWire
 /// - **Calls**: assigns call ids (non-zero, increasing, skipping ids in flight), encodes `REQUEST`s,
 ///   matches `RESPONSE` / `STREAM_MESSAGE` / `STREAM_END` / `ERROR` to calls; every call ends exactly once
 ///   (see ``ConnectionEvent``). Packets for unknown calls are dropped and counted.
-/// - **Reliability** (§6): answers every `RELIABLE` packet with an `ACK` (duplicates too), delivers a
-///   reliable packet at most once using a 64-entry window of delivered sequence numbers, counts
+/// - **Reliability** (§6, v1.1): sends every `REQUEST` `RELIABLE` and retransmits it (same sequence
+///   number; ``ConnectionConfiguration/retransmissionTimeout``, doubling, at most
+///   ``ConnectionConfiguration/maxTransmissions`` transmissions) until it is acknowledged or its call
+///   ends; answers every `RELIABLE` packet with an `ACK` (duplicates too); delivers every packet at
+///   most once, whatever its flags, using a 64-entry window of received sequence numbers; counts
 ///   sequence gaps. A successful `DeviceService/Handshake` response resets the receive side, since the
 ///   device restarts its numbering there.
+/// - **Stream confirmation** (§7, v1.1): in a session at minor 1 or later a server stream is confirmed
+///   by an empty `RESPONSE` (or its first message); one not confirmed within
+///   ``ConnectionConfiguration/streamOpenTimeout`` fails with `UNAVAILABLE` "stream not confirmed".
+/// - **Envelope rules** (§4, v1.1): a packet on call id 0 of a type other than `ACK`/`HEARTBEAT`, or an
+///   `ACK` without its 2-byte payload, is dropped and counted (``ConnectionCounters/envelopeErrors``).
 /// - **Deadlines** (§7): ``poll(now:)`` fails calls whose deadline passed with `DEADLINE_EXCEEDED` and
 ///   sends `CANCEL`.
 /// - **Liveness** (§8): once the session is established, ``poll(now:)`` sends a `HEARTBEAT` when the host
@@ -38,6 +46,17 @@ public struct ConnectionCore: Sendable {
     private struct Call: Sendable {
         var method: MethodID
         var deadline: Duration?
+        /// A stream awaiting its confirmation (R4): fails with `UNAVAILABLE` when this passes.
+        var openDeadline: Duration?
+    }
+
+    /// A reliable packet of ours awaiting its `ACK` (§6).
+    private struct Unacked: Sendable {
+        var call: CallID
+        var bytes: [UInt8]
+        var transmissions: Int
+        var timeout: Duration
+        var due: Duration
     }
 
     /// The settings in force (frame size and heartbeat interval change when the session is established).
@@ -56,6 +75,10 @@ public struct ConnectionCore: Sendable {
     private var events: [ConnectionEvent] = []
     private var lastSent: Duration?
     private var lastReceived: Duration?
+    /// Our reliable packets awaiting an `ACK`, by sequence number.
+    private var unacked: [UInt16: Unacked] = [:]
+    /// The session runs at minor 1 or later: streams are confirmed (§7).
+    private var streamsConfirmed = false
 
     // Receive-side sequence state (§6).
     private var lastSequence: UInt16?
@@ -92,7 +115,11 @@ public struct ConnectionCore: Sendable {
             guard let time else { return }
             if earliest == nil || time < earliest! { earliest = time }
         }
-        for call in calls.values { consider(call.deadline) }
+        for call in calls.values {
+            consider(call.deadline)
+            consider(call.openDeadline)
+        }
+        for entry in unacked.values where calls[entry.call] != nil { consider(entry.due) }
         if isSessionEstablished {
             consider(lastSent.map { $0 + configuration.heartbeatInterval })
             consider(lastReceived.map { $0 + configuration.deadTimeout })
@@ -144,9 +171,12 @@ public struct ConnectionCore: Sendable {
         var id = nextCallID
         while id == 0 || calls[CallID(rawValue: id)] != nil { id &+= 1 }
         let call = CallID(rawValue: id)
-        let packet = Packet(type: .request, callID: id, address: method, payload: request)
+        let packet = Packet(type: .request, isReliable: true, callID: id, address: method, payload: request)
         do {
-            try send(packet, now: now)
+            let (sequence, bytes) = try send(packet, now: now)
+            unacked[sequence] = Unacked(
+                call: call, bytes: bytes, transmissions: 1, timeout: configuration.retransmissionTimeout * 2,
+                due: now + configuration.retransmissionTimeout)
         } catch {
             throw RPCError(
                 code: .resourceExhausted,
@@ -155,7 +185,8 @@ public struct ConnectionCore: Sendable {
         }
         nextCallID = id &+ 1
         let resolvedDeadline = deadline ?? (method.isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
-        calls[call] = Call(method: method, deadline: resolvedDeadline)
+        let openDeadline = method.isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout : nil
+        calls[call] = Call(method: method, deadline: resolvedDeadline, openDeadline: openDeadline)
         extraCounters.callsStarted += 1
         return call
     }
@@ -230,6 +261,7 @@ public struct ConnectionCore: Sendable {
     public mutating func poll(now: Duration) {
         guard !isClosed else { return }
         expireDeadlines(now: now)
+        retransmit(now: now)
         guard isSessionEstablished else { return }
         if let lastReceived, now - lastReceived >= configuration.deadTimeout {
             declareLinkDead(now: now)
@@ -244,6 +276,13 @@ public struct ConnectionCore: Sendable {
     // MARK: Private
 
     private mutating func handle(_ packet: Packet, now: Duration) {
+        let linkType = packet.type == .ack || packet.type == .heartbeat
+        if (packet.callID == 0 && !linkType) || (packet.type == .ack && packet.payload.count < WireFormat.ackPayloadBytes) {
+            // §4 (v1.1): call id 0 is the link's, an ACK carries what it acknowledges. Classified before
+            // the sequence window (§2's order): not acknowledged, not counted as received.
+            extraCounters.envelopeErrors += 1
+            return
+        }
         lastReceived = now
         if packet.type == .response, let call = calls[CallID(rawValue: packet.callID)],
             call.method == .deviceHandshake
@@ -252,6 +291,7 @@ public struct ConnectionCore: Sendable {
             // call silently (§9): end them here, or a stream would wait forever.
             lastSequence = nil
             deliveredWindow = 0
+            streamsConfirmed = Self.confirmsStreams(handshakeResponse: packet.payload)
             let handshake = CallID(rawValue: packet.callID)
             for (other, state) in calls where other != handshake {
                 calls[other] = nil
@@ -271,6 +311,7 @@ public struct ConnectionCore: Sendable {
         switch packet.type {
         case .ack:
             extraCounters.acksReceived += 1
+            unacked[UInt16(packet.payload[0]) | UInt16(packet.payload[1]) << 8] = nil
         case .heartbeat:
             extraCounters.heartbeatsReceived += 1
         case .response, .streamMessage, .streamEnd, .error:
@@ -281,7 +322,13 @@ public struct ConnectionCore: Sendable {
         }
     }
 
-    /// Updates the sequence state; true when `packet` is a reliable packet already delivered.
+    /// Whether a session set up by this `HandshakeResponse` payload confirms its streams (minor ≥ 1).
+    private static func confirmsStreams(handshakeResponse payload: [UInt8]) -> Bool {
+        guard let response = try? HandshakeResponse(serializedBytes: payload) else { return false }
+        return (response.negotiatedVersion?.minor ?? 0) >= 1
+    }
+
+    /// Updates the sequence state; true when `packet` was already delivered (whatever its flags: §6, v1.1).
     private mutating func isDuplicate(_ packet: Packet) -> Bool {
         let sequence = packet.sequence
         guard let last = lastSequence else {
@@ -291,6 +338,8 @@ public struct ConnectionCore: Sendable {
             return false
         }
         let ahead = sequence &- last
+        // d = ahead: d in [1, 2^15) is the next packet when d = 1, else d - 1 were lost; d = 0 or d ≥ 2^15
+        // (behind) is a duplicate or a late packet (§6).
         if ahead >= 1 && ahead < 0x8000 {
             extraCounters.sequenceGaps += UInt64(ahead - 1)
             lastSequence = sequence
@@ -303,35 +352,33 @@ public struct ConnectionCore: Sendable {
         }
         let age = -Int(offset)
         if age >= 64 {
-            // Older than the window: a reliable retransmission is dropped as a duplicate (§6).
-            return packet.isReliable
+            // Older than the window: dropped as a duplicate (§6).
+            return true
         }
         let bit: UInt64 = 1 << UInt64(age)
         if deliveredWindow & bit != 0 {
-            return packet.isReliable
+            return true
         }
         deliveredWindow |= bit
         return false
     }
 
     private mutating func handleCallPacket(_ packet: Packet, now: Duration) {
-        if packet.callID == 0 {
-            if packet.type == .error {
-                extraCounters.linkErrors += 1
-                events.append(
-                    .linkError(RPCError(code: packet.status ?? .unknown, message: packet.statusMessage ?? "")))
-            } else {
-                extraCounters.unexpectedPackets += 1
-            }
-            return
-        }
+        // Call id 0 never gets here (an envelope error since v1.1, see handle(_:now:)).
         let id = CallID(rawValue: packet.callID)
         guard let call = calls[id] else {
             extraCounters.unknownCallPackets += 1
             return
         }
         let streaming = call.method.isServerStreaming
+        if streaming && (packet.type == .response || packet.type == .streamMessage) {
+            // §7 (v1.1): the empty RESPONSE confirms the stream; so does a message (the RESPONSE may
+            // be on its way again after a loss).
+            calls[id]?.openDeadline = nil
+        }
         switch packet.type {
+        case .response where streaming && packet.payload.isEmpty:
+            break
         case .response where !streaming:
             calls[id] = nil
             extraCounters.callsSucceeded += 1
@@ -377,6 +424,44 @@ public struct ConnectionCore: Sendable {
             events.append(
                 .failed(id, RPCError(code: .deadlineExceeded, message: "the call's deadline passed", method: call.method)))
         }
+        let unconfirmed = calls.filter { $0.value.openDeadline.map { $0 <= now } ?? false }.keys.sorted()
+        for id in unconfirmed {
+            guard let call = calls.removeValue(forKey: id) else { continue }
+            sendCancel(id, now: now)
+            extraCounters.streamsUnconfirmed += 1
+            extraCounters.callsUnavailable += 1
+            events.append(
+                .failed(
+                    id,
+                    RPCError(
+                        code: .unavailable,
+                        message: "stream not confirmed within \(configuration.streamOpenTimeout)", method: call.method)))
+        }
+    }
+
+    /// Sends again the reliable packets whose retransmission timeout passed (§6); forgets those of calls
+    /// that ended and those that had all their transmissions.
+    private mutating func retransmit(now: Duration) {
+        for sequence in unacked.keys.sorted() {
+            guard var entry = unacked[sequence], entry.due <= now else { continue }
+            guard calls[entry.call] != nil, !isClosed else {
+                unacked[sequence] = nil
+                continue
+            }
+            guard entry.transmissions < configuration.maxTransmissions else {
+                unacked[sequence] = nil
+                extraCounters.reliableGivenUp += 1
+                continue
+            }
+            outbound.append(contentsOf: entry.bytes)
+            extraCounters.retransmissions += 1
+            extraCounters.bytesSent += UInt64(entry.bytes.count)
+            lastSent = now
+            entry.transmissions += 1
+            entry.due = now + entry.timeout
+            entry.timeout = entry.timeout * 2
+            unacked[sequence] = entry
+        }
     }
 
     private mutating func declareLinkDead(now: Duration) {
@@ -409,7 +494,9 @@ public struct ConnectionCore: Sendable {
     }
 
     /// Encodes `packet` with the next sequence number and queues it; the number is used only on success.
-    private mutating func send(_ packet: Packet, now: Duration) throws(WireError) {
+    /// Returns the number and the wire bytes.
+    @discardableResult
+    private mutating func send(_ packet: Packet, now: Duration) throws(WireError) -> (UInt16, [UInt8]) {
         var numbered = packet
         numbered.sequence = sendSequence
         let bytes = try PacketEncoder.encode(numbered, maxFrameBytes: configuration.maxFrameBytes)
@@ -418,5 +505,6 @@ public struct ConnectionCore: Sendable {
         extraCounters.packetsSent += 1
         extraCounters.bytesSent += UInt64(bytes.count)
         lastSent = now
+        return (numbered.sequence, bytes)
     }
 }

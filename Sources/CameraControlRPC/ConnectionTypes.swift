@@ -28,24 +28,39 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     public var defaultUnaryDeadline: Duration
     /// The most calls the host keeps in flight; one more is refused with `RESOURCE_EXHAUSTED`.
     public var maxCallsInFlight: Int
+    /// The first retransmission timeout of a reliable packet (a `REQUEST`); it doubles with every try
+    /// (§6: 20 ms).
+    public var retransmissionTimeout: Duration
+    /// Transmissions of a reliable packet in all, the first one included (§6: 8).
+    public var maxTransmissions: Int
+    /// How long a server stream may wait for its confirmation in a session at minor 1 or later before
+    /// it fails with `UNAVAILABLE` (§7: 1 s).
+    public var streamOpenTimeout: Duration
 
     /// The link-dead timeout: ``deadIntervals`` × ``heartbeatInterval`` (200 ms by default).
     public var deadTimeout: Duration { heartbeatInterval * deadIntervals }
 
     /// Settings with v1's defaults: 128-byte frames, 50 ms heartbeats, dead after 4 intervals, unary
-    /// deadline 2 s, 64 calls in flight.
+    /// deadline 2 s, 64 calls in flight, retransmissions after 20 ms (doubling, 8 transmissions at
+    /// most), streams confirmed within 1 s.
     public init(
         maxFrameBytes: Int = WireFormat.minMaxFrameBytes,
         heartbeatInterval: Duration = .milliseconds(50),
         deadIntervals: Int = 4,
         defaultUnaryDeadline: Duration = .seconds(2),
-        maxCallsInFlight: Int = 64
+        maxCallsInFlight: Int = 64,
+        retransmissionTimeout: Duration = .milliseconds(20),
+        maxTransmissions: Int = 8,
+        streamOpenTimeout: Duration = .seconds(1)
     ) {
         self.maxFrameBytes = maxFrameBytes
         self.heartbeatInterval = heartbeatInterval
         self.deadIntervals = deadIntervals
         self.defaultUnaryDeadline = defaultUnaryDeadline
         self.maxCallsInFlight = maxCallsInFlight
+        self.retransmissionTimeout = retransmissionTimeout
+        self.maxTransmissions = max(1, maxTransmissions)
+        self.streamOpenTimeout = streamOpenTimeout
     }
 }
 
@@ -71,7 +86,8 @@ public enum ConnectionEvent: Hashable, Sendable {
     case linkDead
     /// The link was closed (``ConnectionCore/closeLink(now:reason:)``); every call failed with `UNAVAILABLE`.
     case linkClosed
-    /// The device sent an `ERROR` on call id 0 (about the link, not a call).
+    /// The device sent an `ERROR` on call id 0 (about the link, not a call). Not reported since v1.1,
+    /// where such a packet is an envelope error (``ConnectionCounters/envelopeErrors``).
     case linkError(RPCError)
 }
 
@@ -86,11 +102,21 @@ public struct ConnectionCounters: Hashable, Sendable {
     public var bytesSent: UInt64 = 0
     /// Packets the device's sequence numbers say were lost (§6 `sequence_gaps`).
     public var sequenceGaps: UInt64 = 0
-    /// Reliable packets dropped because they had already been delivered (§6 `duplicates_dropped`).
+    /// Packets dropped because they had already been delivered, whatever their flags (§6
+    /// `duplicates_dropped`; v1.0 dropped only reliable ones).
     public var duplicatesDropped: UInt64 = 0
+    /// `REQUEST`s sent again for want of an `ACK` (§6 `retransmissions`).
+    public var retransmissions: UInt64 = 0
+    /// `REQUEST`s whose transmissions all went unacknowledged (§6 `reliable_given_up`).
+    public var reliableGivenUp: UInt64 = 0
+    /// Packets with a bad envelope: a call's type on call id 0, an `ACK` without its payload (§4
+    /// `envelope_errors`).
+    public var envelopeErrors: UInt64 = 0
+    /// Server streams failed because the device did not confirm them in time (§7, v1.1).
+    public var streamsUnconfirmed: UInt64 = 0
     /// `ACK`s sent for reliable packets (duplicates included).
     public var acksSent: UInt64 = 0
-    /// `ACK`s received (the host sends nothing reliable in v1, so these only count).
+    /// `ACK`s received (of the host's reliable `REQUEST`s).
     public var acksReceived: UInt64 = 0
     /// `HEARTBEAT`s sent.
     public var heartbeatsSent: UInt64 = 0
@@ -115,7 +141,7 @@ public struct ConnectionCounters: Hashable, Sendable {
     public var callsUnavailable: UInt64 = 0
     /// Times the link was declared dead (heartbeat timeout).
     public var linkDeaths: UInt64 = 0
-    /// `ERROR` packets on call id 0.
+    /// `ERROR` packets on call id 0 (v1.0 only; since v1.1 they are envelope errors: stays 0).
     public var linkErrors: UInt64 = 0
 
     /// All zero.

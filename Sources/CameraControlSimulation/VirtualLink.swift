@@ -135,7 +135,7 @@ public final class VirtualLink {
     ///
     /// - Throws: ``RPCError`` as the device answers.
     @discardableResult
-    public func handshake(version: ProtocolVersion = ProtocolVersion(major: 1, minor: 0)) throws(RPCError) -> HandshakeResponse {
+    public func handshake(version: ProtocolVersion = ProtocolVersion(major: 1, minor: 1)) throws(RPCError) -> HandshakeResponse {
         let response: HandshakeResponse = try call(.deviceHandshake, HandshakeRequest(hostVersion: version, hostName: "virtual-link"))
         // What DeviceSession does next: the device's heartbeat interval and frame size.
         if let capabilities = response.capabilities { adoptSession(capabilities) }

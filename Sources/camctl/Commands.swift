@@ -81,7 +81,16 @@ enum Commands {
         for index in 0..<count {
             let payload = (0..<8).map { UInt8(truncatingIfNeeded: $0 &+ index) }
             let start = clock.now
-            let reply = try await session.ping(payload)
+            let result: Result<PingResponse, RPCError>
+            do {
+                result = .success(try await session.ping(payload, deadline: .seconds(1)))
+            } catch {
+                result = .failure(error)
+            }
+            guard case .success(let reply) = result else {
+                if case .failure(let error) = result, error.code != .deadlineExceeded { throw error }
+                continue  // a lost round trip (after the retransmissions): counted, not fatal
+            }
             let elapsed = start.duration(to: clock.now)
             guard reply.payload == payload else {
                 throw RPCError(code: .dataLoss, message: "ping \(index): the echo differs from the payload")
@@ -97,18 +106,31 @@ enum Commands {
             }
         }
         await session.close()
+        // Lost round trips are counted, not fatal (PROTOCOL.md §6: each was retransmitted first).
         let sorted = times.sorted()
-        let (low, median, high) = (sorted.first!, sorted[sorted.count / 2], sorted.last!)
+        let lost = count - times.count
+        let figures = sorted.isEmpty ? nil : (sorted.first!, sorted[sorted.count / 2], sorted.last!)
         if json {
-            print(
-                JSONValue.object([
-                    JSONMember("type", .string("summary")), JSONMember("count", .integer(times.count)),
+            var members = [
+                JSONMember("type", .string("summary")), JSONMember("sent", .integer(count)),
+                JSONMember("received", .integer(times.count)), JSONMember("lost", .integer(lost)),
+            ]
+            if let (low, median, high) = figures {
+                members += [
                     JSONMember("minMs", .number(format(low))), JSONMember("medianMs", .number(format(median))),
                     JSONMember("maxMs", .number(format(high))),
-                ]).compactText)
+                ]
+            }
+            print(JSONValue.object(members).compactText)
         } else {
-            print("\(times.count) pings: min \(format(low)) ms, median \(format(median)) ms, max \(format(high)) ms")
+            let summary = "\(count) sent, \(times.count) received, \(lost) lost"
+            if let (low, median, high) = figures {
+                print("\(summary); min \(format(low)) ms, median \(format(median)) ms, max \(format(high)) ms")
+            } else {
+                print(summary)
+            }
         }
+        if times.isEmpty { throw CLIFailure(status: .noAnswer, message: "no ping was answered", hint: nil) }
     }
 
     static func counters(_ argv: [String]) async throws {

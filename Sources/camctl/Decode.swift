@@ -67,6 +67,9 @@ struct FrameDescriber {
             return text + " \(info.name) " + Self.message(info.requestType, packet.payload)
         case .response, .streamMessage:
             guard let info = methods[packet.callID] else { return text + " (\(packet.payload.count) bytes of an unknown call)" }
+            if packet.type == .response, info.isServerStreaming, packet.payload.isEmpty {
+                return text + " \(info.name) stream open (confirmed, PROTOCOL.md §7)"
+            }
             return text + " \(info.name) " + Self.message(info.responseType, packet.payload)
         case .streamEnd, .error:
             let status = packet.status.map { "\($0)" } ?? "?"

@@ -304,3 +304,100 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
 }
+
+/// A device that ignores the first `ignored` handshake attempts (distinct call ids; retransmissions of
+/// one attempt do not count) and answers the next, as a v1.1 device.
+final class ForgetfulDevice: Sendable {
+    private let state = LockedValue<[UInt32]>([])
+    let attemptsSeen: @Sendable () -> [UInt32]
+    private let task: Task<Void, Never>
+
+    init(transport: InMemoryTransport, ignored: Int) {
+        let state = self.state
+        attemptsSeen = { state.withLock { $0 } }
+        task = Task {
+            var decoder = FrameDecoder()
+            var sequence: UInt16 = 0
+            while let bytes = try? await transport.receive() {
+                decoder.append(bytes)
+                while let output = decoder.next() {
+                    guard case .packet(let packet) = output, packet.type == .request,
+                        packet.address == .deviceHandshake
+                    else { continue }
+                    let count = state.withLock { attempts -> Int? in
+                        guard !attempts.contains(packet.callID) else { return nil }
+                        attempts.append(packet.callID)
+                        return attempts.count
+                    }
+                    guard let count, count > ignored else { continue }
+                    let version = ProtocolVersion(major: 1, minor: 1)
+                    let response = HandshakeResponse(
+                        deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
+                        capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50))
+                    let frame = try! PacketEncoder.encode(
+                        Packet(
+                            type: .response, isReliable: true, sequence: sequence, callID: packet.callID,
+                            payload: response.serializedBytes()))
+                    sequence &+= 1
+                    try? await transport.send(frame)
+                }
+            }
+        }
+    }
+
+    func stop() { task.cancel() }
+}
+
+/// A value behind a lock, shareable by reference between a fake device's task and the test.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+@Suite("DeviceSession handshake retries (v1.1)")
+struct HandshakeRetryTests {
+    /// Issue 9 item 5 (R5): the handshake is re-sent with a fresh call id with backoff (100, 200, 400,
+    /// 800 ms, then the rest of the 3 s deadline), so a device that missed four attempts is still
+    /// reached. v1.0's host made 3 attempts of 1 s each and gave up.
+    @Test("a handshake lost four times still connects, on the fifth attempt, within the deadline")
+    func handshakeRetriedWithBackoff() async throws {
+        let clock = ManualClock()
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let device = ForgetfulDevice(transport: deviceEnd, ignored: 4)
+        defer { device.stop() }
+        let connect = Task { () -> Result<DeviceSession, DeviceError> in
+            do {
+                return .success(try await DeviceSession.connect(transport: host, clock: clock))
+            } catch {
+                return .failure((error as? DeviceError) ?? DeviceError(.handshakeFailed, "\(error)"))
+            }
+        }
+        let done = LockedValue<Bool>(false)
+        let watcher = Task {
+            let result = await connect.value
+            done.withLock { $0 = true }
+            return result
+        }
+        while !done.withLock({ $0 }) && clock.now.offset < .seconds(4) {
+            clock.advance(by: .milliseconds(1))
+            await Task.yield()
+            try await Task.sleep(for: .microseconds(50))
+        }
+        let result = await watcher.value
+        let attempts = device.attemptsSeen()
+        #expect(attempts.count == 5)
+        #expect(Set(attempts).count == attempts.count)  // each attempt has a fresh call id
+        guard case .success(let session) = result else {
+            Issue.record("the handshake failed: \(result)")
+            return
+        }
+        #expect(clock.now.offset < .seconds(3))
+        await session.close()
+    }
+}

@@ -149,7 +149,7 @@ struct ConnectionCoreTests {
         var core = ConnectionCore()
         var device = DeviceFrames()
         let call = try core.startCall(method: .devicePing, request: [], deadline: .ms(100), now: .zero)
-        _ = core.takeOutbound()
+        core.receive(device.acks(of: core.takeOutbound()), now: .zero)  // acknowledged: no retransmission
         #expect(core.nextPollTime == .ms(100))
         core.poll(now: .ms(99))
         #expect(core.takeEvents().isEmpty)
@@ -175,9 +175,12 @@ struct ConnectionCoreTests {
     @Test("a unary call without a deadline gets the default one; a stream gets none")
     func defaultDeadlines() throws {
         var core = ConnectionCore(configuration: ConnectionConfiguration(defaultUnaryDeadline: .seconds(1)))
+        var device = DeviceFrames()
         _ = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        core.receive(device.acks(of: core.takeOutbound()), now: .zero)
         #expect(core.nextPollTime == nil)
         let unary = try core.startCall(method: .devicePing, request: [], now: .ms(10))
+        core.receive(device.acks(of: core.takeOutbound()), now: .ms(10))
         #expect(core.nextPollTime == .ms(1010))
         core.poll(now: .ms(1010))
         #expect(core.takeEvents().map(\.failedCode) == [.deadlineExceeded])

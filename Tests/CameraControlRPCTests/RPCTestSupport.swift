@@ -49,6 +49,16 @@ struct DeviceFrames {
     mutating func heartbeat() -> [UInt8] {
         frame(.heartbeat(sequence: 0))
     }
+
+    /// An `ACK` of the host's packet numbered `acking`.
+    mutating func ack(_ acking: UInt16) -> [UInt8] {
+        frame(.ack(sequence: 0, acking: acking))
+    }
+
+    /// `ACK`s of every reliable packet in `hostBytes` (what a device answers to the host's requests).
+    mutating func acks(of hostBytes: [UInt8]) -> [UInt8] {
+        hostPackets(hostBytes).filter(\.isReliable).flatMap { ack($0.sequence) }
+    }
 }
 
 /// Decodes everything the host wrote.

@@ -91,10 +91,10 @@ extension OverRealPTY {
                 let before = try await session.counters()
                 let call = tap.nextRawCallID()
                 let payload: [UInt8] = [0x00, 0x01, 0x00, 0xFE, 0xFF, 0x00]
-                let frame = try RawFrame.ping(callID: call, payload: payload)
+                let frame = tap.numbered(try RawFrame.ping(callID: call, payload: payload))
                 try await tap.whileHoldingClient {
                     for byte in frame {
-                        try await tap.inject([byte])
+                        try await tap.injectVerbatim([byte])
                         try await Task.sleep(for: .milliseconds(1))
                     }
                 }
@@ -113,11 +113,11 @@ extension OverRealPTY {
                 let length = try RawFrame.ping(callID: tap.peekRawCallID(), payload: payload).count
                 for split in 1..<length {
                     let call = tap.nextRawCallID()
-                    let frame = try RawFrame.ping(callID: call, payload: payload)
+                    let frame = tap.numbered(try RawFrame.ping(callID: call, payload: payload))
                     try await tap.whileHoldingClient {
-                        try await tap.inject(Array(frame[..<split]))
+                        try await tap.injectVerbatim(Array(frame[..<split]))
                         try await Task.sleep(for: .milliseconds(2))
-                        try await tap.inject(Array(frame[split...]))
+                        try await tap.injectVerbatim(Array(frame[split...]))
                     }
                     #expect(try await tap.rawPingReply(callID: call) == payload, "split at \(split)")
                 }
@@ -129,14 +129,18 @@ extension OverRealPTY {
 
         // MARK: Calls the device refuses
 
-        @Test("a second request on a call id in flight gets ALREADY_EXISTS; the first call goes on")
+        /// Issue 9 item 2 (R3): v1.0 answered ALREADY_EXISTS on the live call's id, which ended the host's
+        /// stream; v1.1 ignores the request (a retransmission that slipped past the window) and counts it.
+        @Test("a second request on a call id in flight is ignored and counted; the first call goes on")
         func duplicateCallID() async throws {
             try await withTappedSession { tap, session in
                 let call = tap.nextRawCallID()
+                let start = try await session.counters()
                 try await tap.inject(RawFrame.request(.inputStreamInputEvents, callID: call, payload: []))
                 try await tap.inject(RawFrame.ping(callID: call, payload: [1]))
-                let error = try await tap.packet(callID: call) { $0.type == .error }
-                #expect(error.status == .alreadyExists)
+                #expect(try await session.ping([2]).payload == [2])  // answered in order: after the two above
+                #expect(!tap.packets(callID: call).contains { $0.type == .error })
+                #expect(try await session.counters().duplicateRequests == start.duplicateRequests + 1)
                 // The stream is still in flight: cancelling it is counted.
                 let before = try await session.counters()
                 try await tap.inject(RawFrame.wire(Packet(type: .cancel, callID: call)))
@@ -161,7 +165,11 @@ extension OverRealPTY {
                 let refused = try await tap.packet(callID: calls[limit]) { $0.type == .error }
                 #expect(refused.status == .resourceExhausted)
                 for call in calls.prefix(limit) {
-                    #expect(tap.packets(callID: call).allSatisfy { $0.type == .streamMessage }, "call \(call) refused")
+                    // v1.1: an empty RESPONSE confirms each stream (§7)
+                    #expect(
+                        tap.packets(callID: call).allSatisfy {
+                            $0.type == .streamMessage || ($0.type == .response && $0.payload.isEmpty)
+                        }, "call \(call) refused")
                 }
                 // While every slot is taken, the session's own unary calls are refused too…
                 let busy = await #expect(throws: RPCError.self) { try await session.ping([1]) }
@@ -224,7 +232,7 @@ extension OverRealPTY {
             }
             let failure = try await withTimeout(.seconds(15), "a handshake nobody answers") {
                 await deviceFailure {
-                    _ = try await DeviceSession.connect(transport: silent.master, attempts: 2)
+                    _ = try await DeviceSession.connect(transport: silent.master, attempts: 2, deadline: .milliseconds(400))
                 }
             }
             #expect(failure?.code == .handshakeFailed)
@@ -242,6 +250,13 @@ extension OverRealPTY {
             let device = pair.subordinate
             let script = Task {
                 var decoder = FrameDecoder()
+                var sequence: UInt16 = 100  // v1.1 drops repeated sequence numbers: number every packet
+                func numbered(_ packet: Packet) -> Packet {
+                    var packet = packet
+                    packet.sequence = sequence
+                    sequence &+= 1
+                    return packet
+                }
                 while true {
                     decoder.append(try await device.receive())
                     while let output = decoder.next() {
@@ -253,11 +268,13 @@ extension OverRealPTY {
                         badCheck[badCheck.count - 1] ^= 0x80
                         reply += COBS.encode(badCheck) + [0x00]
                         reply += try RawFrame.wire(Packet(type: PacketType(rawValue: 11), callID: packet.callID))
-                        reply += try RawFrame.wire(Packet(type: .response, callID: packet.callID &+ 1000, payload: [0x08, 0x01]))
                         reply += try RawFrame.wire(
-                            Packet(
-                                type: .response, callID: packet.callID,
-                                payload: PingResponse(payload: echo, deviceTimeMicros: 1).serializedBytes()))
+                            numbered(Packet(type: .response, callID: packet.callID &+ 1000, payload: [0x08, 0x01])))
+                        reply += try RawFrame.wire(
+                            numbered(
+                                Packet(
+                                    type: .response, callID: packet.callID,
+                                    payload: PingResponse(payload: echo, deviceTimeMicros: 1).serializedBytes())))
                         try await device.send(reply)
                     }
                 }
@@ -412,7 +429,8 @@ enum BadFrame: String, CaseIterable, Sendable, CustomStringConvertible {
     func count(_ c: Counters) -> UInt32 {
         switch self {
         case .garbage, .truncatedFrame: c.framingErrors + c.checkErrors
-        case .envelopeTooShort, .requestOnCallZero: c.framingErrors
+        case .envelopeTooShort: c.shortFrames  // v1.1 (§2's order); v1.0 counted framing_errors
+        case .requestOnCallZero: c.envelopeErrors  // v1.1 (§4); v1.0 counted framing_errors
         case .badCheck: c.checkErrors
         case .unknownPacketType: c.unknownPacketTypes
         case .unknownService, .unknownMethod, .unknownSimulatorMethod: c.unimplementedCalls
@@ -496,6 +514,10 @@ func withTappedSession(_ body: (TapTransport, DeviceSession) async throws -> Voi
 /// Every `send` is written whole before the next (the transport's contract), so raw frames never land
 /// inside the client's frames. Call ids from ``rawCallIDBase`` up are the test's; the client never
 /// reaches them (it counts from 1), and drops the answers as packets of unknown calls.
+///
+/// Since v1.1 the device drops every packet whose sequence number it has seen (§6), so the tap numbers
+/// every frame it writes, the client's and the raw ones, from one counter (a retransmission of the
+/// client's keeps its number); frames that do not decode go out as they are.
 final class TapTransport: ByteTransport, @unchecked Sendable {
     /// The first call id for raw frames (a 5-byte varint).
     static let rawCallIDBase: UInt32 = 0x1000_0000
@@ -506,6 +528,7 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
     private var decoder = FrameDecoder()
     private var seen: [UInt32: [Packet]] = [:]
     private var nextCall = TapTransport.rawCallIDBase
+    private var renumbering = Renumbering()
 
     /// Opens the pty at `path`.
     init(path: String) throws {
@@ -517,7 +540,7 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
     func send(_ bytes: [UInt8]) async throws(TransportError) {
         await gate.enter()
         do {
-            try await inner.send(bytes)
+            try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: true) })
         } catch {
             await gate.leave()
             throw error
@@ -557,6 +580,17 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
 
     /// Writes `bytes` to the pty as they are, bypassing the client (and its hold).
     func inject(_ bytes: [UInt8]) async throws {
+        try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: false) })
+    }
+
+    /// `bytes` with every frame numbered as ``inject(_:)`` would (for writing in pieces with
+    /// ``injectVerbatim(_:)``).
+    func numbered(_ bytes: [UInt8]) -> [UInt8] {
+        lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: false) }
+    }
+
+    /// Writes `bytes` to the pty exactly as they are.
+    func injectVerbatim(_ bytes: [UInt8]) async throws {
         try await inner.send(bytes)
     }
 
@@ -608,6 +642,45 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
         let call = nextRawCallID()
         try await inject(RawFrame.ping(callID: call, payload: payload))
         #expect(try await rawPingReply(callID: call) == payload)
+    }
+}
+
+/// Gives the frames of two writers one sequence of numbers (see ``TapTransport``).
+struct Renumbering {
+    private var next: UInt16 = 0
+    /// The client's number → the number it went out with (its retransmissions keep it).
+    private var given: [UInt16: UInt16] = [:]
+
+    /// `bytes` with every complete frame that decodes renumbered; anything else unchanged.
+    mutating func rewrite(_ bytes: [UInt8], keepingRetransmissions: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == 0 {
+            out += renumber(Array(bytes[start..<index]), keepingRetransmissions) + [0]
+            start = index + 1
+        }
+        return out + bytes[start...]
+    }
+
+    private mutating func renumber(_ stuffed: [UInt8], _ keep: Bool) -> [UInt8] {
+        guard var frame = try? COBS.decode(stuffed), frame.count >= WireFormat.minFrameBytes else { return stuffed }
+        let end = frame.count - 2
+        guard CRC16.checksum(frame[0..<end]) == UInt16(frame[end]) | UInt16(frame[end + 1]) << 8 else { return stuffed }
+        let original = UInt16(frame[1]) | UInt16(frame[2]) << 8
+        let number: UInt16
+        if keep, let earlier = given[original] {
+            number = earlier
+        } else {
+            number = next
+            next &+= 1
+            if keep { given[original] = number }
+        }
+        frame[1] = UInt8(truncatingIfNeeded: number)
+        frame[2] = UInt8(truncatingIfNeeded: number >> 8)
+        let check = CRC16.checksum(frame[0..<end])
+        frame[end] = UInt8(truncatingIfNeeded: check)
+        frame[end + 1] = UInt8(truncatingIfNeeded: check >> 8)
+        return COBS.encode(frame)
     }
 }
 

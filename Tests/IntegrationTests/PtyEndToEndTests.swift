@@ -31,7 +31,7 @@ extension OverRealPTY {
                 #expect(output.contains(info.identity.model))
                 #expect(output.contains("serial      SIM-00000007"))
                 #expect(output.contains("firmware    \(info.identity.firmwareVersion)"))
-                #expect(output.contains("protocol    device 1.0, session 1.0"))
+                #expect(output.contains("protocol    device 1.1, session 1.1"))
                 #expect(output.contains("frames ≤ \(info.capabilities.maxFrameBytes) bytes"))
                 #expect(output.contains("volume-up"))
                 // Line for line the same summary, except the session id, which every handshake changes.
@@ -56,7 +56,7 @@ extension OverRealPTY {
             try await withSimulator { simulator in
                 let ping = try await runTool("camctl", ["ping", simulator.ptyPath, "--count", "3"])
                 #expect(ping.status == 0, "stderr: \(ping.standardError)")
-                #expect(ping.standardOutput.contains("3 pings"))
+                #expect(ping.standardOutput.contains("3 sent, 3 received, 0 lost"))
                 let counters = try await runTool("camctl", ["counters", simulator.ptyPath])
                 #expect(counters.status == 0, "stderr: \(counters.standardError)")
                 #expect(counters.standardOutput.contains("frames_received"))
@@ -149,7 +149,7 @@ extension OverRealPTY {
                 let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "pty-e2e")
                 let info = session.info
                 #expect(info.deviceVersion.major == 1)
-                #expect(info.negotiatedVersion == ProtocolVersion(major: 1, minor: 0))
+                #expect(info.negotiatedVersion == ProtocolVersion(major: 1, minor: 1))
                 #expect(info.identity.serialNumber == "SIM-0000002A")
                 #expect(!info.identity.vendor.isEmpty)
                 #expect(!info.identity.firmwareVersion.isEmpty)

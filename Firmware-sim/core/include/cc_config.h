@@ -40,10 +40,13 @@
 #define CC_ARENA_BYTES 2048u
 #endif
 
-/* Largest wire-encoded reliable packet kept for retransmission. Reliable
- * packets are input events in v1 (about 30 bytes encoded). */
-#ifndef CC_RELIABLE_FRAME_BYTES
-#define CC_RELIABLE_FRAME_BYTES 64u
+/* Wire bytes of the reliable packets awaiting an ACK, shared by the slots.
+ * v1.1 sends responses and errors reliably (PROTOCOL.md §6): room for one
+ * response of a full frame plus 48 bytes per slot (an input event is about
+ * 30). A reliable packet that finds no room is sent once, unprotected. */
+#ifndef CC_RELIABLE_STORE_BYTES
+#define CC_RELIABLE_STORE_BYTES \
+    (CC_MAX_FRAME_BYTES + (CC_MAX_FRAME_BYTES + 253u) / 254u + 1u + 48u * CC_RELIABLE_SLOTS)
 #endif
 
 /* Most samples in one RawSampleBatch (a stream asking for more gets this). */
@@ -85,8 +88,8 @@
 #if CC_TX_BULK_BYTES < 64u || CC_TX_BULK_BYTES > 65535u
 #error "CC_TX_BULK_BYTES must be 64..65535"
 #endif
-#if CC_RELIABLE_FRAME_BYTES < 32u || CC_RELIABLE_FRAME_BYTES > 65535u
-#error "CC_RELIABLE_FRAME_BYTES must be 32..65535"
+#if CC_RELIABLE_STORE_BYTES < 64u || CC_RELIABLE_STORE_BYTES > 65535u
+#error "CC_RELIABLE_STORE_BYTES must be 64..65535"
 #endif
 #if CC_RELIABLE_SLOTS < 1u
 #error "CC_RELIABLE_SLOTS must be at least 1"

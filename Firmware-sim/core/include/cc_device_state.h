@@ -57,6 +57,7 @@ struct cc_device {
     uint32_t session_id;
     uint32_t handshakes;
     uint32_t negotiated_minor;
+    uint32_t session_call_id;   /* call id of the handshake that started the session */
 
     /* bytes read from the UART and not yet decoded (held back while the
      * tx buffer lacks room for a reply: backpressure instead of dropped

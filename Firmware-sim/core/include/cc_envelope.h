@@ -30,8 +30,10 @@ typedef struct cc_envelope {
 
 typedef enum cc_envelope_result {
     CC_ENVELOPE_OK = 0,
-    CC_ENVELOPE_TOO_SHORT,      /* framing error: fewer than 4 bytes, truncated varint, missing ids */
-    CC_ENVELOPE_BAD_CALL_ID,    /* framing error: varint longer than 5 bytes or >= 2^32 */
+    CC_ENVELOPE_TOO_SHORT,      /* envelope error: fewer than 4 bytes, truncated varint, missing ids,
+                                   an ACK without its payload */
+    CC_ENVELOPE_BAD_CALL_ID,    /* envelope error: varint longer than 5 bytes or >= 2^32, or call id 0
+                                   on a type other than ACK and HEARTBEAT */
     CC_ENVELOPE_UNKNOWN_TYPE    /* type, flags, sequence and call id are valid; the rest is not parsed */
 } cc_envelope_result_t;
 

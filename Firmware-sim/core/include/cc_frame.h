@@ -5,7 +5,9 @@
  * delimiter, then unstuffs in place and verifies the CRC-16. Memory is
  * bounded: more than CC_FRAME_STUFFED_CAP bytes without a delimiter drops
  * the frame and discards everything up to and including the next 0x00.
- * A bad frame never affects the next one.
+ * A bad frame never affects the next one. A frame is classified by the
+ * first check that fails (PROTOCOL.md §2): COBS, then length, then CRC; the
+ * envelope is the parser's (cc_envelope.h).
  *
  *   state ACCUMULATING --byte != 0--> ACCUMULATING (or DISCARDING on overflow)
  *         ACCUMULATING --0x00-------> result, ACCUMULATING
@@ -36,10 +38,11 @@ extern "C" {
 typedef enum cc_frame_result {
     CC_FRAME_NEED_MORE = 0,   /* no frame yet */
     CC_FRAME_OK,              /* a frame with a good check: see cc_frame_decoder_body */
-    CC_FRAME_EMPTY,           /* a lone delimiter: ignored, not an error */
-    CC_FRAME_ERR_FRAMING,     /* not valid COBS, or shorter than the check */
+    CC_FRAME_EMPTY,           /* a lone delimiter or a stuffed empty frame (01 00): not an error */
+    CC_FRAME_ERR_FRAMING,     /* not valid COBS */
     CC_FRAME_ERR_CHECK,       /* the CRC-16 did not match */
-    CC_FRAME_ERR_OVERSIZED    /* too long: dropped (reported once per frame) */
+    CC_FRAME_ERR_OVERSIZED,   /* too long: dropped (reported once per frame) */
+    CC_FRAME_ERR_SHORT        /* fewer than 4 bytes before the check (the CRC is not looked at) */
 } cc_frame_result_t;
 
 typedef struct cc_frame_decoder {

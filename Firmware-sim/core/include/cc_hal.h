@@ -58,6 +58,11 @@ typedef struct cc_hal {
     void (*sound_play)(void *ctx, uint32_t sound);
     /* Sets the indicator LED (cameracontrol.v1.IndicatorMode, 0xRRGGBB). May be NULL. */
     void (*indicator_set)(void *ctx, uint32_t mode, uint32_t rgb);
+    /* Received bytes the UART's receive ring (or FIFO) had to drop because
+     * it was full, since the previous call (0 if none). The core adds them to
+     * the rx_overruns counter (PROTOCOL.md §2, v1.1). May be NULL (a HAL
+     * that never drops, e.g. one that holds the line back). */
+    uint32_t (*uart_take_overruns)(void *ctx);
 } cc_hal_t;
 
 #ifdef __cplusplus

@@ -50,7 +50,8 @@ extern "C" {
 /* The largest bulk frame on the wire (a body fills at most the bulk queue). */
 #define CC_LINK_BULK_WIRE_BYTES CC_FRAME_WIRE_BYTES(CC_TX_BULK_BYTES - CC_LINK_BULK_LENGTH_BYTES + CC_WIRE_CHECK_BYTES)
 
-/* A reliable packet awaiting its ACK, kept as wire bytes. */
+/* A reliable packet awaiting its ACK, kept as wire bytes in the link's
+ * store (store[offset .. offset + wire_len)). */
 typedef struct cc_reliable_slot {
     bool used;
     uint8_t tries;          /* transmissions so far (0: still waiting for room in tx) */
@@ -60,7 +61,7 @@ typedef struct cc_reliable_slot {
     uint32_t rto_us;        /* current retransmission timeout */
     uint64_t due_us;        /* next transmission */
     uint32_t queued_end;    /* tx_queued_total just after the last copy was queued */
-    uint8_t wire[CC_RELIABLE_FRAME_BYTES];
+    uint16_t offset;        /* where its wire bytes start in the store */
 } cc_reliable_slot_t;
 
 typedef struct cc_link {
@@ -81,6 +82,10 @@ typedef struct cc_link {
     uint32_t tx_taken_total;            /* bytes ever taken from tx_buf by the UART (wraps) */
     uint8_t tx_buf[CC_TX_BUFFER_BYTES];
     cc_reliable_slot_t slots[CC_RELIABLE_SLOTS];
+    /* store[0 .. store_used): the slots' wire bytes, packed (a freed slot's
+     * bytes are closed up at once) */
+    size_t store_used;
+    uint8_t store[CC_RELIABLE_STORE_BYTES];
     /* bulk_buf[bulk_head .. bulk_tail): entries of a u16 LE body length and
      * the body (envelope + payload, sequence not yet set) */
     size_t bulk_head;
@@ -109,7 +114,7 @@ typedef enum cc_send_result {
 typedef enum cc_rx_verdict {
     CC_RX_DELIVER = 0,     /* pass it to the RPC layer */
     CC_RX_CONSUMED,        /* a link packet (ACK, HEARTBEAT) or a dropped duplicate */
-    CC_RX_FRAMING_ERROR    /* a link packet with a bad payload (counted) */
+    CC_RX_DUPLICATE        /* a duplicate (any flags; re-ACKed if reliable), dropped and counted */
 } cc_rx_verdict_t;
 
 void cc_link_init(cc_link_t *link, cc_counters_t *counters, uint32_t heartbeat_interval_ms);
@@ -128,9 +133,14 @@ bool cc_link_session(const cc_link_t *link);
  * received is treated as the first). */
 void cc_link_reset_receive(cc_link_t *link);
 
-/* Sequence tracking, ACK of reliable packets, duplicate dropping, ACK and
- * HEARTBEAT handling, liveness. For every valid received envelope. */
+/* Sequence tracking, ACK of reliable packets, duplicate dropping (every
+ * packet, whatever its flags: PROTOCOL.md §6, v1.1), ACK and HEARTBEAT
+ * handling, liveness. For every valid received envelope. */
 cc_rx_verdict_t cc_link_receive(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us);
+
+/* A handshake REQUEST (not checked against the duplicate window, which a
+ * new session re-seeds): ACKed if reliable, liveness. */
+void cc_link_accept_handshake(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us);
 
 /* Where to write the payload of the next cc_link_send (CC_LINK_PAYLOAD_CAP bytes). */
 uint8_t *cc_link_payload(cc_link_t *link);
@@ -140,7 +150,9 @@ uint8_t *cc_link_payload(cc_link_t *link);
 size_t cc_link_payload_cap(uint8_t type, uint32_t call_id);
 
 /* Sends the packet whose payload_len bytes are in cc_link_payload(). status
- * is used by STREAM_END and ERROR. reliable keeps it for retransmission. */
+ * is used by STREAM_END and ERROR. reliable keeps it for retransmission;
+ * with no free slot or no room in the store it goes once WITHOUT the
+ * RELIABLE flag (reliable_unprotected counted, PROTOCOL.md §6). */
 cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
                               uint8_t status, size_t payload_len, uint64_t now_us);
 
@@ -158,12 +170,20 @@ void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
  * has just been declared dead (the session ended, heartbeat_timeouts counted). */
 bool cc_link_poll(cc_link_t *link, uint64_t now_us);
 
-/* Free bytes in the tx buffer. */
 /* Bytes from the peer are waiting to be decoded (held back by backpressure):
  * the peer is alive, so the dead-link timer restarts. */
 void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us);
 
+/* Free bytes in the tx buffer. */
 size_t cc_link_tx_free(const cc_link_t *link);
+
+/* True when the packet with this sequence number was received and not
+ * yet overtaken: it is the newest in the duplicate window. */
+bool cc_link_is_newest(const cc_link_t *link, uint16_t sequence);
+
+/* Counts and re-ACKs a duplicate the caller recognised itself (a
+ * retransmitted handshake, whose arrival resets the receive state). */
+void cc_link_drop_duplicate(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us);
 
 /* Free bytes in the bulk queue. */
 size_t cc_link_bulk_free(const cc_link_t *link);

@@ -26,7 +26,13 @@
     X(tx_dropped) \
     X(reliable_given_up) \
     X(reliable_unprotected) \
+    X(rx_overruns) \
+    X(duplicate_requests) \
+    X(empty_frames) \
+    X(short_frames) \
+    X(envelope_errors) \
+    X(unexpected_packets) \
 
-#define CC_COUNTER_COUNT 19u
+#define CC_COUNTER_COUNT 25u
 
 #endif /* CC_COUNTERS_FIELDS_H */

@@ -148,6 +148,7 @@ const cc_hal_t cc_board_hal = {
     board_haptic_play,
     board_sound_play,
     board_indicator_set,
+    NULL,   /* uart_take_overruns: TODO return the bytes your rx ring/FIFO dropped (overrun flag) */
 };
 
 /* What the device announces in the handshake. TODO: describe your board. */

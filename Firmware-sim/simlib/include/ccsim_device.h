@@ -85,6 +85,7 @@ typedef struct ccsim_device {
     uint8_t rx_buf[CCSIM_RX_BYTES];
     uint8_t tx_buf[CCSIM_TX_BYTES];
     uint32_t rx_dropped;          /* host bytes that did not fit */
+    uint32_t rx_dropped_reported; /* of them, told to the firmware (rx_overruns) */
 
     /* optional UART speed model (0 = unlimited) */
     uint32_t baud;
@@ -120,6 +121,9 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed);
 
 /* Host -> device bytes; returns how many fit (the rest are dropped and counted). */
 size_t ccsim_device_host_write(ccsim_device_t *sim, const uint8_t *bytes, size_t len);
+/* Room in the host -> device ring: a caller that can hold bytes back (the
+ * pty loop) writes no more than this, so nothing is dropped (PROTOCOL.md §2). */
+size_t ccsim_device_host_room(const ccsim_device_t *sim);
 /* Device -> host bytes; returns how many were copied (0 if none). */
 size_t ccsim_device_host_read(ccsim_device_t *sim, uint8_t *buf, size_t cap);
 /* Bytes waiting for the host. */

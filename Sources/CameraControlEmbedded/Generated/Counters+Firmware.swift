@@ -28,5 +28,11 @@ extension Counters {
         self.txDropped = c.tx_dropped
         self.reliableGivenUp = c.reliable_given_up
         self.reliableUnprotected = c.reliable_unprotected
+        self.rxOverruns = c.rx_overruns
+        self.duplicateRequests = c.duplicate_requests
+        self.emptyFrames = c.empty_frames
+        self.shortFrames = c.short_frames
+        self.envelopeErrors = c.envelope_errors
+        self.unexpectedPackets = c.unexpected_packets
     }
 }

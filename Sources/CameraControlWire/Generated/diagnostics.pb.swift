@@ -19,7 +19,8 @@ public struct Counters: WireMessage, ProtoCodable {
     public var bytesSent: UInt32 = 0
     /// Frames whose check failed.
     public var checkErrors: UInt32 = 0
-    /// Frames that could not be unstuffed, or were shorter than an envelope.
+    /// Frames that could not be unstuffed (COBS), PROTOCOL.md §2 (v1.0: also frames shorter than an
+    /// envelope; v1.1 counts those in short_frames and envelope_errors).
     public var framingErrors: UInt32 = 0
     /// Frames longer than max_frame_bytes, dropped up to the next delimiter.
     public var oversizedFrames: UInt32 = 0
@@ -33,7 +34,7 @@ public struct Counters: WireMessage, ProtoCodable {
     public var cancelledCalls: UInt32 = 0
     /// Reliable packets sent again for want of an acknowledgement.
     public var retransmissions: UInt32 = 0
-    /// Reliable packets received more than once and dropped.
+    /// Packets (of any flags) received more than once and dropped (§6, v1.1: best-effort ones too).
     public var duplicatesDropped: UInt32 = 0
     /// Packets missing from the peer's sequence.
     public var sequenceGaps: UInt32 = 0
@@ -47,12 +48,25 @@ public struct Counters: WireMessage, ProtoCodable {
     public var reliableGivenUp: UInt32 = 0
     /// Reliable packets sent once, unprotected, because every retransmission slot was taken.
     public var reliableUnprotected: UInt32 = 0
+    /// Received bytes the receive ring had to drop (it was full): data lost on the line (v1.1).
+    public var rxOverruns: UInt32 = 0
+    /// REQUESTs naming a call that is still live: retransmissions, ignored (§7, v1.1).
+    public var duplicateRequests: UInt32 = 0
+    /// Empty frames (two delimiters in a row, or a stuffed empty frame `01 00`): ignored (§2, v1.1).
+    public var emptyFrames: UInt32 = 0
+    /// Frames with fewer than 4 bytes before the check (§2, v1.1).
+    public var shortFrames: UInt32 = 0
+    /// Frames with a good check whose envelope is invalid (§4, v1.1).
+    public var envelopeErrors: UInt32 = 0
+    /// Packets of a type that travels the other way (host-to-device only types at the host,
+    /// RESPONSE/STREAM_MESSAGE/STREAM_END/ERROR at the device), dropped (§4, v1.1).
+    public var unexpectedPackets: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
     public init() {}
 
     /// A message with the fields given; the others are at their zero value.
-    public init(uptimeMicros: UInt64 = 0, framesReceived: UInt32 = 0, framesSent: UInt32 = 0, bytesReceived: UInt32 = 0, bytesSent: UInt32 = 0, checkErrors: UInt32 = 0, framingErrors: UInt32 = 0, oversizedFrames: UInt32 = 0, unknownPacketTypes: UInt32 = 0, unimplementedCalls: UInt32 = 0, invalidArguments: UInt32 = 0, cancelledCalls: UInt32 = 0, retransmissions: UInt32 = 0, duplicatesDropped: UInt32 = 0, sequenceGaps: UInt32 = 0, heartbeatTimeouts: UInt32 = 0, callsRefused: UInt32 = 0, txDropped: UInt32 = 0, reliableGivenUp: UInt32 = 0, reliableUnprotected: UInt32 = 0) {
+    public init(uptimeMicros: UInt64 = 0, framesReceived: UInt32 = 0, framesSent: UInt32 = 0, bytesReceived: UInt32 = 0, bytesSent: UInt32 = 0, checkErrors: UInt32 = 0, framingErrors: UInt32 = 0, oversizedFrames: UInt32 = 0, unknownPacketTypes: UInt32 = 0, unimplementedCalls: UInt32 = 0, invalidArguments: UInt32 = 0, cancelledCalls: UInt32 = 0, retransmissions: UInt32 = 0, duplicatesDropped: UInt32 = 0, sequenceGaps: UInt32 = 0, heartbeatTimeouts: UInt32 = 0, callsRefused: UInt32 = 0, txDropped: UInt32 = 0, reliableGivenUp: UInt32 = 0, reliableUnprotected: UInt32 = 0, rxOverruns: UInt32 = 0, duplicateRequests: UInt32 = 0, emptyFrames: UInt32 = 0, shortFrames: UInt32 = 0, envelopeErrors: UInt32 = 0, unexpectedPackets: UInt32 = 0) {
         self.uptimeMicros = uptimeMicros
         self.framesReceived = framesReceived
         self.framesSent = framesSent
@@ -73,6 +87,12 @@ public struct Counters: WireMessage, ProtoCodable {
         self.txDropped = txDropped
         self.reliableGivenUp = reliableGivenUp
         self.reliableUnprotected = reliableUnprotected
+        self.rxOverruns = rxOverruns
+        self.duplicateRequests = duplicateRequests
+        self.emptyFrames = emptyFrames
+        self.shortFrames = shortFrames
+        self.envelopeErrors = envelopeErrors
+        self.unexpectedPackets = unexpectedPackets
     }
 
     /// `cameracontrol.v1.Counters`.
@@ -108,6 +128,12 @@ public struct Counters: WireMessage, ProtoCodable {
         if txDropped != 0 { let v = txDropped; n += 2 + ProtoSize.varint(UInt64(v)) }
         if reliableGivenUp != 0 { let v = reliableGivenUp; n += 2 + ProtoSize.varint(UInt64(v)) }
         if reliableUnprotected != 0 { let v = reliableUnprotected; n += 2 + ProtoSize.varint(UInt64(v)) }
+        if rxOverruns != 0 { let v = rxOverruns; n += 2 + ProtoSize.varint(UInt64(v)) }
+        if duplicateRequests != 0 { let v = duplicateRequests; n += 2 + ProtoSize.varint(UInt64(v)) }
+        if emptyFrames != 0 { let v = emptyFrames; n += 2 + ProtoSize.varint(UInt64(v)) }
+        if shortFrames != 0 { let v = shortFrames; n += 2 + ProtoSize.varint(UInt64(v)) }
+        if envelopeErrors != 0 { let v = envelopeErrors; n += 2 + ProtoSize.varint(UInt64(v)) }
+        if unexpectedPackets != 0 { let v = unexpectedPackets; n += 2 + ProtoSize.varint(UInt64(v)) }
         return n
     }
 
@@ -132,6 +158,12 @@ public struct Counters: WireMessage, ProtoCodable {
         if txDropped != 0 { let v = txDropped; writer.varint(144); writer.varint(UInt64(v)) }
         if reliableGivenUp != 0 { let v = reliableGivenUp; writer.varint(152); writer.varint(UInt64(v)) }
         if reliableUnprotected != 0 { let v = reliableUnprotected; writer.varint(160); writer.varint(UInt64(v)) }
+        if rxOverruns != 0 { let v = rxOverruns; writer.varint(168); writer.varint(UInt64(v)) }
+        if duplicateRequests != 0 { let v = duplicateRequests; writer.varint(176); writer.varint(UInt64(v)) }
+        if emptyFrames != 0 { let v = emptyFrames; writer.varint(184); writer.varint(UInt64(v)) }
+        if shortFrames != 0 { let v = shortFrames; writer.varint(192); writer.varint(UInt64(v)) }
+        if envelopeErrors != 0 { let v = envelopeErrors; writer.varint(200); writer.varint(UInt64(v)) }
+        if unexpectedPackets != 0 { let v = unexpectedPackets; writer.varint(208); writer.varint(UInt64(v)) }
     }
 
     mutating func merge(from reader: inout ProtoReader) throws(WireError) {
@@ -177,6 +209,18 @@ public struct Counters: WireMessage, ProtoCodable {
                 let r = try reader.varint(); reliableGivenUp = UInt32(truncatingIfNeeded: r)
             case (20, 0):
                 let r = try reader.varint(); reliableUnprotected = UInt32(truncatingIfNeeded: r)
+            case (21, 0):
+                let r = try reader.varint(); rxOverruns = UInt32(truncatingIfNeeded: r)
+            case (22, 0):
+                let r = try reader.varint(); duplicateRequests = UInt32(truncatingIfNeeded: r)
+            case (23, 0):
+                let r = try reader.varint(); emptyFrames = UInt32(truncatingIfNeeded: r)
+            case (24, 0):
+                let r = try reader.varint(); shortFrames = UInt32(truncatingIfNeeded: r)
+            case (25, 0):
+                let r = try reader.varint(); envelopeErrors = UInt32(truncatingIfNeeded: r)
+            case (26, 0):
+                let r = try reader.varint(); unexpectedPackets = UInt32(truncatingIfNeeded: r)
             default:
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
@@ -207,6 +251,12 @@ extension Counters: ProtoJSONMessage {
         ProtoFieldInfo(name: "tx_dropped", jsonName: "txDropped", number: 18, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "reliable_given_up", jsonName: "reliableGivenUp", number: 19, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "reliable_unprotected", jsonName: "reliableUnprotected", number: 20, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "rx_overruns", jsonName: "rxOverruns", number: 21, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "duplicate_requests", jsonName: "duplicateRequests", number: 22, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "empty_frames", jsonName: "emptyFrames", number: 23, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "short_frames", jsonName: "shortFrames", number: 24, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "envelope_errors", jsonName: "envelopeErrors", number: 25, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "unexpected_packets", jsonName: "unexpectedPackets", number: 26, type: .scalar(UInt32.self)),
     ]
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
@@ -232,6 +282,12 @@ extension Counters: ProtoJSONMessage {
         json.scalar("txDropped", txDropped)
         json.scalar("reliableGivenUp", reliableGivenUp)
         json.scalar("reliableUnprotected", reliableUnprotected)
+        json.scalar("rxOverruns", rxOverruns)
+        json.scalar("duplicateRequests", duplicateRequests)
+        json.scalar("emptyFrames", emptyFrames)
+        json.scalar("shortFrames", shortFrames)
+        json.scalar("envelopeErrors", envelopeErrors)
+        json.scalar("unexpectedPackets", unexpectedPackets)
         return json.value
     }
 
@@ -259,6 +315,12 @@ extension Counters: ProtoJSONMessage {
         if let v = try reader.scalar("txDropped", UInt32.self) { txDropped = v }
         if let v = try reader.scalar("reliableGivenUp", UInt32.self) { reliableGivenUp = v }
         if let v = try reader.scalar("reliableUnprotected", UInt32.self) { reliableUnprotected = v }
+        if let v = try reader.scalar("rxOverruns", UInt32.self) { rxOverruns = v }
+        if let v = try reader.scalar("duplicateRequests", UInt32.self) { duplicateRequests = v }
+        if let v = try reader.scalar("emptyFrames", UInt32.self) { emptyFrames = v }
+        if let v = try reader.scalar("shortFrames", UInt32.self) { shortFrames = v }
+        if let v = try reader.scalar("envelopeErrors", UInt32.self) { envelopeErrors = v }
+        if let v = try reader.scalar("unexpectedPackets", UInt32.self) { unexpectedPackets = v }
     }
 }
 
@@ -293,6 +355,12 @@ extension Counters {
         Field(name: "tx_dropped", value: { UInt64($0.txDropped) }),
         Field(name: "reliable_given_up", value: { UInt64($0.reliableGivenUp) }),
         Field(name: "reliable_unprotected", value: { UInt64($0.reliableUnprotected) }),
+        Field(name: "rx_overruns", value: { UInt64($0.rxOverruns) }),
+        Field(name: "duplicate_requests", value: { UInt64($0.duplicateRequests) }),
+        Field(name: "empty_frames", value: { UInt64($0.emptyFrames) }),
+        Field(name: "short_frames", value: { UInt64($0.shortFrames) }),
+        Field(name: "envelope_errors", value: { UInt64($0.envelopeErrors) }),
+        Field(name: "unexpected_packets", value: { UInt64($0.unexpectedPackets) }),
     ]
 }
 
@@ -349,7 +417,7 @@ extension GetCountersRequest: ProtoJSONMessage {
     }
 }
 
-/// Resets the counters.
+/// Resets the counters (all but uptime_us); the response holds them as they were just before.
 ///
 /// Schema: `cameracontrol.v1.ResetCountersRequest` (diagnostics.proto).
 public struct ResetCountersRequest: WireMessage, ProtoCodable {

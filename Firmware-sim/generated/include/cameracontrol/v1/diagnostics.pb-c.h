@@ -56,7 +56,8 @@ struct  Cameracontrol__V1__Counters
    */
   uint32_t check_errors;
   /*
-   * Frames that could not be unstuffed, or were shorter than an envelope.
+   * Frames that could not be unstuffed (COBS), PROTOCOL.md §2 (v1.0: also frames shorter than an
+   * envelope; v1.1 counts those in short_frames and envelope_errors).
    */
   uint32_t framing_errors;
   /*
@@ -84,7 +85,7 @@ struct  Cameracontrol__V1__Counters
    */
   uint32_t retransmissions;
   /*
-   * Reliable packets received more than once and dropped.
+   * Packets (of any flags) received more than once and dropped (§6, v1.1: best-effort ones too).
    */
   uint32_t duplicates_dropped;
   /*
@@ -111,10 +112,35 @@ struct  Cameracontrol__V1__Counters
    * Reliable packets sent once, unprotected, because every retransmission slot was taken.
    */
   uint32_t reliable_unprotected;
+  /*
+   * Received bytes the receive ring had to drop (it was full): data lost on the line (v1.1).
+   */
+  uint32_t rx_overruns;
+  /*
+   * REQUESTs naming a call that is still live: retransmissions, ignored (§7, v1.1).
+   */
+  uint32_t duplicate_requests;
+  /*
+   * Empty frames (two delimiters in a row, or a stuffed empty frame `01 00`): ignored (§2, v1.1).
+   */
+  uint32_t empty_frames;
+  /*
+   * Frames with fewer than 4 bytes before the check (§2, v1.1).
+   */
+  uint32_t short_frames;
+  /*
+   * Frames with a good check whose envelope is invalid (§4, v1.1).
+   */
+  uint32_t envelope_errors;
+  /*
+   * Packets of a type that travels the other way (host-to-device only types at the host,
+   * RESPONSE/STREAM_MESSAGE/STREAM_END/ERROR at the device), dropped (§4, v1.1).
+   */
+  uint32_t unexpected_packets;
 };
 #define CAMERACONTROL__V1__COUNTERS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__counters__descriptor) \
-    , 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 /*
@@ -130,7 +156,7 @@ struct  Cameracontrol__V1__GetCountersRequest
 
 
 /*
- * Resets the counters.
+ * Resets the counters (all but uptime_us); the response holds them as they were just before.
  */
 struct  Cameracontrol__V1__ResetCountersRequest
 {

@@ -142,7 +142,7 @@ void   cameracontrol__v1__reset_counters_request__free_unpacked
   assert(message->base.descriptor == &cameracontrol__v1__reset_counters_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor cameracontrol__v1__counters__field_descriptors[20] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__counters__field_descriptors[26] =
 {
   {
     "uptime_us",
@@ -384,6 +384,78 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__counters__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "rx_overruns",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, rx_overruns),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "duplicate_requests",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, duplicate_requests),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "empty_frames",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, empty_frames),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "short_frames",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, short_frames),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "envelope_errors",
+    25,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, envelope_errors),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "unexpected_packets",
+    26,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Counters, unexpected_packets),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
   3,   /* field[3] = bytes_received */
@@ -391,7 +463,10 @@ static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
   16,   /* field[16] = calls_refused */
   11,   /* field[11] = cancelled_calls */
   5,   /* field[5] = check_errors */
+  21,   /* field[21] = duplicate_requests */
   13,   /* field[13] = duplicates_dropped */
+  22,   /* field[22] = empty_frames */
+  24,   /* field[24] = envelope_errors */
   1,   /* field[1] = frames_received */
   2,   /* field[2] = frames_sent */
   6,   /* field[6] = framing_errors */
@@ -401,8 +476,11 @@ static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
   18,   /* field[18] = reliable_given_up */
   19,   /* field[19] = reliable_unprotected */
   12,   /* field[12] = retransmissions */
+  20,   /* field[20] = rx_overruns */
   14,   /* field[14] = sequence_gaps */
+  23,   /* field[23] = short_frames */
   17,   /* field[17] = tx_dropped */
+  25,   /* field[25] = unexpected_packets */
   9,   /* field[9] = unimplemented_calls */
   8,   /* field[8] = unknown_packet_types */
   0,   /* field[0] = uptime_us */
@@ -410,7 +488,7 @@ static const unsigned cameracontrol__v1__counters__field_indices_by_name[] = {
 static const ProtobufCIntRange cameracontrol__v1__counters__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 20 }
+  { 0, 26 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__counters__descriptor =
 {
@@ -420,7 +498,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__counters__descriptor =
   "Cameracontrol__V1__Counters",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__Counters),
-  20,
+  26,
   cameracontrol__v1__counters__field_descriptors,
   cameracontrol__v1__counters__field_indices_by_name,
   1,  cameracontrol__v1__counters__number_ranges,
