@@ -37,6 +37,8 @@ import CameraControlWire
 /// - **Liveness** (§8): once the session is established, ``poll(now:)`` sends a `HEARTBEAT` when the host
 ///   sent nothing for the heartbeat interval, and declares the link dead when nothing valid was received
 ///   for 4 intervals: every call fails with `UNAVAILABLE` and ``ConnectionEvent/linkDead`` is reported.
+///   Silence is counted only while the host runs: after a gap of more than two intervals between two
+///   calls into the core (the host was starved or suspended), the device gets one interval to be heard.
 ///
 /// The session becomes established by itself when a handshake call gets its `RESPONSE`, with the
 /// configured heartbeat interval and frame size; the device layer then calls
@@ -75,6 +77,9 @@ public struct ConnectionCore: Sendable {
     private var events: [ConnectionEvent] = []
     private var lastSent: Duration?
     private var lastReceived: Duration?
+    /// When the host last ran this core (a poll or bytes received): a host that did not run could not
+    /// hear the device.
+    private var lastAwake: Duration?
     /// Our reliable packets awaiting an `ACK`, by sequence number.
     private var unacked: [UInt16: Unacked] = [:]
     /// The session runs at minor 1 or later: streams are confirmed (§7).
@@ -245,6 +250,7 @@ public struct ConnectionCore: Sendable {
     /// liveness. Bad frames are counted (``ConnectionCounters/wire``) and skipped.
     public mutating func receive(_ bytes: some Collection<UInt8>, now: Duration) {
         guard !isClosed else { return }
+        lastAwake = now
         decoder.append(bytes)
         while let output = decoder.next() {
             switch output {
@@ -260,9 +266,16 @@ public struct ConnectionCore: Sendable {
     /// Acts on time: deadlines, heartbeats and the liveness timeout.
     public mutating func poll(now: Duration) {
         guard !isClosed else { return }
+        defer { lastAwake = now }
         expireDeadlines(now: now)
         retransmit(now: now)
         guard isSessionEstablished else { return }
+        if let awake = lastAwake, now - awake > configuration.heartbeatInterval * 2, let heard = lastReceived {
+            // The host itself did not run for more than two heartbeat intervals (starved, suspended): its
+            // silence is not the device's. What the device sent meanwhile waits to be read, so the device
+            // gets one heartbeat interval from now to be heard before the link is declared dead.
+            lastReceived = max(heard, now - configuration.deadTimeout + configuration.heartbeatInterval)
+        }
         if let lastReceived, now - lastReceived >= configuration.deadTimeout {
             declareLinkDead(now: now)
             return

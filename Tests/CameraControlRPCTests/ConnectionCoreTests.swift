@@ -265,6 +265,36 @@ struct ConnectionCoreTests {
         #expect(!core.takeEvents().contains(.streamMessage(stream, [9])))
     }
 
+    @Test("a host that did not run (starved) does not count its own absence as the device's silence")
+    func starvedHostIsNotADeadLink() throws {
+        var core = establishedCore()
+        var device = DeviceFrames()
+        core.poll(now: .ms(10))
+        core.receive(device.heartbeat(), now: .ms(20))
+        // The host runs again only 400 ms later: the device's heartbeats wait in the kernel.
+        core.poll(now: .ms(420))
+        #expect(!core.takeEvents().contains(.linkDead), "declared dead by a host that was not listening")
+        core.receive(device.heartbeat(), now: .ms(421))
+        core.poll(now: .ms(430))
+        #expect(!core.takeEvents().contains(.linkDead))
+        // Truly silent afterwards, with the host running: dead after 4 intervals.
+        for tick in stride(from: 440, through: 660, by: 20) { core.poll(now: .ms(tick)) }
+        #expect(core.takeEvents().contains(.linkDead))
+    }
+
+    @Test("after a starved host wakes, a silent device gets one interval, then the link is dead")
+    func starvedHostThenSilence() throws {
+        var core = establishedCore()
+        var device = DeviceFrames()
+        core.receive(device.heartbeat(), now: .ms(20))
+        core.poll(now: .ms(1_000))
+        #expect(!core.takeEvents().contains(.linkDead))
+        core.poll(now: .ms(1_049))
+        #expect(!core.takeEvents().contains(.linkDead))
+        core.poll(now: .ms(1_050))
+        #expect(core.takeEvents().contains(.linkDead))
+    }
+
     @Test("silence for 4 intervals kills the link: every call fails UNAVAILABLE, once")
     func linkDead() throws {
         var core = establishedCore()
