@@ -58,6 +58,7 @@ let package = Package(
         .library(name: "CameraControlHost", targets: ["CameraControlHost"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
+        .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -172,12 +173,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CameraControlConformance",
+            dependencies: ["CameraControlWire", "CameraControlTransport"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl",
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraAppExample",
+                "CameraAppExample", "CameraControlConformance",
             ],
             swiftSettings: swiftSettings
         ),

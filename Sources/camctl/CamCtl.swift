@@ -27,6 +27,8 @@ struct CamCtl {
                               `call P FeedbackService/PlayHaptic pattern=detent`
           scenario PORT FILE  play a scenario on a simulator (docs/SIMULATOR.md)
           ports               list serial ports (USB ids where known)
+          conformance PORT|--sim [--list] [--case NAME]... [--junit FILE] [--json] [--interactive]
+                              certify a device against docs/PROTOCOL.md (docs/CONFORMANCE.md)
           help                this text
 
         PORT is a serial port (/dev/ttyACM0, /dev/cu.usbmodem…), a pseudo-terminal or a symlink to one
@@ -51,6 +53,7 @@ struct CamCtl {
             case "call": try await Commands.call(argv)
             case "scenario": try await Commands.scenario(argv)
             case "ports": try Commands.ports(argv)
+            case "conformance": try await Conformance.run(argv)
             case "help", "--help", "-h": print(usage)
             default:
                 fail("unknown command '\(command)'\n\n\(usage)", status: 2)
