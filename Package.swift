@@ -237,7 +237,7 @@ let package = Package(
             dependencies: [
                 "camctl", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraAppExample",
-                "CameraControlEmbedded", "CameraControlSimulation",
+                "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
             ],
             swiftSettings: swiftSettings
         ),

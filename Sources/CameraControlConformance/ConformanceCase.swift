@@ -110,6 +110,8 @@ public struct ConformanceCase: Sendable, Identifiable {
     public var supersededBy: String?
     /// A reason to skip the case always (e.g. nothing in v1 produces what it would check).
     public var skipReason: String?
+    /// True for a case that takes seconds (runs that must be quick may leave it out).
+    public var slow: Bool
     /// The body: throws a ``ConformanceFailure`` when the device departs from the spec.
     public var body: @Sendable (CaseContext) async throws -> Void
 
@@ -119,7 +121,7 @@ public struct ConformanceCase: Sendable, Identifiable {
     /// A case.
     public init(
         _ name: String, _ section: String, _ summary: String, requires requirement: CaseRequirement = .none,
-        decision: String? = nil, supersededBy: String? = nil, skipReason: String? = nil,
+        decision: String? = nil, supersededBy: String? = nil, skipReason: String? = nil, slow: Bool = false,
         body: @escaping @Sendable (CaseContext) async throws -> Void
     ) {
         self.name = name
@@ -129,6 +131,7 @@ public struct ConformanceCase: Sendable, Identifiable {
         self.decision = decision
         self.supersededBy = supersededBy
         self.skipReason = skipReason
+        self.slow = slow
         self.body = body
     }
 }

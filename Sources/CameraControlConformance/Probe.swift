@@ -84,7 +84,7 @@ public actor Probe {
     public var isClosed: Bool { closed }
 
     private func tick() async {
-        guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval * 0.8 else { return }
+        guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
         try? await send(Packet(type: .heartbeat, callID: 0))
     }
 

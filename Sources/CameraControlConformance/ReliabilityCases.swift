@@ -12,9 +12,9 @@ enum ReliabilityCases {
     /// and every transmission of the click's reliable packet seen within `duration`.
     static func unacknowledgedClick(_ c: CaseContext, for duration: Duration) async throws -> (UInt32, [ReceivedFrame]) {
         let stream = try await c.openStream(.inputStreamInputEvents)
+        await c.probe.setAcknowledges(false)
         let (sent, reply) = try await c.probe.call(.simulatorRunScenario, RunScenarioRequest(scenario: "remote-click\n").serializedBytes())
         try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
-        await c.probe.setAcknowledges(false)
         let frames = await c.probe.collect(for: duration)
         await c.probe.setAcknowledges(true)
         let copies = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
@@ -107,7 +107,7 @@ enum ReliabilityCases {
         ConformanceCase(
             "reliable-given-up", "PROTOCOL.md §6",
             "A reliable event never ACKed is sent 8 times in all, then given up and counted (reliable_given_up).",
-            requires: .simulatorService
+            requires: .simulatorService, slow: true
         ) { c in
             let before = try await c.probe.counters()
             let (_, copies) = try await unacknowledgedClick(c, for: .milliseconds(5400))
