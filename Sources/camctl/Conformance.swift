@@ -12,7 +12,8 @@ enum Conformance {
 
           --sim             start camctl-sim and test it (--sim-path PATH for another binary,
                             --sim-arg ARG passes an argument to it, e.g. --sim-arg --break=no-ack)
-          --list            list the cases (name, spec section, requirement) and exit
+          --list            list the cases (name, spec section, requirement) and exit;
+                            with --verbose, what each one checks
           --case NAME       run only this case (repeatable)
           --decision ID     also run the cases of protocol decision ID (repeatable; `all` for every one)
           --junit FILE      write JUnit XML to FILE
@@ -51,7 +52,7 @@ enum Conformance {
             }
             index += 1
         }
-        let args = try Arguments(rest, valued: ["junit", "sim-path"], switches: ["sim", "list", "json", "interactive", "quiet", "help"])
+        let args = try Arguments(rest, valued: ["junit", "sim-path"], switches: ["sim", "list", "verbose", "json", "interactive", "quiet", "help"])
         if args.flag("help") {
             print(usage)
             return
@@ -64,6 +65,7 @@ enum Conformance {
                 if let d = c.decision { notes.append("decision \(d)") }
                 if let d = c.supersededBy { notes.append("superseded by \(d)") }
                 print("\(c.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(notes.joined(separator: ", "))")
+                if args.flag("verbose") { print("    \(c.summary)") }
             }
             return
         }
