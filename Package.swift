@@ -4,7 +4,7 @@
 //
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
-//   camctl (CLI: demo, monitor, info, ping, counters, call, scenario, ports)
+//   camctl (CLI: demo, monitor, info, ping, counters, call, scenario, ports, conformance)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
 //         │                      and the CameraControlHost actor (connect, reconnect, clock estimate, deadline timer)
@@ -20,6 +20,7 @@
 //                   └─ CameraControlPosixTransport  fd link, PTY (termios), exclusive ports, SystemCalls shim
 //                        └─ CameraControlTransport, CSystemShim
 //   CameraControlEmbedded    the C firmware core + simulator running in-process, in virtual time (FirmwareSim, Wire)
+//   CameraControlConformance the conformance suite (docs/CONFORMANCE.md): cases over any ByteTransport (Wire, Transport)
 //   CameraControlSimulation  that firmware under the real host pipeline in one virtual time line: VirtualLink
 //                            (firmware + ConnectionCore, fault injection), VirtualCaptureRig (+ HostCore),
 //                            VirtualControlsRig (+ the example app's controls) — for tests, benchmarks, conformance

@@ -83,7 +83,7 @@ extension CaseContext {
         let (request, reply) = try await probe.call(.simulatorRunScenario, body, within: .seconds(1))
         let packet = try expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
         let run = try RunScenarioResponse(serializedBytes: packet.payload)
-        let frames = await probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(250))
+        let frames = await probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(150))
         try await cancel(stream.callID)
         var seen = Set<UInt16>()
         var events: [(ReceivedFrame, Packet, InputEvent)] = []

@@ -175,4 +175,15 @@ public struct CaseResult: Sendable {
     public var outcome: CaseOutcome
     /// How long it ran, in seconds.
     public var seconds: Double
+    /// True when the case ran twice because its first run lost the session (see ``ConformanceSuite``).
+    public var retried: Bool
+
+    /// A result.
+    public init(name: String, section: String, outcome: CaseOutcome, seconds: Double, retried: Bool = false) {
+        self.name = name
+        self.section = section
+        self.outcome = outcome
+        self.seconds = seconds
+        self.retried = retried
+    }
 }

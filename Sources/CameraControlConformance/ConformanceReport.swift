@@ -3,6 +3,7 @@ public enum ConformanceReport {
     /// One case for a person: `PASS  name  §`, and on FAIL the message and the bytes seen against expected.
     public static func human(_ result: CaseResult) -> String {
         var line = "\(result.outcome.label)  \(result.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(result.section)"
+        if result.retried { line += "  (run twice: the first run lost its session)" }
         switch result.outcome {
         case .pass: break
         case .skip(let reason): line += "\n      skipped: \(reason)"
@@ -17,6 +18,7 @@ public enum ConformanceReport {
         var fields = [
             "\"case\":\(quoted(result.name))", "\"section\":\(quoted(result.section))",
             "\"result\":\(quoted(result.outcome.label))", "\"seconds\":\(rounded(result.seconds))",
+            "\"retried\":\(result.retried)",
         ]
         switch result.outcome {
         case .pass: break
@@ -38,14 +40,16 @@ public enum ConformanceReport {
         let time = rounded(results.reduce(0) { $0 + $1.seconds })
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites tests=\"\(results.count)\" failures=\"\(failures)\" time=\"\(time)\">\n"
-        xml += "  <testsuite name=\(attribute(suite)) tests=\"\(results.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" errors=\"0\" time=\"\(time)\">\n"
+        xml +=
+            "  <testsuite name=\(attribute(suite)) tests=\"\(results.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" errors=\"0\" time=\"\(time)\">\n"
         for r in results {
             xml += "    <testcase classname=\(attribute(r.section)) name=\(attribute(r.name)) time=\"\(rounded(r.seconds))\""
             switch r.outcome {
             case .pass: xml += "/>\n"
             case .skip(let reason): xml += ">\n      <skipped message=\(attribute(reason))/>\n    </testcase>\n"
             case .fail(let f):
-                xml += ">\n      <failure message=\(attribute(f.message)) type=\(attribute(f.code.rawValue))>\(escape(f.description))</failure>\n    </testcase>\n"
+                xml +=
+                    ">\n      <failure message=\(attribute(f.message)) type=\(attribute(f.code.rawValue))>\(escape(f.description))</failure>\n    </testcase>\n"
             }
         }
         xml += "  </testsuite>\n</testsuites>\n"

@@ -24,7 +24,8 @@ public enum ConformanceSuite {
     ) -> String? {
         if let reason = testCase.skipReason { return reason }
         if let decision = testCase.decision, !decisions.contains(decision) {
-            return "checks protocol decision \(decision), not enabled for this run (ConformanceSuite.implementedDecisions, or --decision \(decision))"
+            return
+                "checks protocol decision \(decision), not enabled for this run (ConformanceSuite.implementedDecisions, or --decision \(decision))"
         }
         if let decision = testCase.supersededBy, decisions.contains(decision) {
             return "superseded by protocol decision \(decision)"
@@ -55,16 +56,35 @@ public enum ConformanceSuite {
         var results: [CaseResult] = []
         for testCase in cases {
             let started = ContinuousClock.now
-            let outcome = await runOne(
+            var outcome = await runOne(
                 testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
+            var retried = false
+            if case .fail(let failure) = outcome, lostSession(failure) {
+                // The device answered "no session" in the middle of the case: the link lost its session
+                // (a stall of either side past 4 heartbeat intervals). Run the case once more; a device that
+                // loses sessions again still fails.
+                retried = true
+                outcome = await runOne(
+                    testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
+            }
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let result = CaseResult(name: testCase.name, section: testCase.section, outcome: outcome, seconds: seconds)
+            let result = CaseResult(
+                name: testCase.name, section: testCase.section, outcome: outcome, seconds: seconds, retried: retried)
             results.append(result)
             progress(result)
         }
         await probe.stop()
         return results
+    }
+
+    /// True when `failure` shows the device answering FAILED_PRECONDITION: a case that expects that status
+    /// passes when it gets it, so in a failure it means the session was gone.
+    static func lostSession(_ failure: ConformanceFailure) -> Bool {
+        guard let seen = failure.seen, let body = try? COBS.decode(seen.dropLast()),
+            let packet = try? PacketDecoder.decode(unstuffed: body)
+        else { return false }
+        return packet.type == .error && packet.status == .failedPrecondition
     }
 
     private static func runOne(
@@ -83,7 +103,10 @@ public enum ConformanceSuite {
             do {
                 handshake = try await probe.handshake()
             } catch let failure as ConformanceFailure {
-                return .fail(ConformanceFailure("no session for the case: \(failure.message)", code: failure.code, sent: failure.sent, seen: failure.seen, expected: failure.expected))
+                return .fail(
+                    ConformanceFailure(
+                        "no session for the case: \(failure.message)", code: failure.code, sent: failure.sent, seen: failure.seen,
+                        expected: failure.expected))
             } catch {
                 return .fail(ConformanceFailure("no session for the case: \(error)", code: .link))
             }

@@ -33,7 +33,8 @@ enum InputCases {
                 pressed.map(\.event.kind) == kinds, "events \(pressed.map(\.event.kind.description))",
                 seen: pressed.first?.frame.wire, expected: kinds.map(\.description).joined(separator: ", "))
             for (e, source) in zip(pressed, sources) {
-                try c.require(e.event.source == source, "\(e.event.kind) from \(e.event.source)", seen: e.frame.wire, expected: "source \(source)")
+                try c.require(
+                    e.event.source == source, "\(e.event.kind) from \(e.event.source)", seen: e.frame.wire, expected: "source \(source)")
             }
         }
     }
@@ -46,7 +47,7 @@ enum InputCases {
             "input-light-press", "light-press\n", [.lightPressDown, .lightPressUp], sources: [.cameraControl, .cameraControl],
             "A light press: light down, light up, RELIABLE."),
         gesture(
-            "input-click-and-hold", "click-and-hold 400ms\n", [.lightPressDown, .fullPressDown, .fullPressUp, .lightPressUp],
+            "input-click-and-hold", "click-and-hold 300ms\n", [.lightPressDown, .fullPressDown, .fullPressUp, .lightPressUp],
             sources: Array(repeating: .cameraControl, count: 4), "Click and hold: the full press lasts the hold."),
         gesture(
             "input-buttons", "button volume-up\nbutton volume-down\nbutton action\n",
@@ -65,7 +66,9 @@ enum InputCases {
             let slides = events.filter { $0.event.kind == .slide }
             try c.require(slides.count >= 5, "\(slides.count) SLIDE events", expected: "one per slide interval")
             let positions = slides.map(\.event.position)
-            try c.require(positions.first! < positions.last! && positions.last! > 700, "positions \(positions.prefix(3))…\(positions.suffix(3))", seen: slides.last?.frame.wire, expected: "rising to about 920")
+            try c.require(
+                positions.first! < positions.last! && positions.last! > 700, "positions \(positions.prefix(3))…\(positions.suffix(3))",
+                seen: slides.last?.frame.wire, expected: "rising to about 920")
         },
         ConformanceCase(
             "input-event-order", "SIMULATOR.md §1", "event_number counts up by one and timestamp_us never goes back.",

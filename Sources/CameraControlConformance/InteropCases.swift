@@ -74,7 +74,9 @@ enum InteropCases {
             let frames = await c.probe.collect(for: .milliseconds(150))
             try await c.cancel(stream.callID)
             let batches = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
-            try c.require(batches.count >= 5, "\(batches.count) batches in 150 ms", sent: stream.wire, seen: batches.first?.wire, expected: "a batch every 10 ms")
+            try c.require(
+                batches.count >= 5, "\(batches.count) batches in 150 ms", sent: stream.wire, seen: batches.first?.wire,
+                expected: "a batch every 10 ms")
             var last: (UInt16, UInt64)?
             for frame in batches {
                 let batch = try RawSampleBatch(serializedBytes: frame.packet!.payload)
@@ -96,7 +98,9 @@ enum InteropCases {
             let cancel = try await c.cancel(stream.callID)
             _ = await c.probe.collect(for: .milliseconds(30))
             let late = await c.probe.collect(for: .milliseconds(100)).filter { $0.packet?.callID == stream.callID }
-            try c.require(late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire, expected: "nothing on call \(stream.callID)")
+            try c.require(
+                late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire,
+                expected: "nothing on call \(stream.callID)")
             let after = try await c.probe.counters()
             try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
         },
@@ -111,7 +115,9 @@ enum InteropCases {
             let cancel = try await c.cancel(stream.callID)
             _ = await c.probe.collect(for: .milliseconds(30))
             let late = await c.probe.collect(for: .milliseconds(100)).filter { $0.packet?.callID == stream.callID }
-            try c.require(late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire, expected: "nothing on call \(stream.callID)")
+            try c.require(
+                late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire,
+                expected: "nothing on call \(stream.callID)")
             let after = try await c.probe.counters()
             try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
         },
@@ -122,8 +128,12 @@ enum InteropCases {
             let before = try await c.probe.counters()
             let stream = try await c.openStream(.inputStreamInputEvents)
             // The host's deadline (100 ms) passes with no answer: it fails the call itself and cancels it.
-            let early = await c.probe.collect(for: .milliseconds(100)).filter { $0.packet?.callID == stream.callID && $0.packet?.type != .streamMessage }
-            try c.require(early.isEmpty, "the device ended a call the host still waits for", sent: stream.wire, seen: early.first?.wire, expected: "nothing: deadlines are the host's")
+            let early = await c.probe.collect(for: .milliseconds(100)).filter {
+                $0.packet?.callID == stream.callID && $0.packet?.type != .streamMessage
+            }
+            try c.require(
+                early.isEmpty, "the device ended a call the host still waits for", sent: stream.wire, seen: early.first?.wire,
+                expected: "nothing: deadlines are the host's")
             let cancel = try await c.cancel(stream.callID)
             try await c.probe.ping()
             let after = try await c.probe.counters()
@@ -136,12 +146,17 @@ enum InteropCases {
             let before = try await c.probe.counters()
             let bad = ConfigureRequest(config: Config(sampleRateHertz: 123)).serializedBytes()
             let (sent, reply) = try await c.probe.call(.configConfigure, bad)
-            let packet = try c.expect(reply, .error, status: .invalidArgument, callID: Probe.callIDOf(sent), sent: sent, "Configure sample_rate_hz 123")
-            try c.require(!packet.payload.isEmpty && String(bytes: packet.payload, encoding: .utf8) != nil, "the status message is empty or not UTF-8", sent: sent, seen: reply?.wire)
+            let packet = try c.expect(
+                reply, .error, status: .invalidArgument, callID: Probe.callIDOf(sent), sent: sent, "Configure sample_rate_hz 123")
+            try c.require(
+                !packet.payload.isEmpty && String(bytes: packet.payload, encoding: .utf8) != nil,
+                "the status message is empty or not UTF-8", sent: sent, seen: reply?.wire)
             let after = try await c.probe.counters()
             try c.expectDelta("invalid_arguments", \.invalidArguments, before, after, 1, sent: sent)
         },
-        ConformanceCase("unimplemented-method", "PROTOCOL.md §7", "Method 99 of DeviceService gets ERROR UNIMPLEMENTED; unimplemented_calls counts it.") { c in
+        ConformanceCase(
+            "unimplemented-method", "PROTOCOL.md §7", "Method 99 of DeviceService gets ERROR UNIMPLEMENTED; unimplemented_calls counts it."
+        ) { c in
             let before = try await c.probe.counters()
             let (sent, reply) = try await c.probe.call(MethodID(service: 1, method: 99))
             try c.expect(reply, .error, status: .unimplemented, callID: Probe.callIDOf(sent), sent: sent, "DeviceService method 99")
@@ -204,9 +219,14 @@ enum InteropCases {
             let (sent, reply) = try await c.probe.call(.diagnosticsResetCounters)
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "ResetCounters")
             let old = try Counters(serializedBytes: packet.payload)
-            try c.require(old.framesReceived > 0, "the answer has frames_received 0: not the counters before the reset", sent: sent, seen: reply?.wire)
+            try c.require(
+                old.framesReceived > 0, "the answer has frames_received 0: not the counters before the reset", sent: sent, seen: reply?.wire
+            )
             let now = try await c.probe.counters()
-            try c.require(now.framesReceived <= 3 && now.uptimeMicros >= old.uptimeMicros, "after the reset frames_received is \(now.framesReceived), uptime_us \(now.uptimeMicros) (before: \(old.uptimeMicros))", sent: sent)
+            try c.require(
+                now.framesReceived <= 3 && now.uptimeMicros >= old.uptimeMicros,
+                "after the reset frames_received is \(now.framesReceived), uptime_us \(now.uptimeMicros) (before: \(old.uptimeMicros))",
+                sent: sent)
         },
     ]
 }

@@ -28,7 +28,8 @@ enum LinkCases {
                 "negotiated \(r.negotiatedVersion?.major ?? 0).\(r.negotiatedVersion?.minor ?? 0), expected 1.\(min(device, 99))")
         },
         ConformanceCase(
-            "version-other-major", "PROTOCOL.md §9", "A host of another major (2.0) gets ERROR FAILED_PRECONDITION naming the device's version."
+            "version-other-major", "PROTOCOL.md §9",
+            "A host of another major (2.0) gets ERROR FAILED_PRECONDITION naming the device's version."
         ) { c in
             let body = HandshakeRequest(hostVersion: ProtocolVersion(major: 2, minor: 0), hostName: "conformance").serializedBytes()
             let (sent, reply) = try await c.probe.call(.deviceHandshake, body)
@@ -45,8 +46,12 @@ enum LinkCases {
             let (sent, reply) = try await c.probe.call(.deviceHandshake, body)
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "second handshake")
             let after = try HandshakeResponse(serializedBytes: packet.payload)
-            try c.require(after.sessionID != before, "session_id stayed \(before)", sent: sent, seen: reply?.wire, expected: "a session_id other than \(before)")
-            try c.require(packet.sequence == 0, "the new session's first packet has sequence \(packet.sequence)", sent: sent, seen: reply?.wire, expected: "sequence 0")
+            try c.require(
+                after.sessionID != before, "session_id stayed \(before)", sent: sent, seen: reply?.wire,
+                expected: "a session_id other than \(before)")
+            try c.require(
+                packet.sequence == 0, "the new session's first packet has sequence \(packet.sequence)", sent: sent, seen: reply?.wire,
+                expected: "sequence 0")
         },
         ConformanceCase(
             "heartbeat-period", "PROTOCOL.md §8",
@@ -57,10 +62,14 @@ enum LinkCases {
             await c.probe.drain()
             let frames = await c.probe.collect(for: .milliseconds(Int(interval * 6)))
             let beats = frames.filter { $0.packet?.type == .heartbeat }
-            try c.require(beats.count >= 4, "\(beats.count) heartbeats in \(Int(interval * 6)) ms", seen: beats.first?.wire, expected: "about 6 heartbeats, one every \(Int(interval)) ms")
+            try c.require(
+                beats.count >= 4, "\(beats.count) heartbeats in \(Int(interval * 6)) ms", seen: beats.first?.wire,
+                expected: "about 6 heartbeats, one every \(Int(interval)) ms")
             for (a, b) in zip(beats, beats.dropFirst()) {
                 let gap = Double((b.at - a.at).components.attoseconds) / 1e15 + Double((b.at - a.at).components.seconds) * 1000
-                try c.require(gap <= interval * 1.6, "two heartbeats \(Int(gap)) ms apart", seen: b.wire, expected: "at most \(Int(interval)) ms apart (+ line latency)")
+                try c.require(
+                    gap <= interval * 1.6, "two heartbeats \(Int(gap)) ms apart", seen: b.wire,
+                    expected: "at most \(Int(interval)) ms apart (+ line latency)")
             }
         },
         ConformanceCase(
@@ -74,7 +83,9 @@ enum LinkCases {
             let early = await c.probe.collect(for: .milliseconds(interval * 6))
             let late = await c.probe.collect(for: .milliseconds(interval * 3))
             _ = early
-            try c.require(late.isEmpty, "the device still sends \(late.count) frames after \(interval * 6) ms of host silence", seen: late.first?.wire, expected: "silence: the session ended after \(interval * 4) ms")
+            try c.require(
+                late.isEmpty, "the device still sends \(late.count) frames after \(interval * 6) ms of host silence",
+                seen: late.first?.wire, expected: "silence: the session ended after \(interval * 4) ms")
             try await c.probe.handshake()
             let after = try await c.probe.counters()
             try c.expectDelta("heartbeat_timeouts", \.heartbeatTimeouts, before, after, 1, sent: [])
@@ -100,10 +111,12 @@ enum LinkCases {
             try await c.probe.ping()
         },
         ConformanceCase(
-            "bad-check-counted", "PROTOCOL.md §3", "A frame with a wrong CRC is dropped unanswered and counted in check_errors only; the next frame is fine."
+            "bad-check-counted", "PROTOCOL.md §3",
+            "A frame with a wrong CRC is dropped unanswered and counted in check_errors only; the next frame is fine."
         ) { c in
             let before = try await c.probe.counters()
-            var body = try PacketEncoder.encodeUnstuffed(Packet(type: .request, sequence: await c.probe.sequence, callID: 900, address: .devicePing))
+            var body = try PacketEncoder.encodeUnstuffed(
+                Packet(type: .request, sequence: await c.probe.sequence, callID: 900, address: .devicePing))
             body[body.count - 1] ^= 0x5A
             let wire = COBS.encode(body) + [0]
             try await c.probe.sendRaw(wire)
@@ -113,7 +126,8 @@ enum LinkCases {
             try c.expectDelta("framing_errors", \.framingErrors, before, after, 0, sent: wire)
         },
         ConformanceCase(
-            "truncated-frame-counted", "PROTOCOL.md §4", "A frame with fewer than 4 bytes before its check is a framing error (framing_errors), unanswered."
+            "truncated-frame-counted", "PROTOCOL.md §4",
+            "A frame with fewer than 4 bytes before its check is a framing error (framing_errors), unanswered."
         ) { c in
             let before = try await c.probe.counters()
             let wire = Probe.frame(body: [0x08, 0x01, 0x00])
@@ -171,7 +185,9 @@ enum LinkCases {
                 for other in await c.probe.drain() where other.packet != nil && other.at < reply!.at {
                     last = other.packet!.sequence
                 }
-                try c.require(packet.sequence == last &+ 1, "sequence \(packet.sequence) follows \(last)", sent: sent, seen: reply?.wire, expected: "sequence \(last &+ 1)")
+                try c.require(
+                    packet.sequence == last &+ 1, "sequence \(packet.sequence) follows \(last)", sent: sent, seen: reply?.wire,
+                    expected: "sequence \(last &+ 1)")
                 last = packet.sequence
             }
         },
@@ -187,7 +203,8 @@ enum LinkCases {
                 var fill: UInt8 = 0x55
                 var body: [UInt8] = []
                 repeat {
-                    body = [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, UInt8(id & 0x7F) | 1, 0x01, 0x02, 0x0a, 0xf6, 0x01]
+                    body =
+                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, UInt8(id & 0x7F) | 1, 0x01, 0x02, 0x0a, 0xf6, 0x01]
                         + [UInt8](repeating: fill, count: 246)
                     fill &+= 1
                 } while CRC16.checksum(body) & 0xFF == 0 || CRC16.checksum(body) >> 8 == 0
@@ -199,7 +216,9 @@ enum LinkCases {
                 try await c.probe.sendRaw(wire)
                 let callID = UInt32(body[3])
                 let reply = await c.probe.reply(to: callID)
-                try c.expect(reply, .response, callID: callID, sent: wire, trailing ? "the 254-byte run with a trailing 01" : "the canonical 254-byte run")
+                try c.expect(
+                    reply, .response, callID: callID, sent: wire,
+                    trailing ? "the 254-byte run with a trailing 01" : "the canonical 254-byte run")
             }
         },
     ]

@@ -28,8 +28,11 @@ enum ReliabilityCases {
             let seq = await c.probe.sequence
             let (id, sent) = try await c.probe.request(.devicePing, [], reliable: true)
             let ack = await c.probe.next { $0.packet?.type == .ack }
-            let expected = try PacketEncoder.encode(Packet(type: .ack, sequence: ack?.packet?.sequence ?? 0, callID: 0, payload: [UInt8(seq & 0xFF), UInt8(seq >> 8)]))
-            try c.require(ack?.packet?.payload == [UInt8(seq & 0xFF), UInt8(seq >> 8)], "no ACK of sequence \(seq)", sent: sent, seen: ack?.wire, expected: hex(expected))
+            let expected = try PacketEncoder.encode(
+                Packet(type: .ack, sequence: ack?.packet?.sequence ?? 0, callID: 0, payload: [UInt8(seq & 0xFF), UInt8(seq >> 8)]))
+            try c.require(
+                ack?.packet?.payload == [UInt8(seq & 0xFF), UInt8(seq >> 8)], "no ACK of sequence \(seq)", sent: sent, seen: ack?.wire,
+                expected: hex(expected))
             try c.expect(await c.probe.reply(to: id), .response, callID: id, sent: sent, "the reliable Ping")
         },
         ConformanceCase(
@@ -41,7 +44,8 @@ enum ReliabilityCases {
             _ = await c.probe.reply(to: id)
             try await c.probe.sendRaw(sent)
             let ack = await c.probe.next { $0.packet?.type == .ack }
-            try c.require(ack != nil, "the duplicate was not ACKed again", sent: sent, expected: "ACK (every time: the first ACK may have been lost)")
+            try c.require(
+                ack != nil, "the duplicate was not ACKed again", sent: sent, expected: "ACK (every time: the first ACK may have been lost)")
             let again = await c.probe.reply(to: id, within: .milliseconds(120))
             try c.require(again == nil, "the duplicate was answered again", sent: sent, seen: again?.wire, expected: "nothing")
             let after = try await c.probe.counters()
@@ -68,7 +72,8 @@ enum ReliabilityCases {
                 let (sent, reply) = try await c.probe.call(.devicePing, [])
                 let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "Ping")
                 let time = try PingResponse(serializedBytes: packet.payload).deviceTimeMicros
-                try c.require(time > last, "device_time_us \(time) after \(last)", sent: sent, seen: reply?.wire, expected: "more than \(last)")
+                try c.require(
+                    time > last, "device_time_us \(time) after \(last)", sent: sent, seen: reply?.wire, expected: "more than \(last)")
                 last = time
                 try await Task.sleep(for: .milliseconds(3))
             }
@@ -80,9 +85,12 @@ enum ReliabilityCases {
             let before = try await c.probe.counters()
             let events = try await c.inputEvents(of: "remote-click count=3\n")
             let clicks = events.filter { $0.event.kind == .remoteClick }
-            try c.require(clicks.count == 3, "\(clicks.count) REMOTE_CLICK events for 3 clicks", seen: clicks.first?.frame.wire, expected: "3")
+            try c.require(
+                clicks.count == 3, "\(clicks.count) REMOTE_CLICK events for 3 clicks", seen: clicks.first?.frame.wire, expected: "3")
             let numbers = clicks.map(\.event.eventNumber)
-            try c.require(Set(numbers).count == numbers.count, "event numbers \(numbers) repeat: an event was delivered twice", seen: clicks.last?.frame.wire)
+            try c.require(
+                Set(numbers).count == numbers.count, "event numbers \(numbers) repeat: an event was delivered twice",
+                seen: clicks.last?.frame.wire)
             let after = try await c.probe.counters()
             try c.expectDelta("retransmissions", \.retransmissions, before, after, 0, sent: [])
         },
@@ -94,14 +102,19 @@ enum ReliabilityCases {
             let (_, copies) = try await unacknowledgedClick(c, for: .milliseconds(400))
             let first = copies.first
             let same = copies.filter { $0.packet?.sequence == first?.packet?.sequence && $0.packet?.isReliable == true }
-            try c.require(same.count >= 4, "\(same.count) transmissions within 400 ms", seen: first?.wire, expected: "the event, then copies after 20, 40, 80 ms")
+            try c.require(
+                same.count >= 4, "\(same.count) transmissions within 400 ms", seen: first?.wire,
+                expected: "the event, then copies after 20, 40, 80 ms")
             let gaps = zip(same, same.dropFirst()).map { ms($0.at, $1.at) }
             for (i, gap) in gaps.prefix(3).enumerated() {
                 let expected = 20.0 * Double(1 << i)
-                try c.require(gap >= expected * 0.7 && gap <= expected * 1.6 + 6, "retransmission \(i + 1) after \(Int(gap)) ms", seen: same[i + 1].wire, expected: "after \(Int(expected)) ms")
+                try c.require(
+                    gap >= expected * 0.7 && gap <= expected * 1.6 + 6, "retransmission \(i + 1) after \(Int(gap)) ms",
+                    seen: same[i + 1].wire, expected: "after \(Int(expected)) ms")
             }
             if let first, let packet = first.packet {
-                try await c.probe.send(Packet(type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)]))
+                try await c.probe.send(
+                    Packet(type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)]))
             }
         },
         ConformanceCase(
@@ -113,7 +126,8 @@ enum ReliabilityCases {
             let (_, copies) = try await unacknowledgedClick(c, for: .milliseconds(5400))
             let seq = copies.first?.packet?.sequence
             let same = copies.filter { $0.packet?.sequence == seq }
-            try c.require(same.count == 8, "\(same.count) transmissions", seen: copies.first?.wire, expected: "8 (the first and 7 retransmissions)")
+            try c.require(
+                same.count == 8, "\(same.count) transmissions", seen: copies.first?.wire, expected: "8 (the first and 7 retransmissions)")
             let after = try await c.probe.counters()
             try c.expectDelta("reliable_given_up", \.reliableGivenUp, before, after, 1, sent: [])
         },

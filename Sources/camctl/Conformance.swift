@@ -52,7 +52,8 @@ enum Conformance {
             }
             index += 1
         }
-        let args = try Arguments(rest, valued: ["junit", "sim-path"], switches: ["sim", "list", "verbose", "json", "interactive", "quiet", "help"])
+        let args = try Arguments(
+            rest, valued: ["junit", "sim-path"], switches: ["sim", "list", "verbose", "json", "interactive", "quiet", "help"])
         if args.flag("help") {
             print(usage)
             return
