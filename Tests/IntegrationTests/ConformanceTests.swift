@@ -196,6 +196,12 @@ struct ConformanceTests {
         }
         #expect(objects.map { $0["case"] as? String } == ["handshake", "stream-end"])
         #expect(objects.map { $0["result"] as? String } == ["PASS", "SKIP"])
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/CONFORMANCE.md")
+        let doc = try String(contentsOf: docs, encoding: .utf8)
+        for c in ConformanceSuite.cases {
+            #expect(doc.contains("| `\(c.name)` | \(c.section) |"), "docs/CONFORMANCE.md does not list \(c.name) with \(c.section)")
+        }
         let (_, list) = try Self.camctl(["--list"])
         for c in ConformanceSuite.cases {
             #expect(list.contains(c.name) && list.contains(c.section), "--list lacks \(c.name)")
