@@ -4,7 +4,8 @@
 //
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
-//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports, shoot)
+//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports, shoot, record, replay,
+//           decode, plot, conformance)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
@@ -27,6 +28,7 @@
 //    └─ CameraControlControls, CameraControlCapture
 //   CameraControlAVFoundation  the same on AVFoundation, behind #if canImport(AVFoundation) (empty on Linux)
 //   CameraControlEmbedded    the C firmware core + simulator running in-process, in virtual time (FirmwareSim, Wire)
+//   CameraControlConformance the conformance suite (docs/CONFORMANCE.md): cases over any ByteTransport (Wire, Transport)
 //   CameraControlSimulation  that firmware under the real host pipeline in one virtual time line: VirtualLink
 //                            (firmware + ConnectionCore, fault injection), VirtualCaptureRig (+ HostCore),
 //                            VirtualControlsRig (+ the example app's controls) — for tests, benchmarks, conformance
@@ -68,6 +70,7 @@ let package = Package(
         .library(name: "CameraControlAVFoundation", targets: ["CameraControlAVFoundation"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
+        .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -198,12 +201,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CameraControlConformance",
+            dependencies: ["CameraControlWire", "CameraControlTransport"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl",
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded",
+                "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
             ],
             swiftSettings: swiftSettings
         ),
@@ -294,10 +302,10 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "camctl-sim", "camctl-bench", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
-                "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "camctl",
-                "CameraControlTestSupport",
+                "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
+                "camctl", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

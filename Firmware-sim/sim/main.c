@@ -29,12 +29,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "breaks.h"
 #include "ccsim_device.h"
 
 #define MAX_SCENARIO_BYTES 65536u
 /* After a scenario ends, keep running this long before --exit-after-scenario
  * exits, so the last events are delivered and acknowledged. */
 #define EXIT_GRACE_US 300000u
+/* The largest step of device time per pass of the main loop (see "Device time follows"). */
+#define MAX_STEP_US 5000u
 
 static const char usage[] =
     "usage: camctl-sim [options]\n"
@@ -53,6 +56,11 @@ static const char usage[] =
     "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
     "                         that spawn the simulator: no orphan outlives them)\n"
     "  --quiet                no progress messages on stderr\n"
+    "  --break RULE           break exactly one rule of docs/PROTOCOL.md, to show that the\n"
+    "                         conformance suite catches it (docs/CONFORMANCE.md)\n"
+    "  --list-breaks          list the rules --break can break, with the cases that catch them\n"
+    "  --strict               check the host against the spec; report violations (counts and\n"
+    "                         first offending bytes) on stderr as they happen and at exit\n"
     "  --help                 this text\n"
     "\n"
     "exit status: 0 on SIGINT/SIGTERM or after the scenario, 1 on a system error,\n"
@@ -192,7 +200,7 @@ static bool parse_seed(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
-    bool start_now = false, exit_after = false;
+    bool start_now = false, exit_after = false, strict = false;
     uint64_t seed = 1;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
     size_t scenario_len = 0;
@@ -225,6 +233,26 @@ int main(int argc, char **argv)
             exit_after = true;
         } else if (strcmp(a, "--quiet") == 0) {
             g_quiet = true;
+        } else if (strcmp(a, "--break") == 0 && i + 1 < argc) {
+            if (!ccsim_breaks_select(argv[++i])) {
+                fprintf(stderr, "camctl-sim: no rule breaker named %s (see --list-breaks)\n", argv[i]);
+                return 2;
+            }
+        } else if (strncmp(a, "--break=", 8) == 0) {
+            if (!ccsim_breaks_select(a + 8)) {
+                fprintf(stderr, "camctl-sim: no rule breaker named %s (see --list-breaks)\n", a + 8);
+                return 2;
+            }
+        } else if (strcmp(a, "--list-breaks") == 0) {
+            int b;
+            for (b = 0; ccsim_breaks[b].name != 0; b++) {
+                printf("%-30s %s\n%-30s caught by: %s\n", ccsim_breaks[b].name, ccsim_breaks[b].rule, "",
+                       ccsim_breaks[b].cases);
+            }
+            return 0;
+        } else if (strcmp(a, "--strict") == 0) {
+            strict = true;
+            ccsim_strict_enable();
         } else if (strcmp(a, "--exit-with-parent") == 0) {
             parent = getppid();
         } else {
@@ -339,6 +367,14 @@ int main(int argc, char **argv)
                     break;
                 }
                 n = read(master, in, room < sizeof(in) ? room : sizeof(in));
+                if (n > 0 && ccsim_filter_active()) {
+                    /* --break / --strict: the frame filter may rewrite what the host sent (tests only). */
+                    static uint8_t filtered[2u * sizeof(in) + 64u];
+                    size_t m = ccsim_filter_in(in, (size_t)n, filtered, sizeof(filtered), monotonic_us() - t0,
+                                               cc_device_session_active(ccsim_device_core(&g_sim)));
+                    (void)ccsim_device_host_write(&g_sim, filtered, m);
+                    continue;
+                }
                 if (n > 0) {
                     size_t taken = ccsim_device_host_write(&g_sim, in, (size_t)n);
                     (void)taken;
@@ -354,15 +390,26 @@ int main(int argc, char **argv)
             }
         }
 
-        /* Device time follows the monotonic clock. */
+        /* Device time follows the monotonic clock. After a stall (a loaded machine did not run us for a
+         * while) it catches up by at most MAX_STEP_US per pass, reading the pty between the steps: the
+         * host's bytes of the stall all arrive at once, and jumping the whole stall at once would look
+         * to the firmware like host silence and end a live session. */
         now = monotonic_us() - t0;
         if (now > ccsim_device_now_us(&g_sim)) {
-            ccsim_device_advance(&g_sim, now - ccsim_device_now_us(&g_sim));
+            uint64_t step = now - ccsim_device_now_us(&g_sim);
+            ccsim_device_advance(&g_sim, step > MAX_STEP_US ? MAX_STEP_US : step);
         } else {
             ccsim_device_poll(&g_sim);
         }
 
         active = cc_device_session_active(ccsim_device_core(&g_sim));
+        if (ccsim_filter_active()) {
+            uint8_t fake[64];
+            size_t k = ccsim_filter_tick(now, active, fake, sizeof(fake));
+            if (k > 0u) {
+                (void)ccsim_device_host_write(&g_sim, fake, k);
+            }
+        }
         if (active != was_active) {
             note(active ? "session started (handshake)" : "session ended");
             was_active = active;
@@ -373,7 +420,16 @@ int main(int argc, char **argv)
             ssize_t n;
             if (out_off >= out_len) {
                 out_off = 0;
-                out_len = ccsim_device_host_read(&g_sim, out, sizeof(out));
+                if (ccsim_filter_active()) {
+                    uint8_t raw[1024];
+                    size_t k;
+                    out_len = 0;
+                    while (out_len == 0u && (k = ccsim_device_host_read(&g_sim, raw, sizeof(raw))) > 0u) {
+                        out_len = ccsim_filter_out(raw, k, out, sizeof(out), ccsim_device_now_us(&g_sim));
+                    }
+                } else {
+                    out_len = ccsim_device_host_read(&g_sim, out, sizeof(out));
+                }
                 if (out_len == 0u) {
                     break;
                 }
@@ -422,6 +478,9 @@ int main(int argc, char **argv)
         remove_link(link_path, slave);
     }
     close(master);
+    if (strict) {
+        (void)ccsim_strict_report();
+    }
     note("stopped");
     return status;
 }

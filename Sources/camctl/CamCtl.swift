@@ -93,6 +93,7 @@ struct CamCtl {
         Replay.command,
         Decode.command,
         Plot.command,
+        Conformance.command,
     ]
 
     /// The exit statuses, as help text.

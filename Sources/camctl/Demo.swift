@@ -188,9 +188,9 @@ final class SimulatorProcess: @unchecked Sendable {
     let process = Process()
     let ptyPath: String
 
-    init(path: String, seed: Int) throws {
+    init(path: String, seed: Int, extraArguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--seed", "\(seed)", "--quiet", "--exit-with-parent"]
+        process.arguments = ["--seed", "\(seed)", "--quiet", "--exit-with-parent"] + extraArguments
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.standardError

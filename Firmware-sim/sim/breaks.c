@@ -1,0 +1,857 @@
+/*
+ * camctl-sim's rule breakers (--break RULE) and host checker (--strict).
+ * See breaks.h and docs/CONFORMANCE.md.
+ */
+#include "breaks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cc_cobs.h"
+#include "cc_config.h"
+#include "cc_crc16.h"
+
+#define FRAME_CAP 2048u
+#define WIRE_CAP (FRAME_CAP + FRAME_CAP / 254u + 4u)
+
+enum {
+    T_REQUEST = 1, T_RESPONSE = 2, T_STREAM_MESSAGE = 3, T_STREAM_END = 4, T_CANCEL = 5,
+    T_ERROR = 6, T_ACK = 7, T_HEARTBEAT = 8
+};
+enum { F_RELIABLE = 0x10 };
+enum {
+    S_INVALID_ARGUMENT = 3, S_RESOURCE_EXHAUSTED = 8, S_FAILED_PRECONDITION = 9,
+    S_ALREADY_EXISTS = 6, S_UNIMPLEMENTED = 12, S_INTERNAL = 13, S_UNKNOWN = 2, S_NOT_FOUND = 5
+};
+
+const ccsim_break_t ccsim_breaks[] = {
+    {"handshake-major", "the HandshakeResponse announces device major 2", "handshake"},
+    {"refuse-newer-minor", "a host of a newer minor is refused with FAILED_PRECONDITION", "version-newer-minor stream-confirmed"},
+    {"accept-other-major", "a host of another major is accepted", "version-other-major empty-handshake-refused"},
+    {"same-session-id", "every session has session_id 1", "rehandshake-new-session"},
+    {"no-heartbeat", "the device sends no HEARTBEAT", "heartbeat-period"},
+    {"slow-heartbeat", "a HEARTBEAT at twice the period (every other one missing)", "heartbeat-period"},
+    {"no-link-death", "the session survives host silence", "link-death call-before-handshake unknown-method-before-handshake"},
+    {"serve-before-handshake", "calls without a session are served", "call-before-handshake unknown-method-before-handshake"},
+    {"no-resync", "the first request after an undecodable frame is lost",
+     "resync-after-garbage bad-check-counted truncated-frame-counted bad-cobs-counted empty-frame-ignored counter-precedence "
+     "call-id-six-bytes long-garbage-then-request"},
+    {"check-miscounted", "a frame with a wrong check is counted as a framing error", "bad-check-counted"},
+    {"short-miscounted", "a frame too short for its envelope is counted as a check error",
+     "truncated-frame-counted counter-precedence"},
+    {"bad-cobs-dropped", "a frame of bad COBS is dropped without counting", "bad-cobs-counted"},
+    {"unknown-type-silent", "an unknown packet type is not answered", "unknown-type"},
+    {"gap-miscount", "a sequence gap of d counts d lost packets, not d - 1",
+     "sequence-gaps-counted duplicates-dropped-in-window"},
+    {"skip-sequence", "the device skips a sequence number", "device-sequence-numbers"},
+    {"no-ack", "reliable packets are not acknowledged", "acks-reliable-requests duplicates-dropped-in-window"},
+    {"time-goes-back", "device_time_us of every other Ping response goes back 1 s", "timestamps-monotonic"},
+    {"max-frame-off-by-one", "a frame of exactly max_frame_bytes is dropped", "large-unary-max-frame"},
+    {"over-max-not-counted", "a frame over max_frame_bytes is not counted", "over-max-refused"},
+    {"cobs-254-strict", "a trailing 0x01 after a full 254-byte COBS block is refused", "cobs-254-run"},
+    {"stream-out-of-order", "raw sample batches are swapped in pairs", "server-stream-in-order"},
+    {"ignore-cancel", "CANCEL is ignored",
+     "cancel-after-begin cancel-after-first-response deadline-slow-call concurrency-limit reused-call-id"},
+    {"wrong-status-invalid-argument", "INVALID_ARGUMENT is sent as UNKNOWN", "status-propagation samples-per-batch-refused"},
+    {"unknown-method-status", "an unknown method of a known service gets INTERNAL", "unimplemented-method"},
+    {"unknown-service-status", "an unknown service gets NOT_FOUND", "unimplemented-service"},
+    {"ignore-concurrency-limit", "a call over the limit is not refused", "concurrency-limit"},
+    {"reset-counters-zero", "ResetCounters answers with zeros, not the counters before the reset", "reset-counters"},
+    {"no-retransmit", "reliable packets are never retransmitted", "retransmit-schedule reliable-given-up"},
+    {"dup-reliable-event", "each remote click is sent twice, under two sequence numbers",
+     "reliable-events-acked input-remote-click input-event-order"},
+    {"wrong-button-source", "volume-down events carry source VOLUME_UP", "input-buttons"},
+    {"unreliable-press", "press events are sent best-effort",
+     "input-full-click input-light-press input-click-and-hold"},
+    {"drop-under-burst", "a small frame at the end of a burst of 512 bytes or more is lost",
+     "pipelined-burst long-garbage-then-request"},
+    {0, 0, 0},
+};
+
+static int g_break = -1;
+static bool g_strict;
+
+bool ccsim_breaks_select(const char *name)
+{
+    int i;
+    for (i = 0; ccsim_breaks[i].name != 0; i++) {
+        if (strcmp(ccsim_breaks[i].name, name) == 0) {
+            g_break = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+void ccsim_strict_enable(void) { g_strict = true; }
+
+bool ccsim_filter_active(void) { return g_break >= 0 || g_strict; }
+
+static bool brk(const char *name)
+{
+    return g_break >= 0 && strcmp(ccsim_breaks[g_break].name, name) == 0;
+}
+
+/* ---- frames ---- */
+
+typedef struct {
+    uint8_t type, flags;
+    uint16_t seq;
+    uint32_t call;
+    uint8_t extra[2];
+    size_t extra_len;
+    uint8_t payload[FRAME_CAP];
+    size_t payload_len;
+} pkt_t;
+
+typedef enum { FRAME_OK, FRAME_BAD_COBS, FRAME_SHORT, FRAME_BAD_CHECK, FRAME_BAD_ENVELOPE } frame_kind_t;
+
+static frame_kind_t parse(const uint8_t *stuffed, size_t len, pkt_t *p, size_t *unstuffed_len)
+{
+    static uint8_t buf[FRAME_CAP];
+    size_t n = 0, i = 3, shift = 0, body;
+    uint16_t check;
+    *unstuffed_len = 0;
+    if (cc_cobs_decode(stuffed, len, buf, sizeof(buf), &n) != 0) {
+        return FRAME_BAD_COBS;
+    }
+    *unstuffed_len = n;
+    if (n < 6u) {
+        return FRAME_SHORT;
+    }
+    body = n - 2u;
+    check = (uint16_t)(buf[body] | (buf[body + 1u] << 8));
+    if (cc_crc16(buf, body) != check) {
+        return FRAME_BAD_CHECK;
+    }
+    p->type = buf[0] & 0x0Fu;
+    p->flags = buf[0] & 0xF0u;
+    p->seq = (uint16_t)(buf[1] | (buf[2] << 8));
+    p->call = 0;
+    for (;;) {
+        if (i >= body || shift > 28u) {
+            return FRAME_BAD_ENVELOPE;
+        }
+        p->call |= (uint32_t)(buf[i] & 0x7Fu) << shift;
+        shift += 7u;
+        if ((buf[i++] & 0x80u) == 0u) {
+            break;
+        }
+    }
+    p->extra_len = p->type == T_REQUEST ? 2u : (p->type == T_STREAM_END || p->type == T_ERROR) ? 1u : 0u;
+    if (i + p->extra_len > body) {
+        return FRAME_BAD_ENVELOPE;
+    }
+    memcpy(p->extra, buf + i, p->extra_len);
+    i += p->extra_len;
+    p->payload_len = body - i;
+    memcpy(p->payload, buf + i, p->payload_len);
+    return FRAME_OK;
+}
+
+/* Appends COBS(body ‖ CRC) 0x00 of `p` to out; returns the new length. */
+static size_t emit(const pkt_t *p, uint8_t *out, size_t len, size_t cap)
+{
+    static uint8_t body[FRAME_CAP + 16u];
+    size_t n = 0, w;
+    uint32_t v = p->call;
+    uint16_t check;
+    body[n++] = (uint8_t)(p->type | p->flags);
+    body[n++] = (uint8_t)(p->seq & 0xFFu);
+    body[n++] = (uint8_t)(p->seq >> 8);
+    do {
+        body[n++] = (uint8_t)((v & 0x7Fu) | (v > 0x7Fu ? 0x80u : 0u));
+        v >>= 7;
+    } while (v != 0u);
+    memcpy(body + n, p->extra, p->extra_len);
+    n += p->extra_len;
+    memcpy(body + n, p->payload, p->payload_len);
+    n += p->payload_len;
+    check = cc_crc16(body, n);
+    body[n++] = (uint8_t)(check & 0xFFu);
+    body[n++] = (uint8_t)(check >> 8);
+    if (len + n + n / 254u + 3u > cap) {
+        return len;
+    }
+    w = cc_cobs_encode(body, n, out + len, cap - len);
+    if (w == 0u) {
+        return len;
+    }
+    out[len + w] = 0;
+    return len + w + 1u;
+}
+
+static size_t emit_raw(const uint8_t *bytes, size_t n, uint8_t *out, size_t len, size_t cap)
+{
+    if (len + n > cap) {
+        n = cap - len;
+    }
+    memcpy(out + len, bytes, n);
+    return len + n;
+}
+
+/* ---- protobuf: top-level varint fields ---- */
+
+static bool pb_varint(const uint8_t *b, size_t len, size_t *i, uint64_t *v)
+{
+    unsigned shift = 0;
+    *v = 0;
+    while (*i < len && shift < 64u) {
+        uint8_t c = b[(*i)++];
+        *v |= (uint64_t)(c & 0x7Fu) << shift;
+        if ((c & 0x80u) == 0u) {
+            return true;
+        }
+        shift += 7u;
+    }
+    return false;
+}
+
+static size_t pb_put_varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        out[n++] = (uint8_t)((v & 0x7Fu) | (v > 0x7Fu ? 0x80u : 0u));
+        v >>= 7;
+    } while (v != 0u);
+    return n;
+}
+
+/* Finds field `field`: its value (varint) or its bytes (length-delimited). */
+static bool pb_find(const uint8_t *b, size_t len, uint32_t field, uint64_t *value, size_t *at, size_t *n)
+{
+    size_t i = 0;
+    while (i < len) {
+        uint64_t key, v;
+        size_t start;
+        if (!pb_varint(b, len, &i, &key)) {
+            return false;
+        }
+        start = i;
+        if ((key & 7u) == 0u) {
+            if (!pb_varint(b, len, &i, &v)) {
+                return false;
+            }
+        } else if ((key & 7u) == 2u) {
+            if (!pb_varint(b, len, &i, &v) || v > len - i) {
+                return false;
+            }
+            start = i;
+            i += (size_t)v;
+        } else {
+            return false;
+        }
+        if ((uint32_t)(key >> 3) == field) {
+            *value = v;
+            *at = start;
+            *n = i - start;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Replaces (or adds) varint field `field` of the message in p's payload. */
+static void pb_set(uint8_t *msg, size_t *len, size_t cap, uint32_t field, uint64_t value)
+{
+    static uint8_t tmp[FRAME_CAP];
+    size_t i = 0, n = 0;
+    bool done = false;
+    while (i < *len) {
+        size_t start = i;
+        uint64_t key, v;
+        if (!pb_varint(msg, *len, &i, &key)) {
+            return;
+        }
+        if ((key & 7u) == 0u) {
+            if (!pb_varint(msg, *len, &i, &v)) {
+                return;
+            }
+        } else if ((key & 7u) == 2u) {
+            if (!pb_varint(msg, *len, &i, &v) || v > *len - i) {
+                return;
+            }
+            i += (size_t)v;
+        } else {
+            return;
+        }
+        if ((uint32_t)(key >> 3) == field && (key & 7u) == 0u) {
+            n += pb_put_varint(tmp + n, (uint64_t)field << 3);
+            n += pb_put_varint(tmp + n, value);
+            done = true;
+        } else {
+            memcpy(tmp + n, msg + start, i - start);
+            n += i - start;
+        }
+    }
+    if (!done) {
+        n += pb_put_varint(tmp + n, (uint64_t)field << 3);
+        n += pb_put_varint(tmp + n, value);
+    }
+    if (n <= cap) {
+        memcpy(msg, tmp, n);
+        *len = n;
+    }
+}
+
+static uint64_t pb_get(const uint8_t *b, size_t len, uint32_t field)
+{
+    uint64_t v = 0;
+    size_t at, n;
+    return pb_find(b, len, field, &v, &at, &n) ? v : 0u;
+}
+
+/* ---- what the filter remembers ---- */
+
+#define CALLS 64u
+typedef struct {
+    uint32_t call;
+    uint8_t service, method;
+    uint16_t payload_len;
+    uint32_t host_major, host_minor;
+    bool unknown_type;
+    bool live;
+} call_t;
+
+static call_t g_calls[CALLS];
+static unsigned g_call_next;
+
+static call_t *call_find(uint32_t id)
+{
+    unsigned i;
+    for (i = 0; i < CALLS; i++) {
+        if (g_calls[i].call == id && id != 0u) {
+            return &g_calls[i];
+        }
+    }
+    return 0;
+}
+
+static call_t *call_add(uint32_t id)
+{
+    call_t *c = call_find(id);
+    if (c == 0) {
+        c = &g_calls[g_call_next++ % CALLS];
+    }
+    memset(c, 0, sizeof(*c));
+    c->call = id;
+    return c;
+}
+
+static bool is_handshake(const call_t *c) { return c != 0 && c->service == 1u && c->method == 1u; }
+
+/* host side */
+static bool g_after_bad_frame;
+static bool g_host_seen;
+static uint16_t g_host_last;
+static uint64_t g_last_host_us;
+/* device side */
+static unsigned g_heartbeats;
+static unsigned g_pings;
+static unsigned g_device_packets;
+static uint16_t g_seq_offset;
+static uint16_t g_sent_reliable[64];
+static unsigned g_sent_reliable_count;
+static bool g_held;
+static pkt_t g_held_pkt;
+static unsigned g_batches;
+
+/* ---- --strict: the host checker ---- */
+
+enum { V_UNACKED, V_HEARTBEAT, V_REUSED, V_TOO_LARGE, V_BEFORE_HANDSHAKE, V_COUNT };
+static const char *const v_names[V_COUNT] = {
+    "reliable packet never acknowledged (200 ms)", "heartbeats missing (host back after > 2 x heartbeat interval of silence in a session)",
+    "call id reused while live", "frame over the announced max_frame_bytes", "request before the handshake"};
+static unsigned v_count[V_COUNT];
+static uint8_t v_first[V_COUNT][64];
+static size_t v_first_len[V_COUNT];
+
+static void violation(int v, const uint8_t *bytes, size_t n)
+{
+    size_t i;
+    if (v_count[v]++ == 0u) {
+        v_first_len[v] = n < sizeof(v_first[v]) ? n : sizeof(v_first[v]);
+        memcpy(v_first[v], bytes, v_first_len[v]);
+        fprintf(stderr, "camctl-sim: strict: %s; first offending bytes:", v_names[v]);
+        for (i = 0; i < v_first_len[v]; i++) {
+            fprintf(stderr, " %02x", v_first[v][i]);
+        }
+        fprintf(stderr, "%s\n", n > v_first_len[v] ? " ..." : "");
+    }
+}
+
+typedef struct {
+    bool used, reported;
+    uint16_t seq;
+    uint64_t sent_us;
+    uint8_t wire[64];
+    size_t wire_len;
+} pending_t;
+static pending_t g_pending[32];
+static uint64_t g_strict_last_us;
+static bool g_strict_last_in_session;
+
+unsigned ccsim_strict_report(void)
+{
+    unsigned total = 0, v;
+    size_t i;
+    for (v = 0; v < V_COUNT; v++) {
+        total += v_count[v];
+    }
+    fprintf(stderr, "camctl-sim: strict: %u violation%s\n", total, total == 1u ? "" : "s");
+    for (v = 0; v < V_COUNT; v++) {
+        if (v_count[v] == 0u) {
+            continue;
+        }
+        fprintf(stderr, "camctl-sim: strict:   %u x %s; first:", v_count[v], v_names[v]);
+        for (i = 0; i < v_first_len[v]; i++) {
+            fprintf(stderr, " %02x", v_first[v][i]);
+        }
+        fprintf(stderr, "\n");
+    }
+    return total;
+}
+
+static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, const uint8_t *wire, size_t wire_len,
+                        bool session, uint64_t now_us)
+{
+    unsigned i;
+    bool handshake = kind == FRAME_OK && p->type == T_REQUEST && p->extra[0] == 1u && p->extra[1] == 1u;
+    /* A host that comes back after a silence longer than two heartbeat intervals, in the same session,
+     * missed its heartbeats (a host that closes the port and never returns, or reconnects with a
+     * handshake, did not). */
+    if (g_strict_last_in_session && !handshake && now_us - g_strict_last_us > 2u * CC_HEARTBEAT_INTERVAL_MS * 1000u) {
+        violation(V_HEARTBEAT, wire, wire_len);
+    }
+    g_strict_last_us = now_us;
+    g_strict_last_in_session = session || handshake;
+    if (unstuffed > CC_MAX_FRAME_BYTES) {
+        violation(V_TOO_LARGE, wire, wire_len);
+    }
+    if (kind != FRAME_OK) {
+        return;
+    }
+    if (p->type == T_ACK && p->payload_len >= 2u) {
+        uint16_t acked = (uint16_t)(p->payload[0] | (p->payload[1] << 8));
+        for (i = 0; i < 32u; i++) {
+            if (g_pending[i].used && g_pending[i].seq == acked) {
+                g_pending[i].used = false;
+            }
+        }
+    }
+    if (p->type == T_REQUEST) {
+        call_t *c = call_find(p->call);
+        if (!session && !handshake) {
+            violation(V_BEFORE_HANDSHAKE, wire, wire_len);
+        }
+        if (c != 0 && c->live && !handshake) {
+            violation(V_REUSED, wire, wire_len);
+        }
+    }
+}
+
+static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, uint64_t now_us)
+{
+    unsigned i, free_slot = 32u;
+    if ((p->flags & F_RELIABLE) == 0u) {
+        return;
+    }
+    for (i = 0; i < 32u; i++) {
+        if (g_pending[i].used && g_pending[i].seq == p->seq) {
+            return; /* a retransmission: the first copy's clock runs */
+        }
+        if (!g_pending[i].used && free_slot == 32u) {
+            free_slot = i;
+        }
+    }
+    if (free_slot < 32u) {
+        pending_t *s = &g_pending[free_slot];
+        s->used = true;
+        s->reported = false;
+        s->seq = p->seq;
+        s->sent_us = now_us;
+        s->wire_len = wire_len < sizeof(s->wire) ? wire_len : sizeof(s->wire);
+        memcpy(s->wire, wire, s->wire_len);
+    }
+}
+
+static void strict_tick(uint64_t now_us, bool session)
+{
+    unsigned i;
+    for (i = 0; i < 32u; i++) {
+        if (g_pending[i].used && now_us - g_pending[i].sent_us > 200000u) {
+            violation(V_UNACKED, g_pending[i].wire, g_pending[i].wire_len);
+            g_pending[i].used = false;
+        }
+    }
+    (void)session;
+}
+
+/* ---- host -> device ---- */
+
+static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_t len, size_t cap, bool session,
+                       bool last_in_burst, uint64_t now_us)
+{
+    static pkt_t p;
+    size_t unstuffed = 0;
+    frame_kind_t kind = parse(wire, wire_len - 1u, &p, &unstuffed);
+    call_t *c;
+
+    if (g_strict) {
+        strict_host(&p, kind, unstuffed, wire, wire_len, session, now_us);
+    }
+    if (kind != FRAME_OK) {
+        if (wire_len > 1u) {
+            g_after_bad_frame = true;
+        }
+        if (brk("check-miscounted") && kind == FRAME_BAD_CHECK) {
+            /* a frame too short for an envelope, with a good check: a framing error */
+            uint8_t body[5] = {0x08, 0x01, 0x00, 0, 0}, stuffed[8];
+            uint16_t check = cc_crc16(body, 3u);
+            size_t w;
+            body[3] = (uint8_t)(check & 0xFFu);
+            body[4] = (uint8_t)(check >> 8);
+            w = cc_cobs_encode(body, sizeof(body), stuffed, sizeof(stuffed) - 1u);
+            stuffed[w++] = 0;
+            return emit_raw(stuffed, w, out, len, cap);
+        }
+        if (brk("short-miscounted") && kind == FRAME_SHORT && unstuffed >= 1u) {
+            static const uint8_t badcheck[] = {0x07, 0x08, 0x01, 0x01, 0x01, 0x55, 0x55, 0x00};
+            return emit_raw(badcheck, sizeof(badcheck), out, len, cap);
+        }
+        if (brk("bad-cobs-dropped") && kind == FRAME_BAD_COBS) {
+            return len;
+        }
+        if (brk("over-max-not-counted") && unstuffed > CC_MAX_FRAME_BYTES) {
+            return len;
+        }
+        return emit_raw(wire, wire_len, out, len, cap);
+    }
+    if (brk("no-resync") && g_after_bad_frame && p.type == T_REQUEST) {
+        g_after_bad_frame = false;
+        return len;
+    }
+    if (p.type == T_REQUEST) {
+        g_after_bad_frame = false;
+    }
+    if (brk("over-max-not-counted") && unstuffed > CC_MAX_FRAME_BYTES) {
+        return len;
+    }
+    if (brk("max-frame-off-by-one") && unstuffed == CC_MAX_FRAME_BYTES) {
+        return len;
+    }
+    if (brk("cobs-254-strict") && wire_len >= 257u && wire[wire_len - 2u] == 0x01u && wire[wire_len - 257u] == 0xFFu) {
+        return len;
+    }
+    if (brk("drop-under-burst") && last_in_burst && wire_len <= 64u && p.type == T_REQUEST) {
+        return len;
+    }
+    if (p.type == T_CANCEL) {
+        c = call_find(p.call);
+        if (c != 0) {
+            c->live = false;
+        }
+        if (brk("ignore-cancel")) {
+            return len;
+        }
+    }
+    if (p.type == T_REQUEST) {
+        bool handshake = p.extra[0] == 1u && p.extra[1] == 1u;
+        c = call_find(p.call);
+        if (handshake) {
+            unsigned k;
+            for (k = 0; k < CALLS; k++) {
+                g_calls[k].live = false; /* a new session ends every call */
+            }
+        }
+        if (c == 0 || !c->live) {
+            c = call_add(p.call);
+            c->service = p.extra[0];
+            c->method = p.extra[1];
+            c->payload_len = (uint16_t)p.payload_len;
+            c->live = true;
+            if (handshake) {
+                uint64_t v;
+                size_t at, n;
+                if (pb_find(p.payload, p.payload_len, 1u, &v, &at, &n)) {
+                    c->host_major = (uint32_t)pb_get(p.payload + at, n, 1u);
+                    c->host_minor = (uint32_t)pb_get(p.payload + at, n, 2u);
+                }
+            }
+        }
+        if (handshake) {
+            g_host_seen = false;
+        }
+        if (brk("accept-other-major") && handshake && c->host_major != 1u) {
+            static uint8_t hello[] = {0x0a, 0x02, 0x08, 0x01};
+            memcpy(p.payload, hello, sizeof(hello));
+            p.payload_len = sizeof(hello);
+            return emit(&p, out, len, cap);
+        }
+    }
+    if ((p.type & 0x0Fu) == 0u || (p.type > 8u)) {
+        c = call_add(p.call);
+        c->unknown_type = true;
+    }
+    if (brk("gap-miscount") && g_host_seen) {
+        uint16_t d = (uint16_t)(p.seq - g_host_last);
+        g_host_last = p.seq;
+        if (d > 1u && d < 0x8000u) {
+            p.seq = (uint16_t)(p.seq + 1u);
+            return emit(&p, out, len, cap);
+        }
+        return emit_raw(wire, wire_len, out, len, cap);
+    }
+    g_host_seen = true;
+    g_host_last = p.seq;
+    if (p.type == T_ACK && p.payload_len >= 2u) {
+        uint16_t acked = (uint16_t)(p.payload[0] | (p.payload[1] << 8));
+        if (acked >= 0x4000u && brk("dup-reliable-event")) {
+            return len; /* the ACK of a copy the device never sent */
+        }
+        if (g_seq_offset != 0u) {
+            acked = (uint16_t)(acked - g_seq_offset);
+            p.payload[0] = (uint8_t)(acked & 0xFFu);
+            p.payload[1] = (uint8_t)(acked >> 8);
+            return emit(&p, out, len, cap);
+        }
+    }
+    return emit_raw(wire, wire_len, out, len, cap);
+}
+
+typedef struct {
+    uint8_t buf[WIRE_CAP];
+    size_t len;
+    bool passthrough; /* a frame too long to hold: bytes go through as they come */
+} assembler_t;
+
+static assembler_t g_in_asm, g_out_asm;
+
+size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us, bool session)
+{
+    size_t i, n = 0, last_end = 0;
+    assembler_t *a = &g_in_asm;
+    g_last_host_us = now_us;
+    for (i = 0; i < len; i++) {
+        if (in[i] == 0u) {
+            last_end = i + 1u;
+        }
+    }
+    for (i = 0; i < len; i++) {
+        uint8_t b = in[i];
+        if (a->passthrough) {
+            if (n < cap) {
+                out[n++] = b;
+            }
+            if (b == 0u) {
+                a->passthrough = false;
+                g_after_bad_frame = true;
+            }
+            continue;
+        }
+        a->buf[a->len++] = b;
+        if (b == 0u) {
+            bool last = len >= 512u && i + 1u == last_end;
+            n = a->len == 1u ? emit_raw(a->buf, 1u, out, n, cap)
+                             : in_frame(a->buf, a->len, out, n, cap, session, last, now_us);
+            a->len = 0;
+        } else if (a->len >= WIRE_CAP) {
+            n = emit_raw(a->buf, a->len, out, n, cap);
+            a->len = 0;
+            a->passthrough = true;
+        }
+    }
+    return n;
+}
+
+/* ---- device -> host ---- */
+
+static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *changed)
+{
+    call_t *c = call_find(p->call);
+    unsigned i;
+
+    if (p->type == T_RESPONSE && is_handshake(c)) {
+        g_seq_offset = 0;
+        g_device_packets = 0;
+        g_sent_reliable_count = 0;
+        g_held = false;
+        if (brk("handshake-major") || brk("same-session-id")) {
+            uint64_t v;
+            size_t at, n;
+            if (brk("same-session-id")) {
+                pb_set(p->payload, &p->payload_len, sizeof(p->payload), 6u, 1u);
+            } else if (pb_find(p->payload, p->payload_len, 1u, &v, &at, &n) && n == 4u) {
+                p->payload[at + 1u] = 2u; /* 08 01 10 00 -> 08 02 10 00 */
+            } else if (pb_find(p->payload, p->payload_len, 1u, &v, &at, &n) && n >= 2u) {
+                p->payload[at + 1u] = 2u;
+            }
+            *changed = true;
+        }
+        if (brk("refuse-newer-minor") && c->host_minor > 0u) {
+            static const char msg[] = "device 1.0";
+            p->type = T_ERROR;
+            p->extra[0] = S_FAILED_PRECONDITION;
+            p->extra_len = 1;
+            memcpy(p->payload, msg, sizeof(msg) - 1u);
+            p->payload_len = sizeof(msg) - 1u;
+            *changed = true;
+        }
+    }
+    g_device_packets++;
+    if (brk("skip-sequence") && g_device_packets == 2u) {
+        g_seq_offset = 1;
+    }
+    if (g_seq_offset != 0u) {
+        p->seq = (uint16_t)(p->seq + g_seq_offset);
+        *changed = true;
+    }
+    if (c != 0 && (p->type == T_RESPONSE || p->type == T_ERROR || p->type == T_STREAM_END)) {
+        c->live = false;
+    }
+    switch (p->type) {
+    case T_HEARTBEAT:
+        if (brk("no-heartbeat") || (brk("slow-heartbeat") && (g_heartbeats++ % 2u) == 1u)) {
+            return len;
+        }
+        break;
+    case T_ACK:
+        if (brk("no-ack")) {
+            return len;
+        }
+        break;
+    case T_ERROR:
+        if (brk("serve-before-handshake") && p->extra[0] == S_FAILED_PRECONDITION && c != 0 && !is_handshake(c)) {
+            p->type = T_RESPONSE;
+            p->extra_len = 0;
+            p->payload_len = 0;
+            *changed = true;
+        } else if (brk("unknown-type-silent") && p->extra[0] == S_UNIMPLEMENTED && c != 0 && c->unknown_type) {
+            return len;
+        } else if (brk("wrong-status-invalid-argument") && p->extra[0] == S_INVALID_ARGUMENT) {
+            p->extra[0] = S_UNKNOWN;
+            *changed = true;
+        } else if (p->extra[0] == S_UNIMPLEMENTED && c != 0 && !c->unknown_type && c->service >= 1u && c->service <= 6u
+                   && brk("unknown-method-status")) {
+            p->extra[0] = S_INTERNAL;
+            *changed = true;
+        } else if (p->extra[0] == S_UNIMPLEMENTED && c != 0 && !c->unknown_type && (c->service < 1u || c->service > 6u)
+                   && brk("unknown-service-status")) {
+            p->extra[0] = S_NOT_FOUND;
+            *changed = true;
+        } else if (brk("ignore-concurrency-limit") && p->extra[0] == S_RESOURCE_EXHAUSTED && c != 0
+                   && c->payload_len == 0u) {
+            return len;
+        }
+        break;
+    case T_RESPONSE:
+        if (c != 0 && c->service == 1u && c->method == 2u && c->payload_len == 0u && brk("time-goes-back")
+            && (g_pings++ % 2u) == 1u) {
+            uint64_t t = pb_get(p->payload, p->payload_len, 2u);
+            pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, t > 1000000u ? t - 1000000u : 0u);
+            *changed = true;
+        }
+        if (c != 0 && c->service == 5u && c->method == 2u && brk("reset-counters-zero")) {
+            p->payload_len = 0;
+            *changed = true;
+        }
+        break;
+    case T_STREAM_MESSAGE:
+        if (c != 0 && c->service == 2u && c->method == 2u && brk("stream-out-of-order")) {
+            if (g_held) {
+                size_t n;
+                g_held = false;
+                n = emit(p, out, len, cap);
+                return emit(&g_held_pkt, out, n, cap);
+            }
+            if ((g_batches++ % 3u) == 2u) {
+                g_held = true;
+                memcpy(&g_held_pkt, p, sizeof(*p));
+                return len;
+            }
+        }
+        if (c != 0 && c->service == 2u && c->method == 1u) {
+            uint32_t kind = (uint32_t)pb_get(p->payload, p->payload_len, 2u);
+            if (brk("wrong-button-source") && pb_get(p->payload, p->payload_len, 3u) == 3u) {
+                pb_set(p->payload, &p->payload_len, sizeof(p->payload), 3u, 2u);
+                *changed = true;
+            }
+            if (brk("unreliable-press") && kind >= 3u && kind <= 6u) {
+                p->flags = (uint8_t)(p->flags & ~F_RELIABLE);
+                *changed = true;
+            }
+            if (brk("dup-reliable-event") && kind == 10u) {
+                bool retransmission = false;
+                for (i = 0; i < 64u && i < g_sent_reliable_count; i++) {
+                    retransmission = retransmission || g_sent_reliable[i] == p->seq;
+                }
+                if (!retransmission) {
+                    size_t n;
+                    pkt_t copy;
+                    g_sent_reliable[g_sent_reliable_count++ % 64u] = p->seq;
+                    memcpy(&copy, p, sizeof(copy));
+                    copy.seq = (uint16_t)(p->seq + 0x4000u);
+                    n = emit(p, out, len, cap);
+                    return emit(&copy, out, n, cap);
+                }
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    if (brk("no-retransmit") && (p->flags & F_RELIABLE) != 0u) {
+        for (i = 0; i < 64u && i < g_sent_reliable_count; i++) {
+            if (g_sent_reliable[i] == p->seq) {
+                return len;
+            }
+        }
+        g_sent_reliable[g_sent_reliable_count++ % 64u] = p->seq;
+    }
+    return *changed ? emit(p, out, len, cap) : (size_t)-1;
+}
+
+size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us)
+{
+    static pkt_t p;
+    size_t i, n = 0;
+    assembler_t *a = &g_out_asm;
+    for (i = 0; i < len; i++) {
+        a->buf[a->len++] = in[i];
+        if (in[i] == 0u) {
+            size_t unstuffed;
+            if (a->len > 1u && parse(a->buf, a->len - 1u, &p, &unstuffed) == FRAME_OK) {
+                bool changed = false;
+                size_t r;
+                if (g_strict) {
+                    strict_device(&p, a->buf, a->len, now_us);
+                }
+                r = g_break >= 0 ? out_packet(&p, out, n, cap, &changed) : (size_t)-1;
+                n = r == (size_t)-1 ? emit_raw(a->buf, a->len, out, n, cap) : r;
+            } else {
+                n = emit_raw(a->buf, a->len, out, n, cap);
+            }
+            a->len = 0;
+        } else if (a->len >= WIRE_CAP) {
+            n = emit_raw(a->buf, a->len, out, n, cap);
+            a->len = 0;
+        }
+    }
+    return n;
+}
+
+size_t ccsim_filter_tick(uint64_t now_us, bool session, uint8_t *out, size_t cap)
+{
+    if (g_strict) {
+        strict_tick(now_us, session);
+    }
+    if (brk("no-link-death") && session && now_us - g_last_host_us >= 100000u && cap >= 16u) {
+        pkt_t hb;
+        memset(&hb, 0, sizeof(hb));
+        hb.type = T_HEARTBEAT;
+        hb.seq = g_host_last; /* the last host number again: no gap */
+        g_last_host_us = now_us;
+        return emit(&hb, out, 0, cap);
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * camctl-sim's rule breakers and host checker: a filter on the pty's bytes.
+ *
+ * --break RULE makes camctl-sim break exactly one rule of docs/PROTOCOL.md,
+ * so the conformance suite (docs/CONFORMANCE.md) can show that each of its
+ * cases can fail. --strict checks the host's bytes against the spec and
+ * reports violations. Both decode the frames going each way, change or check
+ * them, and re-encode them; the firmware core is untouched, and with neither
+ * option the filter is not in the path at all.
+ */
+#ifndef CCSIM_BREAKS_H
+#define CCSIM_BREAKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One rule breaker: its name, what it breaks and the cases that catch it. */
+typedef struct ccsim_break {
+    const char *name;
+    const char *rule;
+    const char *cases;  /* space-separated case names */
+} ccsim_break_t;
+
+/* The table of breakers (ends with a NULL name). */
+extern const ccsim_break_t ccsim_breaks[];
+
+/* Selects breaker `name`; false when there is no such breaker. */
+bool ccsim_breaks_select(const char *name);
+
+/* Turns the host checker on. */
+void ccsim_strict_enable(void);
+
+/* True when the filter must see the bytes (a breaker or the checker is on). */
+bool ccsim_filter_active(void);
+
+/* Host -> device: filters `len` bytes read from the pty into out (cap bytes);
+ * returns the bytes to give the device. session: the device has a session. */
+size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us,
+                       bool session);
+
+/* Device -> host: the same for the device's bytes. */
+size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us);
+
+/* Once per tick: bytes to give the device on the filter's own account (a
+ * breaker that fakes host packets), and the checker's timers. */
+size_t ccsim_filter_tick(uint64_t now_us, bool session, uint8_t *out, size_t cap);
+
+/* Prints the checker's summary on stderr (violations with counts and the
+ * first offending bytes). Returns the number of violations. */
+unsigned ccsim_strict_report(void);
+
+#endif /* CCSIM_BREAKS_H */

@@ -1,0 +1,102 @@
+import CameraControlWire
+
+/// Helpers the cases share.
+extension CaseContext {
+    /// The device's announced maximum frame, clamped to the protocol's range.
+    var maxFrame: Int { Int(min(max(capabilities.maxFrameBytes, 128), 4093)) }
+
+    /// Fails unless `reply` is a packet of `type` (and `status`, when given) on `callID`.
+    @discardableResult
+    func expect(
+        _ reply: ReceivedFrame?, _ type: PacketType, status: StatusCode? = nil, callID: UInt32, sent: [UInt8],
+        _ what: String
+    ) throws -> Packet {
+        var template = Packet(type: type, sequence: reply?.packet?.sequence ?? 0, callID: callID, status: status)
+        if let packet = reply?.packet, packet.type == type, packet.callID == callID, status == nil || packet.status == status {
+            return packet
+        }
+        template.payload = reply?.packet?.payload ?? []
+        let bytes = (try? PacketEncoder.encode(template)).map(hex) ?? ""
+        let statusText = status.map { " \($0)" } ?? ""
+        throw ConformanceFailure(
+            "\(what): expected \(type)\(statusText) on call \(callID), got \(Self.describe(reply))", sent: sent,
+            seen: reply?.wire, expected: "\(type)\(statusText) on call \(callID): \(bytes)")
+    }
+
+    /// Fails when anything but link packets (ACK, HEARTBEAT) arrives within `duration`, or anything on `callID`.
+    func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
+        let frames = await probe.collect(for: duration)
+        if let other = frames.first(where: { $0.packet.map { $0.type != .ack && $0.type != .heartbeat } ?? true }) {
+            throw ConformanceFailure(
+                "\(what): expected no answer, got \(Self.describe(other))", sent: sent, seen: other.wire,
+                expected: "nothing (only ACK or HEARTBEAT)")
+        }
+    }
+
+    /// Fails unless `after.<counter> - before.<counter> == expected`.
+    func expectDelta(
+        _ name: String, _ field: KeyPath<Counters, UInt32>, _ before: Counters, _ after: Counters, _ expected: Int,
+        sent: [UInt8]
+    ) throws {
+        let delta = Int(after[keyPath: field]) - Int(before[keyPath: field])
+        guard delta == expected else {
+            throw ConformanceFailure(
+                "\(name) grew by \(delta), expected \(expected)", sent: sent, seen: after.serializedBytes(),
+                expected: "Counters.\(name) + \(expected)")
+        }
+    }
+
+    /// Fails with `message` unless `condition`.
+    func require(
+        _ condition: Bool, _ message: @autoclosure () -> String, sent: [UInt8]? = nil, seen: [UInt8]? = nil,
+        expected: String = ""
+    ) throws {
+        guard condition else { throw ConformanceFailure(message(), sent: sent, seen: seen, expected: expected) }
+    }
+
+    /// A packet in words.
+    static func describe(_ frame: ReceivedFrame?) -> String {
+        guard let frame else { return "nothing" }
+        guard let packet = frame.packet else { return "an undecodable frame (\(frame.error.map { "\($0)" } ?? "?"))" }
+        var text = "\(packet.type) on call \(packet.callID), sequence \(packet.sequence)"
+        if let status = packet.status { text += ", status \(status)" }
+        if packet.isReliable { text += ", RELIABLE" }
+        return text
+    }
+
+    /// Opens a server stream and returns its call id and request bytes.
+    func openStream(_ method: MethodID, _ payload: [UInt8] = []) async throws -> (callID: UInt32, wire: [UInt8]) {
+        try await probe.request(method, payload)
+    }
+
+    /// Sends CANCEL for `callID`; returns its bytes.
+    @discardableResult
+    func cancel(_ callID: UInt32) async throws -> [UInt8] {
+        try await probe.send(Packet(type: .cancel, callID: callID))
+    }
+
+    /// Plays `scenario` with `SimulatorService/RunScenario` while an input stream is open, and returns the
+    /// stream's messages (retransmissions removed: one frame per sequence number) in arrival order.
+    func inputEvents(of scenario: String) async throws -> [(frame: ReceivedFrame, packet: Packet, event: InputEvent)] {
+        let stream = try await openStream(.inputStreamInputEvents)
+        let body = RunScenarioRequest(scenario: scenario).serializedBytes()
+        let (request, reply) = try await probe.call(.simulatorRunScenario, body, within: .seconds(1))
+        let packet = try expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
+        let run = try RunScenarioResponse(serializedBytes: packet.payload)
+        let frames = await probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(150))
+        try await cancel(stream.callID)
+        var seen = Set<UInt16>()
+        var events: [(ReceivedFrame, Packet, InputEvent)] = []
+        for frame in frames {
+            guard let packet = frame.packet, packet.callID == stream.callID, packet.type == .streamMessage else { continue }
+            guard seen.insert(packet.sequence).inserted else { continue }
+            events.append((frame, packet, try InputEvent(serializedBytes: packet.payload)))
+        }
+        return events
+    }
+}
+
+/// A Ping request body whose payload is `count` bytes of `fill`.
+func pingBody(count: Int, fill: UInt8 = 0x55) -> [UInt8] {
+    PingRequest(payload: [UInt8](repeating: fill, count: count)).serializedBytes()
+}

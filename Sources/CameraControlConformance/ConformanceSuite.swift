@@ -1,0 +1,152 @@
+import CameraControlTransport
+import CameraControlWire
+
+/// The conformance suite: every case, and a runner over any ``ByteTransport`` (docs/CONFORMANCE.md).
+public enum ConformanceSuite {
+    /// The protocol decisions (docs/CONFORMANCE.md, "Decisions") this tree's firmware and host implement.
+    /// Cases marked with another decision are skipped unless a run enables it explicitly.
+    public static let implementedDecisions: Set<String> = [
+        "R1", "R2", "R3", "R4", "R5", "R6", "S1", "S2", "S3", "S4", "S5", "S6", "S7",
+    ]
+
+    /// Every decision a case depends on.
+    public static let allDecisions: Set<String> = ["R1", "R2", "R3", "R4", "R5", "R6", "S1", "S2", "S3", "S4", "S5", "S6", "S7"]
+
+    /// Every case, in the order they run.
+    public static var cases: [ConformanceCase] {
+        LinkCases.all + InteropCases.all + ReliabilityCases.all + InputCases.all + DecisionCases.all
+    }
+
+    /// The case named `name`.
+    public static func named(_ name: String) -> ConformanceCase? { cases.first { $0.name == name } }
+
+    /// Why `testCase` does not run against a device with `capabilities` under `decisions`, or nil when it runs.
+    public static func skipReason(
+        _ testCase: ConformanceCase, capabilities: Capabilities, decisions: Set<String>, interactive: Bool
+    ) -> String? {
+        if let reason = testCase.skipReason { return reason }
+        if let decision = testCase.decision, !decisions.contains(decision) {
+            return
+                "checks protocol decision \(decision), not enabled for this run (ConformanceSuite.implementedDecisions, or --decision \(decision))"
+        }
+        if let decision = testCase.supersededBy, decisions.contains(decision) {
+            return "superseded by protocol decision \(decision)"
+        }
+        switch testCase.requirement {
+        case .none: return nil
+        case .simulatorService:
+            return capabilities.isSimulator ? nil : "the device does not announce SimulatorService (is_simulator is false)"
+        case .forceSensor:
+            return capabilities.hasForceSensor ? nil : "the device has no force sensor"
+        case .person:
+            return interactive ? nil : "needs a person at the device (--interactive)"
+        }
+    }
+
+    /// Runs `cases` one after another over `transport` and returns one result per case.
+    ///
+    /// Each case starts with a fresh handshake (a new session); a case that does not finish within
+    /// `caseTimeout` fails. `progress` is called after each case.
+    public static func run(
+        _ cases: [ConformanceCase], over transport: any ByteTransport, decisions: Set<String> = implementedDecisions,
+        prompter: (any ConformancePrompter)? = nil, caseTimeout: Duration = .seconds(20),
+        progress: @Sendable (CaseResult) -> Void = { _ in }
+    ) async -> [CaseResult] {
+        let probe = Probe(transport: transport)
+        await probe.start()
+        defer { Task { await probe.stop() } }
+        var results: [CaseResult] = []
+        for testCase in cases {
+            let started = ContinuousClock.now
+            var outcome = await runOne(
+                testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
+            var retried = false
+            if case .fail(let failure) = outcome, lostSession(failure) {
+                // The device answered "no session" in the middle of the case: the link lost its session
+                // (a stall of either side past 4 heartbeat intervals). Run the case once more; a device that
+                // loses sessions again still fails.
+                retried = true
+                outcome = await runOne(
+                    testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
+            }
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let result = CaseResult(
+                name: testCase.name, section: testCase.section, outcome: outcome, seconds: seconds, retried: retried)
+            results.append(result)
+            progress(result)
+        }
+        await probe.stop()
+        return results
+    }
+
+    /// True when `failure` shows the device answering FAILED_PRECONDITION: a case that expects that status
+    /// passes when it gets it, so in a failure it means the session was gone.
+    static func lostSession(_ failure: ConformanceFailure) -> Bool {
+        guard let seen = failure.seen, let body = try? COBS.decode(seen.dropLast()),
+            let packet = try? PacketDecoder.decode(unstuffed: body)
+        else { return false }
+        return packet.type == .error && packet.status == .failedPrecondition
+    }
+
+    private static func runOne(
+        _ testCase: ConformanceCase, probe: Probe, decisions: Set<String>, prompter: (any ConformancePrompter)?,
+        timeout: Duration
+    ) async -> CaseOutcome {
+        await probe.setAcknowledges(true)
+        await probe.setHeartbeats(false)
+        try? await probe.sendRaw([0])  // end any half frame a previous case left behind
+        var handshake: HandshakeResponse
+        do {
+            handshake = try await probe.handshake()
+        } catch {
+            // A previous case may have left the link dead or busy: let it settle, then try once more.
+            try? await Task.sleep(for: .milliseconds(300))
+            do {
+                handshake = try await probe.handshake()
+            } catch let failure as ConformanceFailure {
+                return .fail(
+                    ConformanceFailure(
+                        "no session for the case: \(failure.message)", code: failure.code, sent: failure.sent, seen: failure.seen,
+                        expected: failure.expected))
+            } catch {
+                return .fail(ConformanceFailure("no session for the case: \(error)", code: .link))
+            }
+        }
+        let capabilities = handshake.capabilities ?? Capabilities()
+        if let reason = skipReason(testCase, capabilities: capabilities, decisions: decisions, interactive: prompter != nil) {
+            return .skip(reason)
+        }
+        let context = CaseContext(probe: probe, capabilities: capabilities, handshake: handshake, prompter: prompter)
+        let body = testCase.body
+        return await withTaskGroup(of: CaseOutcome?.self) { group in
+            group.addTask {
+                do {
+                    try await body(context)
+                    return .pass
+                } catch let failure as ConformanceFailure {
+                    return .fail(failure)
+                } catch let skip as CaseSkipped {
+                    return .skip(skip.reason)
+                } catch {
+                    return .fail(ConformanceFailure("\(error)", code: .link))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled ? nil : .fail(ConformanceFailure("the case did not finish within \(timeout)", code: .noAnswer))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .fail(ConformanceFailure("the case was cancelled", code: .link))
+        }
+    }
+}
+
+/// Thrown by a case body that finds at run time that it cannot run (e.g. the person declined a prompt).
+public struct CaseSkipped: Error, Sendable {
+    /// Why.
+    public var reason: String
+    /// A skip with `reason`.
+    public init(_ reason: String) { self.reason = reason }
+}

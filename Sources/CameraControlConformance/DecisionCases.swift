@@ -1,0 +1,251 @@
+import CameraControlWire
+
+/// Cases for the protocol v1.1 decisions (docs/CONFORMANCE.md, "Decisions"); each names its decision and is
+/// skipped unless the run enables it.
+enum DecisionCases {
+    /// Sends `body` with a valid check and expects no answer and a healthy link afterwards.
+    static func dropped(_ c: CaseContext, _ body: [UInt8], _ what: String) async throws {
+        let wire = Probe.frame(body: body)
+        await c.probe.skip(1)
+        try await c.probe.sendRaw(wire)
+        try await c.expectSilence(after: wire, what)
+        try await c.probe.ping()
+    }
+
+    static let all: [ConformanceCase] = [
+        ConformanceCase(
+            "empty-frame-ignored", "PROTOCOL.md §2", "A stuffed empty frame (01 00) is ignored, not a framing error.", decision: "S1"
+        ) { c in
+            let before = try await c.probe.counters()
+            try await c.probe.sendRaw([0x01, 0x00, 0x00])
+            try await c.expectSilence(after: [0x01, 0x00, 0x00], "an empty frame")
+            let after = try await c.probe.counters()
+            try c.expectDelta("framing_errors", \.framingErrors, before, after, 0, sent: [0x01, 0x00])
+        },
+        ConformanceCase(
+            "counter-precedence", "PROTOCOL.md §3/§4", "A 3-byte frame with a wrong check is a short frame, not a check error.",
+            decision: "S2"
+        ) { c in
+            let before = try await c.probe.counters()
+            let wire = COBS.encode([0x08, 0x01, 0x02]) + [0]
+            try await c.probe.sendRaw(wire)
+            try await c.expectSilence(after: wire, "a short frame with a bad check")
+            let after = try await c.probe.counters()
+            try c.expectDelta("check_errors", \.checkErrors, before, after, 0, sent: wire)
+        },
+        ConformanceCase(
+            "call-id-zero-request", "PROTOCOL.md §4", "A REQUEST on call id 0 is an envelope error: dropped, unanswered.", decision: "S3"
+        ) { c in
+            let seq = await c.probe.sequence
+            try await dropped(c, [0x01, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x00, 0x01, 0x02], "a REQUEST on call 0")
+        },
+        ConformanceCase("call-id-six-bytes", "PROTOCOL.md §4", "A call id varint of 6 bytes is an envelope error.", decision: "S3") { c in
+            let seq = await c.probe.sequence
+            try await dropped(
+                c, [0x01, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x81, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02], "a 6-byte call id")
+        },
+        ConformanceCase("call-id-too-large", "PROTOCOL.md §4", "A call id ≥ 2³² is an envelope error.", decision: "S3") { c in
+            let seq = await c.probe.sequence
+            try await dropped(c, [0x01, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x80, 0x80, 0x80, 0x80, 0x10, 0x01, 0x02], "call id 2³²")
+        },
+        ConformanceCase(
+            "non-minimal-varint", "PROTOCOL.md §4", "A non-minimal call id (81 00 = 1) is accepted and answered on call 1.", decision: "S3"
+        ) { c in
+            let seq = await c.probe.sequence
+            await c.probe.skip(1)
+            let wire = Probe.frame(body: [0x01, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x81, 0x00, 0x01, 0x02])
+            try await c.probe.sendRaw(wire)
+            try c.expect(await c.probe.reply(to: 1), .response, callID: 1, sent: wire, "a non-minimal call id")
+        },
+        ConformanceCase(
+            "device-bound-types-dropped", "PROTOCOL.md §4",
+            "RESPONSE, STREAM_MESSAGE, STREAM_END and ERROR sent to the device are dropped.", decision: "S3"
+        ) { c in
+            for body: [UInt8] in [[0x02], [0x03], [0x04], [0x06]] {
+                let seq = await c.probe.sequence
+                var frame = body + [UInt8(seq & 0xFF), UInt8(seq >> 8), 0x05]
+                if body[0] == 0x04 || body[0] == 0x06 { frame.append(0x00) }
+                try await dropped(c, frame, "a device-bound packet of type \(body[0])")
+            }
+        },
+        ConformanceCase(
+            "ack-without-payload", "PROTOCOL.md §4", "An ACK without its 2-byte payload is an envelope error; the link goes on.",
+            decision: "S3"
+        ) { c in
+            let seq = await c.probe.sequence
+            try await dropped(c, [0x07, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x00], "an empty ACK")
+        },
+        ConformanceCase(
+            "heartbeat-with-payload", "PROTOCOL.md §4", "A HEARTBEAT with a payload keeps the link alive; the payload is ignored.",
+            decision: "S3"
+        ) { c in
+            await c.probe.setHeartbeats(false)
+            for _ in 0..<8 {
+                let seq = await c.probe.sequence
+                await c.probe.skip(1)
+                try await c.probe.sendRaw(Probe.frame(body: [0x08, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x00, 0xAA, 0xBB]))
+                try await Task.sleep(for: .milliseconds(40))
+            }
+            try await c.probe.ping()
+        },
+        ConformanceCase(
+            "rehandshake-cancels-calls", "PROTOCOL.md §5, §9",
+            "A new handshake ends every live call with ERROR CANCELLED before the HandshakeResponse.", decision: "S4"
+        ) { c in
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            let body = HandshakeRequest(hostVersion: ProtocolVersion(major: 1), hostName: "again").serializedBytes()
+            let (id, sent) = try await c.probe.request(.deviceHandshake, body)
+            let first = await c.probe.next { $0.packet?.callID == stream.callID || $0.packet?.callID == id }
+            try c.expect(first, .error, status: .cancelled, callID: stream.callID, sent: sent, "the old session's stream")
+        },
+        ConformanceCase(
+            "stream-end", "PROTOCOL.md §7", "A stream that ends by itself ends with STREAM_END.", decision: "S4",
+            skipReason: "no v1 method ends a stream by itself; STREAM_END exists for streams that do (PROTOCOL.md §7, decision S4)"
+        ) { _ in },
+        ConformanceCase(
+            "unprotected-not-reliable", "PROTOCOL.md §6",
+            "With all reliable slots taken, a new reliable packet goes out without the RELIABLE flag (reliable_unprotected).",
+            requires: .simulatorService, decision: "S5"
+        ) { c in
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            await c.probe.setAcknowledges(false)
+            let (sent, reply) = try await c.probe.call(
+                .simulatorRunScenario, RunScenarioRequest(scenario: "remote-click count=20\n").serializedBytes())
+            try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
+            let frames = await c.probe.collect(for: .milliseconds(600))
+            await c.probe.setAcknowledges(true)
+            try await c.cancel(stream.callID)
+            var firsts: [UInt16: ReceivedFrame] = [:]
+            for f in frames where f.packet?.callID == stream.callID && f.packet?.type == .streamMessage {
+                if firsts[f.packet!.sequence] == nil { firsts[f.packet!.sequence] = f }
+            }
+            let unflagged = firsts.values.filter { $0.packet?.isReliable == false }
+            try c.require(
+                unflagged.count >= 1, "every one of \(firsts.count) clicks carried RELIABLE", seen: firsts.values.first?.wire,
+                expected: "clicks 17… without RELIABLE")
+        },
+        ConformanceCase(
+            "handshake-exempt-from-limit", "PROTOCOL.md §7", "With the call limit reached, a Handshake is still served.", decision: "S6"
+        ) { c in
+            for _ in 0..<Int(c.capabilities.maxConcurrentCalls) { _ = try await c.openStream(.inputStreamInputEvents) }
+            try await c.probe.handshake()
+        },
+        ConformanceCase(
+            "unknown-method-before-handshake", "PROTOCOL.md §9", "Before a handshake an unknown method gets FAILED_PRECONDITION.",
+            decision: "S6"
+        ) { c in
+            await c.probe.setHeartbeats(false)
+            _ = await c.probe.collect(for: .milliseconds(Int(c.capabilities.heartbeatIntervalMillis) * 6))
+            let (sent, reply) = try await c.probe.call(MethodID(service: 99, method: 1))
+            try c.expect(reply, .error, status: .failedPrecondition, callID: Probe.callIDOf(sent), sent: sent, "service 99 with no session")
+        },
+        ConformanceCase(
+            "empty-handshake-refused", "PROTOCOL.md §9", "An empty HandshakeRequest is version 0.0: refused with FAILED_PRECONDITION.",
+            decision: "S6"
+        ) { c in
+            let (sent, reply) = try await c.probe.call(.deviceHandshake, [])
+            try c.expect(reply, .error, status: .failedPrecondition, callID: Probe.callIDOf(sent), sent: sent, "an empty handshake")
+        },
+        ConformanceCase(
+            "refused-handshake-keeps-session", "PROTOCOL.md §9", "After a refused handshake the old session goes on.", decision: "S6"
+        ) { c in
+            let body = HandshakeRequest(hostVersion: ProtocolVersion(major: 2), hostName: "x").serializedBytes()
+            _ = try await c.probe.call(.deviceHandshake, body)
+            try await c.probe.ping()
+        },
+        ConformanceCase(
+            "config-survives-rehandshake", "PROTOCOL.md §9, config.proto", "Configuration set by Configure survives a new handshake.",
+            decision: "S6"
+        ) { c in
+            let (_, got) = try await c.probe.call(.configGetConfig)
+            var config = try Config(serializedBytes: got?.packet?.payload ?? [])
+            let original = config.debounceMillis
+            config.debounceMillis = original == 7 ? 8 : 7
+            let (sent, reply) = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
+            try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "Configure")
+            try await c.probe.handshake()
+            let (sent2, again) = try await c.probe.call(.configGetConfig)
+            let now = try Config(serializedBytes: again?.packet?.payload ?? [])
+            config.debounceMillis = original
+            _ = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
+            try c.require(
+                now.debounceMillis != original, "debounce_ms went back to \(original) at the handshake", sent: sent2, seen: again?.wire)
+        },
+        ConformanceCase(
+            "samples-per-batch-refused", "input.proto", "samples_per_batch 266 is refused with INVALID_ARGUMENT, not clamped.",
+            requires: .forceSensor,
+            decision: "S7"
+        ) { c in
+            let (sent, reply) = try await c.probe.call(
+                .inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 266).serializedBytes())
+            try c.expect(reply, .error, status: .invalidArgument, callID: Probe.callIDOf(sent), sent: sent, "samples_per_batch 266")
+        },
+        ConformanceCase("responses-reliable", "PROTOCOL.md §6", "Every RESPONSE and ERROR is sent RELIABLE.", decision: "R1") { c in
+            let (sent, reply) = try await c.probe.call(.devicePing, [])
+            try c.require(
+                reply?.packet?.isReliable == true, "the RESPONSE is best-effort", sent: sent, seen: reply?.wire, expected: "RELIABLE")
+        },
+        ConformanceCase(
+            "duplicate-best-effort-dropped", "PROTOCOL.md §6", "A best-effort REQUEST received twice is executed once.", decision: "R2"
+        ) { c in
+            let (id, sent) = try await c.probe.request(.devicePing, [])
+            _ = await c.probe.reply(to: id)
+            try await c.probe.sendRaw(sent)
+            let again = await c.probe.reply(to: id, within: .milliseconds(120))
+            try c.require(again == nil, "the duplicate was answered again", sent: sent, seen: again?.wire, expected: "nothing")
+        },
+        ConformanceCase(
+            "duplicate-request-ignored", "PROTOCOL.md §7", "A REQUEST on a live call id is ignored: no ALREADY_EXISTS, the call goes on.",
+            decision: "R3"
+        ) { c in
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            let (_, sent) = try await c.probe.request(.devicePing, [], callID: stream.callID)
+            let reply = await c.probe.next(within: .milliseconds(150)) { $0.packet?.callID == stream.callID && $0.packet?.type == .error }
+            try c.require(reply == nil, "the repeated REQUEST was refused", sent: sent, seen: reply?.wire, expected: "nothing")
+            try await c.cancel(stream.callID)
+        },
+        ConformanceCase(
+            "stream-confirmed", "PROTOCOL.md §7", "A server stream is confirmed by an empty RESPONSE before its first message.",
+            decision: "R4"
+        ) { c in
+            // Streams are confirmed in sessions at minor 1 or later (a 1.0 host is not sent the RESPONSE).
+            _ = try await c.probe.handshake(major: 1, minor: 1)
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            let reply = await c.probe.reply(to: stream.callID)
+            try c.require(
+                reply?.packet?.type == .response && reply?.packet?.payload.isEmpty == true, "no empty RESPONSE opened the stream",
+                sent: stream.wire, seen: reply?.wire, expected: "RESPONSE on call \(stream.callID), empty payload")
+            try await c.cancel(stream.callID)
+        },
+        ConformanceCase("pipelined-burst", "PROTOCOL.md §7", "200 Ping requests written in one burst are all answered.", decision: "R6") {
+            c in
+            var burst: [UInt8] = []
+            var ids: Set<UInt32> = []
+            for _ in 0..<200 {
+                let id = await c.probe.nextCallID()
+                ids.insert(id)
+                let seq = await c.probe.sequence
+                await c.probe.skip(1)
+                burst += try PacketEncoder.encode(Packet(type: .request, sequence: seq, callID: id, address: .devicePing))
+            }
+            try await c.probe.sendRaw(burst)
+            var answered: Set<UInt32> = []
+            let deadline = ContinuousClock.now + .seconds(3)
+            while answered.count < ids.count, ContinuousClock.now < deadline {
+                if let f = await c.probe.next(within: .milliseconds(200), where: { $0.packet?.type == .response }) {
+                    answered.insert(f.packet!.callID)
+                }
+            }
+            try c.require(
+                answered.count == ids.count, "\(ids.count - answered.count) of 200 pipelined requests unanswered", expected: "200 RESPONSEs"
+            )
+        },
+        ConformanceCase(
+            "long-garbage-then-request", "PROTOCOL.md §2", "15,000 non-zero bytes, a delimiter, then a request: it is answered.",
+            decision: "R6"
+        ) { c in
+            try await c.probe.sendRaw([UInt8](repeating: 0x41, count: 15_000) + [0])
+            try await c.probe.ping(within: .seconds(2))
+        },
+    ]
+}

@@ -1,0 +1,117 @@
+import CameraControlWire
+
+/// Input-level cases: the gestures of docs/SIMULATOR.md's scenarios, through `SimulatorService`, and the same
+/// checks with a person at a real device (`--interactive`).
+enum InputCases {
+    /// The kinds the spec sends RELIABLE (PROTOCOL.md §6).
+    static func isReliableKind(_ kind: InputEventKind) -> Bool {
+        switch kind {
+        case .lightPressDown, .lightPressUp, .fullPressDown, .fullPressUp, .buttonDown, .buttonUp, .remoteClick: true
+        default: false
+        }
+    }
+
+    /// Checks every event's RELIABLE flag against its kind.
+    static func checkFlags(_ c: CaseContext, _ events: [(frame: ReceivedFrame, packet: Packet, event: InputEvent)]) throws {
+        for e in events {
+            try c.require(
+                e.packet.isReliable == isReliableKind(e.event.kind),
+                "\(e.event.kind) sent \(e.packet.isReliable ? "RELIABLE" : "best-effort")", seen: e.frame.wire,
+                expected: isReliableKind(e.event.kind) ? "RELIABLE" : "best-effort")
+        }
+    }
+
+    /// A case playing `scenario` and expecting exactly `kinds` (touch and slide events ignored) from `source`.
+    static func gesture(
+        _ name: String, _ scenario: String, _ kinds: [InputEventKind], sources: [InputSource], _ summary: String
+    ) -> ConformanceCase {
+        ConformanceCase(name, "SIMULATOR.md §3, PROTOCOL.md §6", summary, requires: .simulatorService) { c in
+            let events = try await c.inputEvents(of: "noise off\n" + scenario)
+            try checkFlags(c, events)
+            let pressed = events.filter { $0.event.kind != .slide && $0.event.kind != .touchDown && $0.event.kind != .touchUp }
+            try c.require(
+                pressed.map(\.event.kind) == kinds, "events \(pressed.map(\.event.kind.description))",
+                seen: pressed.first?.frame.wire, expected: kinds.map(\.description).joined(separator: ", "))
+            for (e, source) in zip(pressed, sources) {
+                try c.require(
+                    e.event.source == source, "\(e.event.kind) from \(e.event.source)", seen: e.frame.wire, expected: "source \(source)")
+            }
+        }
+    }
+
+    static let all: [ConformanceCase] = [
+        gesture(
+            "input-full-click", "full-click\n", [.lightPressDown, .fullPressDown, .fullPressUp, .lightPressUp],
+            sources: Array(repeating: .cameraControl, count: 4), "A full click: light down, full down, full up, light up, all RELIABLE."),
+        gesture(
+            "input-light-press", "light-press\n", [.lightPressDown, .lightPressUp], sources: [.cameraControl, .cameraControl],
+            "A light press: light down, light up, RELIABLE."),
+        gesture(
+            "input-click-and-hold", "click-and-hold 300ms\n", [.lightPressDown, .fullPressDown, .fullPressUp, .lightPressUp],
+            sources: Array(repeating: .cameraControl, count: 4), "Click and hold: the full press lasts the hold."),
+        gesture(
+            "input-buttons", "button volume-up\nbutton volume-down\nbutton action\n",
+            [.buttonDown, .buttonUp, .buttonDown, .buttonUp, .buttonDown, .buttonUp],
+            sources: [.volumeUp, .volumeUp, .volumeDown, .volumeDown, .actionButton, .actionButton],
+            "Each button: BUTTON_DOWN then BUTTON_UP, RELIABLE, from the right source."),
+        gesture(
+            "input-remote-click", "remote-click count=2\n", [.remoteClick, .remoteClick], sources: [.remote, .remote],
+            "Two remote clicks: two REMOTE_CLICK events, RELIABLE, source REMOTE."),
+        ConformanceCase(
+            "input-slide", "SIMULATOR.md §1, §3", "A slide from 0.1 to 0.9: best-effort SLIDE events moving up the strip.",
+            requires: .simulatorService
+        ) { c in
+            let events = try await c.inputEvents(of: "noise off\ntouch at=0.1\nslide to=0.9 over=300ms\nrelease\n")
+            try checkFlags(c, events)
+            let slides = events.filter { $0.event.kind == .slide }
+            try c.require(slides.count >= 5, "\(slides.count) SLIDE events", expected: "one per slide interval")
+            let positions = slides.map(\.event.position)
+            try c.require(
+                positions.first! < positions.last! && positions.last! > 700, "positions \(positions.prefix(3))…\(positions.suffix(3))",
+                seen: slides.last?.frame.wire, expected: "rising to about 920")
+        },
+        ConformanceCase(
+            "input-event-order", "SIMULATOR.md §1", "event_number counts up by one and timestamp_us never goes back.",
+            requires: .simulatorService
+        ) { c in
+            let events = try await c.inputEvents(of: "full-click\nbutton action\nremote-click\n")
+            for (a, b) in zip(events, events.dropFirst()) {
+                try c.require(
+                    b.event.eventNumber == a.event.eventNumber + 1 && b.event.timestampMicros >= a.event.timestampMicros,
+                    "event \(b.event.eventNumber) at \(b.event.timestampMicros) µs after event \(a.event.eventNumber) at \(a.event.timestampMicros) µs",
+                    seen: b.frame.wire, expected: "event \(a.event.eventNumber + 1), not earlier")
+            }
+        },
+        ConformanceCase(
+            "input-interactive", "PROTOCOL.md §6, SIMULATOR.md §1",
+            "A person presses volume up, makes a light press, slides to the top and clicks the remote; each event comes from the right input.",
+            requires: .person
+        ) { c in
+            guard let prompter = c.prompter else { throw CaseSkipped("no person") }
+            let steps: [(String, InputEventKind, InputSource)] = [
+                ("press volume up now", .buttonDown, .volumeUp),
+                ("make a light press on the Camera Control", .lightPressDown, .cameraControl),
+                ("slide to the top of the Camera Control", .slide, .cameraControl),
+                ("click the remote", .remoteClick, .remote),
+            ]
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            for (instruction, kind, source) in steps {
+                guard await prompter.ask(instruction) else { throw CaseSkipped("the person skipped “\(instruction)”") }
+                let frame = await c.probe.next(within: .seconds(10)) { frame in
+                    guard let p = frame.packet, p.callID == stream.callID, p.type == .streamMessage,
+                        let e = try? InputEvent(serializedBytes: p.payload)
+                    else { return false }
+                    return e.kind == kind
+                }
+                guard let frame, let packet = frame.packet else {
+                    throw ConformanceFailure("no \(kind) within 10 s of “\(instruction)”", code: .noAnswer, sent: stream.wire)
+                }
+                let event = try InputEvent(serializedBytes: packet.payload)
+                try c.require(event.source == source, "\(kind) came from \(event.source)", seen: frame.wire, expected: "source \(source)")
+                try c.require(packet.isReliable == isReliableKind(kind), "\(kind) RELIABLE flag \(packet.isReliable)", seen: frame.wire)
+                await c.probe.drain()
+            }
+            try await c.cancel(stream.callID)
+        },
+    ]
+}

@@ -1,0 +1,232 @@
+import CameraControlWire
+
+/// Call-level cases modelled on gRPC's interop suite (docs/CONFORMANCE.md).
+enum InteropCases {
+    static let all: [ConformanceCase] = [
+        ConformanceCase("empty-unary", "PROTOCOL.md §7", "Ping with an empty request gets one RESPONSE with an empty echo.") { c in
+            let (sent, reply) = try await c.probe.call(.devicePing, [])
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "empty Ping")
+            let response = try PingResponse(serializedBytes: packet.payload)
+            try c.require(response.payload.isEmpty, "the echo is \(response.payload.count) bytes", sent: sent, seen: reply?.wire)
+            try await c.expectSilence(after: sent, for: .milliseconds(60), "after the RESPONSE")
+        },
+        ConformanceCase(
+            "large-unary-max-frame", "PROTOCOL.md §2",
+            "A request frame of exactly max_frame_bytes is answered, and a response of exactly max_frame_bytes arrives whole."
+        ) { c in
+            let max = c.maxFrame
+            // request frame = 3 + call id (1) + 2 + Ping body + 2; Ping body = 1 + len(n) + n
+            func bodyFor(frame: Int, overhead: Int) -> [UInt8] {
+                var n = frame - overhead - 3
+                while n > 0 && 1 + (n >= 128 ? 2 : 1) + n > frame - overhead { n -= 1 }
+                while 1 + (n >= 128 ? 2 : 1) + n < frame - overhead { n += 1 }
+                return pingBody(count: n)
+            }
+            let body = bodyFor(frame: max, overhead: 8)
+            let id = await c.probe.nextCallID() % 100 + 1
+            let (_, sent) = try await c.probe.request(.devicePing, body, callID: id)
+            let reply = await c.probe.reply(to: id)
+            // Its echo cannot fit the response frame, so RESOURCE_EXHAUSTED is the right answer; silence is not.
+            if reply?.packet?.type != .response {
+                try c.expect(reply, .error, status: .resourceExhausted, callID: id, sent: sent, "a request of max_frame_bytes")
+            }
+            // Measure the response's overhead, then ask for an echo that makes the RESPONSE exactly max_frame_bytes.
+            var measured = false
+            for _ in 0..<3 {
+                let probeID = await c.probe.nextCallID() % 100 + 1
+                let (_, small) = try await c.probe.request(.devicePing, pingBody(count: 200), callID: probeID)
+                let smallReply = await c.probe.reply(to: probeID)
+                try c.expect(smallReply, .response, callID: probeID, sent: small, "Ping with 200 bytes")
+                let overhead = try COBS.decode(smallReply!.wire.dropLast()).count - 200
+                let id2 = await c.probe.nextCallID() % 100 + 1
+                let (_, sent2) = try await c.probe.request(.devicePing, pingBody(count: max - overhead), callID: id2)
+                let reply2 = await c.probe.reply(to: id2)
+                try c.expect(reply2, .response, callID: id2, sent: sent2, "a Ping whose response is max_frame_bytes")
+                let size2 = try COBS.decode(reply2!.wire.dropLast()).count
+                if size2 == max {
+                    measured = true
+                    break
+                }
+                try c.require(size2 < max, "a response of \(size2) bytes, over max_frame_bytes \(max)", sent: sent2, seen: reply2?.wire)
+            }
+            try c.require(measured, "no response of exactly max_frame_bytes in three tries (device_time_us grew a byte each time?)")
+        },
+        ConformanceCase(
+            "over-max-refused", "PROTOCOL.md §2",
+            "A frame one byte over max_frame_bytes is dropped unanswered and counted (oversized_frames); the next frame is fine."
+        ) { c in
+            let before = try await c.probe.counters()
+            let max = c.maxFrame
+            var n = max + 1 - 8 - 3
+            while 1 + (n >= 128 ? 2 : 1) + n > max + 1 - 8 { n -= 1 }
+            while 1 + (n >= 128 ? 2 : 1) + n < max + 1 - 8 { n += 1 }
+            let (_, sent) = try await c.probe.request(.devicePing, pingBody(count: n), callID: 100)
+            try await c.expectSilence(after: sent, "a frame of max_frame_bytes + 1")
+            let after = try await c.probe.counters()
+            try c.expectDelta("oversized_frames", \.oversizedFrames, before, after, 1, sent: sent)
+        },
+        ConformanceCase(
+            "server-stream-in-order", "PROTOCOL.md §7",
+            "StreamRawSamples: batches arrive in order (sequence numbers and first_timestamp_us increasing).",
+            requires: .forceSensor
+        ) { c in
+            let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 10).serializedBytes())
+            let frames = await c.probe.collect(for: .milliseconds(150))
+            try await c.cancel(stream.callID)
+            let batches = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
+            try c.require(
+                batches.count >= 5, "\(batches.count) batches in 150 ms", sent: stream.wire, seen: batches.first?.wire,
+                expected: "a batch every 10 ms")
+            var last: (UInt16, UInt64)?
+            for frame in batches {
+                let batch = try RawSampleBatch(serializedBytes: frame.packet!.payload)
+                if let (seq, time) = last {
+                    try c.require(
+                        frame.packet!.sequence &- seq < 0x8000 && batch.firstTimestampMicros > time,
+                        "batch at \(batch.firstTimestampMicros) µs (sequence \(frame.packet!.sequence)) after one at \(time) µs (sequence \(seq))",
+                        sent: stream.wire, seen: frame.wire, expected: "increasing sequence and first_timestamp_us")
+                }
+                last = (frame.packet!.sequence, batch.firstTimestampMicros)
+            }
+        },
+        ConformanceCase(
+            "cancel-after-begin", "PROTOCOL.md §7",
+            "A stream cancelled right after its REQUEST sends nothing more, and cancelled_calls counts it.", requires: .forceSensor
+        ) { c in
+            let before = try await c.probe.counters()
+            let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 5).serializedBytes())
+            let cancel = try await c.cancel(stream.callID)
+            _ = await c.probe.collect(for: .milliseconds(30))
+            let late = await c.probe.collect(for: .milliseconds(100)).filter { $0.packet?.callID == stream.callID }
+            try c.require(
+                late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire,
+                expected: "nothing on call \(stream.callID)")
+            let after = try await c.probe.counters()
+            try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
+        },
+        ConformanceCase(
+            "cancel-after-first-response", "PROTOCOL.md §7",
+            "A stream cancelled after its first message sends nothing more, and cancelled_calls counts it.", requires: .forceSensor
+        ) { c in
+            let before = try await c.probe.counters()
+            let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 5).serializedBytes())
+            let first = await c.probe.next { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
+            try c.require(first != nil, "no stream message", sent: stream.wire)
+            let cancel = try await c.cancel(stream.callID)
+            _ = await c.probe.collect(for: .milliseconds(30))
+            let late = await c.probe.collect(for: .milliseconds(100)).filter { $0.packet?.callID == stream.callID }
+            try c.require(
+                late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire,
+                expected: "nothing on call \(stream.callID)")
+            let after = try await c.probe.counters()
+            try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
+        },
+        ConformanceCase(
+            "deadline-slow-call", "PROTOCOL.md §7",
+            "A call whose host deadline passes (DEADLINE_EXCEEDED on the host, then CANCEL) leaves the device healthy and counting it."
+        ) { c in
+            let before = try await c.probe.counters()
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            // The host's deadline (100 ms) passes with no answer: it fails the call itself and cancels it.
+            let early = await c.probe.collect(for: .milliseconds(100)).filter {
+                $0.packet?.callID == stream.callID && $0.packet?.type != .streamMessage
+            }
+            try c.require(
+                early.isEmpty, "the device ended a call the host still waits for", sent: stream.wire, seen: early.first?.wire,
+                expected: "nothing: deadlines are the host's")
+            let cancel = try await c.cancel(stream.callID)
+            try await c.probe.ping()
+            let after = try await c.probe.counters()
+            try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
+        },
+        ConformanceCase(
+            "status-propagation", "PROTOCOL.md §5",
+            "An invalid Configure gets ERROR INVALID_ARGUMENT with a UTF-8 message; invalid_arguments counts it; the old configuration stays."
+        ) { c in
+            let before = try await c.probe.counters()
+            let bad = ConfigureRequest(config: Config(sampleRateHertz: 123)).serializedBytes()
+            let (sent, reply) = try await c.probe.call(.configConfigure, bad)
+            let packet = try c.expect(
+                reply, .error, status: .invalidArgument, callID: Probe.callIDOf(sent), sent: sent, "Configure sample_rate_hz 123")
+            try c.require(
+                !packet.payload.isEmpty && String(bytes: packet.payload, encoding: .utf8) != nil,
+                "the status message is empty or not UTF-8", sent: sent, seen: reply?.wire)
+            let after = try await c.probe.counters()
+            try c.expectDelta("invalid_arguments", \.invalidArguments, before, after, 1, sent: sent)
+        },
+        ConformanceCase(
+            "unimplemented-method", "PROTOCOL.md §7", "Method 99 of DeviceService gets ERROR UNIMPLEMENTED; unimplemented_calls counts it."
+        ) { c in
+            let before = try await c.probe.counters()
+            let (sent, reply) = try await c.probe.call(MethodID(service: 1, method: 99))
+            try c.expect(reply, .error, status: .unimplemented, callID: Probe.callIDOf(sent), sent: sent, "DeviceService method 99")
+            let after = try await c.probe.counters()
+            try c.expectDelta("unimplemented_calls", \.unimplementedCalls, before, after, 1, sent: sent)
+        },
+        ConformanceCase("unimplemented-service", "PROTOCOL.md §7", "Service 99 gets ERROR UNIMPLEMENTED; the link goes on.") { c in
+            let (sent, reply) = try await c.probe.call(MethodID(service: 99, method: 1))
+            try c.expect(reply, .error, status: .unimplemented, callID: Probe.callIDOf(sent), sent: sent, "service 99")
+            try await c.probe.ping()
+        },
+        ConformanceCase(
+            "concurrency-limit", "PROTOCOL.md §7",
+            "With max_concurrent_calls streams open, one more call gets ERROR RESOURCE_EXHAUSTED (calls_refused); after a cancel there is room again."
+        ) { c in
+            let before = try await c.probe.counters()
+            var open: [UInt32] = []
+            for _ in 0..<Int(c.capabilities.maxConcurrentCalls) {
+                open.append(try await c.openStream(.inputStreamInputEvents).callID)
+            }
+            let (sent, reply) = try await c.probe.call(.devicePing, [])
+            try c.expect(reply, .error, status: .resourceExhausted, callID: Probe.callIDOf(sent), sent: sent, "one call over the limit")
+            try await c.cancel(open.removeLast())
+            try await c.probe.ping()
+            for id in open { try await c.cancel(id) }
+            let after = try await c.probe.counters()
+            try c.expectDelta("calls_refused", \.callsRefused, before, after, 1, sent: sent)
+        },
+        ConformanceCase(
+            "reused-call-id", "PROTOCOL.md §7",
+            "A REQUEST on a call id still in flight gets ERROR ALREADY_EXISTS and the earlier call goes on.", supersededBy: "R3"
+        ) { c in
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            let (_, sent) = try await c.probe.request(.devicePing, [], callID: stream.callID)
+            let reply = await c.probe.reply(to: stream.callID)
+            try c.expect(reply, .error, status: .alreadyExists, callID: stream.callID, sent: sent, "a reused call id")
+            // The earlier call goes on: cancelling it is counted.
+            let before = try await c.probe.counters()
+            let cancel = try await c.cancel(stream.callID)
+            let after = try await c.probe.counters()
+            try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
+        },
+        ConformanceCase(
+            "calls-after-cancelled-stream", "PROTOCOL.md §7", "After a cancelled stream, a new stream and unary calls on new ids work.",
+            requires: .forceSensor
+        ) { c in
+            let first = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 5).serializedBytes())
+            _ = await c.probe.next { $0.packet?.callID == first.callID }
+            try await c.cancel(first.callID)
+            try await c.probe.ping()
+            let second = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 5).serializedBytes())
+            let message = await c.probe.next { $0.packet?.callID == second.callID }
+            try c.expect(message, .streamMessage, callID: second.callID, sent: second.wire, "a second stream")
+            try await c.cancel(second.callID)
+        },
+        ConformanceCase(
+            "reset-counters", "DiagnosticsService (diagnostics.proto)",
+            "ResetCounters answers with the counters as they were just before the reset; afterwards they restart from zero, uptime_us excepted."
+        ) { c in
+            let (sent, reply) = try await c.probe.call(.diagnosticsResetCounters)
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "ResetCounters")
+            let old = try Counters(serializedBytes: packet.payload)
+            try c.require(
+                old.framesReceived > 0, "the answer has frames_received 0: not the counters before the reset", sent: sent, seen: reply?.wire
+            )
+            let now = try await c.probe.counters()
+            try c.require(
+                now.framesReceived <= 3 && now.uptimeMicros >= old.uptimeMicros,
+                "after the reset frames_received is \(now.framesReceived), uptime_us \(now.uptimeMicros) (before: \(old.uptimeMicros))",
+                sent: sent)
+        },
+    ]
+}

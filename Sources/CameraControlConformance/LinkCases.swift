@@ -1,0 +1,228 @@
+import CameraControlWire
+
+/// Link-level cases: handshake and versions, liveness, framing errors, sequence numbers (docs/CONFORMANCE.md).
+enum LinkCases {
+    static let all: [ConformanceCase] = [
+        ConformanceCase(
+            "handshake", "PROTOCOL.md §9",
+            "A 1.0 handshake is answered with major 1, negotiated 1.0 and capabilities inside the spec's ranges."
+        ) { c in
+            let r = c.handshake
+            let caps = c.capabilities
+            try c.require(r.deviceVersion?.major == 1, "device_version.major is \(r.deviceVersion?.major ?? 0), not 1")
+            try c.require(
+                r.negotiatedVersion?.major == 1 && r.negotiatedVersion?.minor == 0,
+                "negotiated_version is \(r.negotiatedVersion?.major ?? 0).\(r.negotiatedVersion?.minor ?? 0), not 1.0 (the lower minor)")
+            try c.require(
+                (128...4093).contains(caps.maxFrameBytes), "max_frame_bytes \(caps.maxFrameBytes) is outside 128…4093")
+            try c.require(caps.maxConcurrentCalls >= 4, "max_concurrent_calls \(caps.maxConcurrentCalls) is below 4")
+            try c.require(caps.heartbeatIntervalMillis > 0, "heartbeat_interval_ms is 0")
+        },
+        ConformanceCase(
+            "version-newer-minor", "PROTOCOL.md §9", "A host of a newer minor (1.99) is accepted; the session runs at the lower minor."
+        ) { c in
+            let r = try await c.probe.handshake(major: 1, minor: 99)
+            let device = r.deviceVersion?.minor ?? 0
+            try c.require(
+                r.negotiatedVersion?.major == 1 && r.negotiatedVersion?.minor == min(device, 99),
+                "negotiated \(r.negotiatedVersion?.major ?? 0).\(r.negotiatedVersion?.minor ?? 0), expected 1.\(min(device, 99))")
+        },
+        ConformanceCase(
+            "version-other-major", "PROTOCOL.md §9",
+            "A host of another major (2.0) gets ERROR FAILED_PRECONDITION naming the device's version."
+        ) { c in
+            let body = HandshakeRequest(hostVersion: ProtocolVersion(major: 2, minor: 0), hostName: "conformance").serializedBytes()
+            let (sent, reply) = try await c.probe.call(.deviceHandshake, body)
+            let packet = try c.expect(reply, .error, status: .failedPrecondition, callID: Probe.callIDOf(sent), sent: sent, "handshake 2.0")
+            try c.require(!packet.payload.isEmpty, "the refusal has no message naming the device's version", sent: sent, seen: reply?.wire)
+        },
+        ConformanceCase(
+            "rehandshake-new-session", "PROTOCOL.md §9",
+            "A handshake during a session starts a new one: a new session_id, the device's sequence back at 0."
+        ) { c in
+            let before = c.handshake.sessionID
+            try await c.probe.ping()
+            let body = HandshakeRequest(hostVersion: ProtocolVersion(major: 1), hostName: "again").serializedBytes()
+            let (sent, reply) = try await c.probe.call(.deviceHandshake, body)
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "second handshake")
+            let after = try HandshakeResponse(serializedBytes: packet.payload)
+            try c.require(
+                after.sessionID != before, "session_id stayed \(before)", sent: sent, seen: reply?.wire,
+                expected: "a session_id other than \(before)")
+            try c.require(
+                packet.sequence == 0, "the new session's first packet has sequence \(packet.sequence)", sent: sent, seen: reply?.wire,
+                expected: "sequence 0")
+        },
+        ConformanceCase(
+            "heartbeat-period", "PROTOCOL.md §8",
+            "An idle device sends HEARTBEAT every heartbeat_interval_ms (none missing, none at twice the period)."
+        ) { c in
+            await c.probe.setHeartbeats(true)
+            let interval = Double(c.capabilities.heartbeatIntervalMillis)
+            await c.probe.drain()
+            let frames = await c.probe.collect(for: .milliseconds(Int(interval * 6)))
+            let beats = frames.filter { $0.packet?.type == .heartbeat }
+            try c.require(
+                beats.count >= 4, "\(beats.count) heartbeats in \(Int(interval * 6)) ms", seen: beats.first?.wire,
+                expected: "about 6 heartbeats, one every \(Int(interval)) ms")
+            for (a, b) in zip(beats, beats.dropFirst()) {
+                let gap = Double((b.at - a.at).components.attoseconds) / 1e15 + Double((b.at - a.at).components.seconds) * 1000
+                try c.require(
+                    gap <= interval * 1.6, "two heartbeats \(Int(gap)) ms apart", seen: b.wire,
+                    expected: "at most \(Int(interval)) ms apart (+ line latency)")
+            }
+        },
+        ConformanceCase(
+            "link-death", "PROTOCOL.md §8",
+            "After 4 × heartbeat_interval_ms of host silence the device ends the session, stops heartbeats and counts heartbeat_timeouts."
+        ) { c in
+            let before = try await c.probe.counters()
+            let interval = Int(c.capabilities.heartbeatIntervalMillis)
+            await c.probe.setHeartbeats(false)
+            await c.probe.drain()
+            let early = await c.probe.collect(for: .milliseconds(interval * 6))
+            let late = await c.probe.collect(for: .milliseconds(interval * 3))
+            _ = early
+            try c.require(
+                late.isEmpty, "the device still sends \(late.count) frames after \(interval * 6) ms of host silence",
+                seen: late.first?.wire, expected: "silence: the session ended after \(interval * 4) ms")
+            try await c.probe.handshake()
+            let after = try await c.probe.counters()
+            try c.expectDelta("heartbeat_timeouts", \.heartbeatTimeouts, before, after, 1, sent: [])
+        },
+        ConformanceCase(
+            "call-before-handshake", "PROTOCOL.md §9", "A call with no session (after link death) gets ERROR FAILED_PRECONDITION."
+        ) { c in
+            await c.probe.setHeartbeats(false)
+            _ = await c.probe.collect(for: .milliseconds(Int(c.capabilities.heartbeatIntervalMillis) * 6))
+            let (sent, reply) = try await c.probe.call(.devicePing, PingRequest().serializedBytes())
+            try c.expect(reply, .error, status: .failedPrecondition, callID: Probe.callIDOf(sent), sent: sent, "Ping without a session")
+        },
+        ConformanceCase(
+            "resync-after-garbage", "PROTOCOL.md §2", "200 bytes of non-zero garbage and a delimiter; the next request is answered."
+        ) { c in
+            var garbage = [UInt8]()
+            var x: UInt32 = 12345
+            for _ in 0..<200 {
+                x = x &* 1_103_515_245 &+ 12345
+                garbage.append(UInt8(truncatingIfNeeded: x >> 16) | 1)
+            }
+            try await c.probe.sendRaw(garbage + [0])
+            try await c.probe.ping()
+        },
+        ConformanceCase(
+            "bad-check-counted", "PROTOCOL.md §3",
+            "A frame with a wrong CRC is dropped unanswered and counted in check_errors only; the next frame is fine."
+        ) { c in
+            let before = try await c.probe.counters()
+            var body = try PacketEncoder.encodeUnstuffed(
+                Packet(type: .request, sequence: await c.probe.sequence, callID: 900, address: .devicePing))
+            body[body.count - 1] ^= 0x5A
+            let wire = COBS.encode(body) + [0]
+            try await c.probe.sendRaw(wire)
+            try await c.expectSilence(after: wire, "a bad check")
+            let after = try await c.probe.counters()
+            try c.expectDelta("check_errors", \.checkErrors, before, after, 1, sent: wire)
+            try c.expectDelta("framing_errors", \.framingErrors, before, after, 0, sent: wire)
+        },
+        ConformanceCase(
+            "truncated-frame-counted", "PROTOCOL.md §4",
+            "A frame with fewer than 4 bytes before its check is a framing error (framing_errors), unanswered.",
+            supersededBy: "S2"
+        ) { c in
+            let before = try await c.probe.counters()
+            let wire = Probe.frame(body: [0x08, 0x01, 0x00])
+            try await c.probe.sendRaw(wire)
+            try await c.expectSilence(after: wire, "a truncated frame")
+            let after = try await c.probe.counters()
+            try c.expectDelta("framing_errors", \.framingErrors, before, after, 1, sent: wire)
+            try c.expectDelta("check_errors", \.checkErrors, before, after, 0, sent: wire)
+        },
+        ConformanceCase(
+            "bad-cobs-counted", "PROTOCOL.md §2", "A frame ending inside a COBS group is a framing error (framing_errors), unanswered."
+        ) { c in
+            let before = try await c.probe.counters()
+            let wire: [UInt8] = [0x09, 0x01, 0x02, 0x03, 0x00]
+            try await c.probe.sendRaw(wire)
+            try await c.expectSilence(after: wire, "bad COBS")
+            let after = try await c.probe.counters()
+            try c.expectDelta("framing_errors", \.framingErrors, before, after, 1, sent: wire)
+        },
+        ConformanceCase(
+            "unknown-type", "PROTOCOL.md §4",
+            "Type 9 on call 77 gets ERROR UNIMPLEMENTED on call 77; on call 0 no answer; both counted in unknown_packet_types."
+        ) { c in
+            let before = try await c.probe.counters()
+            let seq = await c.probe.sequence
+            let wire = try PacketEncoder.encode(Packet(type: PacketType(rawValue: 9), sequence: seq, callID: 77))
+            await c.probe.skip(1)
+            try await c.probe.sendRaw(wire)
+            let reply = await c.probe.reply(to: 77)
+            try c.expect(reply, .error, status: .unimplemented, callID: 77, sent: wire, "unknown type 9")
+            // A fresh number: the probe may have sent an ACK for the (v1.1: reliable) ERROR meanwhile.
+            let zeroSequence = await c.probe.sequence
+            let zero = try PacketEncoder.encode(Packet(type: PacketType(rawValue: 9), sequence: zeroSequence, callID: 0))
+            await c.probe.skip(1)
+            try await c.probe.sendRaw(zero)
+            try await c.expectSilence(after: zero, "unknown type 9 on call 0")
+            let after = try await c.probe.counters()
+            try c.expectDelta("unknown_packet_types", \.unknownPacketTypes, before, after, 2, sent: zero)
+        },
+        ConformanceCase(
+            "sequence-gaps-counted", "PROTOCOL.md §6", "A host packet 5 ahead of the expected one (d = 5) counts exactly 4 lost packets."
+        ) { c in
+            let before = try await c.probe.counters()
+            await c.probe.skip(4)
+            let wire = try await c.probe.send(Packet(type: .heartbeat, callID: 0))
+            let after = try await c.probe.counters()
+            try c.expectDelta("sequence_gaps", \.sequenceGaps, before, after, 4, sent: wire)
+        },
+        ConformanceCase(
+            "device-sequence-numbers", "PROTOCOL.md §6",
+            "The device numbers its packets 0, 1, 2, … from the handshake response on, one number per new packet."
+        ) { c in
+            var last: UInt16 = 0
+            for _ in 0..<6 {
+                let (sent, reply) = try await c.probe.call(.devicePing, PingRequest().serializedBytes())
+                let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "Ping")
+                for other in await c.probe.drain() where other.packet != nil && other.at < reply!.at {
+                    last = other.packet!.sequence
+                }
+                try c.require(
+                    packet.sequence == last &+ 1, "sequence \(packet.sequence) follows \(last)", sent: sent, seen: reply?.wire,
+                    expected: "sequence \(last &+ 1)")
+                last = packet.sequence
+            }
+        },
+        ConformanceCase(
+            "cobs-254-run", "PROTOCOL.md §2",
+            "A frame whose last block is a full 254-byte run is accepted with and without a trailing 0x01 code byte."
+        ) { c in
+            for trailing in [false, true] {
+                let seq = await c.probe.sequence
+                await c.probe.skip(1)
+                let id = await c.probe.nextCallID()
+                // REQUEST 01 | seq lo, 00 | call id | 01 02 | 0a f6 01 payload×246 | crc: after seq's high zero, exactly 254 non-zero bytes
+                var fill: UInt8 = 0x55
+                var body: [UInt8] = []
+                repeat {
+                    body =
+                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, UInt8(id & 0x7F) | 1, 0x01, 0x02, 0x0a, 0xf6, 0x01]
+                        + [UInt8](repeating: fill, count: 246)
+                    fill &+= 1
+                } while CRC16.checksum(body) & 0xFF == 0 || CRC16.checksum(body) >> 8 == 0
+                let check = CRC16.checksum(body)
+                body += [UInt8(check & 0xFF), UInt8(check >> 8)]
+                var wire = COBS.encode(body)
+                if trailing { wire.append(0x01) }
+                wire.append(0)
+                try await c.probe.sendRaw(wire)
+                let callID = UInt32(body[3])
+                let reply = await c.probe.reply(to: callID)
+                try c.expect(
+                    reply, .response, callID: callID, sent: wire,
+                    trailing ? "the 254-byte run with a trailing 01" : "the canonical 254-byte run")
+            }
+        },
+    ]
+}

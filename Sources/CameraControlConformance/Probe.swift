@@ -1,0 +1,268 @@
+import CameraControlTransport
+import CameraControlWire
+
+/// One frame the device sent, as the probe saw it.
+public struct ReceivedFrame: Sendable {
+    /// The wire bytes of the frame, delimiter included.
+    public var wire: [UInt8]
+    /// The decoded packet, or nil when the frame did not decode.
+    public var packet: Packet?
+    /// Why the frame did not decode, when it did not.
+    public var error: WireError?
+    /// When the probe received it.
+    public var at: ContinuousClock.Instant
+}
+
+/// A raw protocol peer for conformance cases: it writes exactly the bytes a case asks for and records every
+/// frame the device sends, with its wire bytes (docs/CONFORMANCE.md).
+///
+/// Unlike the host stack (`RPCClient`), the probe never hides anything: a case chooses sequence numbers,
+/// call ids and flags, may send malformed frames, and sees every packet, duplicates and retransmissions
+/// included. By default it acknowledges the device's reliable packets and, once ``heartbeats`` is on,
+/// sends a `HEARTBEAT` whenever it has sent nothing for the device's heartbeat interval.
+public actor Probe {
+    /// The transport to the device.
+    public nonisolated let transport: any ByteTransport
+    /// Frames received and not yet taken by a case.
+    private var inbox: [ReceivedFrame] = []
+    /// Bytes of the frame being received.
+    private var partial: [UInt8] = []
+    /// The next sequence number the probe sends.
+    public var sequence: UInt16 = 0
+    /// The next call id ``nextCallID()`` hands out.
+    private var callID: UInt32 = 1
+    /// When true (the default), reliable device packets are acknowledged as they arrive.
+    public private(set) var acknowledges = true
+    /// When true, the probe keeps the link alive with heartbeats.
+    public private(set) var heartbeats = false
+    /// The device's heartbeat interval (from its handshake; 50 ms until then).
+    public private(set) var heartbeatInterval: Duration = .milliseconds(50)
+    /// The last handshake response, when a handshake succeeded.
+    public private(set) var session: HandshakeResponse?
+    /// Every byte the probe has sent and received (for reports).
+    public private(set) var bytesSent = 0
+    private var lastSend = ContinuousClock.now
+    private var reader: Task<Void, Never>?
+    private var ticker: Task<Void, Never>?
+    private var closed = false
+
+    /// A probe on `transport`; call ``start()`` before anything else.
+    public init(transport: any ByteTransport) {
+        self.transport = transport
+    }
+
+    /// Starts reading from the transport and the heartbeat ticker.
+    public func start() {
+        guard reader == nil else { return }
+        let transport = self.transport
+        reader = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let bytes = try? await transport.receive() else { break }
+                await self?.ingest(bytes)
+            }
+            await self?.markClosed()
+        }
+        ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(5))
+                await self?.tick()
+            }
+        }
+    }
+
+    /// Stops the reader and the ticker (the transport stays open; close it separately).
+    public func stop() {
+        reader?.cancel()
+        ticker?.cancel()
+        reader = nil
+        ticker = nil
+    }
+
+    private func markClosed() { closed = true }
+
+    /// True once the transport reported its end.
+    public var isClosed: Bool { closed }
+
+    private func tick() async {
+        guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
+        try? await send(Packet(type: .heartbeat, callID: 0))
+    }
+
+    private func ingest(_ bytes: [UInt8]) async {
+        let now = ContinuousClock.now
+        for byte in bytes {
+            partial.append(byte)
+            guard byte == 0 else {
+                if partial.count > 16_384 { partial.removeAll() }
+                continue
+            }
+            let wire = partial
+            partial.removeAll()
+            guard wire.count > 1 else { continue }  // an empty frame
+            var frame = ReceivedFrame(wire: wire, packet: nil, error: nil, at: now)
+            do {
+                let unstuffed = try COBS.decode(wire.dropLast())
+                frame.packet = try PacketDecoder.decode(unstuffed: unstuffed)
+            } catch {
+                frame.error = error
+            }
+            inbox.append(frame)
+            if acknowledges, let packet = frame.packet, packet.isReliable {
+                let ack = Packet(
+                    type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
+                try? await send(ack)
+            }
+        }
+    }
+
+    // MARK: Settings
+
+    /// Turns automatic acknowledgement of reliable device packets on or off.
+    public func setAcknowledges(_ on: Bool) { acknowledges = on }
+
+    /// Turns the probe's heartbeats on or off.
+    public func setHeartbeats(_ on: Bool) { heartbeats = on }
+
+    /// Skips `count` sequence numbers (the device should count them as lost).
+    public func skip(_ count: UInt16) { sequence &+= count }
+
+    /// A fresh call id (never 0).
+    public func nextCallID() -> UInt32 {
+        defer { callID = callID == UInt32.max ? 1 : callID + 1 }
+        return callID
+    }
+
+    // MARK: Sending
+
+    /// Sends `packet` with the probe's next sequence number (unless `keepSequence`), and returns its wire bytes.
+    @discardableResult
+    public func send(_ packet: Packet, keepSequence: Bool = false) async throws -> [UInt8] {
+        var packet = packet
+        if !keepSequence {
+            packet.sequence = sequence
+            sequence &+= 1
+        }
+        let wire = try PacketEncoder.encode(packet)
+        try await sendRaw(wire)
+        return wire
+    }
+
+    /// Sends bytes exactly as given.
+    public func sendRaw(_ bytes: [UInt8]) async throws {
+        lastSend = ContinuousClock.now
+        bytesSent += bytes.count
+        try await transport.send(bytes)
+    }
+
+    /// The wire bytes of an unstuffed frame with its CRC appended: `COBS(body ‖ CRC) 00`.
+    public static func frame(body: [UInt8]) -> [UInt8] {
+        let check = CRC16.checksum(body)
+        return COBS.encode(body + [UInt8(check & 0xFF), UInt8(check >> 8)]) + [0]
+    }
+
+    // MARK: Receiving
+
+    /// Waits up to `timeout` for a frame matching `match`, removing it from the inbox; nil when none came.
+    public func next(
+        within timeout: Duration = .milliseconds(500), where match: @Sendable (ReceivedFrame) -> Bool = { _ in true }
+    ) async -> ReceivedFrame? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let index = inbox.firstIndex(where: match) {
+                return inbox.remove(at: index)
+            }
+            if ContinuousClock.now >= deadline || closed { return nil }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Waits up to `timeout` for a packet on `callID` that is not an ACK or HEARTBEAT.
+    public func reply(to callID: UInt32, within timeout: Duration = .milliseconds(500)) async -> ReceivedFrame? {
+        await next(within: timeout) { $0.packet?.callID == callID && $0.packet?.type != .ack }
+    }
+
+    /// Everything received during the next `duration` (and before), removed from the inbox.
+    public func collect(for duration: Duration) async -> [ReceivedFrame] {
+        try? await Task.sleep(for: duration)
+        return drain()
+    }
+
+    /// Removes and returns everything received so far.
+    @discardableResult
+    public func drain() -> [ReceivedFrame] {
+        defer { inbox.removeAll() }
+        return inbox
+    }
+
+    // MARK: Sessions and calls
+
+    /// Sends a REQUEST on a new call id and returns that id and the request's wire bytes.
+    public func request(
+        _ method: MethodID, _ payload: [UInt8] = [], reliable: Bool = false, callID: UInt32? = nil
+    ) async throws -> (callID: UInt32, wire: [UInt8]) {
+        let id = callID ?? nextCallID()
+        let wire = try await send(
+            Packet(type: .request, isReliable: reliable, callID: id, address: method, payload: payload))
+        return (id, wire)
+    }
+
+    /// A unary call: the REQUEST, then the first packet on its call id (nil when none came in time).
+    public func call(
+        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = .milliseconds(500)
+    ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
+        let (id, wire) = try await request(method, payload)
+        return (wire, await reply(to: id, within: timeout))
+    }
+
+    /// Handshakes with `version` (1.0 by default); on success stores the session, turns heartbeats on and
+    /// returns the response. Throws a ``ConformanceFailure`` when the device does not answer with a RESPONSE.
+    @discardableResult
+    public func handshake(
+        major: UInt32 = 1, minor: UInt32 = 0, hostName: String = "camctl conformance"
+    ) async throws -> HandshakeResponse {
+        drain()
+        sequence = 0  // a (re)connecting host restarts its numbering
+        let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
+        let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: .seconds(1))
+        guard let reply, let packet = reply.packet, packet.type == .response else {
+            throw ConformanceFailure(
+                "the handshake was not answered with a RESPONSE", sent: wire, seen: reply?.wire,
+                expected: "RESPONSE HandshakeResponse on call \(Self.callIDOf(wire))")
+        }
+        let response = try HandshakeResponse(serializedBytes: packet.payload)
+        session = response
+        let interval = Int(response.capabilities?.heartbeatIntervalMillis ?? 50)
+        heartbeatInterval = .milliseconds(interval == 0 ? 50 : interval)
+        heartbeats = true
+        return response
+    }
+
+    /// The device's counters (`DiagnosticsService/GetCounters`).
+    public func counters() async throws -> Counters {
+        let (wire, reply) = try await call(.diagnosticsGetCounters)
+        guard let packet = reply?.packet, packet.type == .response else {
+            throw ConformanceFailure(
+                "GetCounters was not answered", sent: wire, seen: reply?.wire, expected: "RESPONSE Counters")
+        }
+        return try Counters(serializedBytes: packet.payload)
+    }
+
+    /// Ping with `payload`; the RESPONSE, or a failure naming what came instead.
+    @discardableResult
+    public func ping(_ payload: [UInt8] = [], within timeout: Duration = .milliseconds(500)) async throws -> PingResponse {
+        let (wire, reply) = try await call(.devicePing, PingRequest(payload: payload).serializedBytes(), within: timeout)
+        guard let packet = reply?.packet, packet.type == .response else {
+            throw ConformanceFailure(
+                "Ping was not answered with a RESPONSE", sent: wire, seen: reply?.wire,
+                expected: "RESPONSE PingResponse on call \(Self.callIDOf(wire))")
+        }
+        return try PingResponse(serializedBytes: packet.payload)
+    }
+
+    /// The call id of a REQUEST's wire bytes (for messages).
+    static func callIDOf(_ wire: [UInt8]) -> UInt32 {
+        guard let body = try? COBS.decode(wire.dropLast()), let packet = try? PacketDecoder.decode(unstuffed: body)
+        else { return 0 }
+        return packet.callID
+    }
+}

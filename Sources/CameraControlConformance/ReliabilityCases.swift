@@ -1,0 +1,139 @@
+import CameraControlWire
+
+/// §6 reliability: ACKs, retransmission, duplicates (docs/CONFORMANCE.md).
+enum ReliabilityCases {
+    /// Milliseconds between two instants.
+    static func ms(_ a: ContinuousClock.Instant, _ b: ContinuousClock.Instant) -> Double {
+        let d = b - a
+        return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    /// Opens an input stream, stops acknowledging, clicks the remote once and returns the stream's call id
+    /// and every transmission of the click's reliable packet seen within `duration`.
+    static func unacknowledgedClick(_ c: CaseContext, for duration: Duration) async throws -> (UInt32, [ReceivedFrame]) {
+        let stream = try await c.openStream(.inputStreamInputEvents)
+        await c.probe.setAcknowledges(false)
+        let (sent, reply) = try await c.probe.call(.simulatorRunScenario, RunScenarioRequest(scenario: "remote-click\n").serializedBytes())
+        try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
+        let frames = await c.probe.collect(for: duration)
+        await c.probe.setAcknowledges(true)
+        let copies = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
+        return (stream.callID, copies)
+    }
+
+    static let all: [ConformanceCase] = [
+        ConformanceCase(
+            "acks-reliable-requests", "PROTOCOL.md §6", "A REQUEST sent RELIABLE is ACKed with its sequence number and answered once."
+        ) { c in
+            let seq = await c.probe.sequence
+            let (id, sent) = try await c.probe.request(.devicePing, [], reliable: true)
+            let ack = await c.probe.next { $0.packet?.type == .ack }
+            let expected = try PacketEncoder.encode(
+                Packet(type: .ack, sequence: ack?.packet?.sequence ?? 0, callID: 0, payload: [UInt8(seq & 0xFF), UInt8(seq >> 8)]))
+            try c.require(
+                ack?.packet?.payload == [UInt8(seq & 0xFF), UInt8(seq >> 8)], "no ACK of sequence \(seq)", sent: sent, seen: ack?.wire,
+                expected: hex(expected))
+            try c.expect(await c.probe.reply(to: id), .response, callID: id, sent: sent, "the reliable Ping")
+        },
+        ConformanceCase(
+            "duplicates-dropped-in-window", "PROTOCOL.md §6",
+            "A reliable REQUEST received twice is ACKed twice and executed once; duplicates_dropped counts the copy."
+        ) { c in
+            let before = try await c.probe.counters()
+            let (id, sent) = try await c.probe.request(.devicePing, [], reliable: true)
+            _ = await c.probe.reply(to: id)
+            try await c.probe.sendRaw(sent)
+            let ack = await c.probe.next { $0.packet?.type == .ack }
+            try c.require(
+                ack != nil, "the duplicate was not ACKed again", sent: sent, expected: "ACK (every time: the first ACK may have been lost)")
+            let again = await c.probe.reply(to: id, within: .milliseconds(120))
+            try c.require(again == nil, "the duplicate was answered again", sent: sent, seen: again?.wire, expected: "nothing")
+            let after = try await c.probe.counters()
+            try c.expectDelta("duplicates_dropped", \.duplicatesDropped, before, after, 1, sent: sent)
+        },
+        ConformanceCase(
+            "duplicates-dropped-outside-window", "PROTOCOL.md §6",
+            "A reliable REQUEST repeated after 70 newer packets (older than the 64-entry window) is dropped as a duplicate."
+        ) { c in
+            let (id, sent) = try await c.probe.request(.devicePing, [], reliable: true)
+            _ = await c.probe.reply(to: id)
+            for _ in 0..<70 { try await c.probe.send(Packet(type: .heartbeat, callID: 0)) }
+            await c.probe.drain()
+            try await c.probe.sendRaw(sent)
+            let again = await c.probe.reply(to: id, within: .milliseconds(150))
+            try c.require(again == nil, "the old copy was executed again", sent: sent, seen: again?.wire, expected: "nothing")
+        },
+        ConformanceCase(
+            "timestamps-monotonic", "PROTOCOL.md §8, device.proto",
+            "device_time_us never goes back: handshake, then five Pings, strictly increasing."
+        ) { c in
+            var last = c.handshake.deviceTimeMicros
+            for _ in 0..<5 {
+                let (sent, reply) = try await c.probe.call(.devicePing, [])
+                let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "Ping")
+                let time = try PingResponse(serializedBytes: packet.payload).deviceTimeMicros
+                try c.require(
+                    time > last, "device_time_us \(time) after \(last)", sent: sent, seen: reply?.wire, expected: "more than \(last)")
+                last = time
+                try await Task.sleep(for: .milliseconds(3))
+            }
+        },
+        ConformanceCase(
+            "reliable-events-acked", "PROTOCOL.md §6",
+            "An ACKed reliable event is sent once: no retransmission, retransmissions unchanged.", requires: .simulatorService
+        ) { c in
+            let before = try await c.probe.counters()
+            let events = try await c.inputEvents(of: "remote-click count=3\n")
+            let clicks = events.filter { $0.event.kind == .remoteClick }
+            try c.require(
+                clicks.count == 3, "\(clicks.count) REMOTE_CLICK events for 3 clicks", seen: clicks.first?.frame.wire, expected: "3")
+            let numbers = clicks.map(\.event.eventNumber)
+            try c.require(
+                Set(numbers).count == numbers.count, "event numbers \(numbers) repeat: an event was delivered twice",
+                seen: clicks.last?.frame.wire)
+            let after = try await c.probe.counters()
+            try c.expectDelta("retransmissions", \.retransmissions, before, after, 0, sent: [])
+        },
+        ConformanceCase(
+            "retransmit-schedule", "PROTOCOL.md §6",
+            "An unacknowledged reliable event is sent again with the same sequence after 20 ms, then 40, 80 (the timeout doubles).",
+            requires: .simulatorService
+        ) { c in
+            let (_, copies) = try await unacknowledgedClick(c, for: .milliseconds(400))
+            let first = copies.first
+            let same = copies.filter { $0.packet?.sequence == first?.packet?.sequence && $0.packet?.isReliable == true }
+            try c.require(
+                same.count >= 4, "\(same.count) transmissions within 400 ms", seen: first?.wire,
+                expected: "the event, then copies after 20, 40, 80 ms")
+            let gaps = zip(same, same.dropFirst()).map { ms($0.at, $1.at) }
+            for (i, gap) in gaps.prefix(3).enumerated() {
+                let expected = 20.0 * Double(1 << i)
+                try c.require(
+                    gap >= expected * 0.7 && gap <= expected * 1.6 + 6, "retransmission \(i + 1) after \(Int(gap)) ms",
+                    seen: same[i + 1].wire, expected: "after \(Int(expected)) ms")
+            }
+            if let first, let packet = first.packet {
+                try await c.probe.send(
+                    Packet(type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)]))
+            }
+        },
+        ConformanceCase(
+            "reliable-given-up", "PROTOCOL.md §6",
+            "A reliable event never ACKed is sent 8 times in all, then given up and counted (reliable_given_up).",
+            requires: .simulatorService, slow: true
+        ) { c in
+            let before = try await c.probe.counters()
+            let (_, copies) = try await unacknowledgedClick(c, for: .milliseconds(5400))
+            let seq = copies.first?.packet?.sequence
+            let same = copies.filter { $0.packet?.sequence == seq }
+            try c.require(
+                same.count == 8, "\(same.count) transmissions", seen: copies.first?.wire, expected: "8 (the first and 7 retransmissions)")
+            let after = try await c.probe.counters()
+            // At least the event (v1.1: an unacknowledged reply of the same run is given up too).
+            let givenUp = Int(after.reliableGivenUp) - Int(before.reliableGivenUp)
+            try c.require(
+                givenUp >= 1, "reliable_given_up grew by \(givenUp)", seen: after.serializedBytes(),
+                expected: "Counters.reliable_given_up + at least 1")
+        },
+    ]
+}
