@@ -21,6 +21,7 @@ struct Script {
     }
 }
 
+/// libFuzzer's entry point: one input, `size` bytes at `data`; returns 0 (a broken property traps).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConnection(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var script = Script(bytes: ArraySlice(UnsafeBufferPointer(start: data, count: size)))

@@ -5,6 +5,7 @@
 // decoder is idle.
 import CameraControlWire
 
+/// libFuzzer's entry point: one input, `size` bytes at `data`; returns 0 (a broken property traps).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDeframer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

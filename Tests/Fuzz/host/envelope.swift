@@ -6,6 +6,7 @@
 // or is refused by the encoder with an error (never a trap).
 import CameraControlWire
 
+/// libFuzzer's entry point: one input, `size` bytes at `data`; returns 0 (a broken property traps).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEnvelope(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

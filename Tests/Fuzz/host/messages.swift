@@ -29,6 +29,7 @@ extension WireMessage {
     }
 }
 
+/// libFuzzer's entry point: one input, `size` bytes at `data`; returns 0 (a broken property traps).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMessages(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

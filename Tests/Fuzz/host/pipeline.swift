@@ -41,6 +41,7 @@ final class HostTime: Sendable {
     let micros = Atomic<UInt64>(1_000_000)
 }
 
+/// libFuzzer's entry point: one input, `size` bytes at `data`; returns 0 (a broken property traps).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var bytes = ArraySlice(UnsafeBufferPointer(start: data, count: size))
