@@ -184,6 +184,7 @@ let package = Package(
 
         .executableTarget(
             name: "camctl-bench",
+            dependencies: ["CameraControlWire", "CameraControlSimulation"],
             swiftSettings: swiftSettings
         ),
 

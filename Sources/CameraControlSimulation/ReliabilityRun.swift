@@ -38,6 +38,8 @@ public final class ReliabilityRun {
         public var samplesPerBatch: UInt32 = 0
         /// Time after each scenario for releases, windows and retransmissions to settle, µs.
         public var settleMicros: UInt64 = 500_000
+        /// Virtual time per step, µs (the firmware still samples at 1 kHz within a step).
+        public var stepMicros: UInt64 = 1_000
         /// Host time between reconnect attempts, µs.
         public var reconnectBackoffMicros: UInt64 = 100_000
         /// Defaults.
@@ -63,6 +65,8 @@ public final class ReliabilityRun {
     private var nextConnectAttempt: UInt64 = 0
     private var rawTally = RawTally()
     private var counts = ReliabilityTally()
+    /// Clicks the last scenario lost with no sign yet.
+    private var unreported: (full: Int, other: Int)?
 
     /// A device booted with `seed`, behind `faults`.
     public init(seed: UInt64, faults: LinkFaults, options: Options = Options()) {
@@ -75,6 +79,7 @@ public final class ReliabilityRun {
         let accounting = self.accounting
         interaction.outputObserver = { accounting.observe($0) }
         core.attach(interaction)
+        link.stepMicros = options.stepMicros
         self.faults.install(on: link)
         interaction.setSessionRunning(true)
     }
@@ -135,17 +140,33 @@ public final class ReliabilityRun {
         let reported = cancels > 0 || counts.linkLosses > lossesBefore || link.device.counters.counters.reliableGivenUp > givenUpBefore
         counts.lostFullClicks += lostFull
         counts.lostOtherClicks += lostOther
+        // A link loss shows up to 200 ms (the liveness timeout) after the device stopped sending, which
+        // may be in the next scenario: a loss is silent only when neither this scenario nor the next
+        // showed a sign.
+        if let previous = unreported {
+            if reported {
+                counts.reportedLosses += previous.full + previous.other
+            } else {
+                counts.silentLostFullClicks += previous.full
+                counts.silentLostOtherClicks += previous.other
+            }
+            unreported = nil
+        }
         if reported {
             counts.reportedLosses += lostFull + lostOther
-        } else {
-            counts.silentLostFullClicks += lostFull
-            counts.silentLostOtherClicks += lostOther
+        } else if lostFull + lostOther > 0 {
+            unreported = (lostFull, lostOther)
         }
         if after.open > 0 { counts.pressesOpenAfterSettle += after.open }
     }
 
     /// Ends the run as an app would: the session stops (presses in flight are cancelled).
     public func finish() {
+        if let previous = unreported {
+            counts.silentLostFullClicks += previous.full
+            counts.silentLostOtherClicks += previous.other
+            unreported = nil
+        }
         time.micros = link.nowMicros
         interaction.setSessionRunning(false)
         core.deviceLost(atHostMicros: link.nowMicros)
@@ -394,7 +415,7 @@ public struct GestureGenerator: Sendable {
                 lines.append("remote-click")
                 other += 1
             }
-            lines.append("pause \(next(250...400))ms")
+            lines.append("pause \(next(200...350))ms")
         }
         return GestureScenario(text: lines.joined(separator: "\n"), gestures: count, fullClicks: full, otherClicks: other)
     }

@@ -17,7 +17,10 @@ struct Bench {
 
     /// Every subcommand; a new one is one entry here and a file of its own.
     static let commands: [Command] = [
-        Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run)
+        Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
+        Command(
+            name: "soak", summary: "many simulated devices through faulty links: memory over time, event accounting",
+            run: Soak.run),
     ]
 
     static func main() async {

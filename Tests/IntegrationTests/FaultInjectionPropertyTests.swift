@@ -35,6 +35,9 @@ struct FaultInjectionPropertyTests {
         // Small raw batches: a 25-sample batch rarely survives 1 % corruption and, streaming, the device
         // sends no heartbeat, so the link would die every second or so (ReliabilityRun.Options).
         options.samplesPerBatch = 5
+        // Two samples' time per step: half the host work, the same firmware.
+        options.stepMicros = 2_000
+        options.settleMicros = 400_000
         let run = ReliabilityRun(seed: device, faults: faults, options: options)
         #expect(run.connect(), "connected")
         var generator = GestureGenerator(seed: 0x6E57 + device)
