@@ -177,7 +177,7 @@ let package = Package(
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraAppExample",
+                "CameraAppExample", "CameraControlPosixTransport",
             ],
             swiftSettings: swiftSettings
         ),

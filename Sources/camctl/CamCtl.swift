@@ -27,6 +27,9 @@ struct CamCtl {
                               `call P FeedbackService/PlayHaptic pattern=detent`
           scenario PORT FILE  play a scenario on a simulator (docs/SIMULATOR.md)
           ports               list serial ports (USB ids where known)
+          relay A B [--faults SPEC] [--link PATH] [--seconds N] [--quiet]
+                              carry bytes between host side A (a port, or `pty`: a new pty) and device
+                              side B, injecting faults (docs/RELIABILITY.md) and logging each on stderr
           help                this text
 
         PORT is a serial port (/dev/ttyACM0, /dev/cu.usbmodem…), a pseudo-terminal or a symlink to one
@@ -51,6 +54,7 @@ struct CamCtl {
             case "call": try await Commands.call(argv)
             case "scenario": try await Commands.scenario(argv)
             case "ports": try Commands.ports(argv)
+            case "relay": try await Relay.run(argv)
             case "help", "--help", "-h": print(usage)
             default:
                 fail("unknown command '\(command)'\n\n\(usage)", status: 2)
