@@ -43,21 +43,27 @@ enum Soak {
         // Memory samples, 20 over the run (at least every 30 s), from this task while workers play.
         let interval = min(30, max(0.5, seconds / 20))
         var samples: [(seconds: Double, rssKB: Int, scenarios: Int)] = []
-        let tallies = try await withThrowingTaskGroup(of: ReliabilityTally.self) { group in
-            for worker in 0..<workers {
-                let mine = Array(stride(from: worker, to: devices, by: workers))
-                group.addTask { try soakDevices(mine, faults: faults, until: deadline, progress: progress) }
+        // Workers are threads of their own: they never suspend, and would starve this sampling task if
+        // they ran on the cooperative pool.
+        let results = Results()
+        for worker in 0..<workers {
+            let mine = Array(stride(from: worker, to: devices, by: workers))
+            let thread = Thread {
+                results.add(Result { try soakDevices(mine, faults: faults, until: deadline, progress: progress) })
             }
-            while Date() < deadline {
-                try await Task.sleep(for: .seconds(min(interval, max(0.05, deadline.timeIntervalSinceNow))))
-                samples.append((Date().timeIntervalSince(start), residentKB(), progress.scenarios))
-                let last = samples[samples.count - 1]
-                print(String(format: "  %7.1f s  rss %7.1f MB  scenarios %d", last.seconds, Double(last.rssKB) / 1024, last.scenarios))
-            }
-            var all: [ReliabilityTally] = []
-            for try await tally in group { all.append(tally) }
-            return all
+            thread.stackSize = 8 << 20
+            thread.start()
         }
+        while results.count < workers {
+            try await Task.sleep(for: .seconds(min(interval, max(0.05, deadline.timeIntervalSinceNow + 0.05))))
+            guard results.count < workers || samples.isEmpty else { break }
+            samples.append((Date().timeIntervalSince(start), residentKB(), progress.scenarios))
+            let last = samples[samples.count - 1]
+            // Unbuffered, so a long run's progress shows in a log file as it happens.
+            let line = String(format: "  %7.1f s  rss %7.1f MB  scenarios %d\n", last.seconds, Double(last.rssKB) / 1024, last.scenarios)
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+        let tallies = try results.all.map { try $0.get() }
         let total = tallies.reduce(ReliabilityTally(), +)
         let wall = Date().timeIntervalSince(start)
         print("event accounting:\n\(total)")
@@ -125,6 +131,14 @@ enum Soak {
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
         return 0
+    }
+
+    /// The workers' tallies, as they finish.
+    final class Results: Sendable {
+        private let list = Mutex<[Result<ReliabilityTally, any Error>]>([])
+        var count: Int { list.withLock { $0.count } }
+        var all: [Result<ReliabilityTally, any Error>] { list.withLock { $0 } }
+        func add(_ result: Result<ReliabilityTally, any Error>) { list.withLock { $0.append(result) } }
     }
 
     /// Scenarios finished, across threads.
