@@ -209,9 +209,9 @@ let package = Package(
         .executableTarget(
             name: "camctl",
             dependencies: [
-                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
-                "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
-                "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
+                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
+                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
+                "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
             ],
             swiftSettings: swiftSettings
         ),
@@ -225,7 +225,7 @@ let package = Package(
             name: "camctl-bench",
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlCapture", "CameraControlHost", "CameraControlGStreamer",
-                "CBenchSupport",
+                "CameraControlSimulation", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -302,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "camctl-sim", "camctl-bench", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
                 "camctl", "CameraControlTestSupport",

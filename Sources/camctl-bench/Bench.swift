@@ -29,6 +29,9 @@ struct Bench {
         Command(
             name: "shutter", summary: "shutter lag (press → saved frame) of the GStreamer camera, videotestsrc at 30/60 fps",
             run: Shutter.run),
+        Command(
+            name: "soak", summary: "many simulated devices through faulty links: memory over time, event accounting",
+            run: Soak.run),
     ]
 
     static func main() async {

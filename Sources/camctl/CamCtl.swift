@@ -94,6 +94,7 @@ struct CamCtl {
         Decode.command,
         Plot.command,
         Conformance.command,
+        Relay.command,
     ]
 
     /// The exit statuses, as help text.

@@ -1,0 +1,85 @@
+import Testing
+
+@testable import CameraControlWire
+
+@Suite("LinkFaults and FaultInjector")
+struct FaultInjectorTests {
+    static let frames: [[UInt8]] = (0..<400).map { index in
+        (try? PacketEncoder.encode(Packet(type: .heartbeat, sequence: UInt16(index), callID: 0))) ?? []
+    }
+    static var stream: [UInt8] { frames.flatMap { $0 } }
+
+    @Test("a spec parses into its fields and prints back to an equal value")
+    func specRoundTrip() throws {
+        let faults = try LinkFaults(
+            spec: "corrupt=1%,drop=0.001,drop-frame=2%,dup=0.5%,reorder=1%,garbage=3%:16,stall=1%:20ms,baud=1.05,unplug=2s:300ms,seed=9")
+        #expect(faults.corruptRate == 0.01 && faults.dropByteRate == 0.001 && faults.dropFrameRate == 0.02)
+        #expect(faults.garbageMaxBytes == 16 && faults.stallMicros == 20_000 && faults.baudRatio == 1.05)
+        #expect(faults.unplugEveryMicros == 2_000_000 && faults.unplugForMicros == 300_000 && faults.seed == 9)
+        #expect(try LinkFaults(spec: faults.description) == faults)
+        #expect(try LinkFaults(spec: "").isEmpty)
+    }
+
+    @Test("bad specs are refused with their code", arguments: ["bogus=1", "corrupt=2", "corrupt", "baud=9", "stall=1%:x"])
+    func badSpecs(spec: String) {
+        #expect(throws: LinkFaults.ParseError.self) { try LinkFaults(spec: spec) }
+    }
+
+    @Test("no faults: every byte passes unchanged, in order")
+    func transparent() {
+        var injector = FaultInjector(faults: LinkFaults())
+        injector.feed(Self.stream, atMicros: 0)
+        #expect(injector.take(atMicros: 0) == Self.stream)
+        #expect(injector.pendingByteCount == 0)
+    }
+
+    @Test("a matched baud rate re-samples to the same bytes; a 10 % mismatch damages them")
+    func baud() {
+        let bytes = Self.stream
+        #expect(FaultInjector.uartResample(bytes, ratio: 1) == bytes)
+        #expect(FaultInjector.uartResample(bytes, ratio: 1.10) != bytes)
+    }
+
+    @Test("each fault happens at about its rate, is counted, and the same seed gives the same bytes")
+    func ratesAndDeterminism() throws {
+        let faults = try LinkFaults(spec: "drop-frame=10%,dup=10%,garbage=10%:8,corrupt=1%,seed=4")
+        func run() -> ([UInt8], FaultInjector.Counts) {
+            var injector = FaultInjector(faults: faults)
+            injector.feed(Self.stream, atMicros: 0)
+            return (injector.take(atMicros: 0), injector.counts)
+        }
+        let (out, counts) = run()
+        #expect(run().0 == out, "deterministic")
+        #expect(counts.frames == Self.frames.count)
+        #expect((20...60).contains(counts.droppedFrames))
+        #expect((20...60).contains(counts.duplicatedFrames))
+        #expect((20...60).contains(counts.garbageBursts))
+        #expect(counts.corruptedBytes > 0)
+        var decoder = FrameDecoder()
+        decoder.append(out)
+        var packets = 0
+        while let output = decoder.next() { if case .packet = output { packets += 1 } }
+        #expect(packets < Self.frames.count + counts.duplicatedFrames, "faults destroyed frames")
+        #expect(packets > Self.frames.count / 2, "most frames still decode")
+    }
+
+    @Test("a stall holds everything until it ends; a reordered frame leaves after the next one")
+    func stallAndReorder() throws {
+        var stalling = FaultInjector(faults: try LinkFaults(spec: "stall=100%:30ms"))
+        stalling.feed(Self.frames[0], atMicros: 1_000)
+        #expect(stalling.take(atMicros: 1_000).isEmpty)
+        #expect(stalling.nextDueMicros == 31_000)
+        #expect(stalling.take(atMicros: 31_000) == Self.frames[0])
+
+        var reordering = FaultInjector(faults: try LinkFaults(spec: "reorder=100%"))
+        reordering.feed(Self.frames[0], atMicros: 0)
+        #expect(reordering.take(atMicros: 0).isEmpty)
+        reordering.feed(Self.frames[1], atMicros: 1)
+        // The next frame goes first, the held one right after it.
+        #expect(reordering.take(atMicros: 1) == Self.frames[1] + Self.frames[0])
+        // Alone, a held frame leaves after 50 ms.
+        reordering.feed(Self.frames[2], atMicros: 10)
+        #expect(reordering.take(atMicros: 10).isEmpty)
+        #expect(reordering.take(atMicros: 50_010) == Self.frames[2])
+    }
+}
