@@ -64,6 +64,9 @@ public enum CaseRequirement: Hashable, Sendable, CustomStringConvertible {
     case forceSensor
     /// A person at the device (`--interactive`).
     case person
+    /// Frames of at least this many bytes (`max_frame_bytes`): a case whose frame would not fit a small
+    /// device's buffers.
+    case frameBytes(Int)
 
     /// The requirement in words.
     public var description: String {
@@ -72,6 +75,7 @@ public enum CaseRequirement: Hashable, Sendable, CustomStringConvertible {
         case .simulatorService: "SimulatorService"
         case .forceSensor: "force sensor"
         case .person: "a person (--interactive)"
+        case .frameBytes(let bytes): "frames of \(bytes) bytes"
         }
     }
 }

@@ -40,6 +40,9 @@ public enum ConformanceSuite {
             return capabilities.hasForceSensor ? nil : "the device has no force sensor"
         case .person:
             return interactive ? nil : "needs a person at the device (--interactive)"
+        case .frameBytes(let bytes):
+            return capabilities.maxFrameBytes >= bytes
+                ? nil : "needs frames of \(bytes) bytes; the device announces max_frame_bytes \(capabilities.maxFrameBytes)"
         }
     }
 

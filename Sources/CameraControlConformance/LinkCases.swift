@@ -196,7 +196,8 @@ enum LinkCases {
         },
         ConformanceCase(
             "cobs-254-run", "PROTOCOL.md §2",
-            "A frame whose last block is a full 254-byte run is accepted with and without a trailing 0x01 code byte."
+            "A frame whose last block is a full 254-byte run is accepted with and without a trailing 0x01 code byte.",
+            requires: .frameBytes(257)
         ) { c in
             for trailing in [false, true] {
                 let seq = await c.probe.sequence

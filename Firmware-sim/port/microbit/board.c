@@ -35,7 +35,8 @@ typedef struct ring_tx {
 
 static ring_rx_t g_rx;
 static ring_tx_t g_tx;
-static volatile uint32_t g_rx_overruns;
+static volatile uint32_t g_rx_overruns;   /* written by the ISR only */
+static uint32_t g_rx_overruns_taken;       /* written by the main loop only */
 
 static uint32_t g_clock_last;   /* last captured 32-bit count */
 static uint32_t g_clock_high;   /* wraps of the 32-bit count */
@@ -268,4 +269,13 @@ void board_reset(void)
     SCB_AIRCR = SCB_AIRCR_SYSRESET;
     for (;;) {
     }
+}
+
+uint32_t board_uart_take_overruns(void)
+{
+    /* The ISR only increments, the main loop only remembers what it took: no lock needed. */
+    uint32_t now = g_rx_overruns;
+    uint32_t taken = now - g_rx_overruns_taken;
+    g_rx_overruns_taken = now;
+    return taken;
 }

@@ -31,6 +31,8 @@ uint64_t board_now_us(void);
 /* Raw 16 MHz ticks of TIMER1 (for measurements: under QEMU's -icount
  * shift=0 one tick is 62.5 instructions). */
 uint32_t board_cycles16(void);
+/* Bytes the UART's receive ring had to drop since the last call (PROTOCOL.md: rx_overruns). */
+uint32_t board_uart_take_overruns(void);
 
 /* Bytes received and not yet taken; copies up to cap into buf. */
 size_t board_uart_read(uint8_t *buf, size_t cap);

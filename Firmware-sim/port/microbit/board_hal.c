@@ -102,6 +102,12 @@ uint32_t microbit_hal_take_remote_clicks(void *ctx)
     return 0u;
 }
 
+static uint32_t microbit_hal_uart_take_overruns(void *ctx)
+{
+    (void)ctx;
+    return board_uart_take_overruns();
+}
+
 void microbit_hal_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
 {
     (void)ctx;
@@ -120,6 +126,7 @@ const cc_hal_t microbit_hal = {
     0,                          /* haptic_play: no actuator */
     0,                          /* sound_play: no speaker */
     microbit_hal_indicator_set,
+    microbit_hal_uart_take_overruns,
 };
 
 const cc_device_info_t microbit_info = {
