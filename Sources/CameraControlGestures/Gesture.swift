@@ -85,3 +85,54 @@ public struct Gesture: Hashable, Sendable {
         self.forceMillinewtons = forceMillinewtons
     }
 }
+
+extension GestureKind: CustomStringConvertible {
+    /// The gesture's name in kebab case, without its details: `light-press-began`, `slide-changed`,
+    /// `press-ended`, `remote-click`, … (the `kind` of camctl's JSON events).
+    public var name: String {
+        switch self {
+        case .touchBegan: "touch-began"
+        case .touchEnded: "touch-ended"
+        case .lightPressBegan: "light-press-began"
+        case .lightPressEnded: "light-press-ended"
+        case .doubleLightPress: "double-light-press"
+        case .slideBegan: "slide-began"
+        case .slideChanged: "slide-changed"
+        case .slideEnded: "slide-ended"
+        case .pressBegan: "press-began"
+        case .longPressBegan: "long-press-began"
+        case .pressEnded: "press-ended"
+        case .pressCancelled: "press-cancelled"
+        case .remoteClick: "remote-click"
+        }
+    }
+
+    /// ``name`` and the details a person needs: `slide-changed at 0.42 Δ+0.010 v+0.80/s`,
+    /// `long-press-began after 500 ms`, `press-ended click 80 ms peak 3500 mN`.
+    public var description: String {
+        func decimal(_ value: Double, _ places: Int, signed: Bool = false) -> String {
+            var scale = 1.0
+            for _ in 0..<places { scale *= 10 }
+            let rounded = (abs(value) * scale).rounded()
+            let whole = Int(rounded / scale)
+            let fraction = Int(rounded) - whole * Int(scale)
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: max(0, places - digits.count)) + digits
+            let sign = value < 0 && rounded != 0 ? "-" : (signed ? "+" : "")
+            return places > 0 ? "\(sign)\(whole).\(digits)" : "\(sign)\(whole)"
+        }
+        func millis(_ micros: UInt64) -> String { decimal(Double(micros) / 1000, 0) }
+        switch self {
+        case .slideBegan(let m), .slideEnded(let m):
+            return "\(name) at \(decimal(m.position, 2))"
+        case .slideChanged(let m):
+            return "\(name) at \(decimal(m.position, 2)) Δ\(decimal(m.delta, 3, signed: true)) v\(decimal(m.velocity, 2, signed: true))/s"
+        case .longPressBegan(let held):
+            return "\(name) after \(millis(held)) ms"
+        case .pressEnded(let s):
+            return "\(name) \(s.isLongPress ? "hold" : "click") \(millis(s.durationMicros)) ms peak \(s.peakForceMillinewtons) mN"
+        default:
+            return name
+        }
+    }
+}

@@ -94,6 +94,7 @@ struct CamCtl {
         Decode.command,
         Plot.command,
         Conformance.command,
+        Diagnose.command,
         Relay.command,
     ]
 

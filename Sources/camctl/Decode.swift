@@ -7,7 +7,7 @@ import Foundation
 /// Frames that do not decode are shown with the reason (`bad check`, broken COBS, …).
 enum Decode {
     static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: [])
+        let args = try Arguments(argv, valued: [], switches: ["json"])
         let source = try args.required(0, "FILE (a recording) or - (hex on stdin)")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "decode takes one FILE or -") }
         let frames: [RecordedFrame]
@@ -17,11 +17,22 @@ enum Decode {
         } else {
             frames = try PcapngReader.frames(path: source)
         }
+        let json = args.flag("json")
         var decoder = FrameDescriber()
         let origin = frames.first?.timeMicros ?? 0
         for frame in frames {
-            let stamp = String(format: "%10.3f ms", Double(Int64(bitPattern: frame.timeMicros &- origin)) / 1000)
-            print("\(stamp)  \(frame.direction.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(decoder.describe(frame))")
+            let relative = Double(Int64(bitPattern: frame.timeMicros &- origin)) / 1000
+            let described = decoder.describe(frame)
+            if json {
+                let head = [
+                    JSONMember("tMs", .number(String(format: "%.3f", relative))),
+                    JSONMember("direction", .string(frame.direction.jsonName)), JSONMember("bytes", .integer(frame.bytes.count)),
+                ]
+                print(JSONValue.object(head + described.members).compactText)
+            } else {
+                let stamp = String(format: "%10.3f ms", relative)
+                print("\(stamp)  \(frame.direction.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(described.text)")
+            }
         }
     }
 
@@ -41,87 +52,113 @@ enum Decode {
     }
 }
 
-/// Describes frames one by one, remembering which method each call id belongs to.
+/// Describes frames one by one, remembering which method each call id belongs to. Payloads are decoded
+/// with the schema compiled in and shown in protobuf's JSON mapping (``ProtoJSONMessage``), the form
+/// `camctl call` prints and takes.
 struct FrameDescriber {
     private var methods: [UInt32: MethodInfo] = [:]
 
-    /// One line for `frame`.
-    mutating func describe(_ frame: RecordedFrame) -> String {
+    /// One frame: a line of text, and the same as JSON members (`camctl decode --json`).
+    struct Description {
+        /// The line `camctl decode` prints (after the time and direction).
+        var text: String
+        /// `ok`, then the packet's fields, or the reason it does not decode.
+        var members: [JSONMember]
+    }
+
+    /// `frame` described.
+    mutating func describe(_ frame: RecordedFrame) -> Description {
         let packet: Packet
         switch frame.decoded {
         case .failure(let error):
-            return "MALFORMED \(error.code): \(error.message)  [\(frame.bytes.count) bytes]"
+            return Description(
+                text: "MALFORMED \(error.code): \(error.message)  [\(frame.bytes.count) bytes]",
+                members: [
+                    JSONMember("ok", .bool(false)), JSONMember("error", .string(error.code.description)),
+                    JSONMember("reason", .string(error.message)),
+                ])
         case .success(let decoded):
             packet = decoded
         }
         var text = "\(packet.type) seq \(packet.sequence)"
         if packet.isReliable { text += " reliable" }
         text += " call \(packet.callID)"
+        var members = [
+            JSONMember("ok", .bool(true)), JSONMember("type", .string(packet.type.description)),
+            JSONMember("sequence", .integer(packet.sequence)), JSONMember("reliable", .bool(packet.isReliable)),
+            JSONMember("callId", .integer(packet.callID)),
+        ]
+        func done(_ more: String, _ extra: [JSONMember] = []) -> Description {
+            Description(text: text + more, members: members + extra)
+        }
+        func method(_ info: MethodInfo) -> JSONMember { JSONMember("method", .string(info.name)) }
         switch packet.type {
         case .request:
-            guard let address = packet.address else { return text }
+            guard let address = packet.address else { return done("") }
             guard let info = MethodInfo.allV1.first(where: { $0.id == address }) else {
-                return text + " method \(address.service)/\(address.method) (not in the v1 schema)"
+                return done(
+                    " method \(address.service)/\(address.method) (not in the v1 schema)",
+                    [JSONMember("service", .integer(address.service)), JSONMember("methodNumber", .integer(address.method))])
             }
             methods[packet.callID] = info
-            return text + " \(info.name) " + Self.message(info.requestType, packet.payload)
+            members.append(method(info))
+            let payload = Self.message(info.requestType, packet.payload)
+            return done(" \(info.name) " + payload.text, payload.members)
         case .response, .streamMessage:
-            guard let info = methods[packet.callID] else { return text + " (\(packet.payload.count) bytes of an unknown call)" }
-            if packet.type == .response, info.isServerStreaming, packet.payload.isEmpty {
-                return text + " \(info.name) stream open (confirmed, PROTOCOL.md §7)"
+            guard let info = methods[packet.callID] else {
+                return done(" (\(packet.payload.count) bytes of an unknown call)", [JSONMember("payloadBytes", .integer(packet.payload.count))])
             }
-            return text + " \(info.name) " + Self.message(info.responseType, packet.payload)
+            members.append(method(info))
+            if packet.type == .response, info.isServerStreaming, packet.payload.isEmpty {
+                return done(" \(info.name) stream open (confirmed, PROTOCOL.md §7)", [JSONMember("streamOpen", .bool(true))])
+            }
+            let payload = Self.message(info.responseType, packet.payload)
+            return done(" \(info.name) " + payload.text, payload.members)
         case .streamEnd, .error:
             let status = packet.status.map { "\($0)" } ?? "?"
-            let method = methods[packet.callID].map { " \($0.name)" } ?? ""
-            return text + method + " status \(status) \"\(String(decoding: packet.payload, as: UTF8.self))\""
+            let detail = String(decoding: packet.payload, as: UTF8.self)
+            var extra = [JSONMember("status", .string(status)), JSONMember("statusMessage", .string(detail))]
+            var name = ""
+            if let info = methods[packet.callID] {
+                extra.insert(method(info), at: 0)
+                name = " \(info.name)"
+            }
+            return done(name + " status \(status) \"\(detail)\"", extra)
         case .ack:
-            return text + (packet.ackedSequence.map { " acks seq \($0)" } ?? "")
+            guard let acked = packet.ackedSequence else { return done("") }
+            return done(" acks seq \(acked)", [JSONMember("ackedSequence", .integer(acked))])
         default:
-            return text
+            return done("")
         }
     }
 
-    /// The payload decoded as `type`, in protobuf text form.
-    static func message(_ type: any WireMessage.Type, _ payload: [UInt8]) -> String {
+    /// The payload decoded as `type`: `cameracontrol.v1.Name {json}` (protobuf's JSON mapping, fields at
+    /// their zero value left out), and as `messageType` and `message` members.
+    static func message(_ type: any WireMessage.Type, _ payload: [UInt8]) -> (text: String, members: [JSONMember]) {
+        let name = type.protoMessageName
+        guard let jsonType = type as? any ProtoJSONMessage.Type else {
+            return ("\(name) <\(payload.count) bytes>", [JSONMember("messageType", .string(name))])
+        }
         do {
-            let message = try type.init(serializedBytes: payload)
-            return "\(type.protoMessageName) \(ProtoText.describe(message))"
+            let message = try jsonType.init(serializedBytes: payload)
+            let json = message.jsonValue(includingDefaults: false)
+            return ("\(name) \(json.compactText)", [JSONMember("messageType", .string(name)), JSONMember("message", json)])
         } catch {
-            return "\(type.protoMessageName) (does not decode: \(error))"
+            return (
+                "\(name) (does not decode: \(error))",
+                [JSONMember("messageType", .string(name)), JSONMember("decodeError", .string("\(error)"))]
+            )
         }
     }
 }
 
-/// A message as compact protobuf-text-like `{ field: value … }`, read from its Swift properties (the
-/// generated types mirror the schema field for field).
-enum ProtoText {
-    static func describe(_ value: Any) -> String {
-        let mirror = Mirror(reflecting: value)
-        switch mirror.displayStyle {
-        case .struct:
-            let fields = mirror.children.compactMap { child -> String? in
-                guard let label = child.label, !label.hasPrefix("_") || label == "_storage" else { return nil }
-                let text = describe(child.value)
-                if text == "0" || text == "false" || text == "\"\"" || text == "[]" || text == "unspecified" || text == "nil" {
-                    return nil
-                }
-                return "\(label.hasPrefix("_") ? String(label.dropFirst()) : label): \(text)"
-            }
-            return "{ " + fields.joined(separator: " ") + (fields.isEmpty ? "}" : " }")
-        case .optional:
-            guard let first = mirror.children.first else { return "nil" }
-            return describe(first.value)
-        case .collection:
-            if let bytes = value as? [UInt8] {
-                return bytes.count > 16 ? "<\(bytes.count) bytes>" : "<" + bytes.map { String(format: "%02x", $0) }.joined() + ">"
-            }
-            return "[" + mirror.children.map { describe($0.value) }.joined(separator: ", ") + "]"
-        case .enum:
-            return "\(value)"
-        default:
-            if let string = value as? String { return "\"" + string.replacingOccurrences(of: "\n", with: "\\n") + "\"" }
-            return "\(value)"
+extension FrameDirection {
+    /// The direction in `--json`: `toDevice`, `fromDevice` or `unknown`.
+    var jsonName: String {
+        switch self {
+        case .toDevice: "toDevice"
+        case .fromDevice: "fromDevice"
+        case .unknown: "unknown"
         }
     }
 }

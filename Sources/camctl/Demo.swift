@@ -48,8 +48,8 @@ enum Demo {
         defer { simulator.terminate() }
         if !json { print("camctl-sim running on \(simulator.ptyPath)") }
 
-        let host = try await CameraControlHost.connect(
-            to: simulator.ptyPath, hostName: "camctl demo", configuration: .init(reconnects: false))
+        let (host, _) = try await Ports.connectHost(
+            simulator.ptyPath, hostName: "camctl demo", configuration: .init(reconnects: false))
         guard let session = await host.session, let info = await host.deviceInfo else {
             throw DeviceError(.closed, "the simulator went away before the demo started")
         }

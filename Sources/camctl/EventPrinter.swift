@@ -205,57 +205,24 @@ final class EventPrinter: @unchecked Sendable {
     /// A gesture's kind and details as JSON members (`kind` is the name the text lines print).
     static func fields(_ kind: GestureKind) -> [JSONMember] {
         func number(_ value: Double) -> JSONValue { .number(String(format: "%.4f", value)) }
+        let name = JSONMember("kind", .string(kind.name))
         switch kind {
-        case .touchBegan: return [JSONMember("kind", .string("touch-began"))]
-        case .touchEnded: return [JSONMember("kind", .string("touch-ended"))]
-        case .lightPressBegan: return [JSONMember("kind", .string("light-press-began"))]
-        case .lightPressEnded: return [JSONMember("kind", .string("light-press-ended"))]
-        case .doubleLightPress: return [JSONMember("kind", .string("double-light-press"))]
         case .slideBegan(let m), .slideChanged(let m), .slideEnded(let m):
-            let name: String
-            switch kind {
-            case .slideBegan: name = "slide-began"
-            case .slideChanged: name = "slide-changed"
-            default: name = "slide-ended"
-            }
-            return [
-                JSONMember("kind", .string(name)), JSONMember("position", number(m.position)), JSONMember("delta", number(m.delta)),
-                JSONMember("velocity", number(m.velocity)),
-            ]
-        case .pressBegan: return [JSONMember("kind", .string("press-began"))]
+            return [name, JSONMember("position", number(m.position)), JSONMember("delta", number(m.delta)), JSONMember("velocity", number(m.velocity))]
         case .longPressBegan(let held):
-            return [
-                JSONMember("kind", .string("long-press-began")), JSONMember("heldMs", .number(String(format: "%.3f", Double(held) / 1000))),
-            ]
+            return [name, JSONMember("heldMs", .number(String(format: "%.3f", Double(held) / 1000)))]
         case .pressEnded(let s):
             return [
-                JSONMember("kind", .string("press-ended")), JSONMember("isLongPress", .bool(s.isLongPress)),
+                name, JSONMember("isLongPress", .bool(s.isLongPress)),
                 JSONMember("durationMs", .number(String(format: "%.3f", Double(s.durationMicros) / 1000))),
                 JSONMember("peakForceMn", .integer(s.peakForceMillinewtons)),
             ]
-        case .pressCancelled: return [JSONMember("kind", .string("press-cancelled"))]
-        case .remoteClick: return [JSONMember("kind", .string("remote-click"))]
+        default:
+            return [name]
         }
     }
 
-    static func name(_ kind: GestureKind) -> String {
-        switch kind {
-        case .touchBegan: "touch-began"
-        case .touchEnded: "touch-ended"
-        case .lightPressBegan: "light-press-began"
-        case .lightPressEnded: "light-press-ended"
-        case .doubleLightPress: "double-light-press"
-        case .slideBegan(let m): String(format: "slide-began      at %.2f", m.position)
-        case .slideChanged(let m): String(format: "slide-changed    at %.2f Δ%+.3f v%+.2f/s", m.position, m.delta, m.velocity)
-        case .slideEnded(let m): String(format: "slide-ended      at %.2f", m.position)
-        case .pressBegan: "press-began"
-        case .longPressBegan(let held): String(format: "long-press-began after %.0f ms", Double(held) / 1000)
-        case .pressEnded(let s):
-            String(
-                format: "press-ended      %@ %.0f ms peak %u mN", s.isLongPress ? "hold" : "click", Double(s.durationMicros) / 1000,
-                s.peakForceMillinewtons)
-        case .pressCancelled: "press-cancelled"
-        case .remoteClick: "remote-click"
-        }
-    }
+
+    /// The gesture as text lines print it (``GestureKind/description``).
+    static func name(_ kind: GestureKind) -> String { kind.description }
 }

@@ -41,13 +41,20 @@ enum Monitor {
         if !args.flag("plain"), !args.flag("json"), isatty(1) != 0 {
             return try await runScreen(args)
         }
-        let port = try await Ports.resolve(try args.required(0, "PORT"))
         var seconds = try args.integer("seconds", default: 0)
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let reconnects = !args.flag("no-reconnect")
-        // The first connect must work (a typo in PORT is an error, not an endless retry).
-        let host = try await CameraControlHost.connect(
-            to: port, hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        // The first connect must work (a typo in PORT is an error, not an endless retry; a noisy port
+        // gets the wrong-baud hint).
+        let (host, port) = try await Ports.connectHost(
+            try args.required(0, "PORT"), hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        // Set before the monitor stops the host itself (--seconds, the end of --scenario, Ctrl-C, `q`): that
+        // ends the session too, and is no "device lost".
+        let stopping = StopFlag()
+        @Sendable func stop() async {
+            stopping.value.withLock { $0 = true }
+            await host.stop()
+        }
         let printer = EventPrinter(json: args.flag("json"))
         let json = args.flag("json")
         printer.offsetSource = { host.clockOffsetMicros }
@@ -66,7 +73,9 @@ enum Monitor {
             case .connected:
                 printer.resetOrigin()
             case .deviceLost:
-                printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
+                if !stopping.value.withLock({ $0 }) {
+                    printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
+                }
             default:
                 printer.effect(effect)
             }
@@ -82,11 +91,11 @@ enum Monitor {
         if seconds > 0 {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                await host.stop()
+                await stop()
             }
         }
         await host.run()
-        if !reconnects, let lost = await host.lastDisconnect {
+        if !reconnects, !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
             throw DeviceError(.closed, "the device went away: \(lost)")
         }
     }
@@ -101,12 +110,16 @@ enum Monitor {
 
     /// The full-screen monitor.
     static func runScreen(_ args: Arguments) async throws {
-        let port = try await Ports.resolve(try args.required(0, "PORT"))
         var seconds = try args.integer("seconds", default: 0)
-        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let reconnects = !args.flag("no-reconnect")
-        let host = try await CameraControlHost.connect(
-            to: port, hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        let (host, port) = try await Ports.connectHost(
+            try args.required(0, "PORT"), hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        let stopping = StopFlag()
+        @Sendable func stop() async {
+            stopping.value.withLock { $0 = true }
+            await host.stop()
+        }
         let screen = MonitorScreen()
         // Slide samples move the slide bar; the log keeps the events they add up to.
         let printer = EventPrinter(verbose: false)
@@ -127,7 +140,10 @@ enum Monitor {
             screen.effect(effect, slideResolution: resolution.withLock { $0 })
             switch effect {
             case .connected: printer.resetOrigin()
-            case .deviceLost: printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
+            case .deviceLost:
+                if !stopping.value.withLock({ $0 }) {
+                    printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
+                }
             default: printer.effect(effect)
             }
         }
@@ -139,7 +155,7 @@ enum Monitor {
         defer { screen.restore() }
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { Task { await host.stop() } }
+        interrupt.setEventHandler { Task { await stop() } }
         interrupt.resume()
         defer { interrupt.cancel() }
         // Keys: `q` quits (a thread of its own: reading a terminal blocks).
@@ -147,7 +163,7 @@ enum Monitor {
             var byte: UInt8 = 0
             while read(0, &byte, 1) == 1 {
                 if byte == UInt8(ascii: "q") || byte == UInt8(ascii: "Q") {
-                    Task { await host.stop() }
+                    Task { await stop() }
                     return
                 }
             }
@@ -200,15 +216,15 @@ enum Monitor {
         ]
         defer { for task in tasks { task.cancel() } }
 
-        if let scenarioText, let session = await host.session {
-            let played = try await session.runScenario(Demo.steps(of: scenarioText))
+        if let scenario, let session = await host.session {
+            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
         }
         if seconds > 0 {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                await host.stop()
+                await stop()
             }
         }
         await host.run()

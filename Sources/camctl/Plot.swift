@@ -13,7 +13,7 @@ import Foundation
 enum Plot {
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv.map { $0 == "-o" ? "--output" : $0 }, valued: ["output", "width", "height"], switches: ["raw"])
+            argv.map { $0 == "-o" ? "--output" : $0 }, valued: ["output", "width", "height"], switches: ["raw", "json"])
         let path = try args.required(0, "FILE (a recording, or a raw-sample capture with --raw)")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "plot takes one FILE") }
         guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o trace.svg|trace.png") }
@@ -30,6 +30,9 @@ enum Plot {
             try svg.write(toFile: output, atomically: true, encoding: .utf8)
         } else {
             throw Arguments.Failure(description: "-o wants a .svg or .png file, not \(output)")
+        }
+        if args.flag("json") {
+            for line in trace.jsonLines(output: output, width: width, height: height) { print(line.compactText) }
         }
     }
 
@@ -140,6 +143,29 @@ struct Trace {
         thresholds = Thresholds(
             lightPressOnMillinewtons: 800, lightPressOffMillinewtons: 500, fullPressOnMillinewtons: 2500,
             fullPressOffMillinewtons: 1800, minStageGapMillinewtons: 1000)
+    }
+
+    /// What was drawn, for `plot --json`: one `{"type": "mark", "kind": "gesture"|"capture", "deviceTimeUs",
+    /// "label"}` per mark, then `{"type": "plot", "output", "width", "height", "samples", "startDeviceTimeUs",
+    /// "endDeviceTimeUs", "thresholds"?}` (the thresholds in protobuf's JSON mapping).
+    func jsonLines(output: String, width: Int, height: Int) -> [JSONValue] {
+        var lines = marks.map { mark in
+            JSONValue.object([
+                JSONMember("type", .string("mark")), JSONMember("kind", .string(mark.isCapture ? "capture" : "gesture")),
+                JSONMember("deviceTimeUs", mark.micros.jsonValue), JSONMember("label", .string(mark.label)),
+            ])
+        }
+        var summary = [
+            JSONMember("type", .string("plot")), JSONMember("output", .string(output)), JSONMember("width", .integer(width)),
+            JSONMember("height", .integer(height)), JSONMember("samples", .integer(samples.count)),
+        ]
+        if let first = samples.first, let last = samples.last {
+            summary.append(JSONMember("startDeviceTimeUs", first.micros.jsonValue))
+            summary.append(JSONMember("endDeviceTimeUs", last.micros.jsonValue))
+        }
+        if let thresholds { summary.append(JSONMember("thresholds", thresholds.jsonValue(includingDefaults: true))) }
+        lines.append(.object(summary))
+        return lines
     }
 
     /// The plot as an SVG document of `width` × `height` pixels.

@@ -1,8 +1,10 @@
 import CameraControlDevice
+import CameraControlHost
 import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
+import Synchronization
 
 /// PORT arguments (a path, a bare device name, `auto`, a serial number) and `camctl ports`.
 enum Ports {
@@ -189,7 +191,29 @@ enum Ports {
     /// Resolves PORT and opens a session on it. A handshake that gets no answer tells apart silence from
     /// bytes that are no frames (the wrong baud rate, or another protocol on the port).
     static func open(_ port: String, hostName: String = "camctl") async throws -> DeviceSession {
+        try await open(path: try await resolve(port), hostName: hostName)
+    }
+
+    /// Resolves PORT and starts a ``CameraControlHost`` on it, as ``CameraControlHost/connect(to:hostName:configuration:)``
+    /// does, but the first handshake goes through ``open(_:hostName:)``: a port that sends bytes but no
+    /// frames gets the wrong-baud hint, as `info` and `ping` give it. Later sessions (reconnects) open the
+    /// resolved path again. Returns once the host is connected and its clock estimated.
+    static func connectHost(
+        _ port: String, hostName: String, configuration: CameraControlHost.Configuration = .init()
+    ) async throws -> (host: CameraControlHost, path: String) {
         let path = try await resolve(port)
+        let first = Mutex<DeviceSession?>(try await open(path: path, hostName: hostName))
+        let host = CameraControlHost(configuration: configuration) { () async throws(DeviceError) -> DeviceSession in
+            if let session = first.withLock({ $0.take() }) { return session }
+            return try await DeviceSession.open(path: path, hostName: hostName)
+        }
+        await host.start()
+        await host.waitUntilConnected()
+        return (host, path)
+    }
+
+    /// Opens a session on an already resolved `path` (see ``open(_:hostName:)``).
+    static func open(path: String, hostName: String) async throws -> DeviceSession {
         let transport: ListeningTransport
         do {
             transport = ListeningTransport(try Transports.open(path: path))

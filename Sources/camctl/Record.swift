@@ -16,12 +16,12 @@ import Synchronization
 enum Record {
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv.map { $0 == "-o" ? "--output" : $0 }, valued: ["output", "seconds", "scenario"], switches: ["no-raw", "quiet"])
+            argv.map { $0 == "-o" ? "--output" : $0 }, valued: ["output", "seconds", "scenario"], switches: ["no-raw", "quiet", "json"])
         let port = try args.required(0, "PORT")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "record takes one PORT") }
         guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o FILE.pcapng") }
         var seconds = try args.integer("seconds", default: 0)
-        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
 
         let writer = try PcapngWriter(path: output, interfaceName: port)
         defer { writer.close() }
@@ -32,7 +32,8 @@ enum Record {
             guard let session = handOff.withLock({ $0.take() }) else { throw DeviceError(.closed, "recording one session only") }
             return session
         }
-        let printer = EventPrinter(quiet: args.flag("quiet"))
+        let json = args.flag("json")
+        let printer = EventPrinter(quiet: args.flag("quiet"), json: json)
         printer.offsetSource = { host.clockOffsetMicros }
         let interaction = CaptureEventInteraction(
             soundPlayer: host,
@@ -55,8 +56,7 @@ enum Record {
         await host.start()
         await host.waitUntilConnected()
         guard let session = await host.session else { throw DeviceError(.closed, "the device went away at once") }
-        print(session.info.summary)
-        print("")
+        print(json ? Monitor.connectedJSON(session.info) : session.info.summary + "\n")
 
         // Ctrl-C ends the recording cleanly (the file is whole after every frame anyway).
         signal(SIGINT, SIG_IGN)
@@ -77,8 +77,8 @@ enum Record {
         }
         defer { rawTask?.cancel() }
 
-        if let scenarioText {
-            let played = try await session.runScenario(Demo.steps(of: scenarioText))
+        if let scenario {
+            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
         }

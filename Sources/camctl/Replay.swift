@@ -152,12 +152,13 @@ final class ReplayEngine: @unchecked Sendable {  // driven from one task; delive
 /// and `camctl monitor` print it live.
 enum Replay {
     static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: [])
+        let args = try Arguments(argv, valued: [], switches: ["json"])
         let path = try args.required(0, "FILE (a recording from `camctl record`)")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "replay takes one FILE") }
         let frames = try PcapngReader.frames(path: path)
         let engine = ReplayEngine()
-        let printer = EventPrinter()
+        let json = args.flag("json")
+        let printer = EventPrinter(json: json)
         printer.nowSource = { [unowned engine] in engine.nowMicros }
         // Latencies as the live host saw them: the recording's receive times minus the estimated offset.
         let syncOffset = { [unowned engine] in
@@ -165,8 +166,7 @@ enum Replay {
         }
         engine.onHandshake = { response in
             if let info = try? DeviceInfo(handshake: response, hostVersion: DeviceSession.hostVersion) {
-                print(info.summary)
-                print("")
+                print(json ? Monitor.connectedJSON(info) : info.summary + "\n")
             }
         }
         engine.onCapture = {
@@ -179,7 +179,11 @@ enum Replay {
             printer.effect(effect)
         }
         engine.run(frames)
-        printer.note("replayed \(frames.count) frames")
+        if json {
+            print(JSONValue.object([JSONMember("type", .string("summary")), JSONMember("frames", .integer(frames.count))]).compactText)
+        } else {
+            printer.note("replayed \(frames.count) frames")
+        }
     }
 }
 
