@@ -106,7 +106,8 @@ struct FrameDescriber {
             return done(" \(info.name) " + payload.text, payload.members)
         case .response, .streamMessage:
             guard let info = methods[packet.callID] else {
-                return done(" (\(packet.payload.count) bytes of an unknown call)", [JSONMember("payloadBytes", .integer(packet.payload.count))])
+                return done(
+                    " (\(packet.payload.count) bytes of an unknown call)", [JSONMember("payloadBytes", .integer(packet.payload.count))])
             }
             members.append(method(info))
             if packet.type == .response, info.isServerStreaming, packet.payload.isEmpty {

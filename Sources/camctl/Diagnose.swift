@@ -32,7 +32,9 @@ enum Diagnose {
                             "pass"|"fail", "seen"?: {"event", "source", "deviceTimeUs"}, "sources", "reason",
                             "simulated"}, then {"type": "summary", "passed", "failed"}; prompts go to stderr
             """,
-        examples: ["diagnose /dev/ttyACM0", "diagnose auto --timeout 20", "diagnose /tmp/camctl0 --json | jq -c 'select(.type==\"step\")'"],
+        examples: [
+            "diagnose /dev/ttyACM0", "diagnose auto --timeout 20", "diagnose /tmp/camctl0 --json | jq -c 'select(.type==\"step\")'",
+        ],
         run: run)
 
     // MARK: Steps
@@ -94,7 +96,10 @@ enum Diagnose {
         for button in capabilities.buttons {
             switch button {
             case .volumeUp:
-                steps.append(Step(name: "volume-up", instruction: "press volume up", scenario: "button volume-up", source: .volumeUp, expectation: .gesture("press-began")))
+                steps.append(
+                    Step(
+                        name: "volume-up", instruction: "press volume up", scenario: "button volume-up", source: .volumeUp,
+                        expectation: .gesture("press-began")))
             case .volumeDown:
                 steps.append(
                     Step(
@@ -131,7 +136,8 @@ enum Diagnose {
         if capabilities.hasTouchSensor {
             steps.append(
                 Step(
-                    name: "touch", instruction: "touch the Camera Control, then lift your finger", scenario: "touch at=0.5\nwait 150ms\nrelease",
+                    name: "touch", instruction: "touch the Camera Control, then lift your finger",
+                    scenario: "touch at=0.5\nwait 150ms\nrelease",
                     source: .cameraControl, expectation: .gesture("touch-began")))
         }
         if capabilities.hasSlideStrip {
@@ -166,7 +172,8 @@ enum Diagnose {
             switch self {
             case .gesture(let gesture):
                 switch gesture.kind {
-                case .slideBegan(let m), .slideChanged(let m), .slideEnded(let m): String(format: "%@ at %.2f", gesture.kind.name, m.position)
+                case .slideBegan(let m), .slideChanged(let m), .slideEnded(let m):
+                    String(format: "%@ at %.2f", gesture.kind.name, m.position)
                 default: gesture.kind.name
                 }
             case .capture(let event): "capture \(event.phase.rawValue)"
@@ -189,18 +196,23 @@ enum Diagnose {
         /// The step's record so far.
         struct Record: Sendable {
             var expectation: Expectation?
+            var sinceDeviceMicros: UInt64 = 0
             var match: Observation?
             var sources: [InputSource] = []
             var labels: Set<String> = []
         }
         private let record = Mutex(Record())
 
-        /// Starts a new step waiting for `expectation`: forgets what came before.
-        func reset(expecting expectation: Expectation) { record.withLock { $0 = Record(expectation: expectation) } }
+        /// Starts a new step waiting for `expectation`: forgets what came before, and ignores events from
+        /// before device time `since` (the tail of the previous step, however late it arrives).
+        func reset(expecting expectation: Expectation, sinceDeviceMicros since: UInt64) {
+            record.withLock { $0 = Record(expectation: expectation, sinceDeviceMicros: since) }
+        }
 
         /// Adds one observation.
         func add(_ observation: Observation) {
             record.withLock { r in
+                guard r.expectation != nil, observation.deviceMicros >= r.sinceDeviceMicros else { return }
                 if r.match == nil, r.expectation?.matches(observation) == true { r.match = observation }
                 if !r.sources.contains(observation.source) { r.sources.append(observation.source) }
                 r.labels.insert(observation.label)
@@ -234,7 +246,8 @@ enum Diagnose {
         guard let seen = record.match else {
             var reason = "no \(step.expectation.text) within \(timeoutSeconds) s"
             if !record.labels.isEmpty {
-                reason += "; saw \(record.labels.sorted().joined(separator: ", ")) from \(sources.map(\.description).joined(separator: ", "))"
+                reason +=
+                    "; saw \(record.labels.sorted().joined(separator: ", ")) from \(sources.map(\.description).joined(separator: ", "))"
             }
             return Outcome(step: step, seen: nil, sources: sources, passed: false, reason: reason, simulated: simulated)
         }
@@ -281,7 +294,10 @@ enum Diagnose {
         var outcomes: [Outcome] = []
         for (index, step) in steps.enumerated() {
             let progress = "step \(index + 1)/\(steps.count): \(step.instruction)"
-            log.reset(expecting: step.expectation)
+            // The step starts now in device time: what happened before it is not its.
+            var since: UInt64 = 0
+            if let session = await host.session, let reply = try? await session.ping() { since = reply.deviceTimeMicros }
+            log.reset(expecting: step.expectation, sinceDeviceMicros: since)
             var deadline = ContinuousClock.now + .seconds(timeout)
             var settleUntil = ContinuousClock.now
             if simulated {

@@ -208,7 +208,10 @@ final class EventPrinter: @unchecked Sendable {
         let name = JSONMember("kind", .string(kind.name))
         switch kind {
         case .slideBegan(let m), .slideChanged(let m), .slideEnded(let m):
-            return [name, JSONMember("position", number(m.position)), JSONMember("delta", number(m.delta)), JSONMember("velocity", number(m.velocity))]
+            return [
+                name, JSONMember("position", number(m.position)), JSONMember("delta", number(m.delta)),
+                JSONMember("velocity", number(m.velocity)),
+            ]
         case .longPressBegan(let held):
             return [name, JSONMember("heldMs", .number(String(format: "%.3f", Double(held) / 1000)))]
         case .pressEnded(let s):
@@ -221,7 +224,6 @@ final class EventPrinter: @unchecked Sendable {
             return [name]
         }
     }
-
 
     /// The gesture as text lines print it (``GestureKind/description``).
     static func name(_ kind: GestureKind) -> String { kind.description }

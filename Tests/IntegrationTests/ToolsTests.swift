@@ -1,3 +1,4 @@
+import CameraControlWire
 import Foundation
 import Testing
 
@@ -56,12 +57,14 @@ extension OverRealPTY {
             let decoded = try await runTool("camctl", ["decode", recording])
             #expect(decoded.status == 0, "stderr: \(decoded.standardError)")
             for text in [
-                "host→device  REQUEST seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeRequest { hostVersion: { major: 1 minor: 1 } hostName: \"camctl record\" }",
-                "device→host  RESPONSE seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeResponse",
+                // Payloads in protobuf's JSON mapping (as `camctl call` prints them), not a Swift dump.
+                "host→device  REQUEST seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeRequest {\"hostVersion\":{\"major\":1,\"minor\":1},\"hostName\":\"camctl record\"}",
+                "device→host  RESPONSE seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeResponse {\"deviceVersion\":",
                 "InputService/StreamInputEvents stream open (confirmed",
-                "ConfigService/GetConfig cameracontrol.v1.Config { thresholds: { lightPressOnMillinewtons: 800",
-                "InputService/StreamInputEvents cameracontrol.v1.InputEvent { timestampMicros:",
-                "InputService/StreamRawSamples cameracontrol.v1.RawSampleBatch",
+                "ConfigService/GetConfig cameracontrol.v1.Config {\"thresholds\":{\"lightPressOnMn\":800",
+                "InputService/StreamInputEvents cameracontrol.v1.InputEvent {\"timestampUs\":",
+                "\"kind\":\"INPUT_EVENT_KIND_",
+                "InputService/StreamRawSamples cameracontrol.v1.RawSampleBatch {\"firstTimestampUs\":",
             ] {
                 #expect(decoded.standardOutput.contains(text), "decode lacks '\(text)'")
             }
@@ -172,6 +175,92 @@ extension OverRealPTY {
             #expect(png.count > 10_000 && Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
             func u32(_ at: Int) -> Int { Int(png[at]) << 24 | Int(png[at + 1]) << 16 | Int(png[at + 2]) << 8 | Int(png[at + 3]) }
             #expect(png.count > 24 && (u32(16), u32(20)) == (800, 400), "the PNG is not 800 × 400")
+        }
+
+        @Test("record, replay, decode and plot --json: one object per line, the documented fields")
+        func theRecordingToolsSpeakJSON() async throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let recording = directory + "/click.pcapng"
+            func lines(_ text: String) throws -> [JSONValue] {
+                try text.split(separator: "\n").map { line in
+                    let value = try JSONValue(parsing: String(line))
+                    guard case .object = value else { throw ChildProcessFailure(description: "not an object: \(line)") }
+                    return value
+                }
+            }
+            func record() async throws -> ToolRun {
+                try await withSimulator(seed: 17) { simulator in
+                    try await runTool(
+                        "camctl",
+                        [
+                            "record", simulator.ptyPath, "-o", recording, "--json", "--scenario",
+                            Self.root + "/Firmware-sim/scenarios/full-click.scenario",
+                        ], timeout: .seconds(60))
+                }
+            }
+            var live = try await record()
+            if live.status == 1, live.standardError.contains("the device went away") { live = try await record() }
+            #expect(live.status == 0, "stderr: \(live.standardError)")
+            let liveLines = try lines(live.standardOutput)
+            #expect(liveLines.first?["type"] == .string("connected"))
+            #expect(liveLines.first?["identity"]?["model"] == .string("Simulator"))
+            #expect(
+                liveLines.contains {
+                    $0["type"] == .string("capture") && $0["phase"] == .string("ended") && $0["source"] == .string("camera-control")
+                        && $0["captured"] == .bool(true)
+                })
+            #expect(liveLines.contains { $0["type"] == .string("gesture") && $0["kind"] == .string("press-ended") })
+
+            // Replay: the same events (kinds, sources, and the device's own times of input events; a live
+            // timer may stamp a gesture otherwise under load), then a summary.
+            let replay = try await runTool("camctl", ["replay", recording, "--json"])
+            #expect(replay.status == 0, "stderr: \(replay.standardError)")
+            let replayLines = try lines(replay.standardOutput)
+            #expect(replayLines.first?["type"] == .string("connected"))
+            #expect(replayLines.last?["type"] == .string("summary"))
+            #expect(replayLines.last?["frames"].map { $0 != .number("0") } == true)
+            func events(_ lines: [JSONValue]) -> [String] {
+                lines.filter { [.string("input"), .string("gesture"), .string("capture")].contains($0["type"]) }.map { line in
+                    (line["type"] == .string("input") ? ["type", "kind", "source", "deviceTimeUs"] : ["type", "kind", "phase", "source"])
+                        .map { line[$0]?.description ?? "-" }.joined(separator: " ")
+                }.sorted()
+            }
+            #expect(events(liveLines) == events(replayLines), "the replay's events differ from the live run's")
+
+            // Decode: one object per frame, payloads in protobuf's JSON mapping.
+            let decoded = try await runTool("camctl", ["decode", recording, "--json"])
+            #expect(decoded.status == 0, "stderr: \(decoded.standardError)")
+            let frames = try lines(decoded.standardOutput)
+            #expect(frames.count > 20)
+            #expect(frames.allSatisfy { $0["ok"] == .bool(true) && $0["direction"] != nil && $0["tMs"] != nil })
+            let handshake = try #require(frames.first)
+            #expect(handshake["direction"] == .string("toDevice"))
+            #expect(handshake["type"] == .string("REQUEST"))
+            #expect(handshake["method"] == .string("DeviceService/Handshake"))
+            #expect(handshake["messageType"] == .string("cameracontrol.v1.HandshakeRequest"))
+            #expect(handshake["message"]?["hostName"] == .string("camctl record"))
+            #expect(
+                frames.contains {
+                    $0["method"] == .string("InputService/StreamInputEvents") && $0["type"] == .string("STREAM_MESSAGE")
+                        && $0["message"]?["source"] == .string("INPUT_SOURCE_CAMERA_CONTROL")
+                })
+            #expect(frames.contains { $0["type"] == .string("ACK") && $0["ackedSequence"] != nil })
+            let hex = try await runTool(
+                "/bin/sh", ["-c", "printf '03 08 05 01 03 f3 eb 00' | \(try BuiltProducts.executable("camctl")) decode - --json"])
+            let bad = try lines(hex.standardOutput)
+            #expect(
+                bad.count == 1 && bad.first?["ok"] == .bool(false) && bad.first?["error"] == .string("bad-check"), "\(hex.standardOutput)")
+
+            // Plot: a mark per gesture and capture event, then what was drawn.
+            let plot = try await runTool("camctl", ["plot", recording, "-o", directory + "/click.svg", "--json"])
+            #expect(plot.status == 0, "stderr: \(plot.standardError)")
+            let drawn = try lines(plot.standardOutput)
+            #expect(drawn.contains { $0["type"] == .string("mark") && $0["label"] == .string("capture ended camera-control") })
+            let summary = try #require(drawn.last)
+            #expect(summary["type"] == .string("plot") && summary["width"] == .number("1200") && summary["height"] == .number("600"))
+            #expect(summary["thresholds"]?["fullPressOnMn"] == .number("2500"))
+            #expect(FileManager.default.fileExists(atPath: directory + "/click.svg"))
         }
 
         @Test func ctrlCEndsARecordingWithACompleteFile() async throws {
