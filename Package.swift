@@ -5,7 +5,7 @@
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
 //   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports, shoot, record, replay,
-//           decode, plot, conformance)
+//           decode, plot, conformance, diagnose, relay)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
