@@ -59,9 +59,9 @@ struct HostCoreTests {
         let threshold = GestureRecognizer.Configuration().longPressThresholdMicros
         #expect(rig.core.nextDeadlineHostMicros == 2_000_000 + threshold)
         rig.core.advance(toHostMicros: 2_000_000 + threshold - 1)
-        #expect(!rig.log.values.contains { $0.hasPrefix("gesture longPressBegan") })
+        #expect(!rig.log.values.contains { $0.hasPrefix("gesture long-press-began") })
         rig.core.advance(toHostMicros: 2_000_000 + threshold)
-        #expect(rig.log.values.contains { $0.hasPrefix("gesture longPressBegan") })
+        #expect(rig.log.values.contains { $0.hasPrefix("gesture long-press-began") })
         #expect(rig.core.nextDeadlineHostMicros == nil, "nothing pending: the host sleeps until the next event")
     }
 
