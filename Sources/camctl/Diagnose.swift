@@ -18,7 +18,7 @@ import Synchronization
 enum Diagnose {
     static let command = Command(
         name: "diagnose", summary: "a guided check of every input the device announces, each event attributed to its source",
-        usage: "PORT [--timeout S] [--json]",
+        usage: "PORT [--timeout S] [--ask] [--json]",
         details: """
             One step per input the handshake announces: each button ("press volume up"), the remote ("click the
             remote"), the force sensor ("light press", "click", "double light press"), touch and the slide strip
@@ -27,6 +27,8 @@ enum Diagnose {
             run; exit status 1 when a step failed. A simulator (it announces the capability) plays each action
             itself (SimulatorService/RunScenario); on real hardware a person is prompted.
               --timeout S   seconds to wait for each action (default 10; on a simulator, after its scenario)
+              --ask         ask a person for each action even when the device announces the simulator capability
+                            (a board whose firmware has SimulatorService besides its real inputs)
               --json        one object per line: {"type": "connected", "identity", "sessionId"}, then per step
                             {"type": "step", "step", "instruction", "expected", "expectedSource", "result":
                             "pass"|"fail", "seen"?: {"event", "source", "deviceTimeUs"}, "sources", "reason",
@@ -259,7 +261,7 @@ enum Diagnose {
     // MARK: Running
 
     static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: ["timeout"], switches: ["json"], positionals: ["PORT"])
+        let args = try Arguments(argv, valued: ["timeout"], switches: ["json", "ask"], positionals: ["PORT"])
         let timeout = try args.integer("timeout", default: 10)
         guard timeout > 0 else { throw Arguments.Failure(description: "--timeout wants a number of seconds above 0, not \(timeout)") }
         let json = args.flag("json")
@@ -276,7 +278,7 @@ enum Diagnose {
         interaction.setSessionRunning(true)
 
         let steps = steps(for: info.capabilities)
-        let simulated = info.capabilities.isSimulator
+        let simulated = info.capabilities.isSimulator && !args.flag("ask")
         if json {
             print(Monitor.connectedJSON(info))
         } else {

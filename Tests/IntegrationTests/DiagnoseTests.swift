@@ -61,6 +61,24 @@ extension OverRealPTY {
             #expect(text.standardOutput.contains("\(Self.simulatorSteps.count) of \(Self.simulatorSteps.count) steps passed"))
         }
 
+        @Test("with a person asked (--ask) and nobody acting, each step prompts, waits --timeout and fails; exit 1")
+        func nobodyActingFailsEveryStepInTime() async throws {
+            let run = try await diagnose(["--ask", "--timeout", "1", "--json"], seed: 85)
+            #expect(run.status == 1, "stderr: \(run.standardError)")
+            let steps = try steps(run.standardOutput)
+            #expect(steps.map { $0["step"] } == Self.simulatorSteps.map { .string($0.step) })
+            for step in steps {
+                #expect(step["result"] == .string("fail"), "\(step)")
+                #expect(step["simulated"] == .bool(false))
+                #expect(step["seen"] == nil)
+                #expect(step["reason"].map { $0.description.contains("within 1 s") } == true, "\(step)")
+            }
+            // The prompts go to stderr with --json, one per step, naming the action and the time allowed.
+            #expect(run.standardError.contains(">>> step 1/\(Self.simulatorSteps.count): press volume up (1 s)"), "\(run.standardError)")
+            #expect(run.standardError.contains("slide your finger along the Camera Control to the top"))
+            #expect(run.standardError.contains("\(Self.simulatorSteps.count) of \(Self.simulatorSteps.count) steps failed"))
+        }
+
         @Test("a simulator that reports volume-down as volume-up fails that step, and only that one; exit 1")
         func aWrongButtonSourceFailsItsStep() async throws {
             let run = try await diagnose(["--json"], seed: 83, simulatorArguments: ["--break", "wrong-button-source"])
