@@ -173,8 +173,10 @@ extension OverRealPTY {
                 #expect(run.status == 0, "\(run.standardError)")
                 let events = try jsonLines(run.standardOutput)
                 #expect(events.first?["type"] == .string("connected"))
-                // It stopped itself after the scenario: that is no "device lost".
-                #expect(!run.standardOutput.contains("device lost"), "\(run.standardOutput)")
+                // It stopped itself after the scenario: that is no "device lost" (one in the middle, with a
+                // new session after it, is a real link drop on a starved machine).
+                let last = try #require(events.last)
+                #expect(last["text"].map { $0.description.contains("device lost") } != true, "\(run.standardOutput.suffix(600))")
                 #expect(events.contains { $0["type"] == .string("gesture") && $0["kind"] == .string("press-ended") })
                 #expect(
                     events.contains {
