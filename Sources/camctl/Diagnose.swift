@@ -294,6 +294,14 @@ enum Diagnose {
         }
 
         var outcomes: [Outcome] = []
+        func report(_ outcome: Outcome) {
+            outcomes.append(outcome)
+            if json {
+                print(Self.json(outcome).compactText)
+            } else {
+                print("    \(outcome.passed ? "PASS" : "FAIL")  \(outcome.reason)")
+            }
+        }
         for (index, step) in steps.enumerated() {
             let progress = "step \(index + 1)/\(steps.count): \(step.instruction)"
             // The step starts now in device time: what happened before it is not its.
@@ -303,19 +311,18 @@ enum Diagnose {
             var deadline = ContinuousClock.now + .seconds(timeout)
             var settleUntil = ContinuousClock.now
             if simulated {
+                if !json { print("\(progress) (played by the simulator)") }
                 guard let session = await host.session else {
-                    outcomes.append(
-                        Outcome(step: step, seen: nil, sources: [], passed: false, reason: "the device went away", simulated: true))
+                    report(Outcome(step: step, seen: nil, sources: [], passed: false, reason: "the device went away", simulated: true))
                     continue
                 }
-                if !json { print("\(progress) (played by the simulator)") }
                 do {
                     let played = try await session.runScenario("noise off\n\(step.scenario)\n")
                     let length = Duration.microseconds(Int64(played.durationMicros))
                     deadline = ContinuousClock.now + length + .seconds(timeout)
                     settleUntil = ContinuousClock.now + length + .milliseconds(300)
                 } catch {
-                    outcomes.append(
+                    report(
                         Outcome(
                             step: step, seen: nil, sources: [], passed: false, reason: "the simulator did not play it: \(error)",
                             simulated: true))
@@ -337,13 +344,7 @@ enum Diagnose {
             }
             let settle = max(settleUntil, ContinuousClock.now + .milliseconds(simulated ? 150 : 600))
             try? await Task.sleep(until: settle)
-            let outcome = judge(step, record: log.current, simulated: simulated, timeoutSeconds: timeout)
-            outcomes.append(outcome)
-            if json {
-                print(Self.json(outcome).compactText)
-            } else {
-                print("    \(outcome.passed ? "PASS" : "FAIL")  \(outcome.reason)")
-            }
+            report(judge(step, record: log.current, simulated: simulated, timeoutSeconds: timeout))
         }
         let lost = await host.lastDisconnect
         await host.stop()
