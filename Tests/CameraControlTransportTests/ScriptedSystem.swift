@@ -53,11 +53,13 @@ final class ScriptedSystem: @unchecked Sendable {
     private var written: [UInt8] = []
     private var log: [String] = []
     private var pollCount = 0
+    private let terminal: Bool
 
     init(
         polls: [PollStep] = [], reads: [ReadStep] = [], writes: [WriteStep] = [], flockErrors: [Int32] = [],
-        open: Result<Int32, SystemErrno> = .success(ScriptedSystem.device)
+        open: Result<Int32, SystemErrno> = .success(ScriptedSystem.device), terminal: Bool = true
     ) {
+        self.terminal = terminal
         pollSteps = polls
         readSteps = reads
         writeSteps = writes
@@ -174,7 +176,7 @@ final class ScriptedSystem: @unchecked Sendable {
             pipe: { .success((ScriptedSystem.wakeRead, ScriptedSystem.wakeWrite)) },
             setNonblocking: { _ in .success(()) },
             setCloseOnExec: { _ in .success(()) },
-            isTerminal: { _ in true },
+            isTerminal: { [terminal] _ in terminal },
             configureRaw: { [self] descriptor, _ in
                 record("raw(\(descriptor))")
                 return .success(())

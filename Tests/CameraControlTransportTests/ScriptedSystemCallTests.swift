@@ -40,16 +40,43 @@ struct ScriptedSystemCallTests {
         #expect(system.readerPolls == 2)
     }
 
-    @Test("read returning 0 (end of file) ends the stream with .closed after the bytes before it")
-    func endOfFile() async throws {
+    @Test(
+        "read returning 0 with a hang-up, or on a file that is not a terminal, ends the stream with .closed after the bytes before it",
+        arguments: [(POLLIN | POLLHUP, true), (POLLIN, false)])
+    func endOfFile(_ events: Int32, terminal: Bool) async throws {
         let system = ScriptedSystem(
-            polls: [.events(POLLIN), .events(POLLIN)], reads: [.bytes([1, 2]), .endOfFile])
+            polls: [.events(POLLIN), .events(events)], reads: [.bytes([1, 2]), .endOfFile], terminal: terminal)
         let link = try system.makeLink()
         defer { link.close() }
         let ending = await receiveUntilEnd(from: link)
         #expect(ending.bytes == [1, 2])
         #expect(ending.error?.code == .closed)
         #expect(ending.error?.message == "the peer of scripted closed (end of file)")
+    }
+
+    @Test("on a terminal, a read of 0 bytes without a hang-up (another reader took them) does not end the stream")
+    func emptyReadOnATerminalIsNotTheEnd() async throws {
+        let system = ScriptedSystem(
+            polls: [.events(POLLIN), .events(POLLIN), .events(POLLIN | POLLHUP)],
+            reads: [.endOfFile, .bytes([3, 4]), .endOfFile])
+        let link = try system.makeLink()
+        defer { link.close() }
+        let ending = await receiveUntilEnd(from: link)
+        #expect(ending.bytes == [3, 4])
+        #expect(ending.error?.message == "the peer of scripted closed (end of file)")
+    }
+
+    @Test("on a terminal, empty reads without end end the stream after FileDescriptorLink.emptyReadLimit in a row")
+    func endlessEmptyReadsEnd() async throws {
+        let limit = FileDescriptorLink.emptyReadLimit
+        let system = ScriptedSystem(
+            polls: Array(repeating: .events(POLLIN), count: limit), reads: Array(repeating: .endOfFile, count: limit))
+        let link = try system.makeLink()
+        defer { link.close() }
+        let ending = await receiveUntilEnd(from: link)
+        #expect(ending.bytes.isEmpty)
+        #expect(ending.error?.code == .closed)
+        #expect(system.readerPolls == limit)
     }
 
     @Test("POLLHUP or POLLERR with nothing to read ends the stream with .closed (hung up)", arguments: [POLLHUP, POLLERR])
