@@ -2,9 +2,10 @@
  * camctl-sim: the CameraControl firmware and simulator behind a pseudo-terminal.
  *
  * Prints the slave path of a new pty on the first line of stdout, then runs
- * the real firmware core (ccsim_device_t) in real time: a 1 ms tick on
- * CLOCK_MONOTONIC, poll() on the pty master, bytes moved both ways without
- * blocking. A host opens the slave like a serial port. The host may close and
+ * the real firmware core (ccsim_device_t) in real time on CLOCK_MONOTONIC:
+ * ppoll() on the pty master wakes the loop when host bytes arrive, at the next
+ * sample boundary, or (with --baud) when the modelled UART can take more bytes;
+ * bytes move both ways without blocking. A host opens the slave like a serial port. The host may close and
  * reopen the slave at any time (the firmware then sees a silent link).
  * See docs/SIMULATOR.md, "camctl-sim".
  *
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -38,6 +40,8 @@
 #define EXIT_GRACE_US 300000u
 /* The largest step of device time per pass of the main loop (see "Device time follows"). */
 #define MAX_STEP_US 5000u
+/* --baud: the fastest UART the speed model takes (bits per second). */
+#define MAX_BAUD 100000000u
 
 static const char usage[] =
     "usage: camctl-sim [options]\n"
@@ -52,6 +56,8 @@ static const char usage[] =
     "                         host first completes a handshake\n"
     "  --start-now            start the scenario immediately instead\n"
     "  --seed N               seed of the finger and sensor model (default 1)\n"
+    "  --baud N               pace both directions like a UART of N bits per second, 8N1\n"
+    "                         (10 bits a byte, a 16-byte FIFO); default: unpaced\n"
     "  --exit-after-scenario  exit 0 shortly after the scenario has finished\n"
     "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
     "                         that spawn the simulator: no orphan outlives them)\n"
@@ -197,11 +203,46 @@ static bool parse_seed(const char *s, uint64_t *out)
     return true;
 }
 
+/* UART speed model (--baud): microseconds until the credit of one direction
+ * is back to the FIFO's depth (the modelled UART is idle again), or 0 when it
+ * is already. The simulator's credit is updated lazily, so project it to the
+ * device time now. */
+static uint64_t uart_busy_us(const ccsim_device_t *sim, uint64_t credit_milli)
+{
+    const uint64_t cap = 16000u; /* ccsim_device.c's 16-byte FIFO, in milli-bytes */
+    uint64_t gained = (sim->now_us - sim->credit_us) * (uint64_t)sim->baud / 10000u;
+    uint64_t credit = credit_milli + gained;
+    if (sim->baud == 0u || credit >= cap) {
+        return 0;
+    }
+    return ((cap - credit) * 10000u + sim->baud - 1u) / sim->baud;
+}
+
+/* How long the loop may sleep (microseconds, from device time now): until the
+ * next sample boundary, or earlier when the modelled UART (--baud) finishes
+ * the bytes it has and the firmware may have more to send or to read. */
+static uint64_t sleep_budget_us(const ccsim_device_t *sim)
+{
+    const cc_input_config_t *c = cc_device_config(&sim->dev);
+    uint64_t rate = (c != 0 && c->sample_rate_hz != 0u) ? c->sample_rate_hz : 1000u;
+    uint64_t period = 1000000u / rate;
+    uint64_t budget = (sim->now_us / period + 1u) * period - sim->now_us;
+    uint64_t tx = uart_busy_us(sim, sim->tx_credit_milli);
+    uint64_t rx = sim->rx.len > 0u ? uart_busy_us(sim, sim->rx_credit_milli) : 0u;
+    if (tx != 0u && tx < budget) {
+        budget = tx;
+    }
+    if (rx != 0u && rx < budget) {
+        budget = rx;
+    }
+    return budget;
+}
+
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
     bool start_now = false, exit_after = false, strict = false;
-    uint64_t seed = 1;
+    uint64_t seed = 1, baud = 0;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
     size_t scenario_len = 0;
     pid_t parent = 0; /* --exit-with-parent: the parent to outlive not */
@@ -225,6 +266,12 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
             if (!parse_seed(argv[++i], &seed)) {
                 fprintf(stderr, "camctl-sim: --seed needs a non-negative number\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--baud") == 0 && i + 1 < argc) {
+            if (!parse_seed(argv[++i], &baud) || baud == 0u || baud > MAX_BAUD) {
+                fprintf(stderr, "camctl-sim: --baud needs a number of bits per second, 1..%u\n",
+                        (unsigned)MAX_BAUD);
                 return 2;
             }
         } else if (strcmp(a, "--start-now") == 0) {
@@ -266,6 +313,9 @@ int main(int argc, char **argv)
     }
 
     ccsim_device_init(&g_sim, seed);
+    if (baud != 0u) {
+        ccsim_device_set_baud(&g_sim, (uint32_t)baud);
+    }
     if (scenario_path != 0) {
         ccsim_parse_error_t err;
         int rc;
@@ -318,14 +368,26 @@ int main(int argc, char **argv)
          : start_now ? "running; scenario started"
                      : "running; the scenario starts at the host's handshake");
 
+    /* Wake-ups are deadlines to the microsecond: ask the kernel not to add
+     * its default 50 us of slack to them. */
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     t0 = monotonic_us();
     while (!g_stop) {
         struct pollfd pfd;
-        uint64_t now;
+        struct timespec timeout;
+        uint64_t now, wake_us;
         bool active;
 
-        /* Wait for host bytes or the next 1 ms tick. With no slave open the
-         * master reports POLLHUP at once, so then only sleep. */
+        /* Wait for host bytes, the next sample boundary or the modelled UART
+         * (sleep_budget_us), whichever comes first; not a fixed tick. Device
+         * time lagging behind the clock (a stall being caught up) means no
+         * sleep at all. With no slave open the master reports POLLHUP at
+         * once, so then only sleep. */
+        now = monotonic_us() - t0;
+        wake_us = ccsim_device_now_us(&g_sim) + sleep_budget_us(&g_sim);
+        wake_us = wake_us > now ? wake_us - now : 0u;
+        timeout.tv_sec = (time_t)(wake_us / 1000000u);
+        timeout.tv_nsec = (long)(wake_us % 1000000u) * 1000L;
         if (hung_up) {
             pfd.fd = master;
             pfd.events = POLLIN;
@@ -334,17 +396,17 @@ int main(int argc, char **argv)
                 hung_up = false;
                 note("host opened the port");
             } else {
-                (void)poll(0, 0, 1);
+                (void)ppoll(0, 0, &timeout, 0);
             }
         } else {
             pfd.fd = master;
             /* No room in the firmware's receive ring: do not wait for input
-             * (it would wake us at once), wait for the tick instead. */
+             * (it would wake us at once), wait for the deadline instead. */
             pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u ? POLLIN : 0)
                                  | (out_len > out_off ? POLLOUT : 0));
             pfd.revents = 0;
-            if (poll(&pfd, 1, 1) < 0 && errno != EINTR) {
-                fprintf(stderr, "camctl-sim: poll: %s\n", strerror(errno));
+            if (ppoll(&pfd, 1, &timeout, 0) < 0 && errno != EINTR) {
+                fprintf(stderr, "camctl-sim: ppoll: %s\n", strerror(errno));
                 status = 1;
                 break;
             }
