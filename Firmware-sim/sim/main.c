@@ -238,6 +238,61 @@ static uint64_t sleep_budget_us(const ccsim_device_t *sim)
     return budget;
 }
 
+/* --baud: one direction of the serial line between the simulated UART and
+ * the pty. A chunk of bytes handed to the line starts when the line is free
+ * (or now) and its bytes complete one byte time (10 bits) apart; a byte is
+ * passed on (to the pty, or to the firmware) only once it has completed, so
+ * the host sees each frame's delimiter when a real UART would deliver it.
+ * byte_ns 0: unpaced, every byte completes at once. */
+typedef struct line {
+    uint64_t byte_ns;     /* time of one byte on the wire */
+    uint64_t free_ns;     /* the line is busy until then */
+    uint64_t base_ns;     /* the current chunk's first byte started then */
+} line_t;
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A chunk of n bytes goes on the line at now_ns. */
+static void line_start(line_t *l, uint64_t now_ns, size_t n)
+{
+    l->base_ns = l->free_ns > now_ns ? l->free_ns : now_ns;
+    l->free_ns = l->base_ns + (uint64_t)n * l->byte_ns;
+}
+
+/* Bytes of the current chunk (of n) that have completed at now_ns. */
+static size_t line_done(const line_t *l, uint64_t now_ns, size_t n)
+{
+    uint64_t k;
+    if (l->byte_ns == 0u) {
+        return n;
+    }
+    if (now_ns < l->base_ns) {
+        return 0;
+    }
+    k = (now_ns - l->base_ns) / l->byte_ns;
+    return k < (uint64_t)n ? (size_t)k : n;
+}
+
+/* When to wake for a chunk whose bytes [off, n) are not passed on yet: the
+ * completion of the next frame delimiter among them (or of the last byte);
+ * UINT64_MAX when nothing waits. */
+static uint64_t line_due_ns(const line_t *l, const uint8_t *chunk, size_t off, size_t n)
+{
+    const uint8_t *zero;
+    size_t last;
+    if (off >= n || l->byte_ns == 0u) {
+        return UINT64_MAX;
+    }
+    zero = memchr(chunk + off, 0, n - off);
+    last = zero != 0 ? (size_t)(zero - chunk) : n - 1u;
+    return l->base_ns + ((uint64_t)last + 1u) * l->byte_ns;
+}
+
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
@@ -253,6 +308,9 @@ int main(int argc, char **argv)
     bool hung_up = true, was_active = false, scenario_seen = false; /* no slave open yet */
     static uint8_t out[4096];
     size_t out_len = 0, out_off = 0;
+    static uint8_t held[1024];  /* host -> device bytes on the line (--baud) */
+    size_t held_len = 0, held_off = 0;
+    line_t tx_line = {0, 0, 0}, rx_line = {0, 0, 0};
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -315,6 +373,7 @@ int main(int argc, char **argv)
     ccsim_device_init(&g_sim, seed);
     if (baud != 0u) {
         ccsim_device_set_baud(&g_sim, (uint32_t)baud);
+        tx_line.byte_ns = rx_line.byte_ns = 10000000000u / baud;
     }
     if (scenario_path != 0) {
         ccsim_parse_error_t err;
@@ -375,7 +434,7 @@ int main(int argc, char **argv)
     while (!g_stop) {
         struct pollfd pfd;
         struct timespec timeout;
-        uint64_t now, wake_us;
+        uint64_t now, now_ns, wake_us, wake_ns;
         bool active;
 
         /* Wait for host bytes, the next sample boundary or the modelled UART
@@ -383,11 +442,22 @@ int main(int argc, char **argv)
          * time lagging behind the clock (a stall being caught up) means no
          * sleep at all. With no slave open the master reports POLLHUP at
          * once, so then only sleep. */
-        now = monotonic_us() - t0;
+        now_ns = monotonic_ns();
+        now = now_ns / 1000u - t0;
         wake_us = ccsim_device_now_us(&g_sim) + sleep_budget_us(&g_sim);
         wake_us = wake_us > now ? wake_us - now : 0u;
-        timeout.tv_sec = (time_t)(wake_us / 1000000u);
-        timeout.tv_nsec = (long)(wake_us % 1000000u) * 1000L;
+        wake_ns = wake_us * 1000u;
+        {
+            uint64_t due = line_due_ns(&tx_line, out, out_off, out_len);
+            uint64_t due_rx = line_due_ns(&rx_line, held, held_off, held_len);
+            due = due_rx < due ? due_rx : due;
+            if (due != UINT64_MAX) {
+                due = due > now_ns ? due - now_ns : 0u;
+                wake_ns = due < wake_ns ? due : wake_ns;
+            }
+        }
+        timeout.tv_sec = (time_t)(wake_ns / 1000000000u);
+        timeout.tv_nsec = (long)(wake_ns % 1000000000u);
         if (hung_up) {
             pfd.fd = master;
             pfd.events = POLLIN;
@@ -402,8 +472,8 @@ int main(int argc, char **argv)
             pfd.fd = master;
             /* No room in the firmware's receive ring: do not wait for input
              * (it would wake us at once), wait for the deadline instead. */
-            pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u ? POLLIN : 0)
-                                 | (out_len > out_off ? POLLOUT : 0));
+            pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u && held_off >= held_len ? POLLIN : 0)
+                                 | (line_done(&tx_line, now_ns, out_len) > out_off ? POLLOUT : 0));
             pfd.revents = 0;
             if (ppoll(&pfd, 1, &timeout, 0) < 0 && errno != EINTR) {
                 fprintf(stderr, "camctl-sim: ppoll: %s\n", strerror(errno));
@@ -412,7 +482,7 @@ int main(int argc, char **argv)
             }
             if ((pfd.revents & POLLHUP) != 0 && (pfd.revents & POLLIN) == 0) {
                 hung_up = true;
-                out_len = out_off = 0;
+                out_len = out_off = held_len = held_off = 0;
                 note("host closed the port");
             }
         }
@@ -422,16 +492,37 @@ int main(int argc, char **argv)
          * back (backpressure). A byte read is never dropped (issue 9). */
         if (!hung_up) {
             for (;;) {
-                uint8_t in[1024];
+                const uint8_t *in;
                 size_t room = ccsim_device_host_room(&g_sim);
                 ssize_t n;
                 if (room == 0u) {
                     break;
                 }
-                n = read(master, in, room < sizeof(in) ? room : sizeof(in));
+                /* With --baud the bytes read wait on the line (held) until
+                 * they have completed; unpaced they complete at once. */
+                if (held_off >= held_len) {
+                    n = read(master, held, room < sizeof(held) ? room : sizeof(held));
+                    held_off = 0;
+                    held_len = n > 0 ? (size_t)n : 0u;
+                    if (n > 0) {
+                        line_start(&rx_line, monotonic_ns(), held_len);
+                    }
+                }
+                if (held_off < held_len) {
+                    size_t done = line_done(&rx_line, monotonic_ns(), held_len) - held_off;
+                    done = done < room ? done : room;
+                    if (done == 0u) {
+                        break;
+                    }
+                    in = held + held_off;
+                    held_off += done;
+                    n = (ssize_t)done;
+                } else {
+                    in = held;
+                }
                 if (n > 0 && ccsim_filter_active()) {
                     /* --break / --strict: the frame filter may rewrite what the host sent (tests only). */
-                    static uint8_t filtered[2u * sizeof(in) + 64u];
+                    static uint8_t filtered[2u * sizeof(held) + 64u];
                     size_t m = ccsim_filter_in(in, (size_t)n, filtered, sizeof(filtered), monotonic_us() - t0,
                                                cc_device_session_active(ccsim_device_core(&g_sim)));
                     (void)ccsim_device_host_write(&g_sim, filtered, m);
@@ -445,7 +536,7 @@ int main(int argc, char **argv)
                 }
                 if (n < 0 && errno == EIO) {
                     hung_up = true;
-                    out_len = out_off = 0;
+                    out_len = out_off = held_len = held_off = 0;
                     note("host closed the port");
                 }
                 break;
@@ -480,6 +571,7 @@ int main(int argc, char **argv)
         /* Device -> host; bytes produced while no one listens are dropped. */
         for (;;) {
             ssize_t n;
+            size_t done;
             if (out_off >= out_len) {
                 out_off = 0;
                 if (ccsim_filter_active()) {
@@ -495,12 +587,18 @@ int main(int argc, char **argv)
                 if (out_len == 0u) {
                     break;
                 }
+                line_start(&tx_line, monotonic_ns(), out_len);
             }
             if (hung_up) {
                 out_off = out_len;
                 continue;
             }
-            n = write(master, out + out_off, out_len - out_off);
+            /* --baud: only the bytes that have completed on the line */
+            done = line_done(&tx_line, monotonic_ns(), out_len);
+            if (done <= out_off) {
+                break;
+            }
+            n = write(master, out + out_off, done - out_off);
             if (n > 0) {
                 out_off += (size_t)n;
                 continue;

@@ -23,6 +23,9 @@ struct Bench {
             run: DecodeBench.run),
         Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
         Command(
+            name: "paced", summary: "press → capture handler with camctl-sim paced at 115200 baud, 1 Mbaud and unpaced; --svg FILE",
+            run: PacedLatencyBench.run),
+        Command(
             name: "firmware", summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM",
             run: FirmwareBench.run),
         Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
