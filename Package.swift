@@ -218,14 +218,15 @@ let package = Package(
 
         .target(
             name: "CBenchSupport",
-            dependencies: ["CameraControlProtoC"],
-            path: "Sources/CBenchSupport"
+            dependencies: ["CameraControlProtoC", "FirmwareCore", "FirmwareSim"],
+            path: "Sources/CBenchSupport",
+            cSettings: firmwareCSettings
         ),
         .executableTarget(
             name: "camctl-bench",
             dependencies: [
-                "CameraControlWire", "CameraControlPosixTransport", "CameraControlCapture", "CameraControlHost", "CameraControlGStreamer",
-                "CameraControlSimulation", "CBenchSupport",
+                "CameraControlWire", "CameraControlPosixTransport", "CameraControlDevice", "CameraControlCapture", "CameraControlHost",
+                "CameraControlGStreamer", "CameraControlSimulation", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),
