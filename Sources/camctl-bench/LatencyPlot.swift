@@ -65,7 +65,8 @@ struct LatencyPlot: Sendable {
                 let at = number(x(micros))
                 let stroke = step == 1 ? "#bbbbbb" : "#e5e5e5"
                 out.append(
-                    #"<line x1="\#(at)" y1="\#(number(Self.top))" x2="\#(at)" y2="\#(number(Self.top + plotHeight))" stroke="\#(stroke)"/>"#)
+                    #"<line x1="\#(at)" y1="\#(number(Self.top))" x2="\#(at)" y2="\#(number(Self.top + plotHeight))" stroke="\#(stroke)"/>"#
+                )
                 out.append(
                     #"<text x="\#(at)" y="\#(number(Self.top + plotHeight + 16))" text-anchor="middle">\#(escaped(label(micros)))</text>"#)
             }
@@ -73,7 +74,8 @@ struct LatencyPlot: Sendable {
         for tenth in 0...10 {
             let at = number(y(Double(tenth) / 10))
             out.append(
-                #"<line x1="\#(number(Self.left))" y1="\#(at)" x2="\#(number(Self.left + plotWidth))" y2="\#(at)" stroke="\#(Self.gridColour)"/>"#)
+                #"<line x1="\#(number(Self.left))" y1="\#(at)" x2="\#(number(Self.left + plotWidth))" y2="\#(at)" stroke="\#(Self.gridColour)"/>"#
+            )
             out.append(#"<text x="\#(number(Self.left - 6))" y="\#(at)" dy="4" text-anchor="end">\#(tenth * 10) %</text>"#)
         }
         out.append(

@@ -84,14 +84,18 @@ enum ScaleBench {
         for (step, cStep) in zip(ours, theirs) where step.devices > 1 {
             rows.append(
                 BenchRow(
-                    name: "  per device, \(step.devices) devices\(step.holds && !step.feederLate ? "" : " (\(why(step)))")", unit: "% of a core",
+                    name: "  per device, \(step.devices) devices\(step.holds && !step.feederLate ? "" : " (\(why(step)))")",
+                    unit: "% of a core",
                     project: Stats([step.percentPerDevice]),
-                    baseline: ("minimal C host\(cStep.holds && !cStep.feederLate ? "" : " (\(why(cStep)))")", Stats([cStep.percentPerDevice]))))
+                    baseline: (
+                        "minimal C host\(cStep.holds && !cStep.feederLate ? "" : " (\(why(cStep)))")", Stats([cStep.percentPerDevice])
+                    )))
         }
         for step in theirs.dropFirst(ours.count) {
             rows.append(
                 BenchRow(
-                    name: "  per device, \(step.devices) devices (C host only)", unit: "% of a core", project: Stats([step.percentPerDevice]),
+                    name: "  per device, \(step.devices) devices (C host only)", unit: "% of a core",
+                    project: Stats([step.percentPerDevice]),
                     baseline: nil))
         }
         let held = ours.last(where: \.holds)?.devices ?? 0
