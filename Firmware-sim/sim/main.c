@@ -62,6 +62,9 @@ static const char usage[] =
     "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
     "                         that spawn the simulator: no orphan outlives them)\n"
     "  --quiet                no progress messages on stderr\n"
+    "  --print-clock-origin   a second line on stdout: \"clock-origin-us N\", the CLOCK_MONOTONIC\n"
+    "                         time (us) of device time 0, so a host on this machine can\n"
+    "                         place device timestamps exactly (benchmarks)\n"
     "  --break RULE           break exactly one rule of docs/PROTOCOL.md, to show that the\n"
     "                         conformance suite catches it (docs/CONFORMANCE.md)\n"
     "  --list-breaks          list the rules --break can break, with the cases that catch them\n"
@@ -296,7 +299,7 @@ static uint64_t line_due_ns(const line_t *l, const uint8_t *chunk, size_t off, s
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
-    bool start_now = false, exit_after = false, strict = false;
+    bool start_now = false, exit_after = false, strict = false, print_origin = false;
     uint64_t seed = 1, baud = 0;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
     size_t scenario_len = 0;
@@ -336,6 +339,8 @@ int main(int argc, char **argv)
             start_now = true;
         } else if (strcmp(a, "--exit-after-scenario") == 0) {
             exit_after = true;
+        } else if (strcmp(a, "--print-clock-origin") == 0) {
+            print_origin = true;
         } else if (strcmp(a, "--quiet") == 0) {
             g_quiet = true;
         } else if (strcmp(a, "--break") == 0 && i + 1 < argc) {
@@ -421,16 +426,19 @@ int main(int argc, char **argv)
         (void)sigprocmask(SIG_UNBLOCK, &wanted, 0);
     }
 
+    /* Wake-ups are deadlines to the microsecond: ask the kernel not to add
+     * its default 50 us of slack to them. */
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    t0 = monotonic_us();
     printf("%s\n", slave);
+    if (print_origin) {
+        printf("clock-origin-us %llu\n", (unsigned long long)t0);
+    }
     fflush(stdout);
     note(scenario_path == 0 ? "running (no scenario)"
          : start_now ? "running; scenario started"
                      : "running; the scenario starts at the host's handshake");
 
-    /* Wake-ups are deadlines to the microsecond: ask the kernel not to add
-     * its default 50 us of slack to them. */
-    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-    t0 = monotonic_us();
     while (!g_stop) {
         struct pollfd pfd;
         struct timespec timeout;

@@ -3,7 +3,7 @@ import CameraControlHost
 import CameraControlWire
 import Foundation
 
-/// `camctl-bench paced [--clicks N] [--svg FILE]`: the simulated press → capture handler latency with
+/// `camctl-bench paced [--clicks N (≤ 63)] [--svg FILE]`: the simulated press → capture handler latency with
 /// `camctl-sim` pacing its bytes like a UART (`--baud`) at 115200 baud and 1 Mbaud, and unpaced, each next
 /// to its physical floor: the press event's frame on the wire (10 bits a byte, 8N1) plus one sample
 /// period (the press happened somewhere in the sample period before the sample that saw it). The measured
@@ -11,8 +11,10 @@ import Foundation
 /// host stack and the simulator's wake-ups add to the physics (the target: at most 100 µs).
 ///
 /// Each pacing runs its own `camctl-sim` playing volume-down clicks into the public `CameraControlHost`;
-/// the handler computes host time now minus the host time of the press's device timestamp (through the
-/// host's clock estimate). `--svg FILE` writes the distributions as an SVG plot (``LatencyPlot``).
+/// the handler computes `CLOCK_MONOTONIC` now minus the press's device timestamp placed on that clock
+/// exactly (`camctl-sim --print-clock-origin`). The same latency through the host's own clock estimate
+/// (ping round trips, which assume the two directions take equally long) is printed as that estimate's
+/// error. `--svg FILE` writes the distributions as an SVG plot (``LatencyPlot``).
 enum PacedLatencyBench {
     /// One pacing of the simulator's output.
     struct Pacing: Sendable {
@@ -46,12 +48,13 @@ enum PacedLatencyBench {
 
     static func run(_ options: BenchOptions) async throws -> [BenchRow] {
         let clicks = options.smoke ? 3 : try options.integer("clicks", default: 60)
-        guard clicks > 0, clicks <= 10_000 else { throw BenchOptions.UsageError(message: "--clicks must be 1…10000") }
+        // A scenario holds at most 128 steps (docs/SIMULATOR.md): a pause and two steps per click.
+        guard clicks > 0, clicks <= 63 else { throw BenchOptions.UsageError(message: "--clicks must be 1…63") }
         let simulator = options.values["sim"] ?? LatencyBench.siblingExecutable("camctl-sim")
         var rows: [BenchRow] = []
         var series: [LatencyPlot.Series] = []
         for pacing in pacings {
-            let latencies = try await pressToHandler(simulator: simulator, baud: pacing.baud, clicks: clicks)
+            let (latencies, estimateErrors) = try await pressToHandler(simulator: simulator, baud: pacing.baud, clicks: clicks)
             let floor = floorMicros(baud: pacing.baud)
             rows.append(
                 BenchRow(
@@ -64,6 +67,10 @@ enum PacedLatencyBench {
                 BenchRow(
                     name: "  same, above the wire time (\(BenchRow.format(wire)) µs)", unit: "µs",
                     project: Stats(latencies.map { $0 - wire }), baseline: ("target", Stats([100]))))
+            rows.append(
+                BenchRow(
+                    name: "  the host's clock estimate, its error on the same presses", unit: "µs", project: Stats(estimateErrors),
+                    baseline: nil))
             series.append(LatencyPlot.Series(name: "\(pacing.name) (floor \(Int(floor.rounded())) µs)", valuesMicros: latencies))
         }
         if let path = options.values["svg"] {
@@ -75,8 +82,9 @@ enum PacedLatencyBench {
     }
 
     /// Runs `camctl-sim` (paced at `baud`, or unpaced) playing `clicks` volume-down clicks into a
-    /// `CameraControlHost`; returns each press's latency, µs (fewer when the run times out).
-    static func pressToHandler(simulator: String, baud: Int?, clicks: Int) async throws -> [Double] {
+    /// `CameraControlHost`; returns each press's latency, µs (fewer when the run times out), and how much
+    /// the latency computed through the host's clock estimate differs from it (the estimate's error).
+    static func pressToHandler(simulator: String, baud: Int?, clicks: Int) async throws -> (latencies: [Double], estimateErrors: [Double]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-bench-paced-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -85,21 +93,36 @@ enum PacedLatencyBench {
         try (steps.joined(separator: "\n") + "\n").write(to: scenario, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: simulator)
-        process.arguments = ["--quiet", "--exit-with-parent", "--scenario", scenario.path] + (baud.map { ["--baud", String($0)] } ?? [])
+        process.arguments =
+            ["--quiet", "--exit-with-parent", "--print-clock-origin", "--scenario", scenario.path] + (baud.map { ["--baud", String($0)] } ?? [])
         let stdout = Pipe()
         process.standardOutput = stdout
         try process.run()
         defer { process.terminate() }
-        var line: [UInt8] = []
-        while let byte = try stdout.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 { line.append(byte) }
-        let port = String(decoding: line, as: UTF8.self)
+        func readLine() throws -> String {
+            var line: [UInt8] = []
+            while let byte = try stdout.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 { line.append(byte) }
+            return String(decoding: line, as: UTF8.self)
+        }
+        let port = try readLine()
+        // Device time 0 on CLOCK_MONOTONIC: device timestamps placed exactly, not through the host's estimate.
+        let originLine = try readLine()
+        guard originLine.hasPrefix("clock-origin-us "), let origin = Int64(originLine.dropFirst("clock-origin-us ".count)) else {
+            throw ScaleBench.Failure(description: "camctl-sim did not print its clock origin: '\(originLine)'")
+        }
 
         let host = try await CameraControlHost.connect(to: port, hostName: "camctl-bench")
         let latencies = LatencyBench.Samples()
+        let estimateErrors = LatencyBench.Samples()
         let interaction = CaptureEventInteraction { event in
-            guard event.phase == .began, let offset = host.clockOffsetMicros else { return }
-            let now = Int64(bitPattern: HostClock.monotonic.nowMicros())
-            latencies.add(Double(now - (Int64(bitPattern: event.deviceTimestampMicros) + offset)))
+            guard event.phase == .began else { return }
+            let device = Int64(bitPattern: event.deviceTimestampMicros)
+            let exact = Double(monotonicMicros() - (origin + device))
+            latencies.add(exact)
+            if let offset = host.clockOffsetMicros {
+                let estimated = Double(Int64(bitPattern: HostClock.monotonic.nowMicros()) - (device + offset))
+                estimateErrors.add(estimated - exact)
+            }
         }
         await host.attach(interaction)
         interaction.setSessionRunning(true)
@@ -108,6 +131,13 @@ enum PacedLatencyBench {
             try await Task.sleep(for: .milliseconds(20))
         }
         await host.stop()
-        return latencies.all
+        return (latencies.all, estimateErrors.all)
+    }
+
+    /// CLOCK_MONOTONIC, microseconds (the clock camctl-sim's device time follows).
+    static func monotonicMicros() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
     }
 }
