@@ -72,13 +72,17 @@ static void *feeder_main(void *arg) {
     uint64_t t0 = now_ns(CLOCK_MONOTONIC), step = 0;
     uint8_t buf[2048];
     while (!f->stop) {
+        /* Device time follows the clock in whole milliseconds: a late step skips the sleeps it missed
+         * and advances the devices by all of them (the firmware samples every millisecond of it), so
+         * a feeder that falls behind delivers late, never fewer samples. */
         struct timespec at;
-        uint64_t due = t0 + (step + 1u) * 1000000u, device_us;
+        uint64_t due = t0 + (step + 1u) * 1000000u, device_us, now;
         at.tv_sec = (time_t)(due / 1000000000u);
         at.tv_nsec = (long)(due % 1000000000u);
         (void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
-        step++;
-        if (now_ns(CLOCK_MONOTONIC) > due + 1000000u) f->late_steps++;
+        now = now_ns(CLOCK_MONOTONIC);
+        if (now > due + 1000000u) f->late_steps++;
+        step = (now - t0) / 1000000u;
         device_us = step * 1000u;
         for (int i = 0; i < f->count; i++) {
             ccsim_device_t *d = &f->devices[i];

@@ -17,7 +17,8 @@ import Synchronization
 /// write it — then the minimal C host (`cc_bench_c_host_run`: read, COBS, CRC, envelope, protobuf-c unpack,
 /// count, on one thread) over the same ports, each for a warm-up and `--seconds` of measurement. A step
 /// holds when no sample was lost (the device's `dropped_before` and gaps in the batches' timestamps) and
-/// the host used at most one core. The ramp stops for a host at its first step that does not hold.
+/// the host used at most one core. The ramp stops for a host at its first step that does not hold; for this
+/// project's host three bisecting steps then narrow the largest N down.
 enum ScaleBench {
     /// One measured step: a host at N devices.
     struct Step {
@@ -73,6 +74,20 @@ enum ScaleBench {
                 report("minimal C host", theirs[theirs.count - 1])
             }
         }
+        // This project's host: bisect between the last step that held and the first that did not, three
+        // times (a bounded search: an eighth of the gap).
+        var refined: [Step] = []
+        if var low = ours.last(where: \.holds)?.devices, var high = ours.first(where: { !$0.holds })?.devices {
+            for _ in 0..<(options.smoke ? 0 : 3) where high - low > 1 {
+                let middle = (low + high) / 2
+                let ports = try Ports(count: middle)
+                defer { ports.close() }
+                let step = try await swiftHost(ports, warmup: warmup, seconds: seconds)
+                report("this project", step)
+                refined.append(step)
+                if step.holds { low = middle } else { high = middle }
+            }
+        }
 
         var rows: [BenchRow] = []
         if let one = ours.first, let cOne = theirs.first {
@@ -98,15 +113,21 @@ enum ScaleBench {
                     project: Stats([step.percentPerDevice]),
                     baseline: nil))
         }
-        let held = ours.last(where: \.holds)?.devices ?? 0
+        for step in refined {
+            rows.append(
+                BenchRow(
+                    name: "  per device, \(step.devices) devices (bisecting)\(step.holds && !step.feederLate ? "" : " (\(why(step)))")",
+                    unit: "% of a core", project: Stats([step.percentPerDevice]), baseline: nil))
+        }
+        let held = (ours + refined).filter(\.holds).map(\.devices).max() ?? 0
         let cHeld = theirs.last(where: \.holds)?.devices ?? 0
         rows.append(
             BenchRow(
-                name: "devices held at 1 kHz, no loss, ≤ 1 core (ramp ×2\(cHeld == maximum ? ", C host capped by --max" : ""))",
+                name: "devices held at 1 kHz, no loss, ≤ 1 core (ramp ×2, then bisecting\(cHeld == maximum ? "; C host capped by --max" : ""))",
                 unit: "devices", project: Stats([Double(held)]), baseline: ("minimal C host", Stats([Double(cHeld)])),
                 smallerIsBetter: false))
         // What one core would hold at the per-device cost of the largest step that held.
-        if let step = ours.last(where: \.holds), let cStep = theirs.last(where: \.holds) {
+        if let step = (ours + refined).filter(\.holds).max(by: { $0.devices < $1.devices }), let cStep = theirs.last(where: \.holds) {
             rows.append(
                 BenchRow(
                     name: "  devices per core at that cost (100 % / per-device %)", unit: "devices",
