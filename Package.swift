@@ -216,6 +216,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // camctl-bench's C: the bare protobuf-c baselines, the allocation counter, and for `scale` the
+        // feeder (simulated devices on one thread behind ptys) and the minimal C host.
         .target(
             name: "CBenchSupport",
             dependencies: ["CameraControlProtoC", "FirmwareCore", "FirmwareSim"],

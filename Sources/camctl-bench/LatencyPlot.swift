@@ -10,6 +10,8 @@ struct LatencyPlot: Sendable {
         let name: String
         /// The samples, microseconds (non-positive ones are clamped to the axis' left end).
         let valuesMicros: [Double]
+        /// A reference drawn as a dashed vertical line in the series' colour (e.g. its floor), or nil.
+        var referenceMicros: Double? = nil
     }
 
     /// The plot's title.
@@ -21,6 +23,8 @@ struct LatencyPlot: Sendable {
     static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
     static let (width, height) = (760.0, 420.0)
     static let (left, right, top, bottom) = (64.0, 24.0, 40.0, 56.0)
+    static let legendWidth = 470.0
+    static let legendBorder = "#cccccc"
 
     /// The decades the axis spans: from the decade below the smallest sample to the one above the largest.
     var decades: ClosedRange<Int> {
@@ -46,6 +50,10 @@ struct LatencyPlot: Sendable {
         func label(_ micros: Double) -> String {
             micros >= 1_000 ? "\(BenchRow.format(micros / 1_000)) ms" : "\(BenchRow.format(micros)) µs"
         }
+        func tick(_ micros: Double) -> String {
+            if micros >= 1_000 { return String(format: "%g ms", micros / 1_000) }
+            return micros >= 1 ? String(format: "%g µs", micros) : String(format: "%g ns", micros * 1_000)
+        }
         func escaped(_ text: String) -> String {
             text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;")
@@ -68,7 +76,7 @@ struct LatencyPlot: Sendable {
                     #"<line x1="\#(at)" y1="\#(number(Self.top))" x2="\#(at)" y2="\#(number(Self.top + plotHeight))" stroke="\#(stroke)"/>"#
                 )
                 out.append(
-                    #"<text x="\#(at)" y="\#(number(Self.top + plotHeight + 16))" text-anchor="middle">\#(escaped(label(micros)))</text>"#)
+                    #"<text x="\#(at)" y="\#(number(Self.top + plotHeight + 16))" text-anchor="middle">\#(escaped(tick(micros)))</text>"#)
             }
         }
         for tenth in 0...10 {
@@ -80,11 +88,12 @@ struct LatencyPlot: Sendable {
         }
         out.append(
             #"<text x="\#(number(Self.left + plotWidth / 2))" y="\#(number(Self.height - 14))" text-anchor="middle">"#
-                + "latency (log scale); marks: median ● and p99 ▲</text>")
+                + "latency (log scale); marks: median ● and p99 ▲; dashed: the series' reference</text>")
         out.append(
             #"<text transform="translate(16 \#(number(Self.top + plotHeight / 2))) rotate(-90)" text-anchor="middle">"#
                 + "samples at or below</text>")
 
+        var legend: [String] = []  // drawn last, over the curves
         for (index, series) in series.enumerated() {
             let colour = Self.colours[index % Self.colours.count]
             let sorted = series.valuesMicros.sorted()
@@ -97,20 +106,35 @@ struct LatencyPlot: Sendable {
                 points.append("\(px),\(number(y(Double(rank + 1) / Double(sorted.count))))")
             }
             out.append(#"<polyline fill="none" stroke="\#(colour)" stroke-width="2" points="\#(points.joined(separator: " "))"/>"#)
+            if let reference = series.referenceMicros, reference > 0 {
+                let at = number(x(reference))
+                out.append(
+                    #"<line x1="\#(at)" y1="\#(number(Self.top))" x2="\#(at)" y2="\#(number(Self.top + plotHeight))" "#
+                        + #"stroke="\#(colour)" stroke-dasharray="5,4"/>"#)
+            }
             let stats = Stats(sorted)
             out.append(#"<circle cx="\#(number(x(stats.median)))" cy="\#(number(y(0.5)))" r="4" fill="\#(colour)"/>"#)
             let p99x = x(stats.p99)
             let p99y = y(0.99)
             out.append(
                 #"<path d="M\#(number(p99x)),\#(number(p99y - 5)) l5,9 l-10,0 z" fill="\#(colour)"/>"#)
-            let legendY = Self.top + 14 + Double(index) * 18
-            out.append(
-                #"<line x1="\#(number(Self.left + 12))" y1="\#(number(legendY - 4))" x2="\#(number(Self.left + 36))" "#
+            // The legend: bottom right, on a white box over the curves.
+            let legendX = Self.left + plotWidth - Self.legendWidth
+            let legendY = Self.top + plotHeight - 10 - Double(self.series.count - 1 - index) * 18
+            if index == 0 {
+                let boxTop = Self.top + plotHeight - 26 - Double(self.series.count - 1) * 18
+                legend.append(
+                    #"<rect x="\#(number(legendX - 6))" y="\#(number(boxTop))" width="\#(number(Self.legendWidth))" "#
+                        + #"height="\#(number(Self.top + plotHeight - 2 - boxTop))" fill="white" stroke="\#(Self.legendBorder)"/>"#)
+            }
+            legend.append(
+                #"<line x1="\#(number(legendX))" y1="\#(number(legendY - 4))" x2="\#(number(legendX + 24))" "#
                     + #"y2="\#(number(legendY - 4))" stroke="\#(colour)" stroke-width="3"/>"#)
-            out.append(
-                #"<text x="\#(number(Self.left + 42))" y="\#(number(legendY))">"#
+            legend.append(
+                #"<text x="\#(number(legendX + 30))" y="\#(number(legendY))">"#
                     + "\(escaped(series.name)): median \(escaped(label(stats.median))), p99 \(escaped(label(stats.p99)))</text>")
         }
+        out += legend
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"
     }

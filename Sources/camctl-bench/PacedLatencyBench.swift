@@ -71,7 +71,11 @@ enum PacedLatencyBench {
                 BenchRow(
                     name: "  the host's clock estimate, its error on the same presses", unit: "µs", project: Stats(estimateErrors),
                     baseline: nil))
-            series.append(LatencyPlot.Series(name: "\(pacing.name) (floor \(Int(floor.rounded())) µs)", valuesMicros: latencies))
+            series.append(
+                LatencyPlot.Series(
+                    name: pacing.baud == nil ? pacing.name : "\(pacing.name) (wire \(Int(wire.rounded())) µs, dashed)",
+                    valuesMicros: latencies,
+                    referenceMicros: pacing.baud == nil ? nil : wire))
         }
         if let path = options.values["svg"] {
             let plot = LatencyPlot(
@@ -94,7 +98,8 @@ enum PacedLatencyBench {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: simulator)
         process.arguments =
-            ["--quiet", "--exit-with-parent", "--print-clock-origin", "--scenario", scenario.path] + (baud.map { ["--baud", String($0)] } ?? [])
+            ["--quiet", "--exit-with-parent", "--print-clock-origin", "--scenario", scenario.path]
+            + (baud.map { ["--baud", String($0)] } ?? [])
         let stdout = Pipe()
         process.standardOutput = stdout
         try process.run()
