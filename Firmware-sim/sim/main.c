@@ -4,8 +4,8 @@
  * Prints the slave path of a new pty on the first line of stdout, then runs
  * the real firmware core (ccsim_device_t) in real time on CLOCK_MONOTONIC:
  * ppoll() on the pty master wakes the loop when host bytes arrive, at the next
- * sample boundary, or (with --baud) when the modelled UART can take more bytes;
- * bytes move both ways without blocking. A host opens the slave like a serial port. The host may close and
+ * sample boundary, or (with --baud) when the modelled serial line completes a
+ * frame or the UART's FIFO drains; bytes move both ways without blocking. A host opens the slave like a serial port. The host may close and
  * reopen the slave at any time (the firmware then sees a silent link).
  * See docs/SIMULATOR.md, "camctl-sim".
  *
@@ -445,8 +445,9 @@ int main(int argc, char **argv)
         uint64_t now, now_ns, wake_us, wake_ns;
         bool active;
 
-        /* Wait for host bytes, the next sample boundary or the modelled UART
-         * (sleep_budget_us), whichever comes first; not a fixed tick. Device
+        /* Wait for host bytes, the next sample boundary, the modelled UART
+         * (sleep_budget_us) or the line's next completed frame (line_due_ns),
+         * whichever comes first; not a fixed tick. Device
          * time lagging behind the clock (a stall being caught up) means no
          * sleep at all. With no slave open the master reports POLLHUP at
          * once, so then only sleep. */
