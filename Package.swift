@@ -216,16 +216,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // camctl-bench's C: the bare protobuf-c baselines, the allocation counter, and for `scale` the
+        // feeder (simulated devices on one thread behind ptys) and the minimal C host.
         .target(
             name: "CBenchSupport",
-            dependencies: ["CameraControlProtoC"],
-            path: "Sources/CBenchSupport"
+            dependencies: ["CameraControlProtoC", "FirmwareCore", "FirmwareSim"],
+            path: "Sources/CBenchSupport",
+            cSettings: firmwareCSettings
         ),
         .executableTarget(
             name: "camctl-bench",
             dependencies: [
-                "CameraControlWire", "CameraControlPosixTransport", "CameraControlCapture", "CameraControlHost", "CameraControlGStreamer",
-                "CameraControlSimulation", "CBenchSupport",
+                "CameraControlWire", "CameraControlPosixTransport", "CameraControlDevice", "CameraControlCapture", "CameraControlHost",
+                "CameraControlGStreamer", "CameraControlSimulation", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -2,9 +2,10 @@
  * camctl-sim: the CameraControl firmware and simulator behind a pseudo-terminal.
  *
  * Prints the slave path of a new pty on the first line of stdout, then runs
- * the real firmware core (ccsim_device_t) in real time: a 1 ms tick on
- * CLOCK_MONOTONIC, poll() on the pty master, bytes moved both ways without
- * blocking. A host opens the slave like a serial port. The host may close and
+ * the real firmware core (ccsim_device_t) in real time on CLOCK_MONOTONIC:
+ * ppoll() on the pty master wakes the loop when host bytes arrive, at the next
+ * sample boundary, or (with --baud) when the modelled serial line completes a
+ * frame or the UART's FIFO drains; bytes move both ways without blocking. A host opens the slave like a serial port. The host may close and
  * reopen the slave at any time (the firmware then sees a silent link).
  * See docs/SIMULATOR.md, "camctl-sim".
  *
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -38,6 +40,8 @@
 #define EXIT_GRACE_US 300000u
 /* The largest step of device time per pass of the main loop (see "Device time follows"). */
 #define MAX_STEP_US 5000u
+/* --baud: the fastest UART the speed model takes (bits per second). */
+#define MAX_BAUD 100000000u
 
 static const char usage[] =
     "usage: camctl-sim [options]\n"
@@ -52,10 +56,15 @@ static const char usage[] =
     "                         host first completes a handshake\n"
     "  --start-now            start the scenario immediately instead\n"
     "  --seed N               seed of the finger and sensor model (default 1)\n"
+    "  --baud N               pace both directions like a UART of N bits per second, 8N1\n"
+    "                         (10 bits a byte, a 16-byte FIFO); default: unpaced\n"
     "  --exit-after-scenario  exit 0 shortly after the scenario has finished\n"
     "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
     "                         that spawn the simulator: no orphan outlives them)\n"
     "  --quiet                no progress messages on stderr\n"
+    "  --print-clock-origin   a second line on stdout: \"clock-origin-us N\", the CLOCK_MONOTONIC\n"
+    "                         time (us) of device time 0, so a host on this machine can\n"
+    "                         place device timestamps exactly (benchmarks)\n"
     "  --break RULE           break exactly one rule of docs/PROTOCOL.md, to show that the\n"
     "                         conformance suite catches it (docs/CONFORMANCE.md)\n"
     "  --list-breaks          list the rules --break can break, with the cases that catch them\n"
@@ -197,11 +206,101 @@ static bool parse_seed(const char *s, uint64_t *out)
     return true;
 }
 
+/* UART speed model (--baud): microseconds until the credit of one direction
+ * is back to the FIFO's depth (the modelled UART is idle again), or 0 when it
+ * is already. The simulator's credit is updated lazily, so project it to the
+ * device time now. */
+static uint64_t uart_busy_us(const ccsim_device_t *sim, uint64_t credit_milli)
+{
+    const uint64_t cap = 16000u; /* ccsim_device.c's 16-byte FIFO, in milli-bytes */
+    uint64_t gained = (sim->now_us - sim->credit_us) * (uint64_t)sim->baud / 10000u;
+    uint64_t credit = credit_milli + gained;
+    if (sim->baud == 0u || credit >= cap) {
+        return 0;
+    }
+    return ((cap - credit) * 10000u + sim->baud - 1u) / sim->baud;
+}
+
+/* How long the loop may sleep (microseconds, from device time now): until the
+ * next sample boundary, or earlier when the modelled UART (--baud) finishes
+ * the bytes it has and the firmware may have more to send or to read. */
+static uint64_t sleep_budget_us(const ccsim_device_t *sim)
+{
+    const cc_input_config_t *c = cc_device_config(&sim->dev);
+    uint64_t rate = (c != 0 && c->sample_rate_hz != 0u) ? c->sample_rate_hz : 1000u;
+    uint64_t period = 1000000u / rate;
+    uint64_t budget = (sim->now_us / period + 1u) * period - sim->now_us;
+    uint64_t tx = uart_busy_us(sim, sim->tx_credit_milli);
+    uint64_t rx = sim->rx.len > 0u ? uart_busy_us(sim, sim->rx_credit_milli) : 0u;
+    if (tx != 0u && tx < budget) {
+        budget = tx;
+    }
+    if (rx != 0u && rx < budget) {
+        budget = rx;
+    }
+    return budget;
+}
+
+/* --baud: one direction of the serial line between the simulated UART and
+ * the pty. A chunk of bytes handed to the line starts when the line is free
+ * (or now) and its bytes complete one byte time (10 bits) apart; a byte is
+ * passed on (to the pty, or to the firmware) only once it has completed, so
+ * the host sees each frame's delimiter when a real UART would deliver it.
+ * byte_ns 0: unpaced, every byte completes at once. */
+typedef struct line {
+    uint64_t byte_ns;     /* time of one byte on the wire */
+    uint64_t free_ns;     /* the line is busy until then */
+    uint64_t base_ns;     /* the current chunk's first byte started then */
+} line_t;
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A chunk of n bytes goes on the line at now_ns. */
+static void line_start(line_t *l, uint64_t now_ns, size_t n)
+{
+    l->base_ns = l->free_ns > now_ns ? l->free_ns : now_ns;
+    l->free_ns = l->base_ns + (uint64_t)n * l->byte_ns;
+}
+
+/* Bytes of the current chunk (of n) that have completed at now_ns. */
+static size_t line_done(const line_t *l, uint64_t now_ns, size_t n)
+{
+    uint64_t k;
+    if (l->byte_ns == 0u) {
+        return n;
+    }
+    if (now_ns < l->base_ns) {
+        return 0;
+    }
+    k = (now_ns - l->base_ns) / l->byte_ns;
+    return k < (uint64_t)n ? (size_t)k : n;
+}
+
+/* When to wake for a chunk whose bytes [off, n) are not passed on yet: the
+ * completion of the next frame delimiter among them (or of the last byte);
+ * UINT64_MAX when nothing waits. */
+static uint64_t line_due_ns(const line_t *l, const uint8_t *chunk, size_t off, size_t n)
+{
+    const uint8_t *zero;
+    size_t last;
+    if (off >= n || l->byte_ns == 0u) {
+        return UINT64_MAX;
+    }
+    zero = memchr(chunk + off, 0, n - off);
+    last = zero != 0 ? (size_t)(zero - chunk) : n - 1u;
+    return l->base_ns + ((uint64_t)last + 1u) * l->byte_ns;
+}
+
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
-    bool start_now = false, exit_after = false, strict = false;
-    uint64_t seed = 1;
+    bool start_now = false, exit_after = false, strict = false, print_origin = false;
+    uint64_t seed = 1, baud = 0;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
     size_t scenario_len = 0;
     pid_t parent = 0; /* --exit-with-parent: the parent to outlive not */
@@ -212,6 +311,9 @@ int main(int argc, char **argv)
     bool hung_up = true, was_active = false, scenario_seen = false; /* no slave open yet */
     static uint8_t out[4096];
     size_t out_len = 0, out_off = 0;
+    static uint8_t held[1024];  /* host -> device bytes on the line (--baud) */
+    size_t held_len = 0, held_off = 0;
+    line_t tx_line = {0, 0, 0}, rx_line = {0, 0, 0};
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -227,10 +329,18 @@ int main(int argc, char **argv)
                 fprintf(stderr, "camctl-sim: --seed needs a non-negative number\n");
                 return 2;
             }
+        } else if (strcmp(a, "--baud") == 0 && i + 1 < argc) {
+            if (!parse_seed(argv[++i], &baud) || baud == 0u || baud > MAX_BAUD) {
+                fprintf(stderr, "camctl-sim: --baud needs a number of bits per second, 1..%u\n",
+                        (unsigned)MAX_BAUD);
+                return 2;
+            }
         } else if (strcmp(a, "--start-now") == 0) {
             start_now = true;
         } else if (strcmp(a, "--exit-after-scenario") == 0) {
             exit_after = true;
+        } else if (strcmp(a, "--print-clock-origin") == 0) {
+            print_origin = true;
         } else if (strcmp(a, "--quiet") == 0) {
             g_quiet = true;
         } else if (strcmp(a, "--break") == 0 && i + 1 < argc) {
@@ -266,6 +376,10 @@ int main(int argc, char **argv)
     }
 
     ccsim_device_init(&g_sim, seed);
+    if (baud != 0u) {
+        ccsim_device_set_baud(&g_sim, (uint32_t)baud);
+        tx_line.byte_ns = rx_line.byte_ns = 10000000000u / baud;
+    }
     if (scenario_path != 0) {
         ccsim_parse_error_t err;
         int rc;
@@ -312,20 +426,47 @@ int main(int argc, char **argv)
         (void)sigprocmask(SIG_UNBLOCK, &wanted, 0);
     }
 
+    /* Wake-ups are deadlines to the microsecond: ask the kernel not to add
+     * its default 50 us of slack to them. */
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    t0 = monotonic_us();
     printf("%s\n", slave);
+    if (print_origin) {
+        printf("clock-origin-us %llu\n", (unsigned long long)t0);
+    }
     fflush(stdout);
     note(scenario_path == 0 ? "running (no scenario)"
          : start_now ? "running; scenario started"
                      : "running; the scenario starts at the host's handshake");
 
-    t0 = monotonic_us();
     while (!g_stop) {
         struct pollfd pfd;
-        uint64_t now;
+        struct timespec timeout;
+        uint64_t now, now_ns, wake_us, wake_ns;
         bool active;
 
-        /* Wait for host bytes or the next 1 ms tick. With no slave open the
-         * master reports POLLHUP at once, so then only sleep. */
+        /* Wait for host bytes, the next sample boundary, the modelled UART
+         * (sleep_budget_us) or the line's next completed frame (line_due_ns),
+         * whichever comes first; not a fixed tick. Device
+         * time lagging behind the clock (a stall being caught up) means no
+         * sleep at all. With no slave open the master reports POLLHUP at
+         * once, so then only sleep. */
+        now_ns = monotonic_ns();
+        now = now_ns / 1000u - t0;
+        wake_us = ccsim_device_now_us(&g_sim) + sleep_budget_us(&g_sim);
+        wake_us = wake_us > now ? wake_us - now : 0u;
+        wake_ns = wake_us * 1000u;
+        {
+            uint64_t due = line_due_ns(&tx_line, out, out_off, out_len);
+            uint64_t due_rx = line_due_ns(&rx_line, held, held_off, held_len);
+            due = due_rx < due ? due_rx : due;
+            if (due != UINT64_MAX) {
+                due = due > now_ns ? due - now_ns : 0u;
+                wake_ns = due < wake_ns ? due : wake_ns;
+            }
+        }
+        timeout.tv_sec = (time_t)(wake_ns / 1000000000u);
+        timeout.tv_nsec = (long)(wake_ns % 1000000000u);
         if (hung_up) {
             pfd.fd = master;
             pfd.events = POLLIN;
@@ -334,23 +475,23 @@ int main(int argc, char **argv)
                 hung_up = false;
                 note("host opened the port");
             } else {
-                (void)poll(0, 0, 1);
+                (void)ppoll(0, 0, &timeout, 0);
             }
         } else {
             pfd.fd = master;
             /* No room in the firmware's receive ring: do not wait for input
-             * (it would wake us at once), wait for the tick instead. */
-            pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u ? POLLIN : 0)
-                                 | (out_len > out_off ? POLLOUT : 0));
+             * (it would wake us at once), wait for the deadline instead. */
+            pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u && held_off >= held_len ? POLLIN : 0)
+                                 | (line_done(&tx_line, now_ns, out_len) > out_off ? POLLOUT : 0));
             pfd.revents = 0;
-            if (poll(&pfd, 1, 1) < 0 && errno != EINTR) {
-                fprintf(stderr, "camctl-sim: poll: %s\n", strerror(errno));
+            if (ppoll(&pfd, 1, &timeout, 0) < 0 && errno != EINTR) {
+                fprintf(stderr, "camctl-sim: ppoll: %s\n", strerror(errno));
                 status = 1;
                 break;
             }
             if ((pfd.revents & POLLHUP) != 0 && (pfd.revents & POLLIN) == 0) {
                 hung_up = true;
-                out_len = out_off = 0;
+                out_len = out_off = held_len = held_off = 0;
                 note("host closed the port");
             }
         }
@@ -360,16 +501,37 @@ int main(int argc, char **argv)
          * back (backpressure). A byte read is never dropped (issue 9). */
         if (!hung_up) {
             for (;;) {
-                uint8_t in[1024];
+                const uint8_t *in;
                 size_t room = ccsim_device_host_room(&g_sim);
                 ssize_t n;
                 if (room == 0u) {
                     break;
                 }
-                n = read(master, in, room < sizeof(in) ? room : sizeof(in));
+                /* With --baud the bytes read wait on the line (held) until
+                 * they have completed; unpaced they complete at once. */
+                if (held_off >= held_len) {
+                    n = read(master, held, room < sizeof(held) ? room : sizeof(held));
+                    held_off = 0;
+                    held_len = n > 0 ? (size_t)n : 0u;
+                    if (n > 0) {
+                        line_start(&rx_line, monotonic_ns(), held_len);
+                    }
+                }
+                if (held_off < held_len) {
+                    size_t done = line_done(&rx_line, monotonic_ns(), held_len) - held_off;
+                    done = done < room ? done : room;
+                    if (done == 0u) {
+                        break;
+                    }
+                    in = held + held_off;
+                    held_off += done;
+                    n = (ssize_t)done;
+                } else {
+                    in = held;
+                }
                 if (n > 0 && ccsim_filter_active()) {
                     /* --break / --strict: the frame filter may rewrite what the host sent (tests only). */
-                    static uint8_t filtered[2u * sizeof(in) + 64u];
+                    static uint8_t filtered[2u * sizeof(held) + 64u];
                     size_t m = ccsim_filter_in(in, (size_t)n, filtered, sizeof(filtered), monotonic_us() - t0,
                                                cc_device_session_active(ccsim_device_core(&g_sim)));
                     (void)ccsim_device_host_write(&g_sim, filtered, m);
@@ -383,7 +545,7 @@ int main(int argc, char **argv)
                 }
                 if (n < 0 && errno == EIO) {
                     hung_up = true;
-                    out_len = out_off = 0;
+                    out_len = out_off = held_len = held_off = 0;
                     note("host closed the port");
                 }
                 break;
@@ -418,6 +580,7 @@ int main(int argc, char **argv)
         /* Device -> host; bytes produced while no one listens are dropped. */
         for (;;) {
             ssize_t n;
+            size_t done;
             if (out_off >= out_len) {
                 out_off = 0;
                 if (ccsim_filter_active()) {
@@ -433,12 +596,18 @@ int main(int argc, char **argv)
                 if (out_len == 0u) {
                     break;
                 }
+                line_start(&tx_line, monotonic_ns(), out_len);
             }
             if (hung_up) {
                 out_off = out_len;
                 continue;
             }
-            n = write(master, out + out_off, out_len - out_off);
+            /* --baud: only the bytes that have completed on the line */
+            done = line_done(&tx_line, monotonic_ns(), out_len);
+            if (done <= out_off) {
+                break;
+            }
+            n = write(master, out + out_off, done - out_off);
             if (n > 0) {
                 out_off += (size_t)n;
                 continue;

@@ -23,8 +23,14 @@ struct Bench {
             run: DecodeBench.run),
         Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
         Command(
+            name: "paced", summary: "press → capture handler with camctl-sim paced at 115200 baud, 1 Mbaud and unpaced; --svg FILE",
+            run: PacedLatencyBench.run),
+        Command(
             name: "firmware", summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM",
             run: FirmwareBench.run),
+        Command(
+            name: "scale", summary: "N simulated devices at 1 kHz into one host process, next to a minimal C host; --max N",
+            run: ScaleBench.run),
         Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
         Command(
             name: "shutter", summary: "shutter lag (press → saved frame) of the GStreamer camera, videotestsrc at 30/60 fps",

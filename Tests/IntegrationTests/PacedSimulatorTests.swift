@@ -1,0 +1,88 @@
+import CameraControlDevice
+import CameraControlRPC
+import CameraControlWire
+import Foundation
+import Testing
+
+/// `camctl-sim --baud N` (a UART-speed line between the firmware and the pty), and the `camctl-bench`
+/// subcommands built on it and on many simulated devices (`paced`, `scale`), in their smoke modes. No
+/// assertion here is about speed: figures come from release runs (docs/PERFORMANCE.md).
+@Suite("paced simulator and scale bench", .serialized)
+struct PacedSimulatorTests {
+    @Test(arguments: ["0", "-5", "fast", "100000001"])
+    func aBaudThatIsNotABitRateIsRefused(_ value: String) async throws {
+        let run = try await runTool("camctl-sim", ["--baud", value])
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("--baud"), "stderr: \(run.standardError)")
+    }
+
+    @Test func aSessionRunsOverA115200BaudLine() async throws {
+        let simulator = try SimulatorProcess(seed: 3, extraArguments: ["--baud", "115200"])
+        defer { simulator.kill() }
+        let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "paced-test")
+        let reply = try await session.ping([1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(reply.payload == [1, 2, 3, 4, 5, 6, 7, 8])
+        await session.close()
+    }
+
+    /// A 1 kHz raw stream needs about 4.7 KB/s; a 38400-baud line carries 3.84 KB/s. The firmware must drop
+    /// batches on the device and say so in a later batch's `dropped_before`, while the session (its
+    /// heartbeats and replies go first) stays up. A session lost to a stall of the loaded machine (the
+    /// 200 ms link-dead deadline, as real hardware would) is retried once, with a new simulator.
+    @Test func aRawStreamThatDoesNotFitTheLineCountsItsDrops() async throws {
+        let first: (batches: Int, dropped: UInt64)
+        do {
+            first = try await Self.rawStreamDrops(baud: 38_400, seed: 4)
+        } catch let error as RPCError where error.code == .unavailable {
+            first = try await Self.rawStreamDrops(baud: 38_400, seed: 5)
+        }
+        #expect(first.dropped > 0, "\(first.batches) batches, none reported dropped samples")
+    }
+
+    /// Streams raw samples from a `camctl-sim --baud baud` until some were reported dropped (or 400
+    /// batches), then checks the session still answers a ping.
+    static func rawStreamDrops(baud: Int, seed: UInt64) async throws -> (batches: Int, dropped: UInt64) {
+        let simulator = try SimulatorProcess(seed: seed, extraArguments: ["--baud", "\(baud)"])
+        defer { simulator.kill() }
+        let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "paced-test")
+        let stream = try await session.rawSamples()
+        var batches = 0
+        var dropped: UInt64 = 0
+        for try await batch in stream {
+            batches += 1
+            dropped += UInt64(batch.droppedBefore)
+            if batches >= 20 && dropped > 0 { break }
+            if batches >= 400 { break }
+        }
+        let reply = try await session.ping([9])
+        #expect(reply.payload == [9])
+        await session.close()
+        return (batches, dropped)
+    }
+
+    @Test func pacedLatencyPrintsEachPacingAndWritesThePlot() async throws {
+        let svg = NSTemporaryDirectory() + "camctl-paced-\(UUID().uuidString).svg"
+        defer { try? FileManager.default.removeItem(atPath: svg) }
+        let run = try await runTool("camctl-bench", ["paced", "--smoke", "--svg", svg], timeout: .seconds(90))
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        for pacing in ["unpaced", "1 Mbaud", "115200 baud"] {
+            #expect(run.standardOutput.contains("press → capture handler, \(pacing)"), "\(run.standardOutput)")
+        }
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(text.hasPrefix("<svg "))
+        #expect(text.components(separatedBy: "<polyline").count - 1 == 3)
+        #expect(text.hasSuffix("</svg>\n"))
+    }
+
+    @Test func scalePrintsBothHostsFigures() async throws {
+        let run = try await runTool("camctl-bench", ["scale", "--smoke", "--json"], timeout: .seconds(90))
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let rows = run.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let names = rows.compactMap { $0["name"] as? String }
+        #expect(names.contains("a 1 kHz raw stream, one device"), "\(names)")
+        #expect(names.contains { $0.hasPrefix("devices held at 1 kHz") }, "\(names)")
+        #expect(rows.allSatisfy { $0["baseline"] as? String == nil || ($0["baseline"] as? String)?.hasPrefix("minimal C host") == true })
+    }
+}
