@@ -223,7 +223,10 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     if (dev->next_sample_us <= now_us) {
         dev->next_sample_us = now_us + dev->sample_period_us;   /* fell behind: no burst */
     }
-    memset(&reading, 0, sizeof reading);
+    /* field by field: memset is a byte loop on small cores */
+    reading.force_raw_mn = 0;
+    reading.position = 0u;
+    reading.touched = false;
     if (hal->read_sensors != NULL) {
         hal->read_sensors(hal->ctx, &reading);
     }

@@ -44,6 +44,10 @@ struct cc_input {
 
     /* Buttons, CC_BUTTON_* bit order. */
     cc_input_button_state_t buttons[CC_INPUT_DEBOUNCED_BUTTONS];
+    uint32_t button_candidates;   /* CC_BUTTON_* bits of the candidate levels */
+    uint32_t buttons_unsettled;   /* CC_BUTTON_* bits whose candidate is not yet stable */
+    uint32_t debounce_us;         /* config.debounce_ms in microseconds */
+    uint32_t slide_interval_us;   /* config.slide_interval_ms in microseconds */
 
     /* Last conditioned sample. */
     bool have_sample;
