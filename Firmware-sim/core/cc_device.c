@@ -241,7 +241,7 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
         play_own_haptics(dev, &event);
         cc_streams_publish_event(dev, &event, now_us);
     }
-    if (cc_input_last_sample(&dev->input, &sample)) {
+    if (dev->calls.raw_streams != 0u && cc_input_last_sample(&dev->input, &sample)) {
         cc_streams_publish_sample(dev, &sample, now_us);
     }
 }

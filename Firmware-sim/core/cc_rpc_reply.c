@@ -54,7 +54,7 @@ void cc_rpc_end_all_calls(cc_device_t *dev)
         cc_call_t *call = &dev->calls.calls[i];
         if (call->kind != CC_CALL_FREE) {
             cc_link_forget_call(&dev->link, call->id);
-            cc_call_close(call);
+            cc_call_close(&dev->calls, call);
             dev->counters.cancelled_calls++;
         }
     }
@@ -68,7 +68,7 @@ void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now
         if (call->kind != CC_CALL_FREE) {
             uint32_t id = call->id;
             cc_link_forget_call(&dev->link, id);
-            cc_call_close(call);
+            cc_call_close(&dev->calls, call);
             dev->counters.cancelled_calls++;
             cc_rpc_error(dev, id, CC_STATUS_CANCELLED, message, now_us);
         }
