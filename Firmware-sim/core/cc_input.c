@@ -51,6 +51,11 @@
 #define CC_INPUT_TARE_MS 32u
 #endif
 #define CC_INPUT_TARE_MIN_SAMPLES 4u
+/* The tare sums its readings in 32 bits: at most CC_INPUT_TARE_MS samples
+ * (1 kHz) of +-CC_INPUT_RAW_LIMIT_MN each. */
+#if CC_INPUT_TARE_MS > 20000u || CC_INPUT_RAW_LIMIT_MN > 100000
+#error "CC_INPUT_TARE_MS * CC_INPUT_RAW_LIMIT_MN must fit the tare's 32-bit sum"
+#endif
 /* After this long without a complete tare (a finger resting on the control
  * since power-up), the pipeline tares with what it has (or zero) and starts
  * detecting presses; drift tracking corrects it later. */
@@ -232,8 +237,16 @@ static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
             in->tare_count++;
         }
         if (in->tare_count >= in->tare_target || in->samples_seen >= in->tare_give_up) {
-            int64_t mean = in->tare_count > 0u ? in->tare_sum_mn / (int64_t)in->tare_count : 0;
-            in->baseline_q = (int32_t)mean * CC_INPUT_ONE_Q;
+            /* the mean, rounded toward zero like a signed division, from an
+             * unsigned one (which the core needs anyway: no signed divider
+             * linked on small cores) */
+            int32_t mean = 0;
+            if (in->tare_count > 0u) {
+                uint32_t magnitude = in->tare_sum_mn >= 0 ? (uint32_t)in->tare_sum_mn : (uint32_t)-in->tare_sum_mn;
+                mean = (int32_t)(magnitude / in->tare_count);
+                mean = in->tare_sum_mn >= 0 ? mean : -mean;
+            }
+            in->baseline_q = mean * CC_INPUT_ONE_Q;
             in->filtered_q = 0;
             in->tared = true;
         }

@@ -24,7 +24,7 @@ struct cc_input {
     uint32_t samples_seen;        /* samples since init (saturating) */
     uint32_t tare_target;         /* untouched samples the tare averages */
     uint32_t tare_give_up;        /* samples after which it tares with what it has */
-    int64_t tare_sum_mn;
+    int32_t tare_sum_mn;          /* at most 32 clamped readings: |sum| <= 3.2e6 */
     int32_t baseline_q;           /* sensor offset being subtracted */
     int32_t filtered_q;           /* low-passed tared force */
     uint8_t filter_shift;         /* IIR coefficient 1/2^shift */
