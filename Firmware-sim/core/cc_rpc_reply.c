@@ -47,6 +47,15 @@ void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *
     (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, len, now_us);   /* R1: reliable */
 }
 
+void cc_rpc_respond_payload(cc_device_t *dev, uint32_t call_id, size_t len, uint64_t now_us)
+{
+    if (len > cc_link_payload_cap(CC_PKT_RESPONSE, call_id)) {
+        cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
+        return;
+    }
+    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, len, now_us);   /* R1: reliable */
+}
+
 void cc_rpc_end_all_calls(cc_device_t *dev)
 {
     size_t i;

@@ -34,6 +34,11 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
 /* Answers a unary call with RESPONSE msg (ERROR RESOURCE_EXHAUSTED if it does not fit). */
 void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us);
 
+/* Answers a unary call with RESPONSE of the len bytes already written at
+ * cc_link_payload() (a message encoded without protobuf-c); len must not
+ * exceed cc_link_payload_cap(CC_PKT_RESPONSE, call_id). */
+void cc_rpc_respond_payload(cc_device_t *dev, uint32_t call_id, size_t len, uint64_t now_us);
+
 /* Packs msg into the link's payload buffer; false when it is larger than cap. */
 bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len);
 

@@ -254,6 +254,44 @@ static void test_counters_get_and_reset(void)
     CHECK(cc_device_counters(&h->dev)->frames_received <= 1u);
 }
 
+/* respond_counters encodes Counters itself: its bytes must be what protobuf-c
+ * packs for the same values (canonical field order, zeros left out, shortest
+ * varints), and carry the values the device held. */
+#define COUNTER_VALUE(n) ((n) % 4u == 0u ? 0u : (n) % 4u == 1u ? (n) : (n) % 4u == 2u ? 300u + (n) : 0xFFFFFFF0u + (n))
+static void test_counters_bytes_are_protobuf_c_s(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    Cameracontrol__V1__Counters *m;
+    static uint8_t repacked[256];
+    size_t len;
+    uint32_t n = 0;
+    REQUIRE(hx_handshake(h, 0));
+    h->now_us = 0x123456789ull;   /* beyond 32 bits */
+    /* zeros (left out), one-byte, two-byte and five-byte varints */
+#define SET_COUNTER(name) h->dev.counters.name = COUNTER_VALUE(n); n++;
+    CC_COUNTER_FIELDS(SET_COUNTER)
+#undef SET_COUNTER
+    hx_request(h, 2, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    m = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(m != NULL);
+    CHECK_EQ(m->uptime_us, 0x123456789ull);
+    /* the first four (frames and bytes received and sent) moved with the request itself */
+    n = 0;
+#define CHECK_COUNTER(name) if (n >= 4u) { CHECK_EQ(m->name, COUNTER_VALUE(n)); } n++;
+    CC_COUNTER_FIELDS(CHECK_COUNTER)
+#undef CHECK_COUNTER
+    REQUIRE(cameracontrol__v1__counters__get_packed_size(m) <= sizeof repacked);
+    len = cameracontrol__v1__counters__pack(m, repacked);
+    CHECK_EQ(p->payload_len, len);
+    CHECK(p->payload_len == len && memcmp(p->payload, repacked, len) == 0);
+    cameracontrol__v1__counters__free_unpacked(m, NULL);
+}
+#undef COUNTER_VALUE
+
 static void test_raw_samples_batches(void)
 {
     harness_t *h = hx_setup();
@@ -400,6 +438,7 @@ const cc_test_case_t cc_tests_services[] = {
     {"feedback_uses_hal", test_feedback_uses_hal},
     {"feedback_without_hal", test_feedback_without_hal},
     {"counters_get_and_reset", test_counters_get_and_reset},
+    {"counters_bytes_are_protobuf_c_s", test_counters_bytes_are_protobuf_c_s},
     {"raw_samples_batches", test_raw_samples_batches},
     {"raw_samples_dropped_when_tx_full", test_raw_samples_dropped_when_tx_full},
     {"event_stream_reaches_every_stream", test_event_stream_reaches_every_stream},
