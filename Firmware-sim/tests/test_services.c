@@ -292,6 +292,114 @@ static void test_counters_bytes_are_protobuf_c_s(void)
 }
 #undef COUNTER_VALUE
 
+/* The device writes its messages itself (core/cc_pbw.c): each must be byte
+ * for byte what protobuf-c packs for the same message. */
+static bool repacks_identically(const ProtobufCMessageDescriptor *d, const hx_packet_t *p)
+{
+    static uint8_t repacked[4096];
+    ProtobufCMessage *m;
+    size_t len = 0;
+    bool same;
+    if (p == NULL) {
+        return false;
+    }
+    m = protobuf_c_message_unpack(d, NULL, p->payload_len, p->payload);
+    if (m == NULL) {
+        return false;
+    }
+    if (protobuf_c_message_get_packed_size(m) <= sizeof repacked) {
+        len = protobuf_c_message_pack(m, repacked);
+    }
+    same = len == p->payload_len && memcmp(repacked, p->payload, len) == 0;
+    protobuf_c_message_free_unpacked(m, NULL);
+    return same;
+}
+
+static void test_written_messages_are_protobuf_c_s(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest hs = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__PingRequest ping = CAMERACONTROL__V1__PING_REQUEST__INIT;
+    Cameracontrol__V1__PlayHapticRequest haptic = CAMERACONTROL__V1__PLAY_HAPTIC_REQUEST__INIT;
+    Cameracontrol__V1__StreamRawSamplesRequest raw = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    static uint8_t data[150];   /* a two-byte length */
+    const hx_packet_t *p;
+    size_t i;
+
+#if CC_MAX_FRAME_BYTES >= 512u
+    /* a long model name makes the identity longer than 127 bytes (a two-byte length) */
+    h->info.model = "a model name long enough that the identity needs two bytes of length, "
+                    "which moves the embedded message's body up by one byte";
+#endif
+    h->now_us = 0x123456789ull;
+    v.major = 1u;
+    v.minor = 1u;
+    hs.host_version = &v;
+    hs.host_name = "tests";
+    h->host_sequence = 0;
+    hx_request(h, 1u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &hs.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 1u);
+    REQUIRE(p != NULL);
+#if CC_MAX_FRAME_BYTES >= 512u
+    CHECK(p->payload_len > 128u);
+#endif
+    CHECK(repacks_identically(&cameracontrol__v1__handshake_response__descriptor, p));
+    hx_clear(h);
+
+    for (i = 0; i < sizeof data; i++) {
+        data[i] = (uint8_t)i;
+    }
+    ping.payload.data = data;
+    ping.payload.len = CC_MAX_FRAME_BYTES >= 512u ? sizeof data : 40u;   /* a two-byte length where it fits */
+    hx_request(h, 2u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &ping.base);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__ping_response__descriptor, hx_find(h, CC_PKT_RESPONSE, 2u)));
+    ping.payload.len = 0;   /* an empty payload is left out */
+    hx_request(h, 3u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &ping.base);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__ping_response__descriptor, hx_find(h, CC_PKT_RESPONSE, 3u)));
+
+    hx_request(h, 4u, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG, NULL);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__config__descriptor, hx_find(h, CC_PKT_RESPONSE, 4u)));
+
+    haptic.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK;
+    hx_request(h, 5u, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &haptic.base);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__feedback_response__descriptor, hx_find(h, CC_PKT_RESPONSE, 5u)));
+
+    /* stream messages: an input event and a raw batch */
+    hx_request(h, 6u, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    raw.samples_per_batch = 5u;
+    hx_request(h, 7u, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &raw.base);
+    hx_poll(h);
+    hx_clear(h);
+    h->reading.touched = true;
+    h->reading.force_raw_mn = 150;
+    h->reading.position = 700u;
+    for (i = 0; i < 20u; i++) {
+        hx_advance_alive(h, 1000u);
+    }
+    p = NULL;
+    for (i = 0; i < h->npackets; i++) {
+        if (h->packets[i].type == CC_PKT_STREAM_MESSAGE && h->packets[i].call_id == 6u) {
+            p = &h->packets[i];
+            break;
+        }
+    }
+    CHECK(repacks_identically(&cameracontrol__v1__input_event__descriptor, p));
+    p = NULL;
+    for (i = 0; i < h->npackets; i++) {
+        if (h->packets[i].type == CC_PKT_STREAM_MESSAGE && h->packets[i].call_id == 7u) {
+            p = &h->packets[i];
+            break;
+        }
+    }
+    CHECK(repacks_identically(&cameracontrol__v1__raw_sample_batch__descriptor, p));
+}
+
 static void test_raw_samples_batches(void)
 {
     harness_t *h = hx_setup();
@@ -439,6 +547,7 @@ const cc_test_case_t cc_tests_services[] = {
     {"feedback_without_hal", test_feedback_without_hal},
     {"counters_get_and_reset", test_counters_get_and_reset},
     {"counters_bytes_are_protobuf_c_s", test_counters_bytes_are_protobuf_c_s},
+    {"written_messages_are_protobuf_c_s", test_written_messages_are_protobuf_c_s},
     {"raw_samples_batches", test_raw_samples_batches},
     {"raw_samples_dropped_when_tx_full", test_raw_samples_dropped_when_tx_full},
     {"event_stream_reaches_every_stream", test_event_stream_reaches_every_stream},
