@@ -357,7 +357,7 @@ static int debounce(cc_input_t *in, unsigned index, uint32_t bit, bool level, ui
     return 0;
 }
 
-void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
+uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
                    uint32_t buttons, uint32_t remote_clicks)
 {
     static const uint32_t button_bits[3] = {
@@ -366,7 +366,7 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
     static const uint32_t button_sources[3] = {
         SOURCE(VOLUME_UP), SOURCE(VOLUME_DOWN), SOURCE(ACTION_BUTTON)
     };
-    cc_sensor_reading_t none = { 0, 0u, false };
+    static const cc_sensor_reading_t none = { 0, 0u, false };
     const cc_sensor_reading_t *r = reading != 0 ? reading : &none;
     uint32_t f;
     unsigned i;
@@ -440,6 +440,7 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
     in->last.force_mn = f > 0xFFFFu ? (uint16_t)0xFFFFu : (uint16_t)f;
     in->last.position = in->position;
     in->last.touched = r->touched;
+    return in->count;
 }
 
 bool cc_input_pop_event(cc_input_t *in, cc_input_event_t *out)
