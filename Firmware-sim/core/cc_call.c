@@ -29,14 +29,20 @@ cc_call_t *cc_call_open(cc_call_table_t *table, uint32_t id, cc_call_kind_t kind
             memset(c, 0, sizeof *c);
             c->id = id;
             c->kind = (uint8_t)kind;
+            if (kind == CC_CALL_RAW_STREAM) {
+                table->raw_streams++;
+            }
             return c;
         }
     }
     return NULL;
 }
 
-void cc_call_close(cc_call_t *call)
+void cc_call_close(cc_call_table_t *table, cc_call_t *call)
 {
+    if (call->kind == CC_CALL_RAW_STREAM && table->raw_streams > 0u) {
+        table->raw_streams--;
+    }
     call->kind = CC_CALL_FREE;
     call->id = 0;
 }
@@ -58,7 +64,7 @@ size_t cc_call_table_clear(cc_call_table_t *table)
     size_t n = cc_call_count(table);
     size_t i;
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
-        cc_call_close(&table->calls[i]);
+        cc_call_close(table, &table->calls[i]);
     }
     return n;
 }

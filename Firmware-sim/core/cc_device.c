@@ -215,6 +215,7 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     cc_input_event_t event;
     uint32_t buttons = 0;
     uint32_t clicks = 0;
+    uint32_t queued;
 
     if (now_us < dev->next_sample_us) {
         return;
@@ -223,7 +224,10 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     if (dev->next_sample_us <= now_us) {
         dev->next_sample_us = now_us + dev->sample_period_us;   /* fell behind: no burst */
     }
-    memset(&reading, 0, sizeof reading);
+    /* field by field: memset is a byte loop on small cores */
+    reading.force_raw_mn = 0;
+    reading.position = 0u;
+    reading.touched = false;
     if (hal->read_sensors != NULL) {
         hal->read_sensors(hal->ctx, &reading);
     }
@@ -233,12 +237,12 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     if (hal->take_remote_clicks != NULL) {
         clicks = hal->take_remote_clicks(hal->ctx);
     }
-    cc_input_step(&dev->input, now_us, &reading, buttons, clicks);
-    while (cc_input_pop_event(&dev->input, &event)) {
+    queued = cc_input_step(&dev->input, now_us, &reading, buttons, clicks);
+    while (queued != 0u && cc_input_pop_event(&dev->input, &event)) {   /* most samples queue none */
         play_own_haptics(dev, &event);
         cc_streams_publish_event(dev, &event, now_us);
     }
-    if (cc_input_last_sample(&dev->input, &sample)) {
+    if (dev->calls.raw_streams != 0u && cc_input_last_sample(&dev->input, &sample)) {
         cc_streams_publish_sample(dev, &sample, now_us);
     }
 }

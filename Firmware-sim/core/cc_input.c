@@ -18,6 +18,12 @@
  * sample rate so that their time constants are the same at every rate:
  * the force filter ~8 ms (2^shift samples), the drift tracker ~4-5 s.
  *
+ * Cost on a Cortex-M0 (no divider, no 64-bit arithmetic; docs/FIRMWARE.md):
+ * those divisions are shifts that round toward zero exactly as C's signed
+ * division does (div_pow2), the debounce and slide intervals are kept in
+ * microseconds from the configuration (no multiplication per sample), and
+ * buttons whose levels match their debounced state are not visited at all.
+ *
  * Default thresholds (docs/SIMULATOR.md, "Thresholds"): light press on at
  * 800 mN, off at 500 mN; full press on at 2500 mN, off at 1800 mN; at least
  * 1000 mN between the two "on" thresholds. Apple publishes no force figures;
@@ -45,6 +51,11 @@
 #define CC_INPUT_TARE_MS 32u
 #endif
 #define CC_INPUT_TARE_MIN_SAMPLES 4u
+/* The tare sums its readings in 32 bits: at most CC_INPUT_TARE_MS samples
+ * (1 kHz) of +-CC_INPUT_RAW_LIMIT_MN each. */
+#if CC_INPUT_TARE_MS > 20000u || CC_INPUT_RAW_LIMIT_MN > 100000
+#error "CC_INPUT_TARE_MS * CC_INPUT_RAW_LIMIT_MN must fit the tare's 32-bit sum"
+#endif
 /* After this long without a complete tare (a finger resting on the control
  * since power-up), the pipeline tares with what it has (or zero) and starts
  * detecting presses; drift tracking corrects it later. */
@@ -57,6 +68,10 @@
 #ifndef CC_INPUT_SLIDE_DEADBAND
 #define CC_INPUT_SLIDE_DEADBAND 3u
 #endif
+
+/* The buttons the pipeline debounces, CC_BUTTON_* bits. */
+#define CC_INPUT_BUTTON_MASK \
+    ((uint32_t)(CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION | CC_BUTTON_SHUTTER_SWITCH))
 
 #define KIND(k) ((uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_##k)
 #define SOURCE(s) ((uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_##s)
@@ -111,6 +126,9 @@ int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
 
 static void apply_rate(cc_input_t *in)
 {
+    /* validated: debounce <= 100 ms, slide interval <= 1000 ms, both fit 32 bits in us */
+    in->debounce_us = in->config.debounce_ms * 1000u;
+    in->slide_interval_us = in->config.slide_interval_ms * 1000u;
     /* Force filter ~8 ms and drift tracker ~4 s (2^shift samples). */
     switch (in->config.sample_rate_hz) {
     case 100u:  in->filter_shift = 0u; in->drift_shift = 9u;  break;
@@ -144,6 +162,8 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
         in->buttons[i].candidate = false;
         in->buttons[i].candidate_since_us = 0u;
     }
+    in->button_candidates = 0u;
+    in->buttons_unsettled = 0u;
 }
 
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg)
@@ -186,6 +206,14 @@ static int32_t clamp_raw(int32_t raw)
     return raw;
 }
 
+/* x / 2^shift, rounded toward zero as C's signed division rounds (so both
+ * signs behave alike), without a division: |x| < 2^31 here (clamped raw
+ * readings in Q12). */
+static int32_t div_pow2(int32_t x, uint8_t shift)
+{
+    return x >= 0 ? (int32_t)((uint32_t)x >> shift) : -(int32_t)((uint32_t)-x >> shift);
+}
+
 /* The conditioned force in whole millinewtons, never negative. */
 static uint32_t conditioned_mn(const cc_input_t *in)
 {
@@ -209,26 +237,34 @@ static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
             in->tare_count++;
         }
         if (in->tare_count >= in->tare_target || in->samples_seen >= in->tare_give_up) {
-            int64_t mean = in->tare_count > 0u ? in->tare_sum_mn / (int64_t)in->tare_count : 0;
-            in->baseline_q = (int32_t)mean * CC_INPUT_ONE_Q;
+            /* the mean, rounded toward zero like a signed division, from an
+             * unsigned one (which the core needs anyway: no signed divider
+             * linked on small cores) */
+            int32_t mean = 0;
+            if (in->tare_count > 0u) {
+                uint32_t magnitude = in->tare_sum_mn >= 0 ? (uint32_t)in->tare_sum_mn : (uint32_t)-in->tare_sum_mn;
+                mean = (int32_t)(magnitude / in->tare_count);
+                mean = in->tare_sum_mn >= 0 ? mean : -mean;
+            }
+            in->baseline_q = mean * CC_INPUT_ONE_Q;
             in->filtered_q = 0;
             in->tared = true;
         }
         return;
     }
 
-    /* Single-pole IIR: y += (x - y) / 2^shift (division, not a shift, so
+    /* Single-pole IIR: y += (x - y) / 2^shift (rounded toward zero, so
      * negative values round the same way as positive ones). */
     {
         int32_t x = raw_q - in->baseline_q;
-        in->filtered_q += (x - in->filtered_q) / ((int32_t)1 << in->filter_shift);
+        in->filtered_q += div_pow2(x - in->filtered_q, in->filter_shift);
     }
 
     /* Drift: follow the unloaded sensor very slowly while nobody touches it
      * and no press is in progress (a force level condition would lock the
      * tracker out for good once the drift outran it). */
     if (!r->touched && in->stage == STAGE_NONE && in->force_stage == STAGE_NONE) {
-        in->baseline_q += (raw_q - in->baseline_q) / ((int32_t)1 << in->drift_shift);
+        in->baseline_q += div_pow2(raw_q - in->baseline_q, in->drift_shift);
     }
 }
 
@@ -293,23 +329,35 @@ static void update_stage(cc_input_t *in, uint64_t now_us, uint32_t f, bool shutt
     }
 }
 
-/* Debounces one button; returns +1 when it went down, -1 up, 0 otherwise. */
-static int debounce(cc_input_t *in, unsigned index, bool level, uint64_t now_us)
+/* Debounces one button (bit: its CC_BUTTON_* bit); returns +1 when it went
+ * down, -1 up, 0 otherwise. Keeps button_candidates and buttons_unsettled
+ * (the bits whose candidate differs from the stable level) up to date. */
+static int debounce(cc_input_t *in, unsigned index, uint32_t bit, bool level, uint64_t now_us)
 {
     cc_input_button_state_t *b = &in->buttons[index];
-    uint64_t need = (uint64_t)in->config.debounce_ms * 1000u;
     if (level != b->candidate) {
         b->candidate = level;
         b->candidate_since_us = now_us;
+        if (level) {
+            in->button_candidates |= bit;
+        } else {
+            in->button_candidates &= ~bit;
+        }
+        if (b->candidate != b->stable) {
+            in->buttons_unsettled |= bit;
+        } else {
+            in->buttons_unsettled &= ~bit;
+        }
     }
-    if (b->candidate != b->stable && now_us - b->candidate_since_us >= need) {
+    if (b->candidate != b->stable && now_us - b->candidate_since_us >= (uint64_t)in->debounce_us) {
         b->stable = b->candidate;
+        in->buttons_unsettled &= ~bit;
         return b->stable ? 1 : -1;
     }
     return 0;
 }
 
-void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
+uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
                    uint32_t buttons, uint32_t remote_clicks)
 {
     static const uint32_t button_bits[3] = {
@@ -318,10 +366,12 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
     static const uint32_t button_sources[3] = {
         SOURCE(VOLUME_UP), SOURCE(VOLUME_DOWN), SOURCE(ACTION_BUTTON)
     };
-    cc_sensor_reading_t none = { 0, 0u, false };
+    static const cc_sensor_reading_t none = { 0, 0u, false };
     const cc_sensor_reading_t *r = reading != 0 ? reading : &none;
     uint32_t f;
     unsigned i;
+    /* every button already at its debounced level, none changing: nothing to debounce */
+    bool buttons_quiet = (buttons & CC_INPUT_BUTTON_MASK) == in->button_candidates && in->buttons_unsettled == 0u;
     uint16_t pos = r->position > 0x7FFFu ? (uint16_t)0x7FFFu : r->position;
 
     condition_force(in, r);
@@ -342,7 +392,9 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
     if (in->tared) {
         update_force_stage(in, f);
     }
-    (void)debounce(in, BTN_SHUTTER, (buttons & CC_BUTTON_SHUTTER_SWITCH) != 0u, now_us);
+    if (!buttons_quiet) {
+        (void)debounce(in, BTN_SHUTTER, CC_BUTTON_SHUTTER_SWITCH, (buttons & CC_BUTTON_SHUTTER_SWITCH) != 0u, now_us);
+    }
     update_stage(in, now_us, f, in->buttons[BTN_SHUTTER].stable);
 
     /* Slide: latest position, at most one per interval, only when it moved. */
@@ -350,7 +402,7 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
         uint16_t d = pos > in->slide_reported ? (uint16_t)(pos - in->slide_reported)
                                               : (uint16_t)(in->slide_reported - pos);
         if (d >= CC_INPUT_SLIDE_DEADBAND &&
-            now_us - in->slide_last_us >= (uint64_t)in->config.slide_interval_ms * 1000u) {
+            now_us - in->slide_last_us >= (uint64_t)in->slide_interval_us) {
             in->slide_reported = pos;
             in->slide_last_us = now_us;
             push_event(in, now_us, KIND(SLIDE), SOURCE(CAMERA_CONTROL), f, 0u);
@@ -358,8 +410,8 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
     }
 
     /* Buttons. */
-    for (i = 0; i < 3u; i++) {
-        int edge = debounce(in, i, (buttons & button_bits[i]) != 0u, now_us);
+    for (i = 0; i < 3u && !buttons_quiet; i++) {
+        int edge = debounce(in, i, button_bits[i], (buttons & button_bits[i]) != 0u, now_us);
         if (edge > 0) {
             push_event(in, now_us, KIND(BUTTON_DOWN), button_sources[i], 0u, 0u);
         } else if (edge < 0) {
@@ -388,6 +440,7 @@ void cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *r
     in->last.force_mn = f > 0xFFFFu ? (uint16_t)0xFFFFu : (uint16_t)f;
     in->last.position = in->position;
     in->last.touched = r->touched;
+    return in->count;
 }
 
 bool cc_input_pop_event(cc_input_t *in, cc_input_event_t *out)
@@ -408,8 +461,11 @@ bool cc_input_last_sample(const cc_input_t *in, cc_raw_sample_t *out)
     if (!in->have_sample) {
         return false;
     }
-    if (out != 0) {
-        *out = in->last;
+    if (out != 0) {   /* field by field: a struct copy is a memcpy call on small cores */
+        out->timestamp_us = in->last.timestamp_us;
+        out->force_mn = in->last.force_mn;
+        out->position = in->last.position;
+        out->touched = in->last.touched;
     }
     return true;
 }

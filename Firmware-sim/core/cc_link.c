@@ -157,6 +157,10 @@ static bool bulk_start_next(cc_link_t *link)
 
 const uint8_t *cc_link_tx_pending(cc_link_t *link, size_t *len)
 {
+    if (link->tx_tail == link->tx_head && link->bulk_head == link->bulk_tail && !bulk_frame_started(link)) {
+        *len = 0u;   /* nothing waits: the common case of every poll */
+        return NULL;
+    }
     if (!bulk_frame_started(link) && link->tx_tail == link->tx_head) {
         (void)bulk_start_next(link);
     }
@@ -519,7 +523,8 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
         link->counters->heartbeat_timeouts++;
         return true;
     }
-    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+    /* store_used is the sum of the used slots' wire bytes: 0 when none is used */
+    for (i = 0; i < CC_RELIABLE_SLOTS && link->store_used != 0u; i++) {
         cc_reliable_slot_t *slot = &link->slots[i];
         if (!slot->used || now_us < slot->due_us) {
             continue;

@@ -145,7 +145,7 @@ static void receive_cancel(cc_device_t *dev, const cc_envelope_t *env)
         return;   /* unknown call: ignored */
     }
     cc_link_forget_call(&dev->link, call->id);
-    cc_call_close(call);
+    cc_call_close(&dev->calls, call);
     dev->counters.cancelled_calls++;
 }
 

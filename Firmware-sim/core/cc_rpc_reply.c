@@ -47,6 +47,20 @@ void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *
     (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, len, now_us);   /* R1: reliable */
 }
 
+void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w)
+{
+    cc_pbw_init(w, cc_link_payload(&dev->link), cc_link_payload_cap(CC_PKT_RESPONSE, call_id));
+}
+
+void cc_rpc_respond_written(cc_device_t *dev, uint32_t call_id, const cc_pbw_t *w, uint64_t now_us)
+{
+    if (!cc_pbw_ok(w)) {
+        cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
+        return;
+    }
+    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, cc_pbw_len(w), now_us);   /* R1: reliable */
+}
+
 void cc_rpc_end_all_calls(cc_device_t *dev)
 {
     size_t i;
@@ -54,7 +68,7 @@ void cc_rpc_end_all_calls(cc_device_t *dev)
         cc_call_t *call = &dev->calls.calls[i];
         if (call->kind != CC_CALL_FREE) {
             cc_link_forget_call(&dev->link, call->id);
-            cc_call_close(call);
+            cc_call_close(&dev->calls, call);
             dev->counters.cancelled_calls++;
         }
     }
@@ -68,7 +82,7 @@ void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now
         if (call->kind != CC_CALL_FREE) {
             uint32_t id = call->id;
             cc_link_forget_call(&dev->link, id);
-            cc_call_close(call);
+            cc_call_close(&dev->calls, call);
             dev->counters.cancelled_calls++;
             cc_rpc_error(dev, id, CC_STATUS_CANCELLED, message, now_us);
         }

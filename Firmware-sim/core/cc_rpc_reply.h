@@ -15,6 +15,7 @@
 
 #include "cc_device_state.h"
 #include "cc_envelope.h"
+#include "cc_pbw.h"
 
 /* A v1 method served by the core. The request arrives unpacked. */
 typedef void (*cc_method_handler_fn)(cc_device_t *dev, const cc_envelope_t *env,
@@ -33,6 +34,14 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
 
 /* Answers a unary call with RESPONSE msg (ERROR RESOURCE_EXHAUSTED if it does not fit). */
 void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us);
+
+/* Starts writing a RESPONSE message for call_id into the link's payload
+ * buffer (cc_pbw.h); cc_rpc_respond_written() sends it. */
+void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w);
+
+/* Answers a unary call with the message written since cc_rpc_begin_response
+ * (ERROR RESOURCE_EXHAUSTED if it did not fit the frame). */
+void cc_rpc_respond_written(cc_device_t *dev, uint32_t call_id, const cc_pbw_t *w, uint64_t now_us);
 
 /* Packs msg into the link's payload buffer; false when it is larger than cap. */
 bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len);

@@ -50,23 +50,20 @@ static uint32_t mix32(uint32_t x)
     return x;
 }
 
-static void thresholds_to_msg(const cc_input_config_t *cfg, Cameracontrol__V1__Thresholds *t)
-{
-    t->light_press_on_mn = cfg->light_press_on_mn;
-    t->light_press_off_mn = cfg->light_press_off_mn;
-    t->full_press_on_mn = cfg->full_press_on_mn;
-    t->full_press_off_mn = cfg->full_press_off_mn;
-    t->min_stage_gap_mn = cfg->min_stage_gap_mn;
-}
+/* The messages the device sends are written with cc_pbw.h (the field numbers
+ * of Proto/cameracontrol/v1/, in order); protobuf-c only unpacks requests.
+ * Firmware-sim/tests check every one against protobuf-c's packing. */
 
-static void config_to_msg(const cc_input_config_t *cfg, Cameracontrol__V1__Config *c,
-                          Cameracontrol__V1__Thresholds *t)
+/* Thresholds (common.proto) as embedded message field `field`. */
+static void write_thresholds(cc_pbw_t *w, uint32_t field, const cc_input_config_t *cfg)
 {
-    thresholds_to_msg(cfg, t);
-    c->thresholds = t;
-    c->sample_rate_hz = cfg->sample_rate_hz;
-    c->slide_interval_ms = cfg->slide_interval_ms;
-    c->debounce_ms = cfg->debounce_ms;
+    cc_pbw_begin(w, field);
+    cc_pbw_varint(w, 1u, cfg->light_press_on_mn);
+    cc_pbw_varint(w, 2u, cfg->light_press_off_mn);
+    cc_pbw_varint(w, 3u, cfg->full_press_on_mn);
+    cc_pbw_varint(w, 4u, cfg->full_press_off_mn);
+    cc_pbw_varint(w, 5u, cfg->min_stage_gap_mn);
+    cc_pbw_end(w);
 }
 
 /* ---- DeviceService ---- */
@@ -110,15 +107,9 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, const P
     uint32_t host_major = req->host_version != NULL ? req->host_version->major : 0u;
     uint32_t host_minor = req->host_version != NULL ? req->host_version->minor : 0u;
 
-    Cameracontrol__V1__HandshakeResponse resp = CAMERACONTROL__V1__HANDSHAKE_RESPONSE__INIT;
-    Cameracontrol__V1__ProtocolVersion device_version = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
-    Cameracontrol__V1__ProtocolVersion negotiated = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
-    Cameracontrol__V1__DeviceIdentity identity = CAMERACONTROL__V1__DEVICE_IDENTITY__INIT;
-    Cameracontrol__V1__Capabilities caps = CAMERACONTROL__V1__CAPABILITIES__INIT;
-    Cameracontrol__V1__Thresholds thresholds = CAMERACONTROL__V1__THRESHOLDS__INIT;
-    Cameracontrol__V1__InputSource buttons[4];
-    Cameracontrol__V1__HapticPattern patterns[HAPTIC_PATTERN_MAX];
-    uint32_t rates[SAMPLE_RATE_COUNT];
+    cc_pbw_t w;
+    uint32_t buttons[4];
+    uint32_t patterns[HAPTIC_PATTERN_MAX];
     size_t n;
     uint32_t p;
 
@@ -136,80 +127,82 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, const P
     dev->session_id = next_session_id(dev, now_us);
     cc_link_start_session(&dev->link, env->sequence, now_us);
 
-    device_version.major = CC_PROTOCOL_MAJOR;
-    device_version.minor = CC_PROTOCOL_MINOR;
-    negotiated.major = CC_PROTOCOL_MAJOR;
-    negotiated.minor = dev->negotiated_minor;
+    /* HandshakeResponse (device.proto) */
+    cc_rpc_begin_response(dev, env->call_id, &w);
+    cc_pbw_begin(&w, 1u);   /* device_version: ProtocolVersion */
+    cc_pbw_varint(&w, 1u, CC_PROTOCOL_MAJOR);
+    cc_pbw_varint(&w, 2u, CC_PROTOCOL_MINOR);
+    cc_pbw_end(&w);
+    cc_pbw_begin(&w, 2u);   /* negotiated_version */
+    cc_pbw_varint(&w, 1u, CC_PROTOCOL_MAJOR);
+    cc_pbw_varint(&w, 2u, dev->negotiated_minor);
+    cc_pbw_end(&w);
+    cc_pbw_begin(&w, 3u);   /* identity: DeviceIdentity */
+    cc_pbw_string(&w, 1u, info->vendor);
+    cc_pbw_string(&w, 2u, info->model);
+    cc_pbw_string(&w, 3u, info->serial_number);
+    cc_pbw_string(&w, 4u, info->firmware_version);
+    cc_pbw_varint(&w, 5u, info->usb_vendor_id);
+    cc_pbw_varint(&w, 6u, info->usb_product_id);
+    cc_pbw_end(&w);
 
-    identity.vendor = (char *)(info->vendor != NULL ? info->vendor : "");
-    identity.model = (char *)(info->model != NULL ? info->model : "");
-    identity.serial_number = (char *)(info->serial_number != NULL ? info->serial_number : "");
-    identity.firmware_version = (char *)(info->firmware_version != NULL ? info->firmware_version : "");
-    identity.usb_vendor_id = info->usb_vendor_id;
-    identity.usb_product_id = info->usb_product_id;
-
-    caps.has_force_sensor = info->has_force_sensor;
-    caps.has_touch_sensor = info->has_touch_sensor;
-    caps.has_slide_strip = info->has_slide_strip;
+    cc_pbw_begin(&w, 4u);   /* capabilities: Capabilities */
+    cc_pbw_varint(&w, 1u, info->has_force_sensor ? 1u : 0u);
+    cc_pbw_varint(&w, 2u, info->has_touch_sensor ? 1u : 0u);
+    cc_pbw_varint(&w, 3u, info->has_slide_strip ? 1u : 0u);
     n = 0;
     if ((info->buttons & CC_BUTTON_VOLUME_UP) != 0u) {
-        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_UP;
+        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_UP;
     }
     if ((info->buttons & CC_BUTTON_VOLUME_DOWN) != 0u) {
-        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_DOWN;
+        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_DOWN;
     }
     if ((info->buttons & CC_BUTTON_ACTION) != 0u) {
-        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_ACTION_BUTTON;
+        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_ACTION_BUTTON;
     }
     if (info->has_remote) {
-        buttons[n++] = CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE;
+        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE;
     }
-    caps.n_buttons = n;
-    caps.buttons = buttons;
-    caps.force_max_mn = info->force_max_mn;
-    caps.slide_resolution = info->slide_resolution;
-    caps.slide_length_um = info->slide_length_um;
-    memcpy(rates, k_sample_rates_hz, sizeof rates);
-    caps.n_sample_rates_hz = SAMPLE_RATE_COUNT;
-    caps.sample_rates_hz = rates;
-    caps.max_frame_bytes = CC_MAX_FRAME_BYTES;
-    caps.max_concurrent_calls = CC_MAX_CONCURRENT_CALLS;
-    caps.max_controls = info->max_controls;
-    caps.supports_controls = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
+    cc_pbw_packed(&w, 4u, buttons, n);
+    cc_pbw_varint(&w, 5u, info->force_max_mn);
+    cc_pbw_varint(&w, 6u, info->slide_resolution);
+    cc_pbw_varint(&w, 7u, info->slide_length_um);
+    cc_pbw_packed(&w, 8u, k_sample_rates_hz, SAMPLE_RATE_COUNT);
+    cc_pbw_varint(&w, 9u, CC_MAX_FRAME_BYTES);
+    cc_pbw_varint(&w, 10u, CC_MAX_CONCURRENT_CALLS);
+    cc_pbw_varint(&w, 11u, info->max_controls);
+    cc_pbw_varint(&w, 12u, (info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip) ? 1u : 0u);
     n = 0;
     if (hal->haptic_play != NULL) {
         for (p = 1u; p <= HAPTIC_PATTERN_MAX; p++) {
             if ((info->haptic_patterns & (1u << p)) != 0u) {
-                patterns[n++] = (Cameracontrol__V1__HapticPattern)p;
+                patterns[n++] = p;
             }
         }
     }
-    caps.n_haptic_patterns = n;
-    caps.haptic_patterns = patterns;
-    caps.has_speaker = info->has_speaker && hal->sound_play != NULL;
-    caps.has_indicator_led = info->has_indicator_led && hal->indicator_set != NULL;
-    thresholds_to_msg(&dev->config, &thresholds);
-    caps.thresholds = &thresholds;
-    caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
-    caps.is_simulator = dev->is_simulator;
+    cc_pbw_packed(&w, 13u, patterns, n);
+    cc_pbw_varint(&w, 14u, (info->has_speaker && hal->sound_play != NULL) ? 1u : 0u);
+    cc_pbw_varint(&w, 15u, (info->has_indicator_led && hal->indicator_set != NULL) ? 1u : 0u);
+    write_thresholds(&w, 16u, &dev->config);
+    cc_pbw_varint(&w, 17u, CC_HEARTBEAT_INTERVAL_MS);
+    cc_pbw_varint(&w, 18u, dev->is_simulator ? 1u : 0u);
+    cc_pbw_end(&w);
 
-    resp.device_version = &device_version;
-    resp.negotiated_version = &negotiated;
-    resp.identity = &identity;
-    resp.capabilities = &caps;
-    resp.device_time_us = now_us;
-    resp.session_id = dev->session_id;
-    cc_rpc_respond(dev, env->call_id, &resp.base, now_us);
+    cc_pbw_varint(&w, 5u, now_us);   /* device_time_us */
+    cc_pbw_varint(&w, 6u, dev->session_id);
+    cc_rpc_respond_written(dev, env->call_id, &w, now_us);
 }
 
 static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
                         uint64_t now_us)
 {
     const Cameracontrol__V1__PingRequest *req = (const Cameracontrol__V1__PingRequest *)request;
-    Cameracontrol__V1__PingResponse resp = CAMERACONTROL__V1__PING_RESPONSE__INIT;
-    resp.payload = req->payload;
-    resp.device_time_us = now_us;
-    cc_rpc_respond(dev, env->call_id, &resp.base, now_us);
+    cc_pbw_t w;
+    /* PingResponse (device.proto); the request sits in the arena, not in the payload buffer */
+    cc_rpc_begin_response(dev, env->call_id, &w);
+    cc_pbw_bytes(&w, 1u, req->payload.data, req->payload.len);
+    cc_pbw_varint(&w, 2u, now_us);
+    cc_rpc_respond_written(dev, env->call_id, &w, now_us);
 }
 
 /* ---- InputService ---- */
@@ -240,10 +233,14 @@ static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env
 
 static void respond_config(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
 {
-    Cameracontrol__V1__Config config = CAMERACONTROL__V1__CONFIG__INIT;
-    Cameracontrol__V1__Thresholds thresholds = CAMERACONTROL__V1__THRESHOLDS__INIT;
-    config_to_msg(&dev->config, &config, &thresholds);
-    cc_rpc_respond(dev, call_id, &config.base, now_us);
+    cc_pbw_t w;
+    /* Config (config.proto) */
+    cc_rpc_begin_response(dev, call_id, &w);
+    write_thresholds(&w, 1u, &dev->config);
+    cc_pbw_varint(&w, 2u, dev->config.sample_rate_hz);
+    cc_pbw_varint(&w, 3u, dev->config.slide_interval_ms);
+    cc_pbw_varint(&w, 4u, dev->config.debounce_ms);
+    cc_rpc_respond_written(dev, call_id, &w, now_us);
 }
 
 static void handle_get_config(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
@@ -301,9 +298,11 @@ static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, const P
 
 static void respond_feedback(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
 {
-    Cameracontrol__V1__FeedbackResponse resp = CAMERACONTROL__V1__FEEDBACK_RESPONSE__INIT;
-    resp.device_time_us = now_us;
-    cc_rpc_respond(dev, call_id, &resp.base, now_us);
+    cc_pbw_t w;
+    /* FeedbackResponse (feedback.proto) */
+    cc_rpc_begin_response(dev, call_id, &w);
+    cc_pbw_varint(&w, 1u, now_us);   /* device_time_us */
+    cc_rpc_respond_written(dev, call_id, &w, now_us);
 }
 
 static void handle_play_haptic(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
@@ -378,14 +377,23 @@ static void handle_set_indicator(cc_device_t *dev, const cc_envelope_t *env, con
 
 /* ---- DiagnosticsService ---- */
 
+/* Counters (diagnostics.proto): uptime_us is field 1 and the counters are
+ * fields 2, 3, ... in CC_COUNTER_FIELDS' order (the schema's numbers follow
+ * it; scripts/generate-proto writes the list), every one a varint. */
 static void respond_counters(cc_device_t *dev, uint32_t call_id, const cc_counters_t *c, uint64_t now_us)
 {
-    Cameracontrol__V1__Counters m = CAMERACONTROL__V1__COUNTERS__INIT;
-    m.uptime_us = now_us;
-#define CC_COUNTER_COPY(name) m.name = c->name;
-    CC_COUNTER_FIELDS(CC_COUNTER_COPY)
-#undef CC_COUNTER_COPY
-    cc_rpc_respond(dev, call_id, &m.base, now_us);
+#define CC_COUNTER_OFFSET(name) (uint8_t) offsetof(cc_counters_t, name),
+    static const uint8_t offsets[CC_COUNTER_COUNT] = {CC_COUNTER_FIELDS(CC_COUNTER_OFFSET)};
+#undef CC_COUNTER_OFFSET
+    cc_pbw_t w;
+    uint32_t i;
+    cc_rpc_begin_response(dev, call_id, &w);
+    cc_pbw_varint(&w, 1u, now_us);
+    for (i = 0; i < CC_COUNTER_COUNT; i++) {
+        /* each counter is a uint32_t member: read as one */
+        cc_pbw_varint(&w, i + 2u, *(const uint32_t *)(const void *)((const uint8_t *)c + offsets[i]));
+    }
+    cc_rpc_respond_written(dev, call_id, &w, now_us);
 }
 
 static void handle_get_counters(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,

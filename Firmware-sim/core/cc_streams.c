@@ -74,26 +74,35 @@ bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_pe
     return true;
 }
 
+/* Writes a stream message for call into the link's payload buffer. */
+static void begin_stream_message(cc_device_t *dev, const cc_call_t *call, cc_pbw_t *w)
+{
+    cc_pbw_init(w, cc_link_payload(&dev->link), cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id));
+}
+
 void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, uint64_t now_us)
 {
-    Cameracontrol__V1__InputEvent msg = CAMERACONTROL__V1__INPUT_EVENT__INIT;
     bool reliable = cc_streams_kind_reliable(event->kind);
     size_t i;
 
-    msg.timestamp_us = event->timestamp_us;
-    msg.kind = (Cameracontrol__V1__InputEventKind)event->kind;
-    msg.source = (Cameracontrol__V1__InputSource)event->source;
-    msg.force_mn = event->force_mn;
-    msg.position = event->position;
-    msg.peak_force_mn = event->peak_force_mn;
-    msg.event_number = event->event_number;
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
         cc_call_t *call = &dev->calls.calls[i];
-        size_t len = 0;
+        cc_pbw_t w;
+        size_t len;
         if (call->kind != CC_CALL_EVENT_STREAM) {
             continue;
         }
-        if (!cc_rpc_pack(dev, &msg.base, cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id), &len)) {
+        /* InputEvent (input.proto), written with cc_pbw.h: the bytes protobuf-c packs (tests/test_v11.c) */
+        begin_stream_message(dev, call, &w);
+        cc_pbw_varint(&w, 1u, event->timestamp_us);
+        cc_pbw_varint(&w, 2u, event->kind);
+        cc_pbw_varint(&w, 3u, event->source);
+        cc_pbw_varint(&w, 4u, event->force_mn);
+        cc_pbw_varint(&w, 5u, event->position);
+        cc_pbw_varint(&w, 6u, event->peak_force_mn);
+        cc_pbw_varint(&w, 7u, event->event_number);
+        len = cc_pbw_len(&w);
+        if (!cc_pbw_ok(&w)) {
             continue;   /* cannot happen: an InputEvent is < 64 bytes */
         }
         if (reliable) {
@@ -108,20 +117,20 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
  * packet, PROTOCOL.md §6) and starts a new one. */
 static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
 {
-    Cameracontrol__V1__RawSampleBatch msg = CAMERACONTROL__V1__RAW_SAMPLE_BATCH__INIT;
     cc_raw_batch_t *b = &call->raw;
-    size_t len = 0;
+    cc_pbw_t w;
 
     if (b->count == 0u) {
         return;
     }
-    msg.first_timestamp_us = b->first_timestamp_us;
-    msg.sample_interval_us = b->interval_us;
-    msg.samples.data = b->records;
-    msg.samples.len = (size_t)b->count * CC_RAW_RECORD_BYTES;
-    msg.dropped_before = b->dropped_before;
-    if (cc_rpc_pack(dev, &msg.base, cc_link_payload_cap(CC_PKT_STREAM_MESSAGE, call->id), &len)
-        && cc_link_send_bulk(&dev->link, CC_PKT_STREAM_MESSAGE, call->id, len, now_us) == CC_SEND_OK) {
+    /* RawSampleBatch (input.proto) */
+    begin_stream_message(dev, call, &w);
+    cc_pbw_varint(&w, 1u, b->first_timestamp_us);
+    cc_pbw_varint(&w, 2u, b->interval_us);
+    cc_pbw_bytes(&w, 3u, b->records, (size_t)b->count * CC_RAW_RECORD_BYTES);
+    cc_pbw_varint(&w, 4u, b->dropped_before);
+    if (cc_pbw_ok(&w)
+        && cc_link_send_bulk(&dev->link, CC_PKT_STREAM_MESSAGE, call->id, cc_pbw_len(&w), now_us) == CC_SEND_OK) {
         b->dropped_before = 0;
     } else {
         b->dropped_before += b->count;   /* bulk queue full: tx_dropped counted by the link */

@@ -254,6 +254,152 @@ static void test_counters_get_and_reset(void)
     CHECK(cc_device_counters(&h->dev)->frames_received <= 1u);
 }
 
+/* respond_counters encodes Counters itself: its bytes must be what protobuf-c
+ * packs for the same values (canonical field order, zeros left out, shortest
+ * varints), and carry the values the device held. */
+#define COUNTER_VALUE(n) ((n) % 4u == 0u ? 0u : (n) % 4u == 1u ? (n) : (n) % 4u == 2u ? 300u + (n) : 0xFFFFFFF0u + (n))
+static void test_counters_bytes_are_protobuf_c_s(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    Cameracontrol__V1__Counters *m;
+    static uint8_t repacked[256];
+    size_t len;
+    uint32_t n = 0;
+    REQUIRE(hx_handshake(h, 0));
+    h->now_us = 0x123456789ull;   /* beyond 32 bits */
+    /* zeros (left out), one-byte, two-byte and five-byte varints */
+#define SET_COUNTER(name) h->dev.counters.name = COUNTER_VALUE(n); n++;
+    CC_COUNTER_FIELDS(SET_COUNTER)
+#undef SET_COUNTER
+    hx_request(h, 2, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    m = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(m != NULL);
+    CHECK_EQ(m->uptime_us, 0x123456789ull);
+    /* the first four (frames and bytes received and sent) moved with the request itself */
+    n = 0;
+#define CHECK_COUNTER(name) if (n >= 4u) { CHECK_EQ(m->name, COUNTER_VALUE(n)); } n++;
+    CC_COUNTER_FIELDS(CHECK_COUNTER)
+#undef CHECK_COUNTER
+    REQUIRE(cameracontrol__v1__counters__get_packed_size(m) <= sizeof repacked);
+    len = cameracontrol__v1__counters__pack(m, repacked);
+    CHECK_EQ(p->payload_len, len);
+    CHECK(p->payload_len == len && memcmp(p->payload, repacked, len) == 0);
+    cameracontrol__v1__counters__free_unpacked(m, NULL);
+}
+#undef COUNTER_VALUE
+
+/* The device writes its messages itself (core/cc_pbw.c): each must be byte
+ * for byte what protobuf-c packs for the same message. */
+static bool repacks_identically(const ProtobufCMessageDescriptor *d, const hx_packet_t *p)
+{
+    static uint8_t repacked[4096];
+    ProtobufCMessage *m;
+    size_t len = 0;
+    bool same;
+    if (p == NULL) {
+        return false;
+    }
+    m = protobuf_c_message_unpack(d, NULL, p->payload_len, p->payload);
+    if (m == NULL) {
+        return false;
+    }
+    if (protobuf_c_message_get_packed_size(m) <= sizeof repacked) {
+        len = protobuf_c_message_pack(m, repacked);
+    }
+    same = len == p->payload_len && memcmp(repacked, p->payload, len) == 0;
+    protobuf_c_message_free_unpacked(m, NULL);
+    return same;
+}
+
+static void test_written_messages_are_protobuf_c_s(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest hs = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__PingRequest ping = CAMERACONTROL__V1__PING_REQUEST__INIT;
+    Cameracontrol__V1__PlayHapticRequest haptic = CAMERACONTROL__V1__PLAY_HAPTIC_REQUEST__INIT;
+    Cameracontrol__V1__StreamRawSamplesRequest raw = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    static uint8_t data[150];   /* a two-byte length */
+    const hx_packet_t *p;
+    size_t i;
+
+#if CC_MAX_FRAME_BYTES >= 512u
+    /* a long model name makes the identity longer than 127 bytes (a two-byte length) */
+    h->info.model = "a model name long enough that the identity needs two bytes of length, "
+                    "which moves the embedded message's body up by one byte";
+#endif
+    h->now_us = 0x123456789ull;
+    v.major = 1u;
+    v.minor = 1u;
+    hs.host_version = &v;
+    hs.host_name = "tests";
+    h->host_sequence = 0;
+    hx_request(h, 1u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &hs.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 1u);
+    REQUIRE(p != NULL);
+#if CC_MAX_FRAME_BYTES >= 512u
+    CHECK(p->payload_len > 128u);
+#endif
+    CHECK(repacks_identically(&cameracontrol__v1__handshake_response__descriptor, p));
+    hx_clear(h);
+
+    for (i = 0; i < sizeof data; i++) {
+        data[i] = (uint8_t)i;
+    }
+    ping.payload.data = data;
+    ping.payload.len = CC_MAX_FRAME_BYTES >= 512u ? sizeof data : 40u;   /* a two-byte length where it fits */
+    hx_request(h, 2u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &ping.base);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__ping_response__descriptor, hx_find(h, CC_PKT_RESPONSE, 2u)));
+    ping.payload.len = 0;   /* an empty payload is left out */
+    hx_request(h, 3u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &ping.base);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__ping_response__descriptor, hx_find(h, CC_PKT_RESPONSE, 3u)));
+
+    hx_request(h, 4u, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG, NULL);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__config__descriptor, hx_find(h, CC_PKT_RESPONSE, 4u)));
+
+    haptic.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK;
+    hx_request(h, 5u, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &haptic.base);
+    hx_poll(h);
+    CHECK(repacks_identically(&cameracontrol__v1__feedback_response__descriptor, hx_find(h, CC_PKT_RESPONSE, 5u)));
+
+    /* stream messages: an input event and a raw batch */
+    hx_request(h, 6u, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    raw.samples_per_batch = 5u;
+    hx_request(h, 7u, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &raw.base);
+    hx_poll(h);
+    hx_clear(h);
+    h->reading.touched = true;
+    h->reading.force_raw_mn = 150;
+    h->reading.position = 700u;
+    for (i = 0; i < 20u; i++) {
+        hx_advance_alive(h, 1000u);
+    }
+    p = NULL;
+    for (i = 0; i < h->npackets; i++) {
+        if (h->packets[i].type == CC_PKT_STREAM_MESSAGE && h->packets[i].call_id == 6u) {
+            p = &h->packets[i];
+            break;
+        }
+    }
+    CHECK(repacks_identically(&cameracontrol__v1__input_event__descriptor, p));
+    p = NULL;
+    for (i = 0; i < h->npackets; i++) {
+        if (h->packets[i].type == CC_PKT_STREAM_MESSAGE && h->packets[i].call_id == 7u) {
+            p = &h->packets[i];
+            break;
+        }
+    }
+    CHECK(repacks_identically(&cameracontrol__v1__raw_sample_batch__descriptor, p));
+}
+
 static void test_raw_samples_batches(void)
 {
     harness_t *h = hx_setup();
@@ -400,6 +546,8 @@ const cc_test_case_t cc_tests_services[] = {
     {"feedback_uses_hal", test_feedback_uses_hal},
     {"feedback_without_hal", test_feedback_without_hal},
     {"counters_get_and_reset", test_counters_get_and_reset},
+    {"counters_bytes_are_protobuf_c_s", test_counters_bytes_are_protobuf_c_s},
+    {"written_messages_are_protobuf_c_s", test_written_messages_are_protobuf_c_s},
     {"raw_samples_batches", test_raw_samples_batches},
     {"raw_samples_dropped_when_tx_full", test_raw_samples_dropped_when_tx_full},
     {"event_stream_reaches_every_stream", test_event_stream_reaches_every_stream},

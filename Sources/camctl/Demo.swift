@@ -14,10 +14,13 @@ import Foundation
 enum Demo {
     static let command = Command(
         name: "demo", summary: "start the simulator and play a tour of every gesture, input source and control",
-        usage: "[--scenario FILE] [--seed N] [--sim PATH] [--verbose] [--quiet] [--json]",
+        usage: "[--port PORT] [--scenario FILE] [--seed N] [--sim PATH] [--verbose] [--quiet] [--json]",
         details: """
             Starts camctl-sim, connects over its pty exactly as to hardware, sets up the example camera app and plays
             a scenario through the simulator, printing what each layer sees, then a summary.
+              --port PORT      play on a device already running there instead (one with SimulatorService, e.g. the
+                               emulated micro:bit of scripts/qemu-microbit); a scenario longer than its frames is
+                               sent in pieces, each when the previous one has ended
               --scenario FILE  play FILE instead of the tour (checked offline first: errors name FILE:LINE:COLUMN)
               --seed N         the simulator's seed (default 42)
               --sim PATH       the camctl-sim to run (default: the one next to camctl)
@@ -26,30 +29,38 @@ enum Demo {
               --json           events as one JSON object per line (README, "JSON"), then {"type": "summary", …}
             """,
         examples: [
-            "demo", "demo --verbose", "demo --scenario Firmware-sim/scenarios/buttons.scenario",
+            "demo", "demo --verbose", "demo --scenario Firmware-sim/scenarios/buttons.scenario", "demo --port /dev/pts/7",
             "demo --json | jq -c 'select(.type==\"capture\")'",
         ],
         run: run)
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["scenario", "seed", "sim"], switches: ["quiet", "verbose", "json"], positionals: [])
+            argv, valued: ["port", "scenario", "seed", "sim"], switches: ["quiet", "verbose", "json"], positionals: [])
         let scenarioFile = args.value("scenario") ?? "the demo tour"
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) } ?? ScenarioFiles.steps(of: CameraApp.demoScenario)
         let json = args.flag("json")
         let seed = try args.integer("seed", default: 42)
-        let simulatorPath = args.value("sim") ?? siblingExecutable("camctl-sim")
-        guard FileManager.default.isExecutableFile(atPath: simulatorPath) else {
-            throw Arguments.Failure(
-                description: "camctl-sim not found at \(simulatorPath) (run `swift build`, or pass --sim PATH)")
+        // --port: a device already running (its own seed); otherwise a camctl-sim of our own.
+        var simulator: SimulatorProcess?
+        defer { simulator?.terminate() }
+        let port: String
+        if let given = args.value("port") {
+            port = try await Ports.resolve(given)
+        } else {
+            let simulatorPath = args.value("sim") ?? siblingExecutable("camctl-sim")
+            guard FileManager.default.isExecutableFile(atPath: simulatorPath) else {
+                throw Arguments.Failure(
+                    description: "camctl-sim not found at \(simulatorPath) (run `swift build`, or pass --sim PATH)")
+            }
+            let started = try SimulatorProcess(path: simulatorPath, seed: seed)
+            simulator = started
+            port = started.ptyPath
+            if !json { print("camctl-sim running on \(port)") }
         }
 
-        let simulator = try SimulatorProcess(path: simulatorPath, seed: seed)
-        defer { simulator.terminate() }
-        if !json { print("camctl-sim running on \(simulator.ptyPath)") }
-
         let (host, _) = try await Ports.connectHost(
-            simulator.ptyPath, hostName: "camctl demo", configuration: .init(reconnects: false))
+            port, hostName: "camctl demo", configuration: .init(reconnects: false))
         guard let session = await host.session, let info = await host.deviceInfo else {
             throw DeviceError(.closed, "the simulator went away before the demo started")
         }
@@ -74,11 +85,13 @@ enum Demo {
         app.install(in: try await host.makeControlsSession())
         app.interaction.setSessionRunning(true)
 
-        // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB). Errors name
-        // the file's own lines (ScenarioFiles).
-        let played = try await ScenarioFiles.play(scenario, file: scenarioFile, on: session)
-        printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-        try? await Task.sleep(for: .microseconds(Int64(played.durationMicros)) + .milliseconds(900))
+        // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB; on a device with
+        // smaller frames they go in pieces, ScenarioPieces.swift). Errors name the file's own lines (ScenarioFiles).
+        let played = try await ScenarioFiles.play(inPiecesOf: scenario, file: scenarioFile, on: session)
+        printer.note(
+            String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6)
+                + (played.pieces > 1 ? " (in \(played.pieces) pieces)" : ""))
+        try? await Task.sleep(for: .microseconds(Int64(played.remainingMicros)) + .milliseconds(900))
         let lost = await host.lastDisconnect
         if let lost { printer.note("device lost: \(lost)") }
         let counters = try? await session.counters()

@@ -46,6 +46,7 @@ typedef struct cc_call {
 
 typedef struct cc_call_table {
     cc_call_t calls[CC_MAX_CONCURRENT_CALLS];
+    uint8_t raw_streams;            /* calls of kind CC_CALL_RAW_STREAM (0: no sample to batch) */
 } cc_call_table_t;
 
 void cc_call_table_init(cc_call_table_t *table);
@@ -56,7 +57,7 @@ cc_call_t *cc_call_find(cc_call_table_t *table, uint32_t id);
 /* Takes a free slot for a new call; NULL when the table is full. */
 cc_call_t *cc_call_open(cc_call_table_t *table, uint32_t id, cc_call_kind_t kind);
 
-void cc_call_close(cc_call_t *call);
+void cc_call_close(cc_call_table_t *table, cc_call_t *call);
 
 /* Calls in flight. */
 size_t cc_call_count(const cc_call_table_t *table);

@@ -24,7 +24,7 @@ struct cc_input {
     uint32_t samples_seen;        /* samples since init (saturating) */
     uint32_t tare_target;         /* untouched samples the tare averages */
     uint32_t tare_give_up;        /* samples after which it tares with what it has */
-    int64_t tare_sum_mn;
+    int32_t tare_sum_mn;          /* at most 32 clamped readings: |sum| <= 3.2e6 */
     int32_t baseline_q;           /* sensor offset being subtracted */
     int32_t filtered_q;           /* low-passed tared force */
     uint8_t filter_shift;         /* IIR coefficient 1/2^shift */
@@ -44,6 +44,10 @@ struct cc_input {
 
     /* Buttons, CC_BUTTON_* bit order. */
     cc_input_button_state_t buttons[CC_INPUT_DEBOUNCED_BUTTONS];
+    uint32_t button_candidates;   /* CC_BUTTON_* bits of the candidate levels */
+    uint32_t buttons_unsettled;   /* CC_BUTTON_* bits whose candidate is not yet stable */
+    uint32_t debounce_us;         /* config.debounce_ms in microseconds */
+    uint32_t slide_interval_us;   /* config.slide_interval_ms in microseconds */
 
     /* Last conditioned sample. */
     bool have_sample;

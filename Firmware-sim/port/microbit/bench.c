@@ -24,7 +24,9 @@
 #include "board_hal.h"
 #include "cc_device.h"
 
+#ifndef BENCH_POLLS
 #define BENCH_POLLS 4000u
+#endif
 #define SAMPLE_PERIOD_US 1000u
 #define STACK_PAINT 0xA5A5A5A5u
 

@@ -1,0 +1,151 @@
+/* CameraControl firmware core: the protobuf wire-format writer (see cc_pbw.h). */
+#include "cc_pbw.h"
+
+#include <string.h>
+
+#define WIRE_VARINT 0u
+#define WIRE_LEN 2u
+
+void cc_pbw_init(cc_pbw_t *w, uint8_t *buf, size_t cap)
+{
+    w->buf = buf;
+    w->cap = cap;
+    w->len = 0;
+    w->overflowed = false;
+    w->depth = 0;
+}
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80u) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static bool room(cc_pbw_t *w, size_t n)
+{
+    if (w->overflowed || w->cap - w->len < n) {
+        w->overflowed = true;
+        return false;
+    }
+    return true;
+}
+
+static void put_varint(cc_pbw_t *w, uint64_t v)
+{
+    if (!room(w, varint_size(v))) {
+        return;
+    }
+    while (v >= 0x80u) {
+        w->buf[w->len++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    w->buf[w->len++] = (uint8_t)v;
+}
+
+static void put_tag(cc_pbw_t *w, uint32_t field, uint32_t wire_type)
+{
+    put_varint(w, ((uint64_t)field << 3) | wire_type);
+}
+
+void cc_pbw_varint(cc_pbw_t *w, uint32_t field, uint64_t value)
+{
+    if (value == 0u) {
+        return;
+    }
+    put_tag(w, field, WIRE_VARINT);
+    put_varint(w, value);
+}
+
+void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
+{
+    if (len == 0u) {
+        return;
+    }
+    put_tag(w, field, WIRE_LEN);
+    put_varint(w, len);
+    if (room(w, len)) {
+        memcpy(w->buf + w->len, data, len);
+        w->len += len;
+    }
+}
+
+void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text)
+{
+    if (text != NULL) {
+        cc_pbw_bytes(w, field, text, strlen(text));
+    }
+}
+
+void cc_pbw_packed(cc_pbw_t *w, uint32_t field, const uint32_t *values, size_t n)
+{
+    size_t i;
+    size_t body = 0;
+    if (n == 0u) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        body += varint_size(values[i]);
+    }
+    put_tag(w, field, WIRE_LEN);
+    put_varint(w, body);
+    for (i = 0; i < n; i++) {
+        put_varint(w, values[i]);
+    }
+}
+
+/* An embedded message's length goes before its body, which is written first
+ * after one byte kept for the length; a longer length moves the body up. */
+void cc_pbw_begin(cc_pbw_t *w, uint32_t field)
+{
+    put_tag(w, field, WIRE_LEN);
+    if (w->depth >= CC_PBW_MAX_DEPTH) {
+        w->overflowed = true;   /* a caller's mistake: fails the message, never corrupts */
+        return;
+    }
+    if (!room(w, 1u)) {
+        return;
+    }
+    w->len++;
+    w->open[w->depth++] = w->len;
+}
+
+void cc_pbw_end(cc_pbw_t *w)
+{
+    size_t start;
+    size_t body;
+    size_t extra;
+    if (w->depth == 0u) {
+        w->overflowed = true;
+        return;
+    }
+    start = w->open[--w->depth];
+    if (w->overflowed) {
+        return;
+    }
+    body = w->len - start;
+    extra = varint_size(body) - 1u;
+    if (extra > 0u) {
+        if (!room(w, extra)) {
+            return;
+        }
+        memmove(w->buf + start + extra, w->buf + start, body);
+        w->len += extra;
+    }
+    w->len = start - 1u;
+    put_varint(w, body);
+    w->len += body;
+}
+
+size_t cc_pbw_len(const cc_pbw_t *w)
+{
+    return w->overflowed ? 0u : w->len;
+}
+
+bool cc_pbw_ok(const cc_pbw_t *w)
+{
+    return !w->overflowed && w->depth == 0u;
+}
