@@ -89,6 +89,7 @@ const ccsim_break_t ccsim_breaks[] = {
     {"reused-id-refused", "a REQUEST on a live call id gets ERROR ALREADY_EXISTS (the v1.0 rule)", "duplicate-request-ignored"},
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable"},
+    {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
     {"dedupe-reliable-in-window", "only a reliable packet inside the 64-entry window is dropped as a duplicate (the v1.0 rule)",
      "duplicate-best-effort-dropped duplicates-dropped-outside-window"},
     {0, 0, 0},
@@ -1097,6 +1098,10 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 memcpy(&g_held_pkt, p, sizeof(*p));
                 return len;
             }
+        }
+        if (c != 0 && c->service == 2u && c->method == 2u && brk("batch-interval-doubled")) {
+            pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, 2u * pb_get(p->payload, p->payload_len, 2u));
+            *changed = true;
         }
         if (c != 0 && c->service == 2u && c->method == 1u) {
             uint32_t kind = (uint32_t)pb_get(p->payload, p->payload_len, 2u);

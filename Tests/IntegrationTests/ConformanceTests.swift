@@ -92,7 +92,8 @@ struct ConformanceTests {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/CONFORMANCE.md")
         let doc = try String(contentsOf: docs, encoding: .utf8)
-        let section = doc.components(separatedBy: "### Cases without a breaker").dropFirst().first?.components(separatedBy: "\n#").first ?? ""
+        let section =
+            doc.components(separatedBy: "### Cases without a breaker").dropFirst().first?.components(separatedBy: "\n#").first ?? ""
         for name in exempt.sorted() {
             #expect(section.contains("`\(name)`"), "docs/CONFORMANCE.md's \"Cases without a breaker\" does not give \(name)'s reason")
         }
