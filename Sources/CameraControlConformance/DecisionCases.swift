@@ -234,10 +234,16 @@ enum DecisionCases {
             }
             try await c.probe.sendRaw(burst)
             var answered: Set<UInt32> = []
-            let deadline = ContinuousClock.now + .seconds(3)
-            while answered.count < ids.count, ContinuousClock.now < deadline {
-                if let f = await c.probe.next(within: .milliseconds(200), where: { $0.packet?.type == .response }) {
-                    answered.insert(f.packet!.callID)
+            // A slow device (an emulated board on a loaded machine) may take seconds: wait while answers keep
+            // coming, and give up after a second without one.
+            var progress = ContinuousClock.now
+            while answered.count < ids.count, ContinuousClock.now - progress < .seconds(1) {
+                let ids = ids
+                if let f = await c.probe.next(
+                    within: .milliseconds(200), where: { $0.packet?.type == .response && ids.contains($0.packet!.callID) }),
+                    answered.insert(f.packet!.callID).inserted
+                {
+                    progress = ContinuousClock.now
                 }
             }
             guard answered.count < ids.count else { return }
