@@ -63,8 +63,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"wrong-button-source", "volume-down events carry source VOLUME_UP", "input-buttons"},
     {"unreliable-press", "press events are sent best-effort",
      "input-full-click input-light-press input-click-and-hold"},
-    {"drop-under-burst", "a small frame at the end of a burst of 512 bytes or more is lost",
-     "pipelined-burst"},  /* long-garbage-then-request: its Ping may arrive in a read of its own (backpressure) */
+    {"drop-under-burst", "a small frame at the end of a burst (a read of 512 bytes or more, 8 frames or more) is lost",
+     "pipelined-burst"},
     {"empty-ping-echo", "the echo of an empty Ping is one byte", "empty-unary"},
     {"lax-call-ids", "a REQUEST on call id 0, on a call id of 6 bytes or on one of 2^32 or more is served",
      "call-id-zero-request call-id-six-bytes call-id-too-large"},
@@ -899,12 +899,13 @@ static assembler_t g_in_asm, g_out_asm;
 
 size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us, bool session)
 {
-    size_t i, n = 0, last_end = 0;
+    size_t i, n = 0, last_end = 0, frames = 0;
     assembler_t *a = &g_in_asm;
     g_last_host_us = now_us;
     for (i = 0; i < len; i++) {
         if (in[i] == 0u) {
             last_end = i + 1u;
+            frames++;
         }
     }
     for (i = 0; i < len; i++) {
@@ -921,7 +922,9 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
         }
         a->buf[a->len++] = b;
         if (b == 0u) {
-            bool last = len >= 512u && i + 1u == last_end;
+            /* drop-under-burst: a burst is a read of 512 bytes or more holding 8 frames or more (garbage
+             * followed by one request is not a burst) */
+            bool last = len >= 512u && frames >= 8u && i + 1u == last_end;
             n = a->len == 1u ? emit_raw(a->buf, 1u, out, n, cap)
                              : in_frame(a->buf, a->len, out, n, cap, session, last, now_us);
             a->len = 0;
