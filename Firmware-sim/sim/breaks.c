@@ -960,6 +960,9 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         return len;
     }
     if (brk("responses-best-effort") && (p->type == T_RESPONSE || p->type == T_ERROR) && (p->flags & F_RELIABLE) != 0u) {
+        if (p->type == T_RESPONSE && is_handshake(c)) {
+            g_sent_reliable_count = 0; /* a new session numbers from 0 again */
+        }
         for (i = 0; i < 64u && i < g_sent_reliable_count; i++) {
             if (g_sent_reliable[i] == p->seq) {
                 return len; /* a retransmission the filter's ACK came too late for */

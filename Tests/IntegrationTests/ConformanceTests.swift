@@ -97,6 +97,18 @@ struct ConformanceTests {
         for name in exempt.sorted() {
             #expect(section.contains("`\(name)`"), "docs/CONFORMANCE.md's \"Cases without a breaker\" does not give \(name)'s reason")
         }
+        // The breaker table lists each breaker with exactly the cases camctl-sim names.
+        for (name, cases) in breakers {
+            let row = doc.split(separator: "\n").first { $0.hasPrefix("| `\(name)` |") }
+            let named = row.map { line in
+                let column = line.split(separator: "|").last.map(String.init) ?? ""
+                let before = column.components(separatedBy: "(").first ?? ""
+                return Set(before.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+            }
+            #expect(
+                named == cases, "docs/CONFORMANCE.md's row for --break \(name) lists \(named?.sorted() ?? []), camctl-sim \(cases.sorted())"
+            )
+        }
         let listed = section.components(separatedBy: "- `").dropFirst().compactMap { $0.split(separator: "`").first.map(String.init) }
         #expect(Set(listed) == exempt, "docs/CONFORMANCE.md exempts \(listed.sorted()), the test \(exempt.sorted())")
     }
