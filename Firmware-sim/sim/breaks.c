@@ -21,7 +21,7 @@ enum {
 enum { F_RELIABLE = 0x10 };
 enum {
     S_INVALID_ARGUMENT = 3, S_RESOURCE_EXHAUSTED = 8, S_FAILED_PRECONDITION = 9,
-    S_ALREADY_EXISTS = 6, S_UNIMPLEMENTED = 12, S_INTERNAL = 13, S_UNKNOWN = 2, S_NOT_FOUND = 5
+    S_ALREADY_EXISTS = 6, S_CANCELLED = 1, S_UNIMPLEMENTED = 12, S_INTERNAL = 13, S_UNKNOWN = 2, S_NOT_FOUND = 5
 };
 
 const ccsim_break_t ccsim_breaks[] = {
@@ -63,8 +63,35 @@ const ccsim_break_t ccsim_breaks[] = {
     {"wrong-button-source", "volume-down events carry source VOLUME_UP", "input-buttons"},
     {"unreliable-press", "press events are sent best-effort",
      "input-full-click input-light-press input-click-and-hold"},
-    {"drop-under-burst", "a small frame at the end of a burst of 512 bytes or more is lost",
-     "pipelined-burst"},  /* long-garbage-then-request: its Ping may arrive in a read of its own (backpressure) */
+    {"drop-under-burst", "a small frame at the end of a burst (a read of 512 bytes or more, 8 frames or more) is lost",
+     "pipelined-burst"},
+    {"empty-ping-echo", "the echo of an empty Ping is one byte", "empty-unary"},
+    {"lax-call-ids", "a REQUEST on call id 0, on a call id of 6 bytes or on one of 2^32 or more is served",
+     "call-id-zero-request call-id-six-bytes call-id-too-large"},
+    {"non-minimal-refused", "a REQUEST whose call id varint is not minimal is dropped", "non-minimal-varint"},
+    {"serve-device-bound", "a RESPONSE, STREAM_MESSAGE, STREAM_END or ERROR from the host is served as a Ping",
+     "device-bound-types-dropped"},
+    {"answer-empty-ack", "an ACK without its payload is answered with ERROR UNIMPLEMENTED", "ack-without-payload"},
+    {"heartbeat-payload-dropped", "a HEARTBEAT with a payload is dropped (it does not keep the link alive)",
+     "heartbeat-with-payload"},
+    {"refused-handshake-ends-session", "a refused handshake ends the old session (nothing but a handshake is served)",
+     "refused-handshake-keeps-session"},
+    {"config-reset-on-handshake", "a handshake puts the configuration back to the defaults", "config-survives-rehandshake"},
+    {"silent-rehandshake", "a new handshake ends the old session's calls silently (no ERROR CANCELLED)",
+     "rehandshake-cancels-calls"},
+    {"unprotected-still-reliable", "a packet sent with every reliable slot taken still carries RELIABLE",
+     "unprotected-not-reliable"},
+    {"slide-reversed", "SLIDE positions are reversed (0 at the top of the strip)", "input-slide"},
+    {"no-stream-after-cancel", "after a cancelled raw-sample stream, StreamRawSamples is UNIMPLEMENTED until the next handshake",
+     "calls-after-cancelled-stream"},
+    {"handshake-counts-toward-limit", "a Handshake with max_concurrent_calls calls live is dropped",
+     "handshake-exempt-from-limit"},
+    {"reused-id-refused", "a REQUEST on a live call id gets ERROR ALREADY_EXISTS (the v1.0 rule)", "duplicate-request-ignored"},
+    {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
+     "responses-reliable"},
+    {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
+    {"dedupe-reliable-in-window", "only a reliable packet inside the 64-entry window is dropped as a duplicate (the v1.0 rule)",
+     "duplicate-best-effort-dropped duplicates-dropped-outside-window"},
     {0, 0, 0},
 };
 
@@ -309,6 +336,7 @@ typedef struct {
     uint8_t service, method;
     uint16_t payload_len;
     uint32_t host_major, host_minor;
+    uint32_t alias_of; /* reused-id-refused: the live call id this stand-in call answers for */
     bool unknown_type;
     bool live;
 } call_t;
@@ -355,6 +383,179 @@ static unsigned g_sent_reliable_count;
 static bool g_held;
 static pkt_t g_held_pkt;
 static unsigned g_batches;
+/* breakers of the second round (see the table) */
+static bool g_refused;          /* refused-handshake-ends-session: a handshake was refused */
+static bool g_raw_cancelled;    /* no-stream-after-cancel: a raw-sample stream was cancelled */
+static bool g_config_fake;      /* config-reset-on-handshake: answer GetConfig with the defaults */
+static uint8_t g_config_default[256];
+static size_t g_config_default_len;
+static bool g_config_default_seen;
+static unsigned g_alias_next;
+
+/* Host renumbering (responses-best-effort, dedupe-reliable-in-window): the filter gives the device host
+ * packets of its own (ACKs) or a repeated packet under a fresh number, so the host's later packets are
+ * shifted by as many numbers; the device's ACKs are mapped back. Reset by every handshake. */
+typedef struct {
+    bool used, injected;
+    uint16_t core, host;
+} seqmap_t;
+typedef struct {
+    bool used;
+    uint16_t seq, check;
+    uint32_t call;
+    uint8_t service, method;
+} host_request_t;
+static bool g_hseen;
+static uint16_t g_hshift, g_fwd_top, g_host_top;
+static seqmap_t g_seqmap[128];
+static unsigned g_seqmap_next;
+static host_request_t g_hreq[128];
+static unsigned g_hreq_next;
+static uint16_t g_ack_queue[8];
+static unsigned g_ack_queued;
+
+static bool renumbering(void) { return brk("responses-best-effort") || brk("dedupe-reliable-in-window"); }
+
+static void seqmap_add(uint16_t core, uint16_t host, bool injected)
+{
+    seqmap_t *m = &g_seqmap[g_seqmap_next++ % 128u];
+    m->used = true;
+    m->injected = injected;
+    m->core = core;
+    m->host = host;
+}
+
+/* The next number the device has not seen, for a packet of the filter's own. */
+static uint16_t host_number_inject(void)
+{
+    g_fwd_top = (uint16_t)(g_fwd_top + 1u);
+    g_hshift = (uint16_t)(g_hshift + 1u);
+    seqmap_add(g_fwd_top, 0, true);
+    return g_fwd_top;
+}
+
+/* Renumbers host packet p for the device; true when its number changed. */
+static bool host_renumber(pkt_t *p)
+{
+    bool handshake = p->type == T_REQUEST && p->extra[0] == 1u && p->extra[1] == 1u;
+    bool fresh = false;
+    uint16_t check = cc_crc16(p->payload, p->payload_len);
+    unsigned i;
+    if (handshake || !g_hseen) {
+        g_hseen = true;
+        g_hshift = 0;
+        g_fwd_top = g_host_top = p->seq;
+        memset(g_seqmap, 0, sizeof(g_seqmap));
+        memset(g_hreq, 0, sizeof(g_hreq));
+        return false;
+    }
+    if (brk("dedupe-reliable-in-window") && p->type == T_REQUEST) {
+        for (i = 0; i < 128u; i++) {
+            const host_request_t *r = &g_hreq[i];
+            if (r->used && r->seq == p->seq && r->call == p->call && r->check == check && r->service == p->extra[0]
+                && r->method == p->extra[1]) {
+                /* a repeat: the v1.0 rule drops only a reliable one inside the window */
+                fresh = (p->flags & F_RELIABLE) == 0u || (uint16_t)(g_host_top - p->seq) >= 64u;
+            }
+        }
+    }
+    if (p->type == T_REQUEST && !fresh) {
+        host_request_t *r = &g_hreq[g_hreq_next++ % 128u];
+        r->used = true;
+        r->seq = p->seq;
+        r->call = p->call;
+        r->check = check;
+        r->service = p->extra[0];
+        r->method = p->extra[1];
+    }
+    if (fresh) {
+        uint16_t host = p->seq;
+        p->seq = host_number_inject();
+        g_seqmap[(g_seqmap_next - 1u) % 128u].injected = false;
+        g_seqmap[(g_seqmap_next - 1u) % 128u].host = host;
+        return true;
+    }
+    if ((uint16_t)(p->seq - g_host_top) < 0x8000u) {
+        g_host_top = p->seq;
+    }
+    if (g_hshift == 0u) {
+        if ((uint16_t)(p->seq - g_fwd_top) < 0x8000u) {
+            g_fwd_top = p->seq;
+        }
+        return false;
+    }
+    {
+        uint16_t host = p->seq;
+        p->seq = (uint16_t)(p->seq + g_hshift);
+        if ((uint16_t)(p->seq - g_fwd_top) < 0x8000u) {
+            g_fwd_top = p->seq;
+        }
+        seqmap_add(p->seq, host, false);
+    }
+    return true;
+}
+
+/* The host's number for the device's ACK of `core`; false when the ACK is of a packet of the filter's own. */
+static bool host_number_of(uint16_t core, uint16_t *host)
+{
+    unsigned k;
+    for (k = 0; k < 128u; k++) {
+        const seqmap_t *m = &g_seqmap[(g_seqmap_next - 1u - k) % 128u];
+        if (m->used && m->core == core) {
+            *host = m->host;
+            return !m->injected;
+        }
+    }
+    *host = core;
+    return true;
+}
+
+/* The unstuffed frame of `wire` (without its delimiter) when its check is good; 0 otherwise. */
+static size_t unstuff_checked(const uint8_t *wire, size_t len, uint8_t *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cc_cobs_decode(wire, len, buf, cap, &n) != 0 || n < 6u) {
+        return 0;
+    }
+    return cc_crc16(buf, n - 2u) == (uint16_t)(buf[n - 2u] | (buf[n - 1u] << 8)) ? n : 0u;
+}
+
+/* lax-call-ids, non-minimal-refused: looks at a REQUEST's call id varint as sent. Returns (size_t)-1 to
+ * go on, or the new output length. */
+static size_t in_call_id(const uint8_t *wire, size_t wire_len, uint8_t *out, size_t len, size_t cap)
+{
+    static uint8_t raw[FRAME_CAP];
+    static pkt_t q;
+    size_t n = unstuff_checked(wire, wire_len - 1u, raw, sizeof(raw));
+    size_t i = 3u, vlen = 0;
+    uint64_t v = 0;
+    if (n == 0u || (raw[0] & 0x0Fu) != T_REQUEST) {
+        return (size_t)-1;
+    }
+    while (i < n - 2u && vlen < 10u) {
+        v |= (uint64_t)(raw[i] & 0x7Fu) << (7u * vlen);
+        vlen++;
+        if ((raw[i++] & 0x80u) == 0u) {
+            break;
+        }
+    }
+    if (brk("non-minimal-refused") && vlen > 1u && vlen <= 5u && raw[i - 1u] == 0u) {
+        return len;
+    }
+    if (brk("lax-call-ids") && (v == 0u || vlen > 5u || v > 0xFFFFFFFFu) && i + 2u <= n - 2u) {
+        q.type = T_REQUEST;
+        q.flags = (uint8_t)(raw[0] & 0xF0u);
+        q.seq = (uint16_t)(raw[1] | (raw[2] << 8));
+        q.call = 0x0FFFFF00u | (uint32_t)(v & 0xFFu);
+        q.extra[0] = raw[i];
+        q.extra[1] = raw[i + 1u];
+        q.extra_len = 2;
+        q.payload_len = n - 2u - (i + 2u);
+        memcpy(q.payload, raw + i + 2u, q.payload_len);
+        return emit(&q, out, len, cap);
+    }
+    return (size_t)-1;
+}
 
 /* ---- --strict: the host checker ---- */
 
@@ -496,9 +697,16 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     size_t unstuffed = 0;
     frame_kind_t kind = parse(wire, wire_len - 1u, &p, &unstuffed);
     call_t *c;
+    bool reemit = false;
 
     if (g_strict) {
         strict_host(&p, kind, unstuffed, wire, wire_len, session, now_us);
+    }
+    if (brk("lax-call-ids") || brk("non-minimal-refused")) {
+        size_t r = in_call_id(wire, wire_len, out, len, cap);
+        if (r != (size_t)-1) {
+            return r;
+        }
     }
     if (kind != FRAME_OK) {
         if (wire_len > 1u) {
@@ -534,6 +742,67 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     if (p.type == T_REQUEST) {
         g_after_bad_frame = false;
     }
+    if (renumbering()) {
+        reemit = host_renumber(&p);
+    }
+    if (p.type == T_REQUEST && p.extra[0] == 1u && p.extra[1] == 1u) {
+        unsigned k, live = 0;
+        for (k = 0; k < CALLS; k++) {
+            live += g_calls[k].live && !is_handshake(&g_calls[k]) ? 1u : 0u;
+        }
+        if (brk("handshake-counts-toward-limit") && live >= CC_MAX_CONCURRENT_CALLS) {
+            for (k = 0; k < CALLS; k++) {
+                g_calls[k].live = false; /* refused once: the host's next handshake goes through */
+            }
+            return len;
+        }
+        g_refused = false;
+        g_raw_cancelled = false;
+        g_config_fake = brk("config-reset-on-handshake");
+    }
+    if (brk("refused-handshake-ends-session") && g_refused) {
+        return len;
+    }
+    if (brk("serve-device-bound") && p.call != 0u
+        && (p.type == T_RESPONSE || p.type == T_STREAM_MESSAGE || p.type == T_STREAM_END || p.type == T_ERROR)) {
+        p.type = T_REQUEST; /* served as a Ping */
+        p.extra[0] = 1;
+        p.extra[1] = 2;
+        p.extra_len = 2;
+        p.payload_len = 0;
+        return emit(&p, out, len, cap);
+    }
+    if (brk("answer-empty-ack") && p.type == T_ACK && p.payload_len < 2u) {
+        p.type = T_REQUEST; /* taken for a call of an unknown service */
+        p.call = 0x0FFFFFF1u;
+        p.extra[0] = 99;
+        p.extra[1] = 1;
+        p.extra_len = 2;
+        return emit(&p, out, len, cap);
+    }
+    if (brk("heartbeat-payload-dropped") && p.type == T_HEARTBEAT && p.payload_len > 0u) {
+        return len;
+    }
+    if (p.type == T_REQUEST && brk("no-stream-after-cancel") && g_raw_cancelled && p.extra[0] == 2u && p.extra[1] == 2u) {
+        p.extra[1] = 99;
+        reemit = true;
+    }
+    if (p.type == T_REQUEST && brk("reused-id-refused") && !(p.extra[0] == 1u && p.extra[1] == 1u)) {
+        c = call_find(p.call);
+        if (c != 0 && c->live) {
+            uint32_t live_id = p.call;
+            p.call = 0x0FFFFE00u + (g_alias_next++ % 256u);
+            c = call_add(p.call);
+            c->alias_of = live_id;
+            c->service = 99;
+            c->method = 1;
+            c->live = true;
+            p.extra[0] = 99; /* a stand-in call whose ERROR is sent as ALREADY_EXISTS on the live id */
+            p.extra[1] = 1;
+            p.payload_len = 0;
+            return emit(&p, out, len, cap);
+        }
+    }
     if (brk("over-max-not-counted") && unstuffed > CC_MAX_FRAME_BYTES) {
         return len;
     }
@@ -550,6 +819,7 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         c = call_find(p.call);
         if (c != 0) {
             c->live = false;
+            g_raw_cancelled = g_raw_cancelled || (c->service == 2u && c->method == 2u);
         }
         if (brk("ignore-cancel")) {
             return len;
@@ -616,7 +886,7 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
             return emit(&p, out, len, cap);
         }
     }
-    return emit_raw(wire, wire_len, out, len, cap);
+    return reemit ? emit(&p, out, len, cap) : emit_raw(wire, wire_len, out, len, cap);
 }
 
 typedef struct {
@@ -629,12 +899,13 @@ static assembler_t g_in_asm, g_out_asm;
 
 size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us, bool session)
 {
-    size_t i, n = 0, last_end = 0;
+    size_t i, n = 0, last_end = 0, frames = 0;
     assembler_t *a = &g_in_asm;
     g_last_host_us = now_us;
     for (i = 0; i < len; i++) {
         if (in[i] == 0u) {
             last_end = i + 1u;
+            frames++;
         }
     }
     for (i = 0; i < len; i++) {
@@ -651,7 +922,9 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
         }
         a->buf[a->len++] = b;
         if (b == 0u) {
-            bool last = len >= 512u && i + 1u == last_end;
+            /* drop-under-burst: a burst is a read of 512 bytes or more holding 8 frames or more (garbage
+             * followed by one request is not a burst) */
+            bool last = len >= 512u && frames >= 8u && i + 1u == last_end;
             n = a->len == 1u ? emit_raw(a->buf, 1u, out, n, cap)
                              : in_frame(a->buf, a->len, out, n, cap, session, last, now_us);
             a->len = 0;
@@ -670,6 +943,38 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
 {
     call_t *c = call_find(p->call);
     unsigned i;
+
+    if (c != 0 && c->alias_of != 0u && p->type == T_ERROR) {
+        p->call = c->alias_of; /* reused-id-refused: the stand-in call's ERROR */
+        p->extra[0] = S_ALREADY_EXISTS;
+        p->payload_len = 0;
+        c->alias_of = 0;
+        c->live = false;
+        c = 0;
+        *changed = true;
+    }
+    if (p->type == T_ERROR && is_handshake(c)) {
+        g_refused = true;
+    }
+    if (brk("silent-rehandshake") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED) {
+        return len;
+    }
+    if (brk("responses-best-effort") && (p->type == T_RESPONSE || p->type == T_ERROR) && (p->flags & F_RELIABLE) != 0u) {
+        if (p->type == T_RESPONSE && is_handshake(c)) {
+            g_sent_reliable_count = 0; /* a new session numbers from 0 again */
+        }
+        for (i = 0; i < 64u && i < g_sent_reliable_count; i++) {
+            if (g_sent_reliable[i] == p->seq) {
+                return len; /* a retransmission the filter's ACK came too late for */
+            }
+        }
+        g_sent_reliable[g_sent_reliable_count++ % 64u] = p->seq;
+        if (g_ack_queued < sizeof(g_ack_queue) / sizeof(g_ack_queue[0])) {
+            g_ack_queue[g_ack_queued++] = p->seq;
+        }
+        p->flags = (uint8_t)(p->flags & ~F_RELIABLE);
+        *changed = true;
+    }
 
     if (p->type == T_RESPONSE && is_handshake(c)) {
         g_seq_offset = 0;
@@ -719,6 +1024,15 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         if (brk("no-ack")) {
             return len;
         }
+        if (renumbering() && p->payload_len >= 2u) {
+            uint16_t host;
+            if (!host_number_of((uint16_t)(p->payload[0] | (p->payload[1] << 8)), &host)) {
+                return len; /* the ACK of a packet of the filter's own */
+            }
+            p->payload[0] = (uint8_t)(host & 0xFFu);
+            p->payload[1] = (uint8_t)(host >> 8);
+            *changed = true;
+        }
         break;
     case T_ERROR:
         if (brk("serve-before-handshake") && p->extra[0] == S_FAILED_PRECONDITION && c != 0 && !is_handshake(c)) {
@@ -755,6 +1069,27 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             p->payload_len = 0;
             *changed = true;
         }
+        if (c != 0 && c->service == 1u && c->method == 2u && c->payload_len == 0u && brk("empty-ping-echo")
+            && p->payload_len + 3u <= sizeof(p->payload)) {
+            p->payload[p->payload_len++] = 0x0a; /* payload = "!" */
+            p->payload[p->payload_len++] = 0x01;
+            p->payload[p->payload_len++] = 0x21;
+            *changed = true;
+        }
+        if (c != 0 && c->service == 3u && c->method == 1u && brk("config-reset-on-handshake")) {
+            if (!g_config_default_seen && p->payload_len <= sizeof(g_config_default)) {
+                g_config_default_seen = true;
+                g_config_default_len = p->payload_len;
+                memcpy(g_config_default, p->payload, p->payload_len);
+            } else if (g_config_fake && g_config_default_seen) {
+                memcpy(p->payload, g_config_default, g_config_default_len);
+                p->payload_len = g_config_default_len;
+                *changed = true;
+            }
+        }
+        if (c != 0 && c->service == 3u && c->method == 2u) {
+            g_config_fake = false;
+        }
         break;
     case T_STREAM_MESSAGE:
         if (c != 0 && c->service == 2u && c->method == 2u && brk("stream-out-of-order")) {
@@ -770,6 +1105,10 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 return len;
             }
         }
+        if (c != 0 && c->service == 2u && c->method == 2u && brk("batch-interval-doubled")) {
+            pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, 2u * pb_get(p->payload, p->payload_len, 2u));
+            *changed = true;
+        }
         if (c != 0 && c->service == 2u && c->method == 1u) {
             uint32_t kind = (uint32_t)pb_get(p->payload, p->payload_len, 2u);
             if (brk("wrong-button-source") && pb_get(p->payload, p->payload_len, 3u) == 3u) {
@@ -778,6 +1117,16 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             }
             if (brk("unreliable-press") && kind >= 3u && kind <= 6u) {
                 p->flags = (uint8_t)(p->flags & ~F_RELIABLE);
+                *changed = true;
+            }
+            if (brk("unprotected-still-reliable") && ((kind >= 3u && kind <= 6u) || kind >= 8u)
+                && (p->flags & F_RELIABLE) == 0u) {
+                p->flags = (uint8_t)(p->flags | F_RELIABLE);
+                *changed = true;
+            }
+            if (brk("slide-reversed") && kind == 7u) {
+                uint64_t position = pb_get(p->payload, p->payload_len, 5u);
+                pb_set(p->payload, &p->payload_len, sizeof(p->payload), 5u, position <= 1023u ? 1023u - position : 0u);
                 *changed = true;
             }
             if (brk("dup-reliable-event") && kind == 10u) {
@@ -842,8 +1191,24 @@ size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
 
 size_t ccsim_filter_tick(uint64_t now_us, bool session, uint8_t *out, size_t cap)
 {
+    size_t n = 0;
     if (g_strict) {
         strict_tick(now_us, session);
+    }
+    while (g_ack_queued > 0u && n + 16u <= cap) {
+        /* responses-best-effort: the ACK the host no longer sends, under a number of the filter's own */
+        pkt_t ack;
+        uint16_t acked = g_ack_queue[--g_ack_queued];
+        memset(&ack, 0, sizeof(ack));
+        ack.type = T_ACK;
+        ack.seq = host_number_inject();
+        ack.payload[0] = (uint8_t)(acked & 0xFFu);
+        ack.payload[1] = (uint8_t)(acked >> 8);
+        ack.payload_len = 2;
+        n = emit(&ack, out, n, cap);
+    }
+    if (n > 0u) {
+        return n;
     }
     if (brk("no-link-death") && session && now_us - g_last_host_us >= 100000u && cap >= 16u) {
         pkt_t hb;

@@ -23,13 +23,33 @@ extension CaseContext {
             seen: reply?.wire, expected: "\(type)\(statusText) on call \(callID): \(bytes)")
     }
 
-    /// Fails when anything but link packets (ACK, HEARTBEAT) arrives within `duration`, or anything on `callID`.
+    /// Fails when anything but link packets (ACK, HEARTBEAT) arrives within `duration`.
+    ///
+    /// A retransmission of a reliable packet received before the window (same sequence number: the device
+    /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored.
     func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
+        let seenBefore = await probe.reliableSeen
         let frames = await probe.collect(for: duration)
-        if let other = frames.first(where: { $0.packet.map { $0.type != .ack && $0.type != .heartbeat } ?? true }) {
+        let answer = frames.first { frame in
+            guard let packet = frame.packet else { return true }
+            if packet.type == .ack || packet.type == .heartbeat { return false }
+            return !(packet.isReliable && seenBefore.contains(packet.sequence))
+        }
+        if let other = answer {
             throw ConformanceFailure(
                 "\(what): expected no answer, got \(Self.describe(other))", sent: sent, seen: other.wire,
                 expected: "nothing (only ACK or HEARTBEAT)")
+        }
+    }
+
+    /// The next packet on `callID` within `timeout` that is not an ACK and not a retransmission of a reliable
+    /// packet received before (nil when none came): "was it answered again?" without counting the device's
+    /// retransmission of its first answer, which a late ACK rightly causes (§6).
+    func newReply(to callID: UInt32, within timeout: Duration) async -> ReceivedFrame? {
+        let seenBefore = await probe.reliableSeen
+        return await probe.next(within: timeout) { frame in
+            guard let packet = frame.packet, packet.callID == callID, packet.type != .ack else { return false }
+            return !(packet.isReliable && seenBefore.contains(packet.sequence))
         }
     }
 

@@ -66,6 +66,47 @@ enum InteropCases {
             try c.expectDelta("oversized_frames", \.oversizedFrames, before, after, 1, sent: sent)
         },
         ConformanceCase(
+            "raw-batch-timing", "input.proto, PROTOCOL.md §7",
+            "After a sample-rate change every RawSampleBatch carries the new nominal interval, and no batch starts earlier than the samples before it allow (one interval of jitter).",
+            requires: .forceSensor
+        ) { c in
+            let (_, got) = try await c.probe.call(.configGetConfig)
+            let original = try Config(serializedBytes: got?.packet?.payload ?? [])
+            var config = original
+            config.sampleRateHertz = original.sampleRateHertz == 250 ? 500 : 250
+            let (sentConfig, configured) = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
+            try c.expect(configured, .response, callID: Probe.callIDOf(sentConfig), sent: sentConfig, "Configure")
+            let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 5).serializedBytes())
+            let frames = await c.probe.collect(for: .milliseconds(250))
+            try await c.cancel(stream.callID)
+            _ = try await c.probe.call(.configConfigure, ConfigureRequest(config: original).serializedBytes())
+            let interval = UInt64(1_000_000 / config.sampleRateHertz)
+            var batches: [(frame: ReceivedFrame, batch: RawSampleBatch)] = []
+            var seen: Set<UInt16> = []
+            for frame in frames where frame.packet?.callID == stream.callID && frame.packet?.type == .streamMessage {
+                guard seen.insert(frame.packet!.sequence).inserted else { continue }
+                batches.append((frame, try RawSampleBatch(serializedBytes: frame.packet!.payload)))
+            }
+            batches.sort { $0.frame.packet!.sequence < $1.frame.packet!.sequence }  // order is server-stream-in-order's
+            try c.require(batches.count >= 4, "\(batches.count) batches in 250 ms", sent: stream.wire, expected: "a batch every 20 ms")
+            for (frame, batch) in batches {
+                try c.require(
+                    UInt64(batch.sampleIntervalMicros) == interval,
+                    "sample_interval_us \(batch.sampleIntervalMicros) at \(config.sampleRateHertz) Hz",
+                    sent: sentConfig, seen: frame.wire, expected: "\(interval) (1,000,000 / sample_rate_hz)")
+            }
+            for (a, b) in zip(batches, batches.dropFirst()) {
+                // Sample k of a batch is read at first_timestamp_us + k × interval, late by less than one interval
+                // (or re-anchored when the device fell behind): the next batch cannot start before this bound.
+                let count = UInt64(a.batch.samples.count / 4) + UInt64(b.batch.droppedBefore)
+                let earliest = a.batch.firstTimestampMicros + count * interval - interval
+                try c.require(
+                    b.batch.firstTimestampMicros >= earliest,
+                    "a batch starts at \(b.batch.firstTimestampMicros) µs; \(count) samples of \(interval) µs from \(a.batch.firstTimestampMicros) µs",
+                    seen: b.frame.wire, expected: "first_timestamp_us ≥ \(earliest)")
+            }
+        },
+        ConformanceCase(
             "server-stream-in-order", "PROTOCOL.md §7",
             "StreamRawSamples: batches arrive in order (sequence numbers and first_timestamp_us increasing).",
             requires: .forceSensor

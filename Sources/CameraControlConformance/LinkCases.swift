@@ -60,17 +60,20 @@ enum LinkCases {
             await c.probe.setHeartbeats(true)
             let interval = Double(c.capabilities.heartbeatIntervalMillis)
             await c.probe.drain()
-            let frames = await c.probe.collect(for: .milliseconds(Int(interval * 6)))
+            let frames = await c.probe.collect(for: .milliseconds(Int(interval * 8)))
             let beats = frames.filter { $0.packet?.type == .heartbeat }
+            // Judged on the count and the median gap: a stall of this host or the line delays a heartbeat or
+            // two, but a device at twice the period halves the count and doubles every gap.
             try c.require(
-                beats.count >= 4, "\(beats.count) heartbeats in \(Int(interval * 6)) ms", seen: beats.first?.wire,
-                expected: "about 6 heartbeats, one every \(Int(interval)) ms")
-            for (a, b) in zip(beats, beats.dropFirst()) {
-                let gap = Double((b.at - a.at).components.attoseconds) / 1e15 + Double((b.at - a.at).components.seconds) * 1000
-                try c.require(
-                    gap <= interval * 1.6, "two heartbeats \(Int(gap)) ms apart", seen: b.wire,
-                    expected: "at most \(Int(interval)) ms apart (+ line latency)")
-            }
+                beats.count >= 5, "\(beats.count) heartbeats in \(Int(interval * 8)) ms", seen: beats.first?.wire,
+                expected: "about 8 heartbeats, one every \(Int(interval)) ms")
+            let gaps = zip(beats, beats.dropFirst()).map { a, b in
+                Double((b.at - a.at).components.attoseconds) / 1e15 + Double((b.at - a.at).components.seconds) * 1000
+            }.sorted()
+            let median = gaps[gaps.count / 2]
+            try c.require(
+                median <= interval * 1.3, "heartbeats a median \(Int(median)) ms apart (gaps \(gaps.map { Int($0) }))",
+                seen: beats.last?.wire, expected: "\(Int(interval)) ms apart (+ line latency)")
         },
         ConformanceCase(
             "link-death", "PROTOCOL.md §8",

@@ -39,6 +39,9 @@ public actor Probe {
     public private(set) var heartbeatInterval: Duration = .milliseconds(50)
     /// The last handshake response, when a handshake succeeded.
     public private(set) var session: HandshakeResponse?
+    /// The sequence numbers of the reliable packets received in this session (since the last ``handshake``),
+    /// so that a case can tell a retransmission (its ACK came late) from a new packet.
+    public private(set) var reliableSeen: Set<UInt16> = []
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
     private var lastSend = ContinuousClock.now
@@ -107,6 +110,7 @@ public actor Probe {
                 frame.error = error
             }
             inbox.append(frame)
+            if let packet = frame.packet, packet.isReliable { reliableSeen.insert(packet.sequence) }
             if acknowledges, let packet = frame.packet, packet.isReliable {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
@@ -221,6 +225,7 @@ public actor Probe {
         major: UInt32 = 1, minor: UInt32 = 0, hostName: String = "camctl conformance"
     ) async throws -> HandshakeResponse {
         drain()
+        reliableSeen.removeAll()  // the device numbers the new session from 0
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
         let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: .seconds(1))

@@ -46,7 +46,7 @@ enum ReliabilityCases {
             let ack = await c.probe.next { $0.packet?.type == .ack }
             try c.require(
                 ack != nil, "the duplicate was not ACKed again", sent: sent, expected: "ACK (every time: the first ACK may have been lost)")
-            let again = await c.probe.reply(to: id, within: .milliseconds(120))
+            let again = await c.newReply(to: id, within: .milliseconds(120))
             try c.require(again == nil, "the duplicate was answered again", sent: sent, seen: again?.wire, expected: "nothing")
             let after = try await c.probe.counters()
             try c.expectDelta("duplicates_dropped", \.duplicatesDropped, before, after, 1, sent: sent)
@@ -60,7 +60,7 @@ enum ReliabilityCases {
             for _ in 0..<70 { try await c.probe.send(Packet(type: .heartbeat, callID: 0)) }
             await c.probe.drain()
             try await c.probe.sendRaw(sent)
-            let again = await c.probe.reply(to: id, within: .milliseconds(150))
+            let again = await c.newReply(to: id, within: .milliseconds(150))
             try c.require(again == nil, "the old copy was executed again", sent: sent, seen: again?.wire, expected: "nothing")
         },
         ConformanceCase(
@@ -105,12 +105,15 @@ enum ReliabilityCases {
             try c.require(
                 same.count >= 4, "\(same.count) transmissions within 400 ms", seen: first?.wire,
                 expected: "the event, then copies after 20, 40, 80 ms")
-            let gaps = zip(same, same.dropFirst()).map { ms($0.at, $1.at) }
-            for (i, gap) in gaps.prefix(3).enumerated() {
-                let expected = 20.0 * Double(1 << i)
+            // Judged from the first copy (20, 60, 140 ms: the timeout doubles), not gap by gap: a copy the line or a
+            // loaded host delivered late shortens the next gap, but not the schedule's total.
+            for i in 1...3 {
+                let elapsed = ms(same[0].at, same[i].at)
+                let expected = 20.0 * Double((1 << i) - 1)
                 try c.require(
-                    gap >= expected * 0.7 && gap <= expected * 1.6 + 6, "retransmission \(i + 1) after \(Int(gap)) ms",
-                    seen: same[i + 1].wire, expected: "after \(Int(expected)) ms")
+                    elapsed >= expected * 0.6 && elapsed <= expected * 1.6 + 10,
+                    "retransmission \(i) \(Int(elapsed)) ms after the first copy",
+                    seen: same[i].wire, expected: "\(Int(expected)) ms after it")
             }
             if let first, let packet = first.packet {
                 try await c.probe.send(

@@ -70,6 +70,49 @@ struct ConformanceTests {
         return result
     }
 
+    /// The cases no breaker fails, each with its reason (docs/CONFORMANCE.md, "Cases without a breaker").
+    static let exemptFromBreakers: [String: String] = [
+        "input-interactive": "needs a person pressing the device's inputs (--interactive); it cannot run against camctl-sim unattended",
+        "stream-end": "always skipped: no v1 method ends a stream by itself (decision S4), so there is nothing to break",
+    ]
+
+    @Test("every case is failed by some camctl-sim --break, except the documented exemptions")
+    func everyCaseHasABreaker() throws {
+        let breakers = try Self.breakers()
+        let covered = breakers.reduce(into: Set<String>()) { $0.formUnion($1.cases) }
+        let all = Set(ConformanceSuite.cases.map(\.name))
+        let exempt = Set(Self.exemptFromBreakers.keys)
+        #expect(exempt.isSubset(of: all), "exemptions name unknown cases: \(exempt.subtracting(all).sorted())")
+        let uncovered = all.subtracting(covered).subtracting(exempt)
+        #expect(uncovered.isEmpty, "no --break fails \(uncovered.sorted()): add a breaker, or an exemption with its reason")
+        // An exemption is only for a case that cannot run against the simulator; one that can must be broken.
+        let runnable = Set(Self.runnable(ConformanceSuite.cases).map(\.name))
+        #expect(exempt.isDisjoint(with: runnable), "exempt but runnable: \(exempt.intersection(runnable).sorted())")
+        #expect(exempt.isDisjoint(with: covered), "exempt but broken by a breaker: \(exempt.intersection(covered).sorted())")
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/CONFORMANCE.md")
+        let doc = try String(contentsOf: docs, encoding: .utf8)
+        let section =
+            doc.components(separatedBy: "### Cases without a breaker").dropFirst().first?.components(separatedBy: "\n#").first ?? ""
+        for name in exempt.sorted() {
+            #expect(section.contains("`\(name)`"), "docs/CONFORMANCE.md's \"Cases without a breaker\" does not give \(name)'s reason")
+        }
+        // The breaker table lists each breaker with exactly the cases camctl-sim names.
+        for (name, cases) in breakers {
+            let row = doc.split(separator: "\n").first { $0.hasPrefix("| `\(name)` |") }
+            let named = row.map { line in
+                let column = line.split(separator: "|").last.map(String.init) ?? ""
+                let before = column.components(separatedBy: "(").first ?? ""
+                return Set(before.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+            }
+            #expect(
+                named == cases, "docs/CONFORMANCE.md's row for --break \(name) lists \(named?.sorted() ?? []), camctl-sim \(cases.sorted())"
+            )
+        }
+        let listed = section.components(separatedBy: "- `").dropFirst().compactMap { $0.split(separator: "`").first.map(String.init) }
+        #expect(Set(listed) == exempt, "docs/CONFORMANCE.md exempts \(listed.sorted()), the test \(exempt.sorted())")
+    }
+
     @Test("each camctl-sim --break fails exactly its cases, and every other case passes")
     func everyBreakIsCaught() async throws {
         let breakers = try Self.breakers()

@@ -54,6 +54,9 @@ int main(void)
             n = board_uart_read(chunk, room < sizeof chunk ? room : sizeof chunk);
             (void)ccsim_device_host_write(&g_sim, chunk, n);
         }
+        /* Bytes the board's UART ring had to drop (the ISR found it full) are the device's overruns too:
+         * the simulated device reports them with its own in rx_overruns. */
+        g_sim.rx_dropped += board_uart_take_overruns();
 
         now = board_now_us();
         sim_now = ccsim_device_now_us(&g_sim);
