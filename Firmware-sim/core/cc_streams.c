@@ -87,6 +87,10 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
     msg.position = event->position;
     msg.peak_force_mn = event->peak_force_mn;
     msg.event_number = event->event_number;
+    if (reliable) {
+        dev->reliable_events++;
+    }
+    msg.reliable_event_number = dev->reliable_events;
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
         cc_call_t *call = &dev->calls.calls[i];
         size_t len = 0;
