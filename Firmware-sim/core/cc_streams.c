@@ -90,7 +90,7 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
     if (reliable) {
         dev->reliable_events++;
     }
-    msg.reliable_event_number = dev->reliable_events;
+    msg.reliable_event_number = dev->reliable_events + 1u;   /* never 0: 0 means a 1.0 device */
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
         cc_call_t *call = &dev->calls.calls[i];
         size_t len = 0;

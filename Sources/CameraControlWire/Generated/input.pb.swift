@@ -88,10 +88,10 @@ public struct InputEvent: WireMessage, ProtoCodable {
     public var peakForceMillinewtons: UInt32 = 0
     /// Counts input events since boot, so a host can see what it missed.
     public var eventNumber: UInt32 = 0
-    /// Counts the reliable input events since boot (the press, button and click kinds), this one
-    /// included when it is one of them (v1.1; 0 from a 1.0 device). A host that sees a gap in
-    /// event_number knows from it whether the gap hides a reliable event, which retransmission will
-    /// bring, or only best-effort ones, which will never come (docs/PROTOCOL.md §6).
+    /// 1 + the number of reliable input events since boot (the press, button and click kinds), this
+    /// one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0). A host that sees
+    /// a gap in event_number knows from it whether the gap hides a reliable event, which
+    /// retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6).
     public var reliableEventNumber: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
