@@ -651,7 +651,8 @@ struct InputEventOrdererTests {
         // 8 waits for 7 only if 7 was reliable: here 8 (reliable, count 4) says 7 was (count 3).
         #expect(orderer.accept(counted(8, .buttonDown, reliable: 4), atMicros: 7_000).isEmpty)
         #expect(orderer.release(atMicros: 7_000 + InputEventOrderer.reliableRetransmissionBudgetMicros - 1).isEmpty)
-        #expect(orderer.release(atMicros: 7_000 + InputEventOrderer.reliableRetransmissionBudgetMicros).map(\.eventNumber) == [8],
+        #expect(
+            orderer.release(atMicros: 7_000 + InputEventOrderer.reliableRetransmissionBudgetMicros).map(\.eventNumber) == [8],
             "a reliable event the device gave up is skipped after the budget")
     }
 

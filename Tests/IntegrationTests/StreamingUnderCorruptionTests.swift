@@ -23,7 +23,8 @@ struct StreamingUnderCorruptionTests {
         run.run(forMicros: 60_000_000)
         let tally = run.tally
         let heartbeats = run.link.connection.counters.heartbeatsReceived - heartbeatsBefore
-        print("streaming under corruption: \(tally.rawBatches) raw batches, \(heartbeats) device heartbeats, \(tally.linkLosses) link losses")
+        print(
+            "streaming under corruption: \(tally.rawBatches) raw batches, \(heartbeats) device heartbeats, \(tally.linkLosses) link losses")
         #expect(tally.rawBatches > 0, "the stream ran")
         #expect(tally.faults.corruptedBytes > 0, "the line corrupted bytes")
         // 60 s at one heartbeat per 50 ms is 1,200; most arrive intact (a streaming 1.0 device sent none).
