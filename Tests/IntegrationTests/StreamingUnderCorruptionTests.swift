@@ -32,3 +32,27 @@ struct StreamingUnderCorruptionTests {
         #expect(tally.linkLosses == 0 && tally.deviceHeartbeatTimeouts == 0, "the link never died")
     }
 }
+
+@Suite("InputEvent.reliable_event_number from the firmware (v1.1)")
+struct ReliableEventNumberTests {
+    @Test("counts the reliable kinds from 1; best-effort events carry the count so far")
+    func countsReliableKinds() throws {
+        let link = VirtualLink(seed: 5)
+        try link.handshake()
+        let stream = try link.openStream(.inputStreamInputEvents, StreamInputEventsRequest())
+        try link.device.play(
+            scenario: "full-click force=4000mN hold=100ms\npause 300ms\nslide from=0.2 to=0.8 over=200ms\npause 300ms\nremote-click")
+        link.run(forMicros: 2_000_000)
+        let events = try link.takeStreamMessages(stream, as: InputEvent.self).sorted { $0.eventNumber < $1.eventNumber }
+        #expect(events.contains { $0.kind.isReliable } && events.contains { !$0.kind.isReliable }, "\(events.map(\.kind))")
+        var previous: InputEvent?
+        for event in events {
+            #expect(event.reliableEventNumber != 0, "never 0 from a v1.1 device")
+            if let previous, event.eventNumber == previous.eventNumber + 1 {
+                let step = event.reliableEventNumber - previous.reliableEventNumber
+                #expect(step == (event.kind.isReliable ? 1 : 0), "\(previous.kind) → \(event.kind)")
+            }
+            previous = event
+        }
+    }
+}
