@@ -298,7 +298,10 @@ cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_
     entry[1] = (uint8_t)(body_len >> 8);
     memcpy(entry + CC_LINK_BULK_LENGTH_BYTES, body, body_len);
     link->bulk_tail += need;
-    link->last_tx_us = now_us;
+    /* Not last_tx_us: best-effort stream messages do not stand in for a
+     * heartbeat (PROTOCOL.md §8, v1.1). Large raw batches rarely survive a
+     * noisy line; the small heartbeats keep the host's liveness going. */
+    (void)now_us;
     return CC_SEND_OK;
 }
 
@@ -541,6 +544,14 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
         slot_transmit(link, slot, now_us);
     }
     if (link->session && elapsed(now_us, link->last_tx_us, link->heartbeat_interval_us)) {
+        /* A heartbeat follows an idle line: it starts with a delimiter (an
+         * extra 0x00, PROTOCOL.md §2), so a frame before it whose delimiter
+         * was corrupted costs only that frame, not the heartbeat too (§8). */
+        tx_make_room(link, 1u);
+        if (link->tx_tail < CC_TX_BUFFER_BYTES) {
+            link->tx_buf[link->tx_tail++] = 0x00u;
+            link->tx_queued_total++;
+        }
         (void)cc_link_send(link, CC_PKT_HEARTBEAT, false, CC_WIRE_LINK_CALL_ID, 0, 0, now_us);
     }
     return false;

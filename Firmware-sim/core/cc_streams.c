@@ -85,6 +85,9 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
     bool reliable = cc_streams_kind_reliable(event->kind);
     size_t i;
 
+    if (reliable) {
+        dev->reliable_events++;
+    }
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
         cc_call_t *call = &dev->calls.calls[i];
         cc_pbw_t w;
@@ -101,6 +104,7 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
         cc_pbw_varint(&w, 5u, event->position);
         cc_pbw_varint(&w, 6u, event->peak_force_mn);
         cc_pbw_varint(&w, 7u, event->event_number);
+        cc_pbw_varint(&w, 8u, dev->reliable_events + 1u);   /* never 0: 0 means a 1.0 device */
         len = cc_pbw_len(&w);
         if (!cc_pbw_ok(&w)) {
             continue;   /* cannot happen: an InputEvent is < 64 bytes */

@@ -47,18 +47,31 @@ public final class HostCore {
     public struct Configuration: Sendable {
         /// The recogniser's configuration for a device with these capabilities.
         public var recognizer: @Sendable (Capabilities) -> GestureRecognizer.Configuration
-        /// The longest an input event waits for an earlier, retransmitted one, host microseconds.
+        /// The longest an input event waits for an earlier one, host microseconds, when the device does
+        /// not say whether the missing one is reliable (a 1.0 device; ``InputEventOrderer``).
         public var maximumReorderHoldMicros: UInt64
+        /// The longest an input event waits for an earlier reliable one that the device is
+        /// retransmitting, host microseconds (its whole retransmission budget by default).
+        public var maximumReliableReorderHoldMicros: UInt64
 
-        /// The defaults: ``GestureRecognizer/Configuration/init(capabilities:)`` and a 150 ms reorder hold.
+        /// The defaults: ``GestureRecognizer/Configuration/init(capabilities:)``, a 150 ms reorder hold
+        /// for a gap of unknown kind and the retransmission budget (2.7 s) for a gap hiding a reliable
+        /// event.
         public init(
             recognizer: @escaping @Sendable (Capabilities) -> GestureRecognizer.Configuration = {
                 GestureRecognizer.Configuration(capabilities: $0)
             },
-            maximumReorderHoldMicros: UInt64 = 150_000
+            maximumReorderHoldMicros: UInt64 = 150_000,
+            maximumReliableReorderHoldMicros: UInt64 = InputEventOrderer.reliableRetransmissionBudgetMicros
         ) {
             self.recognizer = recognizer
             self.maximumReorderHoldMicros = maximumReorderHoldMicros
+            self.maximumReliableReorderHoldMicros = maximumReliableReorderHoldMicros
+        }
+
+        fileprivate func makeOrderer() -> InputEventOrderer {
+            InputEventOrderer(
+                maximumHoldMicros: maximumReorderHoldMicros, maximumReliableHoldMicros: maximumReliableReorderHoldMicros)
         }
     }
 
@@ -84,7 +97,7 @@ public final class HostCore {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         recognizer = GestureRecognizer()
-        orderer = InputEventOrderer(maximumHoldMicros: configuration.maximumReorderHoldMicros)
+        orderer = configuration.makeOrderer()
     }
 
     // MARK: Attaching
@@ -118,7 +131,7 @@ public final class HostCore {
     public func connected(_ capabilities: Capabilities) {
         self.capabilities = capabilities
         recognizer = GestureRecognizer(configuration: configuration.recognizer(capabilities))
-        orderer = InputEventOrderer(maximumHoldMicros: configuration.maximumReorderHoldMicros)
+        orderer = configuration.makeOrderer()
         clock.reset()
         observer?(.connected(capabilities))
     }

@@ -24,7 +24,8 @@ import CameraControlWire
 ///   number; ``ConnectionConfiguration/retransmissionTimeout``, doubling, at most
 ///   ``ConnectionConfiguration/maxTransmissions`` transmissions) until it is acknowledged or its call
 ///   ends; answers every `RELIABLE` packet with an `ACK` (duplicates too); delivers every packet at
-///   most once, whatever its flags, using a 64-entry window of received sequence numbers; counts
+///   most once, whatever its flags, using a 4,096-entry window of received sequence numbers (it covers
+///   the device's whole retransmission budget, ``ReceivedSequenceWindow``); counts
 ///   sequence gaps. A successful `DeviceService/Handshake` response resets the receive side, since the
 ///   device restarts its numbering there.
 /// - **Stream confirmation** (§7, v1.1): in a session at minor 1 or later a server stream is confirmed
@@ -87,9 +88,8 @@ public struct ConnectionCore: Sendable {
 
     // Receive-side sequence state (§6).
     private var lastSequence: UInt16?
-    private var highestSequence: UInt16 = 0
-    /// Bit i set: sequence `highestSequence - i` was delivered.
-    private var deliveredWindow: UInt64 = 0
+    /// The sequence numbers delivered lately.
+    private var delivered = ReceivedSequenceWindow()
 
     /// A connection with `configuration`; no session yet.
     public init(configuration: ConnectionConfiguration = ConnectionConfiguration()) {
@@ -281,6 +281,10 @@ public struct ConnectionCore: Sendable {
             return
         }
         if let lastSent, now - lastSent >= configuration.heartbeatInterval {
+            // A heartbeat follows an idle line: it starts with a delimiter (§2 allows extra `0x00`s), so
+            // a previous frame whose delimiter was corrupted costs only that frame, not this heartbeat
+            // too (§8: the device's liveness rests on these small frames).
+            outbound.append(WireFormat.delimiter)
             sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
             extraCounters.heartbeatsSent += 1
         }
@@ -303,7 +307,7 @@ public struct ConnectionCore: Sendable {
             // The device resets its numbering when it answers a handshake (§6), and ends every other
             // call silently (§9): end them here, or a stream would wait forever.
             lastSequence = nil
-            deliveredWindow = 0
+            delivered.reset()
             streamsConfirmed = Self.confirmsStreams(handshakeResponse: packet.payload)
             let handshake = CallID(rawValue: packet.callID)
             for (other, state) in calls where other != handshake {
@@ -346,9 +350,8 @@ public struct ConnectionCore: Sendable {
         let sequence = packet.sequence
         guard let last = lastSequence else {
             lastSequence = sequence
-            highestSequence = sequence
-            deliveredWindow = 1
-            return false
+            delivered.reset()
+            return delivered.recordIsDuplicate(sequence)
         }
         let ahead = sequence &- last
         // d = ahead: d in [1, 2^15) is the next packet when d = 1, else d - 1 were lost; d = 0 or d ≥ 2^15
@@ -357,23 +360,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.sequenceGaps += UInt64(ahead - 1)
             lastSequence = sequence
         }
-        let offset = Int16(bitPattern: sequence &- highestSequence)
-        if offset > 0 {
-            deliveredWindow = offset >= 64 ? 1 : (deliveredWindow << UInt64(offset)) | 1
-            highestSequence = sequence
-            return false
-        }
-        let age = -Int(offset)
-        if age >= 64 {
-            // Older than the window: dropped as a duplicate (§6).
-            return true
-        }
-        let bit: UInt64 = 1 << UInt64(age)
-        if deliveredWindow & bit != 0 {
-            return true
-        }
-        deliveredWindow |= bit
-        return false
+        return delivered.recordIsDuplicate(sequence)
     }
 
     private mutating func handleCallPacket(_ packet: Packet, now: Duration) {
@@ -483,7 +470,7 @@ public struct ConnectionCore: Sendable {
         extraCounters.linkDeaths += 1
         failAllCalls(message: "link dead: nothing received for \(silence)")
         lastSequence = nil
-        deliveredWindow = 0
+        delivered.reset()
         events.append(.linkDead)
     }
 

@@ -62,6 +62,8 @@ public final class ReliabilityRun {
     private var eventStream: CallID?
     private var rawStream: CallID?
     private var connected = false
+    /// The host was disconnected at some time during the scenario being played.
+    private var wasDisconnected = false
     private var nextConnectAttempt: UInt64 = 0
     private var rawTally = RawTally()
     private var counts = ReliabilityTally()
@@ -119,10 +121,15 @@ public final class ReliabilityRun {
         let before = accounting.snapshot()
         let lossesBefore = counts.linkLosses
         let givenUpBefore = link.device.counters.counters.reliableGivenUp
+        wasDisconnected = !connected
         try link.device.play(scenario: scenario.text)
         let end = link.nowMicros + 600_000_000
         while link.device.isScenarioRunning && link.nowMicros < end { step() }
         run(forMicros: options.settleMicros)
+        // Events held for a reliable one the device still retransmits (or gave up) are part of this
+        // scenario: wait for the host's reorder hold to end (at most its retransmission budget).
+        let holdEnd = link.nowMicros + core.configuration.maximumReliableReorderHoldMicros
+        while core.orderer.isHolding && link.nowMicros < holdEnd { step() }
         let after = accounting.snapshot()
 
         counts.scenarios += 1
@@ -134,10 +141,13 @@ public final class ReliabilityRun {
         counts.phantomCaptures += max(0, full - scenario.fullClicks) + max(0, other - scenario.otherClicks)
         let lostFull = max(0, scenario.fullClicks - full)
         let lostOther = max(0, scenario.otherClicks - other)
-        // A loss is reported when the app saw a cancel, the link went down, or the device gave up a
-        // reliable packet during this scenario.
+        // A loss is reported when the app saw a cancel, the link went down or stayed down, or the device
+        // gave up a reliable packet during this scenario.
         let cancels = after.cancelled - before.cancelled
-        let reported = cancels > 0 || counts.linkLosses > lossesBefore || link.device.counters.counters.reliableGivenUp > givenUpBefore
+        // A reconnect still failing is reported too: the app was told the device is gone.
+        let reported =
+            cancels > 0 || counts.linkLosses > lossesBefore || wasDisconnected
+            || link.device.counters.counters.reliableGivenUp > givenUpBefore
         counts.lostFullClicks += lostFull
         counts.lostOtherClicks += lostOther
         // A link loss shows up to 200 ms (the liveness timeout) after the device stopped sending, which
@@ -200,7 +210,10 @@ public final class ReliabilityRun {
             if link.streamEnd(call) != nil { rawStream = nil }
         }
         core.advance(toHostMicros: now)
-        if !connected && now >= nextConnectAttempt { attemptConnect() }
+        if !connected {
+            wasDisconnected = true
+            if now >= nextConnectAttempt { attemptConnect() }
+        }
     }
 
     private func lost(_ now: UInt64) {

@@ -131,15 +131,35 @@ public final class VirtualLink {
         unaryResults.removeValue(forKey: call)
     }
 
-    /// Handshakes as the device session does.
+    /// Handshakes as the device session does (docs/PROTOCOL.md §9, v1.1): the reliable `REQUEST` is
+    /// re-sent with a fresh call id with backoff — the first attempt waits 100 ms for its response, then
+    /// 200 ms, 400 ms, … — until `attempts` attempts were made or `deadlineMicros` of virtual time passed.
     ///
-    /// - Throws: ``RPCError`` as the device answers.
+    /// - Throws: ``RPCError`` as the device answers, or the last attempt's `DEADLINE_EXCEEDED`.
     @discardableResult
-    public func handshake(version: ProtocolVersion = ProtocolVersion(major: 1, minor: 1)) throws(RPCError) -> HandshakeResponse {
-        let response: HandshakeResponse = try call(.deviceHandshake, HandshakeRequest(hostVersion: version, hostName: "virtual-link"))
-        // What DeviceSession does next: the device's heartbeat interval and frame size.
-        if let capabilities = response.capabilities { adoptSession(capabilities) }
-        return response
+    public func handshake(
+        version: ProtocolVersion = ProtocolVersion(major: 1, minor: 1), attempts: Int = 8, deadlineMicros: UInt64 = 3_000_000
+    ) throws(RPCError) -> HandshakeResponse {
+        let request = HandshakeRequest(hostVersion: version, hostName: "virtual-link")
+        let end = nowMicros + deadlineMicros
+        var wait: UInt64 = 100_000
+        var lastError = RPCError(code: .deadlineExceeded, message: "handshake: no attempt fitted the deadline")
+        let attempts = max(1, attempts)
+        for attempt in 0..<attempts where nowMicros < end {
+            let remaining = end - nowMicros
+            let thisWait = attempt == attempts - 1 ? remaining : min(wait, remaining)
+            wait *= 2
+            do {
+                let response: HandshakeResponse = try call(.deviceHandshake, request, deadlineMicros: thisWait)
+                // What DeviceSession does next: the device's heartbeat interval and frame size.
+                if let capabilities = response.capabilities { adoptSession(capabilities) }
+                return response
+            } catch {
+                lastError = error
+                if error.code != .deadlineExceeded { throw error }
+            }
+        }
+        throw lastError
     }
 
     /// Adopts what a handshake announced, as the device session does after its handshake: the device's

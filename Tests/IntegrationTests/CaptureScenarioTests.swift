@@ -622,6 +622,40 @@ struct InputEventOrdererTests {
         #expect(orderer.accept(event(1), atMicros: 8).map(\.eventNumber) == [1], "after a reset numbering starts afresh")
     }
 
+    private func counted(_ number: UInt32, _ kind: InputEventKind, reliable: UInt32) -> InputEvent {
+        InputEvent(timestampMicros: 0, kind: kind, source: .cameraControl, eventNumber: number, reliableEventNumber: reliable)
+    }
+
+    /// Issue 9: a press retransmitted four times arrives ~300 ms late, past the 150 ms hold; its release
+    /// had been let through first, so the click was lost without a trace.
+    @Test("v1.1: a gap hiding a reliable event waits for its retransmission, however late within the budget")
+    func reliableGapWaits() {
+        var orderer = InputEventOrderer()
+        #expect(orderer.accept(counted(1, .touchDown, reliable: 1), atMicros: 0).map(\.eventNumber) == [1])
+        // 2 (light-press-down) is lost; 3, its release, counts one more reliable event than 2 would.
+        #expect(orderer.accept(counted(3, .lightPressUp, reliable: 3), atMicros: 10_000).isEmpty)
+        #expect(orderer.release(atMicros: 600_000).isEmpty, "still within the retransmission budget")
+        #expect(orderer.nextReleaseMicros == 10_000 + InputEventOrderer.reliableRetransmissionBudgetMicros)
+        #expect(orderer.accept(counted(2, .lightPressDown, reliable: 2), atMicros: 620_000).map(\.eventNumber) == [2, 3])
+        #expect(!orderer.isHolding)
+    }
+
+    @Test("v1.1: a gap of best-effort events only is skipped at once")
+    func bestEffortGapSkipped() {
+        var orderer = InputEventOrderer()
+        _ = orderer.accept(counted(1, .lightPressDown, reliable: 1), atMicros: 0)
+        // 2 and 3 (slides, best-effort) lost: 4 still counts one reliable event before it.
+        #expect(orderer.accept(counted(4, .slide, reliable: 1), atMicros: 5_000).map(\.eventNumber) == [4])
+        #expect(orderer.accept(counted(6, .lightPressUp, reliable: 2), atMicros: 6_000).map(\.eventNumber) == [6])
+        #expect(!orderer.isHolding)
+        // 8 waits for 7 only if 7 was reliable: here 8 (reliable, count 4) says 7 was (count 3).
+        #expect(orderer.accept(counted(8, .buttonDown, reliable: 4), atMicros: 7_000).isEmpty)
+        #expect(orderer.release(atMicros: 7_000 + InputEventOrderer.reliableRetransmissionBudgetMicros - 1).isEmpty)
+        #expect(
+            orderer.release(atMicros: 7_000 + InputEventOrderer.reliableRetransmissionBudgetMicros).map(\.eventNumber) == [8],
+            "a reliable event the device gave up is skipped after the budget")
+    }
+
     @Test("a device that restarts its numbering is followed, not ignored")
     func rebootRestartsNumbering() {
         var orderer = InputEventOrderer()

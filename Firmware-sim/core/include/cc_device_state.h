@@ -52,6 +52,9 @@ struct cc_device {
     cc_input_t input;
     uint64_t next_sample_us;
     uint32_t sample_period_us;
+    /* reliable-kind input events published since boot: each event carries
+     * the count (InputEvent.reliable_event_number, PROTOCOL.md §6) */
+    uint32_t reliable_events;
 
     /* session */
     uint32_t session_id;

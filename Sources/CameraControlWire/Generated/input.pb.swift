@@ -88,12 +88,17 @@ public struct InputEvent: WireMessage, ProtoCodable {
     public var peakForceMillinewtons: UInt32 = 0
     /// Counts input events since boot, so a host can see what it missed.
     public var eventNumber: UInt32 = 0
+    /// 1 + the number of reliable input events since boot (the press, button and click kinds), this
+    /// one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0). A host that sees
+    /// a gap in event_number knows from it whether the gap hides a reliable event, which
+    /// retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6).
+    public var reliableEventNumber: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
     public init() {}
 
     /// A message with the fields given; the others are at their zero value.
-    public init(timestampMicros: UInt64 = 0, kind: InputEventKind = .unspecified, source: InputSource = .unspecified, forceMillinewtons: UInt32 = 0, position: UInt32 = 0, peakForceMillinewtons: UInt32 = 0, eventNumber: UInt32 = 0) {
+    public init(timestampMicros: UInt64 = 0, kind: InputEventKind = .unspecified, source: InputSource = .unspecified, forceMillinewtons: UInt32 = 0, position: UInt32 = 0, peakForceMillinewtons: UInt32 = 0, eventNumber: UInt32 = 0, reliableEventNumber: UInt32 = 0) {
         self.timestampMicros = timestampMicros
         self.kind = kind
         self.source = source
@@ -101,6 +106,7 @@ public struct InputEvent: WireMessage, ProtoCodable {
         self.position = position
         self.peakForceMillinewtons = peakForceMillinewtons
         self.eventNumber = eventNumber
+        self.reliableEventNumber = reliableEventNumber
     }
 
     /// `cameracontrol.v1.InputEvent`.
@@ -123,6 +129,7 @@ public struct InputEvent: WireMessage, ProtoCodable {
         if position != 0 { let v = position; n += 1 + ProtoSize.varint(UInt64(v)) }
         if peakForceMillinewtons != 0 { let v = peakForceMillinewtons; n += 1 + ProtoSize.varint(UInt64(v)) }
         if eventNumber != 0 { let v = eventNumber; n += 1 + ProtoSize.varint(UInt64(v)) }
+        if reliableEventNumber != 0 { let v = reliableEventNumber; n += 1 + ProtoSize.varint(UInt64(v)) }
         return n
     }
 
@@ -134,6 +141,7 @@ public struct InputEvent: WireMessage, ProtoCodable {
         if position != 0 { let v = position; writer.varint(40); writer.varint(UInt64(v)) }
         if peakForceMillinewtons != 0 { let v = peakForceMillinewtons; writer.varint(48); writer.varint(UInt64(v)) }
         if eventNumber != 0 { let v = eventNumber; writer.varint(56); writer.varint(UInt64(v)) }
+        if reliableEventNumber != 0 { let v = reliableEventNumber; writer.varint(64); writer.varint(UInt64(v)) }
     }
 
     mutating func merge(from reader: inout ProtoReader) throws(WireError) {
@@ -153,6 +161,8 @@ public struct InputEvent: WireMessage, ProtoCodable {
                 let r = try reader.varint(); peakForceMillinewtons = UInt32(truncatingIfNeeded: r)
             case (7, 0):
                 let r = try reader.varint(); eventNumber = UInt32(truncatingIfNeeded: r)
+            case (8, 0):
+                let r = try reader.varint(); reliableEventNumber = UInt32(truncatingIfNeeded: r)
             default:
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
@@ -170,6 +180,7 @@ extension InputEvent: ProtoJSONMessage {
         ProtoFieldInfo(name: "position", jsonName: "position", number: 5, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "peak_force_mn", jsonName: "peakForceMn", number: 6, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "event_number", jsonName: "eventNumber", number: 7, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "reliable_event_number", jsonName: "reliableEventNumber", number: 8, type: .scalar(UInt32.self)),
     ]
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
@@ -182,6 +193,7 @@ extension InputEvent: ProtoJSONMessage {
         json.scalar("position", position)
         json.scalar("peakForceMn", peakForceMillinewtons)
         json.scalar("eventNumber", eventNumber)
+        json.scalar("reliableEventNumber", reliableEventNumber)
         return json.value
     }
 
@@ -196,6 +208,7 @@ extension InputEvent: ProtoJSONMessage {
         if let v = try reader.scalar("position", UInt32.self) { position = v }
         if let v = try reader.scalar("peakForceMn", UInt32.self) { peakForceMillinewtons = v }
         if let v = try reader.scalar("eventNumber", UInt32.self) { eventNumber = v }
+        if let v = try reader.scalar("reliableEventNumber", UInt32.self) { reliableEventNumber = v }
     }
 }
 

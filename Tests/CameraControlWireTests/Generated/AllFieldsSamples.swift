@@ -27,7 +27,7 @@ enum AllFieldsSamples {
         PlaySoundRequest(sound: .endVideoRecording),
         SetIndicatorRequest(mode: .blink, rgb: 2300),
         FeedbackResponse(deviceTimeMicros: 1099511628776),
-        InputEvent(timestampMicros: 1099511628776, kind: .remoteClick, source: .remote, forceMillinewtons: 4300, position: 5300, peakForceMillinewtons: 6300, eventNumber: 7300),
+        InputEvent(timestampMicros: 1099511628776, kind: .remoteClick, source: .remote, forceMillinewtons: 4300, position: 5300, peakForceMillinewtons: 6300, eventNumber: 7300, reliableEventNumber: 8300),
         StreamInputEventsRequest(),
         StreamRawSamplesRequest(samplesPerBatch: 1300),
         RawSampleBatch(firstTimestampMicros: 1099511628776, sampleIntervalMicros: 2300, samples: [0x00, 0xFF, 0x03, 0x80, 0x00], droppedBefore: 4300),

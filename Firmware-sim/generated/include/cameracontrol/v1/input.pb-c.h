@@ -112,10 +112,17 @@ struct  Cameracontrol__V1__InputEvent
    * Counts input events since boot, so a host can see what it missed.
    */
   uint32_t event_number;
+  /*
+   * 1 + the number of reliable input events since boot (the press, button and click kinds), this
+   * one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0). A host that sees
+   * a gap in event_number knows from it whether the gap hides a reliable event, which
+   * retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6).
+   */
+  uint32_t reliable_event_number;
 };
 #define CAMERACONTROL__V1__INPUT_EVENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__input_event__descriptor) \
-    , 0, CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_UNSPECIFIED, CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_UNSPECIFIED, 0, 0, 0, 0 }
+    , 0, CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_UNSPECIFIED, CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_UNSPECIFIED, 0, 0, 0, 0, 0 }
 
 
 /*

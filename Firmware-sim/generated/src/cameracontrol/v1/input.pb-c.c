@@ -187,7 +187,7 @@ void   cameracontrol__v1__raw_sample_batch__free_unpacked
   assert(message->base.descriptor == &cameracontrol__v1__raw_sample_batch__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor cameracontrol__v1__input_event__field_descriptors[7] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__input_event__field_descriptors[8] =
 {
   {
     "timestamp_us",
@@ -273,6 +273,18 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__input_event__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reliable_event_number",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__InputEvent, reliable_event_number),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__input_event__field_indices_by_name[] = {
   6,   /* field[6] = event_number */
@@ -280,13 +292,14 @@ static const unsigned cameracontrol__v1__input_event__field_indices_by_name[] = 
   1,   /* field[1] = kind */
   5,   /* field[5] = peak_force_mn */
   4,   /* field[4] = position */
+  7,   /* field[7] = reliable_event_number */
   2,   /* field[2] = source */
   0,   /* field[0] = timestamp_us */
 };
 static const ProtobufCIntRange cameracontrol__v1__input_event__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__input_event__descriptor =
 {
@@ -296,7 +309,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__input_event__descriptor =
   "Cameracontrol__V1__InputEvent",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__InputEvent),
-  7,
+  8,
   cameracontrol__v1__input_event__field_descriptors,
   cameracontrol__v1__input_event__field_indices_by_name,
   1,  cameracontrol__v1__input_event__number_ranges,
