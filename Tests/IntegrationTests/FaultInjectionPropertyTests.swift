@@ -1,4 +1,5 @@
 import CameraControlSimulation
+import CameraControlTestSupport
 import CameraControlWire
 import Foundation
 import Testing
@@ -28,27 +29,11 @@ struct FaultInjectionPropertyTests {
     static let gesturesPerScenario = 20
 
     @Test("no phantom capture, no duplicated capture, every began closed once", arguments: devices)
-    func randomGestures(device: UInt64) throws {
-        var faults = try LinkFaults(spec: propertyFaults)
-        faults.seed = 0xFA17 + device
-        var options = ReliabilityRun.Options()
-        options.faultsWhileConnecting = strictAfterV11
-        // Small raw batches: a 25-sample batch rarely survives 1 % corruption and, streaming, the device
-        // sends no heartbeat, so the link would die every second or so (ReliabilityRun.Options).
-        options.samplesPerBatch = 5
-        // Two samples' time per step: half the host work, the same firmware.
-        options.stepMicros = 2_000
-        options.settleMicros = 400_000
-        let run = ReliabilityRun(seed: device, faults: faults, options: options)
-        #expect(run.connect(), "connected")
-        var generator = GestureGenerator(seed: 0x6E57 + device)
-        for _ in 0..<Self.scenariosPerDevice {
-            try run.play(generator.scenario(gestures: Self.gesturesPerScenario))
-        }
-        run.finish()
-        let tally = run.tally
-        print("fault injection, device \(device) (\(propertyFaults)):\n\(tally)")
-
+    func randomGestures(device: UInt64) async throws {
+        // Minutes of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
+        // (#expect stays here, in the test's task, where it is attributed to this test.)
+        let (connected, tally) = try await onOwnThread("fault-injection \(device)") { try Self.play(device: device) }
+        #expect(connected, "connected")
         #expect(tally.gestures == Self.scenariosPerDevice * Self.gesturesPerScenario)
         #expect(tally.faults.corruptedBytes > 0 && tally.faults.droppedFrames > 0 && tally.faults.duplicatedFrames > 0)
         #expect(tally.faults.garbageBursts > 0, "the link injected garbage")
@@ -63,5 +48,28 @@ struct FaultInjectionPropertyTests {
             #expect(tally.rawDuplicates == 0, "raw batches are delivered at most once")
             #expect(tally.connectFailures * 10 < tally.connectAttempts, "the handshake retries")
         }
+    }
+
+    /// Plays one device's random gestures through the faults: whether it connected, and the tally.
+    static func play(device: UInt64) throws -> (connected: Bool, tally: ReliabilityTally) {
+        var faults = try LinkFaults(spec: propertyFaults)
+        faults.seed = 0xFA17 + device
+        var options = ReliabilityRun.Options()
+        options.faultsWhileConnecting = strictAfterV11
+        // Small raw batches: a 25-sample batch rarely survives 1 % corruption and, streaming, the device
+        // sends no heartbeat, so the link would die every second or so (ReliabilityRun.Options).
+        options.samplesPerBatch = 5
+        // Two samples' time per step: half the host work, the same firmware.
+        options.stepMicros = 2_000
+        options.settleMicros = 400_000
+        let run = ReliabilityRun(seed: device, faults: faults, options: options)
+        let connected = run.connect()
+        var generator = GestureGenerator(seed: 0x6E57 + device)
+        for _ in 0..<Self.scenariosPerDevice {
+            try run.play(generator.scenario(gestures: Self.gesturesPerScenario))
+        }
+        run.finish()
+        print("fault injection, device \(device) (\(propertyFaults)):\n\(run.tally)")
+        return (connected, run.tally)
     }
 }

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Runs `body` on a thread of its own and waits for it without holding a thread of Swift's cooperative pool.
+///
+/// A test that computes for tens of seconds without suspending (a property test in virtual time) would
+/// otherwise keep one of the pool's threads, of which there are as many as cores: on a 2-core machine two
+/// such tests stall every other test, and a real-time test then misses its deadlines although its device
+/// answered. On its own thread the work only shares the CPU, as any process would.
+public func onOwnThread<T: Sendable>(
+    _ name: String = "cameracontrol.test.compute", _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Result { try body() })
+        }
+        thread.name = name
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
