@@ -12,6 +12,7 @@
  */
 #include "faults.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static bool parse_number(const char *s, double *out)
 {
     char *end = 0;
     double v;
-    if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '+') {
+    if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '\n') {
         return false;
     }
     v = strtod(s, &end);
@@ -146,10 +147,17 @@ static bool parse_item(const char *item, ccsim_fault_spec_t *spec, char *msg, si
     name[name_len] = '\0';
     strcpy(value, eq + 1);
     strcpy(first, value);
+    /* as Swift's split(separator: ":", maxSplits: 1) does: empty parts do not count */
     colon = strchr(value, ':');
     if (colon != 0) {
         first[colon - value] = '\0';
         second = colon + 1;
+        if (*second == '\0') {
+            second = 0;
+        } else if (first[0] == '\0') {
+            strcpy(first, second);
+            second = 0;
+        }
     }
 #define BAD()                                                 \
     do {                                                      \
@@ -171,6 +179,9 @@ static bool parse_item(const char *item, ccsim_fault_spec_t *spec, char *msg, si
         if (second != 0) {
             char *end = 0;
             long v;
+            if (*second == '+') {
+                second++;
+            }
             if (*second < '0' || *second > '9') BAD();
             v = strtol(second, &end, 10);
             if (*end != '\0' || v <= 0 || v > (1L << 20)) BAD();
@@ -191,9 +202,11 @@ static bool parse_item(const char *item, ccsim_fault_spec_t *spec, char *msg, si
     } else if (strcmp(name, "seed") == 0) {
         char *end = 0;
         unsigned long long v;
-        if (*value < '0' || *value > '9') BAD();
-        v = strtoull(value, &end, 10);
-        if (*end != '\0') BAD();
+        const char *digits = value[0] == '+' ? value + 1 : value;
+        if (*digits < '0' || *digits > '9') BAD();
+        errno = 0;
+        v = strtoull(digits, &end, 10);
+        if (*end != '\0' || errno != 0) BAD();
         spec->seed = (uint64_t)v;
         spec->has_seed = true;
     } else {
