@@ -348,7 +348,10 @@ static size_t from_device_faulty(uint8_t *out, size_t cap)
     static uint8_t raw[4096];
     uint64_t now = ccsim_device_now_us(&g_sim);
     size_t k;
-    while (ccsim_faults_room(CCSIM_TO_HOST) >= sizeof(raw) && (k = from_device(raw, sizeof(raw))) > 0u) {
+    size_t room;
+    /* the --break/--strict filter may make more bytes than it reads: then only a whole buffer's room */
+    while ((room = ccsim_faults_room(CCSIM_TO_HOST)) >= (ccsim_filter_active() ? sizeof(raw) : 1u) &&
+           (k = from_device(raw, room < sizeof(raw) ? room : sizeof(raw))) > 0u) {
         ccsim_faults_feed(CCSIM_TO_HOST, raw, k, now);
     }
     return ccsim_faults_take(CCSIM_TO_HOST, out, cap, now);
