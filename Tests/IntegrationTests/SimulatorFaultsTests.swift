@@ -2,6 +2,10 @@ import CameraControlWire
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `camctl-sim --faults SPEC` and the scenario's `fault` lines, with `camctl` over real pseudo-terminals.
 extension OverRealPTY {
     @Suite("camctl-sim --faults")
@@ -100,6 +104,55 @@ extension OverRealPTY {
                     (run.status == 0) == swiftAccepts,
                     "'\(spec)': LinkFaults \(swiftAccepts ? "accepts" : "refuses"), camctl-sim exit \(run.status) \(run.standardError)")
             }
+        }
+
+        /// The `host->device` counts line of a simulator with `spec` and `seed` after it read `bytes`
+        /// (asked for with `SIGUSR1` until the line shows them all: no timing involved).
+        static func hostToDeviceCounts(spec: String, seed: UInt64, bytes: [UInt8]) async throws -> String? {
+            let simulator = try FaultySimulator(["--quiet", "--seed", "\(seed)", "--faults", spec])
+            #expect(await eventually(within: .seconds(10)) { simulator.standardOutput.text.contains("\n") })
+            let path = String(simulator.standardOutput.text.prefix { $0 != "\n" })
+            let descriptor = open(path, O_RDWR | O_NOCTTY)
+            #expect(descriptor >= 0, "opened \(path)")
+            defer { if descriptor >= 0 { close(descriptor) } }
+            var offset = 0
+            while offset < bytes.count, descriptor >= 0 {
+                let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                if written > 0 { offset += written } else { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            let marker = "faults host->device: \(bytes.count) bytes"
+            var line: String?
+            _ = await eventually(within: .seconds(20)) {
+                signalProcess(simulator.process.processIdentifier, SIGUSR1)
+                try? await Task.sleep(for: .milliseconds(100))
+                line = simulator.standardError.text.split(separator: "\n").last { $0.contains(marker) }.map(String.init)
+                return line != nil
+            }
+            await simulator.stop()
+            let reports = simulator.standardError.text.components(separatedBy: "faults host->device: ").count - 1
+            #expect(reports >= 2, "counts on SIGUSR1 and again at exit")
+            return line
+        }
+
+        @Test("--faults is deterministic given the seed: the same bytes and seed, the same faults")
+        func deterministicGivenTheSeed() async throws {
+            // 400 frames of made-up bytes (not valid packets: the firmware just counts them)
+            var generator = UInt32(12345)
+            var bytes: [UInt8] = []
+            for frame in 0..<400 {
+                for _ in 0..<(8 + frame % 40) {
+                    generator = generator &* 1_103_515_245 &+ 12345
+                    bytes.append(UInt8(truncatingIfNeeded: generator >> 16) | 1)
+                }
+                bytes.append(0)
+            }
+            let spec = "corrupt=2%,drop=1%,drop-frame=3%,dup=3%,reorder=3%,garbage=3%:16,stall=1%:1ms"
+            let first = try await Self.hostToDeviceCounts(spec: spec, seed: 9, bytes: bytes)
+            let again = try await Self.hostToDeviceCounts(spec: spec, seed: 9, bytes: bytes)
+            let other = try await Self.hostToDeviceCounts(spec: spec + ",seed=10", seed: 9, bytes: bytes)
+            #expect(first != nil && first == again, "\(first ?? "-") / \(again ?? "-")")
+            #expect(first != other, "seed=10 rolls other faults: \(other ?? "-")")
+            #expect(first?.contains("in 400 frames") == true, "\(first ?? "-")")
         }
 
         @Test("a scenario's bad fault line is refused at FILE:LINE:COLUMN, exit 2")
