@@ -155,6 +155,37 @@ extension OverRealPTY {
             #expect(first?.contains("in 400 frames") == true, "\(first ?? "-")")
         }
 
+        @Test("a scenario's fault SPEC for D: faults for a while, then none; no capture doubled")
+        func scenarioFaultsForAWhile() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let link = folder + "/sim"
+            let file = folder + "/dup.scenario"
+            try """
+            full-click
+            fault dup=100%,reorder=20% for 600ms
+            pause 100ms
+            full-click
+            pause 1s
+            full-click
+            pause 300ms
+
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            let simulator = try FaultySimulator(["--quiet", "--verbose", "--link", link, "--scenario", file])
+            #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
+            let lines = try await Self.monitor(link, seconds: 6)
+            await simulator.stop()
+            let captures = lines.filter { $0["type"] as? String == "capture" }
+            let began = captures.filter { $0["phase"] as? String == "began" }.count
+            let closed = captures.filter { ["ended", "cancelled"].contains($0["phase"] as? String ?? "") }.count
+            let taken = captures.filter { $0["captured"] as? Bool == true }.count
+            #expect(began == closed, "every began closed exactly once: \(captures)")
+            #expect(taken <= 3, "no duplicated capture though every frame was sent twice: \(captures)")
+            let log = simulator.standardError.text
+            #expect(log.contains("scenario faults begin (for a while)") && log.contains("scenario faults end"), "\(log.suffix(800))")
+            #expect(!log.contains("duplicated 0,"), "frames were duplicated both ways: \(log.suffix(600))")
+        }
+
         @Test("a scenario's bad fault line is refused at FILE:LINE:COLUMN, exit 2")
         func badScenarioFaultLine() async throws {
             let folder = try makeTemporaryFolder()
