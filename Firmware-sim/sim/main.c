@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "breaks.h"
+#include "faults.h"
 #include "ccsim_device.h"
 
 #define MAX_SCENARIO_BYTES 65536u
@@ -70,6 +71,12 @@ static const char usage[] =
     "  --list-breaks          list the rules --break can break, with the cases that catch them\n"
     "  --strict               check the host against the spec; report violations (counts and\n"
     "                         first offending bytes) on stderr as they happen and at exit\n"
+    "  --faults SPEC          inject link faults both ways, the same SPEC as camctl relay --faults:\n"
+    "                         corrupt=, drop=, drop-frame=, dup=, reorder=, garbage=, stall=,\n"
+    "                         baud=, and reset=D (the firmware reboots), unplug=D:U (the pty\n"
+    "                         vanishes and comes back); counts on stderr at exit and on SIGUSR1\n"
+    "  --list-faults          the faults, and the scenario's `fault` lines, explained\n"
+    "  --verbose              with faults: log each injected fault on stderr\n"
     "  --help                 this text\n"
     "\n"
     "exit status: 0 on SIGINT/SIGTERM or after the scenario, 1 on a system error,\n"
@@ -77,12 +84,19 @@ static const char usage[] =
 
 static ccsim_device_t g_sim;
 static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_report; /* SIGUSR1: print the fault counts */
 static bool g_quiet;
 
 static void on_signal(int sig)
 {
     (void)sig;
     g_stop = 1;
+}
+
+static void on_report_signal(int sig)
+{
+    (void)sig;
+    g_report = 1;
 }
 
 static void note(const char *msg)
@@ -296,6 +310,53 @@ static uint64_t line_due_ns(const line_t *l, const uint8_t *chunk, size_t off, s
     return l->base_ns + ((uint64_t)last + 1u) * l->byte_ns;
 }
 
+/* Bytes for the firmware, through the --break/--strict filter when it is on. */
+static void to_device(const uint8_t *in, size_t n, uint64_t now_us)
+{
+    if (ccsim_filter_active()) {
+        /* --break / --strict: the frame filter may rewrite what the host sent (tests only). */
+        static uint8_t filtered[2u * 4096u + 64u];
+        size_t m = ccsim_filter_in(in, n, filtered, sizeof(filtered), now_us,
+                                   cc_device_session_active(ccsim_device_core(&g_sim)));
+        (void)ccsim_device_host_write(&g_sim, filtered, m);
+        return;
+    }
+    {
+        size_t taken = ccsim_device_host_write(&g_sim, in, n);
+        (void)taken;
+        assert(taken == n);
+    }
+}
+
+/* The firmware's bytes for the host (through the filter when it is on), up to cap. */
+static size_t from_device(uint8_t *out, size_t cap)
+{
+    if (ccsim_filter_active()) {
+        uint8_t raw[1024];
+        size_t k, len = 0;
+        while (len == 0u && (k = ccsim_device_host_read(&g_sim, raw, sizeof(raw))) > 0u) {
+            len = ccsim_filter_out(raw, k, out, cap, ccsim_device_now_us(&g_sim));
+        }
+        return len;
+    }
+    return ccsim_device_host_read(&g_sim, out, cap);
+}
+
+/* --faults: the firmware's bytes through the device -> host injector. */
+static size_t from_device_faulty(uint8_t *out, size_t cap)
+{
+    static uint8_t raw[4096];
+    uint64_t now = ccsim_device_now_us(&g_sim);
+    size_t k;
+    size_t room;
+    /* the --break/--strict filter may make more bytes than it reads: then only a whole buffer's room */
+    while ((room = ccsim_faults_room(CCSIM_TO_HOST)) >= (ccsim_filter_active() ? sizeof(raw) : 1u) &&
+           (k = from_device(raw, room < sizeof(raw) ? room : sizeof(raw))) > 0u) {
+        ccsim_faults_feed(CCSIM_TO_HOST, raw, k, now);
+    }
+    return ccsim_faults_take(CCSIM_TO_HOST, out, cap, now);
+}
+
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
@@ -314,6 +375,10 @@ int main(int argc, char **argv)
     static uint8_t held[1024];  /* host -> device bytes on the line (--baud) */
     size_t held_len = 0, held_off = 0;
     line_t tx_line = {0, 0, 0}, rx_line = {0, 0, 0};
+    ccsim_fault_spec_t fault_spec;
+    bool faults = false, verbose = false;
+
+    ccsim_fault_spec_init(&fault_spec);
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -360,6 +425,18 @@ int main(int argc, char **argv)
                        ccsim_breaks[b].cases);
             }
             return 0;
+        } else if (strcmp(a, "--faults") == 0 && i + 1 < argc) {
+            char msg[160];
+            if (!ccsim_fault_spec_parse(argv[++i], &fault_spec, msg, sizeof(msg))) {
+                fprintf(stderr, "camctl-sim: --faults: %s (see --list-faults)\n", msg);
+                return 2;
+            }
+            faults = true;
+        } else if (strcmp(a, "--list-faults") == 0) {
+            fputs(ccsim_faults_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--verbose") == 0) {
+            verbose = true;
         } else if (strcmp(a, "--strict") == 0) {
             strict = true;
             ccsim_strict_enable();
@@ -386,6 +463,15 @@ int main(int argc, char **argv)
         if (read_file(scenario_path, scenario, MAX_SCENARIO_BYTES + 1u, &scenario_len) != 0) {
             return 2;
         }
+        {
+            /* `fault` lines are camctl-sim's (faults.c): taken out before the firmware's parser */
+            char msg[160];
+            uint32_t line = 0, column = 0;
+            if (!ccsim_faults_extract_scenario(scenario, scenario_len, seed, &line, &column, msg, sizeof(msg))) {
+                fprintf(stderr, "camctl-sim: %s:%u:%u: %s\n", scenario_path, (unsigned)line, (unsigned)column, msg);
+                return 2;
+            }
+        }
         rc = start_now ? ccsim_device_play_scenario(&g_sim, scenario, scenario_len, &err)
                        : ccsim_device_play_scenario_on_handshake(&g_sim, scenario, scenario_len,
                                                                  &err);
@@ -400,6 +486,10 @@ int main(int argc, char **argv)
         }
     }
 
+    ccsim_faults_set_verbose(verbose);
+    if (faults) {
+        ccsim_faults_enable(&fault_spec, seed);
+    }
     master = open_pty(slave, sizeof(slave));
     if (master < 0) {
         return 1;
@@ -414,6 +504,8 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     (void)sigaction(SIGINT, &sa, 0);
     (void)sigaction(SIGTERM, &sa, 0);
+    sa.sa_handler = on_report_signal;
+    (void)sigaction(SIGUSR1, &sa, 0);
     signal(SIGPIPE, SIG_IGN);
     {
         /* A parent may start us with these blocked (Swift's Foundation.Process
@@ -423,6 +515,7 @@ int main(int argc, char **argv)
         sigemptyset(&wanted);
         sigaddset(&wanted, SIGINT);
         sigaddset(&wanted, SIGTERM);
+        sigaddset(&wanted, SIGUSR1);
         (void)sigprocmask(SIG_UNBLOCK, &wanted, 0);
     }
 
@@ -445,6 +538,40 @@ int main(int argc, char **argv)
         uint64_t now, now_ns, wake_us, wake_ns;
         bool active;
 
+        /* --faults / scenario `fault` lines: reboots, unplugs and replugs (faults.c) */
+        if (g_report) {
+            g_report = 0;
+            ccsim_faults_report();
+        }
+        if (ccsim_faults_active()) {
+            unsigned act = ccsim_faults_tick(ccsim_device_now_us(&g_sim));
+            if ((act & CCSIM_FAULT_RESET) != 0u) {
+                ccsim_faults_reboot(&g_sim);
+                note("fault: the firmware rebooted");
+            }
+            if ((act & CCSIM_FAULT_UNPLUG) != 0u && master >= 0) {
+                if (link_path != 0) {
+                    remove_link(link_path, slave);
+                }
+                close(master);
+                master = -1;
+                hung_up = true;
+                out_len = out_off = held_len = held_off = 0;
+                ccsim_faults_flush();
+                note("fault: unplugged (the pty is gone)");
+            }
+            if ((act & CCSIM_FAULT_REPLUG) != 0u && master < 0) {
+                master = open_pty(slave, sizeof(slave));
+                if (master < 0 || (link_path != 0 && place_link(link_path, slave) != 0)) {
+                    status = 1;
+                    break;
+                }
+                if (!g_quiet) {
+                    fprintf(stderr, "camctl-sim: fault: plugged in again at %s\n", slave);
+                }
+            }
+        }
+
         /* Wait for host bytes, the next sample boundary, the modelled UART
          * (sleep_budget_us) or the line's next completed frame (line_due_ns),
          * whichever comes first; not a fixed tick. Device
@@ -464,6 +591,12 @@ int main(int argc, char **argv)
                 due = due > now_ns ? due - now_ns : 0u;
                 wake_ns = due < wake_ns ? due : wake_ns;
             }
+            if (ccsim_faults_active()) {
+                uint64_t f = ccsim_faults_due_us(ccsim_device_now_us(&g_sim));
+                if (f != UINT64_MAX && f * 1000u < wake_ns) {
+                    wake_ns = f * 1000u;
+                }
+            }
         }
         timeout.tv_sec = (time_t)(wake_ns / 1000000000u);
         timeout.tv_nsec = (long)(wake_ns % 1000000000u);
@@ -471,7 +604,7 @@ int main(int argc, char **argv)
             pfd.fd = master;
             pfd.events = POLLIN;
             pfd.revents = 0;
-            if (poll(&pfd, 1, 0) >= 0 && (pfd.revents & POLLHUP) == 0) {
+            if (master >= 0 && poll(&pfd, 1, 0) >= 0 && (pfd.revents & POLLHUP) == 0) {
                 hung_up = false;
                 note("host opened the port");
             } else {
@@ -481,7 +614,8 @@ int main(int argc, char **argv)
             pfd.fd = master;
             /* No room in the firmware's receive ring: do not wait for input
              * (it would wake us at once), wait for the deadline instead. */
-            pfd.events = (short)((ccsim_device_host_room(&g_sim) > 0u && held_off >= held_len ? POLLIN : 0)
+            pfd.events = (short)(((ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE)
+                                                           : ccsim_device_host_room(&g_sim)) > 0u && held_off >= held_len ? POLLIN : 0)
                                  | (line_done(&tx_line, now_ns, out_len) > out_off ? POLLOUT : 0));
             pfd.revents = 0;
             if (ppoll(&pfd, 1, &timeout, 0) < 0 && errno != EINTR) {
@@ -502,7 +636,8 @@ int main(int argc, char **argv)
         if (!hung_up) {
             for (;;) {
                 const uint8_t *in;
-                size_t room = ccsim_device_host_room(&g_sim);
+                size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE)
+                                                    : ccsim_device_host_room(&g_sim);
                 ssize_t n;
                 if (room == 0u) {
                     break;
@@ -529,18 +664,12 @@ int main(int argc, char **argv)
                 } else {
                     in = held;
                 }
-                if (n > 0 && ccsim_filter_active()) {
-                    /* --break / --strict: the frame filter may rewrite what the host sent (tests only). */
-                    static uint8_t filtered[2u * sizeof(held) + 64u];
-                    size_t m = ccsim_filter_in(in, (size_t)n, filtered, sizeof(filtered), monotonic_us() - t0,
-                                               cc_device_session_active(ccsim_device_core(&g_sim)));
-                    (void)ccsim_device_host_write(&g_sim, filtered, m);
+                if (n > 0 && ccsim_faults_active()) {
+                    ccsim_faults_feed(CCSIM_TO_DEVICE, in, (size_t)n, ccsim_device_now_us(&g_sim));
                     continue;
                 }
                 if (n > 0) {
-                    size_t taken = ccsim_device_host_write(&g_sim, in, (size_t)n);
-                    (void)taken;
-                    assert(taken == (size_t)n);
+                    to_device(in, (size_t)n, monotonic_us() - t0);
                     continue;
                 }
                 if (n < 0 && errno == EIO) {
@@ -549,6 +678,17 @@ int main(int argc, char **argv)
                     note("host closed the port");
                 }
                 break;
+            }
+        }
+
+        /* --faults: what the host -> device injector lets through, as the firmware has room */
+        if (ccsim_faults_active()) {
+            uint8_t buf[1024];
+            size_t room, k;
+            while ((room = ccsim_device_host_room(&g_sim)) > 0u &&
+                   (k = ccsim_faults_take(CCSIM_TO_DEVICE, buf, room < sizeof(buf) ? room : sizeof(buf),
+                                          ccsim_device_now_us(&g_sim))) > 0u) {
+                to_device(buf, k, monotonic_us() - t0);
             }
         }
 
@@ -583,16 +723,7 @@ int main(int argc, char **argv)
             size_t done;
             if (out_off >= out_len) {
                 out_off = 0;
-                if (ccsim_filter_active()) {
-                    uint8_t raw[1024];
-                    size_t k;
-                    out_len = 0;
-                    while (out_len == 0u && (k = ccsim_device_host_read(&g_sim, raw, sizeof(raw))) > 0u) {
-                        out_len = ccsim_filter_out(raw, k, out, sizeof(out), ccsim_device_now_us(&g_sim));
-                    }
-                } else {
-                    out_len = ccsim_device_host_read(&g_sim, out, sizeof(out));
-                }
+                out_len = ccsim_faults_active() ? from_device_faulty(out, sizeof(out)) : from_device(out, sizeof(out));
                 if (out_len == 0u) {
                     break;
                 }
@@ -632,7 +763,13 @@ int main(int argc, char **argv)
             bool running = ccsim_device_scenario_running(&g_sim);
             if (running) {
                 scenario_seen = true;
-            } else if (scenario_seen && scenario_done_us == 0u) {
+                if (!g_sim.pending_valid) {
+                    ccsim_faults_scenario_at(g_sim.player.step, false, ccsim_device_now_us(&g_sim));
+                }
+            } else if (scenario_seen) {
+                ccsim_faults_scenario_at(UINT32_MAX, true, ccsim_device_now_us(&g_sim));
+            }
+            if (!running && scenario_seen && scenario_done_us == 0u) {
                 scenario_done_us = ccsim_device_now_us(&g_sim);
                 note("scenario finished");
             }
@@ -643,10 +780,13 @@ int main(int argc, char **argv)
         }
     }
 
-    if (link_path != 0) {
+    if (link_path != 0 && master >= 0) {
         remove_link(link_path, slave);
     }
-    close(master);
+    if (master >= 0) {
+        close(master);
+    }
+    ccsim_faults_report();
     if (strict) {
         (void)ccsim_strict_report();
     }
