@@ -225,7 +225,7 @@ let package = Package(
             name: "camctl-bench",
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlCapture", "CameraControlHost", "CameraControlGStreamer",
-                "CameraControlSimulation", "CBenchSupport",
+                "CameraControlSimulation", "CBenchSupport", "CameraControlRPC",
             ],
             swiftSettings: swiftSettings
         ),

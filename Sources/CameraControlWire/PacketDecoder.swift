@@ -28,64 +28,60 @@ public enum PacketDecoder {
                 .framing, "frame of \(size) bytes is shorter than an envelope and its check", byteCount: size)
         }
         let base = frame.startIndex
-        let bodyEnd = size - WireFormat.checkBytes
-        let header: Result<(view: PacketView, payloadStart: Int), WireError> = frame.withUnsafeBufferPointer { bytes in
-            let received = UInt16(bytes[bodyEnd]) | UInt16(bytes[bodyEnd + 1]) << 8
-            let computed = CRC16.checksum(UnsafeBufferPointer(rebasing: bytes[0..<bodyEnd]))
-            guard received == computed else {
-                return .failure(
-                    WireError(
-                        .badCheck,
-                        "check \(hex16(received)) does not match the computed \(hex16(computed))",
-                        byteCount: size))
-            }
-            let type = PacketType(rawValue: bytes[0] & WireFormat.typeMask)
-            let isReliable = bytes[0] & WireFormat.reliableFlag != 0
-            let sequence = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
-            var callID: UInt64 = 0
-            var index = 3
-            var shift: UInt64 = 0
-            while true {
-                guard index < bodyEnd else {
-                    return .failure(WireError(.framing, "call id: truncated varint", byteCount: size))
-                }
-                guard index - 3 < Varint.maxBytes else {
-                    return .failure(
-                        WireError(.framing, "call id: varint longer than \(Varint.maxBytes) bytes", byteCount: size))
-                }
-                let byte = bytes[index]
-                index += 1
-                callID |= UInt64(byte & 0x7F) << shift
-                shift += 7
-                if byte & 0x80 == 0 { break }
-            }
-            guard callID <= UInt64(UInt32.max) else {
-                return .failure(
-                    WireError(.framing, "call id: varint \(callID) does not fit 32 bits", byteCount: size))
-            }
-            var view = PacketView(
-                type: type, isReliable: isReliable, sequence: sequence, callID: UInt32(callID), payload: [])
-            switch type {
-            case .request:
-                guard bodyEnd - index >= 2 else {
-                    return .failure(
-                        WireError(.framing, "REQUEST without its service and method ids", byteCount: size))
-                }
-                view.address = MethodID(service: bytes[index], method: bytes[index + 1])
-                index += 2
-            case .streamEnd, .error:
-                guard bodyEnd - index >= 1 else {
-                    return .failure(WireError(.framing, "\(type) without its status", byteCount: size))
-                }
-                view.status = StatusCode(rawValue: bytes[index])
-                index += 1
-            default:
-                break
-            }
-            return .success((view, index))
+        let bodyEnd = base + size - WireFormat.checkBytes
+        let received = UInt16(frame[bodyEnd]) | UInt16(frame[bodyEnd + 1]) << 8
+        let computed = frame.withUnsafeBufferPointer { bytes in
+            CRC16.checksum(UnsafeBufferPointer(rebasing: bytes[0..<(size - WireFormat.checkBytes)]))
         }
-        var (view, payloadStart) = try header.get()
-        view.payload = frame[(base + payloadStart)..<(base + bodyEnd)]
+        guard received == computed else {
+            throw WireError(
+                .badCheck, "check \(hex16(received)) does not match the computed \(hex16(computed))",
+                byteCount: size)
+        }
+        let first = frame[base]
+        let type = PacketType(rawValue: first & WireFormat.typeMask)
+        let isReliable = first & WireFormat.reliableFlag != 0
+        let sequence = UInt16(frame[base + 1]) | UInt16(frame[base + 2]) << 8
+        var callID: UInt64 = 0
+        var index = base + 3
+        var shift: UInt64 = 0
+        while true {
+            guard index < bodyEnd else {
+                throw WireError(.framing, "call id: truncated varint", byteCount: size)
+            }
+            guard index - base - 3 < Varint.maxBytes else {
+                throw WireError(.framing, "call id: varint longer than \(Varint.maxBytes) bytes", byteCount: size)
+            }
+            let byte = frame[index]
+            index += 1
+            callID |= UInt64(byte & 0x7F) << shift
+            shift += 7
+            if byte & 0x80 == 0 { break }
+        }
+        guard callID <= UInt64(UInt32.max) else {
+            throw WireError(.framing, "call id: varint \(callID) does not fit 32 bits", byteCount: size)
+        }
+        var address: MethodID?
+        var status: StatusCode?
+        switch type {
+        case .request:
+            guard bodyEnd - index >= 2 else {
+                throw WireError(.framing, "REQUEST without its service and method ids", byteCount: size)
+            }
+            address = MethodID(service: frame[index], method: frame[index + 1])
+            index += 2
+        case .streamEnd, .error:
+            guard bodyEnd - index >= 1 else {
+                throw WireError(.framing, "\(type) without its status", byteCount: size)
+            }
+            status = StatusCode(rawValue: frame[index])
+            index += 1
+        default:
+            break
+        }
+        let view = PacketView(
+            type: type, isReliable: isReliable, sequence: sequence, callID: UInt32(callID), address: address,
+            status: status, payload: frame[index..<bodyEnd])
         guard view.type.isKnown else {
             throw WireError(
                 .unknownPacketType, "unknown packet type \(view.type.rawValue) on call \(view.callID)",

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "cc_bench_idle.h"
+#include "cc_bench_pty.h"
 
 #include <errno.h>
 
@@ -19,6 +19,13 @@ static uint64_t monotonic_micros(void)
     return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }
 
+static uint64_t monotonic_nanos(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 static int make_raw(int fd)
 {
     struct termios attributes;
@@ -36,6 +43,52 @@ static uint64_t count_frames(int fd)
         if (buffer[index] == 0) frames++;
     }
     return frames;
+}
+
+int cc_bench_open_pty(int *master_out, char *path, size_t path_size)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, path, path_size) != 0 || make_raw(master) != 0) {
+        int saved = errno;
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    *master_out = master;
+    return 0;
+}
+
+int cc_bench_pty_one_way(size_t count, double *micros)
+{
+    int master;
+    char name[128];
+    if (cc_bench_open_pty(&master, name, sizeof name) != 0) return -1;
+    int subordinate = open(name, O_RDWR | O_NOCTTY);
+    if (subordinate < 0 || make_raw(subordinate) != 0) {
+        int saved = errno;
+        if (subordinate >= 0) close(subordinate);
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    int status = 0;
+    for (size_t index = 0; index < count && status == 0; index++) {
+        uint8_t out[2] = {(uint8_t)(index | 1u), 0};
+        uint8_t in[2];
+        uint64_t start = monotonic_nanos();
+        if (write(master, out, sizeof out) != (ssize_t)sizeof out) status = -1;
+        size_t got = 0;
+        while (status == 0 && got < sizeof in) {
+            ssize_t n = read(subordinate, in + got, sizeof in - got);
+            if (n <= 0) status = -1;
+            else got += (size_t)n;
+        }
+        micros[index] = (double)(monotonic_nanos() - start) / 1000.0;
+    }
+    close(subordinate);
+    close(master);
+    return status;
 }
 
 int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t *frame, size_t frame_length,
@@ -91,6 +144,20 @@ int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t
     return 0;
 }
 #else
+int cc_bench_open_pty(int *master, char *path, size_t path_size)
+{
+    (void)master; (void)path; (void)path_size;
+    errno = ENOSYS;
+    return -1;
+}
+
+int cc_bench_pty_one_way(size_t count, double *micros)
+{
+    (void)count; (void)micros;
+    errno = ENOSYS;
+    return -1;
+}
+
 int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t *frame, size_t frame_length,
                          cc_bench_idle_cost *cost)
 {

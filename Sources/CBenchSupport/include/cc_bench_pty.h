@@ -1,5 +1,5 @@
-#ifndef CC_BENCH_IDLE_H
-#define CC_BENCH_IDLE_H
+#ifndef CC_BENCH_PTY_H
+#define CC_BENCH_PTY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,5 +19,14 @@ typedef struct {
  * be opened (errno set). Linux (RUSAGE_THREAD); elsewhere it returns -1. */
 int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t *frame, size_t frame_length,
                          cc_bench_idle_cost *cost);
+
+/* Opens a raw pseudo-terminal pair: the master's descriptor in *master, the subordinate's path in `path`
+ * (for the transport under test to open). Returns 0, or -1 (errno set). */
+int cc_bench_open_pty(int *master, char *path, size_t path_size);
+
+/* The bare one-way pty floor: `count` times, writes 2 bytes on a fresh pair's master and reads them on
+ * its subordinate with blocking read(), in the calling thread; `micros[i]` is write() called → both bytes
+ * read. Returns 0, or -1 (errno set). */
+int cc_bench_pty_one_way(size_t count, double *micros);
 
 #endif
