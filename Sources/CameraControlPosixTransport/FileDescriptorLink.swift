@@ -31,6 +31,8 @@ package final class FileDescriptorLink: @unchecked Sendable {
     private let writer: DispatchQueue
     private let lock = NSLock()
     private var closed = false
+    /// Sends handed to the writer queue and not finished (under `lock`); the fast path waits for zero.
+    private var queuedWrites = 0
     private var readerDone = false
     private var released = false
     private let release: @Sendable (Int32) -> Void
@@ -79,12 +81,69 @@ package final class FileDescriptorLink: @unchecked Sendable {
             throw TransportError(code: .closed, message: "\(name) is closed")
         }
         guard !bytes.isEmpty else { return }
+        // Fast path, no thread hop: when no write is queued, write from the calling thread (the descriptor
+        // is non-blocking); only what the terminal does not take at once goes to the writer queue.
+        let start: Int
+        let blocked: Bool
+        switch writeDirectlyOrQueue(bytes) {
+        case .done: return
+        case .failed(let error): throw error
+        case .queued(let written, let wouldBlock): (start, blocked) = (written, wouldBlock)
+        }
+        let rest = start == 0 ? bytes : Array(bytes[start...])
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, TransportError>, Never>) in
             writer.async { [self] in
-                continuation.resume(returning: writeAll(bytes))
+                let result = writeAll(rest, waitFirst: blocked)
+                finishQueuedWrite()
+                continuation.resume(returning: result)
             }
         }
         try result.get()
+    }
+
+    /// What the fast path of ``send(_:)`` did.
+    private enum DirectWrite {
+        /// Every byte was written.
+        case done
+        /// The write failed (the error ``writeAll(_:waitFirst:)`` would give).
+        case failed(TransportError)
+        /// This many bytes were written and the rest must be queued (counted in `queuedWrites`): because
+        /// the descriptor would block (`EAGAIN`), or because another write is queued.
+        case queued(written: Int, wouldBlock: Bool)
+    }
+
+    /// The fast path of ``send(_:)``: writes what the descriptor takes at once when no write is queued.
+    private func writeDirectlyOrQueue(_ bytes: [UInt8]) -> DirectWrite {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed && queuedWrites == 0 else {
+            queuedWrites += 1
+            return .queued(written: 0, wouldBlock: false)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                system.write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+            }
+            switch result {
+            case .success(let written):
+                offset += written
+            case .failure(let failure) where failure.rawValue == EINTR:
+                continue
+            case .failure(let failure) where failure.rawValue == EAGAIN:
+                queuedWrites += 1
+                return .queued(written: offset, wouldBlock: true)
+            case .failure(let failure):
+                return .failed(writeError(failure.rawValue))
+            }
+        }
+        return .done
+    }
+
+    private func finishQueuedWrite() {
+        lock.lock()
+        queuedWrites -= 1
+        lock.unlock()
     }
 
     /// The next received bytes (see ``ByteTransport/receive()``).
@@ -195,9 +254,10 @@ package final class FileDescriptorLink: @unchecked Sendable {
         writer.async { [self] in releaseIfDone() }
     }
 
-    /// Runs on the writer queue.
-    private func writeAll(_ bytes: [UInt8]) -> Result<Void, TransportError> {
+    /// Runs on the writer queue; with `waitFirst` (the fast path met `EAGAIN`), waits for `POLLOUT` first.
+    private func writeAll(_ bytes: [UInt8], waitFirst: Bool = false) -> Result<Void, TransportError> {
         var offset = 0
+        if waitFirst, let error = waitWritable() { return .failure(error) }
         while offset < bytes.count {
             if isClosed {
                 return .failure(TransportError(code: .closed, message: "\(name) was closed"))
@@ -217,23 +277,35 @@ package final class FileDescriptorLink: @unchecked Sendable {
             case EINTR:
                 continue
             case EAGAIN:
-                var fds = [
-                    pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
-                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                ]
-                _ = system.poll(&fds, 100)
-                if fds[1].revents != 0 {
-                    return .failure(TransportError(code: .closed, message: "\(name) was closed"))
-                }
-                if Int32(fds[0].revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
-                    return .failure(TransportError(code: .closed, message: "the peer of \(name) hung up"))
-                }
-            case EIO, EPIPE:
-                return .failure(TransportError(code: .closed, message: "the peer of \(name) closed", errno: error))
+                if let error = waitWritable() { return .failure(error) }
             default:
-                return .failure(TransportError(code: .io, message: "write to \(name) failed", errno: error))
+                return .failure(writeError(error))
             }
         }
         return .success(())
+    }
+
+    /// Waits (up to 100 ms) until the descriptor takes bytes again; an error when closed or hung up.
+    private func waitWritable() -> TransportError? {
+        var fds = [
+            pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        _ = system.poll(&fds, 100)
+        if fds[1].revents != 0 {
+            return TransportError(code: .closed, message: "\(name) was closed")
+        }
+        if Int32(fds[0].revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            return TransportError(code: .closed, message: "the peer of \(name) hung up")
+        }
+        return nil
+    }
+
+    /// The error for a failed `write()` (other than `EINTR` and `EAGAIN`).
+    private func writeError(_ error: Int32) -> TransportError {
+        switch error {
+        case EIO, EPIPE: TransportError(code: .closed, message: "the peer of \(name) closed", errno: error)
+        default: TransportError(code: .io, message: "write to \(name) failed", errno: error)
+        }
     }
 }
