@@ -10,8 +10,10 @@ import Synchronization
 /// process writes one `STREAM_MESSAGE` frame (an `InputEvent`) at a time to the master end of a
 /// pseudo-terminal pair with `write()`; the host end is this project's `PTYTransport` under an
 /// `RPCClient`, and the handler is the body of the `for try await` loop over the `RPCStream`. Each
-/// figure is the time from `write()` returning (the last byte is in the pty) to the handler, on one
-/// clock (`CLOCK_MONOTONIC`); the next frame is written once the handler ran. Path: reader thread →
+/// figure is the time from calling `write()` (the frame's last byte is in the pty when it returns, a
+/// few µs later) to the handler, on one clock (`CLOCK_MONOTONIC`): taken before the write, it cannot be
+/// made negative by the device thread being preempted after it. The next frame is written once the
+/// handler ran. Path: reader thread →
 /// `ChunkQueue` → `RPCClient` actor (deframe, decode) → `StreamChannel` → the consumer task.
 ///
 /// The floor next to it is the same pty's bare one-way trip: `write()` of 2 bytes on the master →
@@ -80,8 +82,8 @@ enum HostStackLatency {
                 out.reserveCapacity(count)
                 _ = frames[0].withUnsafeBytes { write(master, $0.baseAddress, $0.count) }  // the ACK
                 for frame in frames.dropFirst() {
-                    let written = frame.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
                     let start = nanos()
+                    let written = frame.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
                     guard written == frame.count else { break }
                     guard handoff.semaphore.wait(timeout: .now() + .seconds(5)) == .success else { break }
                     let handled = handoff.handled.load(ordering: .acquiring)
@@ -112,7 +114,7 @@ enum HostStackLatency {
             BenchRow(
                 name: "pty one way, 2 bytes (C write → read)", unit: "µs", project: Stats(bare), baseline: nil),
             BenchRow(
-                name: "host stack: write() → stream handler", unit: "µs", project: Stats(stack),
+                name: "host stack: write() called → stream handler", unit: "µs", project: Stats(stack),
                 baseline: ("pty one way (C)", Stats(bare))),
         ]
     }
