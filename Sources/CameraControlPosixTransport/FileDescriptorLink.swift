@@ -82,62 +82,52 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
         guard !bytes.isEmpty else { return }
         // Fast path, no thread hop: when no write is queued, write from the calling thread (the descriptor
-        // is non-blocking); only what the terminal does not take at once goes to the writer queue.
-        let start: Int
-        let blocked: Bool
-        switch writeDirectlyOrQueue(bytes) {
-        case .done: return
-        case .failed(let error): throw error
-        case .queued(let written, let wouldBlock): (start, blocked) = (written, wouldBlock)
-        }
-        let rest = start == 0 ? bytes : Array(bytes[start...])
+        // is non-blocking); only what the terminal does not take at once goes to the writer queue. The
+        // decision and the queueing happen under one lock, so sends stay whole and in order. (A
+        // continuation resumed before the await completes does not suspend the task.)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, TransportError>, Never>) in
-            writer.async { [self] in
-                let result = writeAll(rest, waitFirst: blocked)
-                finishQueuedWrite()
-                continuation.resume(returning: result)
-            }
+            startWrite(bytes, continuation)
         }
         try result.get()
     }
 
-    /// What the fast path of ``send(_:)`` did.
-    private enum DirectWrite {
-        /// Every byte was written.
-        case done
-        /// The write failed (the error ``writeAll(_:waitFirst:)`` would give).
-        case failed(TransportError)
-        /// This many bytes were written and the rest must be queued (counted in `queuedWrites`): because
-        /// the descriptor would block (`EAGAIN`), or because another write is queued.
-        case queued(written: Int, wouldBlock: Bool)
-    }
-
-    /// The fast path of ``send(_:)``: writes what the descriptor takes at once when no write is queued.
-    private func writeDirectlyOrQueue(_ bytes: [UInt8]) -> DirectWrite {
+    /// Writes `bytes` at once if nothing is queued and the descriptor takes them all; otherwise queues
+    /// what is left on the writer queue. Resumes `continuation` when done.
+    private func startWrite(_ bytes: [UInt8], _ continuation: CheckedContinuation<Result<Void, TransportError>, Never>) {
         lock.lock()
         defer { lock.unlock() }
-        guard !closed && queuedWrites == 0 else {
-            queuedWrites += 1
-            return .queued(written: 0, wouldBlock: false)
-        }
         var offset = 0
-        while offset < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                system.write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+        var blocked = false
+        if !closed && queuedWrites == 0 {
+            direct: while offset < bytes.count {
+                let result = bytes.withUnsafeBytes { raw in
+                    system.write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
+                switch result {
+                case .success(let written):
+                    offset += written
+                case .failure(let failure) where failure.rawValue == EINTR:
+                    continue
+                case .failure(let failure) where failure.rawValue == EAGAIN:
+                    blocked = true
+                    break direct
+                case .failure(let failure):
+                    continuation.resume(returning: .failure(writeError(failure.rawValue)))
+                    return
+                }
             }
-            switch result {
-            case .success(let written):
-                offset += written
-            case .failure(let failure) where failure.rawValue == EINTR:
-                continue
-            case .failure(let failure) where failure.rawValue == EAGAIN:
-                queuedWrites += 1
-                return .queued(written: offset, wouldBlock: true)
-            case .failure(let failure):
-                return .failed(writeError(failure.rawValue))
+            if offset == bytes.count {
+                continuation.resume(returning: .success(()))
+                return
             }
         }
-        return .done
+        queuedWrites += 1
+        let rest = offset == 0 ? bytes : Array(bytes[offset...])
+        writer.async { [self, blocked] in
+            let result = writeAll(rest, waitFirst: blocked)
+            finishQueuedWrite()
+            continuation.resume(returning: result)
+        }
     }
 
     private func finishQueuedWrite() {
