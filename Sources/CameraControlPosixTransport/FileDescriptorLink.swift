@@ -21,6 +21,9 @@ import Foundation
 package final class FileDescriptorLink: @unchecked Sendable {
     /// How many received bytes may wait for the consumer before the reader pauses.
     package static let receiveCapacity = 64 * 1024
+    /// How many reads in a row may return 0 bytes on a terminal that has not hung up before the link takes
+    /// it for the end of file (one such read is another reader taking the bytes first).
+    package static let emptyReadLimit = 64
 
     /// The name for messages.
     package let name: String
@@ -31,8 +34,6 @@ package final class FileDescriptorLink: @unchecked Sendable {
     private let writer: DispatchQueue
     private let lock = NSLock()
     private var closed = false
-    /// Sends handed to the writer queue and not finished (under `lock`); the fast path waits for zero.
-    private var queuedWrites = 0
     private var readerDone = false
     private var released = false
     private let release: @Sendable (Int32) -> Void
@@ -81,59 +82,12 @@ package final class FileDescriptorLink: @unchecked Sendable {
             throw TransportError(code: .closed, message: "\(name) is closed")
         }
         guard !bytes.isEmpty else { return }
-        // Fast path, no thread hop: when no write is queued, write from the calling thread (the descriptor
-        // is non-blocking); only what the terminal does not take at once goes to the writer queue. The
-        // decision and the queueing happen under one lock, so sends stay whole and in order. (A
-        // continuation resumed before the await completes does not suspend the task.)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, TransportError>, Never>) in
-            startWrite(bytes, continuation)
+            writer.async { [self] in
+                continuation.resume(returning: writeAll(bytes))
+            }
         }
         try result.get()
-    }
-
-    /// Writes `bytes` at once if nothing is queued and the descriptor takes them all; otherwise queues
-    /// what is left on the writer queue. Resumes `continuation` when done.
-    private func startWrite(_ bytes: [UInt8], _ continuation: CheckedContinuation<Result<Void, TransportError>, Never>) {
-        lock.lock()
-        defer { lock.unlock() }
-        var offset = 0
-        var blocked = false
-        if !closed && queuedWrites == 0 {
-            direct: while offset < bytes.count {
-                let result = bytes.withUnsafeBytes { raw in
-                    system.write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
-                }
-                switch result {
-                case .success(let written):
-                    offset += written
-                case .failure(let failure) where failure.rawValue == EINTR:
-                    continue
-                case .failure(let failure) where failure.rawValue == EAGAIN:
-                    blocked = true
-                    break direct
-                case .failure(let failure):
-                    continuation.resume(returning: .failure(writeError(failure.rawValue)))
-                    return
-                }
-            }
-            if offset == bytes.count {
-                continuation.resume(returning: .success(()))
-                return
-            }
-        }
-        queuedWrites += 1
-        let rest = offset == 0 ? bytes : Array(bytes[offset...])
-        writer.async { [self, blocked] in
-            let result = writeAll(rest, waitFirst: blocked)
-            finishQueuedWrite()
-            continuation.resume(returning: result)
-        }
-    }
-
-    private func finishQueuedWrite() {
-        lock.lock()
-        queuedWrites -= 1
-        lock.unlock()
     }
 
     /// The next received bytes (see ``ByteTransport/receive()``).
@@ -181,6 +135,8 @@ package final class FileDescriptorLink: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var ending = TransportError(code: .closed, message: "\(name) was closed")
         var local = false
+        var emptyReads = 0
+        let isTerminal = system.isTerminal(descriptor)
         loop: while true {
             var fds = [
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
@@ -206,9 +162,17 @@ package final class FileDescriptorLink: @unchecked Sendable {
                 let error: Int32
                 switch result {
                 case .success(0):
+                    // On a terminal, 0 bytes without a hang-up is not the end: another reader of the same tty
+                    // (a stray `cat`, a modem manager probing) took the bytes poll saw. A hang-up, or a file that
+                    // is not a terminal, is the end; so are many empty reads in a row (no busy loop).
+                    emptyReads += 1
+                    if isTerminal && events & Int32(POLLHUP | POLLERR) == 0 && emptyReads < Self.emptyReadLimit {
+                        continue
+                    }
                     ending = TransportError(code: .closed, message: "the peer of \(name) closed (end of file)")
                     break loop
                 case .success(let count):
+                    emptyReads = 0
                     if !inbound.pushBlocking(Array(buffer[0..<min(count, buffer.count)])) {
                         local = true
                         break loop
@@ -244,10 +208,9 @@ package final class FileDescriptorLink: @unchecked Sendable {
         writer.async { [self] in releaseIfDone() }
     }
 
-    /// Runs on the writer queue; with `waitFirst` (the fast path met `EAGAIN`), waits for `POLLOUT` first.
-    private func writeAll(_ bytes: [UInt8], waitFirst: Bool = false) -> Result<Void, TransportError> {
+    /// Runs on the writer queue.
+    private func writeAll(_ bytes: [UInt8]) -> Result<Void, TransportError> {
         var offset = 0
-        if waitFirst, let error = waitWritable() { return .failure(error) }
         while offset < bytes.count {
             if isClosed {
                 return .failure(TransportError(code: .closed, message: "\(name) was closed"))
@@ -267,35 +230,23 @@ package final class FileDescriptorLink: @unchecked Sendable {
             case EINTR:
                 continue
             case EAGAIN:
-                if let error = waitWritable() { return .failure(error) }
+                var fds = [
+                    pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
+                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                ]
+                _ = system.poll(&fds, 100)
+                if fds[1].revents != 0 {
+                    return .failure(TransportError(code: .closed, message: "\(name) was closed"))
+                }
+                if Int32(fds[0].revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    return .failure(TransportError(code: .closed, message: "the peer of \(name) hung up"))
+                }
+            case EIO, EPIPE:
+                return .failure(TransportError(code: .closed, message: "the peer of \(name) closed", errno: error))
             default:
-                return .failure(writeError(error))
+                return .failure(TransportError(code: .io, message: "write to \(name) failed", errno: error))
             }
         }
         return .success(())
-    }
-
-    /// Waits (up to 100 ms) until the descriptor takes bytes again; an error when closed or hung up.
-    private func waitWritable() -> TransportError? {
-        var fds = [
-            pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
-            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-        ]
-        _ = system.poll(&fds, 100)
-        if fds[1].revents != 0 {
-            return TransportError(code: .closed, message: "\(name) was closed")
-        }
-        if Int32(fds[0].revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
-            return TransportError(code: .closed, message: "the peer of \(name) hung up")
-        }
-        return nil
-    }
-
-    /// The error for a failed `write()` (other than `EINTR` and `EAGAIN`).
-    private func writeError(_ error: Int32) -> TransportError {
-        switch error {
-        case EIO, EPIPE: TransportError(code: .closed, message: "the peer of \(name) closed", errno: error)
-        default: TransportError(code: .io, message: "write to \(name) failed", errno: error)
-        }
     }
 }
