@@ -21,9 +21,6 @@ import Foundation
 package final class FileDescriptorLink: @unchecked Sendable {
     /// How many received bytes may wait for the consumer before the reader pauses.
     package static let receiveCapacity = 64 * 1024
-    /// How many reads in a row may return 0 bytes on a terminal that has not hung up before the link takes
-    /// it for the end of file (one such read is another reader taking the bytes first).
-    package static let emptyReadLimit = 64
 
     /// The name for messages.
     package let name: String
@@ -135,8 +132,6 @@ package final class FileDescriptorLink: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var ending = TransportError(code: .closed, message: "\(name) was closed")
         var local = false
-        var emptyReads = 0
-        let isTerminal = system.isTerminal(descriptor)
         loop: while true {
             var fds = [
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
@@ -162,17 +157,9 @@ package final class FileDescriptorLink: @unchecked Sendable {
                 let error: Int32
                 switch result {
                 case .success(0):
-                    // On a terminal, 0 bytes without a hang-up is not the end: another reader of the same tty
-                    // (a stray `cat`, a modem manager probing) took the bytes poll saw. A hang-up, or a file that
-                    // is not a terminal, is the end; so are many empty reads in a row (no busy loop).
-                    emptyReads += 1
-                    if isTerminal && events & Int32(POLLHUP | POLLERR) == 0 && emptyReads < Self.emptyReadLimit {
-                        continue
-                    }
                     ending = TransportError(code: .closed, message: "the peer of \(name) closed (end of file)")
                     break loop
                 case .success(let count):
-                    emptyReads = 0
                     if !inbound.pushBlocking(Array(buffer[0..<min(count, buffer.count)])) {
                         local = true
                         break loop
