@@ -227,8 +227,8 @@ let package = Package(
         .executableTarget(
             name: "camctl-bench",
             dependencies: [
-                "CameraControlWire", "CameraControlPosixTransport", "CameraControlDevice", "CameraControlCapture", "CameraControlHost",
-                "CameraControlGStreamer", "CameraControlSimulation", "CBenchSupport",
+                "CameraControlWire", "CameraControlPosixTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
+                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),

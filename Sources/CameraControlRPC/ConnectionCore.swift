@@ -136,12 +136,14 @@ public struct ConnectionCore: Sendable {
 
     /// The bytes to write to the transport since the last call (complete frames, in order).
     public mutating func takeOutbound() -> [UInt8] {
+        guard !outbound.isEmpty else { return [] }  // no allocation when there is nothing to hand out
         defer { outbound.removeAll(keepingCapacity: true) }
         return outbound
     }
 
     /// The events since the last call, in the order they happened.
     public mutating func takeEvents() -> [ConnectionEvent] {
+        guard !events.isEmpty else { return [] }
         defer { events.removeAll(keepingCapacity: true) }
         return events
     }

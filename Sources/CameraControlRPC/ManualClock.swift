@@ -32,6 +32,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private var current: Instant
     private var sleepers: [Sleeper] = []
     private var nextSleeperID: UInt64 = 0
+    private var wakes = 0
 
     /// A clock at `start` (the origin by default).
     public init(start: Instant = Instant(offset: .zero)) {
@@ -53,6 +54,14 @@ public final class ManualClock: Clock, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return sleepers.count
+    }
+
+    /// How many sleeps have ended because the clock reached their deadline (cancelled ones not counted):
+    /// how often code timed by this clock woke up.
+    public var wakeCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return wakes
     }
 
     /// The earliest deadline of a sleeping task, if any.
@@ -78,6 +87,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         let now = current
         let due = sleepers.filter { $0.deadline <= now }
         sleepers.removeAll { $0.deadline <= now }
+        wakes += due.count
         lock.unlock()
         for sleeper in due.sorted(by: { $0.deadline < $1.deadline }) {
             sleeper.continuation.resume()
@@ -108,6 +118,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private func enqueue(_ sleeper: Sleeper) {
         lock.lock()
         if sleeper.deadline <= current {
+            wakes += 1
             lock.unlock()
             sleeper.continuation.resume()
         } else if Task.isCancelled {

@@ -3,10 +3,13 @@ import CameraControlWire
 
 /// The async RPC client: a ``ConnectionCore`` driven by a ``ByteTransport`` and a `Clock`.
 ///
-/// Three internal tasks run from ``init(transport:configuration:clock:)`` until ``close()``: one reads the
-/// transport into the core, one writes the core's output to the transport in order, and one calls
-/// ``ConnectionCore/poll(now:)`` every ``Configuration/pollInterval`` of the clock (deadlines, heartbeats,
-/// liveness). With a ``ManualClock`` nothing time-driven happens until the test advances the clock.
+/// Two internal tasks run from ``init(transport:configuration:clock:)`` until ``close()``: one reads the
+/// transport into the core, one writes the core's output to the transport in order. A timer calls
+/// ``ConnectionCore/poll(now:)`` (deadlines, heartbeats, liveness) only at the core's
+/// ``ConnectionCore/nextPollTime``: it sleeps until then, and is re-armed earlier when new input or a new
+/// call brings that time forward. An idle session therefore wakes once per heartbeat interval, and a
+/// client with nothing scheduled not at all. With a ``ManualClock`` nothing time-driven happens until the
+/// test advances the clock.
 ///
 /// Several calls may be in flight at once from any number of tasks; responses are matched by call id.
 ///
@@ -20,19 +23,15 @@ public actor RPCClient {
     public struct Configuration: Sendable {
         /// The connection's settings (frame size, heartbeat, default deadline).
         public var connection: ConnectionConfiguration
-        /// How often the timer task polls the core (on the client's clock).
-        public var pollInterval: Duration
         /// How many undelivered messages one stream may buffer before it fails with `RESOURCE_EXHAUSTED`.
         public var streamBufferLimit: Int
 
-        /// Defaults: v1's connection settings, polling every 5 ms, 4096 buffered stream messages.
+        /// Defaults: v1's connection settings, 4096 buffered stream messages.
         public init(
             connection: ConnectionConfiguration = ConnectionConfiguration(),
-            pollInterval: Duration = .milliseconds(5),
             streamBufferLimit: Int = 4096
         ) {
             self.connection = connection
-            self.pollInterval = pollInterval
             self.streamBufferLimit = streamBufferLimit
         }
     }
@@ -62,6 +61,8 @@ public actor RPCClient {
     private let linkContinuation: AsyncStream<LinkEvent>.Continuation
     private var tasks: [Task<Void, Never>] = []
     private var closed = false
+    /// The task sleeping until ``ConnectionCore/nextPollTime``, and the time it wakes (timeline).
+    private var timer: (task: Task<Void, Never>, wake: Duration)?
 
     /// A client over `transport`, timed by `clock`; starts reading, writing and polling at once.
     public init<C: Clock>(
@@ -90,18 +91,7 @@ public actor RPCClient {
                 }
             }
         }
-        let timer = Task { [weak self, timeline, pollInterval = configuration.pollInterval] in
-            while !Task.isCancelled {
-                do {
-                    try await timeline.sleep(pollInterval)
-                } catch {
-                    return
-                }
-                guard let self else { return }
-                if await !self.tick() { return }
-            }
-        }
-        Task { [weak self] in await self?.adopt([reader, writer, timer]) }
+        Task { [weak self] in await self?.adopt([reader, writer]) }
     }
 
     /// A client over `transport` timed by the system's `ContinuousClock`.
@@ -247,12 +237,31 @@ public actor RPCClient {
         }
     }
 
-    /// One timer tick; false once the client is closed.
-    private func tick() -> Bool {
-        guard !closed else { return false }
+    /// The timer woke at `wake`: polls the core (which re-arms the timer through ``flush()``).
+    private func timerFired(_ wake: Duration) {
+        guard !closed, let armed = timer, armed.wake == wake else { return }  // a superseded timer
+        timer = nil
         core.poll(now: timeline.now())
         flush()
-        return true
+    }
+
+    /// Arms the timer for the core's next poll time, unless it is armed for that time or earlier (an early
+    /// wake finds nothing to do and re-arms). Nothing scheduled: no timer.
+    private func armTimer() {
+        guard !closed, let next = core.nextPollTime else { return }
+        if let armed = timer {
+            guard next < armed.wake else { return }
+            armed.task.cancel()
+        }
+        let task = Task { [weak self, timeline] in
+            do {
+                try await timeline.sleepUntil(next)
+            } catch {
+                return  // superseded or closed
+            }
+            await self?.timerFired(next)
+        }
+        timer = (task, next)
     }
 
     private func transportEnded(_ error: any Error) {
@@ -268,6 +277,8 @@ public actor RPCClient {
         outbound.finish()
         for task in tasks { task.cancel() }
         tasks.removeAll()
+        timer?.task.cancel()
+        timer = nil
         transport.close()
         linkContinuation.finish()
     }
@@ -281,6 +292,7 @@ public actor RPCClient {
         for event in core.takeEvents() {
             dispatch(event)
         }
+        armTimer()
     }
 
     private func dispatch(_ event: ConnectionEvent) {
@@ -322,11 +334,12 @@ public actor RPCClient {
 /// A clock reduced to what the client needs: the time since the client started, and sleeping.
 struct Timeline: Sendable {
     let now: @Sendable () -> Duration
-    let sleep: @Sendable (Duration) async throws -> Void
+    /// Sleeps until a time since the start (at once when it has passed).
+    let sleepUntil: @Sendable (Duration) async throws -> Void
 
     init<C: Clock>(clock: C) where C.Duration == Duration {
         let origin = clock.now
         now = { origin.duration(to: clock.now) }
-        sleep = { duration in try await clock.sleep(for: duration) }
+        sleepUntil = { time in try await clock.sleep(until: origin.advanced(by: time), tolerance: nil) }
     }
 }

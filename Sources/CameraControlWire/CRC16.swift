@@ -42,6 +42,17 @@ public struct CRC16: Hashable, Sendable {
         return crc.value
     }
 
+    /// The CRC of borrowed bytes (one table lookup per byte, no generic dispatch).
+    public static func checksum(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt16 {
+        table.withUnsafeBufferPointer { table in
+            var crc = initialValue
+            for byte in bytes {
+                crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+            }
+            return crc
+        }
+    }
+
     /// The CRC of each possible top byte, shifted through eight steps of the polynomial.
     static let table: [UInt16] = (0..<256).map { index in
         var crc = UInt16(index) << 8

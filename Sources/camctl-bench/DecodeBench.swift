@@ -33,7 +33,7 @@ enum DecodeBench {
             let nanos = measureNanos {
                 for _ in 0..<loops {
                     decoder.append(wire)
-                    while let output = decoder.next() {
+                    while let output = decoder.nextView() {
                         guard case .packet(let packet) = output,
                             let event = try? InputEvent(serializedBytes: packet.payload)
                         else { continue }
@@ -73,7 +73,7 @@ enum DecodeBench {
             let nanos = measureNanos {
                 for _ in 0..<loops {
                     decoder.append(wire)
-                    while let output = decoder.next() {
+                    while let output = decoder.nextView() {
                         if case .packet = output { frames += 1 }
                     }
                 }

@@ -74,7 +74,8 @@ enum LatencyBench {
             try await Task.sleep(for: .milliseconds(20))
         }
         await host.stop()
-        return [
+        let hostStack = try await HostStackLatency.rows(smoke: options.smoke)
+        return hostStack + [
             BenchRow(name: "pty round trip, 2 bytes (the floor)", unit: "µs", project: Stats(floor), baseline: nil),
             BenchRow(
                 name: "press → capture handler (device timestamp → handler)", unit: "µs", project: Stats(latencies.all),

@@ -233,6 +233,90 @@ struct RPCClientTests {
         await device.waitFor(.heartbeat)
     }
 
+    /// Waits (without a time limit that matters: 20 s, for a broken implementation) until `condition`
+    /// holds; false if it never did.
+    func eventually(_ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<4_000 {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return await condition()
+    }
+
+    /// Lets the client's tasks run (real time; virtual time does not move).
+    func settle() async {
+        for _ in 0..<20 {
+            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// A client whose session was established at t+0 by a handshake (the only thing the device answers),
+    /// moved past the handshake request's retransmission time (t+20 ms, armed while the call was in
+    /// flight): from then on only the link's own deadlines remain.
+    func idleSession(_ clock: ManualClock) async throws -> (RPCClient, FakeDevice) {
+        let (client, device) = await makeClient(
+            clock: clock,
+            respond: { packet in
+                guard packet.type == .request, packet.address == MethodID.deviceHandshake else { return [] }
+                return [Packet(type: .response, callID: packet.callID)]
+            })
+        _ = try await client.unary(.deviceHandshake, Blob(), as: Blob.self)
+        #expect(await client.isSessionEstablished)
+        let retransmission = await client.connectionConfiguration.retransmissionTimeout
+        #expect(await eventually { clock.sleeperCount == 1 })
+        clock.advance(to: ManualClock.Instant(offset: retransmission))
+        return (client, device)
+    }
+
+    @Test("an idle session's timer sleeps until the next heartbeat: no wake-up between deadlines")
+    func idleTimerSleepsUntilTheNextDeadline() async throws {
+        let clock = ManualClock()
+        let (client, device) = try await idleSession(clock)
+        defer { Task { await client.close() } }
+        let heartbeat = await client.connectionConfiguration.heartbeatInterval
+        let firstBeat = ManualClock.Instant(offset: heartbeat)
+        // One timer, armed for the heartbeat: not for a polling interval.
+        #expect(await eventually { clock.nextDeadline == firstBeat })
+        #expect(clock.sleeperCount == 1)
+        let wakes = clock.wakeCount
+        clock.advance(to: ManualClock.Instant(offset: heartbeat - .milliseconds(1)))
+        await settle()
+        #expect(clock.wakeCount == wakes)
+        #expect(await !device.received.contains { $0.type == .heartbeat })
+        #expect(clock.nextDeadline == firstBeat)
+        // At the deadline: one wake-up, one heartbeat, and the timer re-armed for the next one.
+        clock.advance(to: firstBeat)
+        await device.waitFor(.heartbeat)
+        #expect(clock.wakeCount == wakes + 1)
+        #expect(await eventually { clock.nextDeadline == firstBeat.advanced(by: heartbeat) })
+        #expect(clock.sleeperCount == 1)
+    }
+
+    @Test("new work with an earlier deadline re-arms the sleeping timer early")
+    func newCallRearmsTheTimer() async throws {
+        let clock = ManualClock()
+        let (client, device) = try await idleSession(clock)
+        defer { Task { await client.close() } }
+        let heartbeat = await client.connectionConfiguration.heartbeatInterval
+        #expect(await eventually { clock.nextDeadline == ManualClock.Instant(offset: heartbeat) })
+        let start = clock.now
+        let call = Task { () -> RPCError? in
+            do {
+                _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self, deadline: .milliseconds(5))
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        await device.waitUntil { $0.contains { $0.type == .request && $0.address == MethodID.configGetConfig } }
+        let callDeadline = start.advanced(by: .milliseconds(5))
+        #expect(await eventually { clock.nextDeadline == callDeadline })
+        #expect(await eventually { clock.sleeperCount == 1 })  // the superseded sleep was cancelled
+        clock.advance(to: callDeadline)
+        #expect(await call.value?.code == .deadlineExceeded)
+    }
+
     @Test("close fails calls in flight with UNAVAILABLE and refuses new ones")
     func closeFailsCalls() async throws {
         let (client, device) = await makeClient(respond: { _ in [] })
@@ -273,7 +357,7 @@ struct RPCClientTests {
                 return error as? RPCError
             }
         }
-        await device.waitFor(.request, call: CallID(rawValue: 2))
+        await device.waitUntil { $0.contains { $0.type == .request && $0.address == MethodID.configGetConfig } }
         pair.master.close()
         let error = await call.value
         #expect(error?.code == .unavailable)

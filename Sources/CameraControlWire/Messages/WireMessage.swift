@@ -51,10 +51,22 @@ extension WireMessage {
     /// Decodes the message's protobuf encoding from part of an array, without copying it.
     ///
     /// - Throws: ``WireError/Code/malformedMessage`` as ``init(serializedBytes:)-([UInt8])``.
+    @inlinable
     public init(serializedBytes bytes: ArraySlice<UInt8>) throws(WireError) {
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(WireError) in try Self(serializedBytes: buffer) }
+        // Inlinable, so that a caller's concrete message type is decoded without generic dispatch.
+        var decoded: Self?
+        var failure: WireError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(WireError) {
+                decoded = try Self(serializedBytes: buffer)
+            } catch {
+                failure = error
+            }
         }
-        self = try result.get()
+        if let decoded {
+            self = decoded
+        } else {
+            throw failure ?? WireError(.malformedMessage, "payload does not parse", byteCount: bytes.count)
+        }
     }
 }

@@ -1,0 +1,168 @@
+#define _GNU_SOURCE
+#include "cc_bench_pty.h"
+
+#include <errno.h>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t monotonic_micros(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
+static uint64_t monotonic_nanos(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static int make_raw(int fd)
+{
+    struct termios attributes;
+    if (tcgetattr(fd, &attributes) != 0) return -1;
+    cfmakeraw(&attributes);
+    return tcsetattr(fd, TCSANOW, &attributes);
+}
+
+static uint64_t count_frames(int fd)
+{
+    uint8_t buffer[512];
+    uint64_t frames = 0;
+    ssize_t got = read(fd, buffer, sizeof buffer);
+    for (ssize_t index = 0; index < got; index++) {
+        if (buffer[index] == 0) frames++;
+    }
+    return frames;
+}
+
+int cc_bench_open_pty(int *master_out, char *path, size_t path_size)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, path, path_size) != 0 || make_raw(master) != 0) {
+        int saved = errno;
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    *master_out = master;
+    return 0;
+}
+
+int cc_bench_pty_one_way(size_t count, double *micros)
+{
+    int master;
+    char name[128];
+    if (cc_bench_open_pty(&master, name, sizeof name) != 0) return -1;
+    int subordinate = open(name, O_RDWR | O_NOCTTY);
+    if (subordinate < 0 || make_raw(subordinate) != 0) {
+        int saved = errno;
+        if (subordinate >= 0) close(subordinate);
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    int status = 0;
+    for (size_t index = 0; index < count && status == 0; index++) {
+        uint8_t out[2] = {(uint8_t)(index | 1u), 0};
+        uint8_t in[2];
+        uint64_t start = monotonic_nanos();
+        if (write(master, out, sizeof out) != (ssize_t)sizeof out) status = -1;
+        size_t got = 0;
+        while (status == 0 && got < sizeof in) {
+            ssize_t n = read(subordinate, in + got, sizeof in - got);
+            if (n <= 0) status = -1;
+            else got += (size_t)n;
+        }
+        micros[index] = (double)(monotonic_nanos() - start) / 1000.0;
+    }
+    close(subordinate);
+    close(master);
+    return status;
+}
+
+int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t *frame, size_t frame_length,
+                         cc_bench_idle_cost *cost)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0) return -1;
+    char name[128];
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, name, sizeof name) != 0) {
+        close(master);
+        return -1;
+    }
+    int subordinate = open(name, O_RDWR | O_NOCTTY);
+    if (subordinate < 0 || make_raw(subordinate) != 0 || make_raw(master) != 0) {
+        int saved = errno;
+        if (subordinate >= 0) close(subordinate);
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    struct rusage before, after;
+    getrusage(RUSAGE_THREAD, &before);
+    uint64_t start = monotonic_micros();
+    uint64_t end = start + (uint64_t)(seconds * 1e6);
+    uint64_t next_beat = start + interval_micros;
+    uint64_t frames = 0;
+    struct pollfd fds[2] = {{.fd = master, .events = POLLIN}, {.fd = subordinate, .events = POLLIN}};
+    for (;;) {
+        uint64_t now = monotonic_micros();
+        if (now >= end) break;
+        if (now >= next_beat) {
+            if (write(master, frame, frame_length) < 0 || write(subordinate, frame, frame_length) < 0) break;
+            next_beat += interval_micros;
+            continue;
+        }
+        uint64_t wait = (next_beat < end ? next_beat : end) - now;
+        int ready = poll(fds, 2, (int)((wait + 999) / 1000));
+        if (ready < 0 && errno != EINTR) break;
+        for (int index = 0; index < 2; index++) {
+            if (ready > 0 && (fds[index].revents & POLLIN)) frames += count_frames(fds[index].fd);
+        }
+    }
+    getrusage(RUSAGE_THREAD, &after);
+    cost->wall_micros = monotonic_micros() - start;
+    cost->cpu_micros = (uint64_t)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) * 1000000u
+        + (uint64_t)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) * 1000000u
+        + (uint64_t)(after.ru_utime.tv_usec - before.ru_utime.tv_usec)
+        + (uint64_t)(after.ru_stime.tv_usec - before.ru_stime.tv_usec);
+    cost->context_switches = (uint64_t)(after.ru_nvcsw - before.ru_nvcsw) + (uint64_t)(after.ru_nivcsw - before.ru_nivcsw);
+    cost->frames_received = frames;
+    close(subordinate);
+    close(master);
+    return 0;
+}
+#else
+int cc_bench_open_pty(int *master, char *path, size_t path_size)
+{
+    (void)master; (void)path; (void)path_size;
+    errno = ENOSYS;
+    return -1;
+}
+
+int cc_bench_pty_one_way(size_t count, double *micros)
+{
+    (void)count; (void)micros;
+    errno = ENOSYS;
+    return -1;
+}
+
+int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t *frame, size_t frame_length,
+                         cc_bench_idle_cost *cost)
+{
+    (void)seconds; (void)interval_micros; (void)frame; (void)frame_length; (void)cost;
+    errno = ENOSYS;
+    return -1;
+}
+#endif

@@ -1,0 +1,125 @@
+import CBenchSupport
+import CameraControlHost
+import CameraControlWire
+import Foundation
+
+/// `camctl-bench idle`: what an idle connected session costs this process, next to a minimal C loop doing
+/// the same heartbeat work.
+///
+/// - **this project**: `CameraControlHost` connected to `camctl-sim` (handshake done, clock samples
+///   taken, nothing streaming): CPU time (user + system, `getrusage` of the whole process) and context
+///   switches over rounds of `--round-seconds` (1 s), as a share of one core and per second.
+/// - **baseline**: a C `poll()` loop over a pseudo-terminal pair, in its own thread, writing an 8-byte
+///   HEARTBEAT frame each way every 50 ms (the heartbeat interval) and reading them: the heartbeat
+///   traffic of an idle link at its cheapest.
+enum IdleBench {
+    /// CPU time and context switches of this process so far.
+    struct Usage {
+        var cpuMicros: Double
+        var contextSwitches: Double
+
+        static func now() -> Usage {
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+            let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
+            let system = Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
+            return Usage(cpuMicros: user + system, contextSwitches: Double(usage.ru_nvcsw + usage.ru_nivcsw))
+        }
+    }
+
+    /// One round's figures: percent of a core, context switches per second, heartbeats sent per second.
+    struct Round {
+        var cpuPercent: Double
+        var switchesPerSecond: Double
+        var heartbeatsPerSecond: Double
+    }
+
+    static func run(_ options: BenchOptions) async throws -> [BenchRow] {
+        let roundSeconds = options.smoke ? 0.2 : Double(try options.integer("round-seconds", default: 1))
+        let rounds = min(options.rounds, 10)
+        let heartbeat = ConnectionDefaults.heartbeatMicros
+
+        // This project: an idle connected session against camctl-sim.
+        let simulator = options.values["sim"] ?? LatencyBench.siblingExecutable("camctl-sim")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: simulator)
+        process.arguments = ["--quiet", "--exit-with-parent"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        try process.run()
+        defer { process.terminate() }
+        var line: [UInt8] = []
+        while let byte = try stdout.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 { line.append(byte) }
+        let port = String(decoding: line, as: UTF8.self)
+        let host = try await CameraControlHost.connect(to: port, hostName: "camctl-bench")
+        try await Task.sleep(for: .seconds(options.smoke ? 0.2 : 1))  // the connect's clock samples settle
+        var ours: [Round] = []
+        for _ in 0..<rounds {
+            let heartbeatsBefore = await host.session?.client.counters.heartbeatsSent ?? 0
+            let before = Usage.now()
+            let start = ContinuousClock.now
+            try await Task.sleep(for: .seconds(roundSeconds))
+            let after = Usage.now()
+            let wall = seconds(ContinuousClock.now - start)
+            let heartbeats = (await host.session?.client.counters.heartbeatsSent ?? 0) - heartbeatsBefore
+            ours.append(
+                Round(
+                    cpuPercent: (after.cpuMicros - before.cpuMicros) / (wall * 1e6) * 100,
+                    switchesPerSecond: (after.contextSwitches - before.contextSwitches) / wall,
+                    heartbeatsPerSecond: Double(heartbeats) / wall))
+        }
+        await host.stop()
+
+        // The baseline: the C heartbeat loop, in a thread of its own.
+        let frame = try PacketEncoder.encode(Packet.heartbeat(sequence: 0))
+        var baseline: [Round] = []
+        for _ in 0..<rounds {
+            let cost = try await cLink(seconds: roundSeconds, intervalMicros: heartbeat, frame: frame)
+            let wall = Double(cost.wall_micros) / 1e6
+            baseline.append(
+                Round(
+                    cpuPercent: Double(cost.cpu_micros) / Double(max(cost.wall_micros, 1)) * 100,
+                    switchesPerSecond: Double(cost.context_switches) / wall,
+                    heartbeatsPerSecond: Double(cost.frames_received) / 2 / wall))
+        }
+        let baselineName = "C poll() loop, heartbeats over a pty"
+        return [
+            BenchRow(
+                name: "idle connected session, CPU", unit: "% core", project: Stats(ours.map(\.cpuPercent)),
+                baseline: (baselineName, Stats(baseline.map(\.cpuPercent)))),
+            BenchRow(
+                name: "  context switches", unit: "/s", project: Stats(ours.map(\.switchesPerSecond)),
+                baseline: (baselineName, Stats(baseline.map(\.switchesPerSecond)))),
+            BenchRow(
+                name: "  heartbeats sent", unit: "/s", project: Stats(ours.map(\.heartbeatsPerSecond)),
+                baseline: (baselineName, Stats(baseline.map(\.heartbeatsPerSecond)))),
+        ]
+    }
+
+    /// Runs the C baseline on a thread of its own (it blocks in `poll()`).
+    static func cLink(seconds: Double, intervalMicros: UInt32, frame: [UInt8]) async throws -> cc_bench_idle_cost {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                var cost = cc_bench_idle_cost()
+                let status = frame.withUnsafeBufferPointer { buffer in
+                    cc_bench_idle_c_link(seconds, intervalMicros, buffer.baseAddress, buffer.count, &cost)
+                }
+                if status == 0 {
+                    continuation.resume(returning: cost)
+                } else {
+                    continuation.resume(throwing: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+                }
+            }
+            thread.start()
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// v1's heartbeat interval, as the C loop takes it.
+    enum ConnectionDefaults {
+        static let heartbeatMicros: UInt32 = 50_000
+    }
+}
