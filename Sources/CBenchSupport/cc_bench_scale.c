@@ -32,7 +32,7 @@ static uint64_t now_ns(clockid_t clock) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int cc_bench_open_pty(char *path, size_t cap) {
+int cc_bench_scale_open_pty(char *path, size_t cap) {
     struct termios t;
     int s;
     int m = posix_openpt(O_RDWR | O_NOCTTY);

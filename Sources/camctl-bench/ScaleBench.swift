@@ -168,7 +168,7 @@ enum ScaleBench {
             var masters: [Int32] = []
             for _ in 0..<count {
                 var buffer = [CChar](repeating: 0, count: 128)
-                let fd = cc_bench_open_pty(&buffer, buffer.count)
+                let fd = cc_bench_scale_open_pty(&buffer, buffer.count)
                 guard fd >= 0 else {
                     masters.forEach { _ = Glibc.close($0) }
                     throw Failure(description: "cannot open pseudo-terminal \(masters.count + 1) of \(count)")

@@ -18,7 +18,7 @@ int cc_bench_unpack_input_event_arena(const uint8_t *data, size_t length);
 
 /* camctl-bench scale (cc_bench_scale.c). A pseudo-terminal, raw: returns the master's descriptor
  * (non-blocking) and writes the subordinate's path into path, or returns -1. */
-int cc_bench_open_pty(char *path, size_t cap);
+int cc_bench_scale_open_pty(char *path, size_t cap);
 
 /* The feeder: `count` simulated devices (the real firmware, ccsim_device_t) on one thread in real time,
  * 1 ms steps, each behind one of `master_fds`. NULL when it cannot start. */
