@@ -5,16 +5,24 @@ import Foundation
 /// A test that computes for tens of seconds without suspending (a property test in virtual time) would
 /// otherwise keep one of the pool's threads, of which there are as many as cores: on a 2-core machine two
 /// such tests stall every other test, and a real-time test then misses its deadlines although its device
-/// answered. On its own thread the work only shares the CPU, as any process would.
+/// answered. On its own thread the work only shares the CPU, as any process would; and at most one such
+/// body computes at a time in the test process (the others wait on their own threads), so the real-time
+/// tests keep a core.
 public func onOwnThread<T: Sendable>(
     _ name: String = "cameracontrol.test.compute", _ body: @escaping @Sendable () throws -> T
 ) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
-            continuation.resume(with: Result { try body() })
+            ownThreadGate.wait()
+            let result = Result { try body() }
+            ownThreadGate.signal()
+            continuation.resume(with: result)
         }
         thread.name = name
         thread.stackSize = 8 << 20
         thread.start()
     }
 }
+
+/// Lets one ``onOwnThread(_:_:)`` body compute at a time.
+private let ownThreadGate = DispatchSemaphore(value: 1)

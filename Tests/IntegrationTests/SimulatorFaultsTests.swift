@@ -207,7 +207,12 @@ extension OverRealPTY {
             ])
             #expect(
                 await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) }, "the simulator placed its link")
-            let ping = try await runTool("camctl", ["ping", link, "--count", "60"], timeout: .seconds(40))
+            var ping = try await runTool("camctl", ["ping", link, "--count", "60"], timeout: .seconds(40))
+            // A starved machine can stall either side past the 200 ms dead-link time (real time, as on real
+            // hardware); camctl ping then exits 3 saying so. That is the machine: ping once more.
+            for _ in 0..<2 where ping.status == 3 && ping.standardError.contains("link dead") {
+                ping = try await runTool("camctl", ["ping", link, "--count", "60"], timeout: .seconds(40))
+            }
             #expect(ping.status == 0, "stdout: \(ping.standardOutput) stderr: \(ping.standardError)")
             let counts = Self.pingCounts(ping.standardOutput)
             #expect(counts?.sent == 60, "\(ping.standardOutput)")
