@@ -25,7 +25,7 @@ import CameraControlWire
 ///   ``ConnectionConfiguration/maxTransmissions`` transmissions) until it is acknowledged or its call
 ///   ends; answers every `RELIABLE` packet with an `ACK` (duplicates too); delivers every packet at
 ///   most once, whatever its flags, using a 4,096-entry window of received sequence numbers (it covers
-///   the device's whole retransmission budget, ``ReceivedSequenceWindow``); counts
+///   the device's whole retransmission budget, `ReceivedSequenceWindow`); counts
 ///   sequence gaps. A successful `DeviceService/Handshake` response resets the receive side, since the
 ///   device restarts its numbering there.
 /// - **Stream confirmation** (§7, v1.1): in a session at minor 1 or later a server stream is confirmed

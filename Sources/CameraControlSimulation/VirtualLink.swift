@@ -164,7 +164,7 @@ public final class VirtualLink {
 
     /// Adopts what a handshake announced, as the device session does after its handshake: the device's
     /// heartbeat interval (host heartbeats start) and its largest frame (requests up to that size may be
-    /// sent; the connection's default is the protocol minimum, 128 bytes). ``handshake(version:)`` itself
+    /// sent; the connection's default is the protocol minimum, 128 bytes). ``handshake(version:attempts:deadlineMicros:)`` itself
     /// leaves the connection as configured.
     public func adoptSession(_ capabilities: Capabilities) {
         let interval = capabilities.heartbeatIntervalMillis

@@ -41,15 +41,15 @@ public enum FrameDecoderViewOutput: Hashable, Sendable {
 ///              ╰─ resynchronise at every 0x00; empty frames are ignored
 /// ```
 ///
-/// Feed it with ``append(_:)`` and drain it with ``next()`` (or ``nextView()``) until that returns nil
+/// Feed it with `append(_:)` and drain it with ``next()`` (or ``nextView()``) until that returns nil
 /// ("need more bytes"). Bytes appended but not yet consumed are kept; the frame being assembled is
 /// unstuffed on the fly into one buffer allocated at init, and never holds more than `maxFrameBytes + 1`
 /// bytes: a frame that grows past the limit is reported once as ``WireError/Code/oversizedFrame`` and
 /// everything up to the next `0x00` is discarded. Every other bad frame (bad COBS, bad check, short
 /// envelope, unknown type) is reported as an ``FrameDecoderOutput/error(_:)`` and the decoder goes on with
-/// the next frame. The results do not depend on how the input is split into ``append(_:)`` calls.
+/// the next frame. The results do not depend on how the input is split into `append(_:)` calls.
 ///
-/// On the steady path (``append(_:)`` of a contiguous collection, then ``nextView()``, with each view
+/// On the steady path (`append(_:)` of a contiguous collection, then ``nextView()``, with each view
 /// released before the next call) the decoder allocates nothing: the input buffer and the frame buffer
 /// keep their storage, and a ``PacketView``'s payload is a slice of the frame buffer. Holding a view
 /// across calls is safe (the buffer is copied on write, like any array), it only costs that copy.
