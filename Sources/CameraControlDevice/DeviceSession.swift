@@ -84,10 +84,10 @@ public actor DeviceSession {
                 do {
                     info = try DeviceInfo(handshake: response, hostVersion: hostVersion)
                 } catch {
-                    await client.close()
+                    client.close()
                     throw error
                 }
-                await client.markSessionEstablished(
+                client.markSessionEstablished(
                     heartbeatInterval: info.capabilities.heartbeatIntervalMillis > 0
                         ? .milliseconds(Int(info.capabilities.heartbeatIntervalMillis)) : nil,
                     maxFrameBytes: Int(info.capabilities.maxFrameBytes))
@@ -95,7 +95,7 @@ public actor DeviceSession {
             } catch let error as RPCError {
                 lastError = error
                 if error.code == .failedPrecondition {
-                    await client.close()
+                    client.close()
                     throw DeviceError(.versionMismatch, error.message, rpcError: error)
                 }
                 if error.code != .deadlineExceeded { break }
@@ -106,7 +106,7 @@ public actor DeviceSession {
                 break
             }
         }
-        await client.close()
+        client.close()
         let message = lastError.map { "handshake failed: \($0)" } ?? "handshake failed"
         throw DeviceError(.handshakeFailed, message, rpcError: lastError)
     }
@@ -124,13 +124,13 @@ public actor DeviceSession {
     /// Every input event from now on; ends only by cancellation or a link failure.
     /// - Throws: ``RPCError`` from the iterator: `UNAVAILABLE` when the link is lost, `CANCELLED`.
     public func inputEvents() async throws(RPCError) -> RPCStream<InputEvent> {
-        try await client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest())
+        try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest())
     }
 
     /// Raw conditioned samples at the configured rate (best-effort).
     /// - Throws: ``RPCError``: `UNAVAILABLE`; `UNIMPLEMENTED` on a device without raw streaming.
     public func rawSamples(samplesPerBatch: UInt32 = 0) async throws(RPCError) -> RPCStream<RawSampleBatch> {
-        try await client.serverStream(
+        try client.serverStream(
             .inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: samplesPerBatch))
     }
 
@@ -203,6 +203,6 @@ public actor DeviceSession {
 
     /// Closes the link; calls in flight fail with `UNAVAILABLE`.
     public func close() async {
-        await client.close()
+        client.close()
     }
 }

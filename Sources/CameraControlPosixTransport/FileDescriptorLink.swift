@@ -8,11 +8,20 @@ import Foundation
 #endif
 
 /// The I/O engine shared by ``PTYTransport`` and ``SerialPortTransport``: one open, non-blocking
-/// descriptor, a dedicated reader thread that `poll()`s it, and a serial queue that writes.
+/// descriptor and one thread of its own that `poll()`s it, driven one of two ways, chosen by the first use:
 ///
-/// A self-pipe wakes the reader and any blocked writer when ``close()`` is called, so closing is prompt.
-/// The descriptor is released (by `release`, on the writer queue) only once the reader thread has stopped
-/// and the transport is closed, so no thread ever touches a closed or reused descriptor.
+/// - **As a ``ByteTransport``** (the first call is ``receive()``): the thread reads into a bounded
+///   ``ChunkQueue`` that ``receive()`` drains, and a serial queue writes what ``send(_:)`` is given.
+/// - **As an event loop** (the first call is ``startEventLoop(delegate:)``, see ``EventLoopTransport``):
+///   the thread hands each read to the delegate in place, writes come straight from the thread that
+///   produced them (what the descriptor does not take at once is written by the loop when `poll()` says it
+///   can), and `poll()`'s timeout is the delegate's timer. Nothing else wakes: an idle link costs one
+///   wake-up per byte burst and per timer.
+///
+/// No thread starts before that first use. A self-pipe wakes the thread when ``close()`` is called (and,
+/// in event-loop mode, when another thread brings the timer forward or leaves bytes to write), so closing
+/// is prompt. The descriptor is released (by `release`, on the writer queue) only once the thread has
+/// stopped and the transport is closed, so no thread ever touches a closed or reused descriptor.
 ///
 /// Every OS call goes through ``SystemCalls`` (``SystemCalls/live`` unless a test scripts it). `EINTR` is
 /// retried; `EAGAIN` waits in `poll()`; a short write is continued; the end of the stream (end of file,
@@ -24,6 +33,19 @@ package final class FileDescriptorLink: @unchecked Sendable {
     /// How many reads in a row may return 0 bytes on a terminal that has not hung up before the link takes
     /// it for the end of file (one such read is another reader taking the bytes first).
     package static let emptyReadLimit = 64
+    /// How many bytes may wait to be written in event-loop mode before the link ends with
+    /// ``TransportError/Code/io`` (the device stopped reading).
+    package static let writeQueueLimit = 1 << 20
+
+    /// How the link is driven; decided by the first ``receive()`` or ``startEventLoop(delegate:)``.
+    private enum Mode {
+        /// Not yet used: no thread runs, nothing is read.
+        case idle
+        /// ``receive()`` / ``send(_:)``: the reader thread fills ``inbound``.
+        case stream
+        /// The event loop runs for this delegate.
+        case eventLoop(any EventLoopDelegate)
+    }
 
     /// The name for messages.
     package let name: String
@@ -32,18 +54,31 @@ package final class FileDescriptorLink: @unchecked Sendable {
     private let wakeWrite: Int32
     private let inbound = ChunkQueue(capacity: FileDescriptorLink.receiveCapacity)
     private let writer: DispatchQueue
-    private let lock = NSLock()
-    private var closed = false
-    private var readerDone = false
-    private var released = false
     private let release: @Sendable (Int32) -> Void
     private let onClose: @Sendable () -> Void
     private let system: SystemCalls
 
-    /// Takes ownership of `descriptor` (already open, non-blocking) and starts the reader thread.
+    // Under `lock`:
+    private let lock = NSLock()
+    private var mode = Mode.idle
+    private var closed = false
+    private var threadRunning = false
+    private var released = false
+    /// Event-loop mode: the thread running the loop.
+    private var loopThread: pthread_t?
+    /// Event-loop mode: when ``EventLoopDelegate/eventLoopTimerFired()`` is due.
+    private var timerDeadline: ContinuousClock.Instant?
+    /// Event-loop mode: bytes the descriptor did not take yet, in order, from `pendingStart`.
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    /// Event-loop mode: a write failed (or the queue overflowed); the loop ends with this.
+    private var writeFailure: TransportError?
+
+    /// Takes ownership of `descriptor` (already open, non-blocking). Nothing is read until the first
+    /// ``receive()`` or ``startEventLoop(delegate:)``.
     ///
     /// `onClose` runs once, synchronously, in ``close()`` (a port lock is released there, so the port can be
-    /// opened again at once); `release` closes the descriptor once the reader has stopped.
+    /// opened again at once); `release` closes the descriptor once the link's thread has stopped.
     package init(
         descriptor: Int32, name: String, system: SystemCalls = .live, onClose: @escaping @Sendable () -> Void = {},
         release: @escaping @Sendable (Int32) -> Void
@@ -58,6 +93,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
         _ = system.setCloseOnExec(pipeEnds.read)
         _ = system.setCloseOnExec(pipeEnds.write)
+        _ = system.setNonblocking(pipeEnds.read)
         _ = system.setNonblocking(pipeEnds.write)
         self.descriptor = descriptor
         self.wakeRead = pipeEnds.read
@@ -67,21 +103,22 @@ package final class FileDescriptorLink: @unchecked Sendable {
         self.onClose = onClose
         self.system = system
         self.writer = DispatchQueue(label: "cameracontrol.transport.writer.\(name)")
-        let thread = Thread { [self] in
-            self.readLoop()
-        }
-        thread.name = "cameracontrol.transport.reader"
-        thread.start()
     }
 
     // MARK: ByteTransport
 
-    /// Writes all of `bytes` (see ``ByteTransport/send(_:)``).
+    /// Writes all of `bytes` (see ``ByteTransport/send(_:)``). In event-loop mode the bytes join the
+    /// loop's write queue, in order with ``EventLoopControl/write(_:)``, and this returns once they are queued.
     package func send(_ bytes: [UInt8]) async throws(TransportError) {
+        let (isClosed, looping) = sendMode()
         if isClosed {
             throw TransportError(code: .closed, message: "\(name) is closed")
         }
         guard !bytes.isEmpty else { return }
+        if looping {
+            bytes.withUnsafeBytes { loopWrite($0) }
+            return
+        }
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, TransportError>, Never>) in
             writer.async { [self] in
                 continuation.resume(returning: writeAll(bytes))
@@ -90,12 +127,41 @@ package final class FileDescriptorLink: @unchecked Sendable {
         try result.get()
     }
 
-    /// The next received bytes (see ``ByteTransport/receive()``).
-    package func receive() async throws(TransportError) -> [UInt8] {
-        try await inbound.pop()
+    /// Whether the link is closed, and whether an event loop drives it.
+    private func sendMode() -> (closed: Bool, looping: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .eventLoop = mode { return (closed, true) }
+        return (closed, false)
     }
 
-    /// Stops the reader, runs `onClose` and releases the descriptor soon (see ``ByteTransport/close()``).
+    /// The next received bytes (see ``ByteTransport/receive()``). The first call starts the reader thread.
+    ///
+    /// - Throws: as ``ByteTransport/receive()``; ``TransportError/Code/concurrentReceive`` when the link is
+    ///   driven by an event loop.
+    package func receive() async throws(TransportError) -> [UInt8] {
+        try startReaderIfIdle()
+        return try await inbound.pop()
+    }
+
+    /// The first ``receive()`` starts the reader thread (stream mode).
+    private func startReaderIfIdle() throws(TransportError) {
+        lock.lock()
+        switch mode {
+        case .idle where !closed:
+            mode = .stream
+            threadRunning = true
+            lock.unlock()
+            startThread(name: "cameracontrol.transport.reader") { [self] in readLoop() }
+        case .eventLoop:
+            lock.unlock()
+            throw TransportError(code: .concurrentReceive, message: "\(name) is driven by an event loop")
+        default:
+            lock.unlock()
+        }
+    }
+
+    /// Stops the link's thread, runs `onClose` and releases the descriptor soon (see ``ByteTransport/close()``).
     package func close() {
         lock.lock()
         if closed {
@@ -105,24 +171,66 @@ package final class FileDescriptorLink: @unchecked Sendable {
         closed = true
         lock.unlock()
         onClose()
-        let one: [UInt8] = [1]
-        _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
+        wake()
         inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
         writer.async { [self] in releaseIfDone() }
     }
 
-    // MARK: Private
+    // MARK: EventLoopTransport
 
-    private var isClosed: Bool {
+    /// Runs the link as an event loop for `delegate` (see ``EventLoopTransport/startEventLoop(delegate:)``).
+    ///
+    /// - Returns: nil when the link was already used through ``receive()``, already runs a loop, or is closed.
+    package func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)? {
         lock.lock()
-        defer { lock.unlock() }
-        return closed
+        guard case .idle = mode, !closed else {
+            lock.unlock()
+            return nil
+        }
+        mode = .eventLoop(delegate)
+        threadRunning = true
+        lock.unlock()
+        startThread(name: "cameracontrol.transport.loop") { [self] in eventLoop(delegate) }
+        return LoopControl(link: self)
     }
 
-    /// Runs on the writer queue: releases the descriptor once closed and the reader has stopped.
+    /// The controls handed out by ``startEventLoop(delegate:)``.
+    private struct LoopControl: EventLoopControl {
+        let link: FileDescriptorLink
+
+        func write(_ bytes: UnsafeRawBufferPointer) {
+            link.loopWrite(bytes)
+        }
+
+        func setTimer(after delay: Duration?) {
+            link.setTimer(after: delay)
+        }
+    }
+
+    // MARK: Private
+
+    private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.name = name
+        thread.start()
+    }
+
+    /// Wakes the link's thread out of `poll()` (one byte on the self-pipe; a full pipe wakes it already).
+    private func wake() {
+        let one: [UInt8] = [1]
+        _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
+    }
+
+    /// True on the event loop's own thread (call under `lock`).
+    private var onLoopThreadLocked: Bool {
+        guard let loopThread else { return false }
+        return pthread_equal(loopThread, pthread_self()) != 0
+    }
+
+    /// Runs on the writer queue: releases the descriptor once closed and the link's thread has stopped.
     private func releaseIfDone() {
         lock.lock()
-        let ready = closed && readerDone && !released
+        let ready = closed && !threadRunning && !released
         if ready { released = true }
         lock.unlock()
         guard ready else { return }
@@ -131,17 +239,75 @@ package final class FileDescriptorLink: @unchecked Sendable {
         _ = system.close(wakeWrite)
     }
 
+    /// The thread has stopped: lets `releaseIfDone` release the descriptor.
+    private func threadStopped() {
+        lock.lock()
+        threadRunning = false
+        loopThread = nil
+        lock.unlock()
+        writer.async { [self] in releaseIfDone() }
+    }
+
+    /// What one read of the descriptor gave.
+    private enum ReadOutcome {
+        /// `count` bytes are in the buffer.
+        case bytes(Int)
+        /// Nothing this time (a spurious wake-up, `EINTR`, another reader took the bytes): poll again.
+        case again
+        /// The stream ended.
+        case end(TransportError)
+    }
+
+    /// Reads once after `poll()` reported `events` on the descriptor; `emptyReads` counts 0-byte reads in
+    /// a row on a terminal.
+    private func readOnce(
+        into buffer: inout [UInt8], events: Int32, isTerminal: Bool, emptyReads: inout Int
+    ) -> ReadOutcome {
+        let result = buffer.withUnsafeMutableBytes { system.read(descriptor, $0) }
+        let error: Int32
+        switch result {
+        case .success(0):
+            // On a terminal, 0 bytes without a hang-up is not the end: another reader of the same tty
+            // (a stray `cat`, a modem manager probing) took the bytes poll saw. A hang-up, or a file that
+            // is not a terminal, is the end; so are many empty reads in a row (no busy loop).
+            emptyReads += 1
+            if isTerminal && events & Int32(POLLHUP | POLLERR) == 0 && emptyReads < Self.emptyReadLimit {
+                return .again
+            }
+            return .end(TransportError(code: .closed, message: "the peer of \(name) closed (end of file)"))
+        case .success(let count):
+            emptyReads = 0
+            return .bytes(min(count, buffer.count))
+        case .failure(let failure):
+            error = failure.rawValue
+        }
+        switch error {
+        case EINTR, EAGAIN:
+            if events & Int32(POLLHUP | POLLERR) != 0 && events & Int32(POLLIN) == 0 {
+                return .end(TransportError(code: .closed, message: "the peer of \(name) hung up"))
+            }
+            return .again
+        case EIO:
+            return .end(TransportError(code: .closed, message: "the peer of \(name) closed", errno: error))
+        default:
+            return .end(TransportError(code: .io, message: "read from \(name) failed", errno: error))
+        }
+    }
+
+    /// Stream mode: reads into ``inbound`` until the end or ``close()``.
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var ending = TransportError(code: .closed, message: "\(name) was closed")
         var local = false
         var emptyReads = 0
         let isTerminal = system.isTerminal(descriptor)
+        var fds = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
         loop: while true {
-            var fds = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
+            fds[0].revents = 0
+            fds[1].revents = 0
             if case .failure(let failure) = system.poll(&fds, -1) {
                 let error = failure.rawValue
                 if error == EINTR || error == EAGAIN { continue }
@@ -157,44 +323,18 @@ package final class FileDescriptorLink: @unchecked Sendable {
                 ending = TransportError(code: .io, message: "\(name): descriptor is not open")
                 break
             }
-            if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 {
-                let result = buffer.withUnsafeMutableBytes { system.read(descriptor, $0) }
-                let error: Int32
-                switch result {
-                case .success(0):
-                    // On a terminal, 0 bytes without a hang-up is not the end: another reader of the same tty
-                    // (a stray `cat`, a modem manager probing) took the bytes poll saw. A hang-up, or a file that
-                    // is not a terminal, is the end; so are many empty reads in a row (no busy loop).
-                    emptyReads += 1
-                    if isTerminal && events & Int32(POLLHUP | POLLERR) == 0 && emptyReads < Self.emptyReadLimit {
-                        continue
-                    }
-                    ending = TransportError(code: .closed, message: "the peer of \(name) closed (end of file)")
-                    break loop
-                case .success(let count):
-                    emptyReads = 0
-                    if !inbound.pushBlocking(Array(buffer[0..<min(count, buffer.count)])) {
-                        local = true
-                        break loop
-                    }
-                    continue
-                case .failure(let failure):
-                    error = failure.rawValue
-                }
-                switch error {
-                case EINTR, EAGAIN:
-                    if events & Int32(POLLHUP | POLLERR) != 0 && events & Int32(POLLIN) == 0 {
-                        ending = TransportError(code: .closed, message: "the peer of \(name) hung up")
-                        break loop
-                    }
-                    continue
-                case EIO:
-                    ending = TransportError(code: .closed, message: "the peer of \(name) closed", errno: error)
-                    break loop
-                default:
-                    ending = TransportError(code: .io, message: "read from \(name) failed", errno: error)
+            guard events & Int32(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
+            switch readOnce(into: &buffer, events: events, isTerminal: isTerminal, emptyReads: &emptyReads) {
+            case .bytes(let count):
+                if !inbound.pushBlocking(Array(buffer[0..<count])) {
+                    local = true
                     break loop
                 }
+            case .again:
+                continue
+            case .end(let error):
+                ending = error
+                break loop
             }
         }
         if local {
@@ -202,16 +342,191 @@ package final class FileDescriptorLink: @unchecked Sendable {
         } else {
             inbound.finish(ending, discardBuffered: false)
         }
-        lock.lock()
-        readerDone = true
-        lock.unlock()
-        writer.async { [self] in releaseIfDone() }
+        threadStopped()
     }
 
-    /// Runs on the writer queue.
+    /// Event-loop mode: reads, writes and times for `delegate` until the end or ``close()``.
+    private func eventLoop(_ delegate: any EventLoopDelegate) {
+        lock.lock()
+        loopThread = pthread_self()
+        lock.unlock()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var drain = [UInt8](repeating: 0, count: 64)
+        var ending = TransportError(code: .closed, message: "\(name) was closed")
+        var emptyReads = 0
+        let isTerminal = system.isTerminal(descriptor)
+        var fds = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        loop: while true {
+            lock.lock()
+            if closed {
+                lock.unlock()
+                break
+            }
+            if let writeFailure {
+                ending = writeFailure
+                lock.unlock()
+                break
+            }
+            let wantsOut = pendingStart < pending.count
+            let deadline = timerDeadline
+            var timeout: Int32 = -1
+            if let deadline {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                if remaining <= .zero {
+                    timerDeadline = nil
+                    lock.unlock()
+                    delegate.eventLoopTimerFired()
+                    continue
+                }
+                timeout = Self.pollTimeout(remaining)
+            }
+            lock.unlock()
+            fds[0].events = Int16(wantsOut ? POLLIN | POLLOUT : POLLIN)
+            fds[0].revents = 0
+            fds[1].revents = 0
+            if case .failure(let failure) = system.poll(&fds, timeout) {
+                let error = failure.rawValue
+                if error == EINTR || error == EAGAIN { continue }
+                ending = TransportError(code: .io, message: "poll on \(name) failed", errno: error)
+                break
+            }
+            if fds[1].revents != 0 {
+                _ = drain.withUnsafeMutableBytes { system.read(wakeRead, $0) }
+            }
+            let events = Int32(fds[0].revents)
+            if events & Int32(POLLNVAL) != 0 {
+                ending = TransportError(code: .io, message: "\(name): descriptor is not open")
+                break
+            }
+            if events & Int32(POLLOUT) != 0 {
+                lock.lock()
+                flushPendingLocked()
+                lock.unlock()
+            }
+            guard events & Int32(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
+            switch readOnce(into: &buffer, events: events, isTerminal: isTerminal, emptyReads: &emptyReads) {
+            case .bytes(let count):
+                buffer.withUnsafeBytes { delegate.eventLoopReceived(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            case .again:
+                continue
+            case .end(let error):
+                ending = error
+                break loop
+            }
+        }
+        lock.lock()
+        let local = closed
+        timerDeadline = nil
+        pending = []
+        pendingStart = 0
+        lock.unlock()
+        inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
+        delegate.eventLoopEnded(local ? TransportError(code: .closed, message: "\(name) was closed") : ending)
+        threadStopped()
+    }
+
+    /// A `poll()` timeout in whole milliseconds that does not end before `remaining` (at most a day).
+    static func pollTimeout(_ remaining: Duration) -> Int32 {
+        let (seconds, attoseconds) = remaining.components
+        if seconds >= 86_400 { return 86_400_000 }
+        let millis = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(max(1, millis))
+    }
+
+    /// Event-loop mode: sets the timer (see ``EventLoopControl/setTimer(after:)``).
+    private func setTimer(after delay: Duration?) {
+        let deadline = delay.map { ContinuousClock.now.advanced(by: $0) }
+        lock.lock()
+        let previous = timerDeadline
+        timerDeadline = deadline
+        var needsWake = false
+        if let deadline, !closed, !onLoopThreadLocked {
+            needsWake = previous.map { deadline < $0 } ?? true
+        }
+        lock.unlock()
+        if needsWake { wake() }
+    }
+
+    /// Event-loop mode: writes what the descriptor takes now, queues the rest for the loop (see
+    /// ``EventLoopControl/write(_:)``).
+    private func loopWrite(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        lock.lock()
+        guard !closed, writeFailure == nil, threadRunning else {
+            lock.unlock()
+            return
+        }
+        let wasIdle = pendingStart == pending.count
+        var offset = 0
+        if wasIdle {
+            offset = writeSome(bytes)
+        }
+        var needsWake = false
+        if writeFailure != nil {
+            needsWake = !onLoopThreadLocked
+        } else if offset < bytes.count {
+            if wasIdle {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+            }
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            if pending.count - pendingStart > Self.writeQueueLimit {
+                writeFailure = TransportError(
+                    code: .io, message: "\(name) does not read: \(Self.writeQueueLimit) bytes wait to be written")
+            }
+            needsWake = !onLoopThreadLocked
+        }
+        lock.unlock()
+        if needsWake { wake() }
+    }
+
+    /// Writes from `bytes` until the descriptor would block; returns how many were written. A failure
+    /// sets `writeFailure`. Call under `lock`.
+    private func writeSome(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            switch system.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .success(let written):
+                offset += written
+            case .failure(let failure):
+                switch failure.rawValue {
+                case EINTR:
+                    continue
+                case EAGAIN:
+                    return offset
+                case EIO, EPIPE:
+                    writeFailure = TransportError(code: .closed, message: "the peer of \(name) closed", errno: failure.rawValue)
+                    return offset
+                default:
+                    writeFailure = TransportError(code: .io, message: "write to \(name) failed", errno: failure.rawValue)
+                    return offset
+                }
+            }
+        }
+        return offset
+    }
+
+    /// Writes queued bytes now that the descriptor takes some. Call under `lock`.
+    private func flushPendingLocked() {
+        guard pendingStart < pending.count else { return }
+        let written = pending.withUnsafeBytes { writeSome(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
+        pendingStart += written
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: pending.capacity <= 64 * 1024)
+            pendingStart = 0
+        }
+    }
+
+    /// Stream mode, on the writer queue: writes all of `bytes`, waiting in `poll()` while the device is full.
     private func writeAll(_ bytes: [UInt8]) -> Result<Void, TransportError> {
         var offset = 0
         while offset < bytes.count {
+            lock.lock()
+            let isClosed = closed
+            lock.unlock()
             if isClosed {
                 return .failure(TransportError(code: .closed, message: "\(name) was closed"))
             }

@@ -14,7 +14,7 @@ import CameraControlTransport
 /// `poll()`s the descriptor; when the peer closes (end of file, `EIO` or a hang-up, which is what a
 /// pseudo-terminal reports when its other side is closed), ``receive()`` throws
 /// ``TransportError/Code/closed`` after the bytes received before.
-public final class PTYTransport: ByteTransport {
+public final class PTYTransport: EventLoopTransport {
     /// The path that was opened.
     public let path: String
     /// Same as ``path``.
@@ -132,6 +132,15 @@ public final class PTYTransport: ByteTransport {
     ///   ``TransportError/Code/cancelled``, ``TransportError/Code/concurrentReceive``.
     public func receive() async throws(TransportError) -> [UInt8] {
         try await link.receive()
+    }
+
+    /// Runs the terminal as an event loop for `delegate` (see ``EventLoopTransport/startEventLoop(delegate:)``):
+    /// its thread hands each read to the delegate in place and sleeps in `poll()` until the next byte or the
+    /// delegate's timer.
+    ///
+    /// - Returns: nil after ``receive()`` was called, a loop was started already, or the terminal is closed.
+    public func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)? {
+        link.startEventLoop(delegate: delegate)
     }
 
     /// Stops the reader and closes the descriptor.

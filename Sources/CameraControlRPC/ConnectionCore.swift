@@ -141,11 +141,29 @@ public struct ConnectionCore: Sendable {
         return outbound
     }
 
+    /// Hands the bytes to write since the last call to `body` (complete frames, in order), without a copy,
+    /// and forgets them. `body` is not called when there is nothing to write.
+    public mutating func drainOutbound(_ body: (UnsafeRawBufferPointer) -> Void) {
+        guard !outbound.isEmpty else { return }
+        outbound.withUnsafeBytes(body)
+        outbound.removeAll(keepingCapacity: true)
+    }
+
     /// The events since the last call, in the order they happened.
     public mutating func takeEvents() -> [ConnectionEvent] {
         guard !events.isEmpty else { return [] }
         defer { events.removeAll(keepingCapacity: true) }
         return events
+    }
+
+    /// True when events wait to be taken.
+    public var hasEvents: Bool { !events.isEmpty }
+
+    /// Moves the events since the last call into `buffer`, which must be empty, without allocating: the
+    /// core keeps `buffer`'s storage for its next events.
+    public mutating func takeEvents(into buffer: inout [ConnectionEvent]) {
+        precondition(buffer.isEmpty, "takeEvents(into:) needs an empty buffer")
+        swap(&buffer, &events)
     }
 
     // MARK: Calls

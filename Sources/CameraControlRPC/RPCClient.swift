@@ -1,15 +1,22 @@
 import CameraControlTransport
 import CameraControlWire
+import Synchronization
 
 /// The async RPC client: a ``ConnectionCore`` driven by a ``ByteTransport`` and a `Clock`.
 ///
-/// Two internal tasks run from ``init(transport:configuration:clock:)`` until ``close()``: one reads the
-/// transport into the core, one writes the core's output to the transport in order. A timer calls
-/// ``ConnectionCore/poll(now:)`` (deadlines, heartbeats, liveness) only at the core's
-/// ``ConnectionCore/nextPollTime``: it sleeps until then, and is re-armed earlier when new input or a new
-/// call brings that time forward. An idle session therefore wakes once per heartbeat interval, and a
-/// client with nothing scheduled not at all. With a ``ManualClock`` nothing time-driven happens until the
-/// test advances the clock.
+/// The core runs under a lock, in place, wherever its input comes from; there is no actor and no hop
+/// between the bytes and the code that handles them. How the client is driven (``driver``):
+///
+/// - **``Driver/eventLoop``**, for an ``EventLoopTransport`` (a serial port, a pty) timed by a real clock
+///   (`ContinuousClock` or `SuspendingClock`): the transport's one I/O thread reads, runs the core on the
+///   bytes at once and sleeps in `poll()` until the next byte or the core's
+///   ``ConnectionCore/nextPollTime``. A call's `REQUEST` is written from the calling task's thread; a
+///   stream message reaches its consumer with one hop (the I/O thread resumes the consuming task). An
+///   idle session wakes only for its heartbeats, each way.
+/// - **``Driver/tasks``**, for any other transport or clock (an in-memory pair, a ``ManualClock``): one
+///   task reads the transport into the core, one writes the core's output in order, and a timer task
+///   sleeps until ``ConnectionCore/nextPollTime`` (re-armed earlier when new input or a new call brings
+///   that time forward). With a ``ManualClock`` nothing time-driven happens until the test advances it.
 ///
 /// Several calls may be in flight at once from any number of tasks; responses are matched by call id.
 ///
@@ -18,7 +25,7 @@ import CameraControlWire
 /// ``StatusCode/deadlineExceeded`` when the deadline passed; ``StatusCode/cancelled`` when the calling task
 /// was cancelled; ``StatusCode/internal`` when the response does not decode; otherwise the device's
 /// status (`UNIMPLEMENTED`, `INVALID_ARGUMENT`, `FAILED_PRECONDITION`, …). See ``RPCError``.
-public actor RPCClient {
+public final class RPCClient: Sendable {
     /// Settings of a client.
     public struct Configuration: Sendable {
         /// The connection's settings (frame size, heartbeat, default deadline).
@@ -48,55 +55,120 @@ public actor RPCClient {
         case deviceError(RPCError)
     }
 
-    /// Link changes, as they happen (the newest 64 are kept when nobody listens). Finishes at close.
-    public nonisolated let linkEvents: AsyncStream<LinkEvent>
+    /// How a client is driven (see ``RPCClient``).
+    public enum Driver: Hashable, Sendable {
+        /// The transport's own I/O thread runs the core in place and times it with `poll()`.
+        case eventLoop
+        /// Tasks read, write and sleep until the core's next poll time.
+        case tasks
+    }
 
-    private var core: ConnectionCore
+    /// Link changes, as they happen (the newest 64 are kept when nobody listens). Finishes at close.
+    public let linkEvents: AsyncStream<LinkEvent>
+
+    /// Where the core's output goes.
+    private enum Output: Sendable {
+        /// Nowhere yet (the client is starting): the core keeps it.
+        case none
+        /// Written from the producing thread through the transport's event loop.
+        case eventLoop(any EventLoopControl)
+        /// Handed to the writer task.
+        case tasks(AsyncStream<[UInt8]>.Continuation)
+    }
+
+    /// Everything that changes, under one lock.
+    private struct State: Sendable {
+        var core: ConnectionCore
+        var output = Output.none
+        var unaryWaiters: [CallID: CheckedContinuation<Result<[UInt8], RPCError>, Never>] = [:]
+        var streams: [CallID: StreamChannel] = [:]
+        var closed = false
+        /// The core's events are swapped into this buffer to be dispatched (no allocation per flush).
+        var events: [ConnectionEvent] = []
+        /// Task-driven: the reader and writer tasks.
+        var tasks: [Task<Void, Never>] = []
+        /// Task-driven: the task sleeping until ``ConnectionCore/nextPollTime``, and when it wakes.
+        var timer: (task: Task<Void, Never>, wake: Duration)?
+        /// Event-loop-driven: the time the loop's timer is set for (nil: none).
+        var armedWake: Duration?
+    }
+
+    private let state: Mutex<State>
     private let transport: any ByteTransport
     private let timeline: Timeline
     private let configuration: Configuration
-    private var unaryWaiters: [CallID: CheckedContinuation<Result<[UInt8], RPCError>, Never>] = [:]
-    private var streams: [CallID: StreamChannel] = [:]
-    private let outbound: AsyncStream<[UInt8]>.Continuation
     private let linkContinuation: AsyncStream<LinkEvent>.Continuation
-    private var tasks: [Task<Void, Never>] = []
-    private var closed = false
-    /// The task sleeping until ``ConnectionCore/nextPollTime``, and the time it wakes (timeline).
-    private var timer: (task: Task<Void, Never>, wake: Duration)?
 
     /// A client over `transport`, timed by `clock`; starts reading, writing and polling at once.
+    ///
+    /// An ``EventLoopTransport`` with a real clock (`ContinuousClock`, `SuspendingClock`) is driven by its
+    /// event loop; anything else by tasks (see ``driver``).
     public init<C: Clock>(
         transport: any ByteTransport, configuration: Configuration = Configuration(), clock: C
     ) where C.Duration == Duration {
         self.transport = transport
         self.configuration = configuration
         self.timeline = Timeline(clock: clock)
-        self.core = ConnectionCore(configuration: configuration.connection)
-        let (outboundStream, outbound) = AsyncStream<[UInt8]>.makeStream()
-        self.outbound = outbound
+        self.state = Mutex(State(core: ConnectionCore(configuration: configuration.connection)))
         let (linkEvents, linkContinuation) = AsyncStream<LinkEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         self.linkEvents = linkEvents
         self.linkContinuation = linkContinuation
-        let reader = Task { [weak self] in
-            guard let self else { return }
-            await self.readLoop()
+
+        let realTime = clock is ContinuousClock || clock is SuspendingClock
+        if realTime, let loopTransport = transport as? any EventLoopTransport {
+            let delegate = LoopDelegate(client: self)
+            let started = state.withLock { state in
+                // Under the lock: the loop's first delivery waits until the output is in place.
+                guard let control = loopTransport.startEventLoop(delegate: delegate) else { return false }
+                state.output = .eventLoop(control)
+                return true
+            }
+            if started { return }
+        }
+        let (outboundStream, outbound) = AsyncStream<[UInt8]>.makeStream()
+        let reader = Task { [weak self, transport] in
+            while true {
+                let bytes: [UInt8]
+                do {
+                    bytes = try await transport.receive()
+                } catch {
+                    self?.transportEnded(error)
+                    return
+                }
+                guard let self else { return }
+                bytes.withUnsafeBytes { self.received($0) }
+            }
         }
         let writer = Task { [weak self, transport] in
             for await chunk in outboundStream {
                 do {
                     try await transport.send(chunk)
                 } catch {
-                    await self?.transportEnded(error)
+                    self?.transportEnded(error)
                     return
                 }
             }
         }
-        Task { [weak self] in await self?.adopt([reader, writer]) }
+        state.withLock { state in
+            if state.closed {
+                reader.cancel()
+                writer.cancel()
+                outbound.finish()
+            } else {
+                state.tasks = [reader, writer]
+                state.output = .tasks(outbound)
+                flush(&state)
+            }
+        }
     }
 
     /// A client over `transport` timed by the system's `ContinuousClock`.
-    public init(transport: any ByteTransport, configuration: Configuration = Configuration()) {
+    public convenience init(transport: any ByteTransport, configuration: Configuration = Configuration()) {
         self.init(transport: transport, configuration: configuration, clock: ContinuousClock())
+    }
+
+    deinit {
+        shutDown(reason: "the client was released")
     }
 
     // MARK: Calls
@@ -138,15 +210,30 @@ public actor RPCClient {
         guard !Task.isCancelled else {
             throw RPCError(code: .cancelled, message: "the calling task was cancelled", method: method)
         }
-        let now = timeline.now()
-        let call = try core.startCall(method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
+        let ticket = CallTicket()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], RPCError>, Never>) in
-                unaryWaiters[call] = continuation
-                flush()
+                let started = state.withLock { state -> Result<CallID, RPCError> in
+                    let now = timeline.now()
+                    do throws(RPCError) {
+                        let call = try state.core.startCall(
+                            method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
+                        state.unaryWaiters[call] = continuation
+                        flush(&state)
+                        return .success(call)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                switch started {
+                case .success(let call):
+                    if ticket.started(call) { cancel(call) }
+                case .failure(let error):
+                    continuation.resume(returning: .failure(error))
+                }
             }
         } onCancel: {
-            Task { await self.cancel(call) }
+            if let call = ticket.cancelled() { cancel(call) }
         }
         return try result.get()
     }
@@ -168,20 +255,26 @@ public actor RPCClient {
         guard method.isServerStreaming else {
             throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
         }
-        let now = timeline.now()
-        let call = try core.startCall(
-            method: method, request: request.serializedBytes(), deadline: deadline.map { now + $0 }, now: now)
         let channel = StreamChannel(limit: configuration.streamBufferLimit)
-        streams[call] = channel
-        flush()
+        let call = try state.withLock { state throws(RPCError) -> CallID in
+            let now = timeline.now()
+            let call = try state.core.startCall(
+                method: method, request: request.serializedBytes(), deadline: deadline.map { now + $0 }, now: now)
+            state.streams[call] = channel
+            flush(&state)
+            return call
+        }
         return RPCStream(handle: RPCStreamHandle(callID: call, method: method, channel: channel, client: self))
     }
 
     /// Cancels a call in flight (sends `CANCEL`; the call fails with ``StatusCode/cancelled``). Does nothing
     /// for a call that already ended.
     public func cancel(_ call: CallID) {
-        core.cancelCall(call, now: timeline.now())
-        flush()
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.core.cancelCall(call, now: timeline.now())
+            flush(&state)
+        }
     }
 
     // MARK: Session and state
@@ -190,121 +283,158 @@ public actor RPCClient {
     /// liveness machinery if the handshake did not already (see
     /// ``ConnectionCore/markSessionEstablished(heartbeatInterval:maxFrameBytes:now:)``).
     public func markSessionEstablished(heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil) {
-        core.markSessionEstablished(heartbeatInterval: heartbeatInterval, maxFrameBytes: maxFrameBytes, now: timeline.now())
-        flush()
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.core.markSessionEstablished(
+                heartbeatInterval: heartbeatInterval, maxFrameBytes: maxFrameBytes, now: timeline.now())
+            flush(&state)
+        }
+    }
+
+    /// How this client is driven: by its transport's event loop, or by tasks.
+    public var driver: Driver {
+        state.withLock { state in
+            if case .eventLoop = state.output { return .eventLoop }
+            return .tasks
+        }
     }
 
     /// True while a session is established (after a handshake, until the link dies or closes).
-    public var isSessionEstablished: Bool { core.isSessionEstablished }
+    public var isSessionEstablished: Bool { state.withLock { $0.core.isSessionEstablished } }
 
     /// True after ``close()`` or the end of the transport.
-    public var isClosed: Bool { closed }
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// The connection's diagnostics.
-    public var counters: ConnectionCounters { core.counters }
+    public var counters: ConnectionCounters { state.withLock { $0.core.counters } }
 
     /// The connection's settings in force.
-    public var connectionConfiguration: ConnectionConfiguration { core.configuration }
+    public var connectionConfiguration: ConnectionConfiguration { state.withLock { $0.core.configuration } }
 
-    /// Fails every call in flight with ``StatusCode/unavailable``, stops the internal tasks and closes the
-    /// transport. Idempotent.
+    /// Fails every call in flight with ``StatusCode/unavailable``, stops reading, writing and timing, and
+    /// closes the transport. Idempotent.
     public func close() {
         shutDown(reason: "the client was closed")
     }
 
-    // MARK: Private
+    // MARK: Driving
 
-    private func adopt(_ started: [Task<Void, Never>]) {
-        if closed {
-            for task in started { task.cancel() }
-        } else {
-            tasks += started
+    /// Bytes from the device (the event loop's thread, or the reader task).
+    fileprivate func received(_ bytes: UnsafeRawBufferPointer) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.core.receive(bytes, now: timeline.now())
+            flush(&state)
         }
     }
 
-    private func readLoop() async {
-        while true {
-            let bytes: [UInt8]
-            do {
-                bytes = try await transport.receive()
-            } catch {
-                transportEnded(error)
-                return
+    /// The timer set for `wake` fired (nil: the event loop's timer, of which there is one).
+    fileprivate func timerFired(_ wake: Duration?) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            if let wake {
+                guard let armed = state.timer, armed.wake == wake else { return }  // a superseded timer
+                state.timer = nil
+            } else {
+                state.armedWake = nil
             }
-            guard !closed else { return }
-            core.receive(bytes, now: timeline.now())
-            flush()
+            state.core.poll(now: timeline.now())
+            flush(&state)
         }
     }
 
-    /// The timer woke at `wake`: polls the core (which re-arms the timer through ``flush()``).
-    private func timerFired(_ wake: Duration) {
-        guard !closed, let armed = timer, armed.wake == wake else { return }  // a superseded timer
-        timer = nil
-        core.poll(now: timeline.now())
-        flush()
-    }
-
-    /// Arms the timer for the core's next poll time, unless it is armed for that time or earlier (an early
-    /// wake finds nothing to do and re-arms). Nothing scheduled: no timer.
-    private func armTimer() {
-        guard !closed, let next = core.nextPollTime else { return }
-        if let armed = timer {
-            guard next < armed.wake else { return }
-            armed.task.cancel()
-        }
-        let task = Task { [weak self, timeline] in
-            do {
-                try await timeline.sleepUntil(next)
-            } catch {
-                return  // superseded or closed
-            }
-            await self?.timerFired(next)
-        }
-        timer = (task, next)
-    }
-
-    private func transportEnded(_ error: any Error) {
-        guard !closed else { return }
+    fileprivate func transportEnded(_ error: any Error) {
         shutDown(reason: "the transport ended: \(error)")
     }
 
     private func shutDown(reason: String) {
-        guard !closed else { return }
-        core.closeLink(now: timeline.now(), reason: reason)
-        flush()
-        closed = true
-        outbound.finish()
-        for task in tasks { task.cancel() }
-        tasks.removeAll()
-        timer?.task.cancel()
-        timer = nil
+        let wasOpen = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.core.closeLink(now: timeline.now(), reason: reason)
+            flush(&state)
+            state.closed = true
+            switch state.output {
+            case .tasks(let outbound): outbound.finish()
+            case .eventLoop(let control): control.setTimer(after: nil)
+            case .none: break
+            }
+            for task in state.tasks { task.cancel() }
+            state.tasks.removeAll()
+            state.timer?.task.cancel()
+            state.timer = nil
+            return true
+        }
+        guard wasOpen else { return }
         transport.close()
         linkContinuation.finish()
     }
 
-    /// Hands the core's output to the writer task and its events to the waiting calls.
-    private func flush() {
-        let bytes = core.takeOutbound()
-        if !bytes.isEmpty && !closed {
-            outbound.yield(bytes)
+    /// Writes the core's output, hands its events to the waiting calls and streams (which may produce
+    /// more of both), then sets the timer for the core's next poll time. Runs under the lock.
+    private func flush(_ state: inout State) {
+        while true {
+            switch state.output {
+            case .eventLoop(let control):
+                state.core.drainOutbound { control.write($0) }
+            case .tasks(let outbound):
+                let bytes = state.core.takeOutbound()
+                if !bytes.isEmpty { outbound.yield(bytes) }
+            case .none:
+                break
+            }
+            guard state.core.hasEvents else { break }
+            var events = state.events
+            state.events = []
+            state.core.takeEvents(into: &events)
+            for event in events {
+                dispatch(event, &state)
+            }
+            events.removeAll(keepingCapacity: true)
+            state.events = events
         }
-        for event in core.takeEvents() {
-            dispatch(event)
-        }
-        armTimer()
+        arm(&state)
     }
 
-    private func dispatch(_ event: ConnectionEvent) {
+    /// Sets the timer for the core's next poll time (nothing scheduled: no timer).
+    private func arm(_ state: inout State) {
+        guard !state.closed else { return }
+        let next = state.core.nextPollTime
+        switch state.output {
+        case .eventLoop(let control):
+            guard next != state.armedWake else { return }
+            state.armedWake = next
+            control.setTimer(after: next.map { $0 - timeline.now() })
+        case .tasks:
+            // Armed for that time or earlier: an early wake finds nothing to do and re-arms.
+            guard let next else { return }
+            if let armed = state.timer {
+                guard next < armed.wake else { return }
+                armed.task.cancel()
+            }
+            let task = Task { [weak self, timeline] in
+                do {
+                    try await timeline.sleepUntil(next)
+                } catch {
+                    return  // superseded or closed
+                }
+                self?.timerFired(next)
+            }
+            state.timer = (task, next)
+        case .none:
+            break
+        }
+    }
+
+    private func dispatch(_ event: ConnectionEvent, _ state: inout State) {
         switch event {
         case .response(let call, let payload):
-            unaryWaiters.removeValue(forKey: call)?.resume(returning: .success(payload))
+            state.unaryWaiters.removeValue(forKey: call)?.resume(returning: .success(payload))
         case .streamMessage(let call, let payload):
-            guard let channel = streams[call] else { return }
+            guard let channel = state.streams[call] else { return }
             if !channel.yield(payload) {
-                let method = core.method(of: call)
-                streams[call] = nil
-                core.cancelCall(call, now: timeline.now())
+                let method = state.core.method(of: call)
+                state.streams[call] = nil
+                state.core.cancelCall(call, now: timeline.now())
                 channel.finish(
                     RPCError(
                         code: .resourceExhausted,
@@ -312,12 +442,12 @@ public actor RPCClient {
                         method: method))
             }
         case .streamEnded(let call):
-            streams.removeValue(forKey: call)?.finish(nil)
+            state.streams.removeValue(forKey: call)?.finish(nil)
         case .failed(let call, let error):
-            if let waiter = unaryWaiters.removeValue(forKey: call) {
+            if let waiter = state.unaryWaiters.removeValue(forKey: call) {
                 waiter.resume(returning: .failure(error))
             } else {
-                streams.removeValue(forKey: call)?.finish(error)
+                state.streams.removeValue(forKey: call)?.finish(error)
             }
         case .sessionEstablished:
             linkContinuation.yield(.sessionEstablished)
@@ -327,6 +457,48 @@ public actor RPCClient {
             linkContinuation.yield(.closed)
         case .linkError(let error):
             linkContinuation.yield(.deviceError(error))
+        }
+    }
+}
+
+/// Hands the event loop's calls to the client without keeping it alive (a client nobody holds closes).
+private final class LoopDelegate: EventLoopDelegate {
+    weak let client: RPCClient?
+
+    init(client: RPCClient) {
+        self.client = client
+    }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        client?.received(bytes)
+    }
+
+    func eventLoopTimerFired() {
+        client?.timerFired(nil)
+    }
+
+    func eventLoopEnded(_ error: TransportError) {
+        client?.transportEnded(error)
+    }
+}
+
+/// A unary call's id, met with its task's cancellation: whichever comes second cancels the call.
+private final class CallTicket: Sendable {
+    private let slot = Mutex<(call: CallID?, cancelled: Bool)>((nil, false))
+
+    /// The call started; true when the task was cancelled already (cancel the call now).
+    func started(_ call: CallID) -> Bool {
+        slot.withLock { slot in
+            slot.call = call
+            return slot.cancelled
+        }
+    }
+
+    /// The task was cancelled; the call to cancel, if it started.
+    func cancelled() -> CallID? {
+        slot.withLock { slot in
+            slot.cancelled = true
+            return slot.call
         }
     }
 }

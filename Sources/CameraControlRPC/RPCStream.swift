@@ -27,8 +27,8 @@ public struct RPCStream<Element: WireMessage>: AsyncSequence, Sendable {
     public var method: MethodID { handle.method }
 
     /// Cancels the call now (sends `CANCEL`); iteration then throws ``StatusCode/cancelled``.
-    public func cancel() async {
-        await handle.cancel()
+    public func cancel() {
+        handle.cancel()
     }
 
     /// The iterator.
@@ -59,7 +59,7 @@ public struct RPCStream<Element: WireMessage>: AsyncSequence, Sendable {
                     return try Element(serializedBytes: payload)
                 } catch {
                     finished = true
-                    await handle.cancel()
+                    handle.cancel()
                     throw RPCError(
                         code: .internal,
                         message: "stream message does not decode as \(Element.protoMessageName): \(error.message)",
@@ -71,7 +71,7 @@ public struct RPCStream<Element: WireMessage>: AsyncSequence, Sendable {
                 return nil
             case .taskCancelled:
                 finished = true
-                await handle.cancel()
+                handle.cancel()
                 throw RPCError(code: .cancelled, message: "the consuming task was cancelled", method: handle.method)
             }
         }
@@ -92,13 +92,11 @@ final class RPCStreamHandle: Sendable {
         self.client = client
     }
 
-    func cancel() async {
-        await client.cancel(callID)
+    func cancel() {
+        client.cancel(callID)
     }
 
     deinit {
-        let client = self.client
-        let callID = self.callID
-        Task { await client.cancel(callID) }
+        client.cancel(callID)
     }
 }

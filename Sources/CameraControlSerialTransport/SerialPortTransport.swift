@@ -18,7 +18,7 @@ import CameraControlTransport
 ///
 /// libserialport cannot open pseudo-terminals (it looks ports up in `/sys/class/tty`); use
 /// ``PTYTransport`` or ``Transports/open(path:baudRate:)`` for those.
-public final class SerialPortTransport: ByteTransport {
+public final class SerialPortTransport: EventLoopTransport {
     /// The default rate: 115200 baud.
     public static let defaultBaudRate = 115_200
 
@@ -157,6 +157,15 @@ public final class SerialPortTransport: ByteTransport {
     ///   ``TransportError/Code/cancelled``, ``TransportError/Code/concurrentReceive``.
     public func receive() async throws(TransportError) -> [UInt8] {
         try await link.receive()
+    }
+
+    /// Runs the port as an event loop for `delegate` (see ``EventLoopTransport/startEventLoop(delegate:)``):
+    /// its thread hands each read to the delegate in place and sleeps in `poll()` until the next byte or the
+    /// delegate's timer.
+    ///
+    /// - Returns: nil after ``receive()`` was called, a loop was started already, or the port is closed.
+    public func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)? {
+        link.startEventLoop(delegate: delegate)
     }
 
     /// Stops the reader and closes the port.

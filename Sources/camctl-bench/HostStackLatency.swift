@@ -37,8 +37,8 @@ enum HostStackLatency {
         defer { close(master) }
         let transport = try PTYTransport(path: String(cString: path), exclusive: false)
         let client = RPCClient(transport: transport)
-        defer { Task { await client.close() } }
-        let stream = try await client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self)
+        defer { client.close() }
+        let stream = try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self)
 
         // The device: read the REQUEST, acknowledge it (so it is not retransmitted), learn its call id.
         var decoder = FrameDecoder()

@@ -198,7 +198,7 @@ enum Monitor {
                             let elapsed = ContinuousClock.now - sent
                             return Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
                         }
-                        let counters = await session.client.counters
+                        let counters = session.client.counters
                         screen.link(
                             rttMillis: rtt, device: try? await session.counters(), hostCheckErrors: counters.wire.checkErrors,
                             hostSequenceGaps: counters.sequenceGaps)

@@ -190,10 +190,10 @@ struct DeviceSessionTests {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
         let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
-        let interval = await session.client.connectionConfiguration.heartbeatInterval
-        let before = await session.client.counters
+        let interval = session.client.connectionConfiguration.heartbeatInterval
+        let before = session.client.counters
         try await bridge.clock.sleep(for: interval * 10)  // ten heartbeat intervals of silence from the app
-        let after = await session.client.counters
+        let after = session.client.counters
         #expect(after.heartbeatsSent >= before.heartbeatsSent + 5)
         #expect(after.heartbeatsReceived >= before.heartbeatsReceived + 5)
         #expect(bridge.device.isSessionActive)
@@ -205,7 +205,7 @@ struct DeviceSessionTests {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
         let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
-        let configuration = await session.client.connectionConfiguration
+        let configuration = session.client.connectionConfiguration
         let events = try await session.inputEvents()  // a call without a deadline, open when the wire is cut
         let cutAt = bridge.clock.now
         bridge.cutWire()

@@ -24,18 +24,18 @@ struct RPCClientTests {
     @Test("a unary call round-trips through the device")
     func unaryRoundTrip() async throws {
         let (client, _) = await makeClient()
-        defer { Task { await client.close() } }
+        defer { client.close() }
         let reply: Blob = try await client.unary(.devicePing, Blob([1, 2, 3]))
         #expect(reply == Blob([1, 2, 3]))
-        #expect(await client.counters.callsSucceeded == 1)
+        #expect(client.counters.callsSucceeded == 1)
     }
 
     @Test("a handshake response establishes the session and is reported on linkEvents")
     func handshakeEstablishes() async throws {
         let (client, _) = await makeClient()
-        defer { Task { await client.close() } }
+        defer { client.close() }
         _ = try await client.unary(.deviceHandshake, Blob([7]), as: Blob.self)
-        #expect(await client.isSessionEstablished)
+        #expect(client.isSessionEstablished)
         var events = client.linkEvents.makeAsyncIterator()
         #expect(await events.next() == .sessionEstablished)
     }
@@ -43,7 +43,7 @@ struct RPCClientTests {
     @Test("many calls in flight at once, answered in reverse order, each get their own answer")
     func concurrentCalls() async throws {
         let (client, device) = await makeClient(respond: { _ in [] })
-        defer { Task { await client.close() } }
+        defer { client.close() }
         let results = Task {
             try await withThrowingTaskGroup(of: (UInt8, Blob).self) { group in
                 for index in UInt8(0)..<8 {
@@ -72,13 +72,13 @@ struct RPCClientTests {
             return (1...3).map { Packet(type: .streamMessage, isReliable: $0 == 2, callID: packet.callID, payload: [UInt8($0)]) }
                 + [Packet(type: .streamEnd, callID: packet.callID, status: .ok)]
         })
-        defer { Task { await client.close() } }
-        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        defer { client.close() }
+        let stream = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
         var messages: [Blob] = []
         for try await message in stream { messages.append(message) }
         #expect(messages == [Blob([1]), Blob([2]), Blob([3])])
         await device.waitFor(.ack)
-        #expect(await client.counters.acksSent == 1)
+        #expect(client.counters.acksSent == 1)
     }
 
     @Test("a device ERROR surfaces as an RPCError with the device's code and message")
@@ -87,7 +87,7 @@ struct RPCClientTests {
             guard packet.type == .request else { return [] }
             return [Packet(type: .error, callID: packet.callID, status: .unimplemented, payload: Array("nope".utf8))]
         })
-        defer { Task { await client.close() } }
+        defer { client.close() }
         do {
             _ = try await client.unary(.feedbackPlaySound, Blob(), as: Blob.self)
             Issue.record("expected an error")
@@ -101,7 +101,7 @@ struct RPCClientTests {
     @Test("a response that does not decode is INTERNAL")
     func undecodableResponse() async throws {
         let (client, _) = await makeClient()
-        defer { Task { await client.close() } }
+        defer { client.close() }
         do {
             _ = try await client.unary(.devicePing, Blob([1]), as: Undecodable.self)
             Issue.record("expected an error")
@@ -115,7 +115,7 @@ struct RPCClientTests {
     func deadlineInVirtualTime() async throws {
         let clock = ManualClock()
         let (client, device) = await makeClient(clock: clock, respond: { _ in [] })
-        defer { Task { await client.close() } }
+        defer { client.close() }
         let call = Task { () -> RPCError? in
             do {
                 _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self, deadline: .milliseconds(100))
@@ -127,13 +127,13 @@ struct RPCClientTests {
         let error = await clock.advance(by: .milliseconds(10), until: call)
         #expect(error?.code == .deadlineExceeded)
         await device.waitFor(.cancel)
-        #expect(await client.counters.deadlinesExceeded == 1)
+        #expect(client.counters.deadlinesExceeded == 1)
     }
 
     @Test("cancelling the calling task sends CANCEL and throws CANCELLED")
     func taskCancellation() async throws {
         let (client, device) = await makeClient(respond: { _ in [] })
-        defer { Task { await client.close() } }
+        defer { client.close() }
         let call = Task { () -> RPCError? in
             do {
                 _ = try await client.unary(.configGetConfig, Blob(), as: Blob.self, deadline: .seconds(60))
@@ -154,16 +154,16 @@ struct RPCClientTests {
             guard packet.type == .request else { return [] }
             return (1...5).map { Packet(type: .streamMessage, callID: packet.callID, payload: [UInt8($0)]) }
         })
-        defer { Task { await client.close() } }
+        defer { client.close() }
         // The stream and its iterator live only inside the helper: dropping them cancels the call.
         let (call, first) = try await firstMessage(of: client)
         #expect(first == Blob([1]))
         await device.waitFor(.cancel, call: call)
-        #expect(await client.counters.callsCancelled == 1)
+        #expect(client.counters.callsCancelled == 1)
     }
 
     private func firstMessage(of client: RPCClient) async throws -> (CallID, Blob?) {
-        let stream = try await client.serverStream(.inputStreamRawSamples, Blob(), as: Blob.self)
+        let stream = try client.serverStream(.inputStreamRawSamples, Blob(), as: Blob.self)
         for try await message in stream {
             return (stream.callID, message)
         }
@@ -173,10 +173,10 @@ struct RPCClientTests {
     @Test("RPCStream.cancel sends CANCEL and the iterator then throws CANCELLED")
     func explicitStreamCancel() async throws {
         let (client, device) = await makeClient(respond: { _ in [] })
-        defer { Task { await client.close() } }
-        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        defer { client.close() }
+        let stream = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
         await device.waitFor(.request)
-        await stream.cancel()
+        stream.cancel()
         await device.waitFor(.cancel, call: stream.callID)
         do {
             for try await _ in stream {}
@@ -189,8 +189,8 @@ struct RPCClientTests {
     @Test("cancelling the task iterating a stream sends CANCEL and throws CANCELLED")
     func streamTaskCancelled() async throws {
         let (client, device) = await makeClient(respond: { _ in [] })
-        defer { Task { await client.close() } }
-        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        defer { client.close() }
+        let stream = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
         let consumer = Task { () -> RPCError? in
             do {
                 for try await _ in stream {}
@@ -215,9 +215,9 @@ struct RPCClientTests {
                 guard packet.type == .request, packet.address == MethodID.deviceHandshake else { return [] }
                 return [Packet(type: .response, callID: packet.callID)]
             })
-        defer { Task { await client.close() } }
+        defer { client.close() }
         _ = try await client.unary(.deviceHandshake, Blob(), as: Blob.self)
-        let stream = try await client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        let stream = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
         let consumer = Task { () -> RPCError? in
             do {
                 for try await _ in stream {}
@@ -228,7 +228,7 @@ struct RPCClientTests {
         }
         let error = await clock.advance(by: .milliseconds(10), until: consumer)
         #expect(error?.code == .unavailable)
-        #expect(await client.counters.linkDeaths == 1)
+        #expect(client.counters.linkDeaths == 1)
         // The host sent heartbeats while it waited.
         await device.waitFor(.heartbeat)
     }
@@ -262,8 +262,8 @@ struct RPCClientTests {
                 return [Packet(type: .response, callID: packet.callID)]
             })
         _ = try await client.unary(.deviceHandshake, Blob(), as: Blob.self)
-        #expect(await client.isSessionEstablished)
-        let retransmission = await client.connectionConfiguration.retransmissionTimeout
+        #expect(client.isSessionEstablished)
+        let retransmission = client.connectionConfiguration.retransmissionTimeout
         #expect(await eventually { clock.sleeperCount == 1 })
         clock.advance(to: ManualClock.Instant(offset: retransmission))
         return (client, device)
@@ -273,8 +273,8 @@ struct RPCClientTests {
     func idleTimerSleepsUntilTheNextDeadline() async throws {
         let clock = ManualClock()
         let (client, device) = try await idleSession(clock)
-        defer { Task { await client.close() } }
-        let heartbeat = await client.connectionConfiguration.heartbeatInterval
+        defer { client.close() }
+        let heartbeat = client.connectionConfiguration.heartbeatInterval
         let firstBeat = ManualClock.Instant(offset: heartbeat)
         // One timer, armed for the heartbeat: not for a polling interval.
         #expect(await eventually { clock.nextDeadline == firstBeat })
@@ -297,8 +297,8 @@ struct RPCClientTests {
     func newCallRearmsTheTimer() async throws {
         let clock = ManualClock()
         let (client, device) = try await idleSession(clock)
-        defer { Task { await client.close() } }
-        let heartbeat = await client.connectionConfiguration.heartbeatInterval
+        defer { client.close() }
+        let heartbeat = client.connectionConfiguration.heartbeatInterval
         #expect(await eventually { clock.nextDeadline == ManualClock.Instant(offset: heartbeat) })
         let start = clock.now
         let call = Task { () -> RPCError? in
@@ -329,7 +329,7 @@ struct RPCClientTests {
             }
         }
         await device.waitFor(.request)
-        await client.close()
+        client.close()
         #expect(await call.value?.code == .unavailable)
         do {
             _ = try await client.unary(.devicePing, Blob(), as: Blob.self)
@@ -343,7 +343,7 @@ struct RPCClientTests {
     func ptyPeerClosesMidCall() async throws {
         let pair = try PseudoTerminalPair.open()
         let client = RPCClient(transport: pair.subordinate)
-        defer { Task { await client.close() } }
+        defer { client.close() }
         let device = FakeDevice(transport: pair.master, respond: echoResponder)
         await device.start()
         // First a call that works over the pty.
@@ -361,6 +361,6 @@ struct RPCClientTests {
         pair.master.close()
         let error = await call.value
         #expect(error?.code == .unavailable)
-        #expect(await client.isClosed)
+        #expect(client.isClosed)
     }
 }

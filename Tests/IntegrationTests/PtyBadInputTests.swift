@@ -198,7 +198,7 @@ extension OverRealPTY {
                     try await client.unary(.diagnosticsGetCounters, GetCountersRequest(), as: Counters.self, deadline: .seconds(10))
                 }
                 #expect(counters?.code == .failedPrecondition)
-                await client.close()
+                client.close()
 
                 let session = try await DeviceSession.open(path: simulator.ptyPath)
                 #expect(try await session.ping([5]).payload == [5])
@@ -222,8 +222,8 @@ extension OverRealPTY {
                 }
             }
             #expect(error?.code == .deadlineExceeded)
-            #expect(await client.counters.deadlinesExceeded == 1)
-            await client.close()
+            #expect(client.counters.deadlinesExceeded == 1)
+            client.close()
 
             let silent = try PseudoTerminalPair.open()
             defer {
@@ -288,14 +288,14 @@ extension OverRealPTY {
                 }
                 #expect(reply.payload == payload)
             }
-            let counters = await client.counters
+            let counters = client.counters
             #expect(counters.wire.oversizedFrames == 2)
             #expect(counters.wire.checkErrors == 2)
             #expect(counters.wire.unknownPacketTypes == 2)
             #expect(counters.wire.framingErrors + counters.wire.checkErrors >= 4)  // the garbage, too
             #expect(counters.unknownCallPackets == 2)
             #expect(counters.callsSucceeded == 2)
-            await client.close()
+            client.close()
         }
 
         @Test("a peer that never reads: a send blocked on the full pty ends with .closed when the transport closes")
@@ -335,13 +335,13 @@ extension OverRealPTY {
 
             // Freeze the simulator so the next call cannot be answered, then kill it with the call in flight.
             simulator.send(signal: SIGSTOP)
-            let started = await session.client.counters.callsStarted
+            let started = session.client.counters.callsStarted
             let callTask = Task<RPCError?, Never> {
                 await rpcFailure {
                     _ = try await session.ping([1], deadline: .seconds(600))
                 }
             }
-            let inFlight = await eventually { await session.client.counters.callsStarted > started }
+            let inFlight = await eventually { session.client.counters.callsStarted > started }
             #expect(inFlight)
             simulator.kill()
 

@@ -1,0 +1,58 @@
+/// A transport whose own I/O thread can run a connection in place: bytes are handed to a delegate on that
+/// thread as they are read, the delegate's output is written from the thread that produced it, and the
+/// thread sleeps in one `poll()` until the next byte or the delegate's next deadline, whichever comes first.
+///
+/// This is the cheapest way to drive a link: no queue between the read and the code that handles it, no
+/// timer task, no thread that wakes for nothing. An idle link costs what its heartbeats cost. The
+/// ``ByteTransport`` interface (`receive()`/`send(_:)`) stays for everything else (the conformance probe,
+/// tests, in-memory pairs); a transport is driven one way or the other, never both.
+///
+/// ```
+///   device ──bytes──▶ poll() wakes ─▶ delegate.eventLoopReceived(bytes)  ─┐ on the loop's thread:
+///                     poll() times out ▶ delegate.eventLoopTimerFired()   ─┤ one call at a time
+///                     the transport ends ▶ delegate.eventLoopEnded(error) ─┘ (the last call)
+///   any thread (serialised by the caller) ──control.write(bytes)──▶ the descriptor, or a queue the loop drains
+/// ```
+public protocol EventLoopTransport: ByteTransport {
+    /// Starts handing received bytes and timer expiries to `delegate` on the transport's I/O thread, until
+    /// the transport ends (``ByteTransport/close()``, the peer going away, a failed read or write), which is
+    /// reported once with ``EventLoopDelegate/eventLoopEnded(_:)``.
+    ///
+    /// Bytes the transport had already received are handed over first. The loop keeps a strong reference
+    /// to `delegate` until it ends.
+    ///
+    /// - Returns: the loop's controls, or nil when the transport cannot be driven this way any more
+    ///   (``ByteTransport/receive()`` was already called, a loop was already started, or it is closed):
+    ///   use ``ByteTransport/receive()`` and ``ByteTransport/send(_:)`` then.
+    func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)?
+}
+
+/// What an ``EventLoopTransport``'s I/O thread calls. Calls come from that one thread, one at a time, in
+/// order; they must return promptly (the loop reads nothing while a call runs) and must not block on the
+/// loop itself.
+public protocol EventLoopDelegate: AnyObject, Sendable {
+    /// Bytes were read from the device. The buffer is valid only during the call.
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer)
+
+    /// The time set with ``EventLoopControl/setTimer(after:)`` has come (once per setting).
+    func eventLoopTimerFired()
+
+    /// The transport ended: ``TransportError/Code/closed`` after a local close or the peer going away,
+    /// ``TransportError/Code/io`` after a failed read or write. Nothing is called after this.
+    func eventLoopEnded(_ error: TransportError)
+}
+
+/// The controls of a running event loop (see ``EventLoopTransport``). Safe to use from any thread.
+public protocol EventLoopControl: Sendable {
+    /// Writes `bytes` after everything written before, without blocking: what the descriptor does not
+    /// take at once is queued and written by the loop as the device reads. Calls from several threads must
+    /// be serialised by the caller (their order is the order on the wire).
+    ///
+    /// Nothing is written after the transport ended. A device that stops reading lets the queue grow to
+    /// a bound (1 MiB); past it the transport ends with ``TransportError/Code/io``.
+    func write(_ bytes: UnsafeRawBufferPointer)
+
+    /// Sets the loop's one timer: ``EventLoopDelegate/eventLoopTimerFired()`` is called once, `delay` from
+    /// now (at once for a delay of zero or less). A new setting replaces the previous one; nil clears it.
+    func setTimer(after delay: Duration?)
+}
