@@ -38,6 +38,10 @@ import CameraControlWire
 /// - **Liveness** (§8): once the session is established, ``poll(now:)`` sends a `HEARTBEAT` when the host
 ///   sent nothing for the heartbeat interval, and declares the link dead when nothing valid was received
 ///   for 4 intervals: every call fails with `UNAVAILABLE` and ``ConnectionEvent/linkDead`` is reported.
+///   A device `HEARTBEAT` received when the host has sent nothing for half an interval is answered at
+///   once, and the host's own next heartbeat then waits up to 1.25 intervals for the device's next one
+///   to answer (``ConnectionConfiguration/answersHeartbeats``): an idle link wakes each side once per
+///   interval, not twice.
 ///   Silence is counted only while the host runs: after a gap of more than two intervals between two
 ///   calls into the core (the host was starved or suspended), the device gets one interval to be heard.
 ///
@@ -63,7 +67,32 @@ public struct ConnectionCore: Sendable {
     }
 
     /// The settings in force (frame size and heartbeat interval change when the session is established).
-    public private(set) var configuration: ConnectionConfiguration
+    public private(set) var configuration: ConnectionConfiguration {
+        didSet { timing = Timing(configuration) }
+    }
+    /// Durations derived from ``configuration``, computed once (`Duration`'s generic arithmetic is not free
+    /// on the per-packet path).
+    private var timing: Timing
+
+    /// The liveness durations of a configuration (§8).
+    private struct Timing: Sendable {
+        var heartbeatInterval: Duration
+        /// Half an interval: a device heartbeat is answered when the host was silent this long.
+        var halfInterval: Duration
+        /// 1.25 intervals: the host's next heartbeat after an answer.
+        var answeredHeartbeatDelay: Duration
+        /// Two intervals: a longer gap between calls into the core means the host itself did not run.
+        var starvedGap: Duration
+        var deadTimeout: Duration
+
+        init(_ configuration: ConnectionConfiguration) {
+            heartbeatInterval = configuration.heartbeatInterval
+            halfInterval = configuration.heartbeatInterval / 2
+            answeredHeartbeatDelay = configuration.heartbeatInterval + configuration.heartbeatInterval / 4
+            starvedGap = configuration.heartbeatInterval * 2
+            deadTimeout = configuration.deadTimeout
+        }
+    }
     /// True between an established session and the link's death or close.
     public private(set) var isSessionEstablished = false
     /// True after ``closeLink(now:reason:)``: no call can start any more.
@@ -75,8 +104,13 @@ public struct ConnectionCore: Sendable {
     private var nextCallID: UInt32 = 1
     private var sendSequence: UInt16 = 0
     private var outbound: [UInt8] = []
+    /// The unstuffed frame being encoded (reused: no allocation per packet sent).
+    private var scratch: [UInt8] = []
     private var events: [ConnectionEvent] = []
     private var lastSent: Duration?
+    /// The last packet sent was a `HEARTBEAT` answering the device's (§8): the device's heartbeats are
+    /// coming, so the next one of ours may wait a quarter interval more for the next of theirs.
+    private var lastSentAnsweredHeartbeat = false
     private var lastReceived: Duration?
     /// When the host last ran this core (a poll or bytes received): a host that did not run could not
     /// hear the device.
@@ -94,6 +128,7 @@ public struct ConnectionCore: Sendable {
     /// A connection with `configuration`; no session yet.
     public init(configuration: ConnectionConfiguration = ConnectionConfiguration()) {
         self.configuration = configuration
+        self.timing = Timing(configuration)
     }
 
     // MARK: Inspection
@@ -126,8 +161,8 @@ public struct ConnectionCore: Sendable {
         }
         for entry in unacked.values where calls[entry.call] != nil { consider(entry.due) }
         if isSessionEstablished {
-            consider(lastSent.map { $0 + configuration.heartbeatInterval })
-            consider(lastReceived.map { $0 + configuration.deadTimeout })
+            consider(lastSent.map { $0 + heartbeatDelay })
+            consider(lastReceived.map { $0 + timing.deadTimeout })
         }
         return earliest
     }
@@ -198,9 +233,9 @@ public struct ConnectionCore: Sendable {
         let call = CallID(rawValue: id)
         let packet = Packet(type: .request, isReliable: true, callID: id, address: method, payload: request)
         do {
-            let (sequence, bytes) = try send(packet, now: now)
+            let (sequence, wire) = try send(packet, now: now)
             unacked[sequence] = Unacked(
-                call: call, bytes: bytes, transmissions: 1, timeout: configuration.retransmissionTimeout * 2,
+                call: call, bytes: Array(outbound[wire]), transmissions: 1, timeout: configuration.retransmissionTimeout * 2,
                 due: now + configuration.retransmissionTimeout)
         } catch {
             throw RPCError(
@@ -272,7 +307,7 @@ public struct ConnectionCore: Sendable {
         guard !isClosed else { return }
         lastAwake = now
         decoder.append(bytes)
-        while let output = decoder.next() {
+        while let output = decoder.nextView() {
             switch output {
             case .packet(let packet):
                 handle(packet, now: now)
@@ -290,29 +325,42 @@ public struct ConnectionCore: Sendable {
         expireDeadlines(now: now)
         retransmit(now: now)
         guard isSessionEstablished else { return }
-        if let awake = lastAwake, now - awake > configuration.heartbeatInterval * 2, let heard = lastReceived {
+        if let awake = lastAwake, now - awake > timing.starvedGap, let heard = lastReceived {
             // The host itself did not run for more than two heartbeat intervals (starved, suspended): its
             // silence is not the device's. What the device sent meanwhile waits to be read, so the device
             // gets one heartbeat interval from now to be heard before the link is declared dead.
-            lastReceived = max(heard, now - configuration.deadTimeout + configuration.heartbeatInterval)
+            lastReceived = max(heard, now - timing.deadTimeout + timing.heartbeatInterval)
         }
-        if let lastReceived, now - lastReceived >= configuration.deadTimeout {
+        if let lastReceived, now - lastReceived >= timing.deadTimeout {
             declareLinkDead(now: now)
             return
         }
-        if let lastSent, now - lastSent >= configuration.heartbeatInterval {
-            // A heartbeat follows an idle line: it starts with a delimiter (§2 allows extra `0x00`s), so
-            // a previous frame whose delimiter was corrupted costs only that frame, not this heartbeat
-            // too (§8: the device's liveness rests on these small frames).
-            outbound.append(WireFormat.delimiter)
-            sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
-            extraCounters.heartbeatsSent += 1
+        if let lastSent, now - lastSent >= heartbeatDelay {
+            sendHeartbeat(now: now, answering: false)
         }
+    }
+
+    /// How long after its last packet the host sends a `HEARTBEAT` (§8): one interval, or a quarter more
+    /// while it answers the device's heartbeats (it then waits for the next one to answer it, so each side
+    /// wakes once per interval instead of twice).
+    private var heartbeatDelay: Duration {
+        lastSentAnsweredHeartbeat && configuration.answersHeartbeats
+            ? timing.answeredHeartbeatDelay : timing.heartbeatInterval
+    }
+
+    /// Queues a `HEARTBEAT`. It follows an idle line, so it starts with a delimiter (§2 allows extra
+    /// `0x00`s): a previous frame whose delimiter was corrupted costs only that frame, not this heartbeat
+    /// too (§8: the device's liveness rests on these small frames).
+    private mutating func sendHeartbeat(now: Duration, answering: Bool) {
+        outbound.append(WireFormat.delimiter)
+        sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
+        extraCounters.heartbeatsSent += 1
+        lastSentAnsweredHeartbeat = answering
     }
 
     // MARK: Private
 
-    private mutating func handle(_ packet: Packet, now: Duration) {
+    private mutating func handle(_ packet: PacketView, now: Duration) {
         let linkType = packet.type == .ack || packet.type == .heartbeat
         if (packet.callID == 0 && !linkType) || (packet.type == .ack && packet.payload.count < WireFormat.ackPayloadBytes) {
             // §4 (v1.1): call id 0 is the link's, an ACK carries what it acknowledges. Classified before
@@ -348,9 +396,17 @@ public struct ConnectionCore: Sendable {
         switch packet.type {
         case .ack:
             extraCounters.acksReceived += 1
-            unacked[UInt16(packet.payload[0]) | UInt16(packet.payload[1]) << 8] = nil
+            let acked = packet.payload.startIndex
+            unacked[UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8] = nil
         case .heartbeat:
             extraCounters.heartbeatsReceived += 1
+            // §8 (v1.1): answer the device's heartbeat with ours, in the same wake-up, once half an
+            // interval passed since we last sent; our own timer then waits a quarter interval more.
+            if configuration.answersHeartbeats, isSessionEstablished, let lastSent,
+                now - lastSent >= timing.halfInterval
+            {
+                sendHeartbeat(now: now, answering: true)
+            }
         case .response, .streamMessage, .streamEnd, .error:
             handleCallPacket(packet, now: now)
         default:
@@ -360,13 +416,13 @@ public struct ConnectionCore: Sendable {
     }
 
     /// Whether a session set up by this `HandshakeResponse` payload confirms its streams (minor ≥ 1).
-    private static func confirmsStreams(handshakeResponse payload: [UInt8]) -> Bool {
+    private static func confirmsStreams(handshakeResponse payload: ArraySlice<UInt8>) -> Bool {
         guard let response = try? HandshakeResponse(serializedBytes: payload) else { return false }
         return (response.negotiatedVersion?.minor ?? 0) >= 1
     }
 
     /// Updates the sequence state; true when `packet` was already delivered (whatever its flags: §6, v1.1).
-    private mutating func isDuplicate(_ packet: Packet) -> Bool {
+    private mutating func isDuplicate(_ packet: PacketView) -> Bool {
         let sequence = packet.sequence
         guard let last = lastSequence else {
             lastSequence = sequence
@@ -383,7 +439,7 @@ public struct ConnectionCore: Sendable {
         return delivered.recordIsDuplicate(sequence)
     }
 
-    private mutating func handleCallPacket(_ packet: Packet, now: Duration) {
+    private mutating func handleCallPacket(_ packet: PacketView, now: Duration) {
         // Call id 0 never gets here (an envelope error since v1.1, see handle(_:now:)).
         let id = CallID(rawValue: packet.callID)
         guard let call = calls[id] else {
@@ -402,12 +458,12 @@ public struct ConnectionCore: Sendable {
         case .response where !streaming:
             calls[id] = nil
             extraCounters.callsSucceeded += 1
-            events.append(.response(id, packet.payload))
+            events.append(.response(id, Array(packet.payload)))
             if call.method == .deviceHandshake && !isSessionEstablished {
                 markSessionEstablished(now: now)
             }
         case .streamMessage where streaming:
-            events.append(.streamMessage(id, packet.payload))
+            events.append(.streamMessage(id, Array(packet.payload)))
         case .streamEnd where streaming:
             calls[id] = nil
             let status = packet.status ?? .unknown
@@ -417,13 +473,13 @@ public struct ConnectionCore: Sendable {
             } else {
                 extraCounters.callsFailedByDevice += 1
                 events.append(
-                    .failed(id, RPCError(code: status, message: packet.statusMessage ?? "", method: call.method)))
+                    .failed(id, RPCError(code: status, message: String(decoding: packet.payload, as: UTF8.self), method: call.method)))
             }
         case .error:
             calls[id] = nil
             extraCounters.callsFailedByDevice += 1
             var status = packet.status ?? .unknown
-            var message = packet.statusMessage ?? ""
+            var message = String(decoding: packet.payload, as: UTF8.self)
             if status == .ok {
                 // §4: ERROR's status is never OK; a device that sends one is broken.
                 status = .unknown
@@ -477,6 +533,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.retransmissions += 1
             extraCounters.bytesSent += UInt64(entry.bytes.count)
             lastSent = now
+            lastSentAnsweredHeartbeat = false
             entry.transmissions += 1
             entry.due = now + entry.timeout
             entry.timeout = entry.timeout * 2
@@ -485,7 +542,7 @@ public struct ConnectionCore: Sendable {
     }
 
     private mutating func declareLinkDead(now: Duration) {
-        let silence = lastReceived.map { now - $0 } ?? configuration.deadTimeout
+        let silence = lastReceived.map { now - $0 } ?? timing.deadTimeout
         isSessionEstablished = false
         extraCounters.linkDeaths += 1
         failAllCalls(message: "link dead: nothing received for \(silence)")
@@ -514,17 +571,20 @@ public struct ConnectionCore: Sendable {
     }
 
     /// Encodes `packet` with the next sequence number and queues it; the number is used only on success.
-    /// Returns the number and the wire bytes.
+    /// Returns the number and where the packet's wire bytes are in ``outbound`` (no allocation: the frame
+    /// is built in `scratch` and stuffed straight into ``outbound``).
     @discardableResult
-    private mutating func send(_ packet: Packet, now: Duration) throws(WireError) -> (UInt16, [UInt8]) {
+    private mutating func send(_ packet: Packet, now: Duration) throws(WireError) -> (sequence: UInt16, wire: Range<Int>) {
         var numbered = packet
         numbered.sequence = sendSequence
-        let bytes = try PacketEncoder.encode(numbered, maxFrameBytes: configuration.maxFrameBytes)
+        let start = outbound.count
+        try PacketEncoder.encode(
+            numbered, maxFrameBytes: configuration.maxFrameBytes, appendingTo: &outbound, scratch: &scratch)
         sendSequence &+= 1
-        outbound.append(contentsOf: bytes)
         extraCounters.packetsSent += 1
-        extraCounters.bytesSent += UInt64(bytes.count)
+        extraCounters.bytesSent += UInt64(outbound.count - start)
         lastSent = now
-        return (numbered.sequence, bytes)
+        lastSentAnsweredHeartbeat = false
+        return (numbered.sequence, start..<outbound.count)
     }
 }

@@ -36,13 +36,17 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     /// How long a server stream may wait for its confirmation in a session at minor 1 or later before
     /// it fails with `UNAVAILABLE` (§7: 1 s).
     public var streamOpenTimeout: Duration
+    /// Answer each device `HEARTBEAT` with the host's own once half an interval passed since the host last
+    /// sent, and then allow the host's next heartbeat a quarter interval more (§8, v1.1): both sides wake
+    /// once per interval instead of twice. False: heartbeats on the host's own timer only.
+    public var answersHeartbeats: Bool
 
     /// The link-dead timeout: ``deadIntervals`` × ``heartbeatInterval`` (200 ms by default).
     public var deadTimeout: Duration { heartbeatInterval * deadIntervals }
 
     /// Settings with v1's defaults: 128-byte frames, 50 ms heartbeats, dead after 4 intervals, unary
     /// deadline 2 s, 64 calls in flight, retransmissions after 20 ms (doubling, 8 transmissions at
-    /// most), streams confirmed within 1 s.
+    /// most), streams confirmed within 1 s, device heartbeats answered.
     public init(
         maxFrameBytes: Int = WireFormat.minMaxFrameBytes,
         heartbeatInterval: Duration = .milliseconds(50),
@@ -51,7 +55,8 @@ public struct ConnectionConfiguration: Hashable, Sendable {
         maxCallsInFlight: Int = 64,
         retransmissionTimeout: Duration = .milliseconds(20),
         maxTransmissions: Int = 8,
-        streamOpenTimeout: Duration = .seconds(1)
+        streamOpenTimeout: Duration = .seconds(1),
+        answersHeartbeats: Bool = true
     ) {
         self.maxFrameBytes = maxFrameBytes
         self.heartbeatInterval = heartbeatInterval
@@ -61,6 +66,7 @@ public struct ConnectionConfiguration: Hashable, Sendable {
         self.retransmissionTimeout = retransmissionTimeout
         self.maxTransmissions = max(1, maxTransmissions)
         self.streamOpenTimeout = streamOpenTimeout
+        self.answersHeartbeats = answersHeartbeats
     }
 }
 

@@ -510,6 +510,13 @@ struct Timeline: Sendable {
     let sleepUntil: @Sendable (Duration) async throws -> Void
 
     init<C: Clock>(clock: C) where C.Duration == Duration {
+        if let continuous = clock as? ContinuousClock {
+            // The usual clock, read without generic dispatch: `now()` runs on every packet.
+            let origin = continuous.now
+            now = { origin.duration(to: ContinuousClock.now) }
+            sleepUntil = { time in try await continuous.sleep(until: origin.advanced(by: time), tolerance: nil) }
+            return
+        }
         let origin = clock.now
         now = { origin.duration(to: clock.now) }
         sleepUntil = { time in try await clock.sleep(until: origin.advanced(by: time), tolerance: nil) }

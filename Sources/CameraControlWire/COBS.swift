@@ -18,8 +18,14 @@ public enum COBS {
     /// Stuffs `bytes`; the result contains no `0x00`.
     public static func encode<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
         var out: [UInt8] = []
-        out.reserveCapacity(maxEncodedCount(bytes.count))
-        var codeIndex = 0
+        encode(bytes, appendingTo: &out)
+        return out
+    }
+
+    /// Stuffs `bytes` and appends the result (no `0x00`) to `out`, growing it at most once.
+    public static func encode<C: Collection>(_ bytes: C, appendingTo out: inout [UInt8]) where C.Element == UInt8 {
+        out.reserveCapacity(out.count + maxEncodedCount(bytes.count))
+        var codeIndex = out.count
         var code: UInt8 = 1
         out.append(0)  // placeholder for the first code byte
         var index = bytes.startIndex
@@ -43,7 +49,6 @@ public enum COBS {
             }
         }
         out[codeIndex] = code
-        return out
     }
 
     /// Unstuffs `bytes` (without the delimiter).

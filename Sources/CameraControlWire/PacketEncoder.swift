@@ -36,6 +36,20 @@ public enum PacketEncoder {
         return wire
     }
 
+    /// Appends the wire bytes of `packet` (`COBS(envelope ‖ payload ‖ CRC-16 LE) 0x00`) to `wire`, building
+    /// the unstuffed frame in `scratch` (overwritten): once both have grown, encoding allocates nothing.
+    /// On an error nothing is appended.
+    ///
+    /// - Throws: the same errors as ``encode(_:maxFrameBytes:)``.
+    public static func encode(
+        _ packet: Packet, maxFrameBytes: Int = WireFormat.maxFrameBytes, appendingTo wire: inout [UInt8],
+        scratch: inout [UInt8]
+    ) throws(WireError) {
+        try encodeUnstuffed(packet, maxFrameBytes: maxFrameBytes, into: &scratch)
+        COBS.encode(scratch, appendingTo: &wire)
+        wire.append(WireFormat.delimiter)
+    }
+
     /// The unstuffed frame of `packet`: envelope, payload and CRC-16, without COBS or delimiter.
     ///
     /// - Throws: the same errors as ``encode(_:maxFrameBytes:)``.
@@ -44,6 +58,17 @@ public enum PacketEncoder {
     )
         throws(WireError) -> [UInt8]
     {
+        var frame: [UInt8] = []
+        try encodeUnstuffed(packet, maxFrameBytes: maxFrameBytes, into: &frame)
+        return frame
+    }
+
+    /// Writes the unstuffed frame of `packet` into `frame`, replacing its contents (its storage is reused).
+    ///
+    /// - Throws: the same errors as ``encode(_:maxFrameBytes:)``; `frame` is unchanged then.
+    public static func encodeUnstuffed(
+        _ packet: Packet, maxFrameBytes: Int = WireFormat.maxFrameBytes, into frame: inout [UInt8]
+    ) throws(WireError) {
         try validate(packet)
         let limit = min(maxFrameBytes, WireFormat.maxFrameBytes)
         let size = frameSize(of: packet)
@@ -53,7 +78,7 @@ public enum PacketEncoder {
                 "\(packet.type) frame of \(size) bytes exceeds the limit of \(limit)",
                 byteCount: size)
         }
-        var frame: [UInt8] = []
+        frame.removeAll(keepingCapacity: true)
         frame.reserveCapacity(size)
         frame.append((packet.type.rawValue & WireFormat.typeMask) | (packet.isReliable ? WireFormat.reliableFlag : 0))
         frame.append(UInt8(truncatingIfNeeded: packet.sequence))
@@ -70,7 +95,6 @@ public enum PacketEncoder {
         let check = CRC16.checksum(frame)
         frame.append(UInt8(truncatingIfNeeded: check))
         frame.append(UInt8(truncatingIfNeeded: check >> 8))
-        return frame
     }
 
     /// The unstuffed size of `packet`'s frame, check included (whether or not the packet is valid).
