@@ -19,7 +19,8 @@ struct Bench {
     static let commands: [Command] = [
         Command(name: "wire", summary: "bytes on the wire per message kind and raw sample, next to peer protocols", run: WireBench.run),
         Command(
-            name: "decode", summary: "frames → typed InputEvent, next to a bare protobuf-c unpack; allocations per message",
+            name: "decode",
+            summary: "frames → typed InputEvent, next to a bare protobuf-c unpack and the firmware's own C path; allocations per message",
             run: DecodeBench.run),
         Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
         Command(name: "idle", summary: "an idle connected session's CPU and wake-ups, next to a C heartbeat loop", run: IdleBench.run),
