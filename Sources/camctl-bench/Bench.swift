@@ -28,7 +28,8 @@ struct Bench {
             name: "paced", summary: "press → capture handler with camctl-sim paced at 115200 baud, 1 Mbaud and unpaced; --svg FILE",
             run: PacedLatencyBench.run),
         Command(
-            name: "firmware", summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM",
+            name: "firmware",
+            summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM; the host build's polls (callgrind)",
             run: FirmwareBench.run),
         Command(
             name: "scale", summary: "N simulated devices at 1 kHz into one host process, next to a minimal C host; --max N",
