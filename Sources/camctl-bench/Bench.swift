@@ -22,7 +22,10 @@ struct Bench {
             name: "decode",
             summary: "frames → typed InputEvent, next to a bare protobuf-c unpack and the firmware's own C path; allocations per message",
             run: DecodeBench.run),
-        Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
+        Command(
+            name: "latency",
+            summary: "host stack over a pty next to the bare pty; press → capture handler over camctl-sim, paced and unpaced",
+            run: LatencyBench.run),
         Command(name: "idle", summary: "an idle connected session's CPU and wake-ups, next to a C heartbeat loop", run: IdleBench.run),
         Command(
             name: "paced", summary: "press → capture handler with camctl-sim paced at 115200 baud, 1 Mbaud and unpaced; --svg FILE",
