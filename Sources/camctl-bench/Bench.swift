@@ -19,15 +19,20 @@ struct Bench {
     static let commands: [Command] = [
         Command(name: "wire", summary: "bytes on the wire per message kind and raw sample, next to peer protocols", run: WireBench.run),
         Command(
-            name: "decode", summary: "frames → typed InputEvent, next to a bare protobuf-c unpack; allocations per message",
+            name: "decode",
+            summary: "frames → typed InputEvent, next to a bare protobuf-c unpack and the firmware's own C path; allocations per message",
             run: DecodeBench.run),
-        Command(name: "latency", summary: "pty floor and press → capture handler over camctl-sim", run: LatencyBench.run),
+        Command(
+            name: "latency",
+            summary: "host stack over a pty next to the bare pty; press → capture handler over camctl-sim, paced and unpaced",
+            run: LatencyBench.run),
         Command(name: "idle", summary: "an idle connected session's CPU and wake-ups, next to a C heartbeat loop", run: IdleBench.run),
         Command(
             name: "paced", summary: "press → capture handler with camctl-sim paced at 115200 baud, 1 Mbaud and unpaced; --svg FILE",
             run: PacedLatencyBench.run),
         Command(
-            name: "firmware", summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM",
+            name: "firmware",
+            summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM; the host build's polls (callgrind)",
             run: FirmwareBench.run),
         Command(
             name: "scale", summary: "N simulated devices at 1 kHz into one host process, next to a minimal C host; --max N",

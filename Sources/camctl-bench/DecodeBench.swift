@@ -3,8 +3,10 @@ import CameraControlWire
 
 /// `camctl-bench decode`: wire bytes → typed `InputEvent` on one core, through this project's
 /// `FrameDecoder` and generated Swift decoder, next to a bare `protobuf_c_message_unpack` of the same
-/// payloads (default allocator, then an arena allocator). Also heap allocations per message, counted by
-/// interposing malloc in this process.
+/// payloads (default allocator, then an arena allocator) and next to the firmware's own C receive path
+/// over the same frames (`cc_bench_firmware_decode`: the core's streaming frame decoder, a byte at a time,
+/// with COBS and the CRC-16, its envelope parse and protobuf-c's unpack over its static arena; timed in C).
+/// Also heap allocations per message, counted by interposing malloc in this process.
 enum DecodeBench {
     static func run(_ options: BenchOptions) async throws -> [BenchRow] {
         let messages = options.smoke ? 1_000 : try options.integer("messages", default: 200_000)
@@ -67,6 +69,23 @@ enum DecodeBench {
             return (nanos / Double(parsed), allocations / Double(parsed))
         }
 
+        // The firmware's C path over the same wire bytes: with the unpack, or deframing and envelope only.
+        func firmwareRound(unpack: Bool) -> (nanos: Double, allocations: Double) {
+            var result = cc_bench_firmware_decode_result_t()
+            let before = cc_bench_alloc_count()
+            cc_bench_alloc_counting(1)
+            let status = wire.withUnsafeBufferPointer { buffer in
+                cc_bench_firmware_decode(buffer.baseAddress, buffer.count, loops, unpack ? 1 : 0, &result)
+            }
+            cc_bench_alloc_counting(0)
+            let allocations = Double(cc_bench_alloc_count() - before)
+            let messages = Int(result.messages)
+            precondition(
+                status == 0 && messages == loops * payloads.count && result.checksum != 0,
+                "the firmware's C path decoded \(messages) (status \(status))")
+            return (Double(result.nanos) / Double(messages), allocations / Double(messages))
+        }
+
         func deframeRound() -> Double {
             var decoder = FrameDecoder()
             var frames = 0
@@ -99,14 +118,20 @@ enum DecodeBench {
         var ours: [(nanos: Double, allocations: Double)] = []
         var bare: [(nanos: Double, allocations: Double)] = []
         var arena: [(nanos: Double, allocations: Double)] = []
+        var firmware: [(nanos: Double, allocations: Double)] = []
+        var firmwareDeframe: [Double] = []
         _ = swiftRound()  // warm-up
+        _ = firmwareRound(unpack: true)
         for _ in 0..<rounds {
             ours.append(swiftRound())
             bare.append(bareRound { cc_bench_unpack_input_event($0, $1) })
             arena.append(bareRound { cc_bench_unpack_input_event_arena($0, $1) })
+            firmware.append(firmwareRound(unpack: true))
             deframe.append(deframeRound())
+            firmwareDeframe.append(firmwareRound(unpack: false).nanos)
             message.append(messageRound())
         }
+        let firmwareName = "firmware C receive path"
         return [
             BenchRow(
                 name: "frames → InputEvent (deframe, check, envelope, decode)", unit: "ns/msg",
@@ -115,14 +140,20 @@ enum DecodeBench {
                 name: "  same, against protobuf-c over an arena", unit: "ns/msg", project: Stats(ours.map(\.nanos)),
                 baseline: ("protobuf-c unpack, arena", Stats(arena.map(\.nanos)))),
             BenchRow(
+                name: "  same, against the firmware's own C receive path", unit: "ns/msg", project: Stats(ours.map(\.nanos)),
+                baseline: (firmwareName, Stats(firmware.map(\.nanos)))),
+            BenchRow(
                 name: "  of which deframing (COBS, check, envelope)", unit: "ns/msg", project: Stats(deframe),
-                baseline: nil),
+                baseline: ("firmware C, without the unpack", Stats(firmwareDeframe))),
             BenchRow(
                 name: "  of which the generated message decoder", unit: "ns/msg", project: Stats(message),
                 baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.nanos)))),
             BenchRow(
                 name: "heap allocations", unit: "allocs/msg", project: Stats(ours.map(\.allocations)),
                 baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.allocations)))),
+            BenchRow(
+                name: "  same, against the firmware's own C receive path", unit: "allocs/msg",
+                project: Stats(ours.map(\.allocations)), baseline: (firmwareName, Stats(firmware.map(\.allocations)))),
         ]
     }
 }

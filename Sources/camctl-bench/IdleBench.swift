@@ -40,18 +40,9 @@ enum IdleBench {
         let heartbeat = ConnectionDefaults.heartbeatMicros
 
         // This project: an idle connected session against camctl-sim.
-        let simulator = options.values["sim"] ?? LatencyBench.siblingExecutable("camctl-sim")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: simulator)
-        process.arguments = ["--quiet", "--exit-with-parent"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        try process.run()
-        defer { process.terminate() }
-        var line: [UInt8] = []
-        while let byte = try stdout.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 { line.append(byte) }
-        let port = String(decoding: line, as: UTF8.self)
-        let host = try await CameraControlHost.connect(to: port, hostName: "camctl-bench")
+        let simulator = try BenchSimulator(options)
+        defer { simulator.stop() }
+        let host = try await simulator.connect()
         try await Task.sleep(for: .seconds(options.smoke ? 0.2 : 1))  // the connect's clock samples settle
         var ours: [Round] = []
         for _ in 0..<rounds {
@@ -84,15 +75,15 @@ enum IdleBench {
         }
         let baselineName = "C poll() loop, heartbeats over a pty"
         return [
-            BenchRow(
-                name: "idle connected session, CPU", unit: "% core", project: Stats(ours.map(\.cpuPercent)),
-                baseline: (baselineName, Stats(baseline.map(\.cpuPercent)))),
-            BenchRow(
-                name: "  context switches", unit: "/s", project: Stats(ours.map(\.switchesPerSecond)),
-                baseline: (baselineName, Stats(baseline.map(\.switchesPerSecond)))),
-            BenchRow(
-                name: "  heartbeats sent", unit: "/s", project: Stats(ours.map(\.heartbeatsPerSecond)),
-                baseline: (baselineName, Stats(baseline.map(\.heartbeatsPerSecond)))),
+            .compare(
+                "idle connected session, CPU", unit: "% core", ours.map(\.cpuPercent), against: baselineName,
+                baseline.map(\.cpuPercent)),
+            .compare(
+                "  context switches", unit: "/s", ours.map(\.switchesPerSecond), against: baselineName,
+                baseline.map(\.switchesPerSecond)),
+            .compare(
+                "  heartbeats sent", unit: "/s", ours.map(\.heartbeatsPerSecond), against: baselineName,
+                baseline.map(\.heartbeatsPerSecond)),
         ]
     }
 

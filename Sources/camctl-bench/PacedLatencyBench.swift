@@ -1,4 +1,3 @@
-import CameraControlCapture
 import CameraControlHost
 import CameraControlWire
 import Foundation
@@ -24,6 +23,12 @@ enum PacedLatencyBench {
         let baud: Int?
     }
 
+    /// One pacing's presses: each one's latency, µs, and the host's clock estimate's error on it, µs.
+    struct Presses {
+        var latencies: [Double]
+        var estimateErrors: [Double]
+    }
+
     /// The simulator's sample period at its default 1 kHz.
     static let samplePeriodMicros = 1_000.0
 
@@ -47,36 +52,8 @@ enum PacedLatencyBench {
     }
 
     static func run(_ options: BenchOptions) async throws -> [BenchRow] {
-        let clicks = options.smoke ? 3 : try options.integer("clicks", default: 60)
-        // A scenario holds at most 128 steps (docs/SIMULATOR.md): a pause and two steps per click.
-        guard clicks > 0, clicks <= 63 else { throw BenchOptions.UsageError(message: "--clicks must be 1…63") }
-        let simulator = options.values["sim"] ?? LatencyBench.siblingExecutable("camctl-sim")
-        var rows: [BenchRow] = []
-        var series: [LatencyPlot.Series] = []
-        for pacing in pacings {
-            let (latencies, estimateErrors) = try await pressToHandler(simulator: simulator, baud: pacing.baud, clicks: clicks)
-            let floor = floorMicros(baud: pacing.baud)
-            rows.append(
-                BenchRow(
-                    name: "press → capture handler, \(pacing.name)", unit: "µs", project: Stats(latencies),
-                    baseline: ("wire + 1 sample period", Stats([floor]))))
-            // The latency starts at the sample that saw the press, so the floor's sample period is not in
-            // it: what the host stack and the simulator add is the latency above the wire time.
-            let wire = floor - samplePeriodMicros
-            rows.append(
-                BenchRow(
-                    name: "  same, above the wire time (\(BenchRow.format(wire)) µs)", unit: "µs",
-                    project: Stats(latencies.map { $0 - wire }), baseline: ("target", Stats([100]))))
-            rows.append(
-                BenchRow(
-                    name: "  the host's clock estimate, its error on the same presses", unit: "µs", project: Stats(estimateErrors),
-                    baseline: nil))
-            series.append(
-                LatencyPlot.Series(
-                    name: pacing.baud == nil ? pacing.name : "\(pacing.name) (wire \(Int(wire.rounded())) µs, dashed)",
-                    valuesMicros: latencies,
-                    referenceMicros: pacing.baud == nil ? nil : wire))
-        }
+        let clicks = try Self.clicks(options, option: "clicks", default: 60)
+        let (rows, series) = try await measure(options, clicks: clicks)
         if let path = options.values["svg"] {
             let plot = LatencyPlot(
                 title: "camctl-sim → CameraControlHost: press → capture handler, \(clicks) clicks each", series: series)
@@ -85,42 +62,66 @@ enum PacedLatencyBench {
         return rows
     }
 
+    /// The clicks per pacing from `--OPTION N` (`fallback` without it; 3 in smoke mode).
+    ///
+    /// - Throws: a usage error outside 1…63 (a scenario's limit).
+    static func clicks(_ options: BenchOptions, option: String, default fallback: Int) throws -> Int {
+        let clicks = options.smoke ? 3 : try options.integer(option, default: fallback)
+        guard clicks > 0, clicks <= BenchSimulator.maxClicks else {
+            throw BenchOptions.UsageError(message: "--\(option) must be 1…\(BenchSimulator.maxClicks)")
+        }
+        return clicks
+    }
+
+    /// Every pacing's rows (press → handler next to its floor, the same above the wire time, the clock
+    /// estimate's error) and its latencies for the plot: `clicks` presses each. `paced` prints these, and
+    /// `latency` prints them after its own rows.
+    static func measure(_ options: BenchOptions, clicks: Int) async throws -> (rows: [BenchRow], series: [LatencyPlot.Series]) {
+        var rows: [BenchRow] = []
+        var series: [LatencyPlot.Series] = []
+        for pacing in pacings {
+            let presses = try await pressToHandler(options, baud: pacing.baud, clicks: clicks)
+            let (latencies, estimateErrors) = (presses.latencies, presses.estimateErrors)
+            let floor = floorMicros(baud: pacing.baud)
+            // The latency starts at the sample that saw the press, so the floor's sample period is not in
+            // it: what the host stack and the simulator add is the latency above the wire time.
+            let wire = floor - samplePeriodMicros
+            rows += [
+                .compare(
+                    "press → capture handler, \(pacing.name)", unit: "µs", latencies, against: "wire + 1 sample period", [floor]),
+                .compare(
+                    "  same, above the wire time (\(BenchRow.format(wire)) µs)", unit: "µs", latencies.map { $0 - wire },
+                    against: "target", [100]),
+                BenchRow(
+                    name: "  the host's clock estimate, its error on the same presses", unit: "µs", project: Stats(estimateErrors),
+                    baseline: nil),
+            ]
+            series.append(
+                LatencyPlot.Series(
+                    name: pacing.baud == nil ? pacing.name : "\(pacing.name) (wire \(Int(wire.rounded())) µs, dashed)",
+                    valuesMicros: latencies,
+                    referenceMicros: pacing.baud == nil ? nil : wire))
+        }
+        return (rows, series)
+    }
+
     /// Runs `camctl-sim` (paced at `baud`, or unpaced) playing `clicks` volume-down clicks into a
     /// `CameraControlHost`; returns each press's latency, µs (fewer when the run times out), and how much
     /// the latency computed through the host's clock estimate differs from it (the estimate's error).
-    static func pressToHandler(simulator: String, baud: Int?, clicks: Int) async throws -> (latencies: [Double], estimateErrors: [Double]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-bench-paced-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let scenario = folder.appendingPathComponent("clicks.scenario")
-        let steps = ["pause 300ms"] + Array(repeating: ["button volume-down hold=60ms", "pause 90ms"], count: clicks).flatMap { $0 }
-        try (steps.joined(separator: "\n") + "\n").write(to: scenario, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: simulator)
-        process.arguments =
-            ["--quiet", "--exit-with-parent", "--print-clock-origin", "--scenario", scenario.path]
-            + (baud.map { ["--baud", String($0)] } ?? [])
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        try process.run()
-        defer { process.terminate() }
-        func readLine() throws -> String {
-            var line: [UInt8] = []
-            while let byte = try stdout.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 { line.append(byte) }
-            return String(decoding: line, as: UTF8.self)
-        }
-        let port = try readLine()
+    static func pressToHandler(_ options: BenchOptions, baud: Int?, clicks: Int) async throws -> Presses {
+        let simulator = try BenchSimulator(
+            options, clicks: clicks, arguments: ["--print-clock-origin"] + (baud.map { ["--baud", String($0)] } ?? []))
+        defer { simulator.stop() }
         // Device time 0 on CLOCK_MONOTONIC: device timestamps placed exactly, not through the host's estimate.
-        let originLine = try readLine()
+        let originLine = try simulator.readLine()
         guard originLine.hasPrefix("clock-origin-us "), let origin = Int64(originLine.dropFirst("clock-origin-us ".count)) else {
-            throw ScaleBench.Failure(description: "camctl-sim did not print its clock origin: '\(originLine)'")
+            throw BenchSimulator.Failure(description: "camctl-sim did not print its clock origin: '\(originLine)'")
         }
 
-        let host = try await CameraControlHost.connect(to: port, hostName: "camctl-bench")
-        let latencies = LatencyBench.Samples()
-        let estimateErrors = LatencyBench.Samples()
-        let interaction = CaptureEventInteraction { event in
-            guard event.phase == .began else { return }
+        let host = try await simulator.connect()
+        let latencies = BenchSimulator.Samples()
+        let estimateErrors = BenchSimulator.Samples()
+        try await simulator.collectPresses(into: host, count: clicks, until: latencies) { event in
             let device = Int64(bitPattern: event.deviceTimestampMicros)
             let exact = Double(monotonicMicros() - (origin + device))
             latencies.add(exact)
@@ -129,14 +130,7 @@ enum PacedLatencyBench {
                 estimateErrors.add(estimated - exact)
             }
         }
-        await host.attach(interaction)
-        interaction.setSessionRunning(true)
-        let deadline = ContinuousClock.now + .seconds(Double(clicks) * 0.2 + 10)
-        while latencies.all.count < clicks, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        await host.stop()
-        return (latencies.all, estimateErrors.all)
+        return Presses(latencies: latencies.all, estimateErrors: estimateErrors.all)
     }
 
     /// CLOCK_MONOTONIC, microseconds (the clock camctl-sim's device time follows).

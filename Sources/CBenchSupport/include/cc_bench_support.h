@@ -16,6 +16,22 @@ uint64_t cc_bench_alloc_count(void);
 int cc_bench_unpack_input_event(const uint8_t *data, size_t length);
 int cc_bench_unpack_input_event_arena(const uint8_t *data, size_t length);
 
+/* The firmware's own C receive path (cc_bench_firmware.c), for camctl-bench decode: what the
+ * firmware core does with received bytes, here over frames carrying InputEvents. Every byte of
+ * wire[0..length) goes through cc_frame_decoder_feed (COBS and the CRC-16 at each delimiter), each good
+ * body through cc_envelope_parse, and, when `unpack` is non-zero, each STREAM_MESSAGE's payload through
+ * protobuf_c_message_unpack over the core's static arena (cc_arena_t, reset before and after, as
+ * cc_rpc.c does for requests). The wire bytes are fed `loops` times; the time is CLOCK_MONOTONIC
+ * around all of it. Returns 0, or -1 when a frame failed or the clock could not be read. */
+typedef struct cc_bench_firmware_decode_result {
+    uint64_t nanos;    /* CLOCK_MONOTONIC time of the whole run */
+    uint64_t messages; /* InputEvents unpacked (unpack != 0), or STREAM_MESSAGE envelopes parsed */
+    uint64_t checksum; /* the unpacked events' timestamps (or the envelopes' sequence numbers), summed */
+} cc_bench_firmware_decode_result_t;
+
+int cc_bench_firmware_decode(const uint8_t *wire, size_t length, size_t loops, int unpack,
+                             cc_bench_firmware_decode_result_t *out);
+
 /* camctl-bench scale (cc_bench_scale.c). A pseudo-terminal, raw: returns the master's descriptor
  * (non-blocking) and writes the subordinate's path into path, or returns -1. */
 int cc_bench_scale_open_pty(char *path, size_t cap);
