@@ -226,13 +226,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
             }
         }
         let activity = connection.activity
-        loop = Task { [weak self] in
-            for await item in activity {
-                guard let self else { return }
-                await self.handle(item)
-            }
-            await self?.finished()
-        }
+        loop = Task { await self.consume(activity) }
         Task { await connection.start() }
     }
 
@@ -271,7 +265,20 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     // MARK: Inside
 
+    /// The host runs on its ``DeviceConnection``'s executor: an input event goes from the link's I/O
+    /// thread to the connection's stream loop and on to ``handle(_:)`` without another hop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
+
     private var now: UInt64 { configuration.clock.nowMicros() }
+
+    /// Handles the connection's activity, in order, until it finishes (isolated: each item resumes here
+    /// directly).
+    private func consume(_ activity: AsyncStream<DeviceConnection.Activity>) async {
+        for await item in activity {
+            await handle(item)
+        }
+        finished()
+    }
 
     private func handle(_ activity: DeviceConnection.Activity) async {
         // After stop() every press was cancelled: what the connection still had queued is not delivered

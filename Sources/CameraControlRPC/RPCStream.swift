@@ -52,8 +52,16 @@ public struct RPCStream<Element: WireMessage>: AsyncSequence, Sendable {
         ///
         /// - Throws: ``RPCError`` (see ``RPCStream``).
         public mutating func next() async throws(RPCError) -> Element? {
+            try await next(isolation: nil)
+        }
+
+        /// The next message, nil at the end of the stream; the caller resumes on `actor` (what `for try
+        /// await` passes: the loop's own actor), straight from the thread that received the message.
+        ///
+        /// - Throws: ``RPCError`` (see ``RPCStream``).
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(RPCError) -> Element? {
             guard !finished else { return nil }
-            switch await handle.channel.next() {
+            switch await handle.channel.next(isolation: actor) {
             case .message(let payload):
                 do {
                     return try Element(serializedBytes: payload)

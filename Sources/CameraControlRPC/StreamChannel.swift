@@ -62,20 +62,23 @@ final class StreamChannel: @unchecked Sendable {
         waiting?.resume(returning: .end(error))
     }
 
-    /// The next item; waits while nothing is buffered.
-    func next() async -> Item {
+    /// The next item; waits while nothing is buffered. The waiting task resumes on `isolation` (the caller's
+    /// actor, if any) straight from the thread that delivers the message: one hop, not two.
+    func next(isolation: isolated (any Actor)? = #isolation) async -> Item {
         if let item = takeNow() { return item }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Item, Never>) in
-                park(continuation)
-            }
-        } onCancel: {
-            lock.lock()
-            let waiting = waiter
-            waiter = nil
-            lock.unlock()
-            waiting?.resume(returning: .taskCancelled)
-        }
+        return await withTaskCancellationHandler(
+            operation: {
+                await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Item, Never>) in
+                    park(continuation)
+                }
+            },
+            onCancel: {
+                lock.lock()
+                let waiting = waiter
+                waiter = nil
+                lock.unlock()
+                waiting?.resume(returning: .taskCancelled)
+            }, isolation: isolation)
     }
 
     private func takeNow() -> Item? {
