@@ -369,10 +369,21 @@ public final class RPCClient: Sendable {
         linkContinuation.finish()
     }
 
-    /// Writes the core's output, hands its events to the waiting calls and streams (which may produce
-    /// more of both), then sets the timer for the core's next poll time. Runs under the lock.
+    /// Hands the core's events to the waiting calls and streams, then writes its output (a consumer is
+    /// woken before the `ACK` of its message goes out, not after), again while that produced more, then
+    /// sets the timer for the core's next poll time. Runs under the lock.
     private func flush(_ state: inout State) {
-        while true {
+        repeat {
+            if state.core.hasEvents {
+                var events = state.events
+                state.events = []
+                state.core.takeEvents(into: &events)
+                for event in events {
+                    dispatch(event, &state)
+                }
+                events.removeAll(keepingCapacity: true)
+                state.events = events
+            }
             switch state.output {
             case .eventLoop(let control):
                 state.core.drainOutbound { control.write($0) }
@@ -382,16 +393,7 @@ public final class RPCClient: Sendable {
             case .none:
                 break
             }
-            guard state.core.hasEvents else { break }
-            var events = state.events
-            state.events = []
-            state.core.takeEvents(into: &events)
-            for event in events {
-                dispatch(event, &state)
-            }
-            events.removeAll(keepingCapacity: true)
-            state.events = events
-        }
+        } while state.core.hasEvents
         arm(&state)
     }
 

@@ -14,19 +14,6 @@ struct HostOverPtyTests {
         var all: [String] { list.withLock { $0 } }
     }
 
-    /// `CameraControlHost.connect`, once more (up to 3 tries) when the handshake failed.
-    static func connect(_ link: String) async throws -> CameraControlHost {
-        var tries = 0
-        while true {
-            tries += 1
-            do {
-                return try await CameraControlHost.connect(to: link, configuration: .init(retryDelay: .milliseconds(100)))
-            } catch {
-                if tries >= 3 || error.code != .handshakeFailed { throw error }
-            }
-        }
-    }
-
     @Test func captureEventsReconnectAndStop() async throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -41,15 +28,19 @@ struct HostOverPtyTests {
         let first = try SimulatorProcess(seed: 71, linkPath: link, extraArguments: ["--scenario", scenario])
         defer { first.kill() }
 
-        // The first handshake has 3 s of real time; while the suite starts, CPU-bound tests in virtual time can
-        // hold every thread of the cooperative pool for longer (2 on 2 cores). Then the attempt is late, not
-        // lost: connect again (the pause in the scenario leaves room for it).
-        let host = try await Self.connect(link)
+        // The app attaches before the host starts, so no event can come before the interaction is there
+        // (`connect(to:)` then `attach` leaves a window: on a loaded machine the connect's clock round trips
+        // can outlast the scenario's pause). The first handshake has 3 s of real time; while the suite starts,
+        // CPU-bound tests in virtual time can hold every thread of the cooperative pool for longer (2 on 2
+        // cores): the host then simply tries again after its retry delay.
+        let host = CameraControlHost(port: link, configuration: .init(retryDelay: .milliseconds(100)))
         let events = Events()
         let interaction = CaptureEventInteraction { event in events.add("\(event.phase.rawValue) \(event.source)") }
         await host.attach(interaction)
         interaction.setSessionRunning(true)
         let effects = await host.effects()
+        await host.start()
+        await host.waitUntilConnected()
         let gestures = Task {
             var count = 0
             for await effect in effects { if case .gesture = effect { count += 1 } }
