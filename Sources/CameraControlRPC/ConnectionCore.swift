@@ -39,9 +39,9 @@ import CameraControlWire
 ///   sent nothing for the heartbeat interval, and declares the link dead when nothing valid was received
 ///   for 4 intervals: every call fails with `UNAVAILABLE` and ``ConnectionEvent/linkDead`` is reported.
 ///   A device `HEARTBEAT` received when the host has sent nothing for half an interval is answered at
-///   once, and the host's own next heartbeat then waits up to 1.25 intervals for the device's next one
-///   to answer (``ConnectionConfiguration/answersHeartbeats``): an idle link wakes each side once per
-///   interval, not twice.
+///   once; while the device's heartbeats are coming, the host's own next heartbeat waits up to 1.25
+///   intervals for the device's next one to answer (``ConnectionConfiguration/answersHeartbeats``): an
+///   idle link wakes each side once per interval, not twice.
 ///   Silence is counted only while the host runs: after a gap of more than two intervals between two
 ///   calls into the core (the host was starved or suspended), the device gets one interval to be heard.
 ///
@@ -111,6 +111,8 @@ public struct ConnectionCore: Sendable {
     /// The last packet sent was a `HEARTBEAT` answering the device's (§8): the device's heartbeats are
     /// coming, so the next one of ours may wait a quarter interval more for the next of theirs.
     private var lastSentAnsweredHeartbeat = false
+    /// When the device's last `HEARTBEAT` arrived.
+    private var lastHeartbeatReceived: Duration?
     private var lastReceived: Duration?
     /// When the host last ran this core (a poll or bytes received): a host that did not run could not
     /// hear the device.
@@ -341,11 +343,13 @@ public struct ConnectionCore: Sendable {
     }
 
     /// How long after its last packet the host sends a `HEARTBEAT` (§8): one interval, or a quarter more
-    /// while it answers the device's heartbeats (it then waits for the next one to answer it, so each side
-    /// wakes once per interval instead of twice).
+    /// while the device's heartbeats are coming (one arrived since the host last sent, or the host's last
+    /// packet answered one): the host then waits for the device's next heartbeat to answer it, so each
+    /// side wakes once per interval instead of twice, whatever phase the two timers started in.
     private var heartbeatDelay: Duration {
-        lastSentAnsweredHeartbeat && configuration.answersHeartbeats
-            ? timing.answeredHeartbeatDelay : timing.heartbeatInterval
+        guard configuration.answersHeartbeats else { return timing.heartbeatInterval }
+        let heardSince = lastHeartbeatReceived.map { heard in lastSent.map { heard >= $0 } ?? true } ?? false
+        return lastSentAnsweredHeartbeat || heardSince ? timing.answeredHeartbeatDelay : timing.heartbeatInterval
     }
 
     /// Queues a `HEARTBEAT`. It follows an idle line, so it starts with a delimiter (§2 allows extra
@@ -400,6 +404,7 @@ public struct ConnectionCore: Sendable {
             unacked[UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8] = nil
         case .heartbeat:
             extraCounters.heartbeatsReceived += 1
+            lastHeartbeatReceived = now
             // §8 (v1.1): answer the device's heartbeat with ours, in the same wake-up, once half an
             // interval passed since we last sent; our own timer then waits a quarter interval more.
             if configuration.answersHeartbeats, isSessionEstablished, let lastSent,

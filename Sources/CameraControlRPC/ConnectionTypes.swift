@@ -37,8 +37,9 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     /// it fails with `UNAVAILABLE` (§7: 1 s).
     public var streamOpenTimeout: Duration
     /// Answer each device `HEARTBEAT` with the host's own once half an interval passed since the host last
-    /// sent, and then allow the host's next heartbeat a quarter interval more (§8, v1.1): both sides wake
-    /// once per interval instead of twice. False: heartbeats on the host's own timer only.
+    /// sent, and, while the device's heartbeats are coming, allow the host's own next heartbeat a quarter
+    /// interval more (§8, v1.1): both sides wake once per interval instead of twice. False: heartbeats on
+    /// the host's own timer only, one interval after the host last sent.
     public var answersHeartbeats: Bool
 
     /// The link-dead timeout: ``deadIntervals`` × ``heartbeatInterval`` (200 ms by default).
