@@ -363,4 +363,60 @@ struct RPCClientTests {
         #expect(error?.code == .unavailable)
         #expect(client.isClosed)
     }
+
+    @Test("a pty with a real clock is driven by its event loop; an in-memory pair or a manual clock by tasks")
+    func driverFollowsTransportAndClock() async throws {
+        let pair = try PseudoTerminalPair.open()
+        defer { pair.master.close() }
+        let looping = RPCClient(transport: pair.subordinate)
+        defer { looping.close() }
+        #expect(looping.driver == .eventLoop)
+        let device = FakeDevice(transport: pair.master) { packet in
+            guard packet.type == .request, packet.address == MethodID.inputStreamInputEvents else { return echoResponder(packet) }
+            return [1, 2, 3].map { Packet(type: .streamMessage, isReliable: true, callID: packet.callID, payload: [$0]) }
+        }
+        await device.start()
+        #expect(try await looping.unary(.devicePing, Blob([4, 2]), as: Blob.self, deadline: .seconds(60)) == Blob([4, 2]))
+        // A stream over the loop: messages arrive in order, the device's reliable ones acknowledged.
+        let stream = try looping.serverStream(.inputStreamInputEvents, Blob([3]), as: Blob.self)
+        var received: [Blob] = []
+        for try await message in stream {
+            received.append(message)
+            if received.count == 3 { break }
+        }
+        #expect(received == [Blob([1]), Blob([2]), Blob([3])])
+        await device.waitUntil { $0.filter { $0.type == .ack }.count >= 3 }
+
+        let second = try PseudoTerminalPair.open()
+        defer { second.master.close() }
+        let manual = RPCClient(transport: second.subordinate, clock: ManualClock())
+        defer { manual.close() }
+        #expect(manual.driver == .tasks, "virtual time cannot be a poll() timeout")
+
+        let (host, _) = InMemoryTransport.makePair()
+        let inMemory = RPCClient(transport: host)
+        defer { inMemory.close() }
+        #expect(inMemory.driver == .tasks)
+    }
+
+    @Test("a client nobody holds any more closes its transport")
+    func releasedClientCloses() async throws {
+        let pair = try PseudoTerminalPair.open()
+        defer { pair.master.close() }
+        do {
+            let client = RPCClient(transport: pair.subordinate)
+            #expect(client.driver == .eventLoop)
+        }
+        // The subordinate end was closed with the client: the master sees the hang-up.
+        var ending: TransportError?
+        while ending == nil {
+            do {
+                _ = try await pair.master.receive()
+            } catch {
+                ending = error
+            }
+        }
+        #expect(ending?.code == .closed)
+    }
+
 }
