@@ -106,6 +106,8 @@ public struct ConnectionCore: Sendable {
     private var outbound: [UInt8] = []
     /// The unstuffed frame being encoded (reused: no allocation per packet sent).
     private var scratch: [UInt8] = []
+    /// The `ACK` sent for each reliable packet, its payload rewritten each time (no allocation per ACK).
+    private var ackPacket = Packet.ack(sequence: 0, acking: 0)
     private var events: [ConnectionEvent] = []
     private var lastSent: Duration?
     /// The last packet sent was a `HEARTBEAT` answering the device's (§8): the device's heartbeats are
@@ -390,7 +392,10 @@ public struct ConnectionCore: Sendable {
             }
         }
         if packet.isReliable {
-            sendLinkPacket(.ack(sequence: sendSequence, acking: packet.sequence), now: now)
+            // The ACK's 2-byte payload is written into a packet the core keeps, not a new array.
+            ackPacket.payload[0] = UInt8(truncatingIfNeeded: packet.sequence)
+            ackPacket.payload[1] = UInt8(truncatingIfNeeded: packet.sequence >> 8)
+            sendLinkPacket(ackPacket, now: now)
             extraCounters.acksSent += 1
         }
         if isDuplicate(packet) {
@@ -452,9 +457,10 @@ public struct ConnectionCore: Sendable {
             return
         }
         let streaming = call.method.isServerStreaming
-        if streaming && (packet.type == .response || packet.type == .streamMessage) {
+        if streaming && (packet.type == .response || packet.type == .streamMessage) && call.openDeadline != nil {
             // §7 (v1.1): the empty RESPONSE confirms the stream; so does a message (the RESPONSE may
-            // be on its way again after a loss).
+            // be on its way again after a loss). (Written only when set: a dictionary's in-place update
+            // allocates, and a stream's every message comes here.)
             calls[id]?.openDeadline = nil
         }
         switch packet.type {

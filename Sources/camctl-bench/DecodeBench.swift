@@ -1,4 +1,5 @@
 import CBenchSupport
+import CameraControlRPC
 import CameraControlWire
 
 /// `camctl-bench decode`: wire bytes → typed `InputEvent` on one core, through this project's
@@ -6,7 +7,9 @@ import CameraControlWire
 /// payloads (default allocator, then an arena allocator) and next to the firmware's own C receive path
 /// over the same frames (`cc_bench_firmware_decode`: the core's streaming frame decoder, a byte at a time,
 /// with COBS and the CRC-16, its envelope parse and protobuf-c's unpack over its static arena; timed in C).
-/// Also heap allocations per message, counted by interposing malloc in this process.
+/// Also heap allocations per message, counted by interposing malloc in this process. The same events
+/// through a whole ``ConnectionCore`` (sequence window, ACKs of the reliable ones written to its output,
+/// the payload handed out as a stream message, then decoded) show what the host's connection adds.
 enum DecodeBench {
     static func run(_ options: BenchOptions) async throws -> [BenchRow] {
         let messages = options.smoke ? 1_000 : try options.integer("messages", default: 200_000)
@@ -86,6 +89,50 @@ enum DecodeBench {
             return (Double(result.nanos) / Double(messages), allocations / Double(messages))
         }
 
+        // Through a ConnectionCore: a live stream call, and 65,536 frames numbered 0…65535 (so the
+        // core's duplicate window never sees a number twice within its span), fed in turn.
+        var core = ConnectionCore()
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        core.drainOutbound { _ in }
+        var numbered: [UInt8] = []
+        for sequence in 0..<65_536 {
+            numbered += try PacketEncoder.encode(
+                Packet(
+                    type: .streamMessage, isReliable: sequence % 3 != 0, sequence: UInt16(sequence), callID: call.rawValue,
+                    payload: payloads[sequence % payloads.count]))
+        }
+        let chunk = wire.count  // bytes per feed: about 256 frames, as in the rounds above
+        var feedOffset = 0
+        var events: [ConnectionEvent] = []
+        var acked = 0
+        func coreRound() -> (nanos: Double, allocations: Double) {
+            var decoded = 0
+            var checksum: UInt64 = 0
+            let target = loops * payloads.count
+            let before = cc_bench_alloc_count()
+            cc_bench_alloc_counting(1)
+            let nanos = measureNanos {
+                while decoded < target {
+                    let end = min(feedOffset + chunk, numbered.count)
+                    numbered.withUnsafeBytes { core.receive(UnsafeRawBufferPointer(rebasing: $0[feedOffset..<end]), now: .zero) }
+                    feedOffset = end == numbered.count ? 0 : end
+                    core.takeEvents(into: &events)
+                    for event in events {
+                        guard case .streamMessage(_, let payload) = event, let input = try? InputEvent(serializedBytes: payload)
+                        else { continue }
+                        checksum &+= input.timestampMicros
+                        decoded += 1
+                    }
+                    events.removeAll(keepingCapacity: true)
+                    core.drainOutbound { acked += $0.count }
+                }
+            }
+            cc_bench_alloc_counting(0)
+            let allocations = Double(cc_bench_alloc_count() - before)
+            precondition(checksum != 0 && acked > 0 && core.counters.duplicatesDropped == 0, "core bench decoded \(decoded)")
+            return (nanos / Double(decoded), allocations / Double(decoded))
+        }
+
         func deframeRound() -> Double {
             var decoder = FrameDecoder()
             var frames = 0
@@ -120,7 +167,9 @@ enum DecodeBench {
         var arena: [(nanos: Double, allocations: Double)] = []
         var firmware: [(nanos: Double, allocations: Double)] = []
         var firmwareDeframe: [Double] = []
+        var throughCore: [(nanos: Double, allocations: Double)] = []
         _ = swiftRound()  // warm-up
+        _ = coreRound()
         _ = firmwareRound(unpack: true)
         for _ in 0..<rounds {
             ours.append(swiftRound())
@@ -130,6 +179,7 @@ enum DecodeBench {
             deframe.append(deframeRound())
             firmwareDeframe.append(firmwareRound(unpack: false).nanos)
             message.append(messageRound())
+            throughCore.append(coreRound())
         }
         let firmwareName = "firmware C receive path"
         return [
@@ -149,11 +199,18 @@ enum DecodeBench {
                 name: "  of which the generated message decoder", unit: "ns/msg", project: Stats(message),
                 baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.nanos)))),
             BenchRow(
+                name: "  through a ConnectionCore (window, ACKs, stream event)", unit: "ns/msg",
+                project: Stats(throughCore.map(\.nanos)), baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.nanos)))),
+            BenchRow(
                 name: "heap allocations", unit: "allocs/msg", project: Stats(ours.map(\.allocations)),
                 baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.allocations)))),
             BenchRow(
                 name: "  same, against the firmware's own C receive path", unit: "allocs/msg",
                 project: Stats(ours.map(\.allocations)), baseline: (firmwareName, Stats(firmware.map(\.allocations)))),
+            BenchRow(
+                name: "  through a ConnectionCore (the stream event's own payload)", unit: "allocs/msg",
+                project: Stats(throughCore.map(\.allocations)),
+                baseline: ("bare protobuf-c unpack+free", Stats(bare.map(\.allocations)))),
         ]
     }
 }
