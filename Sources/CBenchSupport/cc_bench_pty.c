@@ -6,8 +6,11 @@
 #if defined(__linux__)
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <string.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +146,91 @@ int cc_bench_idle_c_link(double seconds, uint32_t interval_micros, const uint8_t
     close(master);
     return 0;
 }
+/* The reader of cc_bench_pty_cross_thread: poll(), read until a 0x00 ends the frame, stamp, signal. */
+typedef struct {
+    int fd;
+    size_t count;
+    uint64_t *handled;
+    sem_t done;
+    int status;
+} cross_thread_reader;
+
+static void *cross_thread_read(void *argument)
+{
+    cross_thread_reader *reader = argument;
+    uint8_t buffer[4096];
+    for (size_t index = 0; index < reader->count && reader->status == 0; index++) {
+        int ended = 0;
+        while (!ended) {
+            struct pollfd pfd = {reader->fd, POLLIN, 0};
+            if (poll(&pfd, 1, 5000) <= 0) {
+                reader->status = -1;
+                break;
+            }
+            ssize_t n = read(reader->fd, buffer, sizeof buffer);
+            if (n <= 0) {
+                reader->status = -1;
+                break;
+            }
+            ended = memchr(buffer, 0, (size_t)n) != NULL;
+        }
+        reader->handled[index] = monotonic_nanos();
+        sem_post(&reader->done);
+    }
+    sem_post(&reader->done);
+    return NULL;
+}
+
+int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, double *micros)
+{
+    int master;
+    char name[128];
+    if (count == 0 || frame_length == 0 || cc_bench_open_pty(&master, name, sizeof name) != 0) return -1;
+    int subordinate = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
+    if (subordinate < 0 || make_raw(subordinate) != 0) {
+        int saved = errno;
+        if (subordinate >= 0) close(subordinate);
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    uint64_t *handled = calloc(count, sizeof *handled);
+    cross_thread_reader reader = {subordinate, count, handled, {{0}}, 0};
+    pthread_t thread;
+    int status = handled == NULL || sem_init(&reader.done, 0, 0) != 0 ? -1 : 0;
+    if (status == 0 && pthread_create(&thread, NULL, cross_thread_read, &reader) != 0) {
+        sem_destroy(&reader.done);
+        status = -1;
+    }
+    if (status != 0) {
+        free(handled);
+        close(subordinate);
+        close(master);
+        return -1;
+    }
+    for (size_t index = 0; index < count; index++) {
+        uint64_t start = monotonic_nanos();
+        if (write(master, frame, frame_length) != (ssize_t)frame_length) {
+            status = -1;
+            break;
+        }
+        sem_wait(&reader.done);
+        if (reader.status != 0) {
+            status = -1;
+            break;
+        }
+        micros[index] = (double)(handled[index] - start) / 1000.0;
+        usleep(200); /* the reader goes back to sleep in poll(), as between real events */
+    }
+    if (status != 0) reader.status = -1;
+    close(master); /* ends a reader still waiting */
+    pthread_join(thread, NULL);
+    sem_destroy(&reader.done);
+    free(handled);
+    close(subordinate);
+    return status;
+}
+
 #else
 int cc_bench_open_pty(int *master, char *path, size_t path_size)
 {
@@ -154,6 +242,13 @@ int cc_bench_open_pty(int *master, char *path, size_t path_size)
 int cc_bench_pty_one_way(size_t count, double *micros)
 {
     (void)count; (void)micros;
+    errno = ENOSYS;
+    return -1;
+}
+
+int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, double *micros)
+{
+    (void)count; (void)frame; (void)frame_length; (void)micros;
     errno = ENOSYS;
     return -1;
 }

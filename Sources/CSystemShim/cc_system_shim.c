@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <pthread.h>
 #include <unistd.h>
 
 int cc_shim_set_nonblocking(int fd, int nonblocking) {
@@ -167,4 +168,18 @@ int cc_shim_set_exclusive(int fd, int exclusive) {
 void cc_shim_line_buffer_stdout(void)
 {
     (void)setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+int cc_shim_set_thread_name(const char *name) {
+#if defined(__linux__)
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    return pthread_setname_np(pthread_self(), truncated);
+#elif defined(__APPLE__)
+    return pthread_setname_np(name);
+#else
+    (void)name;
+    return ENOTSUP;
+#endif
 }

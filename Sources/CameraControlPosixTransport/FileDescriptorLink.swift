@@ -1,3 +1,4 @@
+import CSystemShim
 import CameraControlTransport
 import Foundation
 
@@ -33,6 +34,10 @@ package final class FileDescriptorLink: @unchecked Sendable {
     /// How many reads in a row may return 0 bytes on a terminal that has not hung up before the link takes
     /// it for the end of file (one such read is another reader taking the bytes first).
     package static let emptyReadLimit = 64
+    /// The name of a link's thread in stream mode.
+    package static let readerThreadName = "cc-link-reader"
+    /// The name of a link's thread in event-loop mode.
+    package static let loopThreadName = "cc-link-loop"
     /// How many bytes may wait to be written in event-loop mode before the link ends with
     /// ``TransportError/Code/io`` (the device stopped reading).
     package static let writeQueueLimit = 1 << 20
@@ -73,6 +78,10 @@ package final class FileDescriptorLink: @unchecked Sendable {
     private var pendingStart = 0
     /// Event-loop mode: a write failed (or the queue overflowed); the loop ends with this.
     private var writeFailure: TransportError?
+    /// Event-loop mode: jobs of tasks that prefer the loop's task executor, run on its thread in order.
+    private var jobs: [UnownedJob] = []
+    /// Event-loop mode: the loop still runs jobs (false once it ended: later jobs run elsewhere).
+    private var runsJobs = false
 
     /// Takes ownership of `descriptor` (already open, non-blocking). Nothing is read until the first
     /// ``receive()`` or ``startEventLoop(delegate:)``.
@@ -152,7 +161,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
             mode = .stream
             threadRunning = true
             lock.unlock()
-            startThread(name: "cameracontrol.transport.reader") { [self] in readLoop() }
+            startThread(name: FileDescriptorLink.readerThreadName) { [self] in readLoop() }
         case .eventLoop:
             lock.unlock()
             throw TransportError(code: .concurrentReceive, message: "\(name) is driven by an event loop")
@@ -189,14 +198,17 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
         mode = .eventLoop(delegate)
         threadRunning = true
+        runsJobs = true
         lock.unlock()
-        startThread(name: "cameracontrol.transport.loop") { [self] in eventLoop(delegate) }
-        return LoopControl(link: self)
+        let executor = LoopExecutor(link: self)
+        startThread(name: FileDescriptorLink.loopThreadName) { [self] in eventLoop(delegate, executor: executor) }
+        return LoopControl(link: self, taskExecutor: executor)
     }
 
     /// The controls handed out by ``startEventLoop(delegate:)``.
     private struct LoopControl: EventLoopControl {
         let link: FileDescriptorLink
+        let taskExecutor: any TaskExecutor
 
         func write(_ bytes: UnsafeRawBufferPointer) {
             link.loopWrite(bytes)
@@ -207,10 +219,58 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
     }
 
+    /// The event loop's thread as a task executor (see ``EventLoopControl/taskExecutor``).
+    private final class LoopExecutor: TaskExecutor {
+        let link: FileDescriptorLink
+
+        init(link: FileDescriptorLink) {
+            self.link = link
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            link.enqueue(UnownedJob(job), on: self)
+        }
+    }
+
+    /// Queues `job` for the loop's thread, or runs it on another thread once the loop ended.
+    private func enqueue(_ job: UnownedJob, on executor: LoopExecutor) {
+        lock.lock()
+        guard runsJobs else {
+            lock.unlock()
+            DispatchQueue.global().async { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
+            return
+        }
+        jobs.append(job)
+        let needsWake = jobs.count == 1 && !onLoopThreadLocked
+        lock.unlock()
+        if needsWake { wake() }
+    }
+
+    /// Runs the jobs queued so far (on the loop's thread); true when any ran.
+    private func runJobs(_ executor: LoopExecutor) -> Bool {
+        lock.lock()
+        guard !jobs.isEmpty else {
+            lock.unlock()
+            return false
+        }
+        let ready = jobs
+        jobs.removeAll(keepingCapacity: true)
+        lock.unlock()
+        for job in ready {
+            job.runSynchronously(on: executor.asUnownedTaskExecutor())
+        }
+        return true
+    }
+
     // MARK: Private
 
+    /// Starts `body` on a thread of its own, named `name` for the OS too (`top -H`, debuggers; at most
+    /// 15 characters on Linux).
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
+        let thread = Thread {
+            _ = cc_shim_set_thread_name(name)
+            body()
+        }
         thread.name = name
         thread.start()
     }
@@ -346,7 +406,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
     }
 
     /// Event-loop mode: reads, writes and times for `delegate` until the end or ``close()``.
-    private func eventLoop(_ delegate: any EventLoopDelegate) {
+    private func eventLoop(_ delegate: any EventLoopDelegate, executor: LoopExecutor) {
         lock.lock()
         loopThread = pthread_self()
         lock.unlock()
@@ -360,6 +420,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
         loop: while true {
+            while runJobs(executor) {}
             lock.lock()
             if closed {
                 lock.unlock()
@@ -425,6 +486,12 @@ package final class FileDescriptorLink: @unchecked Sendable {
         lock.unlock()
         inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
         delegate.eventLoopEnded(local ? TransportError(code: .closed, message: "\(name) was closed") : ending)
+        // What the ending resumed runs here still; from now on jobs run elsewhere.
+        while runJobs(executor) {}
+        lock.lock()
+        runsJobs = false
+        lock.unlock()
+        while runJobs(executor) {}
         threadStopped()
     }
 

@@ -573,12 +573,12 @@ public struct ConnectionCore: Sendable {
     private mutating func sendCancel(_ call: CallID, now: Duration) {
         guard !isClosed else { return }
         // A CANCEL is an envelope and a check; it always fits.
-        try? send(Packet(type: .cancel, callID: call.rawValue), now: now)
+        _ = try? send(Packet(type: .cancel, callID: call.rawValue), now: now)
     }
 
     private mutating func sendLinkPacket(_ packet: Packet, now: Duration) {
         guard !isClosed else { return }
-        try? send(packet, now: now)
+        _ = try? send(packet, now: now)
     }
 
     /// Encodes `packet` with the next sequence number and queues it; the number is used only on success.

@@ -299,6 +299,24 @@ public final class RPCClient: Sendable {
         }
     }
 
+    /// The I/O thread of an event-loop-driven client, as a task executor (nil when tasks drive it).
+    ///
+    /// A stream consumed in a task that prefers it runs on that thread, right after the read that
+    /// delivered its message: no thread hop at all between the device's bytes and the loop's body.
+    ///
+    /// ```swift
+    /// let events = try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self)
+    /// try await withTaskExecutorPreference(client.taskExecutor) {
+    ///     for try await event in events { handle(event) }  // keep it short: the link reads nothing meanwhile
+    /// }
+    /// ```
+    public var taskExecutor: (any TaskExecutor)? {
+        state.withLock { state in
+            if case .eventLoop(let control) = state.output { return control.taskExecutor }
+            return nil
+        }
+    }
+
     /// True while a session is established (after a handshake, until the link dies or closes).
     public var isSessionEstablished: Bool { state.withLock { $0.core.isSessionEstablished } }
 

@@ -55,4 +55,11 @@ public protocol EventLoopControl: Sendable {
     /// Sets the loop's one timer: ``EventLoopDelegate/eventLoopTimerFired()`` is called once, `delay` from
     /// now (at once for a delay of zero or less). A new setting replaces the previous one; nil clears it.
     func setTimer(after delay: Duration?)
+
+    /// The loop's thread as a task executor: a task that prefers it
+    /// (`withTaskExecutorPreference(control.taskExecutor) { … }`) runs on the I/O thread, between reads,
+    /// so code resumed by a delegate call (a stream's consumer) runs right after that call returns, with
+    /// no thread hop at all. Such code must not block: while it runs, the loop reads nothing. After the
+    /// transport ends, jobs still enqueued run on other threads.
+    var taskExecutor: any TaskExecutor { get }
 }

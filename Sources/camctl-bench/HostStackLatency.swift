@@ -13,11 +13,16 @@ import Synchronization
 /// figure is the time from calling `write()` (the frame's last byte is in the pty when it returns, a
 /// few µs later) to the handler, on one clock (`CLOCK_MONOTONIC`): taken before the write, it cannot be
 /// made negative by the device thread being preempted after it. The next frame is written once the
-/// handler ran. Path: reader thread →
-/// `ChunkQueue` → `RPCClient` actor (deframe, decode) → `StreamChannel` → the consumer task.
+/// handler ran. Path: the pty's event-loop thread (`poll()` wakes, read, deframe, `ConnectionCore`) →
+/// `StreamChannel` resumes the consumer task: one thread hop, onto the cooperative pool. With
+/// `onLoopExecutor` the consumer prefers the client's `taskExecutor` and runs on the loop's own thread
+/// right after the read: no hop.
 ///
-/// The floor next to it is the same pty's bare one-way trip: `write()` of 2 bytes on the master →
-/// blocking `read()` of them on the subordinate, in one C thread.
+/// The baseline next to it is a minimal C reader of the same shape (`cc_bench_pty_cross_thread`): a
+/// thread asleep in `poll()` on the subordinate, woken by another thread's `write()` of the same frame,
+/// reads to its delimiter and stamps the time; the writer waits for it, then sleeps 200 µs. That is the
+/// floor a host pays for the pty and one thread wake-up. The bare one-way trip (`write()` of 2 bytes →
+/// blocking `read()` of them in the same C thread, no wake-up of a sleeping thread) is shown too.
 enum HostStackLatency {
     /// The consumer's side: when the handler last ran (ns), and a semaphore the device thread waits on.
     final class Handoff: Sendable {
@@ -27,15 +32,16 @@ enum HostStackLatency {
 
     static func nanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    /// Write → handler samples, µs.
-    static func samples(count: Int) async throws -> [Double] {
+    /// Write → handler samples, µs; the consumer on the cooperative pool, or on the link's own thread.
+    static func samples(count: Int, onLoopExecutor: Bool = false) async throws -> [Double] {
         var master: Int32 = -1
         var path = [CChar](repeating: 0, count: 128)
         guard cc_bench_open_pty(&master, &path, path.count) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
         defer { close(master) }
-        let transport = try PTYTransport(path: String(cString: path), exclusive: false)
+        let transport = try PTYTransport(
+            path: String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), exclusive: false)
         let client = RPCClient(transport: transport)
         defer { client.close() }
         let stream = try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self)
@@ -66,7 +72,8 @@ enum HostStackLatency {
         }
 
         let handoff = Handoff()
-        let consumer = Task {
+        let executor = onLoopExecutor ? client.taskExecutor : nil
+        let consumer = Task(executorPreference: executor) {
             do {
                 for try await _ in stream {
                     handoff.handled.store(nanos(), ordering: .releasing)
@@ -102,20 +109,39 @@ enum HostStackLatency {
         return micros
     }
 
-    /// The latency rows: the host stack next to the bare one-way pty trip.
+    /// The minimal C reader woken across threads by the same frames, µs.
+    static func crossThread(count: Int) throws -> [Double] {
+        let event = InputEvent(
+            timestampMicros: 1_000, kind: .lightPressDown, source: .cameraControl, forceMillinewtons: 900, position: 0,
+            eventNumber: 1)
+        let frame = try PacketEncoder.encode(Packet(type: .streamMessage, sequence: 1, callID: 1, payload: event.serializedBytes()))
+        var micros = [Double](repeating: 0, count: count)
+        let status = frame.withUnsafeBufferPointer { cc_bench_pty_cross_thread(count, $0.baseAddress, $0.count, &micros) }
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return micros
+    }
+
+    /// The latency rows: the host stack (consumer on the pool, then on the link's thread) next to the C
+    /// reader woken across threads, and the bare one-way pty trip.
     static func rows(smoke: Bool) async throws -> [BenchRow] {
         let count = smoke ? 20 : 2_000
         let bare = try bareOneWay(count: count)
+        let woken = try crossThread(count: count)
         let stack = try await samples(count: count)
-        guard stack.count == count else {
+        let inPlace = try await samples(count: count, onLoopExecutor: true)
+        guard stack.count == count, inPlace.count == count else {
             throw POSIXError(.ETIMEDOUT)  // the host did not deliver a message within 5 s
         }
+        let baseline = "C reader woken by the write"
         return [
             BenchRow(
-                name: "pty one way, 2 bytes (C write → read)", unit: "µs", project: Stats(bare), baseline: nil),
+                name: "pty one way, 2 bytes (C write → read, one thread)", unit: "µs", project: Stats(bare), baseline: nil),
             BenchRow(
-                name: "host stack: write() called → stream handler", unit: "µs", project: Stats(stack),
-                baseline: ("pty one way (C)", Stats(bare))),
+                name: "host stack: write() called → stream handler (1 hop)", unit: "µs", project: Stats(stack),
+                baseline: (baseline, Stats(woken))),
+            BenchRow(
+                name: "  same, handler on the link's thread (taskExecutor, 0 hops)", unit: "µs", project: Stats(inPlace),
+                baseline: (baseline, Stats(woken))),
         ]
     }
 }

@@ -419,4 +419,43 @@ struct RPCClientTests {
         #expect(ending?.code == .closed)
     }
 
+    @Test("a stream consumed on the client's taskExecutor runs on the link's own thread; work still runs after the link ends")
+    func consumerOnTheLinksThread() async throws {
+        let pair = try PseudoTerminalPair.open()
+        defer { pair.master.close() }
+        let client = RPCClient(transport: pair.subordinate)
+        let executor = try #require(client.taskExecutor)
+        let device = FakeDevice(transport: pair.master) { packet in
+            guard packet.type == .request, packet.address == MethodID.inputStreamInputEvents else { return [] }
+            return [7, 8].map { Packet(type: .streamMessage, callID: packet.callID, payload: [$0]) }
+        }
+        await device.start()
+        let stream = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self)
+        let threads = try await withTaskExecutorPreference(executor) {
+            var names: [String?] = []
+            for try await _ in stream {
+                names.append(currentThreadName())
+                if names.count == 2 { break }
+            }
+            return names
+        }
+        #if os(Linux)  // the thread's name is read from /proc
+            #expect(threads == ["cc-link-loop", "cc-link-loop"])
+            #expect(await Task(executorPreference: executor) { currentThreadName() }.value == "cc-link-loop")
+        #else
+            #expect(threads.count == 2)
+        #endif
+
+        client.close()
+        let after = await Task(executorPreference: executor) { 42 }.value
+        #expect(after == 42, "a job enqueued after the loop ended still runs")
+        #expect(RPCClient(transport: InMemoryTransport.makePair().0).taskExecutor == nil)
+    }
+
+}
+
+/// The OS's name of the thread running the caller (Linux: `/proc/thread-self/comm`; nil elsewhere).
+func currentThreadName() -> String? {
+    guard let text = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) else { return nil }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
 }

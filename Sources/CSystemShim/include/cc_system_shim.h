@@ -46,6 +46,10 @@ int cc_shim_set_cloexec(int fd);
  */
 int cc_shim_set_exclusive(int fd, int exclusive);
 
+/* Names the calling thread for the OS (pthread_setname_np: `top -H`, /proc/self/task/N/comm, debuggers);
+ * Linux keeps the first 15 bytes. Returns 0 or an errno value (ENOTSUP where the platform cannot). */
+int cc_shim_set_thread_name(const char *name);
+
 /* Makes the process's stdout line-buffered, so a pipe sees each line as it is printed
  * (Swift 6 cannot name C's `stdout` global safely). */
 void cc_shim_line_buffer_stdout(void);
