@@ -23,13 +23,25 @@ extension CaseContext {
             seen: reply?.wire, expected: "\(type)\(statusText) on call \(callID): \(bytes)")
     }
 
-    /// Fails when anything but link packets (ACK, HEARTBEAT) arrives within `duration`.
+    /// Fails when anything but link packets (ACK, HEARTBEAT) arrives within `duration`, or after it but
+    /// before the answer to a Ping sent then (``Probe/framesBeforeBarrier(within:)``), or when that Ping is
+    /// not answered.
     ///
     /// A retransmission of a reliable packet received before the window (same sequence number: the device
     /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored.
     func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
         let seenBefore = await probe.reliableSeen
-        let frames = await probe.collect(for: duration)
+        // `duration` of quiet, then a Ping as a barrier: an answer that a loaded machine delays past the
+        // window still comes before the Ping's, so it is seen. The Ping itself must be answered (the link
+        // goes on after whatever was sent).
+        let quiet = await probe.collect(for: duration)
+        let barrier = try await probe.framesBeforeBarrier()
+        guard let late = barrier.frames else {
+            throw ConformanceFailure(
+                "\(what): a Ping sent after it was not answered", sent: barrier.ping, seen: nil,
+                expected: "RESPONSE PingResponse on call \(Probe.callIDOf(barrier.ping))")
+        }
+        let frames = quiet + late
         let answer = frames.first { frame in
             guard let packet = frame.packet else { return true }
             if packet.type == .ack || packet.type == .heartbeat { return false }

@@ -211,7 +211,9 @@ enum LinkCases {
                 var body: [UInt8] = []
                 repeat {
                     body =
-                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, UInt8(id & 0x7F) | 1, 0x01, 0x02, 0x0a, 0xf6, 0x01]
+                        // The call id: one odd byte (never 0x00), different for the two frames, so a
+                        // retransmission of the first answer is never taken for the second.
+                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, UInt8(2 * (id % 60) + 1), 0x01, 0x02, 0x0a, 0xf6, 0x01]
                         + [UInt8](repeating: fill, count: 246)
                     fill &+= 1
                 } while CRC16.checksum(body) & 0xFF == 0 || CRC16.checksum(body) >> 8 == 0
@@ -222,7 +224,7 @@ enum LinkCases {
                 wire.append(0)
                 try await c.probe.sendRaw(wire)
                 let callID = UInt32(body[3])
-                let reply = await c.probe.reply(to: callID)
+                let reply = await c.newReply(to: callID, within: .milliseconds(500))
                 try c.expect(
                     reply, .response, callID: callID, sent: wire,
                     trailing ? "the 254-byte run with a trailing 01" : "the canonical 254-byte run")

@@ -191,6 +191,26 @@ public actor Probe {
         return drain()
     }
 
+    /// Sends a Ping as a barrier and returns, removed from the inbox, everything received before its answer
+    /// (the answer itself is dropped). A device answers in order, so whatever it answers to what was sent
+    /// before the Ping arrives before this, however late a loaded machine makes both. Nil when the Ping was
+    /// not answered within `timeout` (what came meanwhile stays in the inbox), with the Ping's wire bytes.
+    public func framesBeforeBarrier(
+        within timeout: Duration = .seconds(2)
+    ) async throws -> (frames: [ReceivedFrame]?, ping: [UInt8]) {
+        let (id, wire) = try await request(.devicePing, PingRequest().serializedBytes())
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let index = inbox.firstIndex(where: { $0.packet?.callID == id && $0.packet?.type != .ack }) {
+                let before = Array(inbox[..<index])
+                inbox.removeSubrange(...index)
+                return (before, wire)
+            }
+            if ContinuousClock.now >= deadline || closed { return (nil, wire) }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Removes and returns everything received so far.
     @discardableResult
     public func drain() -> [ReceivedFrame] {
