@@ -209,11 +209,12 @@ enum LinkCases {
                 // REQUEST 01 | seq lo, 00 | call id | 01 02 | 0a f6 01 payload×246 | crc: after seq's high zero, exactly 254 non-zero bytes
                 var fill: UInt8 = 0x55
                 var body: [UInt8] = []
+                // The call id: one odd byte (never 0x00), different for the two frames, so a retransmission
+                // of the first answer is never taken for the second.
+                let callByte = UInt8(2 * (id % 60) + 1)
                 repeat {
                     body =
-                        // The call id: one odd byte (never 0x00), different for the two frames, so a
-                        // retransmission of the first answer is never taken for the second.
-                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, UInt8(2 * (id % 60) + 1), 0x01, 0x02, 0x0a, 0xf6, 0x01]
+                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, callByte, 0x01, 0x02, 0x0a, 0xf6, 0x01]
                         + [UInt8](repeating: fill, count: 246)
                     fill &+= 1
                 } while CRC16.checksum(body) & 0xFF == 0 || CRC16.checksum(body) >> 8 == 0
