@@ -89,7 +89,7 @@ static void send_packet(press_host_t *host, uint8_t type, uint8_t flags, uint32_
     if (wire_length == 0u) return;
     host->tx_sequence++;
     /* A few dozen bytes into a pty that its reader empties: the write is whole or the link is gone. */
-    (void)write(host->fd, wire, wire_length);
+    if (write(host->fd, wire, wire_length) != (ssize_t)wire_length) host->counts->failed_writes++;
     host->last_tx_nanos = monotonic_nanos();
 }
 

@@ -48,7 +48,9 @@ enum MinimalCHost {
         }
         guard counts.refused == 0, stored > 0 else {
             throw BenchSimulator.Failure(
-                description: "the minimal C host got no press from camctl-sim (refused: \(counts.refused), frames: \(counts.frames))")
+                description:
+                    "the minimal C host got no press from camctl-sim (refused: \(counts.refused), frames: \(counts.frames), failed writes: \(counts.failed_writes))"
+            )
         }
         let received = presses.prefix(Int(stored))
         let latencies = received.map { Double($0.decoded_nanos) / 1_000 - Double(origin + Int64($0.device_micros)) }

@@ -23,6 +23,7 @@ typedef struct cc_bench_press_host_counts {
     uint64_t events;       /* InputEvents decoded, of any kind */
     uint64_t acks;         /* ACKs sent */
     uint64_t heartbeats;   /* HEARTBEATs sent */
+    uint64_t failed_writes; /* packets write() did not take whole (the simulator is gone) */
     uint32_t heartbeat_interval_ms; /* the device's, from its Capabilities (50 when it announces none) */
     int refused;           /* the device answered ERROR to the handshake or to StreamInputEvents */
 } cc_bench_press_host_counts_t;
