@@ -28,7 +28,8 @@ struct Bench {
             run: LatencyBench.run),
         Command(name: "idle", summary: "an idle connected session's CPU and wake-ups, next to a C heartbeat loop", run: IdleBench.run),
         Command(
-            name: "paced", summary: "press → capture handler with camctl-sim paced at 115200 baud, 1 Mbaud and unpaced; --svg FILE",
+            name: "paced",
+            summary: "press → capture handler over camctl-sim at 115200 baud, 1 Mbaud and unpaced, next to a minimal C host; --svg FILE",
             run: PacedLatencyBench.run),
         Command(
             name: "firmware",

@@ -79,6 +79,19 @@ final class BenchSimulator {
     /// The next line the simulator prints (without its newline; empty at the end of its output).
     func readLine() throws -> String { try Self.readLine(from: output) }
 
+    /// Device time 0 on `CLOCK_MONOTONIC`, µs: the line `--print-clock-origin` (which must be among the
+    /// simulator's arguments) makes it print after its port, so device timestamps can be placed on that
+    /// clock exactly, not through a host's estimate. Read it before any other line.
+    ///
+    /// - Throws: ``Failure`` when the next line is not the clock origin.
+    func clockOrigin() throws -> Int64 {
+        let line = try readLine()
+        guard line.hasPrefix("clock-origin-us "), let origin = Int64(line.dropFirst("clock-origin-us ".count)) else {
+            throw Failure(description: "camctl-sim did not print its clock origin: '\(line)'")
+        }
+        return origin
+    }
+
     /// A `CameraControlHost` connected to the simulator's port (handshake done, clock estimated).
     func connect() async throws -> CameraControlHost {
         try await CameraControlHost.connect(to: port, hostName: "camctl-bench")

@@ -16,8 +16,9 @@ import Foundation
 ///   debounce and the simulator's pacing; the floor it is compared with is one sample period (1 ms at 1 kHz).
 /// - **paced**: the rows of `camctl-bench paced` (``PacedLatencyBench``) with `--paced-clicks` clicks (30) per
 ///   pacing: the simulated press → handler with `camctl-sim` pacing its bytes at 115200 baud, 1 Mbaud and
-///   unpaced, each next to its physical floor (the frame's time on the wire plus one sample period). For
-///   the plot and more clicks, run `paced --svg FILE`.
+///   unpaced, each next to a minimal C host's press → frame read over its own `camctl-sim` (what the
+///   simulator and the pty cost alone), and that next to the physical floor (the frame's time on the wire
+///   plus one sample period). For the plot and more clicks, run `paced --svg FILE`.
 enum LatencyBench {
     static func ptyRoundTrips(count: Int) async throws -> [Double] {
         let pair = try PseudoTerminalPair.open()
