@@ -167,8 +167,8 @@ let package = Package(
         .target(
             name: "CameraControlHost",
             dependencies: [
-                "CameraControlWire", "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture",
-                "CameraControlControls",
+                "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
+                "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,6 @@
 import CameraControlRPC
+import CameraControlSerialTransport
+import CameraControlTransport
 import CameraControlWire
 
 /// A device that stays connected: it opens a session, streams its input events, and when the link is
@@ -6,6 +8,11 @@ import CameraControlWire
 ///
 /// The capture layer listens to ``activity`` and cancels any press in flight on ``Activity/disconnected(_:)``
 /// — a press whose release was never seen must never turn into a capture.
+///
+/// The connection runs on an ``EventLoop`` (``eventLoop``: its executor). Sessions opened on that same
+/// loop (an opener that passes it to ``DeviceSession/open(path:hostName:eventLoop:)``, as
+/// ``init(path:hostName:retryDelay:maxConsecutiveFailures:)`` does) deliver each input event from the
+/// port's read to ``activity``'s consumer on one thread, with no hop.
 public actor DeviceConnection {
     /// What happens to the connection, in order.
     public enum Activity: Sendable {
@@ -22,6 +29,9 @@ public actor DeviceConnection {
     /// Opens a new session; called for the first connect and every reconnect.
     public typealias Opener = @Sendable () async throws(DeviceError) -> DeviceSession
 
+    /// The loop this connection runs on (its actor executor); share it with the sessions it opens.
+    public nonisolated let eventLoop: any EventLoop
+    private let ownsEventLoop: Bool
     private let opener: Opener
     private let retryDelay: Duration
     private let maxConsecutiveFailures: Int?
@@ -34,20 +44,45 @@ public actor DeviceConnection {
     public nonisolated let activity: AsyncStream<Activity>
 
     /// A connection that opens sessions with `opener`, waiting `retryDelay` between attempts and giving
-    /// up after `maxConsecutiveFailures` failed connects in a row (nil: never).
-    public init(retryDelay: Duration = .milliseconds(250), maxConsecutiveFailures: Int? = nil, opener: @escaping Opener) {
+    /// up after `maxConsecutiveFailures` failed connects in a row (nil: never). It runs on `eventLoop`
+    /// (which its owner shuts down), or on a loop of its own that ends with it.
+    public init(
+        retryDelay: Duration = .milliseconds(250), maxConsecutiveFailures: Int? = nil, eventLoop: (any EventLoop)? = nil,
+        opener: @escaping Opener
+    ) {
+        self.init(
+            retryDelay: retryDelay, maxConsecutiveFailures: maxConsecutiveFailures,
+            eventLoop: eventLoop ?? Transports.makeEventLoop(name: "cc-device"), ownsEventLoop: eventLoop == nil,
+            opener: opener)
+    }
+
+    private init(
+        retryDelay: Duration, maxConsecutiveFailures: Int?, eventLoop: any EventLoop, ownsEventLoop: Bool,
+        opener: @escaping Opener
+    ) {
         self.opener = opener
         self.retryDelay = retryDelay
         self.maxConsecutiveFailures = maxConsecutiveFailures
+        self.eventLoop = eventLoop
+        self.ownsEventLoop = ownsEventLoop
         (activity, continuation) = AsyncStream<Activity>.makeStream(bufferingPolicy: .bufferingOldest(4096))
     }
 
-    /// A connection to the port at `path`.
+    /// A connection to the port at `path`; the port runs on the connection's own event loop.
     public init(path: String, hostName: String = "camctl", retryDelay: Duration = .milliseconds(250), maxConsecutiveFailures: Int? = nil) {
-        self.init(retryDelay: retryDelay, maxConsecutiveFailures: maxConsecutiveFailures) { () async throws(DeviceError) -> DeviceSession in
-            try await DeviceSession.open(path: path, hostName: hostName)
+        let loop = Transports.makeEventLoop(name: "cc-device")
+        self.init(retryDelay: retryDelay, maxConsecutiveFailures: maxConsecutiveFailures, eventLoop: loop, ownsEventLoop: true) {
+            () async throws(DeviceError) -> DeviceSession in
+            try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }
     }
+
+    deinit {
+        if ownsEventLoop { eventLoop.shutdown() }
+    }
+
+    /// The connection runs on ``eventLoop``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.asUnownedSerialExecutor() }
 
     /// The session in use, nil while disconnected.
     public var session: DeviceSession? { current }
@@ -58,13 +93,14 @@ public actor DeviceConnection {
         loop = Task { await self.run() }
     }
 
-    /// Stops: closes the session and finishes ``activity``.
+    /// Stops: closes the session and finishes ``activity``; a loop of the connection's own ends.
     public func stop() async {
         loop?.cancel()
         loop = nil
         if let current { await current.close() }
         current = nil
         continuation.finish()
+        if ownsEventLoop { eventLoop.shutdown() }
     }
 
     /// Yields an activity; a full buffer ends the stream and the loop instead of dropping it.

@@ -12,44 +12,51 @@ import CameraControlWire
 /// ```
 ///
 /// Every call throws ``RPCError``; the codes each can throw are listed on it. A session does not
-/// reconnect by itself: ``DeviceConnection`` does that.
-public actor DeviceSession {
+/// reconnect by itself: ``DeviceConnection`` does that. It holds no state of its own beyond what the
+/// handshake said, so its calls run on the caller's executor straight into the ``RPCClient``.
+public final class DeviceSession: Sendable {
     /// The protocol version this host speaks.
     public static let hostVersion = ProtocolVersion(major: 1, minor: 1)
     /// How long the first handshake attempt waits for its response; each later one waits twice as long.
     public static let firstHandshakeWait: Duration = .milliseconds(100)
 
     /// The RPC client underneath (for raw calls and counters).
-    public nonisolated let client: RPCClient
+    public let client: RPCClient
     /// What the device announced in the handshake.
-    public nonisolated let info: DeviceInfo
+    public let info: DeviceInfo
 
     private init(client: RPCClient, info: DeviceInfo) {
         self.client = client
         self.info = info
     }
 
-    /// Opens `path` (a serial port, a pty or a symlink to one) and handshakes.
+    /// Opens `path` (a serial port, a pty or a symlink to one) and handshakes. The port runs on
+    /// `eventLoop` (shared with other links and with the actors that use it as their executor), or on a
+    /// loop of its own.
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/transport`` when the port does not open, otherwise as
-    ///   ``connect(transport:clock:hostName:attempts:deadline:)``.
-    public static func open(path: String, hostName: String = "camctl") async throws(DeviceError) -> DeviceSession {
+    ///   ``connect(transport:clock:hostName:attempts:deadline:eventLoop:)``.
+    public static func open(
+        path: String, hostName: String = "camctl", eventLoop: (any EventLoop)? = nil
+    ) async throws(DeviceError) -> DeviceSession {
         let transport: any ByteTransport
         do {
             transport = try Transports.open(path: path)
         } catch {
             throw DeviceError(.transport, "cannot open \(path): \(error)", transportError: error)
         }
-        return try await connect(transport: transport, hostName: hostName)
+        return try await connect(transport: transport, hostName: hostName, eventLoop: eventLoop)
     }
 
     /// Handshakes over an open transport, timed by the system clock (see
-    /// ``connect(transport:clock:hostName:attempts:deadline:)``).
+    /// ``connect(transport:clock:hostName:attempts:deadline:eventLoop:)``).
     public static func connect(
-        transport: any ByteTransport, hostName: String = "camctl", attempts: Int = 8, deadline: Duration = .seconds(3)
+        transport: any ByteTransport, hostName: String = "camctl", attempts: Int = 8, deadline: Duration = .seconds(3),
+        eventLoop: (any EventLoop)? = nil
     ) async throws(DeviceError) -> DeviceSession {
         try await connect(
-            transport: transport, clock: ContinuousClock(), hostName: hostName, attempts: attempts, deadline: deadline)
+            transport: transport, clock: ContinuousClock(), hostName: hostName, attempts: attempts, deadline: deadline,
+            eventLoop: eventLoop)
     }
 
     /// Handshakes over an open transport, timed by `clock` (docs/PROTOCOL.md §9, v1.1).
@@ -64,9 +71,9 @@ public actor DeviceSession {
     ///   ``DeviceError/Code/badHandshake``.
     public static func connect<C: Clock>(
         transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 8,
-        deadline: Duration = .seconds(3)
+        deadline: Duration = .seconds(3), eventLoop: (any EventLoop)? = nil
     ) async throws(DeviceError) -> DeviceSession where C.Duration == Duration {
-        let client = RPCClient(transport: transport, clock: clock)
+        let client = RPCClient(transport: transport, clock: clock, eventLoop: eventLoop)
         let request = HandshakeRequest(hostVersion: hostVersion, hostName: hostName)
         var lastError: RPCError?
         let start = clock.now

@@ -2,6 +2,8 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlDevice
 import CameraControlRPC
+import CameraControlSerialTransport
+import CameraControlTransport
 import CameraControlWire
 import Synchronization
 
@@ -53,6 +55,13 @@ public struct HostClock: Sendable {
 /// timer that sleeps until the core's next deadline (nothing ticks while nothing is pending), clock
 /// round trips (a few at each connect, then one every ``Configuration/clockResyncInterval``) and a
 /// serial sender for haptics, so a slow PlayHaptic never holds up gestures.
+///
+/// **One thread.** The host, its connection and the port of every session it opens itself
+/// (``init(port:hostName:configuration:)``, ``connect(to:hostName:configuration:)``) share one
+/// ``EventLoop`` (``eventLoop``): an input event goes from the port's read through the RPC core, the
+/// connection, the recogniser and the capture router to the app's handler on that thread, with no hop,
+/// as a minimal C host would. Handlers run there too: keep them short (a slow handler delays the next
+/// read, not correctness).
 public actor CameraControlHost: CaptureSoundPlaying {
     /// How the host behaves.
     public struct Configuration: Sendable {
@@ -86,6 +95,8 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     /// The configuration in use.
     public nonisolated let configuration: Configuration
+    /// The loop the host, its connection and the ports it opens run on (its actor executor).
+    public nonisolated let eventLoop: any EventLoop
     private let core: HostCore
     private let connection: DeviceConnection
     private var loop: Task<Void, Never>?
@@ -117,18 +128,30 @@ public actor CameraControlHost: CaptureSoundPlaying {
     public private(set) var failedHaptics = 0
 
     /// A host whose sessions are opened by `opener` (first connect and every reconnect). Nothing happens
-    /// until ``start()`` or ``run()``.
+    /// until ``start()`` or ``run()``. (Sessions `opener` opens on ``eventLoop`` deliver their input with no
+    /// thread hop; others with one.)
     public init(configuration: Configuration = Configuration(), opener: @escaping DeviceConnection.Opener) {
-        self.configuration = configuration
-        core = HostCore(configuration: configuration.core)
-        connection = DeviceConnection(retryDelay: configuration.retryDelay, opener: opener)
+        self.init(configuration: configuration, eventLoop: Transports.makeEventLoop(name: "cc-host"), opener: opener)
     }
 
-    /// A host for the port at `path` (a serial port, a pseudo-terminal or a symlink to one).
+    /// A host on `eventLoop` (which it shuts down when it stops).
+    private init(configuration: Configuration, eventLoop: any EventLoop, opener: @escaping DeviceConnection.Opener) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        core = HostCore(configuration: configuration.core)
+        connection = DeviceConnection(retryDelay: configuration.retryDelay, eventLoop: eventLoop, opener: opener)
+    }
+
+    /// A host for the port at `path` (a serial port, a pseudo-terminal or a symlink to one), on one thread.
     public init(port path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()) {
-        self.init(configuration: configuration) { () async throws(DeviceError) -> DeviceSession in
-            try await DeviceSession.open(path: path, hostName: hostName)
+        let loop = Transports.makeEventLoop(name: "cc-host")
+        self.init(configuration: configuration, eventLoop: loop) { () async throws(DeviceError) -> DeviceSession in
+            try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }
+    }
+
+    deinit {
+        eventLoop.shutdown()
     }
 
     /// Opens `path` now (so a wrong port fails here, with the reason), starts the host on that session and
@@ -138,11 +161,18 @@ public actor CameraControlHost: CaptureSoundPlaying {
     public static func connect(
         to path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()
     ) async throws(DeviceError) -> CameraControlHost {
-        let first = try await DeviceSession.open(path: path, hostName: hostName)
+        let loop = Transports.makeEventLoop(name: "cc-host")
+        let first: DeviceSession
+        do {
+            first = try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
+        } catch {
+            loop.shutdown()
+            throw error
+        }
         let handOff = FirstSession(first)
-        let host = CameraControlHost(configuration: configuration) { () async throws(DeviceError) -> DeviceSession in
+        let host = CameraControlHost(configuration: configuration, eventLoop: loop) { () async throws(DeviceError) -> DeviceSession in
             if let session = handOff.take() { return session }
-            return try await DeviceSession.open(path: path, hostName: hostName)
+            return try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }
         await host.start()
         await host.waitUntilConnected()
@@ -265,9 +295,9 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     // MARK: Inside
 
-    /// The host runs on its ``DeviceConnection``'s executor: an input event goes from the link's I/O
-    /// thread to the connection's stream loop and on to ``handle(_:)`` without another hop.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
+    /// The host runs on ``eventLoop``, with its ``DeviceConnection`` and the ports it opens: an input event
+    /// goes from the port's read to ``handle(_:)`` on one thread.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.asUnownedSerialExecutor() }
 
     private var now: UInt64 { configuration.clock.nowMicros() }
 
@@ -323,6 +353,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     }
 
     private func finished() {
+        eventLoop.shutdown()
         timer?.cancel()
         clockTask?.cancel()
         hapticQueue?.finish()

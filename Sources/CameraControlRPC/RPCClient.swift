@@ -101,10 +101,13 @@ public final class RPCClient: Sendable {
 
     /// A client over `transport`, timed by `clock`; starts reading, writing and polling at once.
     ///
-    /// An ``EventLoopTransport`` with a real clock (`ContinuousClock`, `SuspendingClock`) is driven by its
-    /// event loop; anything else by tasks (see ``driver``).
+    /// An ``EventLoopTransport`` with a real clock (`ContinuousClock`, `SuspendingClock`) is driven by an
+    /// event loop: `eventLoop` (shared with other links, and with the actors that use it as their executor,
+    /// so what a read resumes runs on the same thread), or one of the transport's own; anything else by
+    /// tasks (see ``driver``).
     public init<C: Clock>(
-        transport: any ByteTransport, configuration: Configuration = Configuration(), clock: C
+        transport: any ByteTransport, configuration: Configuration = Configuration(), clock: C,
+        eventLoop: (any EventLoop)? = nil
     ) where C.Duration == Duration {
         self.transport = transport
         self.configuration = configuration
@@ -119,7 +122,7 @@ public final class RPCClient: Sendable {
             let delegate = LoopDelegate(client: self)
             let started = state.withLock { state in
                 // Under the lock: the loop's first delivery waits until the output is in place.
-                guard let control = loopTransport.startEventLoop(delegate: delegate) else { return false }
+                guard let control = loopTransport.startEventLoop(delegate: delegate, on: eventLoop) else { return false }
                 state.output = .eventLoop(control)
                 return true
             }
@@ -162,9 +165,12 @@ public final class RPCClient: Sendable {
         }
     }
 
-    /// A client over `transport` timed by the system's `ContinuousClock`.
-    public convenience init(transport: any ByteTransport, configuration: Configuration = Configuration()) {
-        self.init(transport: transport, configuration: configuration, clock: ContinuousClock())
+    /// A client over `transport` timed by the system's `ContinuousClock` (on `eventLoop`, or a loop of the
+    /// transport's own, when the transport is an ``EventLoopTransport``).
+    public convenience init(
+        transport: any ByteTransport, configuration: Configuration = Configuration(), eventLoop: (any EventLoop)? = nil
+    ) {
+        self.init(transport: transport, configuration: configuration, clock: ContinuousClock(), eventLoop: eventLoop)
     }
 
     deinit {

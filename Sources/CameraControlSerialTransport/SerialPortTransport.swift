@@ -159,13 +159,14 @@ public final class SerialPortTransport: EventLoopTransport {
         try await link.receive()
     }
 
-    /// Runs the port as an event loop for `delegate` (see ``EventLoopTransport/startEventLoop(delegate:)``):
-    /// its thread hands each read to the delegate in place and sleeps in `poll()` until the next byte or the
-    /// delegate's timer.
+    /// Runs the port on an event loop for `delegate` (see ``EventLoopTransport/startEventLoop(delegate:on:)``):
+    /// the loop's thread (`loop`'s, a ``PollEventLoop`` shared with other links and with actors, or one of the
+    /// port's own) hands each read to the delegate in place and sleeps in `poll()` until the next byte or
+    /// the delegate's timer.
     ///
     /// - Returns: nil after ``receive()`` was called, a loop was started already, or the port is closed.
-    public func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)? {
-        link.startEventLoop(delegate: delegate)
+    public func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
+        link.startEventLoop(delegate: delegate, on: loop)
     }
 
     /// Stops the reader and closes the port.

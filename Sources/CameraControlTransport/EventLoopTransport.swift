@@ -14,17 +14,38 @@
 ///   any thread (serialised by the caller) ──control.write(bytes)──▶ the descriptor, or a queue the loop drains
 /// ```
 public protocol EventLoopTransport: ByteTransport {
-    /// Starts handing received bytes and timer expiries to `delegate` on the transport's I/O thread, until
-    /// the transport ends (``ByteTransport/close()``, the peer going away, a failed read or write), which is
-    /// reported once with ``EventLoopDelegate/eventLoopEnded(_:)``.
+    /// Starts handing received bytes and timer expiries to `delegate` on an I/O thread, until the transport
+    /// ends (``ByteTransport/close()``, the peer going away, a failed read or write), which is reported once
+    /// with ``EventLoopDelegate/eventLoopEnded(_:)``.
     ///
-    /// Bytes the transport had already received are handed over first. The loop keeps a strong reference
-    /// to `delegate` until it ends.
-    ///
+    /// - Parameters:
+    ///   - delegate: what the loop calls; the loop keeps a strong reference to it until the transport ends.
+    ///   - loop: the ``EventLoop`` whose thread runs the transport, shared with other transports and with
+    ///     the actors and tasks that use it as their executor; nil: a loop of the transport's own, which
+    ///     ends with it. A loop of a kind the transport cannot join counts as nil.
     /// - Returns: the loop's controls, or nil when the transport cannot be driven this way any more
     ///   (``ByteTransport/receive()`` was already called, a loop was already started, or it is closed):
     ///   use ``ByteTransport/receive()`` and ``ByteTransport/send(_:)`` then.
-    func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)?
+    func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)?
+}
+
+extension EventLoopTransport {
+    /// Starts the transport on an event loop of its own (see ``startEventLoop(delegate:on:)``).
+    public func startEventLoop(delegate: any EventLoopDelegate) -> (any EventLoopControl)? {
+        startEventLoop(delegate: delegate, on: nil)
+    }
+}
+
+/// A thread that runs transports' I/O (``EventLoopTransport``) and the jobs of the actors and tasks that
+/// use it as their executor, so code resumed by a read runs on the same thread right after it: from a
+/// device's bytes to the code that handles them, no thread hop. Jobs must not block.
+///
+/// As a `SerialExecutor` it can be an actor's executor (`nonisolated var unownedExecutor`); as a
+/// `TaskExecutor`, a task's preference (`withTaskExecutorPreference`).
+public protocol EventLoop: SerialExecutor, TaskExecutor, AnyObject {
+    /// Lets the loop's thread end once no transport runs on it any more. Jobs enqueued later still run,
+    /// in order, elsewhere.
+    func shutdown()
 }
 
 /// What an ``EventLoopTransport``'s I/O thread calls. Calls come from that one thread, one at a time, in
@@ -60,6 +81,6 @@ public protocol EventLoopControl: Sendable {
     /// (`withTaskExecutorPreference(control.taskExecutor) { … }`) runs on the I/O thread, between reads,
     /// so code resumed by a delegate call (a stream's consumer) runs right after that call returns, with
     /// no thread hop at all. Such code must not block: while it runs, the loop reads nothing. After the
-    /// transport ends, jobs still enqueued run on other threads.
+    /// loop ends, jobs still enqueued run, in order, on another thread.
     var taskExecutor: any TaskExecutor { get }
 }

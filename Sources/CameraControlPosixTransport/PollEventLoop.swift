@@ -1,0 +1,480 @@
+import CSystemShim
+import CameraControlTransport
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One thread that runs the links registered on it and the jobs of everything that uses it as its
+/// executor: the ``EventLoop`` of serial ports and pseudo-terminals.
+///
+/// The thread sleeps in one `poll()` over every registered descriptor and a wake-up pipe, with the
+/// earliest of the links' timers as its timeout. When it wakes it hands each read to its link's
+/// ``EventLoopDelegate`` in place, writes what a device can take, fires due timers, and runs the jobs
+/// that were enqueued meanwhile: those of actors whose executor it is (`unownedExecutor`) and of tasks
+/// that prefer it (`withTaskExecutorPreference`). A job resumed by a delegate call (a stream's consumer,
+/// an actor reading input events) runs right after that call on the same thread: from the device's
+/// bytes to an app's handler, no thread hop.
+///
+/// ```
+///   poll() ──▶ read ──▶ delegate (RPC core) ──▶ resumes a job ──▶ job runs (actor, handler) ──┐
+///     ▲                                                                                       │
+///     └──────────────── next due timer, next byte, a job enqueued from another thread ◀───────┘
+/// ```
+///
+/// Jobs must not block: while one runs, no link is read. ``shutdown()`` lets the thread end once its
+/// links have ended; jobs enqueued after that run in order on a serial dispatch queue, so an actor on a
+/// finished loop still works (without the loop's thread).
+public final class PollEventLoop: EventLoop, @unchecked Sendable {
+    /// The thread's name for the OS.
+    public let name: String
+    private let system: SystemCalls
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    /// Where jobs run once the thread has ended, one at a time, in order.
+    private let fallback: DispatchQueue
+
+    // Under `lock`:
+    private let lock = NSLock()
+    private var jobs: [UnownedJob] = []
+    private var registrations: [LoopRegistration] = []
+    private var shuttingDown = false
+    private var threadEnded = false
+    private var thread: pthread_t?
+    /// The thread is (about to be) asleep in `poll()` until this time (nil: no timeout) — a registration
+    /// whose timer comes earlier, or a job from another thread, must wake it.
+    private var asleep = false
+    private var sleepingUntil: ContinuousClock.Instant?
+
+    /// A loop with its own thread named `name` (at most 15 characters are kept on Linux).
+    ///
+    /// - Throws: ``TransportError/Code/openFailed`` when no wake-up pipe can be made.
+    public convenience init(name: String = "cc-event-loop") throws(TransportError) {
+        try self.init(name: name, system: .live)
+    }
+
+    /// A loop whose OS calls go through `system`.
+    package init(name: String, system: SystemCalls) throws(TransportError) {
+        let ends: (read: Int32, write: Int32)
+        switch system.pipe() {
+        case .success(let pipe): ends = pipe
+        case .failure(let error):
+            throw TransportError(code: .openFailed, message: "cannot create the event loop's wake-up pipe", errno: error.rawValue)
+        }
+        for end in [ends.read, ends.write] {
+            _ = system.setCloseOnExec(end)
+            _ = system.setNonblocking(end)
+        }
+        self.name = name
+        self.system = system
+        self.wakeRead = ends.read
+        self.wakeWrite = ends.write
+        self.fallback = DispatchQueue(label: "cameracontrol.\(name).after-end")
+        let thread = Thread { [self] in
+            _ = cc_shim_set_thread_name(name)
+            run()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Lets the thread end once no link is registered any more (at once when none is). Idempotent.
+    public func shutdown() {
+        lock.lock()
+        shuttingDown = true
+        let wakeNeeded = !onLoopThreadLocked
+        lock.unlock()
+        if wakeNeeded { wake() }
+    }
+
+    // MARK: Executors
+
+    /// Queues `job` for the loop's thread (run after the current delegate call or job, in order).
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        lock.lock()
+        if threadEnded {
+            lock.unlock()
+            fallback.async { [self] in run(job) }
+            return
+        }
+        jobs.append(job)
+        let wakeNeeded = jobs.count == 1 && asleep && !onLoopThreadLocked
+        lock.unlock()
+        if wakeNeeded { wake() }
+    }
+
+    /// The loop as an actor's executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// The loop as a task's preferred executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Stops the process unless the caller runs on the loop (its thread, or its queue after the end).
+    public func checkIsolated() {
+        precondition(isCurrent, "not on the event loop \(name)")
+    }
+
+    /// True on the loop's thread, or (once it ended) on the queue that runs its jobs.
+    public var isCurrent: Bool {
+        lock.lock()
+        let onThread = onLoopThreadLocked
+        let ended = threadEnded
+        lock.unlock()
+        if onThread { return true }
+        guard ended else { return false }
+        return DispatchQueue.getSpecific(key: Self.fallbackKey) == ObjectIdentifier(self)
+    }
+
+    private static let fallbackKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    private func run(_ job: UnownedJob) {
+        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+    }
+
+    // MARK: Links
+
+    /// Registers `descriptor` (open, non-blocking) for `delegate`: from now on the loop reads it, writes
+    /// to it and times it. `onEnd` runs on the loop's thread after the delegate heard the ending, once the
+    /// loop no longer touches the descriptor.
+    package func register(
+        descriptor: Int32, name: String, delegate: any EventLoopDelegate, onEnd: @escaping @Sendable () -> Void
+    ) -> LoopRegistration {
+        let registration = LoopRegistration(
+            loop: self, descriptor: descriptor, name: name, isTerminal: system.isTerminal(descriptor), delegate: delegate,
+            onEnd: onEnd)
+        lock.lock()
+        let accepted = !threadEnded
+        if accepted { registrations.append(registration) }
+        let wakeNeeded = accepted && !onLoopThreadLocked
+        lock.unlock()
+        if wakeNeeded {
+            wake()
+        } else if !accepted {
+            fallback.async {
+                registration.delegate.eventLoopEnded(TransportError(code: .closed, message: "the event loop has ended"))
+                onEnd()
+            }
+        }
+        return registration
+    }
+
+    // MARK: Inside
+
+    /// True on the loop's own thread (call under `lock`).
+    var onLoopThreadLocked: Bool {
+        guard let thread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
+    /// Takes the loop's lock for a registration's state (the loop's state and its links' share one lock).
+    func withLock<Result>(_ body: () -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    /// A registration's timer moved to `deadline` (under `lock`): true when the sleeping thread must wake
+    /// for it (call ``wake()`` after unlocking).
+    func timerMovedLocked(to deadline: ContinuousClock.Instant) -> Bool {
+        guard asleep, !onLoopThreadLocked else { return false }
+        return sleepingUntil.map { deadline < $0 } ?? true
+    }
+
+    /// A registration needs the thread's attention (bytes to write, an ending) — true when it must be woken.
+    func attentionNeededLocked() -> Bool {
+        asleep && !onLoopThreadLocked
+    }
+
+    /// Wakes the thread out of `poll()` (one byte on the self-pipe; a full pipe wakes it already).
+    func wake() {
+        let one: [UInt8] = [1]
+        _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
+    }
+
+    /// Runs the jobs queued so far; true when any ran.
+    private func runJobs() -> Bool {
+        lock.lock()
+        guard !jobs.isEmpty else {
+            lock.unlock()
+            return false
+        }
+        let ready = jobs
+        jobs.removeAll(keepingCapacity: true)
+        lock.unlock()
+        for job in ready { run(job) }
+        return true
+    }
+
+    /// The thread's body.
+    private func run() {
+        lock.lock()
+        thread = pthread_self()
+        lock.unlock()
+        fallback.setSpecific(key: Self.fallbackKey, value: ObjectIdentifier(self))
+        var fds: [pollfd] = []
+        var polled: [LoopRegistration] = []
+        var due: [LoopRegistration] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var drain = [UInt8](repeating: 0, count: 64)
+        while true {
+            while runJobs() {}
+            // Links that ended (closed, failed writes) leave; due timers fire.
+            lock.lock()
+            let now = ContinuousClock.now
+            var ended: [LoopRegistration] = []
+            var earliest: ContinuousClock.Instant?
+            registrations.removeAll { registration in
+                if registration.endingLocked != nil {
+                    ended.append(registration)
+                    return true
+                }
+                return false
+            }
+            due.removeAll(keepingCapacity: true)
+            for registration in registrations {
+                guard let deadline = registration.timerDeadlineLocked else { continue }
+                if deadline <= now {
+                    registration.timerDeadlineLocked = nil
+                    due.append(registration)
+                } else if earliest.map({ deadline < $0 }) ?? true {
+                    earliest = deadline
+                }
+            }
+            if !ended.isEmpty || !due.isEmpty || !jobs.isEmpty {
+                lock.unlock()
+                for registration in ended { registration.finish() }
+                for registration in due { registration.delegate.eventLoopTimerFired() }
+                continue
+            }
+            if shuttingDown && registrations.isEmpty {
+                threadEnded = true
+                lock.unlock()
+                break
+            }
+            fds.removeAll(keepingCapacity: true)
+            polled.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+            for registration in registrations {
+                let events = POLLIN | (registration.wantsToWriteLocked ? POLLOUT : 0)
+                fds.append(pollfd(fd: registration.descriptor, events: Int16(events), revents: 0))
+                polled.append(registration)
+            }
+            asleep = true
+            sleepingUntil = earliest
+            lock.unlock()
+            let timeout = earliest.map { FileDescriptorLink.pollTimeout(now.duration(to: $0)) } ?? -1
+            let result = system.poll(&fds, timeout)
+            lock.lock()
+            asleep = false
+            sleepingUntil = nil
+            lock.unlock()
+            if case .failure(let failure) = result {
+                if failure.rawValue == EINTR || failure.rawValue == EAGAIN { continue }
+                // poll() itself failed: every link ends with the error.
+                let error = TransportError(code: .io, message: "poll in \(name) failed", errno: failure.rawValue)
+                for registration in polled { registration.end(with: error) }
+                continue
+            }
+            if fds[0].revents != 0 {
+                _ = drain.withUnsafeMutableBytes { system.read(wakeRead, $0) }
+            }
+            for (index, registration) in polled.enumerated() {
+                let events = Int32(fds[index + 1].revents)
+                if events != 0 { registration.handle(events: events, buffer: &buffer, system: system) }
+            }
+        }
+        // Ended: what is still queued runs here; later jobs run on the fallback queue.
+        while runJobs() {}
+        _ = system.close(wakeRead)
+        _ = system.close(wakeWrite)
+    }
+}
+
+/// A descriptor registered on a ``PollEventLoop``: its delegate, its timer, its queue of bytes to write
+/// and its reading state. Its mutable state is guarded by the loop's lock.
+package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
+    /// How many bytes may wait to be written before the link ends with ``TransportError/Code/io``.
+    package static let writeQueueLimit = 1 << 20
+
+    let loop: PollEventLoop
+    let descriptor: Int32
+    let name: String
+    let isTerminal: Bool
+    let delegate: any EventLoopDelegate
+    private let onEnd: @Sendable () -> Void
+
+    // Under the loop's lock:
+    /// When ``EventLoopDelegate/eventLoopTimerFired()`` is due.
+    var timerDeadlineLocked: ContinuousClock.Instant?
+    /// Why the link ends (set once): it leaves the loop at the next turn.
+    var endingLocked: TransportError?
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    private var finished = false
+
+    // The loop's thread only:
+    private var emptyReads = 0
+
+    init(
+        loop: PollEventLoop, descriptor: Int32, name: String, isTerminal: Bool, delegate: any EventLoopDelegate,
+        onEnd: @escaping @Sendable () -> Void
+    ) {
+        self.loop = loop
+        self.descriptor = descriptor
+        self.name = name
+        self.isTerminal = isTerminal
+        self.delegate = delegate
+        self.onEnd = onEnd
+    }
+
+    /// Bytes wait to be written (under the loop's lock).
+    var wantsToWriteLocked: Bool { pendingStart < pending.count }
+
+    /// The loop's thread, as the link's task executor.
+    package var taskExecutor: any TaskExecutor { loop }
+
+    // MARK: EventLoopControl
+
+    /// Writes what the descriptor takes now and queues the rest (see ``EventLoopControl/write(_:)``).
+    package func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let wakeNeeded: Bool = loop.withLock {
+            guard endingLocked == nil, !finished else { return false }
+            let wasIdle = pendingStart == pending.count
+            var offset = 0
+            if wasIdle { offset = writeSomeLocked(bytes) }
+            if endingLocked != nil { return loop.attentionNeededLocked() }
+            guard offset < bytes.count else { return false }
+            if wasIdle {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+            }
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            if pending.count - pendingStart > Self.writeQueueLimit {
+                endingLocked = TransportError(
+                    code: .io, message: "\(name) does not read: \(Self.writeQueueLimit) bytes wait to be written")
+            }
+            return loop.attentionNeededLocked()
+        }
+        if wakeNeeded { loop.wake() }
+    }
+
+    /// Sets the link's timer (see ``EventLoopControl/setTimer(after:)``).
+    package func setTimer(after delay: Duration?) {
+        let deadline = delay.map { ContinuousClock.now.advanced(by: $0) }
+        let wakeNeeded: Bool = loop.withLock {
+            timerDeadlineLocked = deadline
+            guard let deadline, endingLocked == nil else { return false }
+            return loop.timerMovedLocked(to: deadline)
+        }
+        if wakeNeeded { loop.wake() }
+    }
+
+    // MARK: Ending
+
+    /// Ends the link (a local close, or a failure found off the loop's thread): it leaves the loop at its
+    /// next turn and its delegate hears `error`. Only the first ending counts.
+    package func end(with error: TransportError) {
+        let wakeNeeded: Bool = loop.withLock {
+            guard endingLocked == nil, !finished else { return false }
+            endingLocked = error
+            return loop.attentionNeededLocked()
+        }
+        if wakeNeeded { loop.wake() }
+    }
+
+    /// On the loop's thread, once it left the loop: tells the delegate, then the link's owner.
+    func finish() {
+        let error: TransportError? = loop.withLock {
+            guard !finished else { return nil }
+            finished = true
+            timerDeadlineLocked = nil
+            pending = []
+            pendingStart = 0
+            return endingLocked
+        }
+        guard let error else { return }
+        delegate.eventLoopEnded(error)
+        onEnd()
+    }
+
+    // MARK: I/O on the loop's thread
+
+    /// `poll()` reported `events` on the descriptor: write what waits, read what came.
+    func handle(events: Int32, buffer: inout [UInt8], system: SystemCalls) {
+        if events & Int32(POLLNVAL) != 0 {
+            end(with: TransportError(code: .io, message: "\(name): descriptor is not open"))
+            return
+        }
+        if events & Int32(POLLOUT) != 0 {
+            loop.withLock { flushPendingLocked() }
+        }
+        guard events & Int32(POLLIN | POLLHUP | POLLERR) != 0 else { return }
+        let stillOpen = loop.withLock { endingLocked == nil }
+        guard stillOpen else { return }
+        switch FileDescriptorLink.readOnce(
+            system: system, descriptor: descriptor, name: name, into: &buffer, events: events, isTerminal: isTerminal,
+            emptyReads: &emptyReads)
+        {
+        case .bytes(let count):
+            buffer.withUnsafeBytes { delegate.eventLoopReceived(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        case .again:
+            break
+        case .end(let error):
+            end(with: error)
+        }
+    }
+
+    /// Writes from `bytes` until the descriptor would block; returns how many were written. A failure ends
+    /// the link. Call under the loop's lock.
+    private func writeSomeLocked(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            switch loopSystem.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .success(let written):
+                offset += written
+            case .failure(let failure):
+                switch failure.rawValue {
+                case EINTR:
+                    continue
+                case EAGAIN:
+                    return offset
+                case EIO, EPIPE:
+                    endingLocked = TransportError(code: .closed, message: "the peer of \(name) closed", errno: failure.rawValue)
+                    return offset
+                default:
+                    endingLocked = TransportError(code: .io, message: "write to \(name) failed", errno: failure.rawValue)
+                    return offset
+                }
+            }
+        }
+        return offset
+    }
+
+    /// Writes queued bytes now that the descriptor takes some. Call under the loop's lock.
+    private func flushPendingLocked() {
+        guard pendingStart < pending.count, endingLocked == nil else { return }
+        let written = pending.withUnsafeBytes { writeSomeLocked(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
+        pendingStart += written
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: pending.capacity <= 64 * 1024)
+            pendingStart = 0
+        }
+    }
+
+    private var loopSystem: SystemCalls { loop.systemCalls }
+}
+
+extension PollEventLoop {
+    /// The OS calls the loop makes (its links write through them too).
+    var systemCalls: SystemCalls { system }
+}
