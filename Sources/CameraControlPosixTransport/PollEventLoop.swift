@@ -241,6 +241,8 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             }
             due.removeAll(keepingCapacity: true)
             for registration in registrations {
+                // What was written on this thread (during delegate calls and jobs) goes out now.
+                if registration.wantsToWriteLocked { registration.flushPendingLocked() }
                 guard let deadline = registration.timerDeadlineLocked else { continue }
                 if deadline <= now {
                     registration.timerDeadlineLocked = nil
@@ -345,13 +347,17 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     // MARK: EventLoopControl
 
     /// Writes what the descriptor takes now and queues the rest (see ``EventLoopControl/write(_:)``).
+    ///
+    /// On the loop's own thread (a delegate call, a job) the bytes are queued and written once the jobs
+    /// ready to run have run, just before the loop sleeps: an `ACK` goes out after the handler of the
+    /// message it acknowledges, not before it.
     package func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         let wakeNeeded: Bool = loop.withLock {
             guard endingLocked == nil, !finished else { return false }
             let wasIdle = pendingStart == pending.count
             var offset = 0
-            if wasIdle { offset = writeSomeLocked(bytes) }
+            if wasIdle && !loop.onLoopThreadLocked { offset = writeSomeLocked(bytes) }
             if endingLocked != nil { return loop.attentionNeededLocked() }
             guard offset < bytes.count else { return false }
             if wasIdle {
@@ -461,7 +467,7 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     }
 
     /// Writes queued bytes now that the descriptor takes some. Call under the loop's lock.
-    private func flushPendingLocked() {
+    func flushPendingLocked() {
         guard pendingStart < pending.count, endingLocked == nil else { return }
         let written = pending.withUnsafeBytes { writeSomeLocked(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
         pendingStart += written
