@@ -1,0 +1,126 @@
+import CameraControlPosixTransport
+import CameraControlTransport
+import Foundation
+import Testing
+
+/// The OS's name of the calling thread (Linux: `/proc/thread-self/comm`; nil elsewhere).
+func osThreadName() -> String? {
+    guard let text = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) else { return nil }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// An actor whose executor is a loop.
+actor OnLoop {
+    let loop: PollEventLoop
+    private var log: [Int] = []
+
+    init(loop: PollEventLoop) { self.loop = loop }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    func note(_ value: Int) -> String? {
+        log.append(value)
+        return osThreadName()
+    }
+
+    var notes: [Int] { log }
+}
+
+@Suite("PollEventLoop")
+struct PollEventLoopTests {
+    @Test("several ports on one loop: each one's bytes reach its own delegate in order, all on the loop's thread")
+    func portsShareALoop() async throws {
+        let loop = try PollEventLoop(name: "cc-test-loop")
+        defer { loop.shutdown() }
+        let first = try PseudoTerminalPair.open()
+        let second = try PseudoTerminalPair.open()
+        defer {
+            for end in [first.master, first.subordinate, second.master, second.subordinate] { end.close() }
+        }
+        let one = LoopRecorder()
+        let two = LoopRecorder()
+        _ = try #require(first.master.startEventLoop(delegate: one, on: loop))
+        _ = try #require(second.master.startEventLoop(delegate: two, on: loop))
+        let a = pattern(3_000, seed: 1)
+        let b = pattern(3_000, seed: 2)
+        async let sendA: Void = first.subordinate.send(a)
+        async let sendB: Void = second.subordinate.send(b)
+        _ = try await (sendA, sendB)
+        #expect(await waitUntil { one.bytes.count >= a.count && two.bytes.count >= b.count })
+        #expect(one.bytes == a)
+        #expect(two.bytes == b)
+        #expect(one.threads == two.threads, "one thread serves both ports")
+        #expect(one.threads.count == 1)
+
+        // One port closing leaves the other running.
+        first.master.close()
+        #expect(await waitUntil { one.endings.count == 1 })
+        try await second.subordinate.send([9])
+        #expect(await waitUntil { two.bytes.last == 9 })
+        #expect(two.endings.isEmpty)
+    }
+
+    @Test("an actor on the loop runs on its thread, in order, whoever calls it; after the end it still runs")
+    func actorOnTheLoop() async throws {
+        let loop = try PollEventLoop(name: "cc-test-actor")
+        let actor = OnLoop(loop: loop)
+        let names = await withTaskGroup(of: String?.self) { group in
+            for value in 0..<20 { group.addTask { await actor.note(value) } }
+            var names: [String?] = []
+            for await name in group { names.append(name) }
+            return names
+        }
+        #if os(Linux)
+            #expect(Set(names) == ["cc-test-actor"])
+        #endif
+        #expect(await actor.notes.sorted() == Array(0..<20))
+
+        // No port, shut down: the thread ends, and the actor's jobs run elsewhere, one at a time.
+        loop.shutdown()
+        try await Task.sleep(for: .milliseconds(50))
+        let after = await actor.note(99)
+        #if os(Linux)
+            #expect(after != "cc-test-actor", "the loop's thread has ended")
+        #endif
+        #expect(await actor.notes.last == 99)
+    }
+
+    @Test("a shut-down loop keeps running until its last port ends")
+    func shutdownWaitsForPorts() async throws {
+        let loop = try PollEventLoop(name: "cc-test-drain")
+        let pair = try PseudoTerminalPair.open()
+        defer { pair.subordinate.close() }
+        let recorder = LoopRecorder()
+        _ = try #require(pair.master.startEventLoop(delegate: recorder, on: loop))
+        loop.shutdown()
+        try await pair.subordinate.send([1, 2, 3])
+        #expect(await waitUntil { recorder.bytes == [1, 2, 3] }, "the port is still served after shutdown()")
+        pair.master.close()
+        #expect(await waitUntil { recorder.endings.count == 1 })
+        // Ended: a port registered now ends at once.
+        try await Task.sleep(for: .milliseconds(50))
+        let late = try PseudoTerminalPair.open()
+        defer { late.subordinate.close() }
+        let lateRecorder = LoopRecorder()
+        _ = late.master.startEventLoop(delegate: lateRecorder, on: loop)
+        #expect(await waitUntil { lateRecorder.endings.count == 1 })
+        #expect(lateRecorder.endings.first?.code == .closed)
+        late.master.close()
+    }
+
+    @Test("a task that prefers the loop runs on its thread; one enqueued from another thread wakes it")
+    func taskPreference() async throws {
+        let loop = try PollEventLoop(name: "cc-test-task")
+        defer { loop.shutdown() }
+        try await Task.sleep(for: .milliseconds(20))  // the thread is asleep in poll()
+        let name = await Task(executorPreference: loop) { osThreadName() }.value
+        #if os(Linux)
+            #expect(name == "cc-test-task")
+        #else
+            _ = name
+        #endif
+        let serialExecutor = SerialQueueEventLoop(name: "queue")
+        let queued = await Task(executorPreference: serialExecutor) { 7 }.value
+        #expect(queued == 7, "the queue-backed loop runs jobs too")
+    }
+}
