@@ -296,7 +296,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     // MARK: Inside
 
     /// The host runs on ``eventLoop``, with its ``DeviceConnection`` and the ports it opens: an input event
-    /// goes from the port's read to ``handle(_:)`` on one thread.
+    /// goes from the port's read to the host's handling of it on one thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.asUnownedSerialExecutor() }
 
     private var now: UInt64 { configuration.clock.nowMicros() }
