@@ -137,6 +137,9 @@ enum HostStackLatency {
             BenchRow(
                 name: "pty one way, 2 bytes (C write → read, one thread)", unit: "µs", project: Stats(bare), baseline: nil),
             BenchRow(
+                name: "pty, a C reader asleep in poll() woken by the write (floor)", unit: "µs", project: Stats(woken),
+                baseline: nil),
+            BenchRow(
                 name: "host stack: write() called → stream handler (1 hop)", unit: "µs", project: Stats(stack),
                 baseline: (baseline, Stats(woken))),
             BenchRow(
