@@ -2,11 +2,18 @@
  * camctl-sim: the CameraControl firmware and simulator behind a pseudo-terminal.
  *
  * Prints the slave path of a new pty on the first line of stdout, then runs
- * the real firmware core (ccsim_device_t) in real time on CLOCK_MONOTONIC:
- * ppoll() on the pty master wakes the loop when host bytes arrive, at the next
- * sample boundary, or (with --baud) when the modelled serial line completes a
- * frame or the UART's FIFO drains; bytes move both ways without blocking. A host opens the slave like a serial port. The host may close and
- * reopen the slave at any time (the firmware then sees a silent link).
+ * the real firmware core (ccsim_device_t) in real time on CLOCK_MONOTONIC.
+ * ppoll() on the pty master wakes the loop when host bytes arrive, at the
+ * firmware's next step (a sample boundary; with --baud, its UART's FIFO
+ * draining while it has more to send) or when a frame delimiter completes on
+ * the modelled serial line (--baud); bytes move both ways without blocking.
+ * Device time is then moved to the clock in steps at exactly the moments the
+ * firmware acts, however late the wake-up came, and the line runs on device
+ * time: a chunk the firmware writes starts on the line at the device time it
+ * was written (or when the line is free), so bytes go out back to back.
+ * --spin-us N ends each sleep N us early and spins to the deadline. A host
+ * opens the slave like a serial port. The host may close and reopen the
+ * slave at any time (the firmware then sees a silent link).
  * See docs/SIMULATOR.md, "camctl-sim".
  *
  * The only file of the simulator that calls the OS.
@@ -43,6 +50,8 @@
 #define MAX_STEP_US 5000u
 /* --baud: the fastest UART the speed model takes (bits per second). */
 #define MAX_BAUD 100000000u
+/* --spin-us: at most a whole sample period (1 kHz), which spins all the time. */
+#define MAX_SPIN_US 1000u
 
 static const char usage[] =
     "usage: camctl-sim [options]\n"
@@ -59,6 +68,9 @@ static const char usage[] =
     "  --seed N               seed of the finger and sensor model (default 1)\n"
     "  --baud N               pace both directions like a UART of N bits per second, 8N1\n"
     "                         (10 bits a byte, a 16-byte FIFO); default: unpaced\n"
+    "  --spin-us N            wake N us (0..1000) before each deadline and spin on the clock\n"
+    "                         until it, so wake-ups come on time (costs about N/1000 of a\n"
+    "                         CPU core, more with --baud); default 0: sleep to the deadline\n"
     "  --exit-after-scenario  exit 0 shortly after the scenario has finished\n"
     "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
     "                         that spawn the simulator: no orphan outlives them)\n"
@@ -220,10 +232,36 @@ static bool parse_seed(const char *s, uint64_t *out)
     return true;
 }
 
-/* UART speed model (--baud): microseconds until the credit of one direction
- * is back to the FIFO's depth (the modelled UART is idle again), or 0 when it
- * is already. The simulator's credit is updated lazily, so project it to the
- * device time now. */
+/* ------------------------------------------------------------------ the UART and the line (--baud)
+ *
+ * Device time d (us) is CLOCK_MONOTONIC (t0 + d) us: dev_ns(d) below. */
+
+static uint64_t g_t0_us; /* CLOCK_MONOTONIC (us) of device time 0 */
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC (ns) of device time d (us). */
+static uint64_t dev_ns(uint64_t d)
+{
+    return (g_t0_us + d) * 1000u;
+}
+
+/* The first device time (us) at or after CLOCK_MONOTONIC ns (0 before device time 0). */
+static uint64_t dev_us_at_or_after(uint64_t ns)
+{
+    uint64_t us = (ns + 999u) / 1000u;
+    return us > g_t0_us ? us - g_t0_us : 0u;
+}
+
+/* UART speed model (ccsim_device_set_baud): microseconds from device time now
+ * until the credit of one direction is back to the FIFO's depth (the
+ * modelled UART's FIFO is empty again), or 0 when it is already. The
+ * simulator's credit is updated lazily, so project it to the device time now. */
 static uint64_t uart_busy_us(const ccsim_device_t *sim, uint64_t credit_milli)
 {
     const uint64_t cap = 16000u; /* ccsim_device.c's 16-byte FIFO, in milli-bytes */
@@ -235,79 +273,155 @@ static uint64_t uart_busy_us(const ccsim_device_t *sim, uint64_t credit_milli)
     return ((cap - credit) * 10000u + sim->baud - 1u) / sim->baud;
 }
 
-/* How long the loop may sleep (microseconds, from device time now): until the
- * next sample boundary, or earlier when the modelled UART (--baud) finishes
- * the bytes it has and the firmware may have more to send or to read. */
-static uint64_t sleep_budget_us(const ccsim_device_t *sim)
+/* The firmware's last flush left less than a byte of transmit credit: its
+ * UART's FIFO is full and it may have more to send once the FIFO has drained
+ * (or it wrote exactly what it had: then one step finds nothing to send). */
+static bool tx_starved(const ccsim_device_t *sim)
 {
-    const cc_input_config_t *c = cc_device_config(&sim->dev);
-    uint64_t rate = (c != 0 && c->sample_rate_hz != 0u) ? c->sample_rate_hz : 1000u;
-    uint64_t period = 1000000u / rate;
-    uint64_t budget = (sim->now_us / period + 1u) * period - sim->now_us;
-    uint64_t tx = uart_busy_us(sim, sim->tx_credit_milli);
-    uint64_t rx = sim->rx.len > 0u ? uart_busy_us(sim, sim->rx_credit_milli) : 0u;
-    if (tx != 0u && tx < budget) {
-        budget = tx;
+    uint64_t credit;
+    if (sim->baud == 0u) {
+        return false;
     }
-    if (rx != 0u && rx < budget) {
-        budget = rx;
-    }
-    return budget;
+    credit = sim->tx_credit_milli + (sim->now_us - sim->credit_us) * (uint64_t)sim->baud / 10000u;
+    return credit < 1000u;
 }
 
-/* --baud: one direction of the serial line between the simulated UART and
- * the pty. A chunk of bytes handed to the line starts when the line is free
- * (or now) and its bytes complete one byte time (10 bits) apart; a byte is
- * passed on (to the pty, or to the firmware) only once it has completed, so
- * the host sees each frame's delimiter when a real UART would deliver it.
- * byte_ns 0: unpaced, every byte completes at once. */
+/* One direction of the serial line between the simulated UART and the pty.
+ * Bytes are handed to the line in chunks, each at a time `at` on
+ * CLOCK_MONOTONIC: for the device's bytes, the device time of the step in
+ * which the firmware wrote them to its UART; for the host's, when camctl-sim
+ * read them from the pty (to the microsecond). A chunk starts at the later of
+ * `at` and the moment the line is free (its last byte has completed), and its
+ * bytes go out back to back: byte k (from 0) of a chunk completes at
+ * start + (k + 1) * byte_ns. A byte stays here until it has completed; then
+ * it is passed on (to the pty, or to the firmware). byte_ns 0: unpaced, every
+ * byte completes when it is handed over. */
+#define LINE_BYTES 8192u
 typedef struct line {
-    uint64_t byte_ns;     /* time of one byte on the wire */
-    uint64_t free_ns;     /* the line is busy until then */
-    uint64_t base_ns;     /* the current chunk's first byte started then */
+    uint64_t byte_ns;              /* a byte's time on the wire: 10 bits (8N1) */
+    uint64_t free_ns;              /* the last byte handed over completes then */
+    size_t head;                   /* the oldest byte not passed on */
+    size_t len;                    /* bytes not passed on */
+    uint8_t buf[LINE_BYTES];
+    uint64_t done_ns[LINE_BYTES];  /* when each completes */
 } line_t;
 
-static uint64_t monotonic_ns(void)
+static line_t g_tx_line; /* device -> host */
+static line_t g_rx_line; /* host -> device */
+
+static size_t line_index(const line_t *l, size_t k)
 {
-    struct timespec ts;
-    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return (l->head + k) % LINE_BYTES;
 }
 
-/* A chunk of n bytes goes on the line at now_ns. */
-static void line_start(line_t *l, uint64_t now_ns, size_t n)
+static size_t line_room(const line_t *l)
 {
-    l->base_ns = l->free_ns > now_ns ? l->free_ns : now_ns;
-    l->free_ns = l->base_ns + (uint64_t)n * l->byte_ns;
+    return LINE_BYTES - l->len;
 }
 
-/* Bytes of the current chunk (of n) that have completed at now_ns. */
-static size_t line_done(const line_t *l, uint64_t now_ns, size_t n)
+/* Forgets what is on the line (the pty went away). */
+static void line_clear(line_t *l)
 {
-    uint64_t k;
-    if (l->byte_ns == 0u) {
-        return n;
+    l->head = 0;
+    l->len = 0;
+    l->free_ns = 0;
+}
+
+/* n bytes (at most line_room) handed to the line at at_ns. */
+static void line_push(line_t *l, const uint8_t *bytes, size_t n, uint64_t at_ns)
+{
+    uint64_t t = l->free_ns > at_ns ? l->free_ns : at_ns;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        size_t i = line_index(l, l->len);
+        t += l->byte_ns;
+        l->buf[i] = bytes[k];
+        l->done_ns[i] = t;
+        l->len++;
     }
-    if (now_ns < l->base_ns) {
-        return 0;
-    }
-    k = (now_ns - l->base_ns) / l->byte_ns;
-    return k < (uint64_t)n ? (size_t)k : n;
+    l->free_ns = t;
 }
 
-/* When to wake for a chunk whose bytes [off, n) are not passed on yet: the
- * completion of the next frame delimiter among them (or of the last byte);
- * UINT64_MAX when nothing waits. */
-static uint64_t line_due_ns(const line_t *l, const uint8_t *chunk, size_t off, size_t n)
+/* How many of the bytes not passed on have completed by now_ns (they
+ * complete in order: a binary search). */
+static size_t line_completed(const line_t *l, uint64_t now_ns)
 {
-    const uint8_t *zero;
-    size_t last;
-    if (off >= n || l->byte_ns == 0u) {
+    size_t lo = 0, hi = l->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2u;
+        if (l->done_ns[line_index(l, mid)] <= now_ns) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The device's bytes camctl-sim passes to the pty at now_ns: the completed
+ * ones up to the last completed frame delimiter, so a frame reaches the host
+ * whole, when its delimiter completes; all completed ones when every byte on
+ * the line has completed (a tail without a delimiter: garbage, a cut frame). */
+static size_t line_ready(const line_t *l, uint64_t now_ns)
+{
+    size_t k = line_completed(l, now_ns);
+    if (k == l->len) {
+        return k;
+    }
+    while (k > 0u && l->buf[line_index(l, k - 1u)] != 0u) {
+        k--;
+    }
+    return k;
+}
+
+/* When the next bytes become ready to be passed on after now_ns: the
+ * completion of the next frame delimiter not completed yet, else of the last
+ * byte; UINT64_MAX when every byte has completed (or none waits). */
+static uint64_t line_due_ns(const line_t *l, uint64_t now_ns)
+{
+    size_t k;
+    for (k = line_completed(l, now_ns); k < l->len; k++) {
+        if (l->buf[line_index(l, k)] == 0u) {
+            return l->done_ns[line_index(l, k)];
+        }
+    }
+    return l->len > 0u && l->done_ns[line_index(l, l->len - 1u)] > now_ns
+               ? l->done_ns[line_index(l, l->len - 1u)] : UINT64_MAX;
+}
+
+/* The first bytes not passed on, contiguous in the buffer (at most max). */
+static size_t line_front(const line_t *l, size_t max, const uint8_t **bytes)
+{
+    size_t n = LINE_BYTES - l->head;
+    n = n < l->len ? n : l->len;
+    *bytes = l->buf + l->head;
+    return n < max ? n : max;
+}
+
+/* The first n bytes have been passed on. */
+static void line_pop(line_t *l, size_t n)
+{
+    l->head = (l->head + n) % LINE_BYTES;
+    l->len -= n;
+    if (l->len == 0u) {
+        l->head = 0;
+    }
+}
+
+/* The host's bytes reach the firmware as they complete; camctl-sim steps the
+ * device to the completion of each frame delimiter and at least of every 8th
+ * byte (the UART's FIFO holds 16): the CLOCK_MONOTONIC ns of the next such
+ * step; UINT64_MAX when no host byte is on the line. */
+#define RX_STEP_BYTES 8u
+static uint64_t rx_step_ns(const line_t *l)
+{
+    size_t k, last = l->len < RX_STEP_BYTES ? l->len : RX_STEP_BYTES;
+    if (last == 0u) {
         return UINT64_MAX;
     }
-    zero = memchr(chunk + off, 0, n - off);
-    last = zero != 0 ? (size_t)(zero - chunk) : n - 1u;
-    return l->base_ns + ((uint64_t)last + 1u) * l->byte_ns;
+    for (k = 0; k + 1u < last && l->buf[line_index(l, k)] != 0u; k++) {
+    }
+    return l->done_ns[line_index(l, k)];
 }
 
 /* Bytes for the firmware, through the --break/--strict filter when it is on. */
@@ -357,6 +471,207 @@ static size_t from_device_faulty(uint8_t *out, size_t cap)
     return ccsim_faults_take(CCSIM_TO_HOST, out, cap, now);
 }
 
+static bool g_hung_up = true; /* no slave open (yet): what the firmware sends is dropped */
+
+/* The host's bytes that have completed on the line by device time at_us go
+ * to the firmware (through the --faults injector when it is on), as far as
+ * it has room; the rest waits on the line (nothing is dropped). */
+static void deliver_rx(uint64_t at_us)
+{
+    size_t k = line_completed(&g_rx_line, dev_ns(at_us));
+    while (k > 0u) {
+        const uint8_t *in;
+        size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : ccsim_device_host_room(&g_sim);
+        size_t n = line_front(&g_rx_line, k < room ? k : room, &in);
+        if (n == 0u) {
+            break;
+        }
+        if (ccsim_faults_active()) {
+            ccsim_faults_feed(CCSIM_TO_DEVICE, in, n, at_us);
+        } else {
+            to_device(in, n, at_us);
+        }
+        line_pop(&g_rx_line, n);
+        k -= n;
+    }
+    if (ccsim_faults_active()) {
+        /* what the host -> device injector lets through, as the firmware has room */
+        uint8_t buf[1024];
+        size_t room, n;
+        while ((room = ccsim_device_host_room(&g_sim)) > 0u &&
+               (n = ccsim_faults_take(CCSIM_TO_DEVICE, buf, room < sizeof(buf) ? room : sizeof(buf), at_us)) > 0u) {
+            to_device(buf, n, at_us);
+        }
+    }
+}
+
+/* What the firmware has written to its UART goes on the line, handed over at
+ * device time at_us (the step in which it wrote them); dropped while no
+ * slave is open. Only as much as the line has room for: the rest stays in
+ * the device's ring, and when that is full the firmware's UART takes no more
+ * (backpressure). */
+static void pull_tx(uint64_t at_us)
+{
+    static uint8_t buf[4096];
+    for (;;) {
+        size_t room = line_room(&g_tx_line);
+        size_t n;
+        if (ccsim_filter_active()) {
+            /* the --break/--strict filter may make more bytes than it reads: a whole buffer's room */
+            room = room >= sizeof(buf) ? sizeof(buf) : 0u;
+        }
+        room = room < sizeof(buf) ? room : sizeof(buf);
+        if (room == 0u) {
+            return;
+        }
+        n = ccsim_faults_active() ? from_device_faulty(buf, room) : from_device(buf, room);
+        if (n == 0u) {
+            return;
+        }
+        if (!g_hung_up) {
+            line_push(&g_tx_line, buf, n, dev_ns(at_us));
+        }
+    }
+}
+
+/* The sample period, us. */
+static uint64_t sample_period_us(void)
+{
+    const cc_input_config_t *c = cc_device_config(&g_sim.dev);
+    uint64_t rate = (c != 0 && c->sample_rate_hz != 0u) ? c->sample_rate_hz : 1000u;
+    return 1000000u / rate;
+}
+
+/* The next moment after device time d (us) at which the firmware acts on
+ * its own: the next sample boundary; with --baud, the moment its UART's FIFO
+ * has drained while it has more to send (a TX-empty interrupt) or, while host
+ * bytes wait in its receive ring, the receiving FIFO's credit is full again;
+ * with --faults, an injector's or a timer's due time. */
+static uint64_t device_due_us(uint64_t d)
+{
+    uint64_t period = sample_period_us();
+    uint64_t due = (d / period + 1u) * period;
+    uint64_t c;
+    if (tx_starved(&g_sim)) {
+        c = d + uart_busy_us(&g_sim, g_sim.tx_credit_milli);
+        due = c > d && c < due ? c : due;
+    }
+    if (g_sim.rx.len > 0u) {
+        c = d + uart_busy_us(&g_sim, g_sim.rx_credit_milli);
+        due = c > d && c < due ? c : due;
+    }
+    if (ccsim_faults_active()) {
+        c = ccsim_faults_due_us(d);
+        if (c != UINT64_MAX) {
+            c += d;
+            due = c > d && c < due ? c : due;
+        }
+    }
+    return due;
+}
+
+/* Moves device time to to_us (not before it is) in steps at the moments the
+ * firmware would act (device_due_us) and at the completion of the host's
+ * bytes (rx_step_ns), so that the firmware reads each byte and writes each
+ * chunk at the device time a real UART would see it, however late this
+ * process woke up: at every step the host bytes completed by then go to the
+ * firmware, the firmware runs, and what it wrote goes on the line stamped
+ * with the step's device time. At least one step (a poll when no time passes). */
+static void run_device_to(uint64_t to_us)
+{
+    for (;;) {
+        uint64_t d = ccsim_device_now_us(&g_sim);
+        uint64_t at = device_due_us(d);
+        uint64_t rx = rx_step_ns(&g_rx_line);
+        if (rx != UINT64_MAX) {
+            rx = dev_us_at_or_after(rx);
+            at = rx > d && rx < at ? rx : at;
+        }
+        at = at < to_us ? at : to_us;
+        deliver_rx(at);
+        if (at > d) {
+            ccsim_device_advance(&g_sim, at - d);
+        } else {
+            ccsim_device_poll(&g_sim);
+        }
+        pull_tx(at);
+        if (at >= to_us) {
+            return;
+        }
+    }
+}
+
+/* The next wake-up (CLOCK_MONOTONIC ns, whole microseconds): the firmware's
+ * next step (device_due_us), the completion of the next frame delimiter on
+ * either line (or of the last byte), whichever comes first. */
+static uint64_t next_wake_ns(uint64_t now_ns)
+{
+    uint64_t wake = dev_ns(device_due_us(ccsim_device_now_us(&g_sim)));
+    uint64_t due = line_due_ns(&g_tx_line, now_ns);
+    uint64_t due_rx = line_due_ns(&g_rx_line, now_ns);
+    due = due_rx < due ? due_rx : due;
+    if (due != UINT64_MAX) {
+        due = (due + 999u) / 1000u * 1000u; /* device time has whole microseconds */
+        wake = due < wake ? due : wake;
+    }
+    return wake;
+}
+
+/* ppoll on the pty until an event or deadline_ns. With --spin-us, the
+ * sleep ends spin_ns early and the rest is spent polling the pty and reading
+ * the clock in a loop, so the wake-up comes at the deadline, not the tens of
+ * microseconds after it that a timer wake-up takes. Returns ppoll's result. */
+static int wait_for(struct pollfd *pfd, uint64_t deadline_ns, uint64_t spin_ns)
+{
+    struct timespec timeout;
+    uint64_t now = monotonic_ns();
+    uint64_t sleep_ns = deadline_ns > now ? deadline_ns - now : 0u;
+    int r;
+    if (spin_ns != 0u && sleep_ns > 0u) {
+        if (sleep_ns > spin_ns) {
+            sleep_ns -= spin_ns;
+            timeout.tv_sec = (time_t)(sleep_ns / 1000000000u);
+            timeout.tv_nsec = (long)(sleep_ns % 1000000000u);
+            r = ppoll(pfd, 1, &timeout, 0);
+            if (r != 0) {
+                return r;
+            }
+        }
+        do {
+            r = poll(pfd, 1, 0);
+            if (r != 0) {
+                return r;
+            }
+        } while (monotonic_ns() < deadline_ns);
+        return 0;
+    }
+    timeout.tv_sec = (time_t)(sleep_ns / 1000000000u);
+    timeout.tv_nsec = (long)(sleep_ns % 1000000000u);
+    return ppoll(pfd, 1, &timeout, 0);
+}
+
+/* The device's bytes that are ready (line_ready) go to the pty, as far as it
+ * takes them; false when the host has closed it. */
+static bool write_ready(int master)
+{
+    size_t ready = line_ready(&g_tx_line, monotonic_ns());
+    while (ready > 0u) {
+        const uint8_t *bytes;
+        size_t n = line_front(&g_tx_line, ready, &bytes);
+        ssize_t w = write(master, bytes, n);
+        if (w > 0) {
+            line_pop(&g_tx_line, (size_t)w);
+            ready -= (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EIO) {
+            return false;
+        }
+        break; /* EAGAIN: the pty is full; POLLOUT wakes us */
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *link_path = 0, *scenario_path = 0;
@@ -369,12 +684,8 @@ int main(int argc, char **argv)
     int master, i, status = 0;
     struct sigaction sa;
     uint64_t t0, scenario_done_us = 0;
-    bool hung_up = true, was_active = false, scenario_seen = false; /* no slave open yet */
-    static uint8_t out[4096];
-    size_t out_len = 0, out_off = 0;
-    static uint8_t held[1024];  /* host -> device bytes on the line (--baud) */
-    size_t held_len = 0, held_off = 0;
-    line_t tx_line = {0, 0, 0}, rx_line = {0, 0, 0};
+    uint64_t spin_ns = 0; /* --spin-us */
+    bool was_active = false, scenario_seen = false;
     ccsim_fault_spec_t fault_spec;
     bool faults = false, verbose = false;
 
@@ -400,6 +711,14 @@ int main(int argc, char **argv)
                         (unsigned)MAX_BAUD);
                 return 2;
             }
+        } else if (strcmp(a, "--spin-us") == 0 && i + 1 < argc) {
+            uint64_t us;
+            if (!parse_seed(argv[++i], &us) || us > MAX_SPIN_US) {
+                fprintf(stderr, "camctl-sim: --spin-us needs a number of microseconds, 0..%u\n",
+                        (unsigned)MAX_SPIN_US);
+                return 2;
+            }
+            spin_ns = us * 1000u;
         } else if (strcmp(a, "--start-now") == 0) {
             start_now = true;
         } else if (strcmp(a, "--exit-after-scenario") == 0) {
@@ -455,7 +774,7 @@ int main(int argc, char **argv)
     ccsim_device_init(&g_sim, seed);
     if (baud != 0u) {
         ccsim_device_set_baud(&g_sim, (uint32_t)baud);
-        tx_line.byte_ns = rx_line.byte_ns = 10000000000u / baud;
+        g_tx_line.byte_ns = g_rx_line.byte_ns = 10000000000u / baud;
     }
     if (scenario_path != 0) {
         ccsim_parse_error_t err;
@@ -523,6 +842,7 @@ int main(int argc, char **argv)
      * its default 50 us of slack to them. */
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     t0 = monotonic_us();
+    g_t0_us = t0;
     printf("%s\n", slave);
     if (print_origin) {
         printf("clock-origin-us %llu\n", (unsigned long long)t0);
@@ -534,9 +854,8 @@ int main(int argc, char **argv)
 
     while (!g_stop) {
         struct pollfd pfd;
-        struct timespec timeout;
-        uint64_t now, now_ns, wake_us, wake_ns;
-        bool active;
+        uint64_t now, now_ns, wake_ns;
+        bool active, lagging;
 
         /* --faults / scenario `fault` lines: reboots, unplugs and replugs (faults.c) */
         if (g_report) {
@@ -555,8 +874,9 @@ int main(int argc, char **argv)
                 }
                 close(master);
                 master = -1;
-                hung_up = true;
-                out_len = out_off = held_len = held_off = 0;
+                g_hung_up = true;
+                line_clear(&g_tx_line);
+                line_clear(&g_rx_line);
                 ccsim_faults_flush();
                 note("fault: unplugged (the pty is gone)");
             }
@@ -572,142 +892,97 @@ int main(int argc, char **argv)
             }
         }
 
-        /* Wait for host bytes, the next sample boundary, the modelled UART
-         * (sleep_budget_us) or the line's next completed frame (line_due_ns),
-         * whichever comes first; not a fixed tick. Device
-         * time lagging behind the clock (a stall being caught up) means no
-         * sleep at all. With no slave open the master reports POLLHUP at
-         * once, so then only sleep. */
+        /* Wait for host bytes, the pty's room for completed bytes, or the next
+         * wake-up (next_wake_ns: the firmware's next step, the next frame
+         * delimiter's completion on either line), whichever comes first; not
+         * a fixed tick. Device time lagging behind the clock (a stall being
+         * caught up) means no sleep at all. With no slave open the master
+         * reports POLLHUP at once, so then only sleep. */
         now_ns = monotonic_ns();
-        now = now_ns / 1000u - t0;
-        wake_us = ccsim_device_now_us(&g_sim) + sleep_budget_us(&g_sim);
-        wake_us = wake_us > now ? wake_us - now : 0u;
-        wake_ns = wake_us * 1000u;
-        {
-            uint64_t due = line_due_ns(&tx_line, out, out_off, out_len);
-            uint64_t due_rx = line_due_ns(&rx_line, held, held_off, held_len);
-            due = due_rx < due ? due_rx : due;
-            if (due != UINT64_MAX) {
-                due = due > now_ns ? due - now_ns : 0u;
-                wake_ns = due < wake_ns ? due : wake_ns;
-            }
-            if (ccsim_faults_active()) {
-                uint64_t f = ccsim_faults_due_us(ccsim_device_now_us(&g_sim));
-                if (f != UINT64_MAX && f * 1000u < wake_ns) {
-                    wake_ns = f * 1000u;
-                }
-            }
-        }
-        timeout.tv_sec = (time_t)(wake_ns / 1000000000u);
-        timeout.tv_nsec = (long)(wake_ns % 1000000000u);
-        if (hung_up) {
+        wake_ns = next_wake_ns(now_ns);
+        if (g_hung_up) {
             pfd.fd = master;
             pfd.events = POLLIN;
             pfd.revents = 0;
             if (master >= 0 && poll(&pfd, 1, 0) >= 0 && (pfd.revents & POLLHUP) == 0) {
-                hung_up = false;
+                g_hung_up = false;
                 note("host opened the port");
             } else {
+                struct timespec timeout;
+                uint64_t sleep_ns = wake_ns > now_ns ? wake_ns - now_ns : 0u;
+                timeout.tv_sec = (time_t)(sleep_ns / 1000000000u);
+                timeout.tv_nsec = (long)(sleep_ns % 1000000000u);
                 (void)ppoll(0, 0, &timeout, 0);
             }
         } else {
+            size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : ccsim_device_host_room(&g_sim);
             pfd.fd = master;
-            /* No room in the firmware's receive ring: do not wait for input
-             * (it would wake us at once), wait for the deadline instead. */
-            pfd.events = (short)(((ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE)
-                                                           : ccsim_device_host_room(&g_sim)) > 0u && held_off >= held_len ? POLLIN : 0)
-                                 | (line_done(&tx_line, now_ns, out_len) > out_off ? POLLOUT : 0));
+            /* No room for host bytes (in the firmware's receive ring, less what
+             * is on the line to it): do not wait for input (it would wake us at
+             * once), wait for the deadline instead. */
+            pfd.events = (short)((room > g_rx_line.len && line_room(&g_rx_line) > 0u ? POLLIN : 0) |
+                                 (line_ready(&g_tx_line, now_ns) > 0u ? POLLOUT : 0));
             pfd.revents = 0;
-            if (ppoll(&pfd, 1, &timeout, 0) < 0 && errno != EINTR) {
+            if (wait_for(&pfd, wake_ns, spin_ns) < 0 && errno != EINTR) {
                 fprintf(stderr, "camctl-sim: ppoll: %s\n", strerror(errno));
                 status = 1;
                 break;
             }
             if ((pfd.revents & POLLHUP) != 0 && (pfd.revents & POLLIN) == 0) {
-                hung_up = true;
-                out_len = out_off = held_len = held_off = 0;
+                g_hung_up = true;
+                line_clear(&g_tx_line);
+                line_clear(&g_rx_line);
                 note("host closed the port");
             }
         }
 
-        /* Host -> device: only as many bytes as the firmware's receive ring
-         * has room for; the rest stays in the kernel, which holds the host
-         * back (backpressure). A byte read is never dropped (issue 9). */
-        if (!hung_up) {
-            for (;;) {
-                const uint8_t *in;
-                size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE)
-                                                    : ccsim_device_host_room(&g_sim);
-                ssize_t n;
-                if (room == 0u) {
-                    break;
-                }
-                /* With --baud the bytes read wait on the line (held) until
-                 * they have completed; unpaced they complete at once. */
-                if (held_off >= held_len) {
-                    n = read(master, held, room < sizeof(held) ? room : sizeof(held));
-                    held_off = 0;
-                    held_len = n > 0 ? (size_t)n : 0u;
-                    if (n > 0) {
-                        line_start(&rx_line, monotonic_ns(), held_len);
-                    }
-                }
-                if (held_off < held_len) {
-                    size_t done = line_done(&rx_line, monotonic_ns(), held_len) - held_off;
-                    done = done < room ? done : room;
-                    if (done == 0u) {
-                        break;
-                    }
-                    in = held + held_off;
-                    held_off += done;
-                    n = (ssize_t)done;
-                } else {
-                    in = held;
-                }
-                if (n > 0 && ccsim_faults_active()) {
-                    ccsim_faults_feed(CCSIM_TO_DEVICE, in, (size_t)n, ccsim_device_now_us(&g_sim));
-                    continue;
-                }
-                if (n > 0) {
-                    to_device(in, (size_t)n, monotonic_us() - t0);
-                    continue;
-                }
-                if (n < 0 && errno == EIO) {
-                    hung_up = true;
-                    out_len = out_off = held_len = held_off = 0;
-                    note("host closed the port");
-                }
+        /* Host -> line: only as many bytes as the firmware's receive ring
+         * (or the injector) has room for, less those already on the line;
+         * the rest stays in the kernel, which holds the host back
+         * (backpressure). A byte read is never dropped (issue 9). The bytes
+         * start on the line now; after a stall, at the device time being
+         * caught up from, so the firmware sees them at once. */
+        now = monotonic_us() - t0;
+        lagging = now > ccsim_device_now_us(&g_sim) + MAX_STEP_US;
+        while (!g_hung_up) {
+            static uint8_t in[1024];
+            size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : ccsim_device_host_room(&g_sim);
+            ssize_t n;
+            room = room > g_rx_line.len ? room - g_rx_line.len : 0u;
+            room = room < line_room(&g_rx_line) ? room : line_room(&g_rx_line);
+            if (room == 0u) {
                 break;
             }
-        }
-
-        /* --faults: what the host -> device injector lets through, as the firmware has room */
-        if (ccsim_faults_active()) {
-            uint8_t buf[1024];
-            size_t room, k;
-            while ((room = ccsim_device_host_room(&g_sim)) > 0u &&
-                   (k = ccsim_faults_take(CCSIM_TO_DEVICE, buf, room < sizeof(buf) ? room : sizeof(buf),
-                                          ccsim_device_now_us(&g_sim))) > 0u) {
-                to_device(buf, k, monotonic_us() - t0);
+            n = read(master, in, room < sizeof(in) ? room : sizeof(in));
+            if (n > 0) {
+                line_push(&g_rx_line, in, (size_t)n, dev_ns(lagging ? ccsim_device_now_us(&g_sim) : now));
+                continue;
             }
+            if (n < 0 && errno == EIO) {
+                g_hung_up = true;
+                line_clear(&g_tx_line);
+                line_clear(&g_rx_line);
+                note("host closed the port");
+            }
+            break;
         }
 
-        /* Device time follows the monotonic clock. After a stall (a loaded machine did not run us for a
-         * while) it catches up by at most MAX_STEP_US per pass, reading the pty between the steps: the
-         * host's bytes of the stall all arrive at once, and jumping the whole stall at once would look
-         * to the firmware like host silence and end a live session. */
+        /* Device time follows the monotonic clock (run_device_to: in steps at
+         * the moments the firmware acts). After a stall (a loaded machine did
+         * not run us for a while) it catches up by at most MAX_STEP_US per
+         * pass, reading the pty between the passes: the host's bytes of the
+         * stall all arrive at once, and jumping the whole stall at once would
+         * look to the firmware like host silence and end a live session. */
         now = monotonic_us() - t0;
-        if (now > ccsim_device_now_us(&g_sim)) {
-            uint64_t step = now - ccsim_device_now_us(&g_sim);
-            ccsim_device_advance(&g_sim, step > MAX_STEP_US ? MAX_STEP_US : step);
-        } else {
-            ccsim_device_poll(&g_sim);
+        if (now > ccsim_device_now_us(&g_sim) + MAX_STEP_US) {
+            now = ccsim_device_now_us(&g_sim) + MAX_STEP_US;
         }
+        run_device_to(now > ccsim_device_now_us(&g_sim) ? now : ccsim_device_now_us(&g_sim));
 
         active = cc_device_session_active(ccsim_device_core(&g_sim));
         if (ccsim_filter_active()) {
             uint8_t fake[64];
-            size_t k = ccsim_filter_tick(now, active, fake, sizeof(fake));
+            size_t k = ccsim_filter_tick(ccsim_device_now_us(&g_sim), active, fake, sizeof(fake));
             if (k > 0u) {
                 (void)ccsim_device_host_write(&g_sim, fake, k);
             }
@@ -717,39 +992,12 @@ int main(int argc, char **argv)
             was_active = active;
         }
 
-        /* Device -> host; bytes produced while no one listens are dropped. */
-        for (;;) {
-            ssize_t n;
-            size_t done;
-            if (out_off >= out_len) {
-                out_off = 0;
-                out_len = ccsim_faults_active() ? from_device_faulty(out, sizeof(out)) : from_device(out, sizeof(out));
-                if (out_len == 0u) {
-                    break;
-                }
-                line_start(&tx_line, monotonic_ns(), out_len);
-            }
-            if (hung_up) {
-                out_off = out_len;
-                continue;
-            }
-            /* --baud: only the bytes that have completed on the line */
-            done = line_done(&tx_line, monotonic_ns(), out_len);
-            if (done <= out_off) {
-                break;
-            }
-            n = write(master, out + out_off, done - out_off);
-            if (n > 0) {
-                out_off += (size_t)n;
-                continue;
-            }
-            if (n < 0 && errno == EIO) {
-                hung_up = true;
-                out_off = out_len;
-                note("host closed the port");
-                continue;
-            }
-            break; /* EAGAIN: the pty is full, try at the next tick */
+        /* Device -> host: the bytes that have completed on the line. */
+        if (!g_hung_up && !write_ready(master)) {
+            g_hung_up = true;
+            line_clear(&g_tx_line);
+            line_clear(&g_rx_line);
+            note("host closed the port");
         }
 
         /* --exit-with-parent: once reparented, whoever started us is gone. */

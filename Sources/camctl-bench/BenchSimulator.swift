@@ -7,10 +7,12 @@ import Synchronization
 /// plays: what `latency`, `paced` and `idle` share.
 ///
 /// The simulator is `--sim PATH`, or `camctl-sim` next to this executable (`swift build` puts them together);
-/// it runs with `--quiet --exit-with-parent` (it ends with this process), the caller's arguments and, when
-/// clicks are asked for, a scenario of that many volume-down clicks (300 ms of rest, then a 60 ms press and
-/// 90 ms of rest each). It prints its pty's path first (``port``), then whatever those arguments ask it to
-/// (``readLine()``). ``stop()`` (or the end of the object) terminates it and removes the scenario.
+/// it runs with `--quiet --exit-with-parent` (it ends with this process), the words of `--sim-args "ARGS"`
+/// (split at spaces, e.g. `--sim-args "--spin-us 60"`: every simulator the bench starts gets them), the
+/// caller's arguments and, when clicks are asked for, a scenario of that many volume-down clicks (300 ms of
+/// rest, then a 60 ms press and 90 ms of rest each). It prints its pty's path first (``port``), then whatever
+/// those arguments ask it to (``readLine()``). ``stop()`` (or the end of the object) terminates it and
+/// removes the scenario.
 final class BenchSimulator {
     /// A simulator that did not start as expected.
     struct Failure: Error, CustomStringConvertible {
@@ -58,7 +60,8 @@ final class BenchSimulator {
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: simulator)
-        process.arguments = ["--quiet", "--exit-with-parent"] + arguments + scenarioArguments
+        let passed = (options.values["sim-args"] ?? "").split(separator: " ").map(String.init)
+        process.arguments = ["--quiet", "--exit-with-parent"] + passed + arguments + scenarioArguments
         let pipe = Pipe()
         process.standardOutput = pipe
         output = pipe.fileHandleForReading

@@ -2,7 +2,7 @@ import CameraControlHost
 import CameraControlWire
 import Foundation
 
-/// `camctl-bench paced [--clicks N (≤ 63)] [--svg FILE]`: the simulated press → capture handler latency with
+/// `camctl-bench paced [--clicks N (≤ 63)] [--svg FILE] [--sim-args "ARGS"]`: the simulated press → capture handler latency with
 /// `camctl-sim` pacing its bytes like a UART (`--baud`) at 115200 baud and 1 Mbaud, and unpaced, each next
 /// to the same press → frame read by a minimal C host (``MinimalCHost``) measured in the same run, and that
 /// next to the physical floor: the press event's frame on the wire (10 bits a byte, 8N1) plus one sample
@@ -17,7 +17,8 @@ import Foundation
 /// `CLOCK_MONOTONIC` now minus the press's device timestamp placed on that clock exactly (`camctl-sim
 /// --print-clock-origin`). The same latency through the host's own clock estimate (ping round trips, which
 /// assume the two directions take equally long) is printed as that estimate's error. `--svg FILE` writes
-/// this project's distributions as an SVG plot (``LatencyPlot``).
+/// this project's distributions as an SVG plot (``LatencyPlot``). `--sim-args "--spin-us 60"` passes words to
+/// every `camctl-sim` it starts (``BenchSimulator``), e.g. its precise wake-ups.
 enum PacedLatencyBench {
     /// One pacing of the simulator's output.
     struct Pacing: Sendable {

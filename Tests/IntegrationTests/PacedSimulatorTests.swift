@@ -16,6 +16,29 @@ struct PacedSimulatorTests {
         #expect(run.standardError.contains("--baud"), "stderr: \(run.standardError)")
     }
 
+    @Test(arguments: ["-1", "fast", "1001"])
+    func aSpinThatIsNotAMicrosecondCountIsRefused(_ value: String) async throws {
+        let run = try await runTool("camctl-sim", ["--spin-us", value])
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("--spin-us"), "stderr: \(run.standardError)")
+    }
+
+    /// A byte reaches the other side only once the modelled line has sent it, both ways: a ping of 200 bytes
+    /// each way over 115200 baud cannot come back sooner than those 400 bytes' time on the wire (34.7 ms), however
+    /// precisely the simulator wakes up (`--spin-us`). A lower bound only: no assertion about speed.
+    @Test func aPingTakesAtLeastItsTimeOnTheWire() async throws {
+        let simulator = try SimulatorProcess(seed: 6, extraArguments: ["--baud", "115200", "--spin-us", "50"])
+        defer { simulator.kill() }
+        let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "paced-test")
+        let payload = (0..<200).map { UInt8($0 % 251 + 1) }
+        let start = ContinuousClock.now
+        let reply = try await session.ping(payload)
+        let elapsed = ContinuousClock.now - start
+        #expect(reply.payload == payload)
+        #expect(elapsed >= .microseconds(400 * 10 * 1_000_000 / 115_200), "round trip \(elapsed)")
+        await session.close()
+    }
+
     @Test func aSessionRunsOverA115200BaudLine() async throws {
         let simulator = try SimulatorProcess(seed: 3, extraArguments: ["--baud", "115200"])
         defer { simulator.kill() }
