@@ -29,6 +29,10 @@ public actor DeviceConnection {
     /// Opens a new session; called for the first connect and every reconnect.
     public typealias Opener = @Sendable () async throws(DeviceError) -> DeviceSession
 
+    /// Takes each activity as it happens, on the connection's executor (with the session for
+    /// ``Activity/connected(_:)``); see ``deliverActivity(to:whenFinished:)``.
+    public typealias ActivityHandler = @Sendable (Activity, DeviceSession?) -> Void
+
     /// The loop this connection runs on (its actor executor); share it with the sessions it opens.
     public nonisolated let eventLoop: any EventLoop
     private let ownsEventLoop: Bool
@@ -37,6 +41,9 @@ public actor DeviceConnection {
     private let maxConsecutiveFailures: Int?
     private var loop: Task<Void, Never>?
     private var current: DeviceSession?
+    private var handler: ActivityHandler?
+    private var finishHandler: (@Sendable () -> Void)?
+    private var finishReported = false
     private let continuation: AsyncStream<Activity>.Continuation
     /// Every activity, from the first connect on. Finishes when ``stop()`` is called, attempts ran out,
     /// or the consumer fell more than 4096 activities behind (then the connection stops: a consumer that
@@ -87,6 +94,16 @@ public actor DeviceConnection {
     /// The session in use, nil while disconnected.
     public var session: DeviceSession? { current }
 
+    /// Hands every activity to `handler` instead of ``activity`` (which then only finishes), synchronously,
+    /// in order, on the connection's executor, the moment it happens: an input event straight from the
+    /// session's stream, with no queue and no task in between. `whenFinished` runs once, when the connection
+    /// is done (stopped, or out of attempts). Call it before ``start()``. Whatever `handler` does must be
+    /// short: the connection (and, on a shared ``EventLoop``, its ports) waits for it.
+    public func deliverActivity(to handler: @escaping ActivityHandler, whenFinished: @escaping @Sendable () -> Void) {
+        self.handler = handler
+        finishHandler = whenFinished
+    }
+
     /// Starts connecting (does nothing when already started).
     public func start() {
         guard loop == nil else { return }
@@ -99,16 +116,29 @@ public actor DeviceConnection {
         loop = nil
         if let current { await current.close() }
         current = nil
-        continuation.finish()
+        finish()
         if ownsEventLoop { eventLoop.shutdown() }
     }
 
-    /// Yields an activity; a full buffer ends the stream and the loop instead of dropping it.
+    /// Hands an activity to the handler, or yields it; a full buffer ends the stream and the loop instead
+    /// of dropping it.
     private func report(_ activity: Activity) {
+        if let handler {
+            handler(activity, current)
+            return
+        }
         if case .dropped = continuation.yield(activity) {
-            continuation.finish()
+            finish()
             loop?.cancel()
         }
+    }
+
+    /// Finishes ``activity`` and tells the finish handler, once.
+    private func finish() {
+        continuation.finish()
+        guard !finishReported else { return }
+        finishReported = true
+        finishHandler?()
     }
 
     private func run() async {
@@ -143,6 +173,6 @@ public actor DeviceConnection {
             report(.disconnected(ending))
             if (try? await Task.sleep(for: retryDelay)) == nil { break }
         }
-        continuation.finish()
+        finish()
     }
 }

@@ -99,7 +99,13 @@ public actor CameraControlHost: CaptureSoundPlaying {
     public nonisolated let eventLoop: any EventLoop
     private let core: HostCore
     private let connection: DeviceConnection
-    private var loop: Task<Void, Never>?
+    private var started = false
+    private var finishedRunning = false
+    private var runWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The clock round trips of the session that just came up.
+    private var connecting: Task<Void, Never>?
+    /// A session is up and its clock estimated (``waitUntilConnected()`` returns at once).
+    private var connectedAndTimed = false
     private var timer: Task<Void, Never>?
     private var armedDeadline: UInt64?
     private var clockTask: Task<Void, Never>?
@@ -246,7 +252,8 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     /// Starts connecting and delivering in the background (does nothing when started already).
     public func start() {
-        guard loop == nil, !stopped else { return }
+        guard !started, !stopped else { return }
+        started = true
         core.observer = { [unowned self] effect in self.handleEffect(effect) }
         let (haptics, queue) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
         hapticQueue = queue
@@ -255,21 +262,31 @@ public actor CameraControlHost: CaptureSoundPlaying {
                 await self?.play(pattern)
             }
         }
-        let activity = connection.activity
-        loop = Task { await self.consume(activity) }
-        Task { await connection.start() }
+        // The connection shares this host's executor (``eventLoop``): its activity is handled right where
+        // it happens, an input event on the thread that read it.
+        Task {
+            await connection.deliverActivity(
+                to: { [weak self] activity, session in
+                    self?.assumeIsolated { host in host.handle(activity, session: session) }
+                },
+                whenFinished: { [weak self] in
+                    self?.assumeIsolated { host in host.finished() }
+                })
+            await connection.start()
+        }
     }
 
     /// Starts (if needed) and returns when the host stops: after ``stop()``, or when the device went
     /// away with ``Configuration/reconnects`` false.
     public func run() async {
         start()
-        await loop?.value
+        if finishedRunning { return }
+        await withCheckedContinuation { runWaiters.append($0) }
     }
 
     /// Returns once a session is up and its clock estimated (at once when one is).
     public func waitUntilConnected() async {
-        if session != nil || stopped { return }
+        if connectedAndTimed || stopped { return }
         await withCheckedContinuation { connectedWaiters.append($0) }
     }
 
@@ -280,7 +297,6 @@ public actor CameraControlHost: CaptureSoundPlaying {
         if session != nil { core.deviceLost(atHostMicros: now) }
         session = nil
         await connection.stop()
-        await loop?.value
         finished()
     }
 
@@ -301,16 +317,8 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     private var now: UInt64 { configuration.clock.nowMicros() }
 
-    /// Handles the connection's activity, in order, until it finishes (isolated: each item resumes here
-    /// directly).
-    private func consume(_ activity: AsyncStream<DeviceConnection.Activity>) async {
-        for await item in activity {
-            await handle(item)
-        }
-        finished()
-    }
-
-    private func handle(_ activity: DeviceConnection.Activity) async {
+    /// Handles one activity of the connection, the moment it happens (on the shared executor).
+    private func handle(_ activity: DeviceConnection.Activity, session connected: DeviceSession?) {
         // After stop() every press was cancelled: what the connection still had queued is not delivered
         // (a `began` now could never be closed).
         guard !stopped else { return }
@@ -319,7 +327,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
             deviceInfo = info
             connectionCount += 1
             for handler in connectHandlers { handler(info) }
-            session = await connection.session
+            session = connected
             core.connected(info.capabilities)
             // A loose first sample from the handshake (read within the last 100 ms or so), so device time
             // moves even if every clock ping below is lost; tight ping samples take over at once.
@@ -327,17 +335,16 @@ public actor CameraControlHost: CaptureSoundPlaying {
             core.addClockSample(
                 sentAtHostMicros: connectedAt &- min(connectedAt, 100_000), receivedAtHostMicros: connectedAt &+ 100_000,
                 deviceMicros: info.deviceTimeMicros)
-            if let session { await synchroniseClock(session, roundTrips: configuration.clockSamplesAtConnect) }
-            startClockResync()
-            let waiters = connectedWaiters
-            connectedWaiters = []
-            for waiter in waiters { waiter.resume() }
+            connecting?.cancel()
+            connecting = Task { await self.finishConnecting(connected) }
         case .input(let event):
             let time = now
             core.receive(event, atHostMicros: time)
             core.advance(toHostMicros: time)
         case .disconnected(let error):
             lastDisconnect = error
+            connecting?.cancel()
+            connectedAndTimed = false
             clockTask?.cancel()
             session = nil
             core.deviceLost(atHostMicros: now)
@@ -352,7 +359,25 @@ public actor CameraControlHost: CaptureSoundPlaying {
         rearm()
     }
 
+    /// The clock round trips of a session that came up; then ``waitUntilConnected()`` returns (unless
+    /// the session went away meanwhile: its waiters wait for the next one). Input is handled meanwhile.
+    private func finishConnecting(_ connected: DeviceSession?) async {
+        if let connected { await synchroniseClock(connected, roundTrips: configuration.clockSamplesAtConnect) }
+        guard !Task.isCancelled, !stopped, session === connected else { return }
+        connectedAndTimed = true
+        startClockResync()
+        let waiters = connectedWaiters
+        connectedWaiters = []
+        for waiter in waiters { waiter.resume() }
+        rearm()
+    }
+
     private func finished() {
+        connecting?.cancel()
+        let running = runWaiters
+        runWaiters = []
+        finishedRunning = true
+        for waiter in running { waiter.resume() }
         eventLoop.shutdown()
         timer?.cancel()
         clockTask?.cancel()

@@ -295,6 +295,52 @@ struct DeviceConnectionTests {
         bridges.mutate { $0.forEach { $0.stop() } }
         #expect(log == ["connected", "disconnected UNAVAILABLE", "connected"])
     }
+
+    @Test("deliverActivity hands each activity to the handler in order, the session with connected; activity stays empty")
+    func activityToAHandler() async throws {
+        let bridges = Locked([EmbeddedDeviceBridge]())
+        let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 5) {
+            () async throws(DeviceError) -> DeviceSession in
+            let bridge = EmbeddedDeviceBridge()
+            bridges.mutate { $0.append(bridge) }
+            return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
+        }
+        let log = Locked([String]())
+        let finishes = Locked(0)
+        await connection.deliverActivity(
+            to: { activity, session in
+                switch activity {
+                case .connected(let info):
+                    log.mutate { $0.append("connected \(session?.info == info)") }
+                    if log.current.count == 1 { bridges.mutate { $0.first?.stop() } }  // unplug the first device
+                case .disconnected(let error): log.mutate { $0.append("disconnected \(error.code)") }
+                case .connectFailed(let error): log.mutate { $0.append("failed \(error.code)") }
+                case .input: break
+                }
+            },
+            whenFinished: { finishes.mutate { $0 += 1 } })
+        await connection.start()
+        let reconnected = await waitFor { log.current.count >= 3 }
+        #expect(reconnected)
+        await connection.stop()
+        await connection.stop()
+        bridges.mutate { $0.forEach { $0.stop() } }
+        #expect(Array(log.current.prefix(3)) == ["connected true", "disconnected UNAVAILABLE", "connected true"])
+        #expect(finishes.current == 1, "whenFinished runs once")
+        var streamed = 0
+        for await _ in connection.activity { streamed += 1 }
+        #expect(streamed == 0, "the stream only finishes")
+    }
+}
+
+/// Polls `condition` every few milliseconds for up to 20 s.
+private func waitFor(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
 }
 
 /// A value behind a lock.
@@ -303,6 +349,8 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     init(_ value: Value) { self.value = value }
     func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
+    /// The value now.
+    var current: Value { lock.withLock { value } }
 }
 
 /// A device that ignores the first `ignored` handshake attempts (distinct call ids; retransmissions of
