@@ -56,9 +56,12 @@ extension CaseContext {
 
     /// The next packet on `callID` within `timeout` that is not an ACK and not a retransmission of a reliable
     /// packet received before (nil when none came): "was it answered again?" without counting the device's
-    /// retransmission of its first answer, which a late ACK rightly causes (§6).
-    func newReply(to callID: UInt32, within timeout: Duration) async -> ReceivedFrame? {
-        let seenBefore = await probe.reliableSeen
+    /// retransmission of its first answer, which a late ACK rightly causes (§6). "Before" is now, or
+    /// `seenBefore` (the probe's ``Probe/reliableSeen`` taken before the request was sent, so an answer
+    /// that arrives before this call is not taken for a retransmission).
+    func newReply(to callID: UInt32, within timeout: Duration, seenBefore: Set<UInt16>? = nil) async -> ReceivedFrame? {
+        let before = await probe.reliableSeen
+        let seenBefore = seenBefore ?? before
         return await probe.next(within: timeout) { frame in
             guard let packet = frame.packet, packet.callID == callID, packet.type != .ack else { return false }
             return !(packet.isReliable && seenBefore.contains(packet.sequence))

@@ -203,10 +203,15 @@ enum LinkCases {
             requires: .frameBytes(257)
         ) { c in
             for trailing in [false, true] {
-                let seq = await c.probe.sequence
-                await c.probe.skip(1)
+                // Two numbers reserved, so the one used (its low byte must not be 0x00) is never one the
+                // probe's own heartbeats or ACKs take: a frame sent on a number already used is a duplicate
+                // the device rightly drops (§6).
+                let base = await c.probe.sequence
+                await c.probe.skip(2)
+                let seq = base & 0xFF == 0 ? base &+ 1 : base
                 let id = await c.probe.nextCallID()
-                // REQUEST 01 | seq lo, 00 | call id | 01 02 | 0a f6 01 payload×246 | crc: after seq's high zero, exactly 254 non-zero bytes
+                // REQUEST 01 | seq lo, hi | call id | 01 02 | 0a f6 01 payload×246 | crc: after seq's high byte
+                // (0x00: a session's first 256 packets), exactly 254 non-zero bytes
                 var fill: UInt8 = 0x55
                 var body: [UInt8] = []
                 // The call id: one odd byte (never 0x00), different for the two frames, so a retransmission
@@ -214,7 +219,7 @@ enum LinkCases {
                 let callByte = UInt8(2 * (id % 60) + 1)
                 repeat {
                     body =
-                        [0x01, UInt8(seq & 0xFF) | 0x01, 0x00, callByte, 0x01, 0x02, 0x0a, 0xf6, 0x01]
+                        [0x01, UInt8(truncatingIfNeeded: seq), UInt8(truncatingIfNeeded: seq >> 8), callByte, 0x01, 0x02, 0x0a, 0xf6, 0x01]
                         + [UInt8](repeating: fill, count: 246)
                     fill &+= 1
                 } while CRC16.checksum(body) & 0xFF == 0 || CRC16.checksum(body) >> 8 == 0
@@ -223,9 +228,11 @@ enum LinkCases {
                 var wire = COBS.encode(body)
                 if trailing { wire.append(0x01) }
                 wire.append(0)
+                // The reliable packets seen before the frame is sent: its answer may come before the wait starts.
+                let seenBefore = await c.probe.reliableSeen
                 try await c.probe.sendRaw(wire)
                 let callID = UInt32(body[3])
-                let reply = await c.newReply(to: callID, within: .seconds(2))  // generous: a loaded machine is slow
+                let reply = await c.newReply(to: callID, within: .seconds(2), seenBefore: seenBefore)  // a loaded machine is slow
                 try c.expect(
                     reply, .response, callID: callID, sent: wire,
                     trailing ? "the 254-byte run with a trailing 01" : "the canonical 254-byte run")
