@@ -85,10 +85,17 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     /// Lets the thread end once no link is registered any more (at once when none is). Idempotent.
     public func shutdown() {
         lock.lock()
+        let wakeNeeded = !shuttingDown && !threadEnded && !onLoopThreadLocked
         shuttingDown = true
-        let wakeNeeded = !onLoopThreadLocked
         lock.unlock()
         if wakeNeeded { wake() }
+    }
+
+    deinit {
+        // Closed only now: a pipe closed when the thread ends could be written to by a late wake() (a
+        // SIGPIPE, or a write into whatever reused the descriptor).
+        _ = system.close(wakeRead)
+        _ = system.close(wakeWrite)
     }
 
     // MARK: Executors
@@ -296,8 +303,6 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         }
         // Ended: what is still queued runs here; later jobs run on the fallback queue.
         while runJobs() {}
-        _ = system.close(wakeRead)
-        _ = system.close(wakeWrite)
     }
 }
 
