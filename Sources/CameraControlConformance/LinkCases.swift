@@ -203,12 +203,15 @@ enum LinkCases {
             requires: .frameBytes(257)
         ) { c in
             for trailing in [false, true] {
-                // Two numbers reserved, so the one used (its low byte must not be 0x00) is never one the
-                // probe's own heartbeats or ACKs take: a frame sent on a number already used is a duplicate
-                // the device rightly drops (§6).
-                let base = await c.probe.sequence
-                await c.probe.skip(2)
-                let seq = base & 0xFF == 0 ? base &+ 1 : base
+                // The probe's next number, reserved: a frame sent on a number its own heartbeats or ACKs
+                // take is a duplicate the device rightly drops (§6), and one that skips a number is a gap.
+                // Its low byte must not be 0x00 (that would end the run): then the next one (a gap of one).
+                var seq = await c.probe.sequence
+                await c.probe.skip(1)
+                if seq & 0xFF == 0 {
+                    seq = await c.probe.sequence
+                    await c.probe.skip(1)
+                }
                 let id = await c.probe.nextCallID()
                 // REQUEST 01 | seq lo, hi | call id | 01 02 | 0a f6 01 payload×246 | crc: after seq's high byte
                 // (0x00: a session's first 256 packets), exactly 254 non-zero bytes
