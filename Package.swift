@@ -9,17 +9,20 @@
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
-//         │                      and the CameraControlHost actor (connect, reconnect, clock estimate, deadline timer)
+//         │                      and the CameraControlHost actor (connect, reconnect, clock estimate, deadline timer),
+//         │                      on one event loop with its connection and ports (Transports.makeEventLoop)
 //         ├─ CameraControlControls    sliders, pickers, overlay state machine, camera abstraction
 //         │    └─ CameraControlCapture   capture-event interaction: phases, primary/secondary routing, one press per handler
 //         │         └─ CameraControlGestures  pure recogniser: InputEvent + time in, Gesture out; event ordering
 //         │              └─ CameraControlWire
 //         └─ CameraControlDevice    device session: handshake, typed service clients, reconnect (DeviceConnection)
-//              ├─ CameraControlRPC     sans-IO connection core + async client (calls, deadlines, acks, heartbeats)
+//              ├─ CameraControlRPC     sans-IO connection core + client (calls, deadlines, acks, heartbeats), run
+//              │    │                   in place on a transport's event loop, or by tasks
 //              │    ├─ CameraControlWire      COBS, CRC, envelope, status codes, MethodID, messages (pure Swift, generated)
-//              │    └─ CameraControlTransport the ByteTransport protocol, TransportError, in-memory pipe (no C)
+//              │    └─ CameraControlTransport the ByteTransport and EventLoopTransport protocols, EventLoop, TransportError,
+//              │                              in-memory pipe (no C)
 //              └─ CameraControlSerialTransport  serial ports (libserialport); Transports.open: a PORT → a transport
-//                   └─ CameraControlPosixTransport  fd link, PTY (termios), exclusive ports, SystemCalls shim
+//                   └─ CameraControlPosixTransport  fd link, PTY (termios), PollEventLoop, exclusive ports, SystemCalls shim
 //                        └─ CameraControlTransport, CSystemShim
 //   CameraControlGStreamer   a real camera on GStreamer (videotestsrc, V4L2, libcamerasrc): GStreamerCamera, a
 //    │                       CameraDevice with zero shutter lag, photos and videos (docs/CAMERA.md); only camctl
