@@ -257,7 +257,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlTransportTests",
-            dependencies: ["CSystemShim", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport"],
+            dependencies: [
+                "CSystemShim", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
+                "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -62,19 +62,27 @@ int cc_bench_open_pty(int *master_out, char *path, size_t path_size)
     return 0;
 }
 
-int cc_bench_pty_one_way(size_t count, double *micros)
+/* Opens a fresh raw pair: its master in *master, its subordinate (opened with `extra_flags` too) in
+ * *subordinate. Returns 0, or -1 with nothing left open (errno set). */
+static int open_raw_pair(int *master, int *subordinate, int extra_flags)
 {
-    int master;
     char name[128];
-    if (cc_bench_open_pty(&master, name, sizeof name) != 0) return -1;
-    int subordinate = open(name, O_RDWR | O_NOCTTY);
-    if (subordinate < 0 || make_raw(subordinate) != 0) {
+    if (cc_bench_open_pty(master, name, sizeof name) != 0) return -1;
+    *subordinate = open(name, O_RDWR | O_NOCTTY | extra_flags);
+    if (*subordinate < 0 || make_raw(*subordinate) != 0) {
         int saved = errno;
-        if (subordinate >= 0) close(subordinate);
-        close(master);
+        if (*subordinate >= 0) close(*subordinate);
+        close(*master);
         errno = saved;
         return -1;
     }
+    return 0;
+}
+
+int cc_bench_pty_one_way(size_t count, double *micros)
+{
+    int master, subordinate;
+    if (open_raw_pair(&master, &subordinate, 0) != 0) return -1;
     int status = 0;
     for (size_t index = 0; index < count && status == 0; index++) {
         uint8_t out[2] = {(uint8_t)(index | 1u), 0};
@@ -183,17 +191,8 @@ static void *cross_thread_read(void *argument)
 
 int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, double *micros)
 {
-    int master;
-    char name[128];
-    if (count == 0 || frame_length == 0 || cc_bench_open_pty(&master, name, sizeof name) != 0) return -1;
-    int subordinate = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
-    if (subordinate < 0 || make_raw(subordinate) != 0) {
-        int saved = errno;
-        if (subordinate >= 0) close(subordinate);
-        close(master);
-        errno = saved;
-        return -1;
-    }
+    int master, subordinate;
+    if (count == 0 || frame_length == 0 || open_raw_pair(&master, &subordinate, O_NONBLOCK) != 0) return -1;
     uint64_t *handled = calloc(count, sizeof *handled);
     cross_thread_reader reader = {subordinate, count, handled, {{0}}, 0};
     pthread_t thread;

@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// The I/O engine shared by ``PTYTransport`` and ``SerialPortTransport``: one open, non-blocking
-/// descriptor and one thread of its own that `poll()`s it, driven one of two ways, chosen by the first use:
+/// descriptor, driven one of two ways, chosen by the first use:
 ///
 /// - **As a ``ByteTransport``** (the first call is ``receive()``): the thread reads into a bounded
 ///   ``ChunkQueue`` that ``receive()`` drains, and a serial queue writes what ``send(_:)`` is given.
@@ -90,7 +90,6 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
         _ = system.setCloseOnExec(pipeEnds.read)
         _ = system.setCloseOnExec(pipeEnds.write)
-        _ = system.setNonblocking(pipeEnds.read)
         _ = system.setNonblocking(pipeEnds.write)
         self.descriptor = descriptor
         self.wakeRead = pipeEnds.read
@@ -149,7 +148,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
             mode = .stream
             threadRunning = true
             lock.unlock()
-            startThread(name: FileDescriptorLink.readerThreadName) { [self] in readLoop() }
+            startNamedThread(FileDescriptorLink.readerThreadName) { [self] in readLoop() }
         case .eventLoop:
             lock.unlock()
             throw TransportError(code: .concurrentReceive, message: "\(name) is driven by an event loop")
@@ -207,17 +206,6 @@ package final class FileDescriptorLink: @unchecked Sendable {
     }
 
     // MARK: Private
-
-    /// Starts `body` on a thread of its own, named `name` for the OS too (`top -H`, debuggers; at most
-    /// 15 characters on Linux).
-    private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            _ = cc_shim_set_thread_name(name)
-            body()
-        }
-        thread.name = name
-        thread.start()
-    }
 
     /// Wakes the link's thread out of `poll()` (one byte on the self-pipe; a full pipe wakes it already).
     private func wake() {
@@ -346,14 +334,6 @@ package final class FileDescriptorLink: @unchecked Sendable {
         threadStopped()
     }
 
-    /// A `poll()` timeout in whole milliseconds that does not end before `remaining` (at most a day).
-    static func pollTimeout(_ remaining: Duration) -> Int32 {
-        let (seconds, attoseconds) = remaining.components
-        if seconds >= 86_400 { return 86_400_000 }
-        let millis = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(max(1, millis))
-    }
-
     /// Stream mode, on the writer queue: writes all of `bytes`, waiting in `poll()` while the device is full.
     private func writeAll(_ bytes: [UInt8]) -> Result<Void, TransportError> {
         var offset = 0
@@ -398,4 +378,15 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
         return .success(())
     }
+}
+
+/// Starts `body` on a thread of its own, named `name` for the OS too (`top -H`, debuggers; at most 15
+/// characters on Linux).
+func startNamedThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread {
+        _ = cc_shim_set_thread_name(name)
+        body()
+    }
+    thread.name = name
+    thread.start()
 }

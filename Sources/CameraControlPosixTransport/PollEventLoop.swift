@@ -1,4 +1,3 @@
-import CSystemShim
 import CameraControlTransport
 import Dispatch
 import Foundation
@@ -32,7 +31,8 @@ import Foundation
 public final class PollEventLoop: EventLoop, @unchecked Sendable {
     /// The thread's name for the OS.
     public let name: String
-    private let system: SystemCalls
+    /// The OS calls the loop and its links make.
+    let system: SystemCalls
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Where jobs run once the thread has ended, one at a time, in order.
@@ -74,12 +74,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         self.wakeRead = ends.read
         self.wakeWrite = ends.write
         self.fallback = DispatchQueue(label: "cameracontrol.\(name).after-end")
-        let thread = Thread { [self] in
-            _ = cc_shim_set_thread_name(name)
-            run()
-        }
-        thread.name = name
-        thread.start()
+        startNamedThread(name) { [self] in run() }
     }
 
     /// Lets the thread end once no link is registered any more (at once when none is). Idempotent.
@@ -184,9 +179,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
 
     /// Takes the loop's lock for a registration's state (the loop's state and its links' share one lock).
     func withLock<Result>(_ body: () -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+        lock.withLock(body)
     }
 
     /// A registration's timer moved to `deadline` (under `lock`): true when the sleeping thread must wake
@@ -205,6 +198,14 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     func wake() {
         let one: [UInt8] = [1]
         _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
+    }
+
+    /// A `poll()` timeout in whole milliseconds that does not end before `remaining` (at most a day).
+    static func pollTimeout(_ remaining: Duration) -> Int32 {
+        let (seconds, attoseconds) = remaining.components
+        if seconds >= 86_400 { return 86_400_000 }
+        let millis = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(max(1, millis))
     }
 
     /// Runs the jobs queued so far; true when any ran.
@@ -280,7 +281,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             asleep = true
             sleepingUntil = earliest
             lock.unlock()
-            let timeout = earliest.map { FileDescriptorLink.pollTimeout(now.duration(to: $0)) } ?? -1
+            let timeout = earliest.map { Self.pollTimeout(now.duration(to: $0)) } ?? -1
             let result = system.poll(&fds, timeout)
             lock.lock()
             asleep = false
@@ -450,7 +451,7 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     private func writeSomeLocked(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         while offset < bytes.count {
-            switch loopSystem.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            switch loop.system.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
             case .success(let written):
                 offset += written
             case .failure(let failure):
@@ -481,11 +482,4 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
             pendingStart = 0
         }
     }
-
-    private var loopSystem: SystemCalls { loop.systemCalls }
-}
-
-extension PollEventLoop {
-    /// The OS calls the loop makes (its links write through them too).
-    var systemCalls: SystemCalls { system }
 }

@@ -320,7 +320,7 @@ struct DeviceConnectionTests {
             },
             whenFinished: { finishes.mutate { $0 += 1 } })
         await connection.start()
-        let reconnected = await waitFor { log.current.count >= 3 }
+        let reconnected = await eventually(within: .seconds(20)) { log.current.count >= 3 }
         #expect(reconnected)
         await connection.stop()
         await connection.stop()
@@ -331,16 +331,6 @@ struct DeviceConnectionTests {
         for await _ in connection.activity { streamed += 1 }
         #expect(streamed == 0, "the stream only finishes")
     }
-}
-
-/// Polls `condition` every few milliseconds for up to 20 s.
-private func waitFor(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
 }
 
 /// A value behind a lock.

@@ -1,4 +1,5 @@
 import CameraControlPosixTransport
+import CameraControlTestSupport
 import CameraControlTransport
 import Foundation
 import Synchronization
@@ -50,16 +51,6 @@ final class LoopRecorder: EventLoopDelegate {
     }
 }
 
-/// Polls `condition` every few milliseconds until it holds or `limit` passes.
-func waitUntil(_ limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
-
 @Suite("PTY transport as an event loop")
 struct EventLoopTransportTests {
     @Test("every byte reaches the delegate in order, on one thread of the loop's own")
@@ -75,7 +66,7 @@ struct EventLoopTransportTests {
         for start in stride(from: 0, to: sent.count, by: 777) {
             try await pair.subordinate.send(Array(sent[start..<min(start + 777, sent.count)]))
         }
-        #expect(await waitUntil { recorder.bytes.count >= sent.count })
+        #expect(await eventually { recorder.bytes.count >= sent.count })
         #expect(recorder.bytes == sent)
         #expect(recorder.threads.count == 1)
         #expect(recorder.endings.isEmpty)
@@ -112,7 +103,7 @@ struct EventLoopTransportTests {
 
         let start = ContinuousClock.now
         control.setTimer(after: .milliseconds(30))
-        #expect(await waitUntil { recorder.timerFirings.count == 1 })
+        #expect(await eventually { recorder.timerFirings.count == 1 })
         #expect(try #require(recorder.timerFirings.first) - start >= .milliseconds(30))
         try await Task.sleep(for: .milliseconds(60))
         #expect(recorder.timerFirings.count == 1, "a setting fires once")
@@ -122,7 +113,7 @@ struct EventLoopTransportTests {
         try await Task.sleep(for: .milliseconds(20))
         let forward = ContinuousClock.now
         control.setTimer(after: .milliseconds(10))
-        #expect(await waitUntil(.seconds(5)) { recorder.timerFirings.count == 2 })
+        #expect(await eventually(within: .seconds(5)) { recorder.timerFirings.count == 2 })
         #expect(try #require(recorder.timerFirings.last) - forward >= .milliseconds(10))
 
         control.setTimer(after: .milliseconds(20))
@@ -139,7 +130,7 @@ struct EventLoopTransportTests {
         _ = try #require(pair.master.startEventLoop(delegate: recorder))
         pair.master.close()
         pair.master.close()
-        #expect(await waitUntil { !recorder.endings.isEmpty })
+        #expect(await eventually { !recorder.endings.isEmpty })
         try await Task.sleep(for: .milliseconds(20))
         #expect(recorder.endings.map(\.code) == [.closed])
         pair.subordinate.close()
@@ -149,7 +140,7 @@ struct EventLoopTransportTests {
         let watcher = LoopRecorder()
         _ = try #require(second.master.startEventLoop(delegate: watcher))
         second.subordinate.close()
-        #expect(await waitUntil { !watcher.endings.isEmpty })
+        #expect(await eventually { !watcher.endings.isEmpty })
         #expect(watcher.endings.map(\.code) == [.closed])
     }
 
@@ -198,7 +189,7 @@ struct EventLoopTransportTests {
         for _ in 0..<(FileDescriptorLink.writeQueueLimit / chunk.count + 4) {
             chunk.withUnsafeBytes { control.write($0) }
         }
-        #expect(await waitUntil { !recorder.endings.isEmpty })
+        #expect(await eventually { !recorder.endings.isEmpty })
         #expect(recorder.endings.map(\.code) == [.io])
         #expect(recorder.endings.first?.message.contains("does not read") == true)
     }

@@ -1,4 +1,5 @@
 import CameraControlPosixTransport
+import CameraControlTestSupport
 import CameraControlTransport
 import Foundation
 import Testing
@@ -46,7 +47,7 @@ struct PollEventLoopTests {
         async let sendA: Void = first.subordinate.send(a)
         async let sendB: Void = second.subordinate.send(b)
         _ = try await (sendA, sendB)
-        #expect(await waitUntil { one.bytes.count >= a.count && two.bytes.count >= b.count })
+        #expect(await eventually { one.bytes.count >= a.count && two.bytes.count >= b.count })
         #expect(one.bytes == a)
         #expect(two.bytes == b)
         #expect(one.threads == two.threads, "one thread serves both ports")
@@ -54,9 +55,9 @@ struct PollEventLoopTests {
 
         // One port closing leaves the other running.
         first.master.close()
-        #expect(await waitUntil { one.endings.count == 1 })
+        #expect(await eventually { one.endings.count == 1 })
         try await second.subordinate.send([9])
-        #expect(await waitUntil { two.bytes.last == 9 })
+        #expect(await eventually { two.bytes.last == 9 })
         #expect(two.endings.isEmpty)
     }
 
@@ -94,16 +95,16 @@ struct PollEventLoopTests {
         _ = try #require(pair.master.startEventLoop(delegate: recorder, on: loop))
         loop.shutdown()
         try await pair.subordinate.send([1, 2, 3])
-        #expect(await waitUntil { recorder.bytes == [1, 2, 3] }, "the port is still served after shutdown()")
+        #expect(await eventually { recorder.bytes == [1, 2, 3] }, "the port is still served after shutdown()")
         pair.master.close()
-        #expect(await waitUntil { recorder.endings.count == 1 })
+        #expect(await eventually { recorder.endings.count == 1 })
         // Ended: a port registered now ends at once.
         try await Task.sleep(for: .milliseconds(50))
         let late = try PseudoTerminalPair.open()
         defer { late.subordinate.close() }
         let lateRecorder = LoopRecorder()
         _ = late.master.startEventLoop(delegate: lateRecorder, on: loop)
-        #expect(await waitUntil { lateRecorder.endings.count == 1 })
+        #expect(await eventually { lateRecorder.endings.count == 1 })
         #expect(lateRecorder.endings.first?.code == .closed)
         late.master.close()
     }

@@ -1,5 +1,6 @@
 import CameraControlConformance
 import CameraControlPosixTransport
+import CameraControlTestSupport
 import CameraControlWire
 import Foundation
 import Testing

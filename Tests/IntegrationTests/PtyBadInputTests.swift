@@ -1,6 +1,7 @@
 import CameraControlDevice
 import CameraControlPosixTransport
 import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlTransport
 import CameraControlWire
 import Foundation

@@ -1,5 +1,6 @@
 import CameraControlDevice
 import CameraControlRPC
+import CameraControlTestSupport
 import Foundation
 import Testing
 
@@ -300,19 +301,6 @@ func simulatorProcesses(seed: UInt64) -> [Int32] {
             return nil
         }
         return pid
-    }
-}
-
-/// Waits up to `timeout` for `condition` to hold, checking every few milliseconds; true when it did.
-func eventually(
-    within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-) async rethrows -> Bool {
-    let clock = ContinuousClock()
-    let end = clock.now + timeout
-    while true {
-        if try await condition() { return true }
-        if clock.now >= end { return false }
-        try? await Task.sleep(for: .milliseconds(5))
     }
 }
 
