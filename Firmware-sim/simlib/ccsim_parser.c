@@ -385,6 +385,18 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
     return 0;
 }
 
+/* An `expect` line (a host-side expectation, any length, any bytes): its
+ * first word is `expect`. The firmware skips it like a comment. */
+static bool is_expect_line(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t')) {
+        i++;
+    }
+    return n - i >= 6u && memcmp(p + i, "expect", 6u) == 0 &&
+           (n - i == 6u || p[i + 6u] == ' ' || p[i + 6u] == '\t');
+}
+
 /* Records an error at line, column (1-based; 0 for none). */
 static int fail(ccsim_parse_error_t *err, uint32_t line, size_t column, const char *msg)
 {
@@ -437,6 +449,9 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
         }
         if (end > start && text[end - 1] == '\r') {
             end--;
+        }
+        if (is_expect_line(text + start, end - start)) {
+            continue; /* the host's: checked and stripped there (docs/SIMULATOR.md) */
         }
         if (end - start > CCSIM_MAX_LINE) {
             return fail(err, line, CCSIM_MAX_LINE + 1u, "line too long");

@@ -71,6 +71,21 @@ static void test_comments_crlf_seed(void)
     CHECK_EQ(sc.steps[0].hold_us, 5000);
 }
 
+/* `expect` lines are the host's: skipped like comments, whatever they hold
+ * (non-ASCII such as the tolerance sign, more words than a step takes); a
+ * step that merely starts with the letters is still a step (and an error). */
+static void test_expect_lines_skipped(void)
+{
+    CHECK_EQ(parse("full-click\nexpect capture ended primary camera-control within 30ms\n"
+                   "  expect overlay value zoom 2.0\xc2\xb1" "0.1 a b c d e f g h i j k l\r\n"
+                   "\texpect\npause 5ms\n"), 0);
+    CHECK_EQ(sc.count, 2);
+    CHECK_EQ(sc.steps[1].line, 5);
+    CHECK_EQ(parse("expected 3"), 1);
+    CHECK_EQ(err.line, 1);
+    CHECK(strcmp(err.reason, "unknown step") == 0);
+}
+
 /* Each error names its line, the column of the word (or value) at fault and the reason. */
 static void test_errors_line_and_column(void)
 {
@@ -153,6 +168,7 @@ unsigned test_parser_run(void)
     test_defaults();
     test_units_and_values();
     test_comments_crlf_seed();
+    test_expect_lines_skipped();
     test_errors_line_and_column();
     test_limits();
     return 5u;
