@@ -4,10 +4,11 @@
 //
 // Targets, with arrows pointing down only (docs/DESIGN.md; scripts/check-deps keeps them true):
 //
-//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports, shoot, record, replay,
+//   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, test, ports, shoot, record, replay,
 //           decode, plot, conformance, diagnose, relay)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
+//    ├─ CameraControlSimulation  (`camctl test`: expectations, checked in virtual time or over a port)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
 //         │                      and the CameraControlHost actor (connect, reconnect, clock estimate, deadline timer),
 //         │                      on one event loop with its connection and ports (Transports.makeEventLoop)
@@ -215,6 +216,7 @@ let package = Package(
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
+                "CameraControlSimulation",
             ],
             swiftSettings: swiftSettings
         ),

@@ -83,6 +83,9 @@ public final class EmbeddedDevice: Sendable {
     /// The device's transmit ring (device → host), bytes; the firmware counts what does not fit
     /// (`tx_dropped`) when the host does not read.
     public static let transmitCapacity = Int(CCSIM_TX_BYTES)
+    /// A scenario never starts before this device time, microseconds (`CCSIM_BOOT_SETTLE_US`: the firmware's
+    /// tare sees an untouched sensor first).
+    public static let bootSettleMicros = UInt64(CCSIM_BOOT_SETTLE_US)
 
     // MARK: Time
 

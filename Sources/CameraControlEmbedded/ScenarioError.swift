@@ -77,3 +77,44 @@ public enum ScenarioParser {
         return Summary(steps: Int(scenario.count), seed: scenario.has_seed ? scenario.seed : nil)
     }
 }
+
+extension ScenarioParser {
+    /// One step of a parsed scenario placed in time by the simulator's planner (`ccsim_planner.c`).
+    public struct TimedStep: Hashable, Sendable {
+        /// The step's 1-based line in the text.
+        public var line: Int
+        /// When the step starts, microseconds after the scenario started.
+        public var startMicros: UInt64
+        /// How long the step lasts, microseconds (the planner's exact profile).
+        public var durationMicros: UInt64
+
+        /// When the step ends, microseconds after the scenario started.
+        public var endMicros: UInt64 { startMicros + durationMicros }
+    }
+
+    /// Parses `text` and places each step in time as the simulator plays it on a fresh device (the finger
+    /// lifted at the middle of the strip): the same planner, so the times are exact.
+    ///
+    /// - Throws: ``ScenarioError`` with the line, column and reason of the first error.
+    public static func timeline(_ text: String) throws(ScenarioError) -> [TimedStep] {
+        let bytes = Array(text.utf8).map { CChar(bitPattern: $0) } + [0]
+        var scenario = ccsim_scenario_t()
+        var error = ccsim_parse_error_t()
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            ccsim_scenario_parse(buffer.baseAddress, bytes.count - 1, &scenario, &error)
+        }
+        guard status == 0 else { throw ScenarioError(cError: error) }
+        var state = ccsim_finger_state_t(touching: false, position: UInt32(CCSIM_POS_ONE) / 2, force_mn: 0)
+        var plan = ccsim_plan_t()
+        var start: UInt64 = 0
+        return withUnsafePointer(to: &scenario.steps) { pointer in
+            pointer.withMemoryRebound(to: ccsim_step_t.self, capacity: Int(scenario.count)) { steps in
+                (0..<Int(scenario.count)).map { index in
+                    ccsim_plan_step(steps + index, &state, &plan)
+                    defer { start += UInt64(plan.duration_us) }
+                    return TimedStep(line: Int(steps[index].line), startMicros: start, durationMicros: UInt64(plan.duration_us))
+                }
+            }
+        }
+    }
+}

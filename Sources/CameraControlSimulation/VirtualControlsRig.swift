@@ -243,6 +243,13 @@ public final class VirtualControlsRig {
     /// Numbers have at most three decimals.
     public var log: [String] { recorder.lines }
 
+    /// ``log`` as events for scenario expectations, stamped to the microsecond (observers' `value …` lines
+    /// become `overlay value …`), in order of time (firmware feedback is stamped with the firmware's own
+    /// time, which can be a little earlier than the line before it).
+    public var observedEvents: [ObservedEvent] {
+        recorder.events.enumerated().sorted { ($0.element.micros, $0.offset) < ($1.element.micros, $1.offset) }.map(\.element)
+    }
+
     /// ``log`` joined with newlines, with a final newline (the `.expected` file format).
     public var logText: String { log.map { $0 + "\n" }.joined() }
 
@@ -330,7 +337,7 @@ public final class VirtualControlsRig {
     // MARK: Formatting
 
     /// `value` with at most three decimals, no trailing zeros, `-0` as `0`.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         guard value.isFinite else { return "\(value)" }
         var rounded = (value * 1000).rounded() / 1000
         if rounded == 0 { rounded = 0 }
@@ -339,7 +346,8 @@ public final class VirtualControlsRig {
         return text
     }
 
-    static func describe(_ event: CameraApp.Event) -> String {
+    /// An app event as the log writes it (`photo 1 zoom 2 bias 0`, `capture began primary camera-control`, …).
+    public static func describe(_ event: CameraApp.Event) -> String {
         switch event {
         case .photo(let photo, _):
             "photo \(photo.sequenceNumber) zoom \(number(photo.zoomFactor)) bias \(number(photo.exposureBias))"
@@ -350,7 +358,8 @@ public final class VirtualControlsRig {
         }
     }
 
-    static func describe(_ gesture: Gesture) -> String {
+    /// A gesture as the log writes it after `gesture ` (`slide-changed camera-control at=0.5`, …).
+    public static func describe(_ gesture: Gesture) -> String {
         let source = gesture.source.description
         switch gesture.kind {
         case .touchBegan: return "touch-began \(source)"
@@ -386,12 +395,14 @@ public final class VirtualControlsRig {
 private final class Recorder: Sendable {
     private struct State {
         var lines: [String] = []
+        var events: [ObservedEvent] = []
         var nowMicros: UInt64 = 0
     }
 
     private let state = Mutex(State())
 
     var lines: [String] { state.withLock { $0.lines } }
+    var events: [ObservedEvent] { state.withLock { $0.events } }
 
     func setTime(_ micros: UInt64) {
         state.withLock { $0.nowMicros = micros }
@@ -399,9 +410,11 @@ private final class Recorder: Sendable {
 
     func add(_ text: String, atMicros micros: UInt64? = nil) {
         state.withLock { state in
-            let ms = String((micros ?? state.nowMicros) / 1000)
+            let at = micros ?? state.nowMicros
+            let ms = String(at / 1000)
             let padded = String(repeating: " ", count: max(0, 6 - ms.count)) + ms
             state.lines.append("\(padded) ms \(text)")
+            state.events.append(ObservedEvent(micros: at, text: text.hasPrefix("value ") ? "overlay " + text : text))
         }
     }
 }

@@ -87,6 +87,7 @@ struct CamCtl {
         SchemaCommands.describeCommand,
         SchemaCommands.callCommand,
         Commands.scenarioCommand,
+        TestCommand.command,
         Ports.command,
         Shoot.command,
         Record.command,

@@ -1,6 +1,7 @@
 import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
+import CameraControlSimulation
 import CameraControlWire
 import Foundation
 
@@ -150,14 +151,16 @@ enum Commands {
             for file in args.positional {
                 let text = try Failures.readText(file, what: "scenario file")
                 do {
-                    let summary = try ScenarioParser.check(text)
+                    let script = try ScenarioScript(text)
+                    let expectations = script.expectations.count
                     print(
                         json
                             ? JSONValue.object([
                                 JSONMember("file", .string(file)), JSONMember("ok", .bool(true)),
-                                JSONMember("steps", .integer(summary.steps)),
+                                JSONMember("steps", .integer(script.timeline.count)),
+                                JSONMember("expectations", .integer(expectations)),
                             ]).compactText
-                            : "\(file): \(summary.steps) steps")
+                            : "\(file): \(script.timeline.count) steps, \(expectations) expectation\(expectations == 1 ? "" : "s")")
                 } catch {
                     if json { print(ScenarioFiles.json(error, file: file, text: text).compactText) }
                     throw ScenarioFiles.failure(error, file: file, text: text)
@@ -212,7 +215,7 @@ enum ScenarioFiles {
         var lines: [Int] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !ScenarioScript.isExpectLine(line) else { continue }
             kept.append(trimmed)
             lines.append(index + 1)
         }
@@ -223,7 +226,7 @@ enum ScenarioFiles {
     static func load(_ file: String) throws -> Steps {
         let text = try Failures.readText(file, what: "scenario file")
         do {
-            _ = try ScenarioParser.check(text)
+            _ = try ScenarioScript(text)  // the steps (the firmware's parser) and the expect lines
         } catch {
             throw failure(error, file: file, text: text)
         }

@@ -1,0 +1,77 @@
+import CameraAppExample
+import CameraControlControls
+import CameraControlGestures
+import CameraControlHost
+import Synchronization
+
+/// What a host pipeline on a real port produced, as ``ObservedEvent``s in the words of
+/// ``VirtualControlsRig/log`` (so one scenario's expectations hold over a port and in virtual time).
+///
+/// Gestures carry their device time; everything they cause (overlay effects, capture events, photos,
+/// values) is stamped with the device time of the last gesture. Firmware feedback is not visible over a
+/// port, so `firmware-…` expectations hold only in virtual time.
+///
+/// ```swift
+/// let log = HostEventLog()
+/// await host.observe { log.record($0) }          // CameraControlHost's effects
+/// let app = try CameraApp(executor: InlineExecutor()) { log.record($0) }
+/// log.observeValues(of: app, on: InlineExecutor())
+/// ```
+public final class HostEventLog: Sendable {
+    private struct State {
+        var events: [ObservedEvent] = []
+        var lastDeviceMicros: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// An empty log.
+    public init() {}
+
+    /// Everything recorded since the last ``reset()``.
+    public var events: [ObservedEvent] { state.withLock { $0.events } }
+
+    /// Forgets what was recorded (a new scenario starts).
+    public func reset() {
+        state.withLock { $0.events.removeAll() }
+    }
+
+    /// A host effect: gestures, overlay effects (value changes come from ``observeValues(of:on:)``),
+    /// haptics the host sends (`haptic <pattern> sent`).
+    public func record(_ effect: HostEffect) {
+        switch effect {
+        case .gesture(let gesture):
+            state.withLock { state in
+                state.lastDeviceMicros = gesture.timestampMicros
+                state.events.append(
+                    ObservedEvent(micros: gesture.timestampMicros, text: "gesture \(VirtualControlsRig.describe(gesture))"))
+            }
+        case .overlay(.valueChanged): break
+        case .overlay(.haptic(let haptic, _)): add("haptic \(haptic) sent")
+        case .overlay(let effect): add("overlay \(effect)")
+        case .connected, .input, .deviceLost: break
+        }
+    }
+
+    /// An event of the example app (captures, photos, actions, delegate calls).
+    public func record(_ event: CameraApp.Event) {
+        add(VirtualControlsRig.describe(event))
+    }
+
+    /// Observes the app's controls: `overlay value <control> <value> <origin>`.
+    public func observeValues(of app: CameraApp, on executor: any ActionExecutor) {
+        _ = app.zoom.observeValueChanges(on: executor) { [self] change in
+            add("overlay value \(change.controlID) \(VirtualControlsRig.number(change.value)) \(change.origin)")
+        }
+        _ = app.exposure.observeValueChanges(on: executor) { [self] change in
+            add("overlay value \(change.controlID) \(VirtualControlsRig.number(change.value)) \(change.origin)")
+        }
+        _ = app.reactions.observeValueChanges(on: executor) { [self] change in
+            add("overlay value \(change.controlID) #\(change.value) \(change.origin)")
+        }
+    }
+
+    private func add(_ text: String) {
+        state.withLock { $0.events.append(ObservedEvent(micros: $0.lastDeviceMicros, text: text)) }
+    }
+}

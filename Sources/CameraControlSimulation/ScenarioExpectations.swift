@@ -1,0 +1,419 @@
+import CameraControlEmbedded
+import CameraControlWire
+
+/// One `expect` line of a scenario file: what the host pipeline must (or must not) produce, and by when
+/// (docs/SIMULATOR.md, "Expectations").
+///
+/// ```
+/// full-click
+/// expect capture ended primary camera-control within 30ms
+/// expect no gesture long-press-began
+/// expect overlay value zoom 2.0±0.1
+/// expect counter check_errors 0
+/// ```
+///
+/// An expectation belongs to the step before it (its anchor; before any step, the scenario's start). Its
+/// window opens when the anchor step starts; `within D` (or `for D`) closes it `D` after the anchor step
+/// ends, and without either it stays open to the end of the run.
+public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
+    /// What is expected.
+    public enum Subject: Hashable, Sendable {
+        /// An event matching the patterns happens in the window.
+        case event([Pattern])
+        /// No event matching the patterns happens in the window.
+        case absence([Pattern])
+        /// A firmware counter (`GetCounters`, schema name) compared with a value at the end of the run.
+        case counter(name: String, comparison: Comparison, value: UInt64)
+    }
+
+    /// How a counter compares with the expected value.
+    public enum Comparison: String, Hashable, Sendable, CaseIterable {
+        /// `<=N`
+        case atMost = "<="
+        /// `>=N`
+        case atLeast = ">="
+        /// `<N`
+        case less = "<"
+        /// `>N`
+        case greater = ">"
+        /// `N`
+        case equal = ""
+
+        func holds(_ actual: UInt64, _ expected: UInt64) -> Bool {
+            switch self {
+            case .atMost: actual <= expected
+            case .atLeast: actual >= expected
+            case .less: actual < expected
+            case .greater: actual > expected
+            case .equal: actual == expected
+            }
+        }
+    }
+
+    /// One word of an event pattern; a pattern matches an event whose first words match it word by word.
+    public enum Pattern: Hashable, Sendable {
+        /// Exactly this word.
+        case word(String)
+        /// `*`: any one word.
+        case any
+        /// `V±T` (or `V+-T`), optionally `key=V±T`: a number within `tolerance` of `value`.
+        case number(key: String?, value: Double, tolerance: Double)
+
+        func matches(_ word: Substring) -> Bool {
+            switch self {
+            case .word(let expected): return word == expected
+            case .any: return true
+            case .number(let key, let value, let tolerance):
+                var rest = word
+                if let key {
+                    guard rest.hasPrefix(key + "=") else { return false }
+                    rest = rest.dropFirst(key.count + 1)
+                }
+                guard let number = Double(rest) else { return false }
+                return abs(number - value) <= tolerance + 1e-9
+            }
+        }
+    }
+
+    /// What is expected.
+    public var subject: Subject
+    /// `within D` / `for D`, microseconds after the anchor step ends; nil: to the end of the run.
+    public var limitMicros: UInt64?
+    /// The 1-based line in the scenario text.
+    public var line: Int
+    /// The line after `expect`, trimmed (how reports name the expectation).
+    public var text: String
+    /// The step it follows; nil before the first step.
+    public var anchor: ScenarioParser.TimedStep?
+
+    /// `expect <text>`.
+    public var description: String { "expect \(text)" }
+
+    /// Whether `event` matches a pattern.
+    public static func matches(_ patterns: [Pattern], _ event: ObservedEvent) -> Bool {
+        let words = event.text.split(separator: " ")
+        guard words.count >= patterns.count else { return false }
+        return zip(patterns, words).allSatisfy { $0.matches($1) }
+    }
+}
+
+/// Something the host pipeline produced, at a device time: `gesture double-light-press camera-control`,
+/// `capture ended primary camera-control`, `overlay value zoom 2 slider`, … (docs/SIMULATOR.md, "Expectations").
+public struct ObservedEvent: Hashable, Sendable, CustomStringConvertible {
+    /// Device time, microseconds.
+    public var micros: UInt64
+    /// The event's words.
+    public var text: String
+
+    /// An event.
+    public init(micros: UInt64, text: String) {
+        self.micros = micros
+        self.text = text
+    }
+
+    /// `<ms with one decimal> ms <text>`.
+    public var description: String { "\(ScenarioScript.milliseconds(micros)) ms \(text)" }
+}
+
+/// A scenario text with its `expect` lines parsed and its steps placed in time.
+public struct ScenarioScript: Sendable {
+    /// The first words an event has (what an expectation's first word must be).
+    public static let eventKinds = [
+        "gesture", "capture", "overlay", "action", "delegate", "photo", "haptic", "firmware-haptic", "firmware-sound",
+        "firmware-indicator", "default-action", "default-sound", "refused",
+    ]
+
+    /// The gesture names (`gesture NAME …`).
+    public static let gestureNames = [
+        "touch-began", "touch-ended", "light-press-began", "light-press-ended", "double-light-press", "slide-began",
+        "slide-changed", "slide-ended", "press-began", "long-press-began", "press-ended", "press-cancelled",
+        "remote-click",
+    ]
+
+    /// The whole text (the firmware's parser skips `expect` lines like comments).
+    public let text: String
+    /// The expectations, in file order.
+    public let expectations: [ScenarioExpectation]
+    /// The steps, placed in time by the planner.
+    public let timeline: [ScenarioParser.TimedStep]
+
+    /// The scenario's length: the last step's end, microseconds.
+    public var durationMicros: UInt64 { timeline.last?.endMicros ?? 0 }
+
+    /// Parses the steps (the firmware's parser) and the `expect` lines.
+    ///
+    /// - Throws: ``ScenarioError`` with the line, column and reason of the first error, a step's or an
+    ///   expectation's.
+    public init(_ text: String) throws(ScenarioError) {
+        self.text = text
+        timeline = try ScenarioParser.timeline(text)
+        var expectations: [ScenarioExpectation] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            guard var expectation = try Self.parseLine(line, number: index + 1) else { continue }
+            expectation.anchor = timeline.last { $0.line < expectation.line }
+            expectations.append(expectation)
+        }
+        self.expectations = expectations
+    }
+
+    /// `text` without its `expect` lines (each left blank, so the others keep their numbers).
+    public static func withoutExpectations(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { isExpectLine($0) ? "" : String($0) }
+            .joined(separator: "\n")
+    }
+
+    /// Whether the line's first word is `expect`.
+    public static func isExpectLine(_ line: Substring) -> Bool {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        return words.first == "expect"
+    }
+
+    // MARK: Parsing
+
+    private struct Word {
+        var text: Substring
+        var column: Int
+    }
+
+    private static func words(of line: Substring) -> [Word] {
+        var words: [Word] = []
+        var column = 1
+        var current: Substring.Index?
+        var start = 1
+        for index in line.indices {
+            let isSpace = line[index] == " " || line[index] == "\t" || line[index] == "\r"
+            if isSpace {
+                if let begin = current { words.append(Word(text: line[begin..<index], column: start)) }
+                current = nil
+            } else if current == nil {
+                current = index
+                start = column
+            }
+            column += line[index].utf8.count
+        }
+        if let begin = current { words.append(Word(text: line[begin...], column: start)) }
+        return words
+    }
+
+    static func parseLine(_ line: Substring, number: Int) throws(ScenarioError) -> ScenarioExpectation? {
+        let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
+        var words = Self.words(of: content)
+        guard words.first?.text == "expect" else { return nil }
+        let keyword = words.removeFirst()
+        func fail(_ column: Int, _ reason: String) -> ScenarioError {
+            ScenarioError(line: number, column: column, reason: reason)
+        }
+        guard !words.isEmpty else {
+            throw fail(keyword.column, "expect needs an event, `no` and an event, or `counter NAME N`")
+        }
+        let text = words.map(\.text).joined(separator: " ")
+        // `within D` / `for D` at the end.
+        var limit: UInt64?
+        if words.count >= 2, words[words.count - 2].text == "within" || words[words.count - 2].text == "for" {
+            let value = words[words.count - 1]
+            guard let micros = duration(value.text) else {
+                throw fail(value.column, "expected a duration such as 30ms after \(words[words.count - 2].text)")
+            }
+            limit = micros
+            words.removeLast(2)
+        } else if let last = words.last, last.text == "within" || last.text == "for" {
+            throw fail(last.column, "missing duration after \(last.text)")
+        }
+        let subject: ScenarioExpectation.Subject
+        if words.first?.text == "counter" {
+            guard limit == nil else { throw fail(words[0].column, "a counter is checked at the end: no within/for") }
+            guard words.count == 3 else {
+                throw fail(words[0].column, "expect counter NAME N (or <=N, >=N, <N, >N)")
+            }
+            let name = String(words[1].text)
+            guard Counters.fields.contains(where: { $0.name == name }) else {
+                let near = NearMatch.best(for: name, among: Counters.fields.map(\.name))
+                throw fail(words[1].column, "unknown counter" + (near.map { " (did you mean \($0)?)" } ?? ""))
+            }
+            let valueWord = words[2].text
+            let comparison = ScenarioExpectation.Comparison.allCases.first { valueWord.hasPrefix($0.rawValue) } ?? .equal
+            guard let value = UInt64(valueWord.dropFirst(comparison.rawValue.count)) else {
+                throw fail(words[2].column, "expected a whole number, optionally after <=, >=, < or >")
+            }
+            subject = .counter(name: name, comparison: comparison, value: value)
+        } else {
+            let negated = words.first?.text == "no"
+            if negated { words.removeFirst() }
+            guard let kind = words.first else { throw fail(keyword.column, "expect no needs an event") }
+            guard eventKinds.contains(String(kind.text)) else {
+                let near = NearMatch.best(for: String(kind.text), among: eventKinds + ["counter", "no"])
+                throw fail(
+                    kind.column,
+                    "unknown event kind" + (near.map { " (did you mean \($0)?)" } ?? "") + "; kinds: "
+                        + eventKinds.joined(separator: ", "))
+            }
+            if kind.text == "gesture", words.count > 1, words[1].text != "*",
+                !gestureNames.contains(String(words[1].text))
+            {
+                let near = NearMatch.best(for: String(words[1].text), among: gestureNames)
+                throw fail(words[1].column, "unknown gesture" + (near.map { " (did you mean \($0)?)" } ?? ""))
+            }
+            var patterns: [ScenarioExpectation.Pattern] = []
+            for word in words {
+                guard let pattern = Self.pattern(word.text) else {
+                    throw fail(word.column, "expected a number and tolerance such as 2.0±0.1")
+                }
+                patterns.append(pattern)
+            }
+            subject = negated ? .absence(patterns) : .event(patterns)
+        }
+        return ScenarioExpectation(subject: subject, limitMicros: limit, line: number, text: text, anchor: nil)
+    }
+
+    /// A pattern word; nil for a malformed `V±T`.
+    static func pattern(_ word: Substring) -> ScenarioExpectation.Pattern? {
+        if word == "*" { return .any }
+        let separator = word.range(of: "±") ?? word.range(of: "+-")
+        guard let separator else { return .word(String(word)) }
+        var number = word[..<separator.lowerBound]
+        var key: String?
+        if let equals = number.firstIndex(of: "=") {
+            key = String(number[..<equals])
+            number = number[number.index(after: equals)...]
+        }
+        guard let value = Double(number), let tolerance = Double(word[separator.upperBound...]), tolerance >= 0,
+            value.isFinite, tolerance.isFinite
+        else { return nil }
+        return .number(key: key, value: value, tolerance: tolerance)
+    }
+
+    /// `500us`, `30ms`, `1.5s`, or a bare number of ms, as microseconds (at most 600 s).
+    static func duration(_ word: Substring) -> UInt64? {
+        let units: [(String, Double)] = [("us", 1), ("ms", 1_000), ("s", 1_000_000), ("", 1_000)]
+        for (unit, scale) in units where word.hasSuffix(unit) {
+            guard let value = Double(word.dropLast(unit.count)), value >= 0, value <= 600_000_000 / scale else {
+                continue
+            }
+            return UInt64((value * scale).rounded())
+        }
+        return nil
+    }
+
+    static func milliseconds(_ micros: UInt64) -> String {
+        let tenths = (micros + 50) / 100
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+/// What a run of a scenario produced: the host pipeline's events, the firmware's counters at the end, and
+/// where the scenario sat in device time.
+public struct ScenarioRun: Sendable {
+    /// Every event, in order of time.
+    public var events: [ObservedEvent]
+    /// `GetCounters` at the end of the run; nil when not read.
+    public var counters: Counters?
+    /// Device time the scenario's first step started, microseconds.
+    public var scenarioStartMicros: UInt64
+    /// Device time the run ended (the last moment an event could have been seen), microseconds.
+    public var endMicros: UInt64
+
+    /// How far ``scenarioStartMicros`` may be off either way, microseconds: every window is widened by it
+    /// on both sides (0 in virtual time, where the start is exact; over a port it is estimated).
+    public var startUncertaintyMicros: UInt64
+
+    /// A run.
+    public init(
+        events: [ObservedEvent], counters: Counters?, scenarioStartMicros: UInt64, endMicros: UInt64,
+        startUncertaintyMicros: UInt64 = 0
+    ) {
+        self.events = events
+        self.counters = counters
+        self.scenarioStartMicros = scenarioStartMicros
+        self.endMicros = endMicros
+        self.startUncertaintyMicros = startUncertaintyMicros
+    }
+}
+
+/// One expectation checked against a run.
+public struct ExpectationResult: Sendable {
+    /// The expectation.
+    public var expectation: ScenarioExpectation
+    /// Whether it held.
+    public var passed: Bool
+    /// The window searched, device microseconds (for counters: the end of the run).
+    public var window: ClosedRange<UInt64>
+    /// The event that satisfied a positive expectation or broke a negative one.
+    public var matched: ObservedEvent?
+    /// Why it failed, or what satisfied it.
+    public var detail: String
+    /// For a failure: the events around it (what the report prints).
+    public var context: [ObservedEvent]
+}
+
+extension ScenarioScript {
+    /// Checks every expectation against `run`.
+    public func check(_ run: ScenarioRun) -> [ExpectationResult] {
+        expectations.map { check($0, run) }
+    }
+
+    /// Checks one expectation against `run`.
+    public func check(_ expectation: ScenarioExpectation, _ run: ScenarioRun) -> ExpectationResult {
+        let slack = run.startUncertaintyMicros
+        let anchorStart = run.scenarioStartMicros + (expectation.anchor?.startMicros ?? 0)
+        let start = anchorStart > slack ? anchorStart - slack : 0
+        let anchorEnd = run.scenarioStartMicros + (expectation.anchor?.endMicros ?? 0)
+        let end = max(start, expectation.limitMicros.map { anchorEnd + $0 + slack } ?? run.endMicros)
+        let window = start...end
+        let span = "\(Self.milliseconds(start)) … \(Self.milliseconds(end)) ms"
+        switch expectation.subject {
+        case .event(let patterns):
+            if let hit = run.events.first(where: { window.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) }) {
+                return ExpectationResult(
+                    expectation: expectation, passed: true, window: window, matched: hit,
+                    detail: "at \(Self.milliseconds(hit.micros)) ms", context: [])
+            }
+            let elsewhere = run.events.first { ScenarioExpectation.matches(patterns, $0) }
+            let detail =
+                "none in \(span)"
+                + (elsewhere.map { ", the nearest at \(Self.milliseconds($0.micros)) ms" } ?? ", none in the whole run")
+            return ExpectationResult(
+                expectation: expectation, passed: false, window: window, matched: nil, detail: detail,
+                context: Self.context(run.events, around: window, kind: patterns.first))
+        case .absence(let patterns):
+            guard
+                let index = run.events.firstIndex(where: { window.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
+            else {
+                return ExpectationResult(
+                    expectation: expectation, passed: true, window: window, matched: nil, detail: "none in \(span)",
+                    context: [])
+            }
+            let hit = run.events[index]
+            return ExpectationResult(
+                expectation: expectation, passed: false, window: window, matched: hit,
+                detail: "\(hit.text) at \(Self.milliseconds(hit.micros)) ms, inside \(span)",
+                context: Array(run.events[max(0, index - 5)..<min(run.events.count, index + 6)]))
+        case .counter(let name, let comparison, let value):
+            let window = run.endMicros...run.endMicros
+            guard let counters = run.counters, let field = Counters.fields.first(where: { $0.name == name }) else {
+                return ExpectationResult(
+                    expectation: expectation, passed: false, window: window, matched: nil,
+                    detail: "the counters were not read", context: [])
+            }
+            let actual = field.value(counters)
+            return ExpectationResult(
+                expectation: expectation, passed: comparison.holds(actual, value), window: window, matched: nil,
+                detail: "\(name) is \(actual)", context: [])
+        }
+    }
+
+    /// The events around a window a positive expectation missed: those inside it (and 20 ms either side),
+    /// of the expected kind when there are many, at most 12.
+    static func context(
+        _ events: [ObservedEvent], around window: ClosedRange<UInt64>, kind: ScenarioExpectation.Pattern?
+    ) -> [ObservedEvent] {
+        let low = window.lowerBound > 20_000 ? window.lowerBound - 20_000 : 0
+        var near = events.filter { $0.micros >= low && $0.micros <= window.upperBound + 20_000 }
+        if near.count > 12, let kind {
+            let same = near.filter { $0.text.split(separator: " ").first.map { kind.matches($0) } ?? false }
+            if !same.isEmpty { near = same }
+        }
+        if near.count > 12 { near = Array(near.prefix(6) + near.suffix(6)) }
+        return near
+    }
+}

@@ -1,0 +1,84 @@
+/// The results of one scenario file's expectations, printed as PASS/FAIL lines or written as JUnit XML
+/// (`camctl test`, docs/SIMULATOR.md "Expectations").
+public struct ScenarioTestReport: Sendable {
+    /// The scenario file (how the report names it).
+    public var file: String
+    /// Each expectation's result, in file order.
+    public var results: [ExpectationResult]
+    /// Wall-clock seconds the run took (JUnit's `time`).
+    public var seconds: Double
+
+    /// A report.
+    public init(file: String, results: [ExpectationResult], seconds: Double = 0) {
+        self.file = file
+        self.results = results
+        self.seconds = seconds
+    }
+
+    /// The expectations that failed.
+    public var failures: [ExpectationResult] { results.filter { !$0.passed } }
+
+    /// One line per expectation, `PASS FILE:LINE expect … (detail)`; under a failure the events around it
+    /// (the one at fault marked `>`).
+    public var text: String { text(onlyFailures: false) }
+
+    /// ``text``, or only the failures and the totals.
+    public func text(onlyFailures: Bool) -> String {
+        var out = ""
+        for result in results where !onlyFailures || !result.passed {
+            out += "\(result.passed ? "PASS" : "FAIL") \(file):\(result.expectation.line) \(result.expectation)"
+            out += " (\(result.detail))\n"
+            guard !result.passed, !result.context.isEmpty else { continue }
+            out += "     events around it:\n"
+            for event in result.context {
+                out += "     \(event == result.matched ? ">" : " ") \(event)\n"
+            }
+        }
+        let failed = failures.count
+        out += "\(file): \(results.count - failed) passed, \(failed) failed\n"
+        return out
+    }
+
+    /// JUnit XML for several reports: one `testsuite` per scenario file, one `testcase` per expectation
+    /// (its name the line and the expectation), a `failure` with the detail and the events around it.
+    public static func junit(_ reports: [ScenarioTestReport]) -> String {
+        let tests = reports.reduce(0) { $0 + $1.results.count }
+        let failures = reports.reduce(0) { $0 + $1.failures.count }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"camctl test\" tests=\"\(tests)\" failures=\"\(failures)\">\n"
+        for report in reports {
+            xml += "  <testsuite name=\"\(escape(report.file))\" tests=\"\(report.results.count)\""
+            xml += " failures=\"\(report.failures.count)\" time=\"\(report.seconds)\">\n"
+            for result in report.results {
+                let name = "line \(result.expectation.line): \(result.expectation)"
+                xml += "    <testcase classname=\"\(escape(report.file))\" name=\"\(escape(name))\""
+                if result.passed {
+                    xml += "/>\n"
+                    continue
+                }
+                xml += ">\n      <failure message=\"\(escape(result.detail))\">"
+                xml += escape(result.context.map { "\($0 == result.matched ? ">" : " ") \($0)" }.joined(separator: "\n"))
+                xml += "</failure>\n    </testcase>\n"
+            }
+            xml += "  </testsuite>\n"
+        }
+        return xml + "</testsuites>\n"
+    }
+
+    /// Text escaped for an XML attribute or element.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 { out += "?" } else { out.unicodeScalars.append(scalar) }  // not allowed in XML 1.0
+            }
+        }
+        return out
+    }
+}
