@@ -51,8 +51,8 @@ public final class CameraApp: Sendable {
     }
 
     /// The tour `camctl demo` plays on the simulator (docs/SIMULATOR.md for the format): the talk's app,
-    /// then every input source. `Firmware-sim/scenarios/demo.scenario` is the same text (a test keeps
-    /// them equal).
+    /// then every input source, with the `expect` lines `camctl test` checks (the device never sees them).
+    /// `Firmware-sim/scenarios/demo.scenario` is the same text (a test keeps them equal).
     public static let demoScenario = """
         # camctl demo: the seed talk's app, then every input source.
         seed 42
@@ -60,7 +60,10 @@ public final class CameraApp: Sendable {
         # (through the 2x detent) and holds still, so it stops where it is.
         touch at=0.25 hold=60ms
         light-press force=1200mN hold=150ms
+        expect overlay overlay-shown zoom within 0ms
         slide to=0.75 over=500ms
+        expect overlay entered-fullscreen
+        expect overlay value zoom 2.0±0.01 within 0ms
         hold 350ms
         release
         pause 400ms
@@ -68,10 +71,14 @@ public final class CameraApp: Sendable {
         # a light press confirms, a slide adjusts it in 1/3 EV detents.
         touch at=0.3 hold=60ms
         double-light-press force=1200mN gap=150ms
+        expect gesture double-light-press within 0ms
         slide to=0.55 over=300ms
+        expect overlay picker-moved 1 within 0ms
         hold 100ms
         light-press force=1300mN hold=120ms
+        expect overlay control-selected exposure-bias within 0ms
         slide to=0.75 over=400ms
+        expect overlay value exposure-bias 0.667±0.01 within 0ms
         hold 350ms
         release
         pause 400ms
@@ -79,28 +86,42 @@ public final class CameraApp: Sendable {
         # choose a reaction.
         touch at=0.3 hold=60ms
         double-light-press force=1200mN gap=150ms
+        expect gesture double-light-press within 0ms
         slide to=0.55 over=300ms
+        expect overlay picker-moved 2 within 0ms
         hold 100ms
         light-press force=1300mN hold=120ms
+        expect overlay control-selected reactions within 0ms
         slide to=0.95 over=500ms
+        expect overlay value reactions * slider within 0ms
         hold 350ms
         release
         pause 300ms
         # A full click is the shutter, whatever the overlay shows.
         full-click
+        expect capture ended primary camera-control within 30ms
+        expect photo 1 zoom 2.7±0.2
         pause 400ms
         # Click and hold: a long press (video in a camera app).
         click-and-hold 1s
+        expect gesture long-press-began camera-control
+        expect capture ended primary camera-control within 30ms
         pause 400ms
         # The other inputs: volume up (secondary), volume down held, the action button, a remote click.
         button volume-up
+        expect capture ended secondary volume-up within 20ms
         pause 250ms
         button volume-down hold=600ms
+        expect gesture long-press-began volume-down
         pause 250ms
         button action
+        expect capture ended primary action-button within 20ms
         pause 250ms
         remote-click
+        expect capture ended primary remote within 20ms
         pause 300ms
+        expect no capture began for 0ms
+        expect counter check_errors 0
         """
 
     /// The reactions the picker offers, in index order.

@@ -86,6 +86,16 @@ public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
     /// The step it follows; nil before the first step.
     public var anchor: ScenarioParser.TimedStep?
 
+    /// Whether it is about an event only the simulator's own log shows (`firmware-…`).
+    public var isAboutFirmwareFeedback: Bool {
+        switch subject {
+        case .event(let patterns), .absence(let patterns):
+            if case .word(let kind) = patterns.first { return kind.hasPrefix("firmware-") }
+            return false
+        case .counter: return false
+        }
+    }
+
     /// `expect <text>`.
     public var description: String { "expect \(text)" }
 
@@ -197,7 +207,7 @@ public struct ScenarioScript: Sendable {
     }
 
     static func parseLine(_ line: Substring, number: Int) throws(ScenarioError) -> ScenarioExpectation? {
-        let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
+        let content = commentStart(line).map { line[..<$0] } ?? line
         var words = Self.words(of: content)
         guard words.first?.text == "expect" else { return nil }
         let keyword = words.removeFirst()
@@ -266,6 +276,22 @@ public struct ScenarioScript: Sendable {
         return ScenarioExpectation(subject: subject, limitMicros: limit, line: number, text: text, anchor: nil)
     }
 
+    /// Where an `expect` line's comment starts: a `#` that is a word of its own or begins `# text` (so the
+    /// picker's values, `#2`, are words).
+    static func commentStart(_ line: Substring) -> Substring.Index? {
+        var previous: Character = " "
+        for index in line.indices {
+            let next = line.index(after: index)
+            if line[index] == "#", previous == " " || previous == "\t",
+                next == line.endIndex || line[next] == " " || line[next] == "\t" || line[next] == "\r"
+            {
+                return index
+            }
+            previous = line[index]
+        }
+        return nil
+    }
+
     /// A pattern word; nil for a malformed `V±T`.
     static func pattern(_ word: Substring) -> ScenarioExpectation.Pattern? {
         if word == "*" { return .any }
@@ -317,11 +343,16 @@ public struct ScenarioRun: Sendable {
     /// on both sides (0 in virtual time, where the start is exact; over a port it is estimated).
     public var startUncertaintyMicros: UInt64
 
+    /// Whether the firmware's own feedback (`firmware-haptic`, `firmware-sound`, `firmware-indicator`) was
+    /// observed: only in virtual time; over a port such expectations are skipped.
+    public var seesFirmwareFeedback: Bool
+
     /// A run.
     public init(
         events: [ObservedEvent], counters: Counters?, scenarioStartMicros: UInt64, endMicros: UInt64,
-        startUncertaintyMicros: UInt64 = 0
+        startUncertaintyMicros: UInt64 = 0, seesFirmwareFeedback: Bool = true
     ) {
+        self.seesFirmwareFeedback = seesFirmwareFeedback
         self.events = events
         self.counters = counters
         self.scenarioStartMicros = scenarioStartMicros
@@ -340,6 +371,8 @@ public struct ExpectationResult: Sendable {
     public var window: ClosedRange<UInt64>
     /// The event that satisfied a positive expectation or broke a negative one.
     public var matched: ObservedEvent?
+    /// Not checked: the run could not see such events (firmware feedback over a port); never a failure.
+    public var skipped = false
     /// Why it failed, or what satisfied it.
     public var detail: String
     /// For a failure: the events around it (what the report prints).
@@ -361,6 +394,13 @@ extension ScenarioScript {
         let end = max(start, expectation.limitMicros.map { anchorEnd + $0 + slack } ?? run.endMicros)
         let window = start...end
         let span = "\(Self.milliseconds(start)) … \(Self.milliseconds(end)) ms"
+        if !run.seesFirmwareFeedback, expectation.isAboutFirmwareFeedback {
+            var result = ExpectationResult(
+                expectation: expectation, passed: true, window: window, matched: nil,
+                detail: "firmware feedback is not seen over a port", context: [])
+            result.skipped = true
+            return result
+        }
         switch expectation.subject {
         case .event(let patterns):
             if let hit = run.events.first(where: { window.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) }) {

@@ -26,7 +26,7 @@ public struct ScenarioTestReport: Sendable {
     public func text(onlyFailures: Bool) -> String {
         var out = ""
         for result in results where !onlyFailures || !result.passed {
-            out += "\(result.passed ? "PASS" : "FAIL") \(file):\(result.expectation.line) \(result.expectation)"
+            out += "\(result.skipped ? "SKIP" : result.passed ? "PASS" : "FAIL") \(file):\(result.expectation.line) \(result.expectation)"
             out += " (\(result.detail))\n"
             guard !result.passed, !result.context.isEmpty else { continue }
             out += "     events around it:\n"
@@ -35,7 +35,9 @@ public struct ScenarioTestReport: Sendable {
             }
         }
         let failed = failures.count
-        out += "\(file): \(results.count - failed) passed, \(failed) failed\n"
+        let skipped = results.filter(\.skipped).count
+        out += "\(file): \(results.count - failed - skipped) passed, \(failed) failed"
+        out += skipped > 0 ? ", \(skipped) skipped\n" : "\n"
         return out
     }
 
@@ -44,14 +46,19 @@ public struct ScenarioTestReport: Sendable {
     public static func junit(_ reports: [ScenarioTestReport]) -> String {
         let tests = reports.reduce(0) { $0 + $1.results.count }
         let failures = reports.reduce(0) { $0 + $1.failures.count }
+        let skipped = reports.reduce(0) { $0 + $1.results.filter(\.skipped).count }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"camctl test\" tests=\"\(tests)\" failures=\"\(failures)\">\n"
+        xml += "<testsuites name=\"camctl test\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
         for report in reports {
             xml += "  <testsuite name=\"\(escape(report.file))\" tests=\"\(report.results.count)\""
             xml += " failures=\"\(report.failures.count)\" time=\"\(report.seconds)\">\n"
             for result in report.results {
                 let name = "line \(result.expectation.line): \(result.expectation)"
                 xml += "    <testcase classname=\"\(escape(report.file))\" name=\"\(escape(name))\""
+                if result.skipped {
+                    xml += ">\n      <skipped message=\"\(escape(result.detail))\"/>\n    </testcase>\n"
+                    continue
+                }
                 if result.passed {
                     xml += "/>\n"
                     continue

@@ -21,7 +21,7 @@ enum TestCommand {
               --port PORT      a device with SimulatorService (camctl-sim's pty, the emulated micro:bit): each
                                scenario in one RunScenario, one after another; firmware-… events are not seen
               --seed N         the virtual device's seed (default 1)
-              --settle-ms N    time run after each scenario ends (default 1000)
+              --settle-ms N    time run after each scenario ends (default 2600: the overlay dismisses itself)
               --junit FILE     also write the results as JUnit XML
               --quiet          print only failures and the totals
               --events         print every event of each run first (what expectations can name)
@@ -40,7 +40,7 @@ enum TestCommand {
             throw Arguments.Failure(description: "--virtual and --port exclude each other")
         }
         let seed = try args.integer("seed", default: 1)
-        let settle = UInt64(max(0, try args.integer("settle-ms", default: 1000))) * 1000
+        let settle = UInt64(max(0, try args.integer("settle-ms", default: 2600))) * 1000
         var scripts: [(file: String, script: ScenarioScript)] = []
         for file in args.positional {
             let text = try Failures.readText(file, what: "scenario file")
@@ -95,7 +95,7 @@ enum TestCommand {
 
     /// Over a port the scenario's start is estimated (the device's clock read just after RunScenario answered,
     /// less the time since): windows are widened by this much either way.
-    static let portStartUncertaintyMicros: UInt64 = 5_000
+    static let portStartUncertaintyMicros: UInt64 = 15_000
 
     /// Connects once, sets up the example app, and plays each scenario in one `RunScenario`.
     static func runOverPort(
@@ -106,12 +106,8 @@ enum TestCommand {
             throw DeviceError(.closed, "the device went away before the test started")
         }
         let log = HostEventLog()
-        let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { log.record($0) }
-        log.observeValues(of: app, on: InlineExecutor())
         await host.observe { log.record($0) }
-        await host.attach(app.interaction)
-        app.install(in: try await host.makeControlsSession())
-        app.interaction.setSessionRunning(true)
+        var app: CameraApp?
         let budget = ScenarioFiles.textBudget(maxFrameBytes: Int(session.info.capabilities.maxFrameBytes))
 
         var reports: [ScenarioTestReport] = []
@@ -124,6 +120,14 @@ enum TestCommand {
                         + "(\(budget)); expectations need the scenario in one piece (or use --virtual)")
             }
             let began = ContinuousClock.now
+            // Each scenario on a fresh app (its own last-used control, its own photo count).
+            if let previous = app { await host.detach(previous.interaction) }
+            let fresh = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { log.record($0) }
+            log.observeValues(of: fresh, on: InlineExecutor())
+            await host.attach(fresh.interaction)
+            fresh.install(in: try await host.makeControlsSession())
+            fresh.interaction.setSessionRunning(true)
+            app = fresh
             log.reset()
             _ = try await ScenarioFiles.play(steps, file: file, on: session)
             let answered = ContinuousClock.now
@@ -136,7 +140,7 @@ enum TestCommand {
             let end = (try? await session.simulatorStatus().deviceTimeMicros) ?? start + script.durationMicros + settleMicros
             let run = ScenarioRun(
                 events: log.events, counters: counters, scenarioStartMicros: start, endMicros: end,
-                startUncertaintyMicros: portStartUncertaintyMicros)
+                startUncertaintyMicros: portStartUncertaintyMicros, seesFirmwareFeedback: false)
             if printingEvents { printEvents(run, file: file) }
             reports.append(
                 ScenarioTestReport(file: file, results: script.check(run), seconds: seconds(ContinuousClock.now - began)))

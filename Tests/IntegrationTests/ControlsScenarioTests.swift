@@ -8,12 +8,11 @@ import Foundation
 import Testing
 
 /// The controls issue's "Done when", over the real C firmware and the real host stack in virtual time
-/// (``VirtualControlsRig``): scenario files replayed and their event logs compared line by line with
-/// `Tests/Scenarios/*.expected`, plus targeted checks (detent latency, the firmware's own click, disabled
+/// (``VirtualControlsRig``): scenario files replayed and their inline `expect` lines checked
+/// (`Tests/Scenarios/*.scenario`, docs/SIMULATOR.md "Expectations"), plus targeted checks (detent latency, the firmware's own click, disabled
 /// controls, zoom changed from elsewhere, `canAddControl` refusals).
 ///
-/// Regenerate the expected logs with `CAMCTL_UPDATE_EXPECTED=1 swift test --filter ControlsScenario`;
-/// review every changed line before committing it.
+/// `camctl test --events FILE` prints every event a scenario produces (what an expectation can name).
 @Suite("Controls scenarios over the real firmware")
 struct ControlsScenarioTests {
     // MARK: Scenario files
@@ -24,7 +23,7 @@ struct ControlsScenarioTests {
         return "/" + tests + "/Scenarios"
     }()
 
-    /// The scenario files, each with its `.expected` log (`demo` is the demo's own tour,
+    /// The scenario files, each with its expectations (`demo` is the demo's own tour,
     /// `Firmware-sim/scenarios/demo.scenario`).
     static let scenarioNames = ["seed-talk", "exposure-detents", "reactions-picker", "demo"]
 
@@ -49,63 +48,34 @@ struct ControlsScenarioTests {
         return rig
     }
 
-    /// The first differing line and a few lines of context either side, readable in a test report.
-    static func diff(expected: [String], actual: [String]) -> String? {
-        let count = max(expected.count, actual.count)
-        guard
-            let first = (0..<count).first(where: { index in
-                index >= expected.count || index >= actual.count || expected[index] != actual[index]
-            })
-        else { return nil }
-        var out = "first difference at line \(first + 1) (expected \(expected.count) lines, got \(actual.count))\n"
-        for index in max(0, first - 3)..<min(count, first + 4) {
-            let want = index < expected.count ? expected[index] : "<end of file>"
-            let got = index < actual.count ? actual[index] : "<end of log>"
-            if want == got {
-                out += "  \(index + 1): \(want)\n"
-            } else {
-                out += "- \(index + 1): \(want)\n+ \(index + 1): \(got)\n"
-            }
-        }
-        return out
-    }
-
     /// Lines of the log that match `prefix` after the time column.
     static func lines(_ rig: VirtualControlsRig, _ prefix: String) -> [String] {
         rig.log.map { String($0.dropFirst(10)) }.filter { $0.hasPrefix(prefix) }
     }
 
     @Test(
-        "scenario log matches its .expected file line by line",
+        "each scenario's inline expect lines hold (what its .expected log used to say)",
         arguments: scenarioNames)
-    func scenarioMatchesExpected(name: String) throws {
-        let rig = try Self.replay(name)
-        let actual = rig.log
-        let path = "\(Self.scenariosDirectory)/\(name).expected"
-        if ProcessInfo.processInfo.environment["CAMCTL_UPDATE_EXPECTED"] == "1" {
-            try rig.logText.write(toFile: path, atomically: true, encoding: .utf8)
-            print("wrote \(path) (\(actual.count) lines): review it before committing")
-            return
-        }
-        let expected = try Self.text(name, "expected").split(separator: "\n", omittingEmptySubsequences: false)
-            .map(String.init).filter { !$0.isEmpty }
-        if let diff = Self.diff(expected: expected, actual: actual) {
-            Issue.record("\(name).expected differs; regenerate with CAMCTL_UPDATE_EXPECTED=1 and review:\n\(diff)")
-        }
+    func scenarioExpectationsHold(name: String) throws {
+        let script = try ScenarioScript(try Self.text(name, "scenario"))
+        #expect(script.expectations.count >= 10, "the scenario says what must happen")
+        let report = ScenarioTestReport(file: name, results: script.check(try script.runVirtual(seed: 1)))
+        #expect(report.failures.isEmpty, "\(report.text)")
+        // Two runs give the same events (the checks are meaningful).
+        #expect(try script.runVirtual(seed: 1).events == (try script.runVirtual(seed: 1).events))
     }
 
-    @Test("the log comparison catches a changed, a missing and an extra line, and names the first")
-    func diffReportsFirstDifference() throws {
-        let rig = try Self.replay("seed-talk")
-        let log = rig.log
-        #expect(Self.diff(expected: log, actual: log) == nil)
-        var changed = log
-        changed[40] = changed[40].replacingOccurrences(of: "slider", with: "external")
-        #expect(Self.diff(expected: log, actual: changed)?.hasPrefix("first difference at line 41") == true)
-        #expect(Self.diff(expected: log, actual: Array(log.dropLast()))?.contains("<end of log>") == true)
-        #expect(Self.diff(expected: Array(log.dropLast()), actual: log)?.contains("<end of file>") == true)
-        // Two replays of the same scenario give the same log (the comparison is meaningful).
-        #expect(try Self.replay("seed-talk").log == log)
+    @Test("a wrong inline expectation fails, naming its line, with the events around it")
+    func wrongExpectationFails() throws {
+        let text = try Self.text("seed-talk", "scenario")
+            .replacingOccurrences(of: "expect photo 1 zoom 2.395±0.001 bias 0", with: "expect photo 1 zoom 3±0.001 bias 0")
+        let script = try ScenarioScript(text)
+        let report = ScenarioTestReport(file: "seed-talk", results: script.check(try script.runVirtual(seed: 1)))
+        let failure = try #require(report.failures.first)
+        #expect(report.failures.count == 1)
+        #expect(failure.expectation.text == "photo 1 zoom 3±0.001 bias 0")
+        #expect(failure.context.contains { $0.text == "photo 1 zoom 2.395 bias 0" })
+        #expect(report.text.contains("FAIL seed-talk:\(failure.expectation.line) expect photo 1 zoom 3±0.001 bias 0"))
     }
 
     @Test(

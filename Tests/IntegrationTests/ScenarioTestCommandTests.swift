@@ -1,0 +1,90 @@
+import CameraControlSimulation
+import Foundation
+import Testing
+
+/// `camctl test` on every scenario in `Firmware-sim/scenarios`: their `expect` lines hold in virtual time
+/// and over a real pty (camctl-sim), a deliberately wrong one fails with the events around it, exit 1 and a
+/// JUnit failure, and `scenario --check` names a bad expectation's FILE:LINE:COLUMN.
+extension OverRealPTY {
+    @Suite("camctl test: scenario expectations")
+    struct ScenarioTestCommand {
+        static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")
+
+        static func files() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".scenario") }
+                .sorted().map { directory.appendingPathComponent($0).path }
+        }
+
+        static func temporary(_ name: String) -> String {
+            FileManager.default.temporaryDirectory.appendingPathComponent("camctl-test-\(getpid())-\(name)").path
+        }
+
+        @Test("every Firmware-sim scenario carries expectations, and they pass in virtual time (JUnit too)")
+        func everyScenarioPassesInVirtualTime() async throws {
+            let files = try Self.files()
+            #expect(files.count >= 9)
+            var total = 0
+            for file in files {
+                let script = try ScenarioScript(try String(contentsOfFile: file, encoding: .utf8))
+                #expect(script.expectations.count >= 3, "\(file) says what must happen")
+                total += script.expectations.count
+            }
+            let junit = Self.temporary("virtual.xml")
+            defer { try? FileManager.default.removeItem(atPath: junit) }
+            let run = try await runTool("camctl", ["test", "--virtual", "--junit", junit] + files, timeout: .seconds(120))
+            #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+            #expect(run.standardOutput.contains("all \(total) expectations passed in \(files.count) scenarios"))
+            let xml = try String(contentsOfFile: junit, encoding: .utf8)
+            #expect(xml.components(separatedBy: "<testcase ").count - 1 == total)
+            #expect(xml.contains("failures=\"0\""))
+        }
+
+        @Test("the same scenarios pass over camctl-sim's pty (firmware feedback skipped: not seen over a port)")
+        func everyScenarioPassesOverAPty() async throws {
+            let files = try Self.files()
+            try await withSimulator(seed: 1) { simulator in
+                let run = try await runTool(
+                    "camctl", ["test", "--port", simulator.ptyPath, "--settle-ms", "300"] + files, timeout: .seconds(180))
+                #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+                #expect(!run.standardOutput.contains("FAIL "))
+                #expect(run.standardOutput.contains("SKIP "))
+            }
+        }
+
+        @Test("a deliberately wrong expectation fails: FAIL with its line, the events around it, exit 1, JUnit")
+        func wrongExpectationFails() async throws {
+            let file = Self.temporary("wrong.scenario")
+            let junit = Self.temporary("wrong.xml")
+            defer {
+                try? FileManager.default.removeItem(atPath: file)
+                try? FileManager.default.removeItem(atPath: junit)
+            }
+            let text = try String(contentsOfFile: Self.directory.appendingPathComponent("full-click.scenario").path, encoding: .utf8)
+                .replacingOccurrences(of: "expect no gesture long-press-began", with: "expect no capture began")
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0 == "expect no capture began" }) + 1
+            let run = try await runTool("camctl", ["test", file, "--junit", junit])
+            #expect(run.status == 1)
+            #expect(run.standardOutput.contains("FAIL \(file):\(line) expect no capture began (capture began primary camera-control at "))
+            #expect(run.standardOutput.contains("> ") && run.standardOutput.contains("gesture press-began camera-control"))
+            #expect(run.standardError.contains("1 of 9 expectations failed"))
+            let xml = try String(contentsOfFile: junit, encoding: .utf8)
+            #expect(xml.contains("failures=\"1\"") && xml.contains("<failure message=\"capture began primary camera-control at "))
+        }
+
+        @Test("scenario --check names a bad expectation's FILE:LINE:COLUMN and counts the good ones")
+        func checkNamesBadExpectations() async throws {
+            let file = Self.temporary("check.scenario")
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try "full-click\nexpect capture ended primary camera-control within 30ms\nexpect gesture dubble-light-press\n"
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let bad = try await runTool("camctl", ["scenario", "--check", file])
+            #expect(bad.status == 1)
+            #expect(bad.standardError.contains("\(file):3:16: unknown gesture (did you mean double-light-press?)"))
+            let good = try await runTool("camctl", ["scenario", "--check"] + (try Self.files()))
+            #expect(good.status == 0, "\(good.standardError)")
+            #expect(good.standardOutput.contains("full-click.scenario: 2 steps, 9 expectations"))
+        }
+    }
+}
