@@ -233,7 +233,7 @@ let package = Package(
             name: "camctl-bench",
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
-                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CBenchSupport",
+                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CameraAppExample", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -334,13 +334,13 @@ public struct ScenarioRun: Sendable {
     public var events: [ObservedEvent]
     /// `GetCounters` at the end of the run; nil when not read.
     public var counters: Counters?
-    /// Device time the scenario's first step started, microseconds.
+    /// Device time the scenario's first step started, microseconds (over a port: the earliest it can have).
     public var scenarioStartMicros: UInt64
     /// Device time the run ended (the last moment an event could have been seen), microseconds.
     public var endMicros: UInt64
 
-    /// How far ``scenarioStartMicros`` may be off either way, microseconds: every window is widened by it
-    /// on both sides (0 in virtual time, where the start is exact; over a port it is estimated).
+    /// How much later than ``scenarioStartMicros`` the scenario may have started, microseconds: every window
+    /// closes this much later (0 in virtual time, where the start is exact; over a port it is bracketed).
     public var startUncertaintyMicros: UInt64
 
     /// Whether the firmware's own feedback (`firmware-haptic`, `firmware-sound`, `firmware-indicator`) was
@@ -388,8 +388,7 @@ extension ScenarioScript {
     /// Checks one expectation against `run`.
     public func check(_ expectation: ScenarioExpectation, _ run: ScenarioRun) -> ExpectationResult {
         let slack = run.startUncertaintyMicros
-        let anchorStart = run.scenarioStartMicros + (expectation.anchor?.startMicros ?? 0)
-        let start = anchorStart > slack ? anchorStart - slack : 0
+        let start = run.scenarioStartMicros + (expectation.anchor?.startMicros ?? 0)
         let anchorEnd = run.scenarioStartMicros + (expectation.anchor?.endMicros ?? 0)
         let end = max(start, expectation.limitMicros.map { anchorEnd + $0 + slack } ?? run.endMicros)
         let window = start...end

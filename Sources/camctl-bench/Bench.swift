@@ -38,6 +38,9 @@ struct Bench {
         Command(
             name: "scale", summary: "N simulated devices at 1 kHz into one host process, next to a minimal C host; --max N",
             run: ScaleBench.run),
+        Command(
+            name: "scenario", summary: "camctl test --virtual: a ten-second scenario played and checked, next to real time",
+            run: ScenarioBench.run),
         Command(name: "selftest", summary: "the harness itself: statistics of a known sample", run: SelfTest.run),
         Command(
             name: "shutter", summary: "shutter lag (press → saved frame) of the GStreamer camera, videotestsrc at 30/60 fps",

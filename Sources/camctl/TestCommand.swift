@@ -3,6 +3,7 @@ import CameraControlControls
 import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlHost
+import CameraControlRPC
 import CameraControlSimulation
 import CameraControlWire
 import Foundation
@@ -93,10 +94,6 @@ enum TestCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Over a port the scenario's start is estimated (the device's clock read just after RunScenario answered,
-    /// less the time since): windows are widened by this much either way.
-    static let portStartUncertaintyMicros: UInt64 = 15_000
-
     /// Connects once, sets up the example app, and plays each scenario in one `RunScenario`.
     static func runOverPort(
         _ port: String, _ scripts: [(file: String, script: ScenarioScript)], settleMicros: UInt64, printingEvents: Bool
@@ -129,18 +126,28 @@ enum TestCommand {
             fresh.interaction.setSessionRunning(true)
             app = fresh
             log.reset()
-            _ = try await ScenarioFiles.play(steps, file: file, on: session)
-            let answered = ContinuousClock.now
-            // The scenario started when the device handled RunScenario: its clock now, less the time since.
-            let status = try await session.simulatorStatus()
-            let since = UInt64(max(0, seconds(ContinuousClock.now - answered)) * 1e6)
-            let start = max(EmbeddedDevice.bootSettleMicros, status.deviceTimeMicros - min(since, status.deviceTimeMicros))
+            // The scenario starts when the device handles RunScenario: after a status call answered before
+            // it, before one sent after its answer (the device handles requests in order). The window's
+            // start is the earliest, its end allows the latest.
+            let before: UInt64
+            let after: UInt64
+            do {
+                before = try await session.simulatorStatus().deviceTimeMicros
+                _ = try await ScenarioFiles.play(steps, file: file, on: session)
+                after = try await session.simulatorStatus().deviceTimeMicros
+            } catch let error as RPCError where error.code == .unavailable {
+                throw CLIFailure(
+                    status: .failure, message: "\(file): the device was lost: \(error)",
+                    hint: "a host starved of CPU misses the device's 200 ms heartbeat deadline, as with real hardware")
+            }
+            let start = max(EmbeddedDevice.bootSettleMicros, before)
+            let uncertainty = max(EmbeddedDevice.bootSettleMicros, after) - start
             try await Task.sleep(for: .microseconds(Int64(script.durationMicros + settleMicros)))
             let counters = try? await session.counters()
             let end = (try? await session.simulatorStatus().deviceTimeMicros) ?? start + script.durationMicros + settleMicros
             let run = ScenarioRun(
                 events: log.events, counters: counters, scenarioStartMicros: start, endMicros: end,
-                startUncertaintyMicros: portStartUncertaintyMicros, seesFirmwareFeedback: false)
+                startUncertaintyMicros: uncertainty, seesFirmwareFeedback: false)
             if printingEvents { printEvents(run, file: file) }
             reports.append(
                 ScenarioTestReport(file: file, results: script.check(run), seconds: seconds(ContinuousClock.now - began)))

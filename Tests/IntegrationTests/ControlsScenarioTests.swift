@@ -304,11 +304,11 @@ struct ControlsScenarioTests {
     @Test("camctl demo's tour, sent over RunScenario as camctl does, shows the seed talk's flow")
     func demoTour() throws {
         let rig = try VirtualControlsRig(seed: 42)
-        // camctl demo strips whole-line comments and sends the steps in one RunScenario request.
+        // camctl demo strips whole-line comments and expect lines and sends the steps in one RunScenario request.
         let steps =
             CameraApp.demoScenario.split(separator: "\n")
             .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: "\n") + "\n"
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") && !ScenarioScript.isExpectLine($0[...]) }.joined(separator: "\n") + "\n"
         let played = try rig.runScenarioOverLink(steps)
         #expect(played.steps > 20)
         rig.runUntilScenarioEnds()

@@ -63,7 +63,8 @@ extension OverRealPTY {
             let text = try String(contentsOfFile: Self.directory.appendingPathComponent("full-click.scenario").path, encoding: .utf8)
                 .replacingOccurrences(of: "expect no gesture long-press-began", with: "expect no capture began")
             try text.write(toFile: file, atomically: true, encoding: .utf8)
-            let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0 == "expect no capture began" }) + 1
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let line = try #require(lines.firstIndex { $0 == "expect no capture began" }) + 1
             let run = try await runTool("camctl", ["test", file, "--junit", junit])
             #expect(run.status == 1)
             #expect(run.standardOutput.contains("FAIL \(file):\(line) expect no capture began (capture began primary camera-control at "))
