@@ -322,6 +322,10 @@ let package = Package(
             dependencies: ["FirmwareCore", "CameraControlWire", "CameraControlEmbedded", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CameraControlToolsTests",
+            dependencies: ["CameraControlWire", "CameraControlTools"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",

@@ -22,7 +22,7 @@ package enum Plot {
         if output.hasSuffix(".png") {
             try writePNG(svg: svg, to: output, width: width, height: height)
         } else {
-            try svg.write(toFile: output, atomically: true, encoding: .utf8)
+            try BoundedFiles.write(Array(svg.utf8), to: output)
         }
         if json {
             for line in trace.jsonLines(output: output, width: width, height: height) { print(line.compactText) }
@@ -30,8 +30,9 @@ package enum Plot {
     }
 
     package static func writePNG(svg: String, to output: String, width: Int, height: Int) throws {
+        _ = close(try BoundedFiles.create(output))  // the output's own error, not rsvg-convert's
         let temporary = NSTemporaryDirectory() + "camctl-plot-\(getpid()).svg"
-        try svg.write(toFile: temporary, atomically: true, encoding: .utf8)
+        try BoundedFiles.write(Array(svg.utf8), to: temporary)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         let tool = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert", "/opt/homebrew/bin/rsvg-convert"]
             .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -117,8 +118,8 @@ package struct Trace {
     /// A raw-sample capture: one sample per line, `time_us force_mn position touch` (position 0…1,
     /// touch 0 or 1; `#` starts a comment). Thresholds are the firmware's defaults.
     package init(rawCapture path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else { throw RecordingError(description: "cannot read \(path)") }
-        guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else {
+        let data = try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a raw-sample capture")
+        guard let text = String(validating: data, as: UTF8.self), !text.contains("\0") else {
             throw RecordingError(
                 description:
                     "\(path) is not a raw-sample capture (text lines of `time_us force_mn position touch`); a recording needs no --raw")

@@ -53,12 +53,7 @@ package final class PcapngWriter: Sendable {
 
     /// Creates (or truncates) `path` and writes the section and interface headers.
     package init(path: String, interfaceName: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw RecordingError(description: "cannot create \(path)")
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw RecordingError(description: "cannot open \(path) for writing")
-        }
+        let handle = FileHandle(fileDescriptor: try BoundedFiles.create(path), closeOnDealloc: true)
         var shb = Block(type: 0x0A0D_0D0A)
         shb.u32(0x1A2B_3C4D)
         shb.u16(1)
@@ -147,39 +142,85 @@ package final class PcapngWriter: Sendable {
 }
 
 /// Reads the frames of a pcapng file written by ``PcapngWriter`` (or by any tool, as long as the packets
-/// are whole frames on a little-endian section).
+/// are whole frames on a little-endian section). A file cut short (a recorder killed, a copy
+/// interrupted) keeps its whole frames and says where the cut is.
 package enum PcapngReader {
-    /// The frames of the file at `path`, in file order.
-    package static func frames(path: String) throws -> [RecordedFrame] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RecordingError(description: "cannot read \(path)")
-        }
-        return try frames(bytes: [UInt8](data), name: path)
+    /// The largest recording read (256 MiB: hours of a session with raw samples).
+    package static let maxFileBytes = 256 << 20
+
+    /// What a file holds: its whole frames, in file order, and why reading stopped before the end of
+    /// the file, if it did.
+    package struct Contents {
+        /// The frames of the whole blocks before the end or the cut.
+        package var frames: [RecordedFrame]
+        /// Where and how the file is cut short or broken, when it is.
+        package var truncation: RecordingError?
     }
 
-    /// The frames of a pcapng file's bytes.
+    /// The frames of the file at `path`, in file order.
+    ///
+    /// - Throws: ``RecordingError`` when the file cannot be read, is not pcapng, or is cut short.
+    package static func frames(path: String) throws -> [RecordedFrame] {
+        let contents = try contents(path: path)
+        if let truncation = contents.truncation { throw truncation }
+        return contents.frames
+    }
+
+    /// The frames of a pcapng file's bytes (cut short: an error).
     package static func frames(bytes: [UInt8], name: String) throws -> [RecordedFrame] {
+        let contents = try contents(bytes: bytes, name: name)
+        if let truncation = contents.truncation { throw truncation }
+        return contents.frames
+    }
+
+    /// The file at `path` read through ``maxFileBytes``: its whole frames and its truncation.
+    ///
+    /// - Throws: ``RecordingError`` when the file cannot be read, is too large or is not pcapng.
+    package static func contents(path: String) throws(RecordingError) -> Contents {
+        try contents(bytes: BoundedFiles.read(path, maxBytes: maxFileBytes, what: "a recording"), name: path)
+    }
+
+    /// The whole frames of a pcapng file's bytes and, when the bytes end inside a block or a block is
+    /// malformed, why reading stopped there.
+    package static func contents(bytes: [UInt8], name: String) throws(RecordingError) -> Contents {
         func u32(_ at: Int) -> UInt32 {
             UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
         }
         func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
-        guard bytes.count >= 28, u32(0) == 0x0A0D_0D0A, u32(8) == 0x1A2B_3C4D else {
+        let magic: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A]
+        if bytes.isEmpty { throw RecordingError(description: "\(name) is empty, not a pcapng file") }
+        guard bytes.starts(with: magic.prefix(bytes.count)), bytes.count < 12 || u32(8) == 0x1A2B_3C4D else {
             throw RecordingError(description: "\(name) is not a little-endian pcapng file")
         }
+        guard bytes.count >= 28 else {
+            throw RecordingError(description: "\(name) is cut short: \(bytes.count) bytes, within its section header (28 or more)")
+        }
         var frames: [RecordedFrame] = []
+        func stop(_ why: String) -> Contents {
+            Contents(frames: frames, truncation: RecordingError(description: "\(name): \(why), after \(frames.count) whole frames"))
+        }
         var offset = 0
-        while offset + 12 <= bytes.count {
+        while offset < bytes.count {
+            if offset == 0, u32(4) > bytes.count {
+                throw RecordingError(description: "\(name) is cut short: \(bytes.count) bytes, within its section header (\(u32(4)) bytes)")
+            }
+            guard offset + 12 <= bytes.count else {
+                return stop("cut short at byte \(bytes.count), \(bytes.count - offset) bytes into a block (blocks are 12 bytes or more)")
+            }
             let type = u32(offset)
             let length = Int(u32(offset + 4))
-            guard length >= 12, length % 4 == 0, offset + length <= bytes.count else {
-                throw RecordingError(description: "\(name): a block at byte \(offset) is cut short")
+            guard length >= 12, length % 4 == 0 else {
+                return stop("the block at byte \(offset) has a bad length (\(length))")
+            }
+            guard offset + length <= bytes.count else {
+                return stop("cut short at byte \(bytes.count), inside the block at byte \(offset) (\(length) bytes long)")
             }
             if type == 6, length >= 32 {
                 let time = UInt64(u32(offset + 12)) << 32 | UInt64(u32(offset + 16))
                 let captured = Int(u32(offset + 20))
                 let dataStart = offset + 28
-                guard dataStart + captured <= offset + length - 4 else {
-                    throw RecordingError(description: "\(name): a packet at byte \(offset) overruns its block")
+                guard captured <= length - 32 else {
+                    return stop("the packet in the block at byte \(offset) overruns its block")
                 }
                 var direction = FrameDirection.unknown
                 var option = dataStart + (captured + 3) / 4 * 4
@@ -187,7 +228,7 @@ package enum PcapngReader {
                     let code = u16(option)
                     let size = Int(u16(option + 2))
                     if code == 0 { break }
-                    if code == 2, size == 4, option + 8 <= bytes.count {
+                    if code == 2, size == 4, option + 8 <= offset + length - 4 {
                         switch u32(option + 4) & 3 {
                         case 1: direction = .fromDevice
                         case 2: direction = .toDevice
@@ -201,7 +242,7 @@ package enum PcapngReader {
             }
             offset += length
         }
-        return frames
+        return Contents(frames: frames, truncation: nil)
     }
 }
 
@@ -259,28 +300,6 @@ package final class RecordingTransport: ByteTransport {
         clock_gettime(CLOCK_REALTIME, &spec)
         return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec) / 1000
     }
-}
-
-/// Hex text (`03 08 05 01 03 f3 ea 00`, any spacing, `0x` prefixes allowed) as bytes.
-package func bytesFromHex(_ text: String) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    var digits = ""
-    for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "," || $0 == "\r" }) {
-        var token = Substring(token)
-        if token.hasPrefix("0x") || token.hasPrefix("0X") { token = token.dropFirst(2) }
-        digits += token
-    }
-    guard digits.count % 2 == 0 else { throw RecordingError(description: "odd number of hex digits") }
-    var index = digits.startIndex
-    while index < digits.endIndex {
-        let next = digits.index(index, offsetBy: 2)
-        guard let byte = UInt8(digits[index..<next], radix: 16) else {
-            throw RecordingError(description: "'\(digits[index..<next])' is not hex")
-        }
-        bytes.append(byte)
-        index = next
-    }
-    return bytes
 }
 
 extension RawSampleBatch {

@@ -139,7 +139,8 @@ enum Replay {
         let args = try Arguments(argv, valued: [], switches: ["json"])
         let path = try args.required(0, "FILE (a recording from `camctl record`)")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "replay takes one FILE") }
-        let frames = try PcapngReader.frames(path: path)
+        let contents = try PcapngReader.contents(path: path)
+        let frames = contents.frames
         let engine = ReplayEngine()
         let json = args.flag("json")
         let printer = EventPrinter(json: json)
@@ -168,5 +169,6 @@ enum Replay {
         } else {
             printer.note("replayed \(frames.count) frames")
         }
+        if let truncation = contents.truncation { throw truncation }
     }
 }
