@@ -6,6 +6,8 @@
 //
 //   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, test, ports, shoot, record, replay,
 //           decode, plot, conformance, diagnose, relay)
+//    ├─ CameraControlTools       the tools' work: pcapng reader and writer, decode, plot, replay, the event printer,
+//    │                           the full-screen monitor screen, the relay (Host, Device, transports, the example app)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    ├─ CameraControlSimulation  (`camctl test`: expectations, checked in virtual time or over a port)
@@ -75,6 +77,7 @@ let package = Package(
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
         .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
+        .library(name: "CameraControlTools", targets: ["CameraControlTools"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -210,13 +213,22 @@ let package = Package(
             dependencies: ["CameraControlWire", "CameraControlTransport"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CameraControlTools",
+            dependencies: [
+                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
+                "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
+                "CameraAppExample",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl",
             dependencies: [
-                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
+                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
-                "CameraControlSimulation",
+                "CameraControlTools", "CameraControlSimulation",
             ],
             swiftSettings: swiftSettings
         ),
@@ -309,6 +321,10 @@ let package = Package(
         .testTarget(
             name: "FirmwareTests",
             dependencies: ["FirmwareCore", "CameraControlWire", "CameraControlEmbedded", "CameraControlTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CameraControlToolsTests",
+            dependencies: ["CameraControlWire", "CameraControlTools"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",

@@ -57,6 +57,11 @@ public enum ScenarioParser {
         }
     }
 
+    /// The most steps a scenario holds (the firmware's `CCSIM_MAX_STEPS`).
+    public static let maxSteps = Int(CCSIM_MAX_STEPS)
+    /// The longest line of a scenario, comments included, in bytes (the firmware's `CCSIM_MAX_LINE`).
+    public static let maxLineBytes = Int(CCSIM_MAX_LINE)
+
     /// The step names the parser knows (docs/SIMULATOR.md), for "did you mean" hints.
     public static let stepNames = [
         "hold", "pause", "wait", "touch", "release", "force", "light-press", "double-light-press", "full-click",

@@ -149,7 +149,7 @@ enum Commands {
         if args.flag("check") {
             guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing FILE") }
             for file in args.positional {
-                let text = try Failures.readText(file, what: "scenario file")
+                let text = try ScenarioFiles.read(file)
                 do {
                     let script = try ScenarioScript(text)
                     let expectations = script.expectations.count
@@ -222,9 +222,37 @@ enum ScenarioFiles {
         return Steps(text: kept.joined(separator: "\n") + "\n", fileLines: lines, source: text)
     }
 
+    /// The largest scenario file read: 128 steps and as many comment lines, each of at most 200 bytes,
+    /// fit in far less.
+    static let maxFileBytes = 256 * 1024
+
+    /// Reads `file` (`-` is stdin) through the scenario's bounds, checked line by line while reading: a
+    /// line over ``ScenarioParser/maxLineBytes``, a step over ``ScenarioParser/maxSteps`` or a file over
+    /// ``maxFileBytes`` stops the reading there with the line's number.
+    static func read(_ file: String) throws(CLIFailure) -> String {
+        var steps = 0
+        return try Failures.readText(file, what: "scenario file", maxBytes: maxFileBytes) { number, line throws(CLIFailure) in
+            let name = file == "-" ? "stdin" : file
+            let content = line.last == 13 ? line.dropLast() : line
+            guard content.count <= ScenarioParser.maxLineBytes else {
+                throw CLIFailure(
+                    status: .failure,
+                    message: "\(name):\(number): line too long (at most \(ScenarioParser.maxLineBytes) bytes); not read further")
+            }
+            let code = content.prefix { $0 != UInt8(ascii: "#") }
+            let words = code.split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            guard let first = words.first, !first.elementsEqual("seed".utf8), !first.elementsEqual("expect".utf8) else { return }
+            steps += 1
+            guard steps <= ScenarioParser.maxSteps else {
+                throw CLIFailure(
+                    status: .failure, message: "\(name):\(number): too many steps (at most \(ScenarioParser.maxSteps)); not read further")
+            }
+        }
+    }
+
     /// Reads and checks `file` (`-` is stdin) offline; throws the located error.
     static func load(_ file: String) throws -> Steps {
-        let text = try Failures.readText(file, what: "scenario file")
+        let text = try read(file)
         do {
             _ = try ScenarioScript(text)  // the steps (the firmware's parser) and the expect lines
         } catch {

@@ -54,10 +54,17 @@ enum Failures {
         }
     }
 
+    /// The hint for a call unanswered after a good handshake: port and baud rate are right then.
+    static let unansweredCallHint =
+        "it answered the handshake, so the port and baud rate are right: is it busy or stuck? "
+        + "`camctl counters PORT` shows its error counters; resetting the board clears a stuck state"
+
+    /// A call's failure. Calls run only after a good handshake (its own failure is a ``DeviceError``), so
+    /// an unanswered call gets no wrong-baud hint.
     static func classify(_ error: RPCError) -> CLIFailure {
         switch error.code {
         case .deadlineExceeded, .unavailable:
-            return CLIFailure(status: .noAnswer, message: "the device did not answer: \(error)", hint: noAnswerHint)
+            return CLIFailure(status: .noAnswer, message: "the device did not answer: \(error)", hint: unansweredCallHint)
         case .unimplemented:
             return CLIFailure(
                 status: .failure, message: error.description,
@@ -95,23 +102,63 @@ enum Failures {
         }
     }
 
-    /// Reads a text file, or fails with a plain message (not a Foundation error dump).
-    static func readText(_ path: String, what: String = "file") throws(CLIFailure) -> String {
+    /// Reads a text file (`-`: stdin) through a bound, or fails with a plain message (not a Foundation
+    /// error dump): more than `maxBytes` bytes is refused as soon as they are read, and `checkLine` sees
+    /// each whole line (its 1-based number and bytes, without the newline) as it arrives and may throw to
+    /// stop reading there.
+    static func readText(
+        _ path: String, what: String = "file", maxBytes: Int,
+        checkLine: (_ number: Int, _ line: ArraySlice<UInt8>) throws(CLIFailure) -> Void = { _, _ throws(CLIFailure) in }
+    ) throws(CLIFailure) -> String {
+        let handle: FileHandle
+        let name = path == "-" ? "stdin" : path
         if path == "-" {
-            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            handle = FileHandle.standardInput
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CLIFailure(
+                    status: .failure, message: "no such \(what) \(path)",
+                    hint: "check the path (relative to \(FileManager.default.currentDirectoryPath))")
+            }
+            guard !isDirectory.boolValue else { throw CLIFailure(status: .failure, message: "\(path) is a directory, not a \(what)") }
+            guard let opened = FileHandle(forReadingAtPath: path) else {
+                throw CLIFailure(
+                    status: .failure, message: "cannot read \(path): \(String(cString: strerror(errno)))", hint: "check its permissions")
+            }
+            handle = opened
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIFailure(
-                status: .failure, message: "no such \(what) \(path)",
-                hint: "check the path (relative to \(FileManager.default.currentDirectoryPath))")
+        defer { if path != "-" { try? handle.close() } }
+        var bytes: [UInt8] = []
+        var lineStart = 0
+        var scanned = 0
+        var lineNumber = 0
+        while true {
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: 64 * 1024)
+            } catch {
+                throw CLIFailure(status: .failure, message: "cannot read \(name): \((error as NSError).localizedDescription)")
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            guard bytes.count + chunk.count <= maxBytes else {
+                throw CLIFailure(
+                    status: .failure,
+                    message: "\(name) is larger than \(maxBytes / 1024) KiB, more than any \(what) holds; not read further")
+            }
+            bytes.append(contentsOf: chunk)
+            while let newline = bytes[max(lineStart, scanned)...].firstIndex(of: 10) {
+                lineNumber += 1
+                try checkLine(lineNumber, bytes[lineStart..<newline])
+                lineStart = newline + 1
+            }
+            scanned = bytes.count
         }
-        guard !isDirectory.boolValue else { throw CLIFailure(status: .failure, message: "\(path) is a directory, not a \(what)") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIFailure(status: .failure, message: "cannot read \(path)", hint: "check its permissions")
+        if lineStart < bytes.count {
+            try checkLine(lineNumber + 1, bytes[lineStart...])
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw CLIFailure(status: .failure, message: "\(path) is not UTF-8 text")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIFailure(status: .failure, message: "\(name) is not UTF-8 text")
         }
         return text
     }

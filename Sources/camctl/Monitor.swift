@@ -3,6 +3,7 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlDevice
 import CameraControlHost
+import CameraControlTools
 import CameraControlWire
 import Dispatch
 import Foundation
@@ -43,6 +44,7 @@ enum Monitor {
         }
         var seconds = try args.integer("seconds", default: 0)
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
+        let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")
         // The first connect must work (a typo in PORT is an error, not an endless retry; a noisy port
         // gets the wrong-baud hint).
@@ -55,6 +57,7 @@ enum Monitor {
             stopping.value.withLock { $0 = true }
             await host.stop()
         }
+        deadline.onExpiry(stop)
         let printer = EventPrinter(json: args.flag("json"))
         let json = args.flag("json")
         printer.offsetSource = { host.clockOffsetMicros }
@@ -88,7 +91,7 @@ enum Monitor {
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
         }
-        if seconds > 0 {
+        if seconds > 0, !deadline.isSet {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
                 await stop()
@@ -112,6 +115,7 @@ enum Monitor {
     static func runScreen(_ args: Arguments) async throws {
         var seconds = try args.integer("seconds", default: 0)
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
+        let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")
         let (host, port) = try await Ports.connectHost(
             try args.required(0, "PORT"), hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
@@ -120,6 +124,7 @@ enum Monitor {
             stopping.value.withLock { $0 = true }
             await host.stop()
         }
+        deadline.onExpiry(stop)
         let screen = MonitorScreen()
         // Slide samples move the slide bar; the log keeps the events they add up to.
         let printer = EventPrinter(verbose: false)
@@ -221,7 +226,7 @@ enum Monitor {
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
         }
-        if seconds > 0 {
+        if seconds > 0, !deadline.isSet {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
                 await stop()

@@ -223,7 +223,7 @@ enum SchemaCommands {
     static func requestJSON(_ items: [String], for type: any ProtoJSONMessage.Type) throws -> JSONValue {
         if items.isEmpty { return .object([]) }
         if items.count == 1, let first = items.first, first == "-" || first.hasPrefix("{") || first.hasPrefix("[") || first == "null" {
-            let text = first == "-" ? try Failures.readText("-") : first
+            let text = first == "-" ? try Failures.readText("-", what: "JSON request", maxBytes: JSONValue.maxTextBytes) : first
             return try JSONValue(parsing: text)
         }
         var root = JSONValue.object([])

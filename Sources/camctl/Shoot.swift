@@ -3,6 +3,7 @@ import CameraControlControls
 import CameraControlDevice
 import CameraControlGStreamer
 import CameraControlHost
+import CameraControlTools
 import Foundation
 
 /// `camctl shoot PORT --camera test|/dev/videoN [-o DIR]`: the WWDC25 talk's app (Examples/CameraApp) on a
@@ -34,7 +35,7 @@ enum Shoot {
         let source = try CameraSource(parsing: args.value("camera") ?? "test")
         let directory = args.value("output") ?? "."
         var seconds = try args.integer("seconds", default: 0)
-        let scenarioText = try args.value("scenario").map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let scenarioText = try args.value("scenario").map { try ScenarioFiles.read($0) }
         let configuration = GStreamerCamera.Configuration(
             source: source, width: try args.integer("width", default: 640), height: try args.integer("height", default: 480),
             framesPerSecond: try args.integer("fps", default: 30), outputDirectory: directory)

@@ -44,7 +44,7 @@ enum TestCommand {
         let settle = UInt64(max(0, try args.integer("settle-ms", default: 2600))) * 1000
         var scripts: [(file: String, script: ScenarioScript)] = []
         for file in args.positional {
-            let text = try Failures.readText(file, what: "scenario file")
+            let text = try ScenarioFiles.read(file)
             do {
                 scripts.append((file, try ScenarioScript(text)))
             } catch {

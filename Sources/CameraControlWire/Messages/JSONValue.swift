@@ -117,9 +117,18 @@ public enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``ProtoJSONError/Code/syntax`` naming the line and column and what was expected.
     public init(parsing text: String) throws(ProtoJSONError) {
+        let size = text.utf8.count
+        guard size <= Self.maxTextBytes else {
+            throw ProtoJSONError(
+                .tooLarge, "JSON text of \(size) bytes is over the \(Self.maxTextBytes / 1024) KiB limit (no message is that large)")
+        }
         var parser = JSONParser(Array(text.utf8))
         self = try parser.document()
     }
+
+    /// The longest JSON text ``init(parsing:)`` takes: no message fits a frame of more than
+    /// ``WireFormat/maxFrameBytes`` bytes, and even escaped as `\u00XX` one is far below this.
+    public static let maxTextBytes = 1 << 20
 }
 
 /// One member of a JSON object.
@@ -211,6 +220,7 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [JSONMember] = []
+        var names: Set<String> = []
         var items: [JSONValue] = []
         let close = UInt8(ascii: object ? "}" : "]")
         skipWhitespace()
@@ -225,7 +235,7 @@ struct JSONParser {
                     throw failure("expected a field name in double quotes")
                 }
                 let name = try parseString()
-                if members.contains(where: { $0.name == name }) { throw failure("'\(name)' given twice") }
+                if !names.insert(name).inserted { throw failure("'\(name)' given twice") }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
                 index += 1
@@ -248,16 +258,11 @@ struct JSONParser {
         }
     }
 
+    /// A string literal, in one pass: its UTF-8 bytes are collected (escapes encoded in place) and
+    /// decoded once at the end, so the time is linear in its length whatever the escapes.
     private mutating func parseString() throws(ProtoJSONError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var raw: [UInt8] = []
-        func flush() {
-            if !raw.isEmpty {
-                scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
-                raw.removeAll()
-            }
-        }
+        var utf8: [UInt8] = []
         while true {
             guard index < bytes.count else { throw failure("expected '\"' to end the string") }
             let byte = bytes[index]
@@ -265,22 +270,19 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") { break }
             if byte < 0x20 { throw failure("control characters in strings must be escaped") }
             guard byte == UInt8(ascii: "\\") else {
-                raw.append(byte)
+                utf8.append(byte)
                 continue
             }
-            flush()
             guard index < bytes.count else { throw failure("expected an escape") }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800..<0xDC00).contains(code) {
@@ -292,14 +294,13 @@ struct JSONParser {
                     guard (0xDC00..<0xE000).contains(low) else { throw failure("expected a low surrogate") }
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
-                scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                utf8.append(contentsOf: UTF8.encode(Unicode.Scalar(code) ?? "\u{FFFD}")!)
             default:
                 index -= 1
                 throw failure("expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)")
             }
         }
-        flush()
-        return String(scalars)
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     private mutating func hex4() throws(ProtoJSONError) -> UInt32 {

@@ -367,6 +367,8 @@ public struct ProtoJSONError: Error, Hashable, Sendable, CustomStringConvertible
         public static let badValue = Code(rawValue: "bad-value")
         /// A number out of the field's range.
         public static let outOfRange = Code(rawValue: "out-of-range")
+        /// The text is longer than ``JSONValue/maxTextBytes``.
+        public static let tooLarge = Code(rawValue: "too-large")
         /// The name.
         public var description: String { rawValue }
     }

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Which way a recorded frame went.
-enum FrameDirection: String, Sendable {
+package enum FrameDirection: String, Sendable {
     /// Host → device (pcapng `outbound`).
     case toDevice = "host→device"
     /// Device → host (pcapng `inbound`).
@@ -15,16 +15,16 @@ enum FrameDirection: String, Sendable {
 
 /// One frame of a recording: its wire bytes (COBS, ending in the `0x00` delimiter), when it went and which
 /// way.
-struct RecordedFrame: Sendable {
+package struct RecordedFrame: Sendable {
     /// Host time, microseconds since the Unix epoch (pcapng's default resolution).
-    var timeMicros: UInt64
+    package var timeMicros: UInt64
     /// Which way it went.
-    var direction: FrameDirection
+    package var direction: FrameDirection
     /// The stuffed bytes, delimiter included.
-    var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// The packet the frame carries, or why it carries none (a bad check, broken COBS, …).
-    var decoded: Result<Packet, WireError> {
+    package var decoded: Result<Packet, WireError> {
         var body = bytes[...]
         if body.last == WireFormat.delimiter { body = body.dropLast() }
         do throws(WireError) {
@@ -36,29 +36,24 @@ struct RecordedFrame: Sendable {
 }
 
 /// What went wrong reading or writing a recording.
-struct RecordingError: Error, CustomStringConvertible {
+package struct RecordingError: Error, CustomStringConvertible {
     /// Why.
-    var description: String
+    package var description: String
 }
 
 /// A pcapng file (the format Wireshark and tshark read) of CameraControl frames: one section, one
 /// interface of link type `USER0` (147), and one Enhanced Packet Block per frame with its direction in
 /// `epb_flags`, timestamps in microseconds. Every block is written with one `write(2)`, so the file is
 /// complete after every frame, whenever the recorder stops.
-final class PcapngWriter: Sendable {
+package final class PcapngWriter: Sendable {
     /// pcapng's `LINKTYPE_USER0`: the link type private use starts at.
-    static let linkType: UInt16 = 147
+    package static let linkType: UInt16 = 147
     private let handle: Mutex<FileHandle?>
     private let frameCount = Mutex(0)
 
     /// Creates (or truncates) `path` and writes the section and interface headers.
-    init(path: String, interfaceName: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw RecordingError(description: "cannot create \(path)")
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw RecordingError(description: "cannot open \(path) for writing")
-        }
+    package init(path: String, interfaceName: String) throws {
+        let handle = FileHandle(fileDescriptor: try BoundedFiles.create(path), closeOnDealloc: true)
         var shb = Block(type: 0x0A0D_0D0A)
         shb.u32(0x1A2B_3C4D)
         shb.u16(1)
@@ -78,10 +73,10 @@ final class PcapngWriter: Sendable {
     }
 
     /// Frames written so far.
-    var count: Int { frameCount.withLock { $0 } }
+    package var count: Int { frameCount.withLock { $0 } }
 
     /// Appends one frame (does nothing once closed).
-    func write(_ frame: RecordedFrame) {
+    package func write(_ frame: RecordedFrame) {
         var epb = Block(type: 6)
         epb.u32(0)
         epb.u32(UInt32(truncatingIfNeeded: frame.timeMicros >> 32))
@@ -105,7 +100,7 @@ final class PcapngWriter: Sendable {
     }
 
     /// Closes the file.
-    func close() {
+    package func close() {
         handle.withLock { handle in
             try? handle?.close()
             handle = nil
@@ -147,39 +142,85 @@ final class PcapngWriter: Sendable {
 }
 
 /// Reads the frames of a pcapng file written by ``PcapngWriter`` (or by any tool, as long as the packets
-/// are whole frames on a little-endian section).
-enum PcapngReader {
-    /// The frames of the file at `path`, in file order.
-    static func frames(path: String) throws -> [RecordedFrame] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RecordingError(description: "cannot read \(path)")
-        }
-        return try frames(bytes: [UInt8](data), name: path)
+/// are whole frames on a little-endian section). A file cut short (a recorder killed, a copy
+/// interrupted) keeps its whole frames and says where the cut is.
+package enum PcapngReader {
+    /// The largest recording read (256 MiB: hours of a session with raw samples).
+    package static let maxFileBytes = 256 << 20
+
+    /// What a file holds: its whole frames, in file order, and why reading stopped before the end of
+    /// the file, if it did.
+    package struct Contents {
+        /// The frames of the whole blocks before the end or the cut.
+        package var frames: [RecordedFrame]
+        /// Where and how the file is cut short or broken, when it is.
+        package var truncation: RecordingError?
     }
 
-    /// The frames of a pcapng file's bytes.
-    static func frames(bytes: [UInt8], name: String) throws -> [RecordedFrame] {
+    /// The frames of the file at `path`, in file order.
+    ///
+    /// - Throws: ``RecordingError`` when the file cannot be read, is not pcapng, or is cut short.
+    package static func frames(path: String) throws -> [RecordedFrame] {
+        let contents = try contents(path: path)
+        if let truncation = contents.truncation { throw truncation }
+        return contents.frames
+    }
+
+    /// The frames of a pcapng file's bytes (cut short: an error).
+    package static func frames(bytes: [UInt8], name: String) throws -> [RecordedFrame] {
+        let contents = try contents(bytes: bytes, name: name)
+        if let truncation = contents.truncation { throw truncation }
+        return contents.frames
+    }
+
+    /// The file at `path` read through ``maxFileBytes``: its whole frames and its truncation.
+    ///
+    /// - Throws: ``RecordingError`` when the file cannot be read, is too large or is not pcapng.
+    package static func contents(path: String) throws(RecordingError) -> Contents {
+        try contents(bytes: BoundedFiles.read(path, maxBytes: maxFileBytes, what: "a recording"), name: path)
+    }
+
+    /// The whole frames of a pcapng file's bytes and, when the bytes end inside a block or a block is
+    /// malformed, why reading stopped there.
+    package static func contents(bytes: [UInt8], name: String) throws(RecordingError) -> Contents {
         func u32(_ at: Int) -> UInt32 {
             UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
         }
         func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
-        guard bytes.count >= 28, u32(0) == 0x0A0D_0D0A, u32(8) == 0x1A2B_3C4D else {
+        let magic: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A]
+        if bytes.isEmpty { throw RecordingError(description: "\(name) is empty, not a pcapng file") }
+        guard bytes.starts(with: magic.prefix(bytes.count)), bytes.count < 12 || u32(8) == 0x1A2B_3C4D else {
             throw RecordingError(description: "\(name) is not a little-endian pcapng file")
         }
+        guard bytes.count >= 28 else {
+            throw RecordingError(description: "\(name) is cut short: \(bytes.count) bytes, within its section header (28 or more)")
+        }
         var frames: [RecordedFrame] = []
+        func stop(_ why: String) -> Contents {
+            Contents(frames: frames, truncation: RecordingError(description: "\(name): \(why), after \(frames.count) whole frames"))
+        }
         var offset = 0
-        while offset + 12 <= bytes.count {
+        while offset < bytes.count {
+            if offset == 0, u32(4) > bytes.count {
+                throw RecordingError(description: "\(name) is cut short: \(bytes.count) bytes, within its section header (\(u32(4)) bytes)")
+            }
+            guard offset + 12 <= bytes.count else {
+                return stop("cut short at byte \(bytes.count), \(bytes.count - offset) bytes into a block (blocks are 12 bytes or more)")
+            }
             let type = u32(offset)
             let length = Int(u32(offset + 4))
-            guard length >= 12, length % 4 == 0, offset + length <= bytes.count else {
-                throw RecordingError(description: "\(name): a block at byte \(offset) is cut short")
+            guard length >= 12, length % 4 == 0 else {
+                return stop("the block at byte \(offset) has a bad length (\(length))")
+            }
+            guard offset + length <= bytes.count else {
+                return stop("cut short at byte \(bytes.count), inside the block at byte \(offset) (\(length) bytes long)")
             }
             if type == 6, length >= 32 {
                 let time = UInt64(u32(offset + 12)) << 32 | UInt64(u32(offset + 16))
                 let captured = Int(u32(offset + 20))
                 let dataStart = offset + 28
-                guard dataStart + captured <= offset + length - 4 else {
-                    throw RecordingError(description: "\(name): a packet at byte \(offset) overruns its block")
+                guard captured <= length - 32 else {
+                    return stop("the packet in the block at byte \(offset) overruns its block")
                 }
                 var direction = FrameDirection.unknown
                 var option = dataStart + (captured + 3) / 4 * 4
@@ -187,7 +228,7 @@ enum PcapngReader {
                     let code = u16(option)
                     let size = Int(u16(option + 2))
                     if code == 0 { break }
-                    if code == 2, size == 4, option + 8 <= bytes.count {
+                    if code == 2, size == 4, option + 8 <= offset + length - 4 {
                         switch u32(option + 4) & 3 {
                         case 1: direction = .fromDevice
                         case 2: direction = .toDevice
@@ -201,38 +242,38 @@ enum PcapngReader {
             }
             offset += length
         }
-        return frames
+        return Contents(frames: frames, truncation: nil)
     }
 }
 
 /// A transport that hands every byte through and records each frame, both ways, with the host time
 /// it went (the frame is timestamped when its delimiter passes).
-final class RecordingTransport: ByteTransport {
+package final class RecordingTransport: ByteTransport {
     private let inner: any ByteTransport
     private let writer: PcapngWriter
     private let partial = Mutex<(toDevice: [UInt8], fromDevice: [UInt8])>(([], []))
 
     /// Wraps `inner`, writing its frames to `writer`.
-    init(_ inner: any ByteTransport, writer: PcapngWriter) {
+    package init(_ inner: any ByteTransport, writer: PcapngWriter) {
         self.inner = inner
         self.writer = writer
     }
 
-    var name: String { inner.name }
+    package var name: String { inner.name }
 
-    func send(_ bytes: [UInt8]) async throws(TransportError) {
+    package func send(_ bytes: [UInt8]) async throws(TransportError) {
         // Recorded as it leaves, before the answer can arrive (and be recorded first).
         record(bytes, .toDevice)
         try await inner.send(bytes)
     }
 
-    func receive() async throws(TransportError) -> [UInt8] {
+    package func receive() async throws(TransportError) -> [UInt8] {
         let bytes = try await inner.receive()
         record(bytes, .fromDevice)
         return bytes
     }
 
-    func close() { inner.close() }
+    package func close() { inner.close() }
 
     private func record(_ bytes: [UInt8], _ direction: FrameDirection) {
         let time = Self.wallMicros()
@@ -254,39 +295,17 @@ final class RecordingTransport: ByteTransport {
     }
 
     /// Microseconds since the Unix epoch (what pcapng timestamps are).
-    static func wallMicros() -> UInt64 {
+    package static func wallMicros() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec) / 1000
     }
 }
 
-/// Hex text (`03 08 05 01 03 f3 ea 00`, any spacing, `0x` prefixes allowed) as bytes.
-func bytesFromHex(_ text: String) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    var digits = ""
-    for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "," || $0 == "\r" }) {
-        var token = Substring(token)
-        if token.hasPrefix("0x") || token.hasPrefix("0X") { token = token.dropFirst(2) }
-        digits += token
-    }
-    guard digits.count % 2 == 0 else { throw RecordingError(description: "odd number of hex digits") }
-    var index = digits.startIndex
-    while index < digits.endIndex {
-        let next = digits.index(index, offsetBy: 2)
-        guard let byte = UInt8(digits[index..<next], radix: 16) else {
-            throw RecordingError(description: "'\(digits[index..<next])' is not hex")
-        }
-        bytes.append(byte)
-        index = next
-    }
-    return bytes
-}
-
 extension RawSampleBatch {
     /// The batch's sample records (input.proto: 4 bytes each, little-endian; force in bits 0–15, slide
     /// position in bits 16–30, touch in bit 31).
-    var records: [(force: UInt32, position: UInt32, touch: Bool)] {
+    package var records: [(force: UInt32, position: UInt32, touch: Bool)] {
         stride(from: 0, to: samples.count - samples.count % 4, by: 4).map { at in
             let word =
                 UInt32(samples[at]) | UInt32(samples[at + 1]) << 8 | UInt32(samples[at + 2]) << 16 | UInt32(samples[at + 3]) << 24

@@ -5,61 +5,67 @@ import Foundation
 /// logic analyser or `picocom --logfile`) decoded: time, direction, packet type, sequence, call id, the
 /// method (answers are matched to their request's call id) and the payload decoded with the schema.
 /// Frames that do not decode are shown with the reason (`bad check`, broken COBS, …).
-enum Decode {
-    static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: ["json"])
-        let source = try args.required(0, "FILE (a recording) or - (hex on stdin)")
-        guard args.positional.count == 1 else { throw Arguments.Failure(description: "decode takes one FILE or -") }
-        let frames: [RecordedFrame]
+package enum Decode {
+    /// Prints every frame of `source` (a recording's path, or `-` for hex on stdin), as text or as JSON
+    /// lines. Stdin is read through ``HexFrameReader`` (its frames printed as they come, memory flat); a
+    /// recording cut short has its whole frames printed, then the truncation is thrown.
+    package static func run(source: String, json: Bool) throws {
+        var printer = Printer(json: json)
         if source == "-" {
-            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            frames = splitFrames(try bytesFromHex(text))
-        } else {
-            frames = try PcapngReader.frames(path: source)
+            var reader = HexFrameReader()
+            do throws(RecordingError) {
+                while true {
+                    let chunk = FileHandle.standardInput.availableData
+                    if chunk.isEmpty { break }
+                    for frame in try reader.feed(chunk) { print(printer.line(frame)) }
+                }
+                for frame in try reader.finish() { print(printer.line(frame)) }
+            } catch {
+                throw RecordingError(description: "stdin: \(error.description)")
+            }
+            return
         }
-        let json = args.flag("json")
-        var decoder = FrameDescriber()
-        let origin = frames.first?.timeMicros ?? 0
-        for frame in frames {
-            let relative = Double(Int64(bitPattern: frame.timeMicros &- origin)) / 1000
-            let described = decoder.describe(frame)
+        let contents = try PcapngReader.contents(path: source)
+        for frame in contents.frames { print(printer.line(frame)) }
+        if let truncation = contents.truncation { throw truncation }
+    }
+
+    /// Turns frames into `camctl decode`'s lines, times relative to the first frame.
+    package struct Printer {
+        private let json: Bool
+        private var describer = FrameDescriber()
+        private var origin: UInt64?
+
+        /// A printer of text lines, or of JSON objects.
+        package init(json: Bool) { self.json = json }
+
+        /// The line for `frame`.
+        package mutating func line(_ frame: RecordedFrame) -> String {
+            let start = origin ?? frame.timeMicros
+            origin = start
+            let relative = Double(Int64(bitPattern: frame.timeMicros &- start)) / 1000
+            let described = describer.describe(frame)
             if json {
                 let head = [
                     JSONMember("tMs", .number(String(format: "%.3f", relative))),
                     JSONMember("direction", .string(frame.direction.jsonName)), JSONMember("bytes", .integer(frame.bytes.count)),
                 ]
-                print(JSONValue.object(head + described.members).compactText)
-            } else {
-                let stamp = String(format: "%10.3f ms", relative)
-                print("\(stamp)  \(frame.direction.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(described.text)")
+                return JSONValue.object(head + described.members).compactText
             }
+            let stamp = String(format: "%10.3f ms", relative)
+            return "\(stamp)  \(frame.direction.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(described.text)"
         }
-    }
-
-    /// Hex bytes cut into frames at each `0x00` (a trailing frame without its delimiter is kept).
-    static func splitFrames(_ bytes: [UInt8]) -> [RecordedFrame] {
-        var frames: [RecordedFrame] = []
-        var current: [UInt8] = []
-        for byte in bytes {
-            current.append(byte)
-            if byte == WireFormat.delimiter {
-                if current.count > 1 { frames.append(RecordedFrame(timeMicros: 0, direction: .unknown, bytes: current)) }
-                current = []
-            }
-        }
-        if !current.isEmpty { frames.append(RecordedFrame(timeMicros: 0, direction: .unknown, bytes: current)) }
-        return frames
     }
 }
 
 /// Describes frames one by one, remembering which method each call id belongs to. Payloads are decoded
 /// with the schema compiled in and shown in protobuf's JSON mapping (``ProtoJSONMessage``), the form
 /// `camctl call` prints and takes.
-struct FrameDescriber {
+package struct FrameDescriber {
     private var methods: [UInt32: MethodInfo] = [:]
 
     /// One frame: a line of text, and the same as JSON members (`camctl decode --json`).
-    struct Description {
+    package struct Description {
         /// The line `camctl decode` prints (after the time and direction).
         var text: String
         /// `ok`, then the packet's fields, or the reason it does not decode.
@@ -67,7 +73,7 @@ struct FrameDescriber {
     }
 
     /// `frame` described.
-    mutating func describe(_ frame: RecordedFrame) -> Description {
+    package mutating func describe(_ frame: RecordedFrame) -> Description {
         let packet: Packet
         switch frame.decoded {
         case .failure(let error):
@@ -135,7 +141,7 @@ struct FrameDescriber {
 
     /// The payload decoded as `type`: `cameracontrol.v1.Name {json}` (protobuf's JSON mapping, fields at
     /// their zero value left out), and as `messageType` and `message` members.
-    static func message(_ type: any WireMessage.Type, _ payload: [UInt8]) -> (text: String, members: [JSONMember]) {
+    package static func message(_ type: any WireMessage.Type, _ payload: [UInt8]) -> (text: String, members: [JSONMember]) {
         let name = type.protoMessageName
         guard let jsonType = type as? any ProtoJSONMessage.Type else {
             return ("\(name) <\(payload.count) bytes>", [JSONMember("messageType", .string(name))])
@@ -155,7 +161,7 @@ struct FrameDescriber {
 
 extension FrameDirection {
     /// The direction in `--json`: `toDevice`, `fromDevice` or `unknown`.
-    var jsonName: String {
+    package var jsonName: String {
         switch self {
         case .toDevice: "toDevice"
         case .fromDevice: "fromDevice"
