@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "CameraControlProto.h"
+#include "cc_pb.h"
 #include "cc_assert.h"
 #include "cc_envelope.h"
 #include "cc_ids.h"
@@ -47,7 +47,6 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
     cc_frame_decoder_init(&dev->decoder);
     cc_link_init(&dev->link, &dev->counters, CC_HEARTBEAT_INTERVAL_MS);
     cc_call_table_init(&dev->calls);
-    cc_arena_init(&dev->arena);
     /* wiring, so every call points down: rpc serves the services' table,
      * ConfigService applies a config through the callback */
     {
@@ -197,10 +196,10 @@ static void play_own_haptics(cc_device_t *dev, const cc_input_event_t *event)
     if (dev->hal->haptic_play == NULL) {
         return;
     }
-    if (event->kind == (uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_DOWN) {
-        pattern = (uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK;
-    } else if (event->kind == (uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_UP) {
-        pattern = (uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_RELEASE;
+    if (event->kind == (uint32_t)CC_PB_INPUT_EVENT_KIND_FULL_PRESS_DOWN) {
+        pattern = (uint32_t)CC_PB_HAPTIC_PATTERN_CLICK;
+    } else if (event->kind == (uint32_t)CC_PB_INPUT_EVENT_KIND_FULL_PRESS_UP) {
+        pattern = (uint32_t)CC_PB_HAPTIC_PATTERN_RELEASE;
     } else {
         return;
     }
