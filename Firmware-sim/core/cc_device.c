@@ -154,6 +154,10 @@ static bool tx_has_room_for_reply(const cc_device_t *dev)
     return cc_link_tx_free(&dev->link) >= CC_FRAME_WIRE_BYTES(CC_MAX_FRAME_BYTES);
 }
 
+/* Reads the UART chunk by chunk and decodes it. The room for a reply is
+ * checked before each byte is decoded, not before a read: the chunk holds
+ * what was read while there is none (a poll with nothing to read checks
+ * nothing). */
 static void drain_uart(cc_device_t *dev, uint64_t now_us)
 {
     size_t taken = 0;
@@ -167,7 +171,7 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
             }
             receive_byte(dev, dev->rx_chunk[dev->rx_off++], now_us);
         }
-        if (taken >= CC_UART_MAX_BYTES_PER_POLL || !tx_has_room_for_reply(dev)) {
+        if (taken >= CC_UART_MAX_BYTES_PER_POLL) {
             return;
         }
         {
@@ -276,10 +280,12 @@ void cc_device_poll(cc_device_t *dev)
 
     drain_uart(dev, now_us);
     sample_input(dev, now_us);
-    if (cc_link_poll(&dev->link, now_us)) {
+    if (!cc_link_timers_idle(&dev->link) && cc_link_poll(&dev->link, now_us)) {
         cc_rpc_end_all_calls(dev);   /* link dead: no one is listening */
     }
-    flush_uart(dev);
+    if (!cc_link_tx_idle(&dev->link)) {
+        flush_uart(dev);
+    }
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)
