@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "CameraControlProto.h"
+#include "cc_pb.h"
 #include "cc_assert.h"
 #include "cc_envelope.h"
 #include "cc_ids.h"
@@ -47,7 +47,6 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
     cc_frame_decoder_init(&dev->decoder);
     cc_link_init(&dev->link, &dev->counters, CC_HEARTBEAT_INTERVAL_MS);
     cc_call_table_init(&dev->calls);
-    cc_arena_init(&dev->arena);
     /* wiring, so every call points down: rpc serves the services' table,
      * ConfigService applies a config through the callback */
     {
@@ -155,6 +154,10 @@ static bool tx_has_room_for_reply(const cc_device_t *dev)
     return cc_link_tx_free(&dev->link) >= CC_FRAME_WIRE_BYTES(CC_MAX_FRAME_BYTES);
 }
 
+/* Reads the UART chunk by chunk and decodes it. The room for a reply is
+ * checked before each byte is decoded, not before a read: the chunk holds
+ * what was read while there is none (a poll with nothing to read checks
+ * nothing). */
 static void drain_uart(cc_device_t *dev, uint64_t now_us)
 {
     size_t taken = 0;
@@ -168,7 +171,7 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
             }
             receive_byte(dev, dev->rx_chunk[dev->rx_off++], now_us);
         }
-        if (taken >= CC_UART_MAX_BYTES_PER_POLL || !tx_has_room_for_reply(dev)) {
+        if (taken >= CC_UART_MAX_BYTES_PER_POLL) {
             return;
         }
         {
@@ -197,10 +200,10 @@ static void play_own_haptics(cc_device_t *dev, const cc_input_event_t *event)
     if (dev->hal->haptic_play == NULL) {
         return;
     }
-    if (event->kind == (uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_DOWN) {
-        pattern = (uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK;
-    } else if (event->kind == (uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_UP) {
-        pattern = (uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_RELEASE;
+    if (event->kind == (uint32_t)CC_PB_INPUT_EVENT_KIND_FULL_PRESS_DOWN) {
+        pattern = (uint32_t)CC_PB_HAPTIC_PATTERN_CLICK;
+    } else if (event->kind == (uint32_t)CC_PB_INPUT_EVENT_KIND_FULL_PRESS_UP) {
+        pattern = (uint32_t)CC_PB_HAPTIC_PATTERN_RELEASE;
     } else {
         return;
     }
@@ -277,10 +280,12 @@ void cc_device_poll(cc_device_t *dev)
 
     drain_uart(dev, now_us);
     sample_input(dev, now_us);
-    if (cc_link_poll(&dev->link, now_us)) {
+    if (!cc_link_timers_idle(&dev->link) && cc_link_poll(&dev->link, now_us)) {
         cc_rpc_end_all_calls(dev);   /* link dead: no one is listening */
     }
-    flush_uart(dev);
+    if (!cc_link_tx_idle(&dev->link)) {
+        flush_uart(dev);
+    }
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)

@@ -35,8 +35,7 @@
  */
 #include "cc_input.h"
 
-#include "cameracontrol/v1/common.pb-c.h"
-#include "cameracontrol/v1/input.pb-c.h"
+#include "cc_pb.h"
 
 #define CC_INPUT_FRAC_BITS 12
 #define CC_INPUT_ONE_Q ((int32_t)1 << CC_INPUT_FRAC_BITS)
@@ -73,8 +72,8 @@
 #define CC_INPUT_BUTTON_MASK \
     ((uint32_t)(CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION | CC_BUTTON_SHUTTER_SWITCH))
 
-#define KIND(k) ((uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_##k)
-#define SOURCE(s) ((uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_##s)
+#define KIND(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
+#define SOURCE(s) ((uint32_t)CC_PB_INPUT_SOURCE_##s)
 
 enum { STAGE_NONE = 0, STAGE_LIGHT = 1, STAGE_FULL = 2 };
 enum { BTN_VOLUME_UP = 0, BTN_VOLUME_DOWN = 1, BTN_ACTION = 2, BTN_SHUTTER = 3 };

@@ -3,9 +3,6 @@
 
 #include <string.h>
 
-#define WIRE_VARINT 0u
-#define WIRE_LEN 2u
-
 void cc_pbw_init(cc_pbw_t *w, uint8_t *buf, size_t cap)
 {
     w->buf = buf;
@@ -34,7 +31,7 @@ static bool room(cc_pbw_t *w, size_t n)
     return true;
 }
 
-static void put_varint(cc_pbw_t *w, uint64_t v)
+void cc_pbw_raw_varint(cc_pbw_t *w, uint64_t v)
 {
     if (!room(w, varint_size(v))) {
         return;
@@ -46,9 +43,30 @@ static void put_varint(cc_pbw_t *w, uint64_t v)
     w->buf[w->len++] = (uint8_t)v;
 }
 
-static void put_tag(cc_pbw_t *w, uint32_t field, uint32_t wire_type)
+static void put_le(cc_pbw_t *w, uint64_t v, size_t n)
 {
-    put_varint(w, ((uint64_t)field << 3) | wire_type);
+    size_t i;
+    if (!room(w, n)) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        w->buf[w->len++] = (uint8_t)(v >> (8u * i));
+    }
+}
+
+void cc_pbw_raw_fixed32(cc_pbw_t *w, uint32_t value)
+{
+    put_le(w, value, 4u);
+}
+
+void cc_pbw_raw_fixed64(cc_pbw_t *w, uint64_t value)
+{
+    put_le(w, value, 8u);
+}
+
+void cc_pbw_tag(cc_pbw_t *w, uint32_t field, uint32_t wire_type)
+{
+    cc_pbw_raw_varint(w, ((uint64_t)field << 3) | wire_type);
 }
 
 void cc_pbw_varint(cc_pbw_t *w, uint32_t field, uint64_t value)
@@ -56,8 +74,38 @@ void cc_pbw_varint(cc_pbw_t *w, uint32_t field, uint64_t value)
     if (value == 0u) {
         return;
     }
-    put_tag(w, field, WIRE_VARINT);
-    put_varint(w, value);
+    cc_pbw_tag(w, field, CC_PB_WIRE_VARINT);
+    cc_pbw_raw_varint(w, value);
+}
+
+void cc_pbw_fixed32(cc_pbw_t *w, uint32_t field, uint32_t value)
+{
+    if (value != 0u) {
+        cc_pbw_tag(w, field, CC_PB_WIRE_FIXED32);
+        put_le(w, value, 4u);
+    }
+}
+
+void cc_pbw_fixed64(cc_pbw_t *w, uint32_t field, uint64_t value)
+{
+    if (value != 0u) {
+        cc_pbw_tag(w, field, CC_PB_WIRE_FIXED64);
+        put_le(w, value, 8u);
+    }
+}
+
+void cc_pbw_raw_bytes(cc_pbw_t *w, const void *data, size_t len)
+{
+    cc_pbw_raw_varint(w, len);
+    if (len > 0u && room(w, len)) {
+        memcpy(w->buf + w->len, data, len);
+        w->len += len;
+    }
+}
+
+void cc_pbw_raw_string(cc_pbw_t *w, const char *text)
+{
+    cc_pbw_raw_bytes(w, text, text != NULL ? strlen(text) : 0u);
 }
 
 void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
@@ -65,12 +113,8 @@ void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
     if (len == 0u) {
         return;
     }
-    put_tag(w, field, WIRE_LEN);
-    put_varint(w, len);
-    if (room(w, len)) {
-        memcpy(w->buf + w->len, data, len);
-        w->len += len;
-    }
+    cc_pbw_tag(w, field, CC_PB_WIRE_LEN);
+    cc_pbw_raw_bytes(w, data, len);
 }
 
 void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text)
@@ -80,28 +124,11 @@ void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text)
     }
 }
 
-void cc_pbw_packed(cc_pbw_t *w, uint32_t field, const uint32_t *values, size_t n)
-{
-    size_t i;
-    size_t body = 0;
-    if (n == 0u) {
-        return;
-    }
-    for (i = 0; i < n; i++) {
-        body += varint_size(values[i]);
-    }
-    put_tag(w, field, WIRE_LEN);
-    put_varint(w, body);
-    for (i = 0; i < n; i++) {
-        put_varint(w, values[i]);
-    }
-}
-
 /* An embedded message's length goes before its body, which is written first
  * after one byte kept for the length; a longer length moves the body up. */
 void cc_pbw_begin(cc_pbw_t *w, uint32_t field)
 {
-    put_tag(w, field, WIRE_LEN);
+    cc_pbw_tag(w, field, CC_PB_WIRE_LEN);
     if (w->depth >= CC_PBW_MAX_DEPTH) {
         w->overflowed = true;   /* a caller's mistake: fails the message, never corrupts */
         return;
@@ -136,7 +163,7 @@ void cc_pbw_end(cc_pbw_t *w)
         w->len += extra;
     }
     w->len = start - 1u;
-    put_varint(w, body);
+    cc_pbw_raw_varint(w, body);
     w->len += body;
 }
 
@@ -148,4 +175,24 @@ size_t cc_pbw_len(const cc_pbw_t *w)
 bool cc_pbw_ok(const cc_pbw_t *w)
 {
     return !w->overflowed && w->depth == 0u;
+}
+
+uint64_t cc_pbw_zigzag(int64_t value)
+{
+    uint64_t u = (uint64_t)value;
+    return value < 0 ? ~(u << 1) : (u << 1);
+}
+
+uint32_t cc_pbw_float_bits(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+uint64_t cc_pbw_double_bits(double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
 }

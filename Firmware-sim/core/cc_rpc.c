@@ -90,7 +90,6 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
 {
     const cc_method_t *method;
     bool service_known = false;
-    ProtobufCMessage *request;
 
     if (env->call_id == CC_WIRE_LINK_CALL_ID) {
         dev->counters.framing_errors++;   /* a request needs a call id; nowhere to answer */
@@ -122,20 +121,7 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
         unimplemented(dev, env, true, now_us);
         return;
     }
-    cc_arena_reset(&dev->arena);
-    request = protobuf_c_message_unpack(method->request, cc_arena_allocator(&dev->arena), env->payload_len,
-                                        env->payload);
-    if (request == NULL) {
-        if (cc_arena_exhausted(&dev->arena)) {
-            cc_rpc_error(dev, env->call_id, CC_STATUS_RESOURCE_EXHAUSTED, "request too large to unpack", now_us);
-            return;
-        }
-        dev->counters.invalid_arguments++;
-        cc_rpc_error(dev, env->call_id, CC_STATUS_INVALID_ARGUMENT, "malformed request", now_us);
-        return;
-    }
-    method->handler(dev, env, request, now_us);
-    cc_arena_reset(&dev->arena);   /* nothing outlives the handler */
+    method->handler(dev, env, now_us);   /* it reads its request (cc_rpc_read) */
 }
 
 static void receive_cancel(cc_device_t *dev, const cc_envelope_t *env)

@@ -26,25 +26,18 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
     (void)cc_link_send(&dev->link, CC_PKT_ERROR, true, call_id, status, len, now_us);   /* R1: reliable */
 }
 
-bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len)
+bool cc_rpc_read(cc_device_t *dev, const cc_envelope_t *env, cc_pbr_status_t status, uint64_t now_us)
 {
-    size_t size = protobuf_c_message_get_packed_size(msg);
-    if (size > cap) {
+    if (status == CC_PBR_OK) {
+        return true;
+    }
+    if (status == CC_PBR_TOO_LARGE) {
+        cc_rpc_error(dev, env->call_id, CC_STATUS_RESOURCE_EXHAUSTED, "request too large", now_us);
         return false;
     }
-    *len = protobuf_c_message_pack(msg, cc_link_payload(&dev->link));
-    CC_ASSERT(*len == size);
-    return true;
-}
-
-void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us)
-{
-    size_t len = 0;
-    if (!cc_rpc_pack(dev, msg, cc_link_payload_cap(CC_PKT_RESPONSE, call_id), &len)) {
-        cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
-        return;
-    }
-    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, len, now_us);   /* R1: reliable */
+    dev->counters.invalid_arguments++;
+    cc_rpc_error(dev, env->call_id, CC_STATUS_INVALID_ARGUMENT, "malformed request", now_us);
+    return false;
 }
 
 void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w)

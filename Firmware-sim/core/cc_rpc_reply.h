@@ -11,40 +11,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <protobuf-c/protobuf-c.h>
-
 #include "cc_device_state.h"
 #include "cc_envelope.h"
-#include "cc_pbw.h"
+#include "cc_pb.h"
 
-/* A v1 method served by the core. The request arrives unpacked. */
-typedef void (*cc_method_handler_fn)(cc_device_t *dev, const cc_envelope_t *env,
-                                     const ProtobufCMessage *request, uint64_t now_us);
+/* A v1 method served by the core. It reads its request from env->payload
+ * with the generated reader (cc_pb.h) and answers through cc_rpc_read(). */
+typedef void (*cc_method_handler_fn)(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us);
 
 /* One entry of a dispatch table (cc_services.c's; cc_rpc.c serves it). */
 typedef struct cc_method {
     uint8_t service;
     uint8_t method;
-    const ProtobufCMessageDescriptor *request;
     cc_method_handler_fn handler;
 } cc_method_t;
+
+/* What a generated reader said of a request: true for CC_PBR_OK; otherwise
+ * the call is answered (INVALID_ARGUMENT "malformed request", counted in
+ * invalid_arguments, or RESOURCE_EXHAUSTED "request too large") and false. */
+bool cc_rpc_read(cc_device_t *dev, const cc_envelope_t *env, cc_pbr_status_t status, uint64_t now_us);
 
 /* Answers a call with ERROR status; message (may be NULL) is truncated to fit. */
 void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us);
 
-/* Answers a unary call with RESPONSE msg (ERROR RESOURCE_EXHAUSTED if it does not fit). */
-void cc_rpc_respond(cc_device_t *dev, uint32_t call_id, const ProtobufCMessage *msg, uint64_t now_us);
-
 /* Starts writing a RESPONSE message for call_id into the link's payload
- * buffer (cc_pbw.h); cc_rpc_respond_written() sends it. */
+ * buffer (with a generated writer of cc_pb.h); cc_rpc_respond_written() sends it. */
 void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w);
 
 /* Answers a unary call with the message written since cc_rpc_begin_response
  * (ERROR RESOURCE_EXHAUSTED if it did not fit the frame). */
 void cc_rpc_respond_written(cc_device_t *dev, uint32_t call_id, const cc_pbw_t *w, uint64_t now_us);
-
-/* Packs msg into the link's payload buffer; false when it is larger than cap. */
-bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size_t *len);
 
 /* Ends every call without a word (link dead); counts them as cancelled. */
 void cc_rpc_end_all_calls(cc_device_t *dev);

@@ -4,8 +4,9 @@
 
 #include <string.h>
 
-#include "CameraControlProto.h"
+#include "cc_ids.h"
 #include "cc_link.h"
+#include "cc_pb.h"
 #include "cc_rpc_reply.h"
 #include "cc_streams.h"
 #include "cc_text.h"
@@ -16,9 +17,9 @@ static const uint32_t k_sample_rates_hz[] = {100u, 250u, 500u, 1000u};
 #define SAMPLE_RATE_COUNT (sizeof k_sample_rates_hz / sizeof k_sample_rates_hz[0])
 
 /* Largest value of IndicatorMode and Sound, and of an 0xRRGGBB colour. */
-#define INDICATOR_MODE_MAX ((uint32_t)CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_BLINK)
-#define SOUND_MAX ((uint32_t)CAMERACONTROL__V1__SOUND__SOUND_END_VIDEO_RECORDING)
-#define HAPTIC_PATTERN_MAX ((uint32_t)CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_LIMIT)
+#define INDICATOR_MODE_MAX ((uint32_t)CC_PB_INDICATOR_MODE_MAX)
+#define SOUND_MAX ((uint32_t)CC_PB_SOUND_MAX)
+#define HAPTIC_PATTERN_MAX ((uint32_t)CC_PB_HAPTIC_PATTERN_MAX)
 #define RGB_MAX 0xFFFFFFu
 #define INTENSITY_MAX 100u
 
@@ -50,20 +51,21 @@ static uint32_t mix32(uint32_t x)
     return x;
 }
 
-/* The messages the device sends are written with cc_pbw.h (the field numbers
- * of Proto/cameracontrol/v1/, in order); protobuf-c only unpacks requests.
- * Firmware-sim/tests check every one against protobuf-c's packing. */
+/* The messages the device sends are filled in as the generated view structs
+ * of cc_pb.h and written by their generated writers; requests are read by the
+ * generated readers. CC_PB_FILLED(message, n) stops the build when the schema
+ * gives a message a field this file does not fill yet. */
+#define CC_PB_FILLED(name, count, n) typedef char cc_pb_filled_##name[(count) == (n) ? 1 : -1]
 
-/* Thresholds (common.proto) as embedded message field `field`. */
-static void write_thresholds(cc_pbw_t *w, uint32_t field, const cc_input_config_t *cfg)
+/* Thresholds (common.proto) from a configuration. */
+CC_PB_FILLED(thresholds, CC_PB_THRESHOLDS_FIELD_COUNT, 5u);
+static void thresholds_of(cc_pb_thresholds_t *t, const cc_input_config_t *cfg)
 {
-    cc_pbw_begin(w, field);
-    cc_pbw_varint(w, 1u, cfg->light_press_on_mn);
-    cc_pbw_varint(w, 2u, cfg->light_press_off_mn);
-    cc_pbw_varint(w, 3u, cfg->full_press_on_mn);
-    cc_pbw_varint(w, 4u, cfg->full_press_off_mn);
-    cc_pbw_varint(w, 5u, cfg->min_stage_gap_mn);
-    cc_pbw_end(w);
+    t->light_press_on_mn = cfg->light_press_on_mn;
+    t->light_press_off_mn = cfg->light_press_off_mn;
+    t->full_press_on_mn = cfg->full_press_on_mn;
+    t->full_press_off_mn = cfg->full_press_off_mn;
+    t->min_stage_gap_mn = cfg->min_stage_gap_mn;
 }
 
 /* ---- DeviceService ---- */
@@ -98,21 +100,35 @@ static uint32_t next_session_id(cc_device_t *dev, uint64_t now_us)
     return id;
 }
 
-static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                             uint64_t now_us)
+CC_PB_FILLED(handshake_response, CC_PB_HANDSHAKE_RESPONSE_FIELD_COUNT, 6u);
+CC_PB_FILLED(protocol_version, CC_PB_PROTOCOL_VERSION_FIELD_COUNT, 2u);
+CC_PB_FILLED(device_identity, CC_PB_DEVICE_IDENTITY_FIELD_COUNT, 6u);
+CC_PB_FILLED(capabilities, CC_PB_CAPABILITIES_FIELD_COUNT, 18u);
+
+static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__HandshakeRequest *req = (const Cameracontrol__V1__HandshakeRequest *)request;
+    cc_pb_handshake_request_in_t req;
     const cc_device_info_t *info = dev->info;
     const cc_hal_t *hal = dev->hal;
-    uint32_t host_major = req->host_version != NULL ? req->host_version->major : 0u;
-    uint32_t host_minor = req->host_version != NULL ? req->host_version->minor : 0u;
+    uint32_t host_major;
+    uint32_t host_minor;
 
     cc_pbw_t w;
-    uint32_t buttons[4];
-    uint32_t patterns[HAPTIC_PATTERN_MAX];
-    size_t n;
+    int32_t buttons[4];
+    int32_t patterns[HAPTIC_PATTERN_MAX];
     uint32_t p;
+    cc_pb_protocol_version_t device_version = {CC_PROTOCOL_MAJOR, CC_PROTOCOL_MINOR};
+    cc_pb_protocol_version_t negotiated;
+    cc_pb_device_identity_t identity;
+    cc_pb_thresholds_t thresholds;
+    cc_pb_capabilities_t caps;
+    cc_pb_handshake_response_t resp;
 
+    if (!cc_rpc_read(dev, env, cc_pbr_read_handshake_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    host_major = req.host_version.major;   /* 0 when absent */
+    host_minor = req.host_version.minor;
     if (host_major != CC_PROTOCOL_MAJOR) {
         handshake_mismatch(dev, env->call_id, host_major, host_minor, now_us);
         return;
@@ -127,81 +143,83 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, const P
     dev->session_id = next_session_id(dev, now_us);
     cc_link_start_session(&dev->link, env->sequence, now_us);
 
-    /* HandshakeResponse (device.proto) */
-    cc_rpc_begin_response(dev, env->call_id, &w);
-    cc_pbw_begin(&w, 1u);   /* device_version: ProtocolVersion */
-    cc_pbw_varint(&w, 1u, CC_PROTOCOL_MAJOR);
-    cc_pbw_varint(&w, 2u, CC_PROTOCOL_MINOR);
-    cc_pbw_end(&w);
-    cc_pbw_begin(&w, 2u);   /* negotiated_version */
-    cc_pbw_varint(&w, 1u, CC_PROTOCOL_MAJOR);
-    cc_pbw_varint(&w, 2u, dev->negotiated_minor);
-    cc_pbw_end(&w);
-    cc_pbw_begin(&w, 3u);   /* identity: DeviceIdentity */
-    cc_pbw_string(&w, 1u, info->vendor);
-    cc_pbw_string(&w, 2u, info->model);
-    cc_pbw_string(&w, 3u, info->serial_number);
-    cc_pbw_string(&w, 4u, info->firmware_version);
-    cc_pbw_varint(&w, 5u, info->usb_vendor_id);
-    cc_pbw_varint(&w, 6u, info->usb_product_id);
-    cc_pbw_end(&w);
+    negotiated.major = CC_PROTOCOL_MAJOR;
+    negotiated.minor = dev->negotiated_minor;
+    identity.vendor = info->vendor;
+    identity.model = info->model;
+    identity.serial_number = info->serial_number;
+    identity.firmware_version = info->firmware_version;
+    identity.usb_vendor_id = info->usb_vendor_id;
+    identity.usb_product_id = info->usb_product_id;
 
-    cc_pbw_begin(&w, 4u);   /* capabilities: Capabilities */
-    cc_pbw_varint(&w, 1u, info->has_force_sensor ? 1u : 0u);
-    cc_pbw_varint(&w, 2u, info->has_touch_sensor ? 1u : 0u);
-    cc_pbw_varint(&w, 3u, info->has_slide_strip ? 1u : 0u);
-    n = 0;
+    caps.has_force_sensor = info->has_force_sensor;
+    caps.has_touch_sensor = info->has_touch_sensor;
+    caps.has_slide_strip = info->has_slide_strip;
+    caps.buttons = buttons;
+    caps.buttons_count = 0;
     if ((info->buttons & CC_BUTTON_VOLUME_UP) != 0u) {
-        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_UP;
+        buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_VOLUME_UP;
     }
     if ((info->buttons & CC_BUTTON_VOLUME_DOWN) != 0u) {
-        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_DOWN;
+        buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_VOLUME_DOWN;
     }
     if ((info->buttons & CC_BUTTON_ACTION) != 0u) {
-        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_ACTION_BUTTON;
+        buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_ACTION_BUTTON;
     }
     if (info->has_remote) {
-        buttons[n++] = (uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE;
+        buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_REMOTE;
     }
-    cc_pbw_packed(&w, 4u, buttons, n);
-    cc_pbw_varint(&w, 5u, info->force_max_mn);
-    cc_pbw_varint(&w, 6u, info->slide_resolution);
-    cc_pbw_varint(&w, 7u, info->slide_length_um);
-    cc_pbw_packed(&w, 8u, k_sample_rates_hz, SAMPLE_RATE_COUNT);
-    cc_pbw_varint(&w, 9u, CC_MAX_FRAME_BYTES);
-    cc_pbw_varint(&w, 10u, CC_MAX_CONCURRENT_CALLS);
-    cc_pbw_varint(&w, 11u, info->max_controls);
-    cc_pbw_varint(&w, 12u, (info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip) ? 1u : 0u);
-    n = 0;
+    caps.force_max_mn = info->force_max_mn;
+    caps.slide_resolution = info->slide_resolution;
+    caps.slide_length_um = info->slide_length_um;
+    caps.sample_rates_hz = k_sample_rates_hz;
+    caps.sample_rates_hz_count = SAMPLE_RATE_COUNT;
+    caps.max_frame_bytes = CC_MAX_FRAME_BYTES;
+    caps.max_concurrent_calls = CC_MAX_CONCURRENT_CALLS;
+    caps.max_controls = info->max_controls;
+    caps.supports_controls = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
+    caps.haptic_patterns = patterns;
+    caps.haptic_patterns_count = 0;
     if (hal->haptic_play != NULL) {
         for (p = 1u; p <= HAPTIC_PATTERN_MAX; p++) {
             if ((info->haptic_patterns & (1u << p)) != 0u) {
-                patterns[n++] = p;
+                patterns[caps.haptic_patterns_count++] = (int32_t)p;
             }
         }
     }
-    cc_pbw_packed(&w, 13u, patterns, n);
-    cc_pbw_varint(&w, 14u, (info->has_speaker && hal->sound_play != NULL) ? 1u : 0u);
-    cc_pbw_varint(&w, 15u, (info->has_indicator_led && hal->indicator_set != NULL) ? 1u : 0u);
-    write_thresholds(&w, 16u, &dev->config);
-    cc_pbw_varint(&w, 17u, CC_HEARTBEAT_INTERVAL_MS);
-    cc_pbw_varint(&w, 18u, dev->is_simulator ? 1u : 0u);
-    cc_pbw_end(&w);
+    caps.has_speaker = info->has_speaker && hal->sound_play != NULL;
+    caps.has_indicator_led = info->has_indicator_led && hal->indicator_set != NULL;
+    thresholds_of(&thresholds, &dev->config);
+    caps.thresholds = &thresholds;
+    caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
+    caps.is_simulator = dev->is_simulator;
 
-    cc_pbw_varint(&w, 5u, now_us);   /* device_time_us */
-    cc_pbw_varint(&w, 6u, dev->session_id);
+    resp.device_version = &device_version;
+    resp.negotiated_version = &negotiated;
+    resp.identity = &identity;
+    resp.capabilities = &caps;
+    resp.device_time_us = now_us;
+    resp.session_id = dev->session_id;
+    cc_rpc_begin_response(dev, env->call_id, &w);
+    cc_pbw_write_handshake_response(&w, &resp);
     cc_rpc_respond_written(dev, env->call_id, &w, now_us);
 }
 
-static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                        uint64_t now_us)
+CC_PB_FILLED(ping_response, CC_PB_PING_RESPONSE_FIELD_COUNT, 2u);
+
+static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__PingRequest *req = (const Cameracontrol__V1__PingRequest *)request;
+    cc_pb_ping_request_in_t req;
+    cc_pb_ping_response_t resp;
     cc_pbw_t w;
-    /* PingResponse (device.proto); the request sits in the arena, not in the payload buffer */
+    if (!cc_rpc_read(dev, env, cc_pbr_read_ping_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    /* the payload is a view into the received frame, not into the link's payload buffer */
+    resp.payload = req.payload;
+    resp.device_time_us = now_us;
     cc_rpc_begin_response(dev, env->call_id, &w);
-    cc_pbw_bytes(&w, 1u, req->payload.data, req->payload.len);
-    cc_pbw_varint(&w, 2u, now_us);
+    cc_pbw_write_ping_response(&w, &resp);
     cc_rpc_respond_written(dev, env->call_id, &w, now_us);
 }
 
@@ -209,20 +227,25 @@ static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, const Protob
 
 static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why, uint64_t now_us);
 
-static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *env,
-                                       const ProtobufCMessage *request, uint64_t now_us)
+static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    (void)request;
+    cc_pb_stream_input_events_request_in_t req;
+    if (!cc_rpc_read(dev, env, cc_pbr_read_stream_input_events_request(&req, env->payload, env->payload_len),
+                     now_us)) {
+        return;
+    }
     cc_streams_open_events(dev, env->call_id);
     cc_rpc_confirm_stream(dev, env->call_id, now_us);
 }
 
-static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env,
-                                      const ProtobufCMessage *request, uint64_t now_us)
+static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__StreamRawSamplesRequest *req =
-        (const Cameracontrol__V1__StreamRawSamplesRequest *)request;
-    if (!cc_streams_open_raw(dev, env->call_id, req->samples_per_batch)) {
+    cc_pb_stream_raw_samples_request_in_t req;
+    if (!cc_rpc_read(dev, env, cc_pbr_read_stream_raw_samples_request(&req, env->payload, env->payload_len),
+                     now_us)) {
+        return;
+    }
+    if (!cc_streams_open_raw(dev, env->call_id, req.samples_per_batch)) {
         invalid_argument(dev, env->call_id, "samples_per_batch must be 0 or 1..32", now_us);
         return;
     }
@@ -231,22 +254,29 @@ static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env
 
 /* ---- ConfigService ---- */
 
+CC_PB_FILLED(config, CC_PB_CONFIG_FIELD_COUNT, 4u);
+
 static void respond_config(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
 {
     cc_pbw_t w;
-    /* Config (config.proto) */
+    cc_pb_thresholds_t thresholds;
+    cc_pb_config_t config;
+    thresholds_of(&thresholds, &dev->config);
+    config.thresholds = &thresholds;
+    config.sample_rate_hz = dev->config.sample_rate_hz;
+    config.slide_interval_ms = dev->config.slide_interval_ms;
+    config.debounce_ms = dev->config.debounce_ms;
     cc_rpc_begin_response(dev, call_id, &w);
-    write_thresholds(&w, 1u, &dev->config);
-    cc_pbw_varint(&w, 2u, dev->config.sample_rate_hz);
-    cc_pbw_varint(&w, 3u, dev->config.slide_interval_ms);
-    cc_pbw_varint(&w, 4u, dev->config.debounce_ms);
+    cc_pbw_write_config(&w, &config);
     cc_rpc_respond_written(dev, call_id, &w, now_us);
 }
 
-static void handle_get_config(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                              uint64_t now_us)
+static void handle_get_config(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    (void)request;
+    cc_pb_get_config_request_in_t req;
+    if (!cc_rpc_read(dev, env, cc_pbr_read_get_config_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
     respond_config(dev, env->call_id, now_us);
 }
 
@@ -256,23 +286,25 @@ static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why
     cc_rpc_error(dev, call_id, CC_STATUS_INVALID_ARGUMENT, why, now_us);
 }
 
-static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                             uint64_t now_us)
+static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__ConfigureRequest *req = (const Cameracontrol__V1__ConfigureRequest *)request;
-    const Cameracontrol__V1__Config *c = req->config;
+    cc_pb_configure_request_in_t req;
+    const cc_pb_config_in_t *c = &req.config;
     cc_input_config_t cfg;
     const char *why = NULL;
 
-    if (c == NULL || c->thresholds == NULL) {
+    if (!cc_rpc_read(dev, env, cc_pbr_read_configure_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    if (!req.has_config || !c->has_thresholds) {
         invalid_argument(dev, env->call_id, "config and thresholds are required", now_us);
         return;
     }
-    cfg.light_press_on_mn = c->thresholds->light_press_on_mn;
-    cfg.light_press_off_mn = c->thresholds->light_press_off_mn;
-    cfg.full_press_on_mn = c->thresholds->full_press_on_mn;
-    cfg.full_press_off_mn = c->thresholds->full_press_off_mn;
-    cfg.min_stage_gap_mn = c->thresholds->min_stage_gap_mn;
+    cfg.light_press_on_mn = c->thresholds.light_press_on_mn;
+    cfg.light_press_off_mn = c->thresholds.light_press_off_mn;
+    cfg.full_press_on_mn = c->thresholds.full_press_on_mn;
+    cfg.full_press_off_mn = c->thresholds.full_press_off_mn;
+    cfg.min_stage_gap_mn = c->thresholds.min_stage_gap_mn;
     cfg.sample_rate_hz = c->sample_rate_hz;
     cfg.slide_interval_ms = c->slide_interval_ms;
     cfg.debounce_ms = c->debounce_ms;
@@ -296,21 +328,29 @@ static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, const P
 
 /* ---- FeedbackService ---- */
 
+CC_PB_FILLED(feedback_response, CC_PB_FEEDBACK_RESPONSE_FIELD_COUNT, 1u);
+
 static void respond_feedback(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
 {
     cc_pbw_t w;
-    /* FeedbackResponse (feedback.proto) */
+    cc_pb_feedback_response_t resp;
+    resp.device_time_us = now_us;
     cc_rpc_begin_response(dev, call_id, &w);
-    cc_pbw_varint(&w, 1u, now_us);   /* device_time_us */
+    cc_pbw_write_feedback_response(&w, &resp);
     cc_rpc_respond_written(dev, call_id, &w, now_us);
 }
 
-static void handle_play_haptic(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                               uint64_t now_us)
+static void handle_play_haptic(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__PlayHapticRequest *req = (const Cameracontrol__V1__PlayHapticRequest *)request;
-    uint32_t pattern = (uint32_t)req->pattern;
-    uint32_t intensity = req->intensity_percent;
+    cc_pb_play_haptic_request_in_t req;
+    uint32_t pattern;
+    uint32_t intensity;
+
+    if (!cc_rpc_read(dev, env, cc_pbr_read_play_haptic_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    pattern = (uint32_t)req.pattern;
+    intensity = req.intensity_percent;
 
     if (dev->hal->haptic_play == NULL) {
         cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no haptic actuator", now_us);
@@ -335,11 +375,15 @@ static void handle_play_haptic(cc_device_t *dev, const cc_envelope_t *env, const
     respond_feedback(dev, env->call_id, now_us);
 }
 
-static void handle_play_sound(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                              uint64_t now_us)
+static void handle_play_sound(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__PlaySoundRequest *req = (const Cameracontrol__V1__PlaySoundRequest *)request;
-    uint32_t sound = (uint32_t)req->sound;
+    cc_pb_play_sound_request_in_t req;
+    uint32_t sound;
+
+    if (!cc_rpc_read(dev, env, cc_pbr_read_play_sound_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    sound = (uint32_t)req.sound;
 
     if (dev->hal->sound_play == NULL || !dev->info->has_speaker) {
         cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no speaker", now_us);
@@ -353,11 +397,15 @@ static void handle_play_sound(cc_device_t *dev, const cc_envelope_t *env, const 
     respond_feedback(dev, env->call_id, now_us);
 }
 
-static void handle_set_indicator(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                                 uint64_t now_us)
+static void handle_set_indicator(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    const Cameracontrol__V1__SetIndicatorRequest *req = (const Cameracontrol__V1__SetIndicatorRequest *)request;
-    uint32_t mode = (uint32_t)req->mode;
+    cc_pb_set_indicator_request_in_t req;
+    uint32_t mode;
+
+    if (!cc_rpc_read(dev, env, cc_pbr_read_set_indicator_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    mode = (uint32_t)req.mode;
 
     if (dev->hal->indicator_set == NULL || !dev->info->has_indicator_led) {
         cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no indicator LED", now_us);
@@ -367,47 +415,49 @@ static void handle_set_indicator(cc_device_t *dev, const cc_envelope_t *env, con
         invalid_argument(dev, env->call_id, "unknown indicator mode", now_us);
         return;
     }
-    if (req->rgb > RGB_MAX) {
+    if (req.rgb > RGB_MAX) {
         invalid_argument(dev, env->call_id, "rgb must be 0xRRGGBB", now_us);
         return;
     }
-    dev->hal->indicator_set(dev->hal->ctx, mode, req->rgb);
+    dev->hal->indicator_set(dev->hal->ctx, mode, req.rgb);
     respond_feedback(dev, env->call_id, now_us);
 }
 
 /* ---- DiagnosticsService ---- */
 
-/* Counters (diagnostics.proto): uptime_us is field 1 and the counters are
- * fields 2, 3, ... in CC_COUNTER_FIELDS' order (the schema's numbers follow
- * it; scripts/generate-proto writes the list), every one a varint. */
+/* Counters (diagnostics.proto): uptime_us from the clock, every other field
+ * from cc_counters_t (CC_COUNTER_FIELDS: the schema's counters, generated). */
+CC_PB_FILLED(counters, CC_PB_COUNTERS_FIELD_COUNT, CC_COUNTER_COUNT + 1u);
+
 static void respond_counters(cc_device_t *dev, uint32_t call_id, const cc_counters_t *c, uint64_t now_us)
 {
-#define CC_COUNTER_OFFSET(name) (uint8_t) offsetof(cc_counters_t, name),
-    static const uint8_t offsets[CC_COUNTER_COUNT] = {CC_COUNTER_FIELDS(CC_COUNTER_OFFSET)};
-#undef CC_COUNTER_OFFSET
     cc_pbw_t w;
-    uint32_t i;
+    cc_pb_counters_t resp;
+    resp.uptime_us = now_us;
+#define CC_COUNTER_COPY(name) resp.name = c->name;
+    CC_COUNTER_FIELDS(CC_COUNTER_COPY)
+#undef CC_COUNTER_COPY
     cc_rpc_begin_response(dev, call_id, &w);
-    cc_pbw_varint(&w, 1u, now_us);
-    for (i = 0; i < CC_COUNTER_COUNT; i++) {
-        /* each counter is a uint32_t member: read as one */
-        cc_pbw_varint(&w, i + 2u, *(const uint32_t *)(const void *)((const uint8_t *)c + offsets[i]));
-    }
+    cc_pbw_write_counters(&w, &resp);
     cc_rpc_respond_written(dev, call_id, &w, now_us);
 }
 
-static void handle_get_counters(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                                uint64_t now_us)
+static void handle_get_counters(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
-    (void)request;
+    cc_pb_get_counters_request_in_t req;
+    if (!cc_rpc_read(dev, env, cc_pbr_read_get_counters_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
     respond_counters(dev, env->call_id, &dev->counters, now_us);
 }
 
-static void handle_reset_counters(cc_device_t *dev, const cc_envelope_t *env, const ProtobufCMessage *request,
-                                  uint64_t now_us)
+static void handle_reset_counters(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
+    cc_pb_reset_counters_request_in_t req;
     cc_counters_t before = dev->counters;
-    (void)request;
+    if (!cc_rpc_read(dev, env, cc_pbr_read_reset_counters_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
     memset(&dev->counters, 0, sizeof dev->counters);
     respond_counters(dev, env->call_id, &before, now_us);   /* the values that were cleared */
 }
@@ -415,28 +465,17 @@ static void handle_reset_counters(cc_device_t *dev, const cc_envelope_t *env, co
 /* ---- the table ---- */
 
 static const cc_method_t k_methods[] = {
-    {CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE,
-     &cameracontrol__v1__handshake_request__descriptor, handle_handshake},
-    {CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING,
-     &cameracontrol__v1__ping_request__descriptor, handle_ping},
-    {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS,
-     &cameracontrol__v1__stream_input_events_request__descriptor, handle_stream_input_events},
-    {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES,
-     &cameracontrol__v1__stream_raw_samples_request__descriptor, handle_stream_raw_samples},
-    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG,
-     &cameracontrol__v1__get_config_request__descriptor, handle_get_config},
-    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE,
-     &cameracontrol__v1__configure_request__descriptor, handle_configure},
-    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC,
-     &cameracontrol__v1__play_haptic_request__descriptor, handle_play_haptic},
-    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND,
-     &cameracontrol__v1__play_sound_request__descriptor, handle_play_sound},
-    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR,
-     &cameracontrol__v1__set_indicator_request__descriptor, handle_set_indicator},
-    {CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS,
-     &cameracontrol__v1__get_counters_request__descriptor, handle_get_counters},
-    {CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_RESET_COUNTERS,
-     &cameracontrol__v1__reset_counters_request__descriptor, handle_reset_counters},
+    {CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, handle_handshake},
+    {CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, handle_ping},
+    {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, handle_stream_input_events},
+    {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, handle_stream_raw_samples},
+    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG, handle_get_config},
+    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE, handle_configure},
+    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, handle_play_haptic},
+    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, handle_play_sound},
+    {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, handle_set_indicator},
+    {CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS, handle_get_counters},
+    {CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_RESET_COUNTERS, handle_reset_counters},
 };
 
 const cc_method_t *cc_services_methods(size_t *count)

@@ -1,7 +1,7 @@
 /* CameraControl firmware core: InputService's streams (events and raw samples). */
 #include "cc_streams.h"
 
-#include "CameraControlProto.h"
+#include "cc_pb.h"
 #include "cc_call.h"
 #include "cc_link.h"
 #include "cc_rpc_reply.h"
@@ -22,13 +22,13 @@
 bool cc_streams_kind_reliable(uint32_t kind)
 {
     switch (kind) {
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_LIGHT_PRESS_DOWN:
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_LIGHT_PRESS_UP:
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_DOWN:
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_FULL_PRESS_UP:
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_DOWN:
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_BUTTON_UP:
-    case CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_REMOTE_CLICK:
+    case CC_PB_INPUT_EVENT_KIND_LIGHT_PRESS_DOWN:
+    case CC_PB_INPUT_EVENT_KIND_LIGHT_PRESS_UP:
+    case CC_PB_INPUT_EVENT_KIND_FULL_PRESS_DOWN:
+    case CC_PB_INPUT_EVENT_KIND_FULL_PRESS_UP:
+    case CC_PB_INPUT_EVENT_KIND_BUTTON_DOWN:
+    case CC_PB_INPUT_EVENT_KIND_BUTTON_UP:
+    case CC_PB_INPUT_EVENT_KIND_REMOTE_CLICK:
         return true;
     default:
         return false;   /* TOUCH_*, SLIDE: the next one supersedes a lost one */
@@ -74,6 +74,11 @@ bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_pe
     return true;
 }
 
+/* The messages this file sends, filled field by field below: the build stops
+ * when the schema gives one a field not filled here. */
+typedef char cc_pb_filled_input_event[CC_PB_INPUT_EVENT_FIELD_COUNT == 8u ? 1 : -1];
+typedef char cc_pb_filled_raw_sample_batch[CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT == 4u ? 1 : -1];
+
 /* Writes a stream message for call into the link's payload buffer. */
 static void begin_stream_message(cc_device_t *dev, const cc_call_t *call, cc_pbw_t *w)
 {
@@ -84,10 +89,19 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
 {
     bool reliable = cc_streams_kind_reliable(event->kind);
     size_t i;
+    cc_pb_input_event_t message;
 
     if (reliable) {
         dev->reliable_events++;
     }
+    message.timestamp_us = event->timestamp_us;
+    message.kind = (int32_t)event->kind;
+    message.source = (int32_t)event->source;
+    message.force_mn = event->force_mn;
+    message.position = event->position;
+    message.peak_force_mn = event->peak_force_mn;
+    message.event_number = event->event_number;
+    message.reliable_event_number = dev->reliable_events + 1u;   /* never 0: 0 means a 1.0 device */
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
         cc_call_t *call = &dev->calls.calls[i];
         cc_pbw_t w;
@@ -95,16 +109,8 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
         if (call->kind != CC_CALL_EVENT_STREAM) {
             continue;
         }
-        /* InputEvent (input.proto), written with cc_pbw.h: the bytes protobuf-c packs (tests/test_v11.c) */
         begin_stream_message(dev, call, &w);
-        cc_pbw_varint(&w, 1u, event->timestamp_us);
-        cc_pbw_varint(&w, 2u, event->kind);
-        cc_pbw_varint(&w, 3u, event->source);
-        cc_pbw_varint(&w, 4u, event->force_mn);
-        cc_pbw_varint(&w, 5u, event->position);
-        cc_pbw_varint(&w, 6u, event->peak_force_mn);
-        cc_pbw_varint(&w, 7u, event->event_number);
-        cc_pbw_varint(&w, 8u, dev->reliable_events + 1u);   /* never 0: 0 means a 1.0 device */
+        cc_pbw_write_input_event(&w, &message);
         len = cc_pbw_len(&w);
         if (!cc_pbw_ok(&w)) {
             continue;   /* cannot happen: an InputEvent is < 64 bytes */
@@ -123,16 +129,18 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
 {
     cc_raw_batch_t *b = &call->raw;
     cc_pbw_t w;
+    cc_pb_raw_sample_batch_t batch;
 
     if (b->count == 0u) {
         return;
     }
-    /* RawSampleBatch (input.proto) */
+    batch.first_timestamp_us = b->first_timestamp_us;
+    batch.sample_interval_us = b->interval_us;
+    batch.samples.data = b->records;
+    batch.samples.len = (size_t)b->count * CC_RAW_RECORD_BYTES;
+    batch.dropped_before = b->dropped_before;
     begin_stream_message(dev, call, &w);
-    cc_pbw_varint(&w, 1u, b->first_timestamp_us);
-    cc_pbw_varint(&w, 2u, b->interval_us);
-    cc_pbw_bytes(&w, 3u, b->records, (size_t)b->count * CC_RAW_RECORD_BYTES);
-    cc_pbw_varint(&w, 4u, b->dropped_before);
+    cc_pbw_write_raw_sample_batch(&w, &batch);
     if (cc_pbw_ok(&w)
         && cc_link_send_bulk(&dev->link, CC_PKT_STREAM_MESSAGE, call->id, cc_pbw_len(&w), now_us) == CC_SEND_OK) {
         b->dropped_before = 0;

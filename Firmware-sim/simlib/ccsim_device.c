@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cameracontrol/v1/common.pb-c.h"
-#include "cameracontrol/v1/simulator.pb-c.h"
 #include "cc_ids.h"
+#include "cc_pb.h"
 #include "cc_wire.h"
 
 /* ------------------------------------------------------------------- rings */
@@ -178,7 +177,6 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
     ccsim_buttons_init(&sim->buttons, seed);
     ccsim_player_init(&sim->player);
     sim->manual.position = CCSIM_POS_ONE / 2u;
-    cc_arena_init(&sim->arena);
 
     (void)snprintf(sim->serial, sizeof(sim->serial), "SIM-%08X", (unsigned)(seed & 0xFFFFFFFFu));
     sim->info.vendor = "CameraControl";
@@ -196,10 +194,10 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
     sim->info.slide_resolution = CCSIM_SLIDE_RESOLUTION;
     sim->info.slide_length_um = 20000u;
     sim->info.max_controls = 8u;
-    sim->info.haptic_patterns = (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT) |
-                                (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK) |
-                                (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_RELEASE) |
-                                (1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_LIMIT);
+    sim->info.haptic_patterns = (1u << CC_PB_HAPTIC_PATTERN_DETENT) |
+                                (1u << CC_PB_HAPTIC_PATTERN_CLICK) |
+                                (1u << CC_PB_HAPTIC_PATTERN_RELEASE) |
+                                (1u << CC_PB_HAPTIC_PATTERN_LIMIT);
     sim->info.has_speaker = true;
     sim->info.has_indicator_led = true;
 
@@ -411,70 +409,64 @@ cc_device_t *ccsim_device_core(ccsim_device_t *sim)
 
 /* -------------------------------------------------------- SimulatorService */
 
-static int pack_into(const ProtobufCMessage *m, uint8_t *resp, size_t resp_cap, size_t *resp_len,
-                     const char **message)
+/* The answer written into resp, or RESOURCE_EXHAUSTED when it does not fit. */
+static int written(const cc_pbw_t *w, size_t *resp_len, const char **message)
 {
-    size_t need = protobuf_c_message_get_packed_size(m);
-    if (need > resp_cap) {
+    if (!cc_pbw_ok(w)) {
         *message = "response does not fit the frame";
         return (int)CC_STATUS_RESOURCE_EXHAUSTED;
     }
-    *resp_len = protobuf_c_message_pack(m, resp);
+    *resp_len = cc_pbw_len(w);
     return (int)CC_STATUS_OK;
 }
+
+typedef char ccsim_filled_run_scenario_response[CC_PB_RUN_SCENARIO_RESPONSE_FIELD_COUNT == 2u ? 1 : -1];
+typedef char ccsim_filled_simulator_status[CC_PB_SIMULATOR_STATUS_FIELD_COUNT == 2u ? 1 : -1];
 
 int ccsim_simulator_service(void *ctx, uint8_t service, uint8_t method, const uint8_t *req,
                             size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len,
                             const char **message)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    cc_pbw_t w;
     *resp_len = 0u;
     if (service != CC_SERVICE_SIMULATOR_SERVICE) {
         return CC_EXTENSION_NOT_MINE;
     }
+    cc_pbw_init(&w, resp, resp_cap);
     if (method == CC_METHOD_SIMULATOR_SERVICE_RUN_SCENARIO) {
-        Cameracontrol__V1__RunScenarioRequest *rq;
-        Cameracontrol__V1__RunScenarioResponse rs = CAMERACONTROL__V1__RUN_SCENARIO_RESPONSE__INIT;
+        cc_pb_run_scenario_request_in_t rq;
+        cc_pb_run_scenario_response_t rs;
+        cc_pbr_status_t status = cc_pbr_read_run_scenario_request(&rq, req, req_len);
         ccsim_parse_error_t err;
-        const char *text;
-        cc_arena_reset(&sim->arena);
-        rq = cameracontrol__v1__run_scenario_request__unpack(cc_arena_allocator(&sim->arena),
-                                                              req_len, req);
-        if (rq == 0) {
-            *message = cc_arena_exhausted(&sim->arena) ? "scenario too large"
-                                                       : "malformed RunScenarioRequest";
-            return (int)(cc_arena_exhausted(&sim->arena) ? CC_STATUS_RESOURCE_EXHAUSTED
-                                                         : CC_STATUS_INVALID_ARGUMENT);
+        if (status != CC_PBR_OK) {
+            *message = status == CC_PBR_TOO_LARGE ? "scenario too large" : "malformed RunScenarioRequest";
+            return (int)(status == CC_PBR_TOO_LARGE ? CC_STATUS_RESOURCE_EXHAUSTED : CC_STATUS_INVALID_ARGUMENT);
         }
-        text = rq->scenario != 0 ? rq->scenario : "";
-        if (ccsim_scenario_parse(text, strlen(text), &sim->parsed, &err) != 0) {
+        if (ccsim_scenario_parse((const char *)rq.scenario.data, rq.scenario.len, &sim->parsed, &err) != 0) {
             memcpy(sim->message, err.message, sizeof(sim->message));
             sim->message[sizeof(sim->message) - 1u] = '\0';
             *message = sim->message;
-            cc_arena_reset(&sim->arena);
             return (int)CC_STATUS_INVALID_ARGUMENT;
         }
-        cc_arena_reset(&sim->arena);
         sim->pending_valid = false;
         start_scenario(sim, &sim->parsed);
         rs.steps = sim->parsed.count;
         rs.duration_us = ccsim_scenario_duration(&sim->player.scenario, &sim->player.state);
-        return pack_into(&rs.base, resp, resp_cap, resp_len, message);
+        cc_pbw_write_run_scenario_response(&w, &rs);
+        return written(&w, resp_len, message);
     }
     if (method == CC_METHOD_SIMULATOR_SERVICE_GET_SIMULATOR_STATUS) {
-        Cameracontrol__V1__GetSimulatorStatusRequest *rq;
-        Cameracontrol__V1__SimulatorStatus st = CAMERACONTROL__V1__SIMULATOR_STATUS__INIT;
-        cc_arena_reset(&sim->arena);
-        rq = cameracontrol__v1__get_simulator_status_request__unpack(
-            cc_arena_allocator(&sim->arena), req_len, req);
-        cc_arena_reset(&sim->arena);
-        if (rq == 0) {
+        cc_pb_get_simulator_status_request_in_t rq;
+        cc_pb_simulator_status_t st;
+        if (cc_pbr_read_get_simulator_status_request(&rq, req, req_len) != CC_PBR_OK) {
             *message = "malformed GetSimulatorStatusRequest";
             return (int)CC_STATUS_INVALID_ARGUMENT;
         }
-        st.scenario_running = ccsim_device_scenario_running(sim) ? 1 : 0;
+        st.scenario_running = ccsim_device_scenario_running(sim);
         st.device_time_us = sim->now_us;
-        return pack_into(&st.base, resp, resp_cap, resp_len, message);
+        cc_pbw_write_simulator_status(&w, &st);
+        return written(&w, resp_len, message);
     }
     return CC_EXTENSION_NOT_MINE;
 }

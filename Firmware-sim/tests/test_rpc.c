@@ -245,31 +245,30 @@ static void test_malformed_payload(void)
     CHECK(hx_find(h, CC_PKT_RESPONSE, 32) != NULL);
 }
 
-static void test_request_too_large_to_unpack(void)
+/* The generated readers (core/cc_pb.c) skip unknown fields without storing
+ * them: a request of nothing but unknown fields, as many as a frame holds, is
+ * answered (protobuf-c's unpack over an arena ran out of room on it). */
+static void test_request_of_many_unknown_fields(void)
 {
     harness_t *h = hx_setup();
-    /* as many fields as fit a request (but at least enough to exhaust the arena) */
     uint8_t payload[CC_MAX_FRAME_BYTES - 16u < 400u ? CC_MAX_FRAME_BYTES - 16u : 400u];
     size_t i;
-    const hx_packet_t *p;
     REQUIRE(hx_handshake(h, 0));
-    /* 100 unknown varint fields (field 9, value 1): valid protobuf, but each one
-     * costs protobuf-c an allocation, more than the arena holds */
+    /* unknown varint fields (field 9, value 1): valid protobuf */
     for (i = 0; i + 1u < sizeof payload; i += 2) {
         payload[i] = (uint8_t)(9u << 3);
         payload[i + 1u] = 0x01;
     }
     hx_send_packet(h, CC_PKT_REQUEST, 0, 35, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG,
-                   payload, sizeof payload);
-    /* a few unknown fields (a newer minor's request) are fine */
+                   payload, sizeof payload & ~(size_t)1u);
+    /* a truncated one (a key without its value) is malformed */
     hx_send_packet(h, CC_PKT_REQUEST, 0, 36, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG,
-                   payload, 6);
+                   payload, 5);
     hx_poll(h);
-    p = hx_find(h, CC_PKT_ERROR, 35);
-    REQUIRE(p != NULL);
-    CHECK_EQ(p->status, CC_STATUS_RESOURCE_EXHAUSTED);
-    CHECK(hx_find(h, CC_PKT_RESPONSE, 36) != NULL);
-    CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 0);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 35) != NULL);
+    REQUIRE(hx_find(h, CC_PKT_ERROR, 36) != NULL);
+    CHECK_EQ(hx_find(h, CC_PKT_ERROR, 36)->status, CC_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 1);
 }
 
 /* Issue 9 item 2 (R3): a REQUEST naming a live call is a retransmission that
@@ -444,7 +443,7 @@ const cc_test_case_t cc_tests_rpc[] = {
     {"unknown_service_and_method", test_unknown_service_and_method},
     {"extension_services", test_extension_services},
     {"malformed_payload", test_malformed_payload},
-    {"request_too_large_to_unpack", test_request_too_large_to_unpack},
+    {"request_of_many_unknown_fields", test_request_of_many_unknown_fields},
     {"duplicate_call_id", test_duplicate_call_id},
     {"too_many_calls", test_too_many_calls},
     {"cancel", test_cancel},

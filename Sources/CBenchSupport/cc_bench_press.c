@@ -4,7 +4,7 @@
  * nothing more, on one thread: poll(), read(), the firmware core's own frame decoder (COBS, CRC-16) and
  * envelope parser, duplicate dropping by sequence number, an ACK for every RELIABLE packet, HEARTBEATs
  * after the device's interval of silence (and in answer to the device's, PROTOCOL.md §8), and
- * protobuf-c's unpack of each InputEvent over the core's arena (no heap). CLOCK_MONOTONIC is read right
+ * protobuf-c's unpack of each InputEvent over a static arena (no heap). CLOCK_MONOTONIC is read right
  * after a press's InputEvent is unpacked, before its ACK is written, as CameraControlHost wakes its
  * consumer before it acknowledges. What is left between the device's sample and that moment is
  * camctl-sim's (its wake-up after the sample boundary, the firmware's work, its line pacing, its
@@ -24,7 +24,7 @@
 #include "cameracontrol/v1/common.pb-c.h"
 #include "cameracontrol/v1/device.pb-c.h"
 #include "cameracontrol/v1/input.pb-c.h"
-#include "cc_arena.h"
+#include "bench_arena.h"
 #include "cc_envelope.h"
 #include "cc_frame.h"
 #include "cc_wire.h"
@@ -54,7 +54,6 @@ typedef struct press_host {
     cc_bench_press_host_counts_t *counts;
     uint8_t seen[65536u / 8u];   /* the device's sequence numbers received (it sends a few hundred a run) */
     cc_frame_decoder_t decoder;
-    cc_arena_t arena;
 } press_host_t;
 
 static uint64_t monotonic_nanos(void)
@@ -136,9 +135,8 @@ static void receive_event(press_host_t *host, const cc_envelope_t *envelope, siz
     const Cameracontrol__V1__InputEvent *event;
     uint64_t now;
 
-    cc_arena_reset(&host->arena);
     event = (const Cameracontrol__V1__InputEvent *)(const void *)protobuf_c_message_unpack(
-        &cameracontrol__v1__input_event__descriptor, cc_arena_allocator(&host->arena), envelope->payload_len,
+        &cameracontrol__v1__input_event__descriptor, cc_bench_arena(), envelope->payload_len,
         envelope->payload);
     if (event == NULL) {
         host->counts->bad_frames++;
@@ -154,7 +152,6 @@ static void receive_event(press_host_t *host, const cc_envelope_t *envelope, siz
         host->presses[host->stored].wire_bytes = (uint32_t)CC_FRAME_WIRE_BYTES(body_length + CC_WIRE_CHECK_BYTES);
         host->stored++;
     }
-    cc_arena_reset(&host->arena);
 }
 
 /* One good frame's body. */
@@ -252,7 +249,6 @@ int cc_bench_press_host_run(const char *path, size_t wanted, double timeout_seco
     host->counts = counts;
     host->interval_nanos = (uint64_t)DEFAULT_HEARTBEAT_MS * 1000000u;
     cc_frame_decoder_init(&host->decoder);
-    cc_arena_init(&host->arena);
     deadline = monotonic_nanos() + (uint64_t)(timeout_seconds * 1e9);
     send_handshake(host);
 

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "cc_bench_support.h"
 
+#include "bench_arena.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
@@ -78,8 +80,12 @@ static void arena_free(void *data, void *pointer) {
 
 static ProtobufCAllocator arena_allocator = {arena_alloc, arena_free, NULL};
 
-int cc_bench_unpack_input_event_arena(const uint8_t *data, size_t length) {
+ProtobufCAllocator *cc_bench_arena(void) {
     arena_used = 0;
-    Cameracontrol__V1__InputEvent *event = cameracontrol__v1__input_event__unpack(&arena_allocator, length, data);
+    return &arena_allocator;
+}
+
+int cc_bench_unpack_input_event_arena(const uint8_t *data, size_t length) {
+    Cameracontrol__V1__InputEvent *event = cameracontrol__v1__input_event__unpack(cc_bench_arena(), length, data);
     return event == NULL ? 0 : (int)event->kind;
 }

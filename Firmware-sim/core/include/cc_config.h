@@ -35,11 +35,6 @@
 #define CC_HEARTBEAT_INTERVAL_MS 50u
 #endif
 
-/* Bytes of the static arena protobuf-c unpacks one request into. */
-#ifndef CC_ARENA_BYTES
-#define CC_ARENA_BYTES 2048u
-#endif
-
 /* Wire bytes of the reliable packets awaiting an ACK, shared by the slots.
  * v1.1 sends responses and errors reliably (PROTOCOL.md §6): room for one
  * response of a full frame plus 48 bytes per slot (an input event is about

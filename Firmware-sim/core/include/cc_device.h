@@ -78,7 +78,7 @@ size_t cc_device_calls_in_flight(const cc_device_t *dev);
  * - A REQUEST with call id 0 is a framing error (nowhere to answer).
  * - A handshake is always served (even with the call table full); any other
  *   call before one gets FAILED_PRECONDITION.
- * - A request protobuf-c cannot unpack within CC_ARENA_BYTES gets
+ * - A request over a bound of its generated reader (core/cc_pb.limits) gets
  *   RESOURCE_EXHAUSTED; a payload that does not parse, INVALID_ARGUMENT.
  * - The device plays HAPTIC_PATTERN_CLICK at every FULL_PRESS_DOWN and
  *   HAPTIC_PATTERN_RELEASE at every FULL_PRESS_UP itself (if hal->haptic_play).

@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cc_arena.h"
 #include "cc_call.h"
 #include "cc_counters.h"
 #include "cc_device_info.h"   /* cc_device_info_t, cc_extension_fn, cc_device_t */
@@ -73,7 +72,6 @@ struct cc_device {
     cc_frame_decoder_t decoder;
     cc_link_t link;
     cc_call_table_t calls;
-    cc_arena_t arena;
 };
 
 #endif /* CC_DEVICE_STATE_H */

@@ -170,6 +170,20 @@ void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
  * has just been declared dead (the session ended, heartbeat_timeouts counted). */
 bool cc_link_poll(cc_link_t *link, uint64_t now_us);
 
+/* cc_link_poll has nothing to do (no session, no reliable packet kept): a
+ * poll's fast path, inline so it costs no call. */
+static inline bool cc_link_timers_idle(const cc_link_t *link)
+{
+    return !link->session && link->store_used == 0u;
+}
+
+/* cc_link_tx_pending would return NULL (nothing waits for the UART), inline. */
+static inline bool cc_link_tx_idle(const cc_link_t *link)
+{
+    return link->tx_tail == link->tx_head && link->bulk_head == link->bulk_tail
+           && link->bulk_wire_pos >= link->bulk_wire_len;
+}
+
 /* Bytes from the peer are waiting to be decoded (held back by backpressure):
  * the peer is alive, so the dead-link timer restarts. */
 void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us);

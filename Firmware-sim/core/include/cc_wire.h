@@ -89,6 +89,15 @@
 #define CC_WIRE_RAW_POSITION_MAX 0x7FFFu
 #define CC_WIRE_RAW_TOUCH_BIT 0x80000000u  /* bit 31 */
 
+/* Protobuf's wire types (the low 3 bits of a field's key), for cc_pbw.h, cc_pbr.h and the
+ * generated cc_pb.h. Groups (3, 4) are not part of proto3. */
+#define CC_PB_WIRE_VARINT 0u
+#define CC_PB_WIRE_FIXED64 1u
+#define CC_PB_WIRE_LEN 2u
+#define CC_PB_WIRE_FIXED32 5u
+#define CC_PB_MAX_FIELD_NUMBER 0x1FFFFFFFu
+#define CC_PB_MAX_VARINT_BYTES 10u
+
 /* §8 liveness */
 #define CC_WIRE_DEAD_AFTER_HEARTBEATS 4u
 

@@ -10,5 +10,4 @@
 #include "cameracontrol/v1/input.pb-c.h"
 #include "cameracontrol/v1/services.pb-c.h"
 #include "cameracontrol/v1/simulator.pb-c.h"
-#include "cc_ids.h"
 #endif

@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cc_arena.h"
 #include "cc_device.h"
 #include "ccsim_model.h"
 #include "ccsim_scenario.h"
@@ -103,7 +102,6 @@ typedef struct ccsim_device {
 
     /* SimulatorService */
     ccsim_scenario_t parsed;      /* scratch for parsing */
-    cc_arena_t arena;
     char message[96];             /* status message of the last failed call */
     bool start_on_handshake;      /* camctl-sim: play `pending` at the first handshake */
     bool pending_valid;

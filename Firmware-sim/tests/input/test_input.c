@@ -9,11 +9,10 @@
 #include <string.h>
 
 #include "cc_input.h"
-#include "cameracontrol/v1/common.pb-c.h"
-#include "cameracontrol/v1/input.pb-c.h"
+#include "cc_pb.h"
 
-#define K(k) ((uint32_t)CAMERACONTROL__V1__INPUT_EVENT_KIND__INPUT_EVENT_KIND_##k)
-#define S(s) ((uint32_t)CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_##s)
+#define K(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
+#define S(s) ((uint32_t)CC_PB_INPUT_SOURCE_##s)
 
 static int failures;
 #define CHECK(cond) do { if (!(cond)) { failures++; \
