@@ -102,7 +102,7 @@ static void test_handshake_major_mismatch(void)
         char text[CC_MAX_FRAME_BYTES + 1];
         memcpy(text, p->payload, p->payload_len);
         text[p->payload_len] = '\0';
-        CHECK(strstr(text, "1.1") != NULL);   /* names the device's version */
+        CHECK(strstr(text, "1.2") != NULL);   /* names the device's version */
     }
     CHECK(!cc_device_session_active(&h->dev));
     CHECK(hx_find(h, CC_PKT_RESPONSE, 2) == NULL);
