@@ -16,7 +16,7 @@ import CameraControlWire
 /// handshake said, so its calls run on the caller's executor straight into the ``RPCClient``.
 public final class DeviceSession: Sendable {
     /// The protocol version this host speaks.
-    public static let hostVersion = ProtocolVersion(major: 1, minor: 1)
+    public static let hostVersion = ProtocolVersion(major: 1, minor: 2)
     /// How long the first handshake attempt waits for its response; each later one waits twice as long.
     public static let firstHandshakeWait: Duration = .milliseconds(100)
 

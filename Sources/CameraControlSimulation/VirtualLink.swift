@@ -138,7 +138,7 @@ public final class VirtualLink {
     /// - Throws: ``RPCError`` as the device answers, or the last attempt's `DEADLINE_EXCEEDED`.
     @discardableResult
     public func handshake(
-        version: ProtocolVersion = ProtocolVersion(major: 1, minor: 1), attempts: Int = 8, deadlineMicros: UInt64 = 3_000_000
+        version: ProtocolVersion = ProtocolVersion(major: 1, minor: 2), attempts: Int = 8, deadlineMicros: UInt64 = 3_000_000
     ) throws(RPCError) -> HandshakeResponse {
         let request = HandshakeRequest(hostVersion: version, hostName: "virtual-link")
         let end = nowMicros + deadlineMicros

@@ -32,7 +32,7 @@ extension OverRealPTY {
                 #expect(output.contains(info.identity.model))
                 #expect(output.contains("serial      SIM-00000007"))
                 #expect(output.contains("firmware    \(info.identity.firmwareVersion)"))
-                #expect(output.contains("protocol    device 1.1, session 1.1"))
+                #expect(output.contains("protocol    device 1.2, session 1.2"))
                 #expect(output.contains("frames ≤ \(info.capabilities.maxFrameBytes) bytes"))
                 #expect(output.contains("volume-up"))
                 // Line for line the same summary, except the session id, which every handshake changes.
@@ -151,7 +151,7 @@ extension OverRealPTY {
                 let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "pty-e2e")
                 let info = session.info
                 #expect(info.deviceVersion.major == 1)
-                #expect(info.negotiatedVersion == ProtocolVersion(major: 1, minor: 1))
+                #expect(info.negotiatedVersion == ProtocolVersion(major: 1, minor: 2))
                 #expect(info.identity.serialNumber == "SIM-0000002A")
                 #expect(!info.identity.vendor.isEmpty)
                 #expect(!info.identity.firmwareVersion.isEmpty)

@@ -19,7 +19,7 @@ struct VirtualHandshakeRetryTests {
             if direction == .toDevice, bytes.count > 20 { attempts += 1 }  // a handshake request (or its retransmission)
         }
         let response = try link.handshake()
-        #expect(response.negotiatedVersion == ProtocolVersion(major: 1, minor: 1))
+        #expect(response.negotiatedVersion == ProtocolVersion(major: 1, minor: 2))
         #expect(link.connection.isSessionEstablished)
         #expect(link.nowMicros >= 1_200_000 && link.nowMicros < 3_000_000, "\(link.nowMicros)")
         #expect(attempts > 1)

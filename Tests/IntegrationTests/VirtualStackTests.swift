@@ -10,8 +10,8 @@ import Testing
     @Test func handshakeReportsIdentityAndCapabilities() throws {
         let link = VirtualLink(seed: 3)
         let response = try link.handshake()
-        #expect(response.deviceVersion == ProtocolVersion(major: 1, minor: 1))
-        #expect(response.negotiatedVersion == ProtocolVersion(major: 1, minor: 1))
+        #expect(response.deviceVersion == ProtocolVersion(major: 1, minor: 2))
+        #expect(response.negotiatedVersion == ProtocolVersion(major: 1, minor: 2))
         #expect(response.identity?.vendor.isEmpty == false)
         let caps = try #require(response.capabilities)
         #expect(caps.maxFrameBytes >= 128)

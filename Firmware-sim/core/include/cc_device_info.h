@@ -18,7 +18,7 @@ extern "C" {
 
 /* Protocol version this core speaks. */
 #define CC_PROTOCOL_MAJOR 1u
-#define CC_PROTOCOL_MINOR 1u
+#define CC_PROTOCOL_MINOR 2u
 
 /* What the device says about itself in the handshake. Strings must outlive the device. */
 typedef struct cc_device_info {
