@@ -238,7 +238,7 @@ let package = Package(
 
         .executableTarget(
             name: "camera-app",
-            dependencies: ["CameraControlControls", "CameraControlHost", "CameraAppExample"],
+            dependencies: ["CameraControlControls", "CameraControlDevice", "CameraControlHost", "CameraAppExample"],
             path: "Examples/camera-app",
             swiftSettings: swiftSettings
         ),

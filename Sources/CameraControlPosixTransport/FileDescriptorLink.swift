@@ -169,7 +169,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
         if case .eventLoop(let registered) = mode { registration = registered }
         lock.unlock()
         onClose()
-        registration?.end(with: TransportError(code: .closed, message: "\(name) was closed"))
+        registration?.close(TransportError(code: .closed, message: "\(name) was closed"))
         wake()
         inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
         writer.async { [self] in releaseIfDone() }
