@@ -311,7 +311,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "camctl-bench", "camctl-sim", "camera-app", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
                 "camctl", "CameraControlTestSupport",
