@@ -254,7 +254,7 @@ let package = Package(
 
         .executableTarget(
             name: "camera-app",
-            dependencies: ["CameraControlControls", "CameraControlHost", "CameraAppExample"],
+            dependencies: ["CameraControlControls", "CameraControlDevice", "CameraControlHost", "CameraAppExample"],
             path: "Examples/camera-app",
             swiftSettings: swiftSettings
         ),
@@ -331,7 +331,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "camctl-bench", "camctl-sim", "camera-app", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
                 "camctl", "CameraControlTestSupport",

@@ -1,14 +1,42 @@
 // `camera-app PORT`: the WWDC25 talk's camera app (Examples/CameraApp) on a Camera Control at PORT — a real
 // prototype, or the pty `camctl-sim` prints. Prints what the app does: captures and the input that made each,
 // photos, control actions, overlay delegate calls.
+//
+// A port that does not open (busy, missing) or a device that does not answer is reported in one line on
+// stderr, with the exit status camctl uses (README, "Exit status"): 1 a runtime failure, 3 no answer.
 import CameraAppExample
 import CameraControlControls
+import CameraControlDevice
 import CameraControlHost
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Prints `message` on stderr as one line and exits with `status`.
+func fail(_ message: String, status: Int32) -> Never {
+    let line = Array("camera-app: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
 let port = CommandLine.arguments.dropFirst().first ?? "/dev/ttyACM0"
-let host = try await CameraControlHost.connect(to: port, hostName: "camera-app")
-let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { event in print(event) }
-await host.attach(app.interaction)
-app.install(in: try await host.makeControlsSession())
-app.interaction.setSessionRunning(true)
+let host: CameraControlHost
+do {
+    host = try await CameraControlHost.connect(to: port, hostName: "camera-app")
+} catch {
+    let noAnswer = error.code == .handshakeFailed
+    fail(error.message, status: noAnswer ? 3 : 1)
+}
+do {
+    let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { event in print(event) }
+    await host.attach(app.interaction)
+    app.install(in: try await host.makeControlsSession())
+    app.interaction.setSessionRunning(true)
+} catch {
+    await host.stop()
+    fail("\(error)", status: 1)
+}
 await host.run()

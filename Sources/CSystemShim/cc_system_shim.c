@@ -16,6 +16,8 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 int cc_shim_set_nonblocking(int fd, int nonblocking) {
@@ -182,4 +184,31 @@ int cc_shim_set_thread_name(const char *name) {
     (void)name;
     return ENOTSUP;
 #endif
+}
+
+long cc_shim_write_nosigpipe(int fd, const void *buffer, size_t count) {
+    sigset_t pipe_only, previous, pending;
+    int was_pending, saved;
+    ssize_t written;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigemptyset(&pending);
+    (void)sigpending(&pending);
+    was_pending = sigismember(&pending, SIGPIPE) == 1;
+    (void)pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+    written = write(fd, buffer, count);
+    saved = errno;
+    if (written < 0 && saved == EPIPE && !was_pending) {
+#if defined(__APPLE__)
+        int taken;
+        (void)sigwait(&pipe_only, &taken);
+#else
+        struct timespec none = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &none) < 0 && errno == EINTR) {
+        }
+#endif
+    }
+    (void)pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    errno = saved;
+    return (long)written;
 }

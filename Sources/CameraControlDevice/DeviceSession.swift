@@ -208,8 +208,10 @@ public final class DeviceSession: Sendable {
         try await client.unary(.simulatorGetSimulatorStatus, GetSimulatorStatusRequest())
     }
 
-    /// Closes the link; calls in flight fail with `UNAVAILABLE`.
+    /// Closes the link and returns once the port is released; calls in flight fail with `UNAVAILABLE`.
+    /// What the host wrote before (the `ACK` of the last reply) still goes out first (see
+    /// ``RPCClient/shutdown()``).
     public func close() async {
-        client.close()
+        await client.shutdown()
     }
 }

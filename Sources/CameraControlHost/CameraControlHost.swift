@@ -133,25 +133,27 @@ public actor CameraControlHost: CaptureSoundPlaying {
     /// PlayHaptic calls that failed.
     public private(set) var failedHaptics = 0
 
-    /// A host whose sessions are opened by `opener` (first connect and every reconnect). Nothing happens
-    /// until ``start()`` or ``run()``. (Sessions `opener` opens on ``eventLoop`` deliver their input with no
-    /// thread hop; others with one.)
-    public init(configuration: Configuration = Configuration(), opener: @escaping DeviceConnection.Opener) {
-        self.init(configuration: configuration, eventLoop: Transports.makeEventLoop(name: "cc-host"), opener: opener)
-    }
+    /// Opens a session on the host's event loop; called for the first connect and every reconnect.
+    public typealias Opener = @Sendable (_ eventLoop: any EventLoop) async throws(DeviceError) -> DeviceSession
 
-    /// A host on `eventLoop` (which it shuts down when it stops).
-    private init(configuration: Configuration, eventLoop: any EventLoop, opener: @escaping DeviceConnection.Opener) {
+    /// A host whose sessions are opened by `opener` (first connect and every reconnect), on `eventLoop`
+    /// (which the host shuts down when it stops) or a loop of its own. Nothing happens until ``start()`` or
+    /// ``run()``. `opener` is given the host's loop: a session opened on it delivers its input to the host
+    /// on the thread that read it, first session and reconnects alike.
+    public init(configuration: Configuration = Configuration(), eventLoop: (any EventLoop)? = nil, opener: @escaping Opener) {
+        let loop = eventLoop ?? Transports.makeEventLoop(name: "cc-host")
         self.configuration = configuration
-        self.eventLoop = eventLoop
+        self.eventLoop = loop
         core = HostCore(configuration: configuration.core)
-        connection = DeviceConnection(retryDelay: configuration.retryDelay, eventLoop: eventLoop, opener: opener)
+        connection = DeviceConnection(retryDelay: configuration.retryDelay, eventLoop: loop) {
+            () async throws(DeviceError) -> DeviceSession in
+            try await opener(loop)
+        }
     }
 
     /// A host for the port at `path` (a serial port, a pseudo-terminal or a symlink to one), on one thread.
     public init(port path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()) {
-        let loop = Transports.makeEventLoop(name: "cc-host")
-        self.init(configuration: configuration, eventLoop: loop) { () async throws(DeviceError) -> DeviceSession in
+        self.init(configuration: configuration) { loop async throws(DeviceError) -> DeviceSession in
             try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }
     }
@@ -176,7 +178,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
             throw error
         }
         let handOff = FirstSession(first)
-        let host = CameraControlHost(configuration: configuration, eventLoop: loop) { () async throws(DeviceError) -> DeviceSession in
+        let host = CameraControlHost(configuration: configuration, eventLoop: loop) { loop async throws(DeviceError) -> DeviceSession in
             if let session = handOff.take() { return session }
             return try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }

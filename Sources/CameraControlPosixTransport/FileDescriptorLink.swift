@@ -169,8 +169,11 @@ package final class FileDescriptorLink: @unchecked Sendable {
         if case .eventLoop(let registered) = mode { registration = registered }
         lock.unlock()
         onClose()
-        registration?.end(with: TransportError(code: .closed, message: "\(name) was closed"))
-        wake()
+        if let registration {
+            registration.close(TransportError(code: .closed, message: "\(name) was closed"))
+        } else {
+            wake()  // the reader thread (stream mode); in loop mode the loop owns the waking
+        }
         inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
         writer.async { [self] in releaseIfDone() }
     }
@@ -221,6 +224,11 @@ package final class FileDescriptorLink: @unchecked Sendable {
         lock.unlock()
         guard ready else { return }
         release(descriptor)
+    }
+
+    deinit {
+        // The wake-up pipe lives as long as the link object: a wake() racing the release (close() while
+        // the reader ends by itself) writes into this pipe, never into a closed or reused descriptor.
         _ = system.close(wakeRead)
         _ = system.close(wakeWrite)
     }

@@ -242,13 +242,19 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             var earliest: ContinuousClock.Instant?
             registrations.removeAll { registration in
                 if registration.endingLocked != nil {
+                    // A local close still sends what was written before it (the ACK of the last reply),
+                    // and keeps the descriptor open while those bytes are on the line.
+                    if let lingering = registration.lingerAfterCloseLocked(now: now) {
+                        if earliest.map({ lingering < $0 }) ?? true { earliest = lingering }
+                        return false
+                    }
                     ended.append(registration)
                     return true
                 }
                 return false
             }
             due.removeAll(keepingCapacity: true)
-            for registration in registrations {
+            for registration in registrations where registration.endingLocked == nil {
                 // What was written on this thread (during delegate calls and jobs) goes out now.
                 if registration.wantsToWriteLocked { registration.flushPendingLocked() }
                 guard let deadline = registration.timerDeadlineLocked else { continue }
@@ -273,7 +279,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             fds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            for registration in registrations {
+            for registration in registrations where registration.endingLocked == nil {
                 let events = POLLIN | (registration.wantsToWriteLocked ? POLLOUT : 0)
                 fds.append(pollfd(fd: registration.descriptor, events: Int16(events), revents: 0))
                 polled.append(registration)
@@ -328,6 +334,10 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     private var pending: [UInt8] = []
     private var pendingStart = 0
     private var finished = false
+    /// The link ends by a local ``close(_:)``: what waits to be written still goes, once.
+    private var closing = false
+    /// When the bytes written so far have left on the line (at ``lineNanosPerByte``).
+    private var lineFreeAt: ContinuousClock.Instant?
 
     // The loop's thread only:
     private var emptyReads = 0
@@ -404,6 +414,45 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
         if wakeNeeded { loop.wake() }
     }
 
+    /// Ends the link by a local close: like ``end(with:)``, but the bytes written before (an `ACK`, a
+    /// `CANCEL`) are still written once, as far as the descriptor takes them without blocking, before the
+    /// link leaves the loop. A peer that stops reading loses them, never the loop its time.
+    package func close(_ error: TransportError) {
+        let wakeNeeded: Bool = loop.withLock {
+            guard endingLocked == nil, !finished else { return false }
+            endingLocked = error
+            closing = true
+            return loop.attentionNeededLocked()
+        }
+        if wakeNeeded { loop.wake() }
+    }
+
+    /// The time one byte takes on the line at the protocol's 115200 baud, 8N1 (10 bits): a closed link
+    /// stays open this long per byte it wrote last, so a device modelling its line hears them whole.
+    static let lineNanosPerByte: Int64 = 10 * 1_000_000_000 / 115_200
+    /// The longest a closed link lingers.
+    static let maxLinger: Duration = .milliseconds(250)
+
+    /// On the loop's thread, as a closed link leaves (see ``close(_:)``): writes once what waits, then
+    /// returns the time until which the descriptor stays open (the bytes are on the line), or nil when the
+    /// link may leave now.
+    func lingerAfterCloseLocked(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard closing else { return nil }
+        if pendingStart < pending.count {
+            let ending = endingLocked
+            endingLocked = nil
+            flushPendingLocked()
+            endingLocked = ending
+            pending = []
+            pendingStart = 0
+        }
+        guard let free = lineFreeAt, free > now else {
+            closing = false
+            return nil
+        }
+        return min(free, now.advanced(by: Self.maxLinger))
+    }
+
     /// On the loop's thread, once it left the loop: tells the delegate, then the link's owner.
     func finish() {
         let error: TransportError? = loop.withLock {
@@ -454,6 +503,8 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
             switch loop.system.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
             case .success(let written):
                 offset += written
+                let now = ContinuousClock.now
+                lineFreeAt = max(lineFreeAt ?? now, now).advanced(by: .nanoseconds(Int64(written) * Self.lineNanosPerByte))
             case .failure(let failure):
                 switch failure.rawValue {
                 case EINTR:

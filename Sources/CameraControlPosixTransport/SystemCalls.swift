@@ -197,8 +197,9 @@ private enum LiveCalls {
         return count >= 0 ? .success(count) : .failure(.current)
     }
 
+    /// Never raises SIGPIPE: a reader that went away is `EPIPE` (see `cc_shim_write_nosigpipe`).
     @Sendable static func writeFile(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, SystemErrno> {
-        let count = write(descriptor, buffer.baseAddress, buffer.count)
+        let count = cc_shim_write_nosigpipe(descriptor, buffer.baseAddress, buffer.count)
         return count >= 0 ? .success(count) : .failure(.current)
     }
 

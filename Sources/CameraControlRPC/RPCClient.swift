@@ -91,6 +91,10 @@ public final class RPCClient: Sendable {
         var timer: (task: Task<Void, Never>, wake: Duration)?
         /// Event-loop-driven: the time the loop's timer is set for (nil: none).
         var armedWake: Duration?
+        /// The transport has ended: it no longer touches the device (see ``shutdown()``).
+        var transportDone = false
+        /// Tasks in ``shutdown()`` waiting for that.
+        var doneWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state: Mutex<State>
@@ -341,6 +345,21 @@ public final class RPCClient: Sendable {
         shutDown(reason: "the client was closed")
     }
 
+    /// Closes (as ``close()``) and returns once the transport has ended: what was written before, the
+    /// `ACK` of the last reply included, has been handed to the device and had its time on the line, and
+    /// the port is released. A command that exits after this leaves the device nothing unacknowledged.
+    public func shutdown() async {
+        close()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.transportDone { return true }
+                state.doneWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
     // MARK: Driving
 
     /// Bytes from the device (the event loop's thread, or the reader task).
@@ -369,6 +388,17 @@ public final class RPCClient: Sendable {
 
     fileprivate func transportEnded(_ error: any Error) {
         shutDown(reason: "the transport ended: \(error)")
+        markTransportDone()
+    }
+
+    /// The transport no longer touches the device: ``shutdown()`` returns.
+    private func markTransportDone() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.transportDone = true
+            defer { state.doneWaiters.removeAll() }
+            return state.doneWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     private func shutDown(reason: String) {
@@ -391,6 +421,9 @@ public final class RPCClient: Sendable {
         guard wasOpen else { return }
         transport.close()
         linkContinuation.finish()
+        // Driven by tasks (or not yet at all), the transport is done once closed; an event loop reports
+        // its end to the delegate, after the link's last bytes went out.
+        if state.withLock({ if case .eventLoop = $0.output { return false } else { return true } }) { markTransportDone() }
     }
 
     /// Hands the core's events to the waiting calls and streams, then writes its output (a consumer is

@@ -30,7 +30,9 @@ public enum Transports {
     ///   names no port, ``TransportError/Code/notATerminal`` when it is a regular file, a directory or
     ///   another kind of file, ``TransportError/Code/inUse``, ``TransportError/Code/openFailed``,
     ///   ``TransportError/Code/configurationFailed``.
-    public static func open(path: String, baudRate: Int = SerialPortTransport.defaultBaudRate) throws(TransportError) -> any ByteTransport {
+    public static func open(
+        path: String, baudRate: Int = SerialPortTransport.defaultBaudRate
+    ) throws(TransportError) -> any EventLoopTransport {
         let resolved = resolvedPath(path)
         try checkDevice(path: path, resolved: resolved)
         do {

@@ -246,62 +246,6 @@ package enum PcapngReader {
     }
 }
 
-/// A transport that hands every byte through and records each frame, both ways, with the host time
-/// it went (the frame is timestamped when its delimiter passes).
-package final class RecordingTransport: ByteTransport {
-    private let inner: any ByteTransport
-    private let writer: PcapngWriter
-    private let partial = Mutex<(toDevice: [UInt8], fromDevice: [UInt8])>(([], []))
-
-    /// Wraps `inner`, writing its frames to `writer`.
-    package init(_ inner: any ByteTransport, writer: PcapngWriter) {
-        self.inner = inner
-        self.writer = writer
-    }
-
-    package var name: String { inner.name }
-
-    package func send(_ bytes: [UInt8]) async throws(TransportError) {
-        // Recorded as it leaves, before the answer can arrive (and be recorded first).
-        record(bytes, .toDevice)
-        try await inner.send(bytes)
-    }
-
-    package func receive() async throws(TransportError) -> [UInt8] {
-        let bytes = try await inner.receive()
-        record(bytes, .fromDevice)
-        return bytes
-    }
-
-    package func close() { inner.close() }
-
-    private func record(_ bytes: [UInt8], _ direction: FrameDirection) {
-        let time = Self.wallMicros()
-        let frames = partial.withLock { buffers -> [[UInt8]] in
-            var buffer = direction == .toDevice ? buffers.toDevice : buffers.fromDevice
-            var done: [[UInt8]] = []
-            for byte in bytes {
-                if byte == WireFormat.delimiter {
-                    if !buffer.isEmpty { done.append(buffer + [byte]) }  // a lone delimiter is no frame
-                    buffer.removeAll(keepingCapacity: true)
-                } else if buffer.count < 2 * WireFormat.maxFrameBytes {
-                    buffer.append(byte)
-                }
-            }
-            if direction == .toDevice { buffers.toDevice = buffer } else { buffers.fromDevice = buffer }
-            return done
-        }
-        for frame in frames { writer.write(RecordedFrame(timeMicros: time, direction: direction, bytes: frame)) }
-    }
-
-    /// Microseconds since the Unix epoch (what pcapng timestamps are).
-    package static func wallMicros() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec) / 1000
-    }
-}
-
 extension RawSampleBatch {
     /// The batch's sample records (input.proto: 4 bytes each, little-endian; force in bits 0–15, slide
     /// position in bits 16–30, touch in bit 31).

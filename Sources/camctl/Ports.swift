@@ -195,36 +195,48 @@ enum Ports {
     }
 
     /// Resolves PORT and starts a ``CameraControlHost`` on it, as ``CameraControlHost/connect(to:hostName:configuration:)``
-    /// does, but the first handshake goes through ``open(_:hostName:)``: a port that sends bytes but no
-    /// frames gets the wrong-baud hint, as `info` and `ping` give it. Later sessions (reconnects) open the
-    /// resolved path again. Returns once the host is connected and its clock estimated.
+    /// does, but the first handshake goes through ``open(path:hostName:eventLoop:)``: a port that sends bytes
+    /// but no frames gets the wrong-baud hint, as `info` and `ping` give it. Every session, the first and
+    /// each reconnect (to the resolved path), runs on the host's event loop: from the port's read to the
+    /// host's handler, one thread. Returns once the host is connected and its clock estimated.
     static func connectHost(
         _ port: String, hostName: String, configuration: CameraControlHost.Configuration = .init()
     ) async throws -> (host: CameraControlHost, path: String) {
         let path = try await resolve(port)
-        let first = Mutex<DeviceSession?>(try await open(path: path, hostName: hostName))
-        let host = CameraControlHost(configuration: configuration) { () async throws(DeviceError) -> DeviceSession in
-            if let session = first.withLock({ $0.take() }) { return session }
-            return try await DeviceSession.open(path: path, hostName: hostName)
+        let loop = Transports.makeEventLoop(name: "camctl-host")
+        let first: DeviceSession
+        do {
+            first = try await open(path: path, hostName: hostName, eventLoop: loop)
+        } catch {
+            loop.shutdown()
+            throw error
+        }
+        let handOff = Mutex<DeviceSession?>(first)
+        let host = CameraControlHost(configuration: configuration, eventLoop: loop) { loop async throws(DeviceError) -> DeviceSession in
+            if let session = handOff.withLock({ $0.take() }) { return session }
+            return try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }
         await host.start()
         await host.waitUntilConnected()
         return (host, path)
     }
 
-    /// Opens a session on an already resolved `path` (see ``open(_:hostName:)``).
-    static func open(path: String, hostName: String) async throws -> DeviceSession {
-        let transport: ListeningTransport
+    /// Opens a session on an already resolved `path` (see ``open(_:hostName:)``), on `eventLoop` or a loop
+    /// of the port's own. A tap on the loop's path counts the bytes that come back, to tell a silent port
+    /// from one that talks another protocol.
+    static func open(path: String, hostName: String, eventLoop: (any EventLoop)? = nil) async throws -> DeviceSession {
+        let counter = ByteCounter()
+        let transport: TappedTransport
         do {
-            transport = ListeningTransport(try Transports.open(path: path))
+            transport = TappedTransport(try Transports.open(path: path), tap: counter)
         } catch {
             throw DeviceError(.transport, "cannot open \(path): \(error)", transportError: error)
         }
         do {
-            return try await DeviceSession.connect(transport: transport, hostName: hostName)
+            return try await DeviceSession.connect(transport: transport, hostName: hostName, eventLoop: eventLoop)
         } catch {
             var failure = Failures.classify(error)
-            let heard = transport.bytesReceived
+            let heard = counter.bytesReceived
             if failure.status == .noAnswer, heard > 0 {
                 failure.message = "no answer to the handshake from \(path): \(heard) bytes came back, but no frame of ours"
                 failure.hint =
@@ -236,26 +248,16 @@ enum Ports {
     }
 }
 
-/// A transport that counts the bytes it receives (to tell a silent port from a noisy one).
-final class ListeningTransport: ByteTransport, @unchecked Sendable {
-    private let inner: any ByteTransport
-    private let lock = NSLock()
-    private var received = 0
-
-    init(_ inner: any ByteTransport) { self.inner = inner }
+/// Counts the bytes a port receives, on the event loop's path (to tell a silent port from a noisy one).
+final class ByteCounter: TransportTap {
+    private let count = Atomic<Int>(0)
 
     /// The bytes received so far.
-    var bytesReceived: Int { lock.withLock { received } }
+    var bytesReceived: Int { count.load(ordering: .relaxed) }
 
-    var name: String { inner.name }
-
-    func send(_ bytes: [UInt8]) async throws(TransportError) { try await inner.send(bytes) }
-
-    func receive() async throws(TransportError) -> [UInt8] {
-        let bytes = try await inner.receive()
-        lock.withLock { received += bytes.count }
-        return bytes
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        count.wrappingAdd(bytes.count, ordering: .relaxed)
     }
 
-    func close() { inner.close() }
+    func sent(_ bytes: UnsafeRawBufferPointer) {}
 }

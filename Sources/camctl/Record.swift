@@ -3,6 +3,7 @@ import CameraControlDevice
 import CameraControlHost
 import CameraControlSerialTransport
 import CameraControlTools
+import CameraControlTransport
 import CameraControlWire
 import Dispatch
 import Foundation
@@ -26,10 +27,19 @@ enum Record {
 
         let writer = try PcapngWriter(path: output, interfaceName: port)
         defer { writer.close() }
-        let transport = RecordingTransport(try Transports.open(path: port), writer: writer)
-        let first = try await DeviceSession.connect(transport: transport, hostName: "camctl record")
+        // The recorder is a tap on the loop's path: the session runs on the host's loop like any other.
+        let transport = TappedTransport(try Transports.open(path: port), tap: RecordingTap(writer: writer))
+        let loop = Transports.makeEventLoop(name: "camctl-record")
+        let first: DeviceSession
+        do {
+            first = try await DeviceSession.connect(transport: transport, hostName: "camctl record", eventLoop: loop)
+        } catch {
+            loop.shutdown()
+            throw error
+        }
         let handOff = Mutex<DeviceSession?>(first)
-        let host = CameraControlHost(configuration: .init(reconnects: false)) { () async throws(DeviceError) -> DeviceSession in
+        let host = CameraControlHost(configuration: .init(reconnects: false), eventLoop: loop) {
+            _ async throws(DeviceError) -> DeviceSession in
             guard let session = handOff.withLock({ $0.take() }) else { throw DeviceError(.closed, "recording one session only") }
             return session
         }
@@ -103,4 +113,51 @@ enum Record {
 final class StopFlag: Sendable {
     /// True once the recorder stops the host.
     let value = Mutex(false)
+}
+
+/// Records each frame that passes, both ways, with the host time it went (the frame is timestamped when
+/// its delimiter passes): a tap on the event loop's path.
+final class RecordingTap: TransportTap {
+    private let writer: PcapngWriter
+    private let partial = Mutex<(toDevice: [UInt8], fromDevice: [UInt8])>(([], []))
+
+    /// Writes the frames it sees to `writer`.
+    init(writer: PcapngWriter) {
+        self.writer = writer
+    }
+
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        record(bytes, .fromDevice)
+    }
+
+    func sent(_ bytes: UnsafeRawBufferPointer) {
+        // Recorded as it leaves, before the answer can arrive (and be recorded first).
+        record(bytes, .toDevice)
+    }
+
+    private func record(_ bytes: UnsafeRawBufferPointer, _ direction: FrameDirection) {
+        let time = Self.wallMicros()
+        let frames = partial.withLock { buffers -> [[UInt8]] in
+            var buffer = direction == .toDevice ? buffers.toDevice : buffers.fromDevice
+            var done: [[UInt8]] = []
+            for byte in bytes {
+                if byte == WireFormat.delimiter {
+                    if !buffer.isEmpty { done.append(buffer + [byte]) }  // a lone delimiter is no frame
+                    buffer.removeAll(keepingCapacity: true)
+                } else if buffer.count < 2 * WireFormat.maxFrameBytes {
+                    buffer.append(byte)
+                }
+            }
+            if direction == .toDevice { buffers.toDevice = buffer } else { buffers.fromDevice = buffer }
+            return done
+        }
+        for frame in frames { writer.write(RecordedFrame(timeMicros: time, direction: direction, bytes: frame)) }
+    }
+
+    /// Microseconds since the Unix epoch (what pcapng timestamps are).
+    static func wallMicros() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec) / 1000
+    }
 }

@@ -50,6 +50,12 @@ int cc_shim_set_exclusive(int fd, int exclusive);
  * Linux keeps the first 15 bytes. Returns 0 or an errno value (ENOTSUP where the platform cannot). */
 int cc_shim_set_thread_name(const char *name);
 
+/* write(2) that never raises SIGPIPE: a pipe or pty whose reader is gone fails with EPIPE instead of
+ * killing the process (a library must not make its host ignore SIGPIPE). SIGPIPE is blocked in the calling
+ * thread around the write; one the write raised is taken back before the mask is restored (one pending from
+ * before is left alone). Returns write's result; errno as write leaves it. */
+long cc_shim_write_nosigpipe(int fd, const void *buffer, size_t count);
+
 /* Makes the process's stdout line-buffered, so a pipe sees each line as it is printed
  * (Swift 6 cannot name C's `stdout` global safely). */
 void cc_shim_line_buffer_stdout(void);

@@ -1,0 +1,82 @@
+import CameraControlTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Every camctl command that talks to a device, run against `camctl-sim --strict` (the simulator's host
+/// checker): each closes cleanly, every reliable packet acknowledged, no heartbeat missed, no call id
+/// reused, nothing before the handshake.
+@Suite("camctl commands pass camctl-sim --strict", .serialized)
+struct StrictHostTests {
+    /// A command line; `@` stands for the simulator's port, `%` for a scratch folder.
+    struct Case: Sendable, CustomStringConvertible {
+        var arguments: [String]
+        var description: String { arguments.prefix(2).joined(separator: " ") }
+    }
+
+    static let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios/full-click.scenario").path
+
+    static let cases: [Case] = [
+        Case(arguments: ["info", "@"]),
+        Case(arguments: ["ping", "@", "--count", "5"]),
+        Case(arguments: ["counters", "@"]),
+        Case(arguments: ["call", "@", "DeviceService/Ping", "{}"]),
+        Case(arguments: ["scenario", "@", scenario]),
+        Case(arguments: ["monitor", "@", "--seconds", "1"]),
+        Case(arguments: ["demo", "--port", "@", "--quiet"]),
+        Case(arguments: ["diagnose", "@", "--timeout", "2"]),
+        Case(arguments: ["record", "@", "-o", "%/session.pcapng", "--seconds", "1"]),
+        Case(arguments: ["shoot", "@", "--camera", "test", "-o", "%", "--seconds", "1"]),
+    ]
+
+    @Test("the command runs and the checker counts 0 violations", arguments: cases)
+    func strictPasses(_ command: Case) async throws {
+        let (run, report, folder) = try await Self.runStrict(command.arguments)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(report.contains("strict: 0 violations"), "\(report)")
+    }
+
+    @Test("a recorded session sends its handshake once")
+    func oneHandshake() async throws {
+        let (run, report, folder) = try await Self.runStrict(["record", "@", "-o", "%/one.pcapng", "--seconds", "1"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(report.contains("strict: 0 violations"), "\(report)")
+        let decoded = try await runTool("camctl", ["decode", folder + "/one.pcapng"])
+        let requests = decoded.standardOutput.split(separator: "\n").filter {
+            $0.contains("host→device") && $0.contains("REQUEST") && $0.contains("DeviceService/Handshake")
+        }
+        #expect(requests.count == 1, "\(decoded.standardOutput.prefix(2000))")
+    }
+
+    /// Starts `camctl-sim --strict`, runs camctl with `arguments` against it, stops the simulator and
+    /// returns the run, the simulator's stderr and the scratch folder.
+    static func runStrict(_ arguments: [String]) async throws -> (ToolRun, String, String) {
+        let folder = try makeTemporaryFolder()
+        let link = folder + "/pty"
+        let log = folder + "/stderr"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let sim = Process()
+        sim.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
+        sim.arguments = ["--strict", "--exit-with-parent", "--link", link]
+        sim.standardOutput = FileHandle.nullDevice
+        sim.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try sim.run()
+        defer { if sim.isRunning { signalProcess(sim.processIdentifier, SIGKILL) } }
+        #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
+        let resolved = arguments.map { $0 == "@" ? link : $0.replacingOccurrences(of: "%", with: folder) }
+        let run = try await runTool("camctl", resolved, timeout: .seconds(30))
+        // The checker's 200 ms acknowledgement window closes before the report.
+        try await Task.sleep(for: .milliseconds(400))
+        signalProcess(sim.processIdentifier, SIGTERM)
+        sim.waitUntilExit()
+        return (run, try String(contentsOfFile: log, encoding: .utf8), folder)
+    }
+}
