@@ -95,6 +95,7 @@ struct CamCtl {
         Replay.command,
         Decode.command,
         Plot.command,
+        Export.command,
         Conformance.command,
         Diagnose.command,
         Relay.command,

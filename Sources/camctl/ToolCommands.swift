@@ -172,3 +172,32 @@ enum Replay {
         if let truncation = contents.truncation { throw truncation }
     }
 }
+
+/// `camctl export FILE.pcapng --vcd OUT.vcd`: the recording's timeline for logic-analyzer tools (the work is
+/// CameraControlTools' ``VCDExport``).
+enum Export {
+    static let command = Command(
+        name: "export", summary: "a recording's force, touch, slide, buttons and gestures as VCD (PulseView, GTKWave, sigrok)",
+        usage: "FILE.pcapng --vcd OUT.vcd",
+        details: """
+            Replays the recording through the host pipeline and writes a Value Change Dump, times in device
+            microseconds: force_mn and slide (vectors, from the raw samples), touch, light_press and full_press (the
+            firmware's stages), volume_up, volume_down, action_button, remote_click, and under `gestures` a 1 ms pulse
+            per recognised gesture, one wire per kind. Raw samples need a recording with them (camctl record without
+            --no-raw). Read it with `sigrok-cli -I vcd -i OUT.vcd`, PulseView or GTKWave (docs/SIMULATOR.md §8).
+              --vcd OUT.vcd   the file to write
+            """,
+        examples: ["export session.pcapng --vcd session.vcd", "export session.pcapng --vcd s.vcd && sigrok-cli -I vcd -i s.vcd --show"],
+        run: run)
+
+    static func run(_ argv: [String]) async throws {
+        let args = try Arguments(argv, valued: ["vcd"], switches: [])
+        let input = try args.required(0, "FILE.pcapng")
+        guard args.positional.count == 1 else { throw Arguments.Failure(description: "export takes one FILE.pcapng") }
+        guard let output = args.value("vcd") else { throw Arguments.Failure(description: "missing --vcd OUT.vcd") }
+        let timeline = VCDExport(recording: try PcapngReader.frames(path: input))
+        try BoundedFiles.write(Array(timeline.text().utf8), to: output)
+        FileHandle.standardError.write(
+            Data("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)\n".utf8))
+    }
+}

@@ -408,3 +408,49 @@ extension OverRealPTY {
         }
     }
 }
+
+extension OverRealPTY.ToolsTests {
+    @Test("camctl export --vcd: a session recorded from camctl-sim opens in sigrok-cli with its signals and gestures")
+    func exportedVCDOpensInSigrok() async throws {
+        let sigrok = "/usr/bin/sigrok-cli"
+        try #require(FileManager.default.isExecutableFile(atPath: sigrok), "sigrok-cli missing: scripts/install-deps --test")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recording = directory + "/session.pcapng"
+        let vcd = directory + "/session.vcd"
+        let scenario = directory + "/session.scenario"
+        try "full-click\npause 100ms\nbutton volume-up\ndouble-light-press\npause 300ms\n"
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away")
+        // A starved machine can drop the real-time link: record again (up to 3 times), as above.
+        for _ in 0..<3 where live.status == 1 && live.standardError.contains("the device went away") {
+            live = try await withSimulator(seed: 8) { simulator in
+                try await runTool("camctl", ["record", simulator.ptyPath, "-o", recording, "--scenario", scenario, "--quiet"])
+            }
+        }
+        #expect(live.status == 0, "\(live.standardError)")
+        let export = try await runTool("camctl", ["export", recording, "--vcd", vcd])
+        #expect(export.status == 0, "\(export.standardError)")
+        let text = try String(contentsOfFile: vcd, encoding: .utf8)
+        #expect(text.contains("$var real 64 A force_mn $end") && text.contains("$var real 64 B slide $end"))
+
+        let show = try await runTool(sigrok, ["-I", "vcd", "-i", vcd, "--show"])
+        #expect(show.status == 0, "\(show.standardError)")
+        for channel in ["touch", "light_press", "full_press", "volume_up", "press_began", "press_ended", "double_light_press"] {
+            #expect(show.standardOutput.contains("- \(channel): logic"), "\(channel) in \(show.standardOutput)")
+        }
+        // The samples sigrok reads back: touch, the full press, volume up and the double light press are high
+        // for as long as they were (in µs at 1 MHz).
+        let channels = ["touch", "full_press", "volume_up", "double_light_press"]
+        let csv = try await runTool(sigrok, ["-I", "vcd", "-i", vcd, "-C", channels.joined(separator: ","), "-O", "csv"])
+        #expect(csv.status == 0, "\(csv.standardError)")
+        var high = [Int](repeating: 0, count: channels.count)
+        for line in csv.standardOutput.split(separator: "\n") where !line.hasPrefix(";") && !line.hasPrefix("META") {
+            for (index, field) in line.split(separator: ",").enumerated() where index < high.count && field == "1" { high[index] += 1 }
+        }
+        #expect(high[0] > 300_000, "touched for the click, the double press and in between: \(high)")
+        #expect((100_000...130_000).contains(high[1]), "a full click's full press lasts 113–116 ms: \(high)")
+        #expect((95_000...105_000).contains(high[2]), "volume up held 100 ms (debounced): \(high)")
+        #expect(high[3] == Int(1_000), "one double light press, a 1 ms pulse: \(high)")
+    }
+}

@@ -1,0 +1,204 @@
+import CameraControlGestures
+import CameraControlHost
+import CameraControlWire
+
+/// A recording as a Value Change Dump (IEEE 1364 §18) for logic-analyzer tools (PulseView, GTKWave,
+/// `sigrok-cli -I vcd`): `camctl export FILE.pcapng --vcd OUT.vcd` (docs/SIMULATOR.md, "Timelines").
+///
+/// ```
+/// $timescale 1 us $end
+/// $scope module camera_control $end
+/// $var real 64 A force_mn $end             raw samples (reals: GTKWave and PulseView draw them as analog)
+/// $var real 64 B slide $end
+/// $var wire 1 C touch $end                  raw samples' touch bit
+/// $var wire 1 D light_press $end            the firmware's stages (input events)
+/// $var wire 1 E full_press $end
+/// $var wire 1 F volume_up $end              debounced button levels (input events)
+/// …
+/// $scope module gestures $end               one pulse (1 ms) per recognised gesture, a wire per kind
+/// ```
+///
+/// Times are device microseconds from the recording's first change. Single-bit wires are what
+/// libsigrok 0.5's VCD input reads; it skips `real` variables (and loses its way on bit vectors, so the
+/// numbers are reals).
+package struct VCDExport {
+    /// One change of one signal.
+    package struct Change: Hashable, Sendable {
+        /// Device time, microseconds.
+        package var micros: UInt64
+        /// The signal's index in ``signals``.
+        package var signal: Int
+        /// The new value.
+        package var value: UInt32
+    }
+
+    /// A signal: its name, whether it is a number or a wire, and the scope it sits in.
+    package struct Signal: Hashable, Sendable {
+        /// The wire's name (`force_mn`, `touch`, `double_light_press`).
+        package var name: String
+        /// True for a number (`real`), false for a logic wire.
+        package var isReal: Bool
+        /// `camera_control` or `gestures`.
+        package var scope: String
+    }
+
+    /// The signals, in declaration order.
+    package private(set) var signals: [Signal] = []
+    /// Every change, in the order recorded.
+    package private(set) var changes: [Change] = []
+
+    /// How long a gesture's pulse lasts, microseconds.
+    package static let pulseMicros: UInt64 = 1_000
+
+    /// An empty timeline.
+    package init() {}
+
+    /// The timeline of a recording: raw samples (force, slide, touch), the firmware's press stages and
+    /// button levels from its input events, and the gestures the host pipeline recognises replaying it.
+    package init(recording frames: [RecordedFrame]) {
+        var timeline = VCDExport()
+        let force = timeline.signal("force_mn", isReal: true)
+        let slide = timeline.signal("slide", isReal: true)
+        let touch = timeline.signal("touch")
+        let light = timeline.signal("light_press")
+        let full = timeline.signal("full_press")
+        var buttons: [InputSource: Int] = [:]
+        for source in [InputSource.volumeUp, .volumeDown, .actionButton] {
+            buttons[source] = timeline.signal(source.description.replacingOccurrences(of: "-", with: "_"))
+        }
+        let remote = timeline.signal("remote_click")
+        let engine = ReplayEngine()
+        var last: (force: UInt32, position: UInt32, touch: Bool)?
+        engine.onRawSamples = { batch in
+            for (index, record) in batch.records.enumerated() {
+                let at = batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros)
+                if last?.force != record.force { timeline.changes.append(Change(micros: at, signal: force, value: record.force)) }
+                if last?.position != record.position {
+                    timeline.changes.append(Change(micros: at, signal: slide, value: record.position))
+                }
+                if last?.touch != record.touch {
+                    timeline.changes.append(Change(micros: at, signal: touch, value: record.touch ? 1 : 0))
+                }
+                last = record
+            }
+        }
+        var gestureSignals: [String: Int] = [:]
+        engine.core.observer = { effect in
+            switch effect {
+            case .input(let event):
+                let at = event.timestampMicros
+                switch event.kind {
+                case .lightPressDown, .lightPressUp:
+                    timeline.changes.append(Change(micros: at, signal: light, value: event.kind == .lightPressDown ? 1 : 0))
+                case .fullPressDown, .fullPressUp:
+                    timeline.changes.append(Change(micros: at, signal: full, value: event.kind == .fullPressDown ? 1 : 0))
+                case .buttonDown, .buttonUp:
+                    if let wire = buttons[event.source] {
+                        timeline.changes.append(Change(micros: at, signal: wire, value: event.kind == .buttonDown ? 1 : 0))
+                    }
+                case .remoteClick:
+                    timeline.pulse(remote, at: at)
+                default: break
+                }
+            case .gesture(let gesture):
+                // The kind's name without its details (`press-ended click 117 ms …` is `press_ended`).
+                let kind = EventPrinter.name(gesture.kind).split(separator: " ").first.map(String.init) ?? "gesture"
+                let name = kind.replacingOccurrences(of: "-", with: "_")
+                let wire = gestureSignals[name] ?? timeline.signal(name, scope: "gestures")
+                gestureSignals[name] = wire
+                timeline.pulse(wire, at: gesture.timestampMicros)
+            default: break
+            }
+        }
+        engine.run(frames)
+        self = timeline
+    }
+
+    /// Declares a signal; returns its index.
+    @discardableResult
+    package mutating func signal(_ name: String, isReal: Bool = false, scope: String = "camera_control") -> Int {
+        signals.append(Signal(name: name, isReal: isReal, scope: scope))
+        return signals.count - 1
+    }
+
+    /// `signal` becomes `value` at `micros`.
+    package mutating func change(_ signal: Int, to value: UInt32, at micros: UInt64) {
+        changes.append(Change(micros: micros, signal: signal, value: value))
+    }
+
+    /// A 1 on `signal` at `micros` for ``pulseMicros``.
+    package mutating func pulse(_ signal: Int, at micros: UInt64) {
+        changes.append(Change(micros: micros, signal: signal, value: 1))
+        changes.append(Change(micros: micros + Self.pulseMicros, signal: signal, value: 0))
+    }
+
+    /// Identifier characters: letters and digits (VCD allows any printable ASCII, but some readers take
+    /// `#` for a time and `$` for a keyword).
+    static let codeCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// The identifier code of signal `index`: one character, two past 62 signals, and so on.
+    static func code(_ index: Int) -> String {
+        var index = index
+        var code = ""
+        repeat {
+            code.append(codeCharacters[index % codeCharacters.count])
+            index = index / codeCharacters.count - 1
+        } while index >= 0
+        return code
+    }
+
+    /// A value as VCD writes it: `0`/`1` for a wire, `r1234 ` for a real (then the code).
+    static func value(_ value: UInt32, isReal: Bool) -> String {
+        guard isReal else { return value == 0 ? "0" : "1" }
+        return "r\(value) "
+    }
+
+    /// The VCD text: the header, every signal at 0 at the first change's time, then the changes in time
+    /// order (at one time, the last change of a signal wins), times relative to the first change.
+    package func text(version: String = "camctl export") -> String {
+        let ordered = changes.enumerated().sorted { ($0.element.micros, $0.offset) < ($1.element.micros, $1.offset) }
+            .map(\.element)
+        let origin = ordered.first?.micros ?? 0
+        var out = "$version \(version) $end\n$comment device time starts at \(origin) us $end\n$timescale 1 us $end\n"
+        for scope in ["camera_control", "gestures"] where signals.contains(where: { $0.scope == scope }) {
+            out += "$scope module \(scope) $end\n"
+            for (index, signal) in signals.enumerated() where signal.scope == scope {
+                let kind = signal.isReal ? "real 64" : "wire 1"
+                out += "$var \(kind) \(Self.code(index)) \(signal.name) $end\n"
+            }
+            out += "$upscope $end\n"
+        }
+        // The initial values: 0, or what the first moment sets (one `#0`: some readers want times to rise).
+        var current = [UInt32](repeating: 0, count: signals.count)
+        var index = 0
+        while index < ordered.count, ordered[index].micros == origin {
+            current[ordered[index].signal] = ordered[index].value
+            index += 1
+        }
+        out += "$enddefinitions $end\n#0\n$dumpvars\n"
+        for (signal, value) in current.enumerated() {
+            out += Self.value(value, isReal: signals[signal].isReal) + Self.code(signal) + "\n"
+        }
+        out += "$end\n"
+        while index < ordered.count {
+            let time = ordered[index].micros
+            var atTime: [Int: UInt32] = [:]
+            var order: [Int] = []
+            while index < ordered.count, ordered[index].micros == time {
+                let change = ordered[index]
+                if atTime[change.signal] == nil { order.append(change.signal) }
+                atTime[change.signal] = change.value
+                index += 1
+            }
+            let moved = order.filter { atTime[$0] != current[$0] }
+            guard !moved.isEmpty else { continue }
+            out += "#\(time - origin)\n"
+            for signal in moved {
+                let value = atTime[signal] ?? 0
+                current[signal] = value
+                out += Self.value(value, isReal: signals[signal].isReal) + Self.code(signal) + "\n"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,45 @@
+import Testing
+
+@testable import CameraControlTools
+
+/// The VCD writer: the header declares every signal once, the first moment's values go into `$dumpvars`,
+/// times rise from 0, a signal changed twice at one time keeps the last value, unchanged values are not
+/// repeated, identifiers stay letters and digits however many signals there are.
+@Suite("VCD export")
+struct VCDExportTests {
+    @Test("header, initial values, rising times, last change wins, no repeats")
+    func textShape() {
+        var timeline = VCDExport()
+        let force = timeline.signal("force_mn", isReal: true)
+        let touch = timeline.signal("touch")
+        let pulse = timeline.signal("double_light_press", scope: "gestures")
+        timeline.change(touch, to: 1, at: 5_000)
+        timeline.change(force, to: 150, at: 5_000)
+        timeline.change(force, to: 150, at: 6_000)  // no change: not written
+        timeline.change(force, to: 900, at: 7_000)
+        timeline.change(force, to: 1_200, at: 7_000)  // the last at one time wins
+        timeline.pulse(pulse, at: 8_000)
+        let lines = timeline.text().split(separator: "\n").map(String.init)
+        #expect(lines.contains("$timescale 1 us $end"))
+        #expect(lines.contains("$var real 64 A force_mn $end"))
+        #expect(lines.contains("$var wire 1 B touch $end"))
+        #expect(lines.contains("$scope module gestures $end") && lines.contains("$var wire 1 C double_light_press $end"))
+        let body = Array(lines.drop { $0 != "$enddefinitions $end" }.dropFirst())
+        #expect(body == ["#0", "$dumpvars", "r150 A", "1B", "0C", "$end", "#2000", "r1200 A", "#3000", "1C", "#4000", "0C"])
+    }
+
+    @Test("identifiers are letters and digits, unique past 62 signals")
+    func identifiers() {
+        let codes = (0..<5_000).map(VCDExport.code)
+        #expect(Set(codes).count == codes.count)
+        #expect(codes.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber } })
+        #expect(VCDExport.code(0) == "A" && VCDExport.code(61) == "9" && VCDExport.code(62) == "AA")
+    }
+
+    @Test("an empty recording is a valid empty dump")
+    func empty() {
+        let text = VCDExport(recording: []).text()
+        #expect(text.contains("$enddefinitions $end\n#0\n$dumpvars\n"))
+        #expect(text.hasSuffix("$end\n"))
+    }
+}
