@@ -74,6 +74,8 @@ let package = Package(
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
         .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
+        .library(name: "CameraControlHTTP", targets: ["CameraControlHTTP"]),
+        .library(name: "CameraControlLivePage", targets: ["CameraControlLivePage"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -209,6 +211,15 @@ let package = Package(
             dependencies: ["CameraControlWire", "CameraControlTransport"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CameraControlHTTP",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlLivePage",
+            dependencies: ["CameraControlHTTP"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl",
             dependencies: [
@@ -252,6 +263,12 @@ let package = Package(
             path: "Tests/CameraControlTestSupport",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CameraControlHTTPTests", dependencies: ["CameraControlHTTP", "CameraControlTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CameraControlLivePageTests", dependencies: ["CameraControlLivePage", "CameraControlHTTP", "CameraControlTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlWireTests", dependencies: ["CameraControlWire", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
