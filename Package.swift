@@ -6,6 +6,8 @@
 //
 //   camctl (CLI: demo, monitor, info, ping, counters, describe, call, scenario, ports, shoot, record, replay,
 //           decode, plot, conformance, diagnose, relay)
+//    ├─ CameraControlTools       the tools' work: pcapng reader and writer, decode, plot, replay, the event printer,
+//    │                           the full-screen monitor screen, the relay (Host, Device, transports, the example app)
 //    ├─ CameraAppExample (Examples/CameraApp)  the WWDC25 talk's camera app, written against the public API only
 //    ├─ CameraControlEmbedded    (the firmware's scenario parser, for `camctl scenario --check` offline)
 //    └─ CameraControlHost        the host pipeline: HostCore (sans-IO wiring: order → recognise → controls → capture)
@@ -76,6 +78,7 @@ let package = Package(
         .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
         .library(name: "CameraControlHTTP", targets: ["CameraControlHTTP"]),
         .library(name: "CameraControlLivePage", targets: ["CameraControlLivePage"]),
+        .library(name: "CameraControlTools", targets: ["CameraControlTools"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -220,12 +223,22 @@ let package = Package(
             dependencies: ["CameraControlHTTP"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CameraControlTools",
+            dependencies: [
+                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
+                "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls", "CameraControlHost",
+                "CameraAppExample",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl",
             dependencies: [
-                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
+                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
+                "CameraControlTools",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import CSystemShim
+import CameraControlTools
 import CameraControlWire
 import Foundation
 

@@ -4,6 +4,7 @@ import CameraControlControls
 import CameraControlDevice
 import CameraControlHost
 import CameraControlRPC
+import CameraControlTools
 import CameraControlWire
 import Foundation
 

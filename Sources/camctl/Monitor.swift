@@ -3,6 +3,7 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlDevice
 import CameraControlHost
+import CameraControlTools
 import CameraControlWire
 import Dispatch
 import Foundation

@@ -2,6 +2,7 @@ import CameraControlCapture
 import CameraControlDevice
 import CameraControlHost
 import CameraControlSerialTransport
+import CameraControlTools
 import CameraControlWire
 import Dispatch
 import Foundation

@@ -3,6 +3,7 @@ import CameraControlControls
 import CameraControlDevice
 import CameraControlGStreamer
 import CameraControlHost
+import CameraControlTools
 import Foundation
 
 /// `camctl shoot PORT --camera test|/dev/videoN [-o DIR]`: the WWDC25 talk's app (Examples/CameraApp) on a

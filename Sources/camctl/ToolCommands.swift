@@ -1,4 +1,10 @@
-/// The registrations of the recording tools (record, replay, decode, plot): their help and examples.
+import CameraControlDevice
+import CameraControlTools
+import CameraControlWire
+import Foundation
+
+/// The registrations of the recording tools (record, replay, decode, plot) and of the relay: their help,
+/// examples and arguments; the work is done in CameraControlTools.
 extension Record {
     static let command = Command(
         name: "record", summary: "be the session's host and write every frame both ways, timestamped, as pcapng",
@@ -49,7 +55,14 @@ extension Decode {
             "decode session.pcapng", "decode -   # hex frames on stdin, e.g. echo '03 08 05 01 03 f3 ea 00' | camctl decode -",
             "decode session.pcapng --json | jq -c 'select(.method==\"InputService/StreamInputEvents\") | .message'",
         ],
-        run: run)
+        run: parseAndRun)
+
+    static func parseAndRun(_ argv: [String]) async throws {
+        let args = try Arguments(argv, valued: [], switches: ["json"])
+        let source = try args.required(0, "FILE (a recording) or - (hex on stdin)")
+        guard args.positional.count == 1 else { throw Arguments.Failure(description: "decode takes one FILE or -") }
+        try run(source: source, json: args.flag("json"))
+    }
 }
 
 extension Plot {
@@ -64,5 +77,96 @@ extension Plot {
                           mark, then {"type": "plot", "output", "width", "height", "samples", "startDeviceTimeUs",
                           "endDeviceTimeUs", "thresholds"?}
             """,
-        examples: ["plot session.pcapng -o trace.svg", "plot samples.txt --raw -o trace.png"], run: run)
+        examples: ["plot session.pcapng -o trace.svg", "plot samples.txt --raw -o trace.png"], run: parseAndRun)
+
+    static func parseAndRun(_ argv: [String]) async throws {
+        let args = try Arguments(
+            argv.map { $0 == "-o" ? "--output" : $0 }, valued: ["output", "width", "height"], switches: ["raw", "json"])
+        let path = try args.required(0, "FILE (a recording, or a raw-sample capture with --raw)")
+        guard args.positional.count == 1 else { throw Arguments.Failure(description: "plot takes one FILE") }
+        guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o trace.svg|trace.png") }
+        let width = try args.integer("width", default: 1200)
+        let height = try args.integer("height", default: 600)
+        guard (200...10000).contains(width), (150...10000).contains(height) else {
+            throw Arguments.Failure(description: "--width and --height are 200…10000 and 150…10000 pixels")
+        }
+        guard output.hasSuffix(".png") || output.hasSuffix(".svg") else {
+            throw Arguments.Failure(description: "-o wants a .svg or .png file, not \(output)")
+        }
+        try run(path: path, raw: args.flag("raw"), output: output, width: width, height: height, json: args.flag("json"))
+    }
+}
+
+extension Relay {
+    static let command = Command(
+        name: "relay", summary: "carry bytes between a host side and a device, injecting faults, logging each",
+        usage: "A B [--faults SPEC] [--link PATH] [--seconds N] [--quiet]",
+        details: """
+              A                 the host's side: a port, or `pty` (a new pseudo-terminal, printed first)
+              B                 the device's side: any port (camctl-sim's pty, a board's serial port)
+              --faults SPEC     e.g. corrupt=1%,drop-frame=1%,dup=1%,garbage=0.5%:64,stall=5s:200ms,unplug=10s:1s
+                                (docs/RELIABILITY.md lists every fault)
+              --link PATH       a symlink to A's pty (removed while "unplugged")
+              --seconds N       stop after N seconds
+            """,
+        examples: ["relay pty /dev/ttyACM0 --link /tmp/flaky --faults corrupt=1%,dup=1%"],
+        run: parseAndRun)
+
+    static func parseAndRun(_ argv: [String]) async throws {
+        let arguments = try Arguments(argv, valued: ["faults", "link", "seconds"], switches: ["quiet"])
+        let hostSide = try arguments.required(0, "host side A (a port, or `pty`)")
+        let deviceSide = try arguments.required(1, "device side B (a port)")
+        let faults: LinkFaults
+        do {
+            faults = try LinkFaults(spec: arguments.value("faults") ?? "")
+        } catch {
+            throw Arguments.Failure(description: error.description)
+        }
+        if faults.resetEveryMicros != nil {
+            throw Arguments.Failure(description: "--faults reset=… needs the device's help: use camctl-sim --faults")
+        }
+        let seconds = try arguments.integer("seconds", default: 0)
+        try await run(
+            hostSide: hostSide, deviceSide: deviceSide, faults: faults, linkPath: arguments.value("link"), seconds: seconds,
+            quiet: arguments.flag("quiet"))
+    }
+}
+
+/// `camctl replay FILE`: the recording's session through the host pipeline, printed as `camctl record`
+/// and `camctl monitor` print it live.
+enum Replay {
+    static func run(_ argv: [String]) async throws {
+        let args = try Arguments(argv, valued: [], switches: ["json"])
+        let path = try args.required(0, "FILE (a recording from `camctl record`)")
+        guard args.positional.count == 1 else { throw Arguments.Failure(description: "replay takes one FILE") }
+        let frames = try PcapngReader.frames(path: path)
+        let engine = ReplayEngine()
+        let json = args.flag("json")
+        let printer = EventPrinter(json: json)
+        printer.nowSource = { [unowned engine] in engine.nowMicros }
+        // Latencies as the live host saw them: the recording's receive times minus the estimated offset.
+        let syncOffset = { [unowned engine] in
+            if let offset = engine.core.clock.offsetMicros(atHostMicros: engine.nowMicros) { printer.setClockOffset(offset) }
+        }
+        engine.onHandshake = { response in
+            if let info = try? DeviceInfo(handshake: response, hostVersion: DeviceSession.hostVersion) {
+                print(json ? Monitor.connectedJSON(info) : info.summary + "\n")
+            }
+        }
+        engine.onCapture = {
+            syncOffset()
+            printer.capture($0, role: $1)
+        }
+        engine.core.observer = { effect in
+            if case .connected = effect { printer.resetOrigin() }
+            syncOffset()
+            printer.effect(effect)
+        }
+        engine.run(frames)
+        if json {
+            print(JSONValue.object([JSONMember("type", .string("summary")), JSONMember("frames", .integer(frames.count))]).compactText)
+        } else {
+            printer.note("replayed \(frames.count) frames")
+        }
+    }
 }

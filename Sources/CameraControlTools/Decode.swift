@@ -5,11 +5,9 @@ import Foundation
 /// logic analyser or `picocom --logfile`) decoded: time, direction, packet type, sequence, call id, the
 /// method (answers are matched to their request's call id) and the payload decoded with the schema.
 /// Frames that do not decode are shown with the reason (`bad check`, broken COBS, …).
-enum Decode {
-    static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: ["json"])
-        let source = try args.required(0, "FILE (a recording) or - (hex on stdin)")
-        guard args.positional.count == 1 else { throw Arguments.Failure(description: "decode takes one FILE or -") }
+package enum Decode {
+    /// Prints every frame of `source` (a recording's path, or `-` for hex on stdin), as text or as JSON lines.
+    package static func run(source: String, json: Bool) throws {
         let frames: [RecordedFrame]
         if source == "-" {
             let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -17,7 +15,6 @@ enum Decode {
         } else {
             frames = try PcapngReader.frames(path: source)
         }
-        let json = args.flag("json")
         var decoder = FrameDescriber()
         let origin = frames.first?.timeMicros ?? 0
         for frame in frames {
@@ -37,7 +34,7 @@ enum Decode {
     }
 
     /// Hex bytes cut into frames at each `0x00` (a trailing frame without its delimiter is kept).
-    static func splitFrames(_ bytes: [UInt8]) -> [RecordedFrame] {
+    package static func splitFrames(_ bytes: [UInt8]) -> [RecordedFrame] {
         var frames: [RecordedFrame] = []
         var current: [UInt8] = []
         for byte in bytes {
@@ -55,11 +52,11 @@ enum Decode {
 /// Describes frames one by one, remembering which method each call id belongs to. Payloads are decoded
 /// with the schema compiled in and shown in protobuf's JSON mapping (``ProtoJSONMessage``), the form
 /// `camctl call` prints and takes.
-struct FrameDescriber {
+package struct FrameDescriber {
     private var methods: [UInt32: MethodInfo] = [:]
 
     /// One frame: a line of text, and the same as JSON members (`camctl decode --json`).
-    struct Description {
+    package struct Description {
         /// The line `camctl decode` prints (after the time and direction).
         var text: String
         /// `ok`, then the packet's fields, or the reason it does not decode.
@@ -67,7 +64,7 @@ struct FrameDescriber {
     }
 
     /// `frame` described.
-    mutating func describe(_ frame: RecordedFrame) -> Description {
+    package mutating func describe(_ frame: RecordedFrame) -> Description {
         let packet: Packet
         switch frame.decoded {
         case .failure(let error):
@@ -135,7 +132,7 @@ struct FrameDescriber {
 
     /// The payload decoded as `type`: `cameracontrol.v1.Name {json}` (protobuf's JSON mapping, fields at
     /// their zero value left out), and as `messageType` and `message` members.
-    static func message(_ type: any WireMessage.Type, _ payload: [UInt8]) -> (text: String, members: [JSONMember]) {
+    package static func message(_ type: any WireMessage.Type, _ payload: [UInt8]) -> (text: String, members: [JSONMember]) {
         let name = type.protoMessageName
         guard let jsonType = type as? any ProtoJSONMessage.Type else {
             return ("\(name) <\(payload.count) bytes>", [JSONMember("messageType", .string(name))])
@@ -155,7 +152,7 @@ struct FrameDescriber {
 
 extension FrameDirection {
     /// The direction in `--json`: `toDevice`, `fromDevice` or `unknown`.
-    var jsonName: String {
+    package var jsonName: String {
         switch self {
         case .toDevice: "toDevice"
         case .fromDevice: "fromDevice"

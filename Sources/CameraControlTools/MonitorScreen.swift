@@ -17,11 +17,14 @@ import Foundation
 /// Memory is flat: the log keeps as many lines as the screen has rows (at most ``logCapacity``), nothing
 /// else grows. The screen is redrawn at most every 50 ms, in place (cursor home, each line cleared), on
 /// the terminal's alternate screen, which is left again by ``restore()``.
-final class MonitorScreen: @unchecked Sendable {
+package final class MonitorScreen: @unchecked Sendable {
     /// The most log lines kept, whatever the terminal's height.
-    static let logCapacity = 200
+    package static let logCapacity = 200
 
     private let lock = NSLock()
+
+    /// A screen with nothing drawn yet (``enter()`` takes over the terminal).
+    package init() {}
     private var header = "camctl monitor"
     private var force: UInt32 = 0
     private var peakForce: UInt32 = 0
@@ -44,10 +47,10 @@ final class MonitorScreen: @unchecked Sendable {
     // MARK: State
 
     /// The device line at the top.
-    func setHeader(_ text: String) { update { header = text } }
+    package func setHeader(_ text: String) { update { header = text } }
 
     /// The device's capabilities and configuration: force range and thresholds.
-    func setDevice(_ capabilities: Capabilities, config: Config?) {
+    package func setDevice(_ capabilities: Capabilities, config: Config?) {
         update {
             forceMax = max(1, capabilities.forceMaxMillinewtons)
             thresholds = config?.thresholds ?? capabilities.thresholds
@@ -56,7 +59,7 @@ final class MonitorScreen: @unchecked Sendable {
     }
 
     /// A raw sample: force, position (0…1), touch.
-    func sample(force: UInt32, position: Double, touch: Bool) {
+    package func sample(force: UInt32, position: Double, touch: Bool) {
         update {
             self.force = force
             peakForce = max(peakForce, force)
@@ -66,7 +69,7 @@ final class MonitorScreen: @unchecked Sendable {
     }
 
     /// One host effect: input events move the bars, overlay effects the overlay line.
-    func effect(_ effect: HostEffect, slideResolution: UInt32) {
+    package func effect(_ effect: HostEffect, slideResolution: UInt32) {
         update {
             switch effect {
             case .input(let event):
@@ -107,7 +110,7 @@ final class MonitorScreen: @unchecked Sendable {
     }
 
     /// Link health: the latest round trip, the device's counters and the host's.
-    func link(rttMillis: Double?, device: Counters?, hostCheckErrors: UInt64, hostSequenceGaps: UInt64) {
+    package func link(rttMillis: Double?, device: Counters?, hostCheckErrors: UInt64, hostSequenceGaps: UInt64) {
         update {
             if let rttMillis { self.rttMillis = rttMillis }
             if let device { deviceCounters = device }
@@ -117,7 +120,7 @@ final class MonitorScreen: @unchecked Sendable {
     }
 
     /// Adds a line to the event log (the oldest goes once the log is full).
-    func append(_ line: String) {
+    package func append(_ line: String) {
         update {
             if log.count < Self.logCapacity {
                 log.append(line)
@@ -138,7 +141,7 @@ final class MonitorScreen: @unchecked Sendable {
     // MARK: Terminal
 
     /// Enters the alternate screen, hides the cursor and reads keys one at a time (Ctrl-C still signals).
-    func enter() {
+    package func enter() {
         var settings = termios()
         if tcgetattr(0, &settings) == 0 {
             savedTerminal = settings
@@ -149,13 +152,13 @@ final class MonitorScreen: @unchecked Sendable {
     }
 
     /// Leaves the alternate screen and restores the terminal.
-    func restore() {
+    package func restore() {
         write("\u{1B}[?25h\u{1B}[?1049l")
         if var saved = savedTerminal { _ = tcsetattr(0, TCSANOW, &saved) }
     }
 
     /// Redraws when something changed since the last redraw.
-    func redrawIfNeeded() {
+    package func redrawIfNeeded() {
         lock.lock()
         guard dirty else {
             lock.unlock()
@@ -226,7 +229,7 @@ final class MonitorScreen: @unchecked Sendable {
     }
 
     /// The terminal's size, 80 × 24 when it cannot be read.
-    static func terminalSize() -> (columns: Int, rows: Int) {
+    package static func terminalSize() -> (columns: Int, rows: Int) {
         var size = winsize()
         guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
         return (Int(size.ws_col), Int(size.ws_row))

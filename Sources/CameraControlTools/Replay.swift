@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 
 /// What a recording says happened, in the terms the host pipeline is fed with.
-enum SessionItem {
+package enum SessionItem {
     /// A handshake answered: a session with this device began.
     case connected(HandshakeResponse, Capabilities)
     /// The device's configuration (a GetConfig or Configure answer).
@@ -22,13 +22,13 @@ enum SessionItem {
 /// Turns a recording's frames into ``SessionItem``s: it follows the calls (each request's call id says
 /// what its answers are), drops retransmitted copies of reliable packets and ignores link packets and
 /// frames that do not decode.
-struct SessionReader {
+package struct SessionReader {
     private var calls: [UInt32: (method: MethodID, sentMicros: UInt64)] = [:]
     /// Recent sequence numbers of reliable packets from the device (a retransmission repeats one).
     private var recentReliable: [UInt16] = []
 
     /// The items of `frame`, received at its time.
-    mutating func read(_ frame: RecordedFrame) -> [SessionItem] {
+    package mutating func read(_ frame: RecordedFrame) -> [SessionItem] {
         guard case .success(let packet) = frame.decoded else { return [] }
         if packet.type == .request, let method = packet.address {
             if method == .deviceHandshake { recentReliable = [] }
@@ -65,13 +65,13 @@ struct SessionReader {
 /// Drives the public host pipeline (``HostCore``) from a recording, in the recording's own host time:
 /// each frame's items are fed at its timestamp, and in between the core is advanced exactly at its
 /// deadlines. Nothing reads a real clock, so a replay gives the same result every time.
-final class ReplayEngine: @unchecked Sendable {  // driven from one task; delivery is synchronous
+package final class ReplayEngine: @unchecked Sendable {  // driven from one task; delivery is synchronous
     /// The pipeline being driven.
-    let core = HostCore()
+    package let core = HostCore()
     /// The capture interaction attached to it (its events go to `onCapture`).
     private(set) var interaction: CaptureEventInteraction!
     /// The recording's host time the engine has reached.
-    var nowMicros: UInt64 { now.value.withLock { $0 } }
+    package var nowMicros: UInt64 { now.value.withLock { $0 } }
     private let now = ReplayTime()
     /// The latest configuration seen.
     private(set) var config: Config?
@@ -80,15 +80,15 @@ final class ReplayEngine: @unchecked Sendable {  // driven from one task; delive
     private var reader = SessionReader()
 
     /// Called with each capture event and the role of the handler it went to.
-    var onCapture: ((CaptureEvent, String) -> Void)?
+    package var onCapture: ((CaptureEvent, String) -> Void)?
     /// Called with each raw sample batch.
-    var onRawSamples: ((RawSampleBatch) -> Void)?
+    package var onRawSamples: ((RawSampleBatch) -> Void)?
     /// Called with each handshake answer, before its session starts.
-    var onHandshake: ((HandshakeResponse) -> Void)?
+    package var onHandshake: ((HandshakeResponse) -> Void)?
     /// Called with each configuration.
-    var onConfig: ((Config) -> Void)?
+    package var onConfig: ((Config) -> Void)?
 
-    init() {
+    package init() {
         let time = now
         interaction = CaptureEventInteraction(
             clock: CaptureClock { time.value.withLock { $0 } },
@@ -99,7 +99,7 @@ final class ReplayEngine: @unchecked Sendable {  // driven from one task; delive
     }
 
     /// Feeds every frame, then lets the last deadlines fall due.
-    func run(_ frames: [RecordedFrame]) {
+    package func run(_ frames: [RecordedFrame]) {
         for frame in frames.sorted(by: { $0.timeMicros < $1.timeMicros }) {
             advance(to: frame.timeMicros)
             for item in reader.read(frame) { feed(item, at: frame.timeMicros) }
@@ -148,47 +148,8 @@ final class ReplayEngine: @unchecked Sendable {  // driven from one task; delive
     }
 }
 
-/// `camctl replay FILE`: the recording's session through the host pipeline, printed as `camctl record`
-/// and `camctl monitor` print it live.
-enum Replay {
-    static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: [], switches: ["json"])
-        let path = try args.required(0, "FILE (a recording from `camctl record`)")
-        guard args.positional.count == 1 else { throw Arguments.Failure(description: "replay takes one FILE") }
-        let frames = try PcapngReader.frames(path: path)
-        let engine = ReplayEngine()
-        let json = args.flag("json")
-        let printer = EventPrinter(json: json)
-        printer.nowSource = { [unowned engine] in engine.nowMicros }
-        // Latencies as the live host saw them: the recording's receive times minus the estimated offset.
-        let syncOffset = { [unowned engine] in
-            if let offset = engine.core.clock.offsetMicros(atHostMicros: engine.nowMicros) { printer.setClockOffset(offset) }
-        }
-        engine.onHandshake = { response in
-            if let info = try? DeviceInfo(handshake: response, hostVersion: DeviceSession.hostVersion) {
-                print(json ? Monitor.connectedJSON(info) : info.summary + "\n")
-            }
-        }
-        engine.onCapture = {
-            syncOffset()
-            printer.capture($0, role: $1)
-        }
-        engine.core.observer = { effect in
-            if case .connected = effect { printer.resetOrigin() }
-            syncOffset()
-            printer.effect(effect)
-        }
-        engine.run(frames)
-        if json {
-            print(JSONValue.object([JSONMember("type", .string("summary")), JSONMember("frames", .integer(frames.count))]).compactText)
-        } else {
-            printer.note("replayed \(frames.count) frames")
-        }
-    }
-}
-
 /// The replay's host time, readable by the capture interaction's clock.
-final class ReplayTime: Sendable {
+package final class ReplayTime: Sendable {
     /// Microseconds of the recording's host time.
-    let value = Mutex<UInt64>(0)
+    package let value = Mutex<UInt64>(0)
 }

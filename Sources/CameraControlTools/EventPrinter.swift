@@ -7,23 +7,23 @@ import CameraControlWire
 import Foundation
 
 /// Host microseconds on the clock the host pipeline reads (never goes back).
-func hostMicros() -> UInt64 { HostClock.monotonic.nowMicros() }
+package func hostMicros() -> UInt64 { HostClock.monotonic.nowMicros() }
 
 /// Prints the session as aligned lines, device time relative to the first event.
-final class EventPrinter: @unchecked Sendable {
+package final class EventPrinter: @unchecked Sendable {
     private let lock = NSLock()
     private var originMicros: UInt64?
     /// Host minus device clock, microseconds, when known: turns a device timestamp into a latency.
     private var clockOffsetMicros: Int64?
-    let quiet: Bool
+    package let quiet: Bool
     /// When false, the many slide samples (input events and slide-changed gestures) are not printed;
     /// the values they produce still are.
-    let verbose: Bool
+    package let verbose: Bool
     /// When true, each line is a JSON object instead (README, "JSON"): `type` (the category), `tMs`
     /// (device time since the first event, when stamped), `deviceTimeUs`, and the type's fields.
-    let json: Bool
+    package let json: Bool
 
-    init(quiet: Bool = false, verbose: Bool = true, json: Bool = false) {
+    package init(quiet: Bool = false, verbose: Bool = true, json: Bool = false) {
         self.quiet = quiet
         self.verbose = verbose
         self.json = json
@@ -66,7 +66,7 @@ final class EventPrinter: @unchecked Sendable {
 
     private static func millis(_ value: Double) -> JSONValue { .number(String(format: "%.3f", value)) }
 
-    func input(_ event: InputEvent, latencyMillis: Double) {
+    package func input(_ event: InputEvent, latencyMillis: Double) {
         if !verbose && event.kind == .slide { return }
         var text = "\(event.kind.description.padding(toLength: 17, withPad: " ", startingAt: 0)) \(event.source)"
         if event.kind == .slide { text += "  position \(event.position)" }
@@ -83,7 +83,7 @@ final class EventPrinter: @unchecked Sendable {
             ])
     }
 
-    func gesture(_ gesture: Gesture) {
+    package func gesture(_ gesture: Gesture) {
         if !verbose, case .slideChanged = gesture.kind {
             // Not printed, but what it causes (value changes) is stamped with its time.
             lock.withLock { latestMicros = gesture.timestampMicros }
@@ -95,7 +95,7 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     /// Times count from the next event again (a new device, or a restarted one, has a new clock).
-    func resetOrigin() {
+    package func resetOrigin() {
         lock.lock()
         originMicros = nil
         latestMicros = nil
@@ -103,18 +103,18 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     /// Sets the host-minus-device clock offset used for press-to-handler latencies.
-    func setClockOffset(_ offset: Int64) {
+    package func setClockOffset(_ offset: Int64) {
         lock.lock()
         clockOffsetMicros = offset
         lock.unlock()
     }
 
     /// Where the host's clock offset is read from (the host's estimate), when set.
-    var offsetSource: (@Sendable () -> Int64?)?
+    package var offsetSource: (@Sendable () -> Int64?)?
     /// Where lines go instead of stdout (the monitor's full-screen event log), when set.
-    var sink: ((String) -> Void)?
+    package var sink: ((String) -> Void)?
     /// Where host time is read from for latencies (a replay's recorded time); the monotonic clock when nil.
-    var nowSource: (() -> UInt64)?
+    package var nowSource: (() -> UInt64)?
 
     /// Host time now minus the host time of device timestamp `micros`, in milliseconds.
     private func latencyMillis(sinceDeviceMicros micros: UInt64) -> Double? {
@@ -126,7 +126,7 @@ final class EventPrinter: @unchecked Sendable {
         return Double(Int64(bitPattern: now &- micros) &- offset) / 1000
     }
 
-    func capture(_ event: CaptureEvent, role: String) {
+    package func capture(_ event: CaptureEvent, role: String) {
         let latency = latencyMillis(sinceDeviceMicros: event.deviceTimestampMicros)
         var text =
             "\(event.phase.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(role.padding(toLength: 9, withPad: " ", startingAt: 0)) \(event.source)"
@@ -149,7 +149,7 @@ final class EventPrinter: @unchecked Sendable {
         emit(event.deviceTimestampMicros, "capture", text, fields: fields)
     }
 
-    func overlay(_ effect: OverlayEffect, atDeviceMicros micros: UInt64?) {
+    package func overlay(_ effect: OverlayEffect, atDeviceMicros micros: UInt64?) {
         if case .haptic(let haptic, let at) = effect {
             emit(at, "haptic", "\(haptic) → device", fields: [JSONMember("pattern", .string("\(haptic)"))])
         } else {
@@ -157,10 +157,10 @@ final class EventPrinter: @unchecked Sendable {
         }
     }
 
-    func note(_ text: String) { emit(nil, "note", text, stamped: false, fields: [JSONMember("text", .string(text))]) }
+    package func note(_ text: String) { emit(nil, "note", text, stamped: false, fields: [JSONMember("text", .string(text))]) }
 
     /// Prints one host effect (inputs only when verbose, as slide samples are many).
-    func effect(_ effect: HostEffect) {
+    package func effect(_ effect: HostEffect) {
         switch effect {
         case .input(let event):
             if verbose { input(event, latencyMillis: latencyMillis(sinceDeviceMicros: event.timestampMicros) ?? 0) }
@@ -177,7 +177,7 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     /// Prints what the example app did: capture events (with their role), photos, actions, delegate calls.
-    func app(_ event: CameraApp.Event) {
+    package func app(_ event: CameraApp.Event) {
         switch event {
         case .capture(let captureEvent, let role): capture(captureEvent, role: role.rawValue)
         case .photo(let photo, _):
@@ -203,7 +203,7 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     /// A gesture's kind and details as JSON members (`kind` is the name the text lines print).
-    static func fields(_ kind: GestureKind) -> [JSONMember] {
+    package static func fields(_ kind: GestureKind) -> [JSONMember] {
         func number(_ value: Double) -> JSONValue { .number(String(format: "%.4f", value)) }
         let name = JSONMember("kind", .string(kind.name))
         switch kind {
@@ -226,5 +226,5 @@ final class EventPrinter: @unchecked Sendable {
     }
 
     /// The gesture as text lines print it (``GestureKind/description``).
-    static func name(_ kind: GestureKind) -> String { kind.description }
+    package static func name(_ kind: GestureKind) -> String { kind.description }
 }

@@ -10,33 +10,26 @@ import Foundation
 /// capture events the host pipeline recognised (a replay of the recording) marked where they happened:
 /// enough to see at a glance why a press did or did not count. PNG goes through `rsvg-convert`
 /// (Debian `librsvg2-bin`).
-enum Plot {
-    static func run(_ argv: [String]) async throws {
-        let args = try Arguments(
-            argv.map { $0 == "-o" ? "--output" : $0 }, valued: ["output", "width", "height"], switches: ["raw", "json"])
-        let path = try args.required(0, "FILE (a recording, or a raw-sample capture with --raw)")
-        guard args.positional.count == 1 else { throw Arguments.Failure(description: "plot takes one FILE") }
-        guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o trace.svg|trace.png") }
-        let width = try args.integer("width", default: 1200)
-        let height = try args.integer("height", default: 600)
-        guard (200...10000).contains(width), (150...10000).contains(height) else {
-            throw Arguments.Failure(description: "--width and --height are 200…10000 and 150…10000 pixels")
+package enum Plot {
+    /// Draws the recording (or, with `raw`, the raw-sample capture) at `path` into `output` (`.svg` or
+    /// `.png`), and with `json` prints what was drawn.
+    package static func run(path: String, raw: Bool, output: String, width: Int, height: Int, json: Bool) throws {
+        guard output.hasSuffix(".png") || output.hasSuffix(".svg") else {
+            throw RecordingError(description: "-o wants a .svg or .png file, not \(output)")
         }
-        let trace = args.flag("raw") ? try Trace(rawCapture: path) : try Trace(recording: path)
+        let trace = raw ? try Trace(rawCapture: path) : try Trace(recording: path)
         let svg = trace.svg(width: width, height: height, title: URL(fileURLWithPath: path).lastPathComponent)
         if output.hasSuffix(".png") {
             try writePNG(svg: svg, to: output, width: width, height: height)
-        } else if output.hasSuffix(".svg") {
-            try svg.write(toFile: output, atomically: true, encoding: .utf8)
         } else {
-            throw Arguments.Failure(description: "-o wants a .svg or .png file, not \(output)")
+            try svg.write(toFile: output, atomically: true, encoding: .utf8)
         }
-        if args.flag("json") {
+        if json {
             for line in trace.jsonLines(output: output, width: width, height: height) { print(line.compactText) }
         }
     }
 
-    static func writePNG(svg: String, to output: String, width: Int, height: Int) throws {
+    package static func writePNG(svg: String, to output: String, width: Int, height: Int) throws {
         let temporary = NSTemporaryDirectory() + "camctl-plot-\(getpid()).svg"
         try svg.write(toFile: temporary, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
@@ -58,28 +51,28 @@ enum Plot {
 }
 
 /// What a plot shows: samples, thresholds and marks, in device time.
-struct Trace {
+package struct Trace {
     /// One sample: device time, force, slide position (0…1) and touch.
-    struct Sample {
+    package struct Sample {
         var micros: UInt64
         var force: UInt32
         var position: Double?
         var touch: Bool
     }
     /// A gesture or capture event to mark.
-    struct Mark {
+    package struct Mark {
         var micros: UInt64
         var label: String
         var isCapture: Bool
     }
 
-    var samples: [Sample] = []
-    var marks: [Mark] = []
-    var thresholds: Thresholds?
+    package var samples: [Sample] = []
+    package var marks: [Mark] = []
+    package var thresholds: Thresholds?
 
     /// A recording replayed through the host pipeline: raw samples when it has them (else the force and
     /// position its input events carry), the device's thresholds, gestures and capture events.
-    init(recording path: String) throws {
+    package init(recording path: String) throws {
         let frames = try PcapngReader.frames(path: path)
         let engine = ReplayEngine()
         var raw: [Sample] = []
@@ -123,7 +116,7 @@ struct Trace {
 
     /// A raw-sample capture: one sample per line, `time_us force_mn position touch` (position 0…1,
     /// touch 0 or 1; `#` starts a comment). Thresholds are the firmware's defaults.
-    init(rawCapture path: String) throws {
+    package init(rawCapture path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw RecordingError(description: "cannot read \(path)") }
         guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else {
             throw RecordingError(
@@ -148,7 +141,7 @@ struct Trace {
     /// What was drawn, for `plot --json`: one `{"type": "mark", "kind": "gesture"|"capture", "deviceTimeUs",
     /// "label"}` per mark, then `{"type": "plot", "output", "width", "height", "samples", "startDeviceTimeUs",
     /// "endDeviceTimeUs", "thresholds"?}` (the thresholds in protobuf's JSON mapping).
-    func jsonLines(output: String, width: Int, height: Int) -> [JSONValue] {
+    package func jsonLines(output: String, width: Int, height: Int) -> [JSONValue] {
         var lines = marks.map { mark in
             JSONValue.object([
                 JSONMember("type", .string("mark")), JSONMember("kind", .string(mark.isCapture ? "capture" : "gesture")),
@@ -169,7 +162,7 @@ struct Trace {
     }
 
     /// The plot as an SVG document of `width` × `height` pixels.
-    func svg(width: Int, height: Int, title: String) -> String {
+    package func svg(width: Int, height: Int, title: String) -> String {
         let left = 70.0
         let right = Double(width) - 20
         let top = 40.0

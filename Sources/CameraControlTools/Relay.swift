@@ -17,36 +17,13 @@ import Foundation
 /// through the relay. B is any port: `camctl-sim`'s pty, a real board's serial port. `unplug=D:U`
 /// cuts both directions for U every D (and removes the `--link` symlink meanwhile); `reset=` needs
 /// the device's cooperation and is refused here (`camctl-sim --faults reset=…` does it).
-enum Relay {
-    static let command = Command(
-        name: "relay", summary: "carry bytes between a host side and a device, injecting faults, logging each",
-        usage: "A B [--faults SPEC] [--link PATH] [--seconds N] [--quiet]",
-        details: """
-              A                 the host's side: a port, or `pty` (a new pseudo-terminal, printed first)
-              B                 the device's side: any port (camctl-sim's pty, a board's serial port)
-              --faults SPEC     e.g. corrupt=1%,drop-frame=1%,dup=1%,garbage=0.5%:64,stall=5s:200ms,unplug=10s:1s
-                                (docs/RELIABILITY.md lists every fault)
-              --link PATH       a symlink to A's pty (removed while "unplugged")
-              --seconds N       stop after N seconds
-            """,
-        examples: ["relay pty /dev/ttyACM0 --link /tmp/flaky --faults corrupt=1%,dup=1%"],
-        run: run)
-
-    static func run(_ argv: [String]) async throws {
-        let arguments = try Arguments(argv, valued: ["faults", "link", "seconds"], switches: ["quiet"])
-        let hostSide = try arguments.required(0, "host side A (a port, or `pty`)")
-        let deviceSide = try arguments.required(1, "device side B (a port)")
-        let faults: LinkFaults
-        do {
-            faults = try LinkFaults(spec: arguments.value("faults") ?? "")
-        } catch {
-            throw Arguments.Failure(description: error.description)
-        }
-        if faults.resetEveryMicros != nil {
-            throw Arguments.Failure(description: "--faults reset=… needs the device's help: use camctl-sim --faults")
-        }
-        let seconds = try arguments.integer("seconds", default: 0)
-        let log = RelayLog(quiet: arguments.flag("quiet"))
+package enum Relay {
+    /// Carries bytes between `hostSide` (a port, or `pty`) and `deviceSide` through `faults`, until either
+    /// side ends or `seconds` (0: no limit) pass; `linkPath` is a symlink to a `pty` host side.
+    package static func run(
+        hostSide: String, deviceSide: String, faults: LinkFaults, linkPath requestedLink: String?, seconds: Int, quiet: Bool
+    ) async throws {
+        let log = RelayLog(quiet: quiet)
 
         let device = try Transports.open(path: deviceSide)
         let host: any ByteTransport
@@ -62,7 +39,7 @@ enum Relay {
             pair.subordinate.close()
             keepAlive = pair
             host = pair.master
-            if let path = arguments.value("link") {
+            if let path = requestedLink {
                 try placeLink(path, to: pair.subordinatePath)
                 linkPath = path
             }
@@ -104,13 +81,13 @@ enum Relay {
         if holder >= 0 { _ = Glibc.close(holder) }
     }
 
-    static func summary(_ counts: FaultInjector.Counts) -> String {
+    package static func summary(_ counts: FaultInjector.Counts) -> String {
         "\(counts.bytes) bytes in \(counts.frames) frames; corrupted \(counts.corruptedBytes), dropped \(counts.droppedBytes) bytes + "
             + "\(counts.droppedFrames) frames, duplicated \(counts.duplicatedFrames), reordered \(counts.reorderedFrames), "
             + "garbage \(counts.garbageBursts) bursts, stalls \(counts.stalls), baud-damaged \(counts.baudDamagedBytes)"
     }
 
-    static func placeLink(_ path: String, to target: String) throws {
+    package static func placeLink(_ path: String, to target: String) throws {
         if let existing = try? FileManager.default.destinationOfSymbolicLink(atPath: path), !existing.isEmpty {
             try FileManager.default.removeItem(atPath: path)
         }
@@ -118,7 +95,7 @@ enum Relay {
     }
 
     /// Reads `source` until it ends, through `direction`'s faults.
-    static func pump(from source: any ByteTransport, into direction: Direction, cable: Cable, log: RelayLog) async {
+    package static func pump(from source: any ByteTransport, into direction: Direction, cable: Cable, log: RelayLog) async {
         while !Task.isCancelled {
             do {
                 let bytes = try await source.receive()
@@ -131,15 +108,15 @@ enum Relay {
     }
 
     /// Microseconds since the relay started.
-    static let start = ContinuousClock.now
-    static var nowMicros: UInt64 {
+    package static let start = ContinuousClock.now
+    package static var nowMicros: UInt64 {
         let elapsed = start.duration(to: .now).components
         return UInt64(max(0, elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000))
     }
 }
 
 /// Whether the cable is plugged in (`unplug=` faults), shared by both directions.
-actor Cable {
+package actor Cable {
     private let faults: LinkFaults
     private let log: RelayLog
     private let linkPath: String?
@@ -147,7 +124,7 @@ actor Cable {
     private var unpluggedUntil: UInt64?
     private var nextUnplug: UInt64?
 
-    init(faults: LinkFaults, log: RelayLog, linkPath: String?, linkTarget: String?) {
+    package init(faults: LinkFaults, log: RelayLog, linkPath: String?, linkTarget: String?) {
         self.faults = faults
         self.log = log
         self.linkPath = linkPath
@@ -155,9 +132,9 @@ actor Cable {
         nextUnplug = faults.unplugEveryMicros
     }
 
-    var isUnplugged: Bool { unpluggedUntil != nil }
+    package var isUnplugged: Bool { unpluggedUntil != nil }
 
-    func tick() {
+    package func tick() {
         let now = Relay.nowMicros
         if let until = unpluggedUntil, now >= until {
             unpluggedUntil = nil
@@ -173,18 +150,18 @@ actor Cable {
 }
 
 /// One direction: its injector and where its bytes go.
-actor Direction {
-    let name: String
+package actor Direction {
+    package let name: String
     private(set) var injector: FaultInjector
     private let out: any ByteTransport
 
-    init(name: String, injector: FaultInjector, out: any ByteTransport) {
+    package init(name: String, injector: FaultInjector, out: any ByteTransport) {
         self.name = name
         self.injector = injector
         self.out = out
     }
 
-    func carry(_ bytes: [UInt8], cable: Cable, log: RelayLog) async {
+    package func carry(_ bytes: [UInt8], cable: Cable, log: RelayLog) async {
         if await cable.isUnplugged {
             injector.flush()
             return
@@ -193,7 +170,7 @@ actor Direction {
         await flushDue(cable: cable, log: log)
     }
 
-    func flushDue(cable: Cable, log: RelayLog) async {
+    package func flushDue(cable: Cable, log: RelayLog) async {
         let now = Relay.nowMicros
         for record in injector.takeRecords() { log.note("\(name) \(record)", atMicros: record.atMicros) }
         if await cable.isUnplugged {
@@ -211,10 +188,10 @@ actor Direction {
 }
 
 /// The relay's log on stderr: `  12.345678 host→device drop-frame frame 12, 30 bytes`.
-struct RelayLog: Sendable {
-    let quiet: Bool
+package struct RelayLog: Sendable {
+    package let quiet: Bool
 
-    func note(_ text: String, atMicros micros: UInt64 = Relay.nowMicros) {
+    package func note(_ text: String, atMicros micros: UInt64 = Relay.nowMicros) {
         guard !quiet else { return }
         let line = String(format: "%10.6f ", Double(micros) / 1_000_000) + text + "\n"
         FileHandle.standardError.write(Data(line.utf8))

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Which way a recorded frame went.
-enum FrameDirection: String, Sendable {
+package enum FrameDirection: String, Sendable {
     /// Host → device (pcapng `outbound`).
     case toDevice = "host→device"
     /// Device → host (pcapng `inbound`).
@@ -15,16 +15,16 @@ enum FrameDirection: String, Sendable {
 
 /// One frame of a recording: its wire bytes (COBS, ending in the `0x00` delimiter), when it went and which
 /// way.
-struct RecordedFrame: Sendable {
+package struct RecordedFrame: Sendable {
     /// Host time, microseconds since the Unix epoch (pcapng's default resolution).
-    var timeMicros: UInt64
+    package var timeMicros: UInt64
     /// Which way it went.
-    var direction: FrameDirection
+    package var direction: FrameDirection
     /// The stuffed bytes, delimiter included.
-    var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// The packet the frame carries, or why it carries none (a bad check, broken COBS, …).
-    var decoded: Result<Packet, WireError> {
+    package var decoded: Result<Packet, WireError> {
         var body = bytes[...]
         if body.last == WireFormat.delimiter { body = body.dropLast() }
         do throws(WireError) {
@@ -36,23 +36,23 @@ struct RecordedFrame: Sendable {
 }
 
 /// What went wrong reading or writing a recording.
-struct RecordingError: Error, CustomStringConvertible {
+package struct RecordingError: Error, CustomStringConvertible {
     /// Why.
-    var description: String
+    package var description: String
 }
 
 /// A pcapng file (the format Wireshark and tshark read) of CameraControl frames: one section, one
 /// interface of link type `USER0` (147), and one Enhanced Packet Block per frame with its direction in
 /// `epb_flags`, timestamps in microseconds. Every block is written with one `write(2)`, so the file is
 /// complete after every frame, whenever the recorder stops.
-final class PcapngWriter: Sendable {
+package final class PcapngWriter: Sendable {
     /// pcapng's `LINKTYPE_USER0`: the link type private use starts at.
-    static let linkType: UInt16 = 147
+    package static let linkType: UInt16 = 147
     private let handle: Mutex<FileHandle?>
     private let frameCount = Mutex(0)
 
     /// Creates (or truncates) `path` and writes the section and interface headers.
-    init(path: String, interfaceName: String) throws {
+    package init(path: String, interfaceName: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw RecordingError(description: "cannot create \(path)")
         }
@@ -78,10 +78,10 @@ final class PcapngWriter: Sendable {
     }
 
     /// Frames written so far.
-    var count: Int { frameCount.withLock { $0 } }
+    package var count: Int { frameCount.withLock { $0 } }
 
     /// Appends one frame (does nothing once closed).
-    func write(_ frame: RecordedFrame) {
+    package func write(_ frame: RecordedFrame) {
         var epb = Block(type: 6)
         epb.u32(0)
         epb.u32(UInt32(truncatingIfNeeded: frame.timeMicros >> 32))
@@ -105,7 +105,7 @@ final class PcapngWriter: Sendable {
     }
 
     /// Closes the file.
-    func close() {
+    package func close() {
         handle.withLock { handle in
             try? handle?.close()
             handle = nil
@@ -148,9 +148,9 @@ final class PcapngWriter: Sendable {
 
 /// Reads the frames of a pcapng file written by ``PcapngWriter`` (or by any tool, as long as the packets
 /// are whole frames on a little-endian section).
-enum PcapngReader {
+package enum PcapngReader {
     /// The frames of the file at `path`, in file order.
-    static func frames(path: String) throws -> [RecordedFrame] {
+    package static func frames(path: String) throws -> [RecordedFrame] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RecordingError(description: "cannot read \(path)")
         }
@@ -158,7 +158,7 @@ enum PcapngReader {
     }
 
     /// The frames of a pcapng file's bytes.
-    static func frames(bytes: [UInt8], name: String) throws -> [RecordedFrame] {
+    package static func frames(bytes: [UInt8], name: String) throws -> [RecordedFrame] {
         func u32(_ at: Int) -> UInt32 {
             UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
         }
@@ -207,32 +207,32 @@ enum PcapngReader {
 
 /// A transport that hands every byte through and records each frame, both ways, with the host time
 /// it went (the frame is timestamped when its delimiter passes).
-final class RecordingTransport: ByteTransport {
+package final class RecordingTransport: ByteTransport {
     private let inner: any ByteTransport
     private let writer: PcapngWriter
     private let partial = Mutex<(toDevice: [UInt8], fromDevice: [UInt8])>(([], []))
 
     /// Wraps `inner`, writing its frames to `writer`.
-    init(_ inner: any ByteTransport, writer: PcapngWriter) {
+    package init(_ inner: any ByteTransport, writer: PcapngWriter) {
         self.inner = inner
         self.writer = writer
     }
 
-    var name: String { inner.name }
+    package var name: String { inner.name }
 
-    func send(_ bytes: [UInt8]) async throws(TransportError) {
+    package func send(_ bytes: [UInt8]) async throws(TransportError) {
         // Recorded as it leaves, before the answer can arrive (and be recorded first).
         record(bytes, .toDevice)
         try await inner.send(bytes)
     }
 
-    func receive() async throws(TransportError) -> [UInt8] {
+    package func receive() async throws(TransportError) -> [UInt8] {
         let bytes = try await inner.receive()
         record(bytes, .fromDevice)
         return bytes
     }
 
-    func close() { inner.close() }
+    package func close() { inner.close() }
 
     private func record(_ bytes: [UInt8], _ direction: FrameDirection) {
         let time = Self.wallMicros()
@@ -254,7 +254,7 @@ final class RecordingTransport: ByteTransport {
     }
 
     /// Microseconds since the Unix epoch (what pcapng timestamps are).
-    static func wallMicros() -> UInt64 {
+    package static func wallMicros() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec) / 1000
@@ -262,7 +262,7 @@ final class RecordingTransport: ByteTransport {
 }
 
 /// Hex text (`03 08 05 01 03 f3 ea 00`, any spacing, `0x` prefixes allowed) as bytes.
-func bytesFromHex(_ text: String) throws -> [UInt8] {
+package func bytesFromHex(_ text: String) throws -> [UInt8] {
     var bytes: [UInt8] = []
     var digits = ""
     for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "," || $0 == "\r" }) {
@@ -286,7 +286,7 @@ func bytesFromHex(_ text: String) throws -> [UInt8] {
 extension RawSampleBatch {
     /// The batch's sample records (input.proto: 4 bytes each, little-endian; force in bits 0–15, slide
     /// position in bits 16–30, touch in bit 31).
-    var records: [(force: UInt32, position: UInt32, touch: Bool)] {
+    package var records: [(force: UInt32, position: UInt32, touch: Bool)] {
         stride(from: 0, to: samples.count - samples.count % 4, by: 4).map { at in
             let word =
                 UInt32(samples[at]) | UInt32(samples[at + 1]) << 8 | UInt32(samples[at + 2]) << 16 | UInt32(samples[at + 3]) << 24
