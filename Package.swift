@@ -238,7 +238,7 @@ let package = Package(
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
-                "CameraControlTools",
+                "CameraControlTools", "CameraControlHTTP", "CameraControlLivePage",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,6 @@
 /// The live page's single document: HTML, CSS and script in one string, no outside asset (it works
 /// with no network). It reads `GET /events` (server-sent events, each a JSON object of the shape
-/// `camctl monitor --json` prints, plus `sample`, `thresholds`, `counters` and `device`) and, when the
+/// `camctl monitor --json` prints, plus `samples`, `thresholds`, `counters`, `device` and `lost`) and, when the
 /// device is a simulator, posts the virtual Camera Control's gestures to `POST /control`.
 enum LivePageAssets {
     static let html = #"""
@@ -77,16 +77,17 @@ enum LivePageAssets {
           if (state.samples.length > MAX_SAMPLES) state.samples.splice(0, state.samples.length - MAX_SAMPLES);
         }
         function handle(m) {
-          const t = typeof m.tMs === "number" ? m.tMs : state.lastT;
+          // Device time in ms: events carry deviceTimeUs (a string for 64 bits), samples their own.
+          const t = m.deviceTimeUs !== undefined ? Number(m.deviceTimeUs) / 1000 : state.lastT;
           switch (m.type) {
             case "device": $("device").textContent = m.name || "device"; $("virtual").style.display = m.simulator ? "block" : "none";
               if (m.camera) { $("preview").src = m.camera; $("preview").style.display = "block"; $("nocamera").style.display = "none"; }
               break;
             case "thresholds": state.thresholds = m; break;
-            case "sample": pushSample(t, m.forceMn || 0, !!m.touching, m.position || 0); break;
-            case "input": pushSample(t, m.forceMn || 0, m.kind !== "touch-up", (m.position || 0) / 65535); break;
-            case "capture": addEvent(`${t.toFixed(1)} ms  ${m.phase} ${m.role} ${m.source}${m.captured ? "  → CAPTURE" : ""}`, "capture"); break;
-            case "gesture": if (m.kind !== "slide-changed") addEvent(`${t.toFixed(1)} ms  ${m.kind} ${m.source}`); break;
+            case "samples": for (const [ts, force, touch, position] of m.records || []) pushSample(ts, force, touch, position); break;
+            case "input": break;
+            case "capture": addEvent(`${(m.tMs ?? 0).toFixed(1)} ms  ${m.phase} ${m.role} ${m.source}${m.captured ? "  → CAPTURE" : ""}`, "capture"); break;
+            case "gesture": if (m.kind !== "slide-changed") addEvent(`${(m.tMs ?? 0).toFixed(1)} ms  ${m.kind} ${m.source}`); break;
             case "photo": addEvent(`photo #${m.sequenceNumber}`, "capture"); break;
             case "overlay": overlayEffect(m.effect || ""); break;
             case "counters": $("counters").textContent = Object.entries(m.values || {}).map(([k, v]) => `${k.padEnd(22)} ${v}`).join("\n"); break;
@@ -128,7 +129,7 @@ enum LivePageAssets {
         }
         function drawOverlay() {
           const c = $("overlay"), g = c.getContext("2d"), w = c.width, h = c.height, o = state.overlay;
-          g.clearRect(0, 0, w, h);
+          g.clearRect(0, 0, w, h); c.dataset.visible = String(o.visible);
           if (!o.visible) { g.fillStyle = "#48484a"; g.fillText("overlay hidden", 12, 20); return; }
           g.fillStyle = "rgba(255,255,255,0.08)"; g.beginPath(); g.roundRect(8, 30, w - 16, 80, 40); g.fill();
           g.fillStyle = "#ffd60a"; g.font = "600 22px system-ui"; g.textAlign = "center";
