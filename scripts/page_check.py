@@ -143,6 +143,55 @@ def drawn_fraction(image, box, scale):
     return drawn / total if total else 0.0
 
 
+def abuse(url):
+    """Bad HTTP input while the device is being served: oversized heads, garbage, 300 connections at once,
+    and slow heads kept open (slowloris). Each must get its refusal; returns the slow sockets (the press
+    that follows shows the device is still served meanwhile)."""
+    import socket
+    host, port = url.split("//", 1)[1].rstrip("/").split(":")
+    port = int(port)
+
+    def exchange(payload):
+        sock = socket.create_connection((host, port), timeout=10)
+        sock.sendall(payload)
+        answer = b""
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        sock.close()
+        return answer
+
+    for payload, status in ((b"GET / HTTP/1.1\r\nX: " + b"y" * 20000 + b"\r\n\r\n", b"431"),
+                            (b"\x00\x01\x02garbage\r\n\r\n", b"400"),
+                            (b"POST /control HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", b"413")):
+        for _ in range(20):
+            answer = exchange(payload)
+            if not answer.startswith(b"HTTP/1.1 " + status + b" "):
+                fail("bad input %r got %r, not %s" % (payload[:30], answer[:40], status.decode()))
+    slow = []
+    for _ in range(4):
+        sock = socket.create_connection((host, port), timeout=10)
+        sock.sendall(b"GET / HTTP/1.1\r\nX-Slow: ")
+        slow.append(sock)
+    crowd, refused = [], 0
+    for _ in range(300):
+        crowd.append(socket.create_connection((host, port), timeout=10))
+    for sock in crowd:
+        sock.settimeout(0.5)
+        try:
+            if sock.recv(64).startswith(b"HTTP/1.1 503 "):
+                refused += 1
+        except socket.timeout:
+            pass
+        sock.close()
+    if refused < 300 - 64:
+        fail("only %d of 300 connections past the bound were refused with 503" % refused)
+    print("page_check: bad input refused (431, 400, 413 x20 each; %d of 300 crowding connections got 503)" % refused)
+    return slow
+
+
 def main():
     if len(sys.argv) < 2:
         fail("usage: page_check.py URL [--screenshot OUT.png]")
@@ -157,6 +206,7 @@ def main():
             page.wait_for("getComputedStyle(document.getElementById('virtual')).display === 'block'",
                           "the virtual Camera Control is shown for a simulator")
             page.wait_for("document.getElementById('counters').textContent.includes('framesReceived')", "the link counters")
+            slow = abuse(url)
             box = page.evaluate("(() => { const r = document.getElementById('control').getBoundingClientRect();"
                                 " return {x: r.x, y: r.y, width: r.width, height: r.height}; })()")
             x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5
@@ -194,6 +244,8 @@ def main():
                 with open(out, "wb") as f:
                     f.write(data)
             print("page_check: ok (%s)" % page.evaluate("document.querySelector('#events li.capture').textContent"))
+            for sock in slow:
+                sock.close()
         finally:
             process.terminate()
             try:

@@ -100,6 +100,10 @@ public final class HTTPServer: Sendable {
         var channel: String?
         var isStream: Bool { channel != nil }
         var closeAfterWrite = false
+        /// The answer is out and the write side shut: the rest of what the peer sends is read and
+        /// discarded until it closes or `lastActivity + lingerTime` (closing with unread bytes would reset
+        /// the connection and could destroy the answer before the peer reads it).
+        var lingering = false
         /// When the head being read must be complete (nil between requests).
         var headDeadline: ContinuousClock.Instant?
         var lastActivity: ContinuousClock.Instant
@@ -284,7 +288,12 @@ public final class HTTPServer: Sendable {
         finished.signal()
     }
 
+    /// How long a connection whose answer is out keeps reading (and discarding) before it is closed.
+    static let lingerTime: Duration = .seconds(2)
+
     private func deadline(of connection: Connection) -> ContinuousClock.Instant? {
+        if connection.lingering { return connection.lastActivity + Self.lingerTime }
+        if connection.closeAfterWrite { return connection.lastActivity + configuration.headTimeout }
         if let head = connection.headDeadline { return head }
         if connection.isStream { return nil }
         return connection.lastActivity + configuration.idleTimeout
@@ -323,6 +332,10 @@ public final class HTTPServer: Sendable {
         }
         guard count > 0, var connection = connections[descriptor] else { return }
         let now = ContinuousClock.now
+        if connection.lingering {
+            // Discarded; the linger time is not extended, so a peer that keeps sending is still closed.
+            return
+        }
         connection.lastActivity = now
         if connection.isStream || connection.closeAfterWrite {
             // Nothing more is read on a stream or a connection being closed; bytes are discarded.
@@ -383,9 +396,10 @@ public final class HTTPServer: Sendable {
                 return
             }
         }
-        if connection.output.isEmpty && connection.closeAfterWrite {
-            drop(descriptor, from: &connections)
-            return
+        if connection.output.isEmpty && connection.closeAfterWrite && !connection.lingering {
+            Self.shutWrite(descriptor)
+            connection.lingering = true
+            connection.lastActivity = ContinuousClock.now
         }
         connections[descriptor] = connection
     }
@@ -403,6 +417,8 @@ public final class HTTPServer: Sendable {
             } else if connection.headDeadline == nil, !connection.isStream,
                 now >= connection.lastActivity + configuration.idleTimeout
             {
+                drop(descriptor, from: &connections)
+            } else if connection.lingering, now >= connection.lastActivity + Self.lingerTime {
                 drop(descriptor, from: &connections)
             } else if connection.closeAfterWrite, now >= connection.lastActivity + configuration.headTimeout {
                 // A refused client that does not read its refusal is not waited for.
@@ -424,6 +440,14 @@ public final class HTTPServer: Sendable {
         if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
         if seconds >= 86_400 { return 86_400_000 }
         return Int32(seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    private static func shutWrite(_ descriptor: Int32) {
+        #if canImport(Glibc)
+            _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+        #elseif canImport(Darwin)
+            _ = Darwin.shutdown(descriptor, SHUT_WR)
+        #endif
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

@@ -64,7 +64,6 @@ extension Monitor {
         defer { page.shutdown() }
         print("page: http://\(pageHost):\(page.http.port)/")
 
-
         let printer = EventPrinter(json: true)
         printer.offsetSource = { host.clockOffsetMicros }
         printer.sink = { page.publish(json: $0) }
