@@ -79,6 +79,8 @@ let package = Package(
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
         .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
+        .library(name: "CameraControlHTTP", targets: ["CameraControlHTTP"]),
+        .library(name: "CameraControlLivePage", targets: ["CameraControlLivePage"]),
         .library(name: "CameraControlTools", targets: ["CameraControlTools"]),
     ],
     targets: [
@@ -216,6 +218,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CameraControlHTTP",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlLivePage",
+            dependencies: ["CameraControlHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CameraControlTools",
             dependencies: [
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlSerialTransport",
@@ -230,7 +241,7 @@ let package = Package(
                 "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
-                "CameraControlTools", "CameraControlSimulation",
+                "CameraControlTools", "CameraControlSimulation", "CameraControlHTTP", "CameraControlLivePage",
             ],
             swiftSettings: swiftSettings
         ),
@@ -268,6 +279,12 @@ let package = Package(
             path: "Tests/CameraControlTestSupport",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CameraControlHTTPTests", dependencies: ["CameraControlHTTP", "CameraControlTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CameraControlLivePageTests", dependencies: ["CameraControlLivePage", "CameraControlHTTP", "CameraControlTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlWireTests", dependencies: ["CameraControlWire", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),

@@ -57,7 +57,8 @@ package final class EventPrinter: @unchecked Sendable {
                 members.append(JSONMember("tMs", .number(String(format: "%.3f", relative))))
                 members.append(JSONMember("deviceTimeUs", stampMicros.jsonValue))
             }
-            print(JSONValue.object(members + (fields.isEmpty ? [JSONMember("text", .string(text))] : fields)).compactText)
+            let line = JSONValue.object(members + (fields.isEmpty ? [JSONMember("text", .string(text))] : fields)).compactText
+            if let sink { sink(line) } else { print(line) }
         } else {
             let line = "\(stamp)  \(category.padding(toLength: 8, withPad: " ", startingAt: 0)) \(text)"
             if let sink { sink(line) } else { print(line) }
@@ -111,7 +112,8 @@ package final class EventPrinter: @unchecked Sendable {
 
     /// Where the host's clock offset is read from (the host's estimate), when set.
     package var offsetSource: (@Sendable () -> Int64?)?
-    /// Where lines go instead of stdout (the monitor's full-screen event log), when set.
+    /// Where lines (or JSON objects) go instead of stdout (the monitor's full-screen event log, the live
+    /// page), when set.
     package var sink: ((String) -> Void)?
     /// Where host time is read from for latencies (a replay's recorded time); the monotonic clock when nil.
     package var nowSource: (() -> UInt64)?

@@ -21,13 +21,14 @@ import Synchronization
 enum Monitor {
     static let command = Command(
         name: "monitor", summary: "print input events, gestures and capture events as they arrive",
-        usage: "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--json]",
+        usage: "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--json | --http [HOST:]PORT]",
         details: """
             After an unplug it waits for the device to come back at the same path and carries on.
               --seconds N      stop after N seconds (default: run until Ctrl-C)
               --scenario FILE  play a scenario through this session first (a simulator); stops after it, unless --seconds
               --no-reconnect   exit (status 1) when the device goes away
               --plain          print lines even on a terminal (off a terminal, or with --json, it always does)
+              --http ADDRESS   serve the live page instead (PORT, HOST:PORT; loopback, and a free port for 0); prints its URL
               --json           one object per line: {"type": "input"|"gesture"|"capture"|"overlay"|"haptic"|"note", "tMs",
                                "deviceTimeUs", …} (README, "JSON")
             """,
@@ -38,7 +39,10 @@ enum Monitor {
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["seconds", "scenario"], switches: ["no-reconnect", "json", "plain"], positionals: ["PORT"])
+            argv, valued: ["seconds", "scenario", "http"], switches: ["no-reconnect", "json", "plain"], positionals: ["PORT"])
+        if let address = args.value("http") {
+            return try await runPage(args, address: address)
+        }
         if !args.flag("plain"), !args.flag("json"), isatty(1) != 0 {
             return try await runScreen(args)
         }

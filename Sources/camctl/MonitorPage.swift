@@ -1,0 +1,168 @@
+import CameraAppExample
+import CameraControlControls
+import CameraControlDevice
+import CameraControlEmbedded
+import CameraControlHTTP
+import CameraControlHost
+import CameraControlLivePage
+import CameraControlTools
+import CameraControlWire
+import Foundation
+import Synchronization
+
+/// `camctl monitor PORT --http [HOST:]PORT`: the session on the live page (``LivePageServer``) instead of
+/// the terminal. Every event the plain monitor prints in `--json` goes to the page as it comes, with the
+/// device's raw samples for the force trace, its thresholds and its counters; when the device is a
+/// simulator, the page's virtual Camera Control plays its gestures through `SimulatorService`.
+extension Monitor {
+    /// The address of `--http`: `PORT`, `HOST:PORT` or `HOST:` (IPv4; loopback and a port the OS chooses
+    /// by default).
+    static func pageAddress(_ text: String) throws(Arguments.Failure) -> (host: String, port: UInt16) {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let host = parts.count == 2 ? (parts[0].isEmpty ? "127.0.0.1" : parts[0]) : "127.0.0.1"
+        let portText = parts.count == 2 ? parts[1] : parts[0]
+        if portText.isEmpty { return (host, 0) }
+        guard let port = UInt16(portText) else {
+            throw Arguments.Failure(description: "--http wants PORT or HOST:PORT (a port 0…65535), not '\(text)'")
+        }
+        return (host, port)
+    }
+
+    /// Serves the live page for the session until `--seconds` pass, the scenario ends or Ctrl-C.
+    static func runPage(_ args: Arguments, address: String) async throws {
+        let (pageHost, pagePort) = try pageAddress(address)
+        var seconds = try args.integer("seconds", default: 0)
+        let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
+        let reconnects = !args.flag("no-reconnect")
+        let (host, port) = try await Ports.connectHost(
+            try args.required(0, "PORT"), hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        let stopping = StopFlag()
+        @Sendable func stop() async {
+            stopping.value.withLock { $0 = true }
+            await host.stop()
+        }
+        let isSimulator = Mutex(false)
+        let page: LivePageServer
+        do {
+            page = try LivePageServer(configuration: .init(host: pageHost, port: pagePort)) { step in
+                do {
+                    _ = try ScenarioParser.check(step.text)
+                } catch {
+                    return .invalid("\(error)")
+                }
+                guard isSimulator.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
+                Task {
+                    guard let session = await host.session else { return }
+                    _ = try? await session.runScenario(step.text + "\n")
+                }
+                return .accepted
+            }
+        } catch {
+            await host.stop()
+            throw Arguments.Failure(description: "--http: \(error)")
+        }
+        defer { page.shutdown() }
+        print("page: http://\(pageHost):\(page.http.port)/")
+
+        let printer = EventPrinter(json: true)
+        printer.offsetSource = { host.clockOffsetMicros }
+        printer.sink = { page.publish(json: $0) }
+        let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
+        @Sendable func show(_ info: DeviceInfo) {
+            let identity = info.identity
+            isSimulator.withLock { $0 = info.capabilities.isSimulator }
+            page.publish(
+                json: JSONValue.object([
+                    JSONMember("type", .string("device")),
+                    JSONMember("name", .string("\(identity.vendor) \(identity.model) on \(port)")),
+                    JSONMember("simulator", .bool(info.capabilities.isSimulator)),
+                ]).compactText, sticky: "device")
+        }
+        if let info = await host.deviceInfo { show(info) }
+        await host.onConnect { show($0) }
+        await host.observe { effect in
+            switch effect {
+            case .connected: printer.resetOrigin()
+            case .deviceLost:
+                if !stopping.value.withLock({ $0 }) { page.publish(json: #"{"type":"lost"}"#) }
+            default: printer.effect(effect)
+            }
+        }
+        await host.attach(app.interaction)
+        app.install(in: try await host.makeControlsSession())
+        app.interaction.setSessionRunning(true)
+
+        let tasks = [
+            // Each session: its thresholds, then its raw samples for the force trace (when offered).
+            Task {
+                var served: ObjectIdentifier?
+                while !Task.isCancelled {
+                    guard let session = await host.session, ObjectIdentifier(session) != served else {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        continue
+                    }
+                    served = ObjectIdentifier(session)
+                    if let thresholds = (try? await session.config())?.thresholds {
+                        page.publish(json: Self.thresholdsJSON(thresholds), sticky: "thresholds")
+                    }
+                    guard let stream = try? await session.rawSamples() else { continue }
+                    do {
+                        for try await batch in stream { page.publish(json: Self.samplesJSON(batch)) }
+                    } catch {}
+                }
+            },
+            // The link counters once a second.
+            Task {
+                while !Task.isCancelled {
+                    if let session = await host.session, let counters = try? await session.counters() {
+                        page.publish(json: Self.countersJSON(counters), sticky: "counters")
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            },
+        ]
+        defer { for task in tasks { task.cancel() } }
+
+        if let scenario, let session = await host.session {
+            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
+            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+        }
+        if seconds > 0 {
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                await stop()
+            }
+        }
+        await host.run()
+    }
+
+    /// `{"type":"thresholds", "lightPressMn", "lightReleaseMn", "fullPressMn", "fullReleaseMn"}`.
+    static func thresholdsJSON(_ thresholds: Thresholds) -> String {
+        JSONValue.object([
+            JSONMember("type", .string("thresholds")),
+            JSONMember("lightPressMn", .integer(thresholds.lightPressOnMillinewtons)),
+            JSONMember("lightReleaseMn", .integer(thresholds.lightPressOffMillinewtons)),
+            JSONMember("fullPressMn", .integer(thresholds.fullPressOnMillinewtons)),
+            JSONMember("fullReleaseMn", .integer(thresholds.fullPressOffMillinewtons)),
+        ]).compactText
+    }
+
+    /// `{"type":"samples", "records": [[device ms, forceMn, touching, position 0…1], …]}` for one batch.
+    static func samplesJSON(_ batch: RawSampleBatch) -> String {
+        let records = batch.decodedSamples.enumerated().map { index, sample -> JSONValue in
+            let micros = batch.timestampMicros(ofSample: index)
+            return .array([
+                .number(String(format: "%.3f", Double(micros) / 1000)), .integer(sample.forceMillinewtons),
+                .bool(sample.isTouched), .number(String(format: "%.4f", Double(sample.position) / Double(RawSample.maxPosition))),
+            ])
+        }
+        return JSONValue.object([JSONMember("type", .string("samples")), JSONMember("records", .array(records))]).compactText
+    }
+
+    /// `{"type":"counters", "values": {name: value, …}}` with the device's counters in protobuf's JSON names.
+    static func countersJSON(_ counters: Counters) -> String {
+        JSONValue.object([
+            JSONMember("type", .string("counters")), JSONMember("values", counters.jsonValue(includingDefaults: true)),
+        ]).compactText
+    }
+}
