@@ -331,7 +331,7 @@ let package = Package(
                 "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
-                "camctl", "CameraControlTestSupport",
+                "CameraControlTools", "camctl", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

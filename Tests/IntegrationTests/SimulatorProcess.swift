@@ -248,7 +248,8 @@ final class PipeCollector: @unchecked Sendable {
 /// fails) when it runs longer than `timeout` — a hang must fail the test, not stall it. `environment`
 /// is added to the test runner's own.
 func runTool(
-    _ name: String, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:]
+    _ name: String, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:],
+    standardInput: FileHandle? = nil
 ) async throws -> ToolRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : try BuiltProducts.executable(name))
@@ -258,7 +259,7 @@ func runTool(
     }
     let out = Pipe()
     let err = Pipe()
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = standardInput ?? FileHandle.nullDevice
     process.standardOutput = out
     process.standardError = err
     try process.run()
