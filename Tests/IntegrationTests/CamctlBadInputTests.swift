@@ -152,10 +152,12 @@ extension OverRealPTY {
             let handshakes = Handshakes()
             let device = FakeDevice(transport: pair.master) { packet in
                 guard packet.type == .request, packet.address == .deviceHandshake else { return [] }
-                guard handshakes.answered.withLock({ count in
-                    count += 1
-                    return count <= limit
-                }) else { return [] }
+                guard
+                    handshakes.answered.withLock({ count in
+                        count += 1
+                        return count <= limit
+                    })
+                else { return [] }
                 return [Packet(type: .response, isReliable: true, callID: packet.callID, payload: response.serializedBytes())]
             }
             await device.start()
