@@ -37,7 +37,6 @@ let package = Package(
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
         .library(name: "CameraControlSimulation", targets: ["CameraControlSimulation"]),
         .library(name: "CameraControlConformance", targets: ["CameraControlConformance"]),
-        .library(name: "CameraControlTools", targets: ["CameraControlTools"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages)
@@ -222,7 +221,9 @@ let package = Package(
         // vectors, the decoder verifier, fakes.
         .target(
             name: "CameraControlTestSupport",
-            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlCapture"],
+            dependencies: [
+                "CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
+            ],
             path: "Tests/CameraControlTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -283,6 +284,20 @@ let package = Package(
             dependencies: ["FirmwareCore", "CameraControlWire", "CameraControlEmbedded", "CameraControlTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CameraControlSimulationTests",
+            dependencies: [
+                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
+                "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlTestSupport",
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CameraControlConformanceTests",
+            dependencies: [
+                "camctl-sim", "camctl", "CameraControlWire", "CameraControlPosixTransport", "CameraControlConformance",
+                "CameraControlTestSupport",
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "CameraControlToolsTests",
             dependencies: ["CameraControlWire", "CameraControlTools"],
             swiftSettings: swiftSettings),
@@ -290,9 +305,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "camctl-bench", "camctl-sim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
-                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
-                "CameraControlHost", "CameraAppExample", "CameraControlEmbedded", "CameraControlSimulation", "CameraControlConformance",
-                "CameraControlTools", "camctl", "CameraControlTestSupport",
+                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlHost",
+                "CameraControlEmbedded", "CameraControlTools", "camctl", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

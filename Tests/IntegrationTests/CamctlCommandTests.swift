@@ -1,5 +1,6 @@
 import CameraControlDevice
 import CameraControlPosixTransport
+import CameraControlTestSupport
 import CameraControlWire
 import Foundation
 import Testing
