@@ -1,14 +1,9 @@
-import CameraControlPosixTransport
 import CameraControlTestSupport
 import CameraControlTools
 import CameraControlWire
 import Foundation
 import Synchronization
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Bad input given to camctl from outside: each gets a bounded, clear answer (one sentence, a non-zero
 /// exit), never unbounded memory, a hang or a Foundation error dump. No timing is asserted: a hang or
@@ -124,7 +119,8 @@ struct CamctlBadInputTests {
 }
 
 extension OverRealPTY {
-    /// A device that answers the handshake and nothing else, on a pty camctl opens.
+    /// A device that answers the handshake and then only sends heartbeats (alive, but answering no call),
+    /// on a pty camctl opens.
     @Suite("camctl and a device that goes quiet after the handshake")
     struct QuietAfterHandshake {
         /// How many handshakes were answered, shared with the fake device's responder.
@@ -133,47 +129,40 @@ extension OverRealPTY {
         }
 
         /// Runs `body` with the path of a device that answers the handshake (only the first `limit`
-        /// handshakes, when given) and nothing else.
+        /// handshakes, when given), sends heartbeats and nothing else.
         private func withQuietDevice(answering limit: Int = .max, _ body: (String) async throws -> Void) async throws {
-            let pair = try PseudoTerminalPair.open()
-            let path = pair.subordinatePath
-            // Only camctl may read the terminal (see CamctlCommands.noisyPortHintsAtTheBaudRate).
-            let holder = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-            try #require(holder >= 0, "cannot open \(path): errno \(errno)")
-            pair.subordinate.close()
-            defer {
-                pair.master.close()
-                close(holder)
-            }
-            let version = ProtocolVersion(major: 1, minor: 1)
-            let response = HandshakeResponse(
-                deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "quiet"),
-                capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50))
-            let handshakes = Handshakes()
-            let device = FakeDevice(transport: pair.master) { packet in
-                guard packet.type == .request, packet.address == .deviceHandshake else { return [] }
-                guard
-                    handshakes.answered.withLock({ count in
-                        count += 1
-                        return count <= limit
-                    })
-                else { return [] }
-                return [Packet(type: .response, isReliable: true, callID: packet.callID, payload: response.serializedBytes())]
-            }
-            await device.start()
-            // Alive, but answering nothing: a heartbeat every 50 ms keeps the link from being declared dead.
-            let heartbeats = Task {
-                while !Task.isCancelled {
-                    await device.send([Packet(type: .heartbeat, callID: 0)])
-                    try? await Task.sleep(for: .milliseconds(50))
+            try await withSoleReaderPTY { pair, path in
+                let version = ProtocolVersion(major: 1, minor: 1)
+                let response = HandshakeResponse(
+                    deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "quiet"),
+                    capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50))
+                let handshakes = Handshakes()
+                let device = FakeDevice(transport: pair.master) { packet in
+                    guard packet.type == .request, packet.address == .deviceHandshake else { return [] }
+                    guard
+                        handshakes.answered.withLock({ count in
+                            count += 1
+                            return count <= limit
+                        })
+                    else { return [] }
+                    return [Packet(type: .response, isReliable: true, callID: packet.callID, payload: response.serializedBytes())]
                 }
+                await device.start()
+                // Alive, but answering nothing: a heartbeat every 50 ms keeps the link from being declared dead.
+                let heartbeats = Task {
+                    while !Task.isCancelled {
+                        await device.send([Packet(type: .heartbeat, callID: 0)])
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                defer { heartbeats.cancel() }
+                try await body(path)
             }
-            defer { heartbeats.cancel() }
-            try await body(path)
         }
 
         /// The first handshake is answered, nothing after it (the clock sync's pings, the reconnect's
-        /// handshakes): the monitor is still connecting when its 3 seconds are up, and ends then.
+        /// handshakes): the monitor is still connecting when its 3 seconds are up, and ends once the first
+        /// handshake's own time (CommandDeadline.handshakeTime) has passed too, not never.
         @Test("monitor --seconds 3 counts from the start: a device quiet after its first handshake ends it with exit 3")
         func monitorSecondsFromStart() async throws {
             try await withQuietDevice(answering: 1) { path in
