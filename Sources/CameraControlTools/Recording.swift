@@ -23,7 +23,7 @@ package struct RecordedFrame: Sendable {
     /// The stuffed bytes, delimiter included.
     package var bytes: [UInt8]
 
-    /// A frame that went `direction` at `timeMicros`.
+    /// A frame of `bytes` that went `direction` at `timeMicros`.
     package init(timeMicros: UInt64, direction: FrameDirection, bytes: [UInt8]) {
         self.timeMicros = timeMicros
         self.direction = direction
