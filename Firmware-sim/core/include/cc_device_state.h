@@ -40,6 +40,8 @@ struct cc_device {
     uint32_t sample_period_us;
     size_t rx_len;
     size_t rx_off;
+    /* the link next: its own per-poll fields come first in cc_link_t */
+    cc_link_t link;
 
     cc_extension_fn extension;
     void *extension_ctx;
@@ -73,7 +75,6 @@ struct cc_device {
 
     /* protocol stack */
     cc_frame_decoder_t decoder;
-    cc_link_t link;
     cc_call_table_t calls;
 };
 
