@@ -179,16 +179,16 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
             if (n > sizeof dev->rx_chunk) {
                 n = sizeof dev->rx_chunk;   /* a broken HAL must not overrun the chunk */
             }
-            dev->counters.bytes_received += (uint32_t)n;
             if (dev->hal->uart_take_overruns != NULL) {
                 dev->counters.rx_overruns += dev->hal->uart_take_overruns(dev->hal->ctx);
             }
+            if (n == 0u) {
+                return;   /* until empty: a HAL may return short reads (rx_off == rx_len here) */
+            }
+            dev->counters.bytes_received += (uint32_t)n;
             dev->rx_len = n;
             dev->rx_off = 0;
             taken += n;
-            if (n == 0u) {
-                return;   /* until empty: a HAL may return short reads */
-            }
         }
     }
 }

@@ -34,6 +34,15 @@ struct cc_device {
     const cc_hal_t *hal;
     const cc_device_info_t *info;
 
+    /* what every poll reads, ahead of the larger members (small offsets:
+     * one load each on a Cortex-M0) */
+    uint64_t next_sample_us;
+    uint32_t sample_period_us;
+    size_t rx_len;
+    size_t rx_off;
+    /* the link next: its own per-poll fields come first in cc_link_t */
+    cc_link_t link;
+
     cc_extension_fn extension;
     void *extension_ctx;
     bool is_simulator;
@@ -49,8 +58,6 @@ struct cc_device {
     /* input pipeline and the configuration in force */
     cc_input_config_t config;
     cc_input_t input;
-    uint64_t next_sample_us;
-    uint32_t sample_period_us;
     /* reliable-kind input events published since boot: each event carries
      * the count (InputEvent.reliable_event_number, PROTOCOL.md §6) */
     uint32_t reliable_events;
@@ -64,13 +71,10 @@ struct cc_device {
     /* bytes read from the UART and not yet decoded (held back while the
      * tx buffer lacks room for a reply: backpressure instead of dropped
      * answers) */
-    uint8_t rx_chunk[CC_UART_CHUNK_BYTES];
-    size_t rx_len;
-    size_t rx_off;
+    uint8_t rx_chunk[CC_UART_CHUNK_BYTES];   /* rx_chunk[rx_off .. rx_len): see rx_len above */
 
     /* protocol stack */
     cc_frame_decoder_t decoder;
-    cc_link_t link;
     cc_call_table_t calls;
 };
 

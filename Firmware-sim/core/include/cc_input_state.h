@@ -16,48 +16,50 @@ typedef struct cc_input_button_state {
 } cc_input_button_state_t;
 
 struct cc_input {
-    cc_input_config_t config;
+    /* Ordered for the Cortex-M0: what every sample reads comes first (its
+     * byte loads reach 31 bytes, its word loads 124, from the struct). */
 
     /* Force conditioning, fixed point Q(CC_INPUT_FRAC_BITS) millinewtons. */
     bool tared;
-    uint32_t tare_count;          /* untouched samples averaged so far */
-    uint32_t samples_seen;        /* samples since init (saturating) */
-    uint32_t tare_target;         /* untouched samples the tare averages */
-    uint32_t tare_give_up;        /* samples after which it tares with what it has */
-    int32_t tare_sum_mn;          /* at most 32 clamped readings: |sum| <= 3.2e6 */
-    int32_t baseline_q;           /* sensor offset being subtracted */
-    int32_t filtered_q;           /* low-passed tared force */
     uint8_t filter_shift;         /* IIR coefficient 1/2^shift */
     uint8_t drift_shift;          /* baseline tracker coefficient 1/2^shift */
-
     /* Press stages: 0 none, 1 light, 2 full. */
     uint8_t force_stage;          /* from the force thresholds alone */
     uint8_t stage;                /* reported: max(force_stage, shutter switch) */
-    uint32_t light_peak_mn;
-    uint32_t full_peak_mn;
-
     /* Touch and slide. */
     bool touched;
+    bool have_sample;             /* last holds a sample */
     uint16_t position;            /* last position seen while touched */
     uint16_t slide_reported;      /* position of the last TOUCH_DOWN/SLIDE */
+    int32_t baseline_q;           /* sensor offset being subtracted */
+    int32_t filtered_q;           /* low-passed tared force */
+    uint32_t samples_seen;        /* samples since init (saturating) */
+    uint32_t light_peak_mn;
+    uint32_t full_peak_mn;
+    uint32_t button_candidates;   /* CC_BUTTON_* bits of the candidate levels */
+    uint32_t buttons_unsettled;   /* CC_BUTTON_* bits whose candidate is not yet stable */
+    uint32_t count;               /* events queued */
+    uint32_t head;                /* index of the oldest queued event */
+
+    /* Last conditioned sample. */
+    cc_raw_sample_t last;
+
+    cc_input_config_t config;
+    uint32_t debounce_us;         /* config.debounce_ms in microseconds */
+    uint32_t slide_interval_us;   /* config.slide_interval_ms in microseconds */
+
+    uint32_t tare_count;          /* untouched samples averaged so far */
+    uint32_t tare_target;         /* untouched samples the tare averages */
+    uint32_t tare_give_up;        /* samples after which it tares with what it has */
+    int32_t tare_sum_mn;          /* at most 32 clamped readings: |sum| <= 3.2e6 */
     uint64_t slide_last_us;
 
     /* Buttons, CC_BUTTON_* bit order. */
     cc_input_button_state_t buttons[CC_INPUT_DEBOUNCED_BUTTONS];
-    uint32_t button_candidates;   /* CC_BUTTON_* bits of the candidate levels */
-    uint32_t buttons_unsettled;   /* CC_BUTTON_* bits whose candidate is not yet stable */
-    uint32_t debounce_us;         /* config.debounce_ms in microseconds */
-    uint32_t slide_interval_us;   /* config.slide_interval_ms in microseconds */
-
-    /* Last conditioned sample. */
-    bool have_sample;
-    cc_raw_sample_t last;
 
     /* Events. */
     uint32_t event_number;        /* number of the last event produced */
     uint32_t overflows;
-    uint32_t head;                /* index of the oldest queued event */
-    uint32_t count;
     cc_input_event_t queue[CC_INPUT_QUEUE_LEN];
 };
 

@@ -75,6 +75,13 @@ typedef struct cc_link {
     uint64_t last_rx_us;
     size_t tx_head;                     /* tx_buf[tx_head .. tx_tail) waits for the UART */
     size_t tx_tail;
+    /* what every poll reads first, ahead of the buffers (small offsets: one
+     * load each on a Cortex-M0): see the arrays below */
+    size_t store_used;
+    size_t bulk_head;
+    size_t bulk_tail;
+    size_t bulk_wire_pos;
+    size_t bulk_wire_len;
     /* envelope + payload being built: the payload always starts at
      * CC_WIRE_MAX_ENVELOPE_BYTES, the envelope is written just before it */
     uint8_t body[CC_WIRE_MAX_ENVELOPE_BYTES + CC_LINK_PAYLOAD_CAP];
@@ -84,16 +91,11 @@ typedef struct cc_link {
     cc_reliable_slot_t slots[CC_RELIABLE_SLOTS];
     /* store[0 .. store_used): the slots' wire bytes, packed (a freed slot's
      * bytes are closed up at once) */
-    size_t store_used;
     uint8_t store[CC_RELIABLE_STORE_BYTES];
     /* bulk_buf[bulk_head .. bulk_tail): entries of a u16 LE body length and
      * the body (envelope + payload, sequence not yet set) */
-    size_t bulk_head;
-    size_t bulk_tail;
     uint8_t bulk_buf[CC_TX_BULK_BYTES];
     /* bulk_wire[bulk_wire_pos .. bulk_wire_len): the bulk frame being written */
-    size_t bulk_wire_pos;
-    size_t bulk_wire_len;
     uint8_t bulk_wire[CC_LINK_BULK_WIRE_BYTES];
 
     /* receive */

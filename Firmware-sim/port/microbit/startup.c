@@ -49,7 +49,7 @@ static void hex32(char *out, uint32_t v)
 }
 
 /* frame: the registers the CPU stacked (r0-r3, r12, lr, pc, xpsr). */
-__attribute__((used)) void microbit_fault_report(const uint32_t *frame)
+void microbit_fault_report(const uint32_t *frame)
 {
     char line[] = "\nFAULT pc=0x........ lr=0x........ psr=0x........ sp=0x........\n";
     volatile uint32_t spin;

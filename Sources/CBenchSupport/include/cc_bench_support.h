@@ -20,8 +20,8 @@ int cc_bench_unpack_input_event_arena(const uint8_t *data, size_t length);
  * firmware core does with received bytes, here over frames carrying InputEvents. Every byte of
  * wire[0..length) goes through cc_frame_decoder_feed (COBS and the CRC-16 at each delimiter), each good
  * body through cc_envelope_parse, and, when `unpack` is non-zero, each STREAM_MESSAGE's payload through
- * protobuf_c_message_unpack over the core's static arena (cc_arena_t, reset before and after, as
- * cc_rpc.c does for requests). The wire bytes are fed `loops` times; the time is CLOCK_MONOTONIC
+ * protobuf_c_message_unpack over a static arena (bench_arena.h, emptied before each message; the
+ * core itself reads requests with its generated codec and has no reader for InputEvent). The wire bytes are fed `loops` times; the time is CLOCK_MONOTONIC
  * around all of it. Returns 0, or -1 when a frame failed or the clock could not be read. */
 typedef struct cc_bench_firmware_decode_result {
     uint64_t nanos;    /* CLOCK_MONOTONIC time of the whole run */
