@@ -421,7 +421,7 @@ extension OverRealPTY.ToolsTests {
         let scenario = directory + "/session.scenario"
         try "full-click\npause 100ms\nbutton volume-up\ndouble-light-press\npause 300ms\n"
             .write(toFile: scenario, atomically: true, encoding: .utf8)
-        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away")
+        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away", outputHeldOpen: false)
         // A starved machine can drop the real-time link: record again (up to 3 times), as above.
         for _ in 0..<3 where live.status == 1 && live.standardError.contains("the device went away") {
             live = try await withSimulator(seed: 8) { simulator in
@@ -446,7 +446,9 @@ extension OverRealPTY.ToolsTests {
         #expect(csv.status == 0, "\(csv.standardError)")
         var high = [Int](repeating: 0, count: channels.count)
         for line in csv.standardOutput.split(separator: "\n") where !line.hasPrefix(";") && !line.hasPrefix("META") {
-            for (index, field) in line.split(separator: ",").enumerated() where index < high.count && field == "1" { high[index] += 1 }
+            for (index, field) in line.split(separator: ",").enumerated() where index < high.count && field == "1" {
+                high[index] += 1
+            }
         }
         #expect(high[0] > 300_000, "touched for the click, the double press and in between: \(high)")
         #expect((100_000...130_000).contains(high[1]), "a full click's full press lasts 113–116 ms: \(high)")
