@@ -93,7 +93,7 @@ struct ScenarioExpectationsTests {
         let results = script.check(
             ScenarioRun(
                 events: good.events, counters: counters, scenarioStartMicros: 100_000, endMicros: 2_000_000))
-        #expect(results.allSatisfy(\.passed), "\(ScenarioTestReport(file: "t", results: results).text)")
+        #expect(results.allSatisfy { $0.passed }, "\(ScenarioTestReport(file: "t", results: results).text)")
         #expect(results[1].window == 100_000...325_000)
         #expect(results[1].matched?.micros == 272_000)
         #expect(results[4].window == 295_000...395_000)
