@@ -5,6 +5,7 @@ import CameraControlEmbedded
 import CameraControlHost
 import CameraControlRPC
 import CameraControlSimulation
+import CameraControlTools
 import CameraControlWire
 import Foundation
 import Synchronization
@@ -15,7 +16,7 @@ import Synchronization
 enum TestCommand {
     static let command = Command(
         name: "test", summary: "play scenarios and check their `expect` lines (PASS/FAIL, JUnit, exit 1 on failure)",
-        usage: "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events]",
+        usage: "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng",
         details: """
             Plays each scenario with the example camera app on the host pipeline and checks its `expect` lines
             (docs/SIMULATOR.md, "Expectations"): one PASS or FAIL line each, the events around a failure.
@@ -27,6 +28,9 @@ enum TestCommand {
               --junit FILE     also write the results as JUnit XML
               --quiet          print only failures and the totals
               --events         print every event of each run first (what expectations can name)
+              --replay FILE    replay a recording's raw samples, button levels and remote clicks into the firmware
+                               in virtual time, in place of the finger model, and check that the same gestures and
+                               captures come out as the recording shows (docs/SIMULATOR.md, "Replay")
             """,
         examples: [
             "test Firmware-sim/scenarios/*.scenario", "test full-click.scenario --port /dev/pts/4 --junit out.xml",
@@ -35,8 +39,12 @@ enum TestCommand {
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["port", "seed", "settle-ms", "junit"], switches: ["virtual", "quiet", "events"], positionals: ["SCENARIO"],
+            argv, valued: ["port", "seed", "settle-ms", "junit", "replay"], switches: ["virtual", "quiet", "events"], positionals: ["SCENARIO"],
             variadic: true)
+        if let recording = args.value("replay") {
+            guard args.positional.isEmpty else { throw Arguments.Failure(description: "--replay takes no SCENARIO") }
+            return try replay(recording, seed: UInt64(max(0, try args.integer("seed", default: 1))), events: args.flag("events"))
+        }
         guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing SCENARIO") }
         if args.flag("virtual") && args.value("port") != nil {
             throw Arguments.Failure(description: "--virtual and --port exclude each other")
@@ -80,6 +88,45 @@ enum TestCommand {
             throw CLIFailure(status: .failure, message: "\(failed) of \(total) expectations failed")
         }
         print("all \(total) expectations passed in \(reports.count) scenario\(reports.count == 1 ? "" : "s")")
+    }
+
+    /// `--replay FILE`: the recording's input into the firmware in virtual time; the gestures and captures
+    /// must be the recording's.
+    static func replay(_ path: String, seed: UInt64, events: Bool) throws {
+        let input = RecordedInput(recording: try PcapngReader.frames(path: path))
+        guard let origin = input.samples.first?.micros else {
+            throw CLIFailure(status: .failure, message: "\(path) has no raw samples (record it without --no-raw)")
+        }
+        let samples = input.samples.map { sample in
+            ReplaySample(
+                micros: sample.micros - origin, forceMillinewtons: sample.forceMillinewtons,
+                position: UInt16(clamping: sample.position), touched: sample.touched, buttons: Buttons(rawValue: sample.buttons),
+                remoteClicks: UInt8(clamping: sample.remoteClicks))
+        }
+        let rig = try VirtualControlsRig.replaying(samples, seed: seed)
+        if events {
+            for event in rig.observedEvents { print(event) }
+        }
+        let gestures = rig.captureRig.gestures.map(RecordedInput.name)
+        let captures = rig.captureRig.captureEvents.map { "\($0.event.phase.rawValue) \($0.event.source)" }
+        let checks = [("gestures", input.gestures, gestures), ("captures", input.captures, captures)]
+        var failed = false
+        for (what, recorded, replayed) in checks {
+            if recorded == replayed {
+                print("PASS \(path): the same \(recorded.count) \(what)")
+                continue
+            }
+            failed = true
+            let index = zip(recorded, replayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, replayed.count)
+            print("FAIL \(path): \(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count))")
+            for offset in max(0, index - 3)..<min(max(recorded.count, replayed.count), index + 4) {
+                let left = offset < recorded.count ? recorded[offset] : "—"
+                let right = offset < replayed.count ? replayed[offset] : "—"
+                print("     \(left == right ? " " : ">") \(offset + 1): recorded \(left), replayed \(right)")
+            }
+        }
+        print("\(samples.count) samples (\(String(format: "%.1f", Double(samples.last?.micros ?? 0) / 1e6)) s) replayed")
+        if failed { throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording") }
     }
 
     /// `--events`: the run's events, times from the scenario's start.
