@@ -52,7 +52,10 @@ package struct RecordedInput: Sendable {
         engine.onRawSamples = { batch in
             for (index, record) in batch.records.enumerated() {
                 raw.append(
-                    (batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros), record.force, record.position, record.touch))
+                    (
+                        batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros), record.force, record.position,
+                        record.touch
+                    ))
             }
         }
         engine.core.observer = { effect in
@@ -92,6 +95,38 @@ package struct RecordedInput: Sendable {
         }
         self.gestures = gestures
         self.captures = captures
+    }
+
+    /// A trace from another tool: text lines `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`
+    /// (commas, spaces or tabs; `#` starts a comment), the force as applied (not filtered), the position
+    /// 0…1 along the strip, touch 0 or 1, the buttons as `CC_BUTTON_*` bits (1 volume up, 2 volume down, 4
+    /// action). It holds no gestures or captures to compare with.
+    ///
+    /// - Throws: ``RecordingError`` naming the first bad line; times must not go back.
+    package init(csv text: String, name: String, slideResolution: UInt32 = 1024) throws(RecordingError) {
+        var last: UInt64 = 0
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\r" })
+            if fields.isEmpty { continue }
+            func bad(_ why: String) -> RecordingError {
+                RecordingError(
+                    description: "\(name):\(number + 1): \(why); want `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`")
+            }
+            guard (4...6).contains(fields.count), let time = UInt64(fields[0]), let force = Int32(fields[1]),
+                let position = Double(fields[2]), position >= 0, position <= 1, let touch = UInt8(fields[3]), touch <= 1
+            else { throw bad("found '\(line.prefix(80))'") }
+            let buttons = fields.count > 4 ? UInt32(fields[4]) : 0
+            let clicks = fields.count > 5 ? UInt32(fields[5]) : 0
+            guard let buttons, buttons < 8, let clicks, clicks <= 100 else { throw bad("buttons 0…7, remote clicks 0…100") }
+            guard time >= last else { throw bad("time goes back") }
+            last = time
+            samples.append(
+                Sample(
+                    micros: time, forceMillinewtons: force,
+                    position: UInt32((position * Double(slideResolution - 1)).rounded()), touched: touch == 1,
+                    buttons: buttons, remoteClicks: clicks))
+        }
+        guard !samples.isEmpty else { throw RecordingError(description: "\(name): no samples") }
     }
 
     /// The forces before the firmware's force filter, from the filtered ones raw samples carry.

@@ -30,7 +30,8 @@ enum TestCommand {
               --events         print every event of each run first (what expectations can name)
               --replay FILE    replay a recording's raw samples, button levels and remote clicks into the firmware
                                in virtual time, in place of the finger model, and check that the same gestures and
-                               captures come out as the recording shows (docs/SIMULATOR.md, "Replay")
+                               captures come out as the recording shows (docs/SIMULATOR.md, "Replay"); a .csv
+                               trace (time_us,force_mn,position,touch[,buttons[,remote_clicks]]) prints its events
             """,
         examples: [
             "test Firmware-sim/scenarios/*.scenario", "test full-click.scenario --port /dev/pts/4 --junit out.xml",
@@ -39,7 +40,8 @@ enum TestCommand {
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["port", "seed", "settle-ms", "junit", "replay"], switches: ["virtual", "quiet", "events"], positionals: ["SCENARIO"],
+            argv, valued: ["port", "seed", "settle-ms", "junit", "replay"], switches: ["virtual", "quiet", "events"],
+            positionals: ["SCENARIO"],
             variadic: true)
         if let recording = args.value("replay") {
             guard args.positional.isEmpty else { throw Arguments.Failure(description: "--replay takes no SCENARIO") }
@@ -93,7 +95,14 @@ enum TestCommand {
     /// `--replay FILE`: the recording's input into the firmware in virtual time; the gestures and captures
     /// must be the recording's.
     static func replay(_ path: String, seed: UInt64, events: Bool) throws {
-        let input = RecordedInput(recording: try PcapngReader.frames(path: path))
+        // A recording, or a CSV trace from another tool (nothing recorded to compare with: its events print).
+        let isCSV = path.hasSuffix(".csv") || path.hasSuffix(".txt")
+        let input =
+            isCSV
+            ? try RecordedInput(
+                csv: String(decoding: try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace"), as: UTF8.self),
+                name: path)
+            : RecordedInput(recording: try PcapngReader.frames(path: path))
         guard let origin = input.samples.first?.micros else {
             throw CLIFailure(status: .failure, message: "\(path) has no raw samples (record it without --no-raw)")
         }
@@ -104,8 +113,12 @@ enum TestCommand {
                 remoteClicks: UInt8(clamping: sample.remoteClicks))
         }
         let rig = try VirtualControlsRig.replaying(samples, seed: seed)
-        if events {
+        if events || isCSV {
             for event in rig.observedEvents { print(event) }
+        }
+        if isCSV {
+            print("\(samples.count) samples replayed")
+            return
         }
         let gestures = rig.captureRig.gestures.map(RecordedInput.name)
         let captures = rig.captureRig.captureEvents.map { "\($0.event.phase.rawValue) \($0.event.source)" }
@@ -117,7 +130,8 @@ enum TestCommand {
                 continue
             }
             failed = true
-            let index = zip(recorded, replayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, replayed.count)
+            let index =
+                zip(recorded, replayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, replayed.count)
             print("FAIL \(path): \(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count))")
             for offset in max(0, index - 3)..<min(max(recorded.count, replayed.count), index + 4) {
                 let left = offset < recorded.count ? recorded[offset] : "—"
