@@ -112,15 +112,57 @@ static const ccsim_command_t *current_command(ccsim_device_t *sim)
     return &sim->player.command;
 }
 
+static uint32_t sample_period_us(const ccsim_device_t *sim);
+
+/* The replay's sample for now (moving past the samples reached, queuing
+ * their remote clicks), or NULL when no replay plays. */
+static const ccsim_replay_sample_t *replay_sample(ccsim_device_t *sim)
+{
+#ifdef CCSIM_NO_REPLAY   /* a board image never replays: keep its flash */
+    (void)sim;
+    return 0;
+#else
+    if (sim->replay == 0) {
+        return 0;
+    }
+    while (sim->replay_next < sim->replay_count &&
+           sim->replay_start_us + sim->replay[sim->replay_next].t_us <= sim->now_us) {
+        sim->remote_clicks += sim->replay[sim->replay_next].remote_clicks;
+        sim->replay_next++;
+    }
+    if (sim->now_us >= ccsim_device_replay_end_us(sim)) {
+        sim->replay = 0;   /* ended: the finger model again */
+        return 0;
+    }
+    if (sim->replay_next == 0u) {
+        return 0;          /* not started: the finger model (the tare sees the untouched board) */
+    }
+    return &sim->replay[sim->replay_next - 1u];
+#endif
+}
+
 static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    const ccsim_replay_sample_t *r = replay_sample(sim);
+    if (r != 0) {
+        /* this board's unloaded reading (offset and drift) under the recorded force */
+        int64_t drift = ((int64_t)sim->finger.drift_mn_per_ks * (int64_t)(sim->now_us / 1000u)) / 1000000;
+        out->force_raw_mn = r->force_mn + sim->finger.baseline_offset_mn + (int32_t)drift;
+        out->position = r->position;
+        out->touched = r->touched;
+        return;
+    }
     ccsim_finger_read(&sim->finger, sim->now_us, current_command(sim), out);
 }
 
 static uint32_t hal_read_buttons(void *ctx)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    const ccsim_replay_sample_t *r = replay_sample(sim);
+    if (r != 0) {
+        return r->buttons;
+    }
     return ccsim_buttons_read(&sim->buttons, sim->now_us, current_command(sim)->buttons);
 }
 
@@ -357,6 +399,27 @@ void ccsim_device_release_finger(ccsim_device_t *sim)
 void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count)
 {
     sim->remote_clicks += count;
+}
+
+void ccsim_device_replay(ccsim_device_t *sim, const ccsim_replay_sample_t *samples, size_t count)
+{
+    sim->replay = count != 0u ? samples : 0;
+    sim->replay_count = samples != 0 ? count : 0u;
+    sim->replay_next = 0u;
+    sim->replay_start_us = sim->now_us < CCSIM_BOOT_SETTLE_US ? CCSIM_BOOT_SETTLE_US : sim->now_us;
+}
+
+bool ccsim_device_replay_running(const ccsim_device_t *sim)
+{
+    return sim->replay != 0 && sim->now_us < ccsim_device_replay_end_us(sim);
+}
+
+uint64_t ccsim_device_replay_end_us(const ccsim_device_t *sim)
+{
+    if (sim->replay == 0 || sim->replay_count == 0u) {
+        return 0u;
+    }
+    return sim->replay_start_us + sim->replay[sim->replay_count - 1u].t_us + sample_period_us(sim);
 }
 
 void ccsim_device_set_baud(ccsim_device_t *sim, uint32_t baud)

@@ -37,6 +37,7 @@ public final class EmbeddedDevice: Sendable {
     deinit {
         state.withLock { device in
             device.raw.deallocate()
+            device.replay?.deallocate()
         }
     }
 
@@ -172,6 +173,30 @@ public final class EmbeddedDevice: Sendable {
         state.withLock { ccsim_device_remote_click($0.raw, count) }
     }
 
+    /// Replays recorded input in place of the finger model and the button contacts (docs/SIMULATOR.md,
+    /// "Replay"): each sample is what the sensors and buttons read from its time (after the replay's start:
+    /// now, and not before ``bootSettleMicros``) until the next, and its remote clicks arrive once. The
+    /// forces are applied forces: the device's own sensor offset and drift are added, so the firmware's tare
+    /// holds. It ends one sample period after the last sample (``isReplaying``); an empty list stops it.
+    public func replay(_ samples: [ReplaySample]) {
+        let buffer = UnsafeMutableBufferPointer<ccsim_replay_sample_t>.allocate(capacity: max(1, samples.count))
+        for (index, sample) in samples.enumerated() {
+            buffer[index] = ccsim_replay_sample_t(
+                t_us: sample.micros, force_mn: sample.forceMillinewtons, position: sample.position, touched: sample.touched,
+                buttons: UInt8(truncatingIfNeeded: sample.buttons.rawValue), remote_clicks: sample.remoteClicks)
+        }
+        state.withLock { device in
+            ccsim_device_replay(device.raw, buffer.baseAddress, samples.count)
+            device.replay?.deallocate()
+            device.replay = buffer
+        }
+    }
+
+    /// Whether a ``replay(_:)`` is still playing.
+    public var isReplaying: Bool {
+        state.withLock { ccsim_device_replay_running($0.raw) }
+    }
+
     /// Sensor noise, tremor, slide jitter and per-touch force variation on (the default) or off.
     /// The sensor's baseline offset and drift stay either way.
     public func setNoise(_ on: Bool) {
@@ -234,6 +259,8 @@ public final class EmbeddedDevice: Sendable {
 /// The raw pointer to the C device, only ever touched under the lock.
 private struct DevicePointer: @unchecked Sendable {
     let raw: UnsafeMutablePointer<ccsim_device_t>
+    /// The samples a replay reads (the C side keeps a pointer into them until the replay ends).
+    var replay: UnsafeMutableBufferPointer<ccsim_replay_sample_t>?
 }
 
 /// Buttons of the simulated board, as the HAL's `CC_BUTTON_*` bits.
@@ -252,4 +279,32 @@ public struct Buttons: OptionSet, Hashable, Sendable {
     /// The Camera Control's full-press switch (the simulated board reports none by itself; holding this
     /// makes the firmware see one).
     public static let shutterSwitch = Buttons(rawValue: UInt32(CC_BUTTON_SHUTTER_SWITCH))
+}
+
+/// One recorded input sample for ``EmbeddedDevice/replay(_:)``.
+public struct ReplaySample: Hashable, Sendable {
+    /// When it is read, microseconds after the replay's start.
+    public var micros: UInt64
+    /// The applied force, millinewtons (the firmware's conditioned force, as raw samples carry it).
+    public var forceMillinewtons: Int32
+    /// The slide position, strip counts (0 … the slide resolution − 1).
+    public var position: UInt16
+    /// Skin on the strip.
+    public var touched: Bool
+    /// Buttons held (levels; the firmware debounces them).
+    public var buttons: Buttons
+    /// Remote clicks delivered when this sample is reached.
+    public var remoteClicks: UInt8
+
+    /// A sample.
+    public init(
+        micros: UInt64, forceMillinewtons: Int32, position: UInt16, touched: Bool, buttons: Buttons = [], remoteClicks: UInt8 = 0
+    ) {
+        self.micros = micros
+        self.forceMillinewtons = forceMillinewtons
+        self.position = position
+        self.touched = touched
+        self.buttons = buttons
+        self.remoteClicks = remoteClicks
+    }
 }

@@ -22,3 +22,21 @@ extension ScenarioScript {
     }
 
 }
+
+extension VirtualControlsRig {
+    /// A fresh rig whose device replays recorded input (``EmbeddedDevice/replay(_:)``: a session recorded on a
+    /// board, sample for sample, in place of the finger model), run until the replay ended and
+    /// `settleMicros` more.
+    ///
+    /// - Throws: ``VirtualControlsRigError`` when the rig does not connect.
+    public static func replaying(
+        _ samples: [ReplaySample], seed: UInt64 = 1, settleMicros: UInt64 = 1_000_000
+    ) throws(VirtualControlsRigError) -> VirtualControlsRig {
+        let rig = try VirtualControlsRig(seed: seed)
+        rig.device.replay(samples)
+        let length = (samples.last?.micros ?? 0) + 1_000_000
+        rig.captureRig.run(timeoutMicros: length) { !rig.device.isReplaying }
+        rig.run(forMicros: settleMicros)
+        return rig
+    }
+}

@@ -5,8 +5,10 @@ import CameraControlEmbedded
 import CameraControlHost
 import CameraControlRPC
 import CameraControlSimulation
+import CameraControlTools
 import CameraControlWire
 import Foundation
+import Synchronization
 
 /// `camctl test`: plays scenario files and checks their `expect` lines against what the host pipeline
 /// produced, in virtual time (the rig) or over a port (a simulator's). The grammar, the checker and the
@@ -14,7 +16,7 @@ import Foundation
 enum TestCommand {
     static let command = Command(
         name: "test", summary: "play scenarios and check their `expect` lines (PASS/FAIL, JUnit, exit 1 on failure)",
-        usage: "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events]",
+        usage: "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng",
         details: """
             Plays each scenario with the example camera app on the host pipeline and checks its `expect` lines
             (docs/SIMULATOR.md, "Expectations"): one PASS or FAIL line each, the events around a failure.
@@ -26,6 +28,10 @@ enum TestCommand {
               --junit FILE     also write the results as JUnit XML
               --quiet          print only failures and the totals
               --events         print every event of each run first (what expectations can name)
+              --replay FILE    replay a recording's raw samples, button levels and remote clicks into the firmware
+                               in virtual time, in place of the finger model, and check that the same gestures and
+                               captures come out as the recording shows (docs/SIMULATOR.md, "Replay"); a .csv
+                               trace (time_us,force_mn,position,touch[,buttons[,remote_clicks]]) prints its events
             """,
         examples: [
             "test Firmware-sim/scenarios/*.scenario", "test full-click.scenario --port /dev/pts/4 --junit out.xml",
@@ -34,8 +40,13 @@ enum TestCommand {
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["port", "seed", "settle-ms", "junit"], switches: ["virtual", "quiet", "events"], positionals: ["SCENARIO"],
+            argv, valued: ["port", "seed", "settle-ms", "junit", "replay"], switches: ["virtual", "quiet", "events"],
+            positionals: ["SCENARIO"],
             variadic: true)
+        if let recording = args.value("replay") {
+            guard args.positional.isEmpty else { throw Arguments.Failure(description: "--replay takes no SCENARIO") }
+            return try replay(recording, seed: UInt64(max(0, try args.integer("seed", default: 1))), events: args.flag("events"))
+        }
         guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing SCENARIO") }
         if args.flag("virtual") && args.value("port") != nil {
             throw Arguments.Failure(description: "--virtual and --port exclude each other")
@@ -81,6 +92,57 @@ enum TestCommand {
         print("all \(total) expectations passed in \(reports.count) scenario\(reports.count == 1 ? "" : "s")")
     }
 
+    /// `--replay FILE`: the recording's input into the firmware in virtual time; the gestures and captures
+    /// must be the recording's.
+    static func replay(_ path: String, seed: UInt64, events: Bool) throws {
+        // A recording, or a CSV trace from another tool (nothing recorded to compare with: its events print).
+        let isCSV = path.hasSuffix(".csv") || path.hasSuffix(".txt")
+        let input =
+            isCSV
+            ? try RecordedInput(
+                csv: String(decoding: try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace"), as: UTF8.self),
+                name: path)
+            : RecordedInput(recording: try PcapngReader.frames(path: path))
+        guard let origin = input.samples.first?.micros else {
+            throw CLIFailure(status: .failure, message: "\(path) has no raw samples (record it without --no-raw)")
+        }
+        let samples = input.samples.map { sample in
+            ReplaySample(
+                micros: sample.micros - origin, forceMillinewtons: sample.forceMillinewtons,
+                position: UInt16(clamping: sample.position), touched: sample.touched, buttons: Buttons(rawValue: sample.buttons),
+                remoteClicks: UInt8(clamping: sample.remoteClicks))
+        }
+        let rig = try VirtualControlsRig.replaying(samples, seed: seed)
+        if events || isCSV {
+            for event in rig.observedEvents { print(event) }
+        }
+        if isCSV {
+            print("\(samples.count) samples replayed")
+            return
+        }
+        let gestures = rig.captureRig.gestures.map(RecordedInput.name)
+        let captures = rig.captureRig.captureEvents.map { "\($0.event.phase.rawValue) \($0.event.source)" }
+        let checks = [("gestures", input.gestures, gestures), ("captures", input.captures, captures)]
+        var failed = false
+        for (what, recorded, replayed) in checks {
+            if recorded == replayed {
+                print("PASS \(path): the same \(recorded.count) \(what)")
+                continue
+            }
+            failed = true
+            let index =
+                zip(recorded, replayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, replayed.count)
+            print("FAIL \(path): \(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count))")
+            for offset in max(0, index - 3)..<min(max(recorded.count, replayed.count), index + 4) {
+                let left = offset < recorded.count ? recorded[offset] : "—"
+                let right = offset < replayed.count ? replayed[offset] : "—"
+                print("     \(left == right ? " " : ">") \(offset + 1): recorded \(left), replayed \(right)")
+            }
+        }
+        print("\(samples.count) samples (\(String(format: "%.1f", Double(samples.last?.micros ?? 0) / 1e6)) s) replayed")
+        if failed { throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording") }
+    }
+
     /// `--events`: the run's events, times from the scenario's start.
     static func printEvents(_ run: ScenarioRun, file: String) {
         print("\(file): events (ms from the scenario's start at \(run.scenarioStartMicros / 1000) ms device time)")
@@ -94,65 +156,127 @@ enum TestCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Connects once, sets up the example app, and plays each scenario in one `RunScenario`.
+    /// Connects, and plays each scenario on a fresh example app in one `RunScenario`. The host reconnects
+    /// when the link drops (a starved machine misses the 200 ms heartbeat deadline); a scenario during which
+    /// it dropped is played once more, and fails if it drops again.
     static func runOverPort(
         _ port: String, _ scripts: [(file: String, script: ScenarioScript)], settleMicros: UInt64, printingEvents: Bool
     ) async throws -> [ScenarioTestReport] {
-        let (host, _) = try await Ports.connectHost(port, hostName: "camctl test", configuration: .init(reconnects: false))
-        guard let session = await host.session else {
-            throw DeviceError(.closed, "the device went away before the test started")
+        let (host, _) = try await Ports.connectHost(
+            port, hostName: "camctl test", configuration: .init(retryDelay: .milliseconds(200), reconnects: true))
+        do {
+            let reports = try await runScenarios(
+                scripts, on: host, settleMicros: settleMicros, printingEvents: printingEvents)
+            await host.stop()
+            return reports
+        } catch {
+            await host.stop()
+            throw error
         }
-        let log = HostEventLog()
-        await host.observe { log.record($0) }
-        var app: CameraApp?
-        let budget = ScenarioFiles.textBudget(maxFrameBytes: Int(session.info.capabilities.maxFrameBytes))
+    }
 
+    static func runScenarios(
+        _ scripts: [(file: String, script: ScenarioScript)], on host: CameraControlHost, settleMicros: UInt64,
+        printingEvents: Bool
+    ) async throws -> [ScenarioTestReport] {
+        let log = HostEventLog()
+        let losses = LossCounter()
+        await host.observe { effect in
+            if case .deviceLost = effect { losses.add() }
+            log.record(effect)
+        }
         var reports: [ScenarioTestReport] = []
         for (file, script) in scripts {
-            let steps = ScenarioFiles.steps(of: script.text)
-            guard steps.text.utf8.count <= budget else {
-                throw CLIFailure(
-                    status: .failure,
-                    message: "\(file): \(steps.text.utf8.count) bytes of steps do not fit one request frame here "
-                        + "(\(budget)); expectations need the scenario in one piece (or use --virtual)")
+            var attempt = 0
+            while true {
+                attempt += 1
+                let before = losses.count
+                var report: ScenarioTestReport?
+                do {
+                    report = try await playOverPort(
+                        file, script, host: host, log: log, settleMicros: settleMicros, printingEvents: printingEvents)
+                } catch let error as RPCError where error.code == .unavailable {
+                    losses.add()  // a call the lost link ended
+                }
+                if let report, losses.count == before {
+                    reports.append(report)
+                    break
+                }
+                guard attempt < 2 else {
+                    throw CLIFailure(
+                        status: .failure, message: "\(file): the device was lost during the scenario twice",
+                        hint: "a host starved of CPU misses the device's 200 ms heartbeat deadline, as with real hardware")
+                }
+                let why = await host.lastDisconnect.map { ": \($0)" } ?? ""
+                print("\(file): the device was lost during the scenario\(why); playing it again")
             }
-            let began = ContinuousClock.now
-            // Each scenario on a fresh app (its own last-used control, its own photo count).
-            if let previous = app { await host.detach(previous.interaction) }
-            let fresh = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { log.record($0) }
-            log.observeValues(of: fresh, on: InlineExecutor())
-            await host.attach(fresh.interaction)
-            fresh.install(in: try await host.makeControlsSession())
-            fresh.interaction.setSessionRunning(true)
-            app = fresh
-            log.reset()
-            // The scenario starts when the device handles RunScenario: after a status call answered before
-            // it, before one sent after its answer (the device handles requests in order). The window's
-            // start is the earliest, its end allows the latest.
-            let before: UInt64
-            let after: UInt64
-            do {
-                before = try await session.simulatorStatus().deviceTimeMicros
-                _ = try await ScenarioFiles.play(steps, file: file, on: session)
-                after = try await session.simulatorStatus().deviceTimeMicros
-            } catch let error as RPCError where error.code == .unavailable {
-                throw CLIFailure(
-                    status: .failure, message: "\(file): the device was lost: \(error)",
-                    hint: "a host starved of CPU misses the device's 200 ms heartbeat deadline, as with real hardware")
-            }
-            let start = max(EmbeddedDevice.bootSettleMicros, before)
-            let uncertainty = max(EmbeddedDevice.bootSettleMicros, after) - start
-            try await Task.sleep(for: .microseconds(Int64(script.durationMicros + settleMicros)))
-            let counters = try? await session.counters()
-            let end = (try? await session.simulatorStatus().deviceTimeMicros) ?? start + script.durationMicros + settleMicros
-            let run = ScenarioRun(
-                events: log.events, counters: counters, scenarioStartMicros: start, endMicros: end,
-                startUncertaintyMicros: uncertainty, seesFirmwareFeedback: false)
-            if printingEvents { printEvents(run, file: file) }
-            reports.append(
-                ScenarioTestReport(file: file, results: script.check(run), seconds: seconds(ContinuousClock.now - began)))
         }
-        await host.stop()
         return reports
     }
+
+    /// One scenario over the port.
+    static func playOverPort(
+        _ file: String, _ script: ScenarioScript, host: CameraControlHost, log: HostEventLog, settleMicros: UInt64,
+        printingEvents: Bool
+    ) async throws -> ScenarioTestReport {
+        await host.waitUntilConnected()
+        guard let session = await host.session else { throw DeviceError(.closed, "the device went away") }
+        let steps = ScenarioFiles.steps(of: script.text)
+        let budget = ScenarioFiles.textBudget(maxFrameBytes: Int(session.info.capabilities.maxFrameBytes))
+        guard steps.text.utf8.count <= budget else {
+            throw CLIFailure(
+                status: .failure,
+                message: "\(file): \(steps.text.utf8.count) bytes of steps do not fit one request frame here "
+                    + "(\(budget)); expectations need the scenario in one piece (or use --virtual)")
+        }
+        let began = ContinuousClock.now
+        // A fresh app (its own last-used control, its own photo count), in place of the previous one.
+        let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { log.record($0) }
+        log.observeValues(of: app, on: InlineExecutor())
+        await host.attach(app.interaction)
+        do {
+            let report = try await play(
+                file, script, steps: steps, app: app, on: session, host: host, log: log, settleMicros: settleMicros,
+                printingEvents: printingEvents)
+            await host.detach(app.interaction)
+            return ScenarioTestReport(file: file, results: report.results, seconds: seconds(ContinuousClock.now - began))
+        } catch {
+            await host.detach(app.interaction)
+            throw error
+        }
+    }
+
+    static func play(
+        _ file: String, _ script: ScenarioScript, steps: ScenarioFiles.Steps, app: CameraApp, on session: DeviceSession,
+        host: CameraControlHost, log: HostEventLog, settleMicros: UInt64, printingEvents: Bool
+    ) async throws -> ScenarioTestReport {
+        app.install(in: try await host.makeControlsSession())
+        app.interaction.setSessionRunning(true)
+        log.reset()
+        // The scenario starts when the device handles RunScenario: after a status call answered before it,
+        // before one sent after its answer (the device handles requests in order). The windows open at the
+        // earliest start and allow the latest.
+        let before = try await session.simulatorStatus().deviceTimeMicros
+        _ = try await ScenarioFiles.play(steps, file: file, on: session)
+        let after = try await session.simulatorStatus().deviceTimeMicros
+        let start = max(EmbeddedDevice.bootSettleMicros, before)
+        let uncertainty = max(EmbeddedDevice.bootSettleMicros, after) - start
+        try await Task.sleep(for: .microseconds(Int64(script.durationMicros + settleMicros)))
+        let counters = try? await session.counters()
+        let end = (try? await session.simulatorStatus().deviceTimeMicros) ?? start + script.durationMicros + settleMicros
+        let run = ScenarioRun(
+            events: log.events, counters: counters, scenarioStartMicros: start, endMicros: end,
+            startUncertaintyMicros: uncertainty, seesFirmwareFeedback: false)
+        if printingEvents { printEvents(run, file: file) }
+        return ScenarioTestReport(file: file, results: script.check(run))
+    }
+}
+
+/// Link losses the host reported.
+final class LossCounter: Sendable {
+    private let value = Mutex(0)
+    /// Losses so far.
+    var count: Int { value.withLock { $0 } }
+    /// One more.
+    func add() { value.withLock { $0 += 1 } }
 }

@@ -421,7 +421,7 @@ extension OverRealPTY.ToolsTests {
         let scenario = directory + "/session.scenario"
         try "full-click\npause 100ms\nbutton volume-up\ndouble-light-press\npause 300ms\n"
             .write(toFile: scenario, atomically: true, encoding: .utf8)
-        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away")
+        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away", outputHeldOpen: false)
         // A starved machine can drop the real-time link: record again (up to 3 times), as above.
         for _ in 0..<3 where live.status == 1 && live.standardError.contains("the device went away") {
             live = try await withSimulator(seed: 8) { simulator in
@@ -446,11 +446,67 @@ extension OverRealPTY.ToolsTests {
         #expect(csv.status == 0, "\(csv.standardError)")
         var high = [Int](repeating: 0, count: channels.count)
         for line in csv.standardOutput.split(separator: "\n") where !line.hasPrefix(";") && !line.hasPrefix("META") {
-            for (index, field) in line.split(separator: ",").enumerated() where index < high.count && field == "1" { high[index] += 1 }
+            for (index, field) in line.split(separator: ",").enumerated() where index < high.count && field == "1" {
+                high[index] += 1
+            }
         }
         #expect(high[0] > 300_000, "touched for the click, the double press and in between: \(high)")
         #expect((100_000...130_000).contains(high[1]), "a full click's full press lasts 113–116 ms: \(high)")
         #expect((95_000...105_000).contains(high[2]), "volume up held 100 ms (debounced): \(high)")
         #expect(high[3] == Int(1_000), "one double light press, a 1 ms pulse: \(high)")
+    }
+}
+
+extension OverRealPTY.ToolsTests {
+    @Test("a session recorded from camctl-sim replays into the firmware: the same gestures and captures; a CSV trace too")
+    func recordingReplaysIntoTheFirmware() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recording = directory + "/session.pcapng"
+        let scenario = directory + "/session.scenario"
+        try """
+        full-click
+        pause 100ms
+        button volume-up
+        touch at=0.3 hold=50ms
+        light-press hold=100ms
+        slide to=0.7 over=300ms
+        release
+        remote-click
+        double-light-press
+        pause 300ms
+
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away", outputHeldOpen: false)
+        // A starved machine can drop the real-time link: record again (up to 3 times), as above.
+        for _ in 0..<3 where live.status == 1 && live.standardError.contains("the device went away") {
+            live = try await withSimulator(seed: 9) { simulator in
+                try await runTool("camctl", ["record", simulator.ptyPath, "-o", recording, "--scenario", scenario, "--quiet"])
+            }
+        }
+        #expect(live.status == 0, "\(live.standardError)")
+        let replay = try await runTool("camctl", ["test", "--replay", recording])
+        #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+        #expect(replay.standardOutput.contains("PASS \(recording): the same 6 captures"), "\(replay.standardOutput)")
+        let gestures = replay.standardOutput.split(separator: "\n").first { $0.contains("gestures") }.map(String.init) ?? ""
+        let count = Int(gestures.split(separator: " ").dropFirst(4).first ?? "") ?? 0
+        #expect(gestures.hasPrefix("PASS ") && count > 20, "\(replay.standardOutput)")
+
+        // A hand-made CSV trace (another tool's): a full click, volume up, a remote click.
+        var csv = "# time_us,force_mn,position,touch[,buttons[,remote_clicks]]\n"
+        for ms in 0..<400 {
+            let force = ms < 20 ? 0 : ms < 100 ? (ms - 20) * 45 : ms < 200 ? 3_600 : max(0, 3_600 - (ms - 200) * 90)
+            csv += "\(ms * 1000),\(force),0.5,\(ms >= 15 && ms < 280 ? 1 : 0)\n"
+        }
+        csv += "400000,0,0.5,0,1\n500000,0,0.5,0,0,1\n600000,0,0.5,0\n"
+        try csv.write(toFile: directory + "/click.csv", atomically: true, encoding: .utf8)
+        let trace = try await runTool("camctl", ["test", "--replay", directory + "/click.csv"])
+        #expect(trace.status == 0, "\(trace.standardError)")
+        for line in ["capture ended primary camera-control", "capture ended secondary volume-up", "capture ended primary remote"] {
+            #expect(trace.standardOutput.contains(line), "\(trace.standardOutput)")
+        }
+        try "0,0,0.5,1\n5,abc,0.5,1\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
+        let bad = try await runTool("camctl", ["test", "--replay", directory + "/bad.csv"])
+        #expect(bad.status == 1 && bad.standardError.contains("bad.csv:2: found '5,abc,0.5,1'"), "\(bad.standardError)")
     }
 }

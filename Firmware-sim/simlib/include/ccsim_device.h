@@ -69,6 +69,17 @@ typedef struct ccsim_feedback {
     uint32_t b;
 } ccsim_feedback_t;
 
+/* One recorded input sample for ccsim_device_replay: what the sensors and
+ * buttons read from t_us (after the replay's start) until the next sample. */
+typedef struct ccsim_replay_sample {
+    uint64_t t_us;
+    int32_t force_mn;        /* the applied force (the board's own sensor offset and drift are added) */
+    uint16_t position;       /* strip counts, 0 .. slide resolution - 1 */
+    bool touched;
+    uint8_t buttons;         /* CC_BUTTON_* levels (the firmware debounces them) */
+    uint8_t remote_clicks;   /* clicks delivered when this sample is reached */
+} ccsim_replay_sample_t;
+
 typedef struct ccsim_device {
     /* the firmware and its HAL */
     cc_device_t dev;
@@ -99,6 +110,12 @@ typedef struct ccsim_device {
     ccsim_command_t manual;       /* finger command when no scenario plays */
     bool manual_active;
     uint32_t remote_clicks;       /* queued for take_remote_clicks */
+
+    /* replay (ccsim_device_replay): recorded samples in place of the finger and the contacts */
+    const ccsim_replay_sample_t *replay;   /* caller-owned; NULL when none */
+    size_t replay_count;
+    size_t replay_next;           /* the first sample not reached yet */
+    uint64_t replay_start_us;
 
     /* SimulatorService */
     ccsim_scenario_t parsed;      /* scratch for parsing */
@@ -155,6 +172,18 @@ void ccsim_device_set_finger(ccsim_device_t *sim, bool touched, int32_t force_mn
 void ccsim_device_release_finger(ccsim_device_t *sim);
 /* Queues remote clicks for the firmware's next sample. */
 void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count);
+/* Replays recorded samples in place of the finger model and the button
+ * contacts (a session recorded on a board, docs/SIMULATOR.md): sample k is
+ * what read_sensors and read_buttons give from start + samples[k].t_us (t_us
+ * rising) until the next, its remote clicks once. Starts now (not before
+ * CCSIM_BOOT_SETTLE_US) and ends one sample period after the last sample;
+ * the scenario player and the manual finger are not read meanwhile (before
+ * the first sample's time they are, so the tare sees the board). The
+ * array is the caller's and must outlive the replay; NULL or 0 stops it. */
+void ccsim_device_replay(ccsim_device_t *sim, const ccsim_replay_sample_t *samples, size_t count);
+bool ccsim_device_replay_running(const ccsim_device_t *sim);
+/* Device time the replay ends, microseconds (0 when none plays). */
+uint64_t ccsim_device_replay_end_us(const ccsim_device_t *sim);
 /* Models a UART of `baud` bits per second, 8N1 (10 bits per byte), in both
  * directions: the firmware can read and write at most that many bytes per
  * unit of device time (with a 16-byte FIFO of slack). 0 (the default)

@@ -1,0 +1,160 @@
+import CameraControlGestures
+import CameraControlHost
+import CameraControlWire
+
+/// The input a recording holds, sample by sample, for replaying it into the simulator's firmware
+/// (`camctl test --replay`, docs/SIMULATOR.md "Replay"): the raw samples' force, slide position and touch,
+/// the button levels its debounced `BUTTON_DOWN`/`BUTTON_UP` events give, and its remote clicks.
+package struct RecordedInput: Sendable {
+    /// One sample: device time, and what the sensors and buttons read.
+    package struct Sample: Hashable, Sendable {
+        /// Device time of the sample, microseconds.
+        package var micros: UInt64
+        /// The force before the firmware's low-pass filter (``unfiltered(_:intervalMicros:)``), millinewtons.
+        package var forceMillinewtons: Int32
+        /// Slide position, strip counts.
+        package var position: UInt32
+        /// Touched.
+        package var touched: Bool
+        /// Buttons held (`CC_BUTTON_*` bits: 1 volume up, 2 volume down, 4 action).
+        package var buttons: UInt32
+        /// Remote clicks since the previous sample.
+        package var remoteClicks: UInt32
+    }
+
+    /// The samples in time order.
+    package var samples: [Sample] = []
+    /// The gestures the host recognised replaying the recording, `kind source` (what a replay into the
+    /// firmware should give again).
+    package var gestures: [String] = []
+    /// The capture events the host delivered replaying it, `phase source` (`ended volume-up`).
+    package var captures: [String] = []
+
+    /// The button bit of an input source (0 for the Camera Control itself and the remote).
+    static func buttonBit(_ source: InputSource) -> UInt32 {
+        switch source {
+        case .volumeUp: 1
+        case .volumeDown: 2
+        case .actionButton: 4
+        default: 0
+        }
+    }
+
+    /// The input of a recording of `camctl record` (which keeps the raw-sample stream unless `--no-raw`).
+    package init(recording frames: [RecordedFrame]) {
+        var raw: [(micros: UInt64, force: UInt32, position: UInt32, touch: Bool)] = []
+        var edges: [(micros: UInt64, bit: UInt32, down: Bool)] = []
+        var clicks: [UInt64] = []
+        var gestures: [String] = []
+        var captures: [String] = []
+        let engine = ReplayEngine()
+        engine.onCapture = { event, _ in captures.append("\(event.phase.rawValue) \(event.source)") }
+        engine.onRawSamples = { batch in
+            for (index, record) in batch.records.enumerated() {
+                raw.append(
+                    (
+                        batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros), record.force, record.position,
+                        record.touch
+                    ))
+            }
+        }
+        engine.core.observer = { effect in
+            switch effect {
+            case .input(let event) where event.kind == .buttonDown || event.kind == .buttonUp:
+                let bit = Self.buttonBit(event.source)
+                if bit != 0 { edges.append((event.timestampMicros, bit, event.kind == .buttonDown)) }
+            case .input(let event) where event.kind == .remoteClick:
+                clicks.append(event.timestampMicros)
+            case .gesture(let gesture):
+                gestures.append(Self.name(gesture))
+            default: break
+            }
+        }
+        engine.run(frames)
+        raw.sort { $0.micros < $1.micros }
+        edges.sort { $0.micros < $1.micros }
+        clicks.sort()
+        let forces = Self.unfiltered(raw.map(\.force), intervalMicros: raw.count > 1 ? raw[1].micros - raw[0].micros : 1_000)
+        var buttons: UInt32 = 0
+        var edge = 0
+        var click = 0
+        for (sample, force) in zip(raw, forces) {
+            while edge < edges.count, edges[edge].micros <= sample.micros {
+                buttons = edges[edge].down ? buttons | edges[edge].bit : buttons & ~edges[edge].bit
+                edge += 1
+            }
+            var remote: UInt32 = 0
+            while click < clicks.count, clicks[click] <= sample.micros {
+                remote += 1
+                click += 1
+            }
+            samples.append(
+                Sample(
+                    micros: sample.micros, forceMillinewtons: force, position: sample.position, touched: sample.touch,
+                    buttons: buttons, remoteClicks: remote))
+        }
+        self.gestures = gestures
+        self.captures = captures
+    }
+
+    /// A trace from another tool: text lines `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`
+    /// (commas, spaces or tabs; `#` starts a comment), the force as applied (not filtered), the position
+    /// 0…1 along the strip, touch 0 or 1, the buttons as `CC_BUTTON_*` bits (1 volume up, 2 volume down, 4
+    /// action). It holds no gestures or captures to compare with.
+    ///
+    /// - Throws: ``RecordingError`` naming the first bad line; times must not go back.
+    package init(csv text: String, name: String, slideResolution: UInt32 = 1024) throws(RecordingError) {
+        var last: UInt64 = 0
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\r" })
+            if fields.isEmpty { continue }
+            func bad(_ why: String) -> RecordingError {
+                RecordingError(
+                    description: "\(name):\(number + 1): \(why); want `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`")
+            }
+            guard (4...6).contains(fields.count), let time = UInt64(fields[0]), let force = Int32(fields[1]),
+                let position = Double(fields[2]), position >= 0, position <= 1, let touch = UInt8(fields[3]), touch <= 1
+            else { throw bad("found '\(line.prefix(80))'") }
+            let buttons = fields.count > 4 ? UInt32(fields[4]) : 0
+            let clicks = fields.count > 5 ? UInt32(fields[5]) : 0
+            guard let buttons, buttons < 8, let clicks, clicks <= 100 else { throw bad("buttons 0…7, remote clicks 0…100") }
+            guard time >= last else { throw bad("time goes back") }
+            last = time
+            samples.append(
+                Sample(
+                    micros: time, forceMillinewtons: force,
+                    position: UInt32((position * Double(slideResolution - 1)).rounded()), touched: touch == 1,
+                    buttons: buttons, remoteClicks: clicks))
+        }
+        guard !samples.isEmpty else { throw RecordingError(description: "\(name): no samples") }
+    }
+
+    /// The forces before the firmware's force filter, from the filtered ones raw samples carry.
+    ///
+    /// Raw samples carry the conditioned force: tared and through the single-pole low-pass
+    /// `y += (x − y) / 2^k` (docs/SIMULATOR.md §1: k = 3 at 1 kHz, 2 at 500 Hz, 1 at 250 Hz, 0 at 100 Hz).
+    /// Replayed as they are, the firmware would filter them twice (about 8 ms more lag, enough to put a
+    /// light press's end after the touch's). Inverting the filter, `x = y₋₁ + 2^k (y − y₋₁)`, gives back
+    /// the force it was fed, up to the rounding of the recorded millinewtons times 2^k.
+    package static func unfiltered(_ forces: [UInt32], intervalMicros: UInt64) -> [Int32] {
+        let shift: Int64
+        switch intervalMicros {
+        case 10_000...: shift = 0
+        case 4_000...: shift = 1
+        case 2_000...: shift = 2
+        default: shift = 3
+        }
+        var previous: Int64 = 0
+        return forces.map { force in
+            let y = Int64(force)
+            defer { previous = y }
+            return Int32(clamping: previous + (y - previous) << shift)
+        }
+    }
+
+    /// A gesture as `kind source` (`press-ended camera-control`), without its details.
+    package static func name(_ gesture: Gesture) -> String {
+        let kind = EventPrinter.name(gesture.kind).split(separator: " ").first.map(String.init) ?? "gesture"
+        return "\(kind) \(gesture.source)"
+    }
+}

@@ -1,0 +1,146 @@
+import CameraControlEmbedded
+import CameraControlSimulation
+import CameraControlWire
+import Testing
+
+/// The `expect` grammar and checker (CameraControlSimulation's ``ScenarioScript``) on hand-made runs: each
+/// form parses, bad ones name their column, patterns match word by word, windows open at the anchor step's
+/// start and close `D` after its end, and the report and JUnit say what failed.
+@Suite("Scenario expectations: grammar and checker")
+struct ScenarioExpectationsTests {
+    static let text = """
+        expect counter check_errors 0
+        full-click            # 195 ms: land 15, rise 50, hold 80, fall 40, lift 10
+        expect capture ended primary camera-control within 30ms
+        expect no gesture long-press-began   # a note
+        expect overlay value reactions #2 slider
+        pause 100ms
+        expect gesture slide-ended camera-control at=0.6±0.02 for 0ms
+        expect overlay value zoom 2.0+-0.1
+        expect counter frames_sent >=3
+        """
+
+    @Test("each form parses; anchors are the step before; durations and comments")
+    func parses() throws {
+        let script = try ScenarioScript(Self.text)
+        #expect(script.timeline.map(\.line) == [2, 6])
+        #expect(script.timeline.map(\.durationMicros) == [195_000, 100_000])
+        let e = script.expectations
+        #expect(e.map(\.line) == [1, 3, 4, 5, 7, 8, 9])
+        #expect(e[0].anchor == nil && e[0].subject == .counter(name: "check_errors", comparison: .equal, value: 0))
+        #expect(e[1].anchor?.line == 2 && e[1].limitMicros == 30_000)
+        #expect(e[1].subject == .event([.word("capture"), .word("ended"), .word("primary"), .word("camera-control")]))
+        #expect(e[2].subject == .absence([.word("gesture"), .word("long-press-began")]) && e[2].limitMicros == nil)
+        #expect(e[3].subject == .event([.word("overlay"), .word("value"), .word("reactions"), .word("#2"), .word("slider")]))
+        #expect(e[4].anchor?.line == 6 && e[4].limitMicros == 0)
+        #expect(
+            e[4].subject
+                == .event([
+                    .word("gesture"), .word("slide-ended"), .word("camera-control"), .number(key: "at", value: 0.6, tolerance: 0.02),
+                ]))
+        #expect(e[5].subject == .event([.word("overlay"), .word("value"), .word("zoom"), .number(key: nil, value: 2, tolerance: 0.1)]))
+        #expect(e[6].subject == .counter(name: "frames_sent", comparison: .atLeast, value: 3))
+        #expect(ScenarioScript.withoutExpectations(Self.text).split(separator: "\n", omittingEmptySubsequences: false).count == 9)
+    }
+
+    @Test(
+        "a bad expectation names its line, column and reason",
+        arguments: [
+            ("expect", 1, "expect needs an event"),
+            ("expect gestrue light-press-began", 8, "unknown event kind (did you mean gesture?)"),
+            ("expect gesture lite-press-began", 16, "unknown gesture (did you mean light-press-began?)"),
+            ("expect capture ended within 3parsecs", 29, "expected a duration such as 30ms after within"),
+            ("expect capture ended within", 22, "missing duration after within"),
+            ("expect counter chek_errors 0", 16, "unknown counter (did you mean check_errors?)"),
+            ("expect counter check_errors lots", 29, "expected a whole number"),
+            ("expect counter check_errors 0 within 5ms", 8, "a counter is checked at the end"),
+            ("expect overlay value zoom 2±x", 27, "expected a number and tolerance"),
+            ("  expect no", 3, "expect no needs an event"),
+        ])
+    func errors(line: String, column: Int, reason: String) {
+        #expect {
+            _ = try ScenarioScript("full-click\n" + line + "\n")
+        } throws: { error in
+            guard let error = error as? ScenarioError else { return false }
+            return error.line == 2 && error.column == column && error.reason.hasPrefix(reason)
+        }
+    }
+
+    @Test("the firmware's errors come through with their positions")
+    func stepErrors() {
+        #expect(throws: ScenarioError(line: 2, column: 1, reason: "unknown step")) {
+            _ = try ScenarioScript("expect counter check_errors 0\njump\n")
+        }
+    }
+
+    /// A run of the text above starting at 100 ms.
+    static func run(_ events: [(UInt64, String)], counters: Counters? = Counters(), uncertainty: UInt64 = 0) -> ScenarioRun {
+        ScenarioRun(
+            events: events.map { ObservedEvent(micros: $0.0 * 1000, text: $0.1) }, counters: counters,
+            scenarioStartMicros: 100_000, endMicros: 2_000_000, startUncertaintyMicros: uncertainty)
+    }
+
+    @Test("windows: open at the anchor's start, close D after its end; negatives over the same window")
+    func windows() throws {
+        let script = try ScenarioScript(Self.text)
+        let good = Self.run([
+            (158, "capture began primary camera-control"), (272, "capture ended primary camera-control"),
+            (300, "overlay value reactions #2 slider"), (310, "gesture slide-ended camera-control at=0.61"),
+            (320, "overlay value zoom 1.95 slider"),
+        ])
+        var counters = Counters()
+        counters.framesSent = 3
+        let results = script.check(
+            ScenarioRun(
+                events: good.events, counters: counters, scenarioStartMicros: 100_000, endMicros: 2_000_000))
+        #expect(results.allSatisfy { $0.passed }, "\(ScenarioTestReport(file: "t", results: results).text)")
+        #expect(results[1].window == 100_000...325_000)
+        #expect(results[1].matched?.micros == 272_000)
+        #expect(results[4].window == 295_000...395_000)
+
+        // Too late (after the full-click's end + 30 ms), outside the pause, a long press, a wrong number.
+        let bad = Self.run([
+            (330, "capture ended primary camera-control"), (250, "gesture long-press-began camera-control"),
+            (250, "gesture slide-ended camera-control at=0.5"), (320, "overlay value zoom 2.2 slider"),
+        ])
+        let failed = script.check(bad).filter { !$0.passed }.map(\.expectation.line)
+        #expect(failed == [3, 4, 5, 7, 8, 9])
+        // The start bracketed over a port: windows close that much later.
+        #expect(script.check(Self.run([(330, "capture ended primary camera-control")], uncertainty: 10_000))[1].passed)
+    }
+
+    @Test("the report prints PASS/FAIL with the events around a failure; JUnit counts and escapes")
+    func report() throws {
+        let script = try ScenarioScript("full-click\nexpect no capture began\nexpect capture ended primary camera-control\n")
+        let events = Self.run([
+            (120, "gesture touch-began camera-control"), (158, "capture began primary camera-control"),
+            (272, "capture ended primary camera-control"), (280, "photo 1 zoom 1 bias 0 <&\">"),
+        ])
+        let report = ScenarioTestReport(file: "a.scenario", results: script.check(events), seconds: 0.5)
+        #expect(report.failures.count == 1)
+        let lines = report.text.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == "FAIL a.scenario:2 expect no capture began (capture began primary camera-control at 158.0 ms, inside 100.0 … 2000.0 ms)")
+        #expect(lines.contains("     > 158.0 ms capture began primary camera-control"))
+        #expect(lines.contains("       120.0 ms gesture touch-began camera-control"))
+        #expect(lines.contains("PASS a.scenario:3 expect capture ended primary camera-control (at 272.0 ms)"))
+        #expect(lines.last == "a.scenario: 1 passed, 1 failed")
+        #expect(report.text(onlyFailures: true).contains("PASS") == false)
+        let xml = ScenarioTestReport.junit([report])
+        #expect(xml.contains("<testsuites name=\"camctl test\" tests=\"2\" failures=\"1\" skipped=\"0\">"))
+        #expect(xml.contains("<testcase classname=\"a.scenario\" name=\"line 3: expect capture ended primary camera-control\"/>"))
+        #expect(xml.contains("photo 1 zoom 1 bias 0 &lt;&amp;&quot;&gt;"))
+    }
+
+    @Test("over a port: firmware feedback is skipped, never failed; counters not read fail")
+    func portRuns() throws {
+        let script = try ScenarioScript("full-click\nexpect firmware-haptic click\nexpect counter check_errors 0\n")
+        var run = Self.run([], counters: nil)
+        run.seesFirmwareFeedback = false
+        let results = script.check(run)
+        #expect(results[0].skipped && results[0].passed)
+        #expect(!results[1].passed && results[1].detail == "the counters were not read")
+        #expect(ScenarioTestReport(file: "p", results: results).text.contains("SKIP p:2 expect firmware-haptic click"))
+    }
+}
