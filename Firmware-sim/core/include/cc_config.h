@@ -35,9 +35,10 @@
 #define CC_HEARTBEAT_INTERVAL_MS 50u
 #endif
 
-/* Bytes of the static arena protobuf-c unpacks one request into. */
+/* Bytes of the static arena protobuf-c unpacks one request into: 2 KB, or a
+ * largest frame and 512 bytes if more (a Ping of a whole 4093-byte frame). */
 #ifndef CC_ARENA_BYTES
-#define CC_ARENA_BYTES 2048u
+#define CC_ARENA_BYTES (CC_MAX_FRAME_BYTES + 512u > 2048u ? CC_MAX_FRAME_BYTES + 512u : 2048u)
 #endif
 
 /* Wire bytes of the reliable packets awaiting an ACK, shared by the slots.
