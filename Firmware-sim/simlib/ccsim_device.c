@@ -220,11 +220,20 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
     ccsim_player_init(&sim->player);
     sim->manual.position = CCSIM_POS_ONE / 2u;
 
+#if CC_MAX_FRAME_BYTES < 160u
+    /* A HandshakeResponse must fit the announced frame (PROTOCOL.md §2, v1.2):
+     * the rest of it takes about 104 of 128 bytes, so the identity is short. */
+    (void)snprintf(sim->serial, sizeof(sim->serial), "S%X", (unsigned)(seed & 0xFFFFFFFFu));
+    sim->info.vendor = "CC";
+    sim->info.model = "Sim";
+    sim->info.firmware_version = "1.0";
+#else
     (void)snprintf(sim->serial, sizeof(sim->serial), "SIM-%08X", (unsigned)(seed & 0xFFFFFFFFu));
     sim->info.vendor = "CameraControl";
     sim->info.model = "Simulator";
-    sim->info.serial_number = sim->serial;
     sim->info.firmware_version = "1.0.0-sim";
+#endif
+    sim->info.serial_number = sim->serial;
     sim->info.usb_vendor_id = 0u;
     sim->info.usb_product_id = 0u;
     sim->info.has_force_sensor = true;
