@@ -264,10 +264,10 @@ typedef struct cc_pb_thresholds {
 
 /* cameracontrol.v1.Config, as the device sends it. */
 typedef struct cc_pb_config {
-    const struct cc_pb_thresholds *thresholds;   /* Force-conditioning thresholds. */
-    uint32_t sample_rate_hz;   /* One of Capabilities.sample_rates_hz. */
-    uint32_t slide_interval_ms;   /* At most one SLIDE event per this interval (latest position wins). */
-    uint32_t debounce_ms;   /* Button debounce time. */
+    const struct cc_pb_thresholds *thresholds;   /* Force-conditioning thresholds; required (see Thresholds for their rules). */
+    uint32_t sample_rate_hz;   /* One of Capabilities.sample_rates_hz (the reference: 100, 250, 500, 1000). */
+    uint32_t slide_interval_ms;   /* At most one SLIDE event per this interval (latest position wins); 1..1000. */
+    uint32_t debounce_ms;   /* Button debounce time; 1..100. */
 } cc_pb_config_t;
 
 /* cameracontrol.v1.DeviceIdentity, as the device sends it. */
@@ -324,9 +324,9 @@ typedef struct cc_pb_ping_response {
 /* cameracontrol.v1.Counters, as the device sends it. */
 typedef struct cc_pb_counters {
     uint64_t uptime_us;   /* Time since boot. */
-    uint32_t frames_received;   /* Frames received. */
+    uint32_t frames_received;   /* Frames that passed the check and the envelope (duplicates, unexpected packets and unknown types included; docs/PROTOCOL.md §9, v1.2). */
     uint32_t frames_sent;   /* Frames sent. */
-    uint32_t bytes_received;   /* Bytes received. */
+    uint32_t bytes_received;   /* Bytes read from the receive buffer, garbage and delimiters included; a dropped byte counts in rx_overruns only (docs/PROTOCOL.md §2, v1.2). */
     uint32_t bytes_sent;   /* Bytes sent. */
     uint32_t check_errors;   /* Frames whose check failed. */
     uint32_t framing_errors;   /* Frames that could not be unstuffed (COBS), PROTOCOL.md §2 (v1.0: also frames shorter than an envelope; v1.1 counts those in short_frames and envelope_errors). */
@@ -334,7 +334,7 @@ typedef struct cc_pb_counters {
     uint32_t unknown_packet_types;   /* Frames of an unknown packet type. */
     uint32_t unimplemented_calls;   /* Calls of an unknown or unimplemented method. */
     uint32_t invalid_arguments;   /* Requests whose payload did not parse or was invalid. */
-    uint32_t cancelled_calls;   /* Calls cancelled by the host. */
+    uint32_t cancelled_calls;   /* Calls ended before they finished: by CANCEL, by a new handshake or by link death (docs/PROTOCOL.md §7, v1.2). */
     uint32_t retransmissions;   /* Reliable packets sent again for want of an acknowledgement. */
     uint32_t duplicates_dropped;   /* Packets (of any flags) received more than once and dropped (§6, v1.1: best-effort ones too). */
     uint32_t sequence_gaps;   /* Packets missing from the peer's sequence. */
@@ -365,14 +365,14 @@ typedef struct cc_pb_input_event {
     uint32_t position;   /* Slide position, 0 .. slide_resolution - 1 (valid while touched). */
     uint32_t peak_force_mn;   /* Largest force seen during the press, on *_UP kinds. */
     uint32_t event_number;   /* Counts input events since boot, so a host can see what it missed. */
-    uint32_t reliable_event_number;   /* 1 + the number of reliable input events since boot (the press, button and click kinds), this one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0). A host that sees a gap in event_number knows from it whether the gap hides a reliable event, which retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6). */
+    uint32_t reliable_event_number;   /* 1 + the number of reliable input events since boot (the press, button and click kinds), this one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0): the first reliable event of a boot carries 2, and events with no stream open count too (v1.2). A host that sees a gap in event_number knows from it whether the gap hides a reliable event, which retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6). */
 } cc_pb_input_event_t;
 
 /* cameracontrol.v1.RawSampleBatch, as the device sends it. */
 typedef struct cc_pb_raw_sample_batch {
     uint64_t first_timestamp_us;   /* Device time of the first sample. */
     uint32_t sample_interval_us;   /* Time between samples. */
-    cc_pb_bytes_t samples;   /* Sample records, 4 bytes each, little-endian: bits 0..15 force in millinewtons (saturating at 65535) bits 16..30 slide position bit 31 touch */
+    cc_pb_bytes_t samples;   /* Sample records, 4 bytes each, little-endian: bits 0..15 conditioned force (tared, filtered) in millinewtons (saturating at 65535) bits 16..30 slide position bit 31 touch */
     uint32_t dropped_before;   /* Samples the device dropped before this batch because the link was full. */
 } cc_pb_raw_sample_batch_t;
 
@@ -435,10 +435,10 @@ typedef struct cc_pb_thresholds_in {
 /* cameracontrol.v1.Config, as the device receives it. */
 typedef struct cc_pb_config_in {
     bool has_thresholds;
-    struct cc_pb_thresholds_in thresholds;   /* Force-conditioning thresholds. */
-    uint32_t sample_rate_hz;   /* One of Capabilities.sample_rates_hz. */
-    uint32_t slide_interval_ms;   /* At most one SLIDE event per this interval (latest position wins). */
-    uint32_t debounce_ms;   /* Button debounce time. */
+    struct cc_pb_thresholds_in thresholds;   /* Force-conditioning thresholds; required (see Thresholds for their rules). */
+    uint32_t sample_rate_hz;   /* One of Capabilities.sample_rates_hz (the reference: 100, 250, 500, 1000). */
+    uint32_t slide_interval_ms;   /* At most one SLIDE event per this interval (latest position wins); 1..1000. */
+    uint32_t debounce_ms;   /* Button debounce time; 1..100. */
 } cc_pb_config_in_t;
 
 /* cameracontrol.v1.GetConfigRequest, as the device receives it. */
@@ -476,19 +476,19 @@ typedef struct cc_pb_reset_counters_request_in {
 
 /* cameracontrol.v1.PlayHapticRequest, as the device receives it. */
 typedef struct cc_pb_play_haptic_request_in {
-    int32_t pattern;   /* The waveform. */
-    uint32_t intensity_percent;   /* 1..100; 0 means the device default. */
+    int32_t pattern;   /* The waveform: a value of HapticPattern other than 0 (else INVALID_ARGUMENT); one not in Capabilities.haptic_patterns gets FAILED_PRECONDITION. */
+    uint32_t intensity_percent;   /* 1..100; 0 means the device default; above 100 gets INVALID_ARGUMENT. */
 } cc_pb_play_haptic_request_in_t;
 
 /* cameracontrol.v1.PlaySoundRequest, as the device receives it. */
 typedef struct cc_pb_play_sound_request_in {
-    int32_t sound;   /* The sound. */
+    int32_t sound;   /* The sound: a value of Sound other than 0 (else INVALID_ARGUMENT); a device without a speaker answers FAILED_PRECONDITION. */
 } cc_pb_play_sound_request_in_t;
 
 /* cameracontrol.v1.SetIndicatorRequest, as the device receives it. */
 typedef struct cc_pb_set_indicator_request_in {
-    int32_t mode;   /* Off, on or blinking. */
-    uint32_t rgb;   /* 0xRRGGBB. */
+    int32_t mode;   /* Off, on or blinking; another value gets INVALID_ARGUMENT. */
+    uint32_t rgb;   /* 0xRRGGBB; above 0xFFFFFF gets INVALID_ARGUMENT. */
 } cc_pb_set_indicator_request_in_t;
 
 /* cameracontrol.v1.StreamInputEventsRequest, as the device receives it. */
