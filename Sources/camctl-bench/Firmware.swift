@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Instructions per poll come from `camctl-microbit-bench.elf` under QEMU's `-icount shift=0`, where the guest's
 /// clock counts instructions, so every round gives the same figure on any host; flash and RAM by component come
-/// from `camctl-microbit.map` (`Firmware-sim/port/microbit/footprint.py`). Run from the repository's root; it runs
+/// from `camctl-microbit.map` (`Firmware-sim/port/common/footprint.py`). Run from the repository's root; it runs
 /// `make -C Firmware-sim microbit` first when the images are missing. `--build DIR` names another build folder. Instructions
 /// per poll on the host build (x86-64, gcc -O2) come from `Firmware-sim/build/cc_host_bench` under `valgrind --tool=callgrind`
 /// (``FirmwareHostBench``; `--host-build DIR`, `--polls N`). The rows have no baseline: the targets they are held against
@@ -50,7 +50,7 @@ enum FirmwareBench {
             rows.append(BenchRow(name: "deepest stack", unit: "bytes", project: Stats(stack), baseline: nil))
         }
         rows += try FirmwareHostBench.rows(options, rounds: rounds)
-        let footprint = footprintRows(try output(of: "/usr/bin/python3", ["Firmware-sim/port/microbit/footprint.py", map]))
+        let footprint = footprintRows(try output(of: "/usr/bin/python3", ["Firmware-sim/port/common/footprint.py", map]))
         let total = ("total", footprint.reduce(0) { $0 + $1.1 }, footprint.reduce(0) { $0 + $1.2 })
         for (component, flash, ram) in footprint + [total] {
             rows.append(BenchRow(name: "flash, \(component)", unit: "bytes", project: Stats([flash]), baseline: nil))

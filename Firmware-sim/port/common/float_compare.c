@@ -1,9 +1,9 @@
 /*
- * micro:bit port: the two soft-float equality helpers protobuf-c calls.
+ * Every board port without an FPU in use: the two soft-float equality helpers protobuf-c calls.
  *
  * protobuf-c's proto3 "is this field zero" test (field_is_zeroish) compares
  * float and double fields with 0 even though this schema has none; on the
- * Cortex-M0 (no FPU) each compare is a call to the run-time ABI's
+ * Cortex-M0 (no FPU; the STM32F4 port builds soft-float too) each compare is a call to the run-time ABI's
  * __aeabi_fcmpeq / __aeabi_dcmpeq, and libgcc's versions bring its whole
  * soft-float compare family (about 1.2 KB of flash). These are the same
  * functions (RTABI: 1 when a == b in IEEE 754, else 0) in integer code:

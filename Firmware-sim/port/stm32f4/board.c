@@ -1,0 +1,314 @@
+/*
+ * STM32F4 port: clocks, the 1 ms SysTick and the interrupt-driven USART2 (board.h).
+ */
+#include "board.h"
+
+#include "stm32f4.h"
+
+#define PIN_UART_TX 2u   /* PA2, AF7 */
+#define PIN_UART_RX 3u   /* PA3, AF7 */
+#define PIN_LED 5u       /* PA5: LD2 on Nucleo-64 boards */
+#define AF_USART2 7u
+#define BAUD 115200u
+#define HSI_HZ 16000000u
+/* PLL from the 16 MHz HSI: /8 = 2 MHz in, x168 = 336 MHz VCO, /4 = 84 MHz core, /7 = 48 MHz (USB). */
+#define PLL_M 8u
+#define PLL_N 168u
+#define PLL_P_DIV4 1u
+#define PLL_Q 7u
+#define PLLCFGR_84MHZ (PLL_M | (PLL_N << 6) | (PLL_P_DIV4 << 16) | RCC_PLLCFGR_SRC_HSI | (PLL_Q << 24))
+#define WAIT_SPINS 100000u
+
+#if (STM32_UART_RX_BYTES & (STM32_UART_RX_BYTES - 1u)) != 0u || \
+    (STM32_UART_TX_BYTES & (STM32_UART_TX_BYTES - 1u)) != 0u
+#error "STM32_UART_RX_BYTES and STM32_UART_TX_BYTES must be powers of two"
+#endif
+
+/* Single-producer single-consumer rings: head is written by the producer,
+ * tail by the consumer; both only grow (uint32_t wraps; sizes are powers of 2). */
+static struct {
+    volatile uint32_t head;   /* ISR */
+    volatile uint32_t tail;   /* main loop */
+    uint8_t buf[STM32_UART_RX_BYTES];
+} g_rx;
+
+static struct {
+    volatile uint32_t head;   /* main loop */
+    volatile uint32_t tail;   /* ISR */
+    uint8_t buf[STM32_UART_TX_BYTES];
+} g_tx;
+
+static volatile uint32_t g_rx_overruns;   /* written by the ISR only */
+static uint32_t g_rx_overruns_taken;       /* written by the main loop only */
+
+static volatile uint64_t g_ms;        /* SysTick interrupts since board_init */
+static uint32_t g_core_hz = HSI_HZ;
+static uint32_t g_cycles_per_ms;
+static uint32_t g_cycles_per_us;
+static bool g_emulated;
+
+void stm32_systick_irq(void);
+void stm32_usart2_irq(void);
+
+static void pin_mode(uint32_t port, uint32_t pin, uint32_t mode)
+{
+    GPIO_MODER(port) = (GPIO_MODER(port) & ~(3u << (2u * pin))) | (mode << (2u * pin));
+}
+
+/* 84 MHz from the HSI through the PLL; APB1 42 MHz (its maximum on the F405),
+ * APB2 84 MHz. Returns the APB1 clock (USART2's). Every wait is bounded: on a
+ * chip whose PLL does not lock the core stays on the HSI and says so. */
+static uint32_t clocks_init(void)
+{
+    uint32_t spin;
+    FLASH_ACR = FLASH_ACR_LATENCY_2WS | FLASH_ACR_PRFTEN | FLASH_ACR_ICEN | FLASH_ACR_DCEN;
+    RCC_PLLCFGR = PLLCFGR_84MHZ;
+    if (RCC_PLLCFGR != PLLCFGR_84MHZ) {
+        /* No RCC: QEMU's netduinoplus2, whose clocks are fixed (SysTick at 168 MHz). */
+        g_emulated = true;
+        g_core_hz = STM32_QEMU_CORE_HZ;
+        return g_core_hz / 2u;
+    }
+    RCC_CR |= RCC_CR_PLLON;
+    for (spin = 0u; spin < WAIT_SPINS && (RCC_CR & RCC_CR_PLLRDY) == 0u; spin++) {
+    }
+    RCC_CFGR = RCC_CFGR_PPRE1_DIV2 | RCC_CFGR_PPRE2_DIV1 | RCC_CFGR_SW_PLL;
+    for (spin = 0u; spin < WAIT_SPINS && (RCC_CFGR & RCC_CFGR_SWS_MASK) != RCC_CFGR_SWS_PLL; spin++) {
+    }
+    g_core_hz = (RCC_CFGR & RCC_CFGR_SWS_MASK) == RCC_CFGR_SWS_PLL ? STM32_CORE_HZ : HSI_HZ;
+    return g_core_hz / 2u;
+}
+
+void board_init(void)
+{
+    uint32_t apb1_hz = clocks_init();
+
+    g_cycles_per_ms = g_core_hz / 1000u;
+    g_cycles_per_us = g_core_hz / 1000000u;
+    SYST_RVR = g_cycles_per_ms - 1u;
+    SYST_CVR = 0u;
+    SYST_CSR = SYST_CSR_ENABLE | SYST_CSR_TICKINT | SYST_CSR_CLKSOURCE_CPU;
+
+    RCC_AHB1ENR |= RCC_AHB1ENR_GPIOAEN | RCC_AHB1ENR_GPIOBEN | RCC_AHB1ENR_GPIOCEN;
+    RCC_APB1ENR |= RCC_APB1ENR_USART2EN;
+    GPIO_AFRL(GPIOA_BASE) = (GPIO_AFRL(GPIOA_BASE) & ~(0xFFu << (4u * PIN_UART_TX))) |
+                            (AF_USART2 << (4u * PIN_UART_TX)) | (AF_USART2 << (4u * PIN_UART_RX));
+    pin_mode(GPIOA_BASE, PIN_UART_TX, GPIO_MODE_AF);
+    pin_mode(GPIOA_BASE, PIN_UART_RX, GPIO_MODE_AF);
+    pin_mode(GPIOA_BASE, PIN_LED, GPIO_MODE_OUTPUT);
+
+    /* 16x oversampling: BRR is the bus clock over the baud rate (mantissa.fraction/16). */
+    USART_BRR(USART2_BASE) = (apb1_hz + BAUD / 2u) / BAUD;
+    USART_CR1(USART2_BASE) = USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE;
+    NVIC_ISER(USART2_IRQN / 32u) = 1u << (USART2_IRQN % 32u);
+    stm_irq_enable();
+}
+
+bool board_is_emulated(void)
+{
+    return g_emulated;
+}
+
+uint32_t board_core_hz(void)
+{
+    return g_core_hz;
+}
+
+/* ---------------------------------------------------------------- clock */
+
+void stm32_systick_irq(void)
+{
+    g_ms = g_ms + 1u;
+}
+
+/* Milliseconds and the SysTick's count, consistent: read with the interrupts
+ * off; a wrap whose interrupt has not run yet (pending) counts as its millisecond. */
+static uint64_t now_parts(uint32_t *cycles_in_ms)
+{
+    uint32_t primask, value;
+    uint64_t ms;
+    __asm__ volatile("mrs %0, primask" : "=r"(primask));
+    stm_irq_disable();
+    ms = g_ms;
+    value = SYST_CVR;
+    if ((SCB_ICSR & SCB_ICSR_PENDSTSET) != 0u) {
+        ms++;
+        value = SYST_CVR;
+    }
+    if (primask == 0u) {
+        stm_irq_enable();
+    }
+    *cycles_in_ms = g_cycles_per_ms - 1u - value;
+    return ms;
+}
+
+uint64_t board_now_us(void)
+{
+    uint32_t cycles;
+    uint64_t ms = now_parts(&cycles);
+    return ms * 1000u + cycles / g_cycles_per_us;
+}
+
+uint64_t board_cycles(void)
+{
+    uint32_t cycles;
+    uint64_t ms = now_parts(&cycles);
+    return ms * g_cycles_per_ms + cycles;
+}
+
+/* ----------------------------------------------------------------- UART */
+
+/* Moves bytes from the TX ring into the USART while it takes them (TXE). On a
+ * chip that is one or two bytes (the holding register, then the shift
+ * register): the TXE interrupt sends the rest. QEMU 7.2's USART raises no TXE
+ * interrupt at all but sends each byte at once and keeps TXE set, so there
+ * this call sends the whole ring. Called with the interrupts off, from the
+ * main loop (after queueing, and before sleeping). */
+static void tx_kick_locked(void)
+{
+    while (g_tx.tail != g_tx.head && (USART_SR(USART2_BASE) & USART_SR_TXE) != 0u) {
+        USART_DR(USART2_BASE) = g_tx.buf[g_tx.tail % STM32_UART_TX_BYTES];
+        g_tx.tail = g_tx.tail + 1u;
+    }
+}
+
+/* Queues only: a received byte into the RX ring, the next TX byte from the ring. */
+void stm32_usart2_irq(void)
+{
+    uint32_t sr = USART_SR(USART2_BASE);
+    if ((sr & (USART_SR_RXNE | USART_SR_ORE)) != 0u) {
+        /* Reading SR then DR clears RXNE and an overrun. */
+        uint8_t byte = (uint8_t)USART_DR(USART2_BASE);
+        if ((sr & USART_SR_ORE) != 0u) {
+            g_rx_overruns++;
+        }
+        if ((sr & USART_SR_RXNE) != 0u) {
+            if (g_rx.head - g_rx.tail < STM32_UART_RX_BYTES) {
+                g_rx.buf[g_rx.head % STM32_UART_RX_BYTES] = byte;
+                stm_barrier();
+                g_rx.head = g_rx.head + 1u;
+            } else {
+                g_rx_overruns++;
+            }
+        }
+    }
+    if ((sr & USART_SR_TXE) != 0u && (USART_CR1(USART2_BASE) & USART_CR1_TXEIE) != 0u) {
+        if (g_tx.tail != g_tx.head) {
+            USART_DR(USART2_BASE) = g_tx.buf[g_tx.tail % STM32_UART_TX_BYTES];
+            g_tx.tail = g_tx.tail + 1u;
+        } else {
+            USART_CR1(USART2_BASE) &= ~USART_CR1_TXEIE;   /* the ring is empty: the line rests */
+        }
+    }
+}
+
+size_t board_uart_read(uint8_t *buf, size_t cap)
+{
+    uint32_t tail = g_rx.tail;
+    uint32_t avail = g_rx.head - tail;
+    size_t n = avail < cap ? (size_t)avail : cap;
+    size_t i;
+    stm_barrier();
+    for (i = 0; i < n; i++) {
+        buf[i] = g_rx.buf[(tail + (uint32_t)i) % STM32_UART_RX_BYTES];
+    }
+    stm_barrier();
+    g_rx.tail = tail + (uint32_t)n;
+    return n;
+}
+
+size_t board_uart_rx_pending(void)
+{
+    return (size_t)(g_rx.head - g_rx.tail);
+}
+
+size_t board_uart_tx_room(void)
+{
+    return (size_t)(STM32_UART_TX_BYTES - (g_tx.head - g_tx.tail));
+}
+
+size_t board_uart_write(const uint8_t *buf, size_t len)
+{
+    uint32_t head = g_tx.head;
+    uint32_t room = STM32_UART_TX_BYTES - (head - g_tx.tail);
+    size_t n = len < room ? len : (size_t)room;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        g_tx.buf[(head + (uint32_t)i) % STM32_UART_TX_BYTES] = buf[i];
+    }
+    stm_barrier();
+    g_tx.head = head + (uint32_t)n;
+    if (n > 0u) {
+        /* TXE interrupts move the ring out; the ISR turns them off when it is empty. */
+        stm_irq_disable();
+        tx_kick_locked();
+        USART_CR1(USART2_BASE) |= USART_CR1_TXEIE;
+        stm_irq_enable();
+    }
+    return n;
+}
+
+void board_uart_write_blocking(const char *text)
+{
+    uint32_t spin;
+    USART_CR1(USART2_BASE) &= ~(USART_CR1_TXEIE | USART_CR1_RXNEIE);
+    for (; *text != '\0'; text++) {
+        for (spin = 0u; spin < WAIT_SPINS && (USART_SR(USART2_BASE) & USART_SR_TXE) == 0u; spin++) {
+        }
+        USART_DR(USART2_BASE) = (uint8_t)*text;
+    }
+    for (spin = 0u; spin < WAIT_SPINS && (USART_SR(USART2_BASE) & USART_SR_TC) == 0u; spin++) {
+    }
+}
+
+uint32_t board_uart_take_overruns(void)
+{
+    /* The ISR only increments, the main loop only remembers what it took: no lock needed. */
+    uint32_t now = g_rx_overruns;
+    uint32_t taken = now - g_rx_overruns_taken;
+    g_rx_overruns_taken = now;
+    return taken;
+}
+
+/* ----------------------------------------------------------------- misc */
+
+void board_idle(void)
+{
+    /* With the interrupts masked, a byte that arrives between the check and
+     * the wfi still wakes it (a pending interrupt ends wfi); SysTick wakes it
+     * every millisecond. */
+    stm_irq_disable();
+    tx_kick_locked();
+    if (g_rx.head == g_rx.tail) {
+        stm_wfi();
+    }
+    stm_irq_enable();
+}
+
+void board_serial_number(char out[25])
+{
+    static const char digits[] = "0123456789ABCDEF";
+    uint32_t words[3] = {0x51454D55u, 0u, 0u};   /* "QEMU" */
+    int i;
+    if (!g_emulated) {
+        words[0] = UID_WORD(2);
+        words[1] = UID_WORD(1);
+        words[2] = UID_WORD(0);
+    }
+    for (i = 0; i < 24; i++) {
+        out[i] = digits[(words[i / 8] >> (28 - 4 * (i % 8))) & 0xFu];
+    }
+    out[24] = '\0';
+}
+
+void board_led(bool on)
+{
+    GPIO_BSRR(GPIOA_BASE) = on ? (1u << PIN_LED) : (1u << (PIN_LED + 16u));
+}
+
+void board_reset(void)
+{
+    SCB_AIRCR = SCB_AIRCR_SYSRESET;
+    for (;;) {
+    }
+}
