@@ -2,8 +2,8 @@
  * STM32F4 port: what the board's drivers give the images' main loops (the
  * same calls as the micro:bit port's board.h).
  *
- * The clock is the Cortex-M4's SysTick at the core clock, interrupting every
- * millisecond (the interrupt counts milliseconds and wakes the main loop);
+ * The clock is TIM2 counting microseconds (32 bits, extended to 64); the
+ * Cortex-M4's SysTick interrupts every millisecond to wake the main loop;
  * USART2 is interrupt-driven with a receive and a transmit ring: the interrupt
  * only moves bytes between the rings and the USART, the main loop drains and
  * fills them (through the HAL's uart_read/uart_write).
@@ -38,7 +38,7 @@ void board_init(void);
 /* True when board_init found no RCC (it reads back 0: QEMU's netduinoplus2),
  * the core clock then being QEMU's 168 MHz. */
 bool board_is_emulated(void);
-/* The SysTick's clock in Hz (STM32_CORE_HZ, or STM32_QEMU_CORE_HZ emulated). */
+/* The core's (and the SysTick's) clock in Hz (STM32_CORE_HZ, or STM32_QEMU_CORE_HZ emulated). */
 uint32_t board_core_hz(void);
 
 /* Monotonic microseconds since board_init. */

@@ -38,6 +38,7 @@
 #define RCC_AHB1ENR_GPIOAEN (1u << 0)
 #define RCC_AHB1ENR_GPIOBEN (1u << 1)
 #define RCC_AHB1ENR_GPIOCEN (1u << 2)
+#define RCC_APB1ENR_TIM2EN (1u << 0)
 #define RCC_APB1ENR_USART2EN (1u << 17)
 #define RCC_APB2ENR_ADC1EN (1u << 8)
 #define RCC_APB2ENR_ADC2EN (1u << 9)
@@ -80,6 +81,18 @@
 #define USART_CR1_RXNEIE (1u << 5)
 #define USART_CR1_TXEIE (1u << 7)
 #define USART_CR1_UE (1u << 13)
+
+/* TIM2 (APB1, 32 bits): on a chip its clock is twice APB1's, the core clock here;
+ * QEMU 7.2 clocks it at a fixed 1 GHz */
+#define TIM2_BASE 0x40000000u
+#define TIM2_CR1 STM_REG(TIM2_BASE + 0x00u)
+#define TIM2_EGR STM_REG(TIM2_BASE + 0x14u)
+#define TIM2_CNT STM_REG(TIM2_BASE + 0x24u)
+#define TIM2_PSC STM_REG(TIM2_BASE + 0x28u)
+#define TIM2_ARR STM_REG(TIM2_BASE + 0x2Cu)
+#define TIM_CR1_CEN (1u << 0)
+#define TIM_EGR_UG (1u << 0)
+#define STM32_QEMU_TIM2_HZ 1000000000u
 
 /* ADC1 and ADC2 (APB2), and their common register */
 #define ADC1_BASE 0x40012000u
