@@ -7,15 +7,16 @@
 #   ARCH        the -mcpu/-mthumb/-mfloat-abi flags (compile and link)
 #   LDSCRIPT    the port's linker script
 #   BOARD_DEFS  -D sizes for cc_config.h and ccsim_*.h (may be empty)
-#   BOARD_SRC   the port's own drivers and its glue.c (common/port_glue.h),
-#               linked into every firmware image
+#   BOARD_SRC   the port's own drivers, linked into every firmware image
 #
-# and gets FW_OBJ (core + generated + protobuf-c + port/common + BOARD_SRC),
-# SIMLIB_OBJ, SIM_OBJ (the "-sim" image's main loop and what it adds besides
-# simlib; the port adds its glue.o: common/port_sim.h), the
-# object of any port file as $(OUT)/objects/NAME.o, `%.elf` (linked with a map
-# file next to it) and `%.hex`. A port adds a source file to the firmware of
-# every board here, never in its own Makefile.
+# and has a glue.c (common/port_glue.h: the board's part of the images every
+# board shares), which only those images link. It gets FW_OBJ (core +
+# generated + protobuf-c + port/common + BOARD_SRC), SIMLIB_OBJ, SIM_OBJ (the
+# "-sim" image's main loop, its snprintf and the glue), BENCH_OBJ (the
+# benchmark image's main and the glue), the object of any port file as
+# $(OUT)/objects/NAME.o, `%.elf` (linked with a map file next to it) and
+# `%.hex`. A source file every board links is added here, never in a port's
+# Makefile.
 #
 # protobuf-c's runtime comes from Debian's source package, fetched and checked
 # by ../../scripts/fetch-protobuf-c into .deps/ (never committed); its header
@@ -63,8 +64,9 @@ CORE_OBJ := $(call obj,$(CORE_SRC))
 GEN_OBJ := $(call obj,$(GEN_SRC))
 SIMLIB_OBJ := $(call obj,$(SIMLIB_SRC))
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
-SIM_OBJ := $(call obj,$(SIM_SRC))
-BENCH_OBJ := $(call obj,$(BENCH_SRC))
+GLUE_OBJ := $(OUT)/objects/glue.o
+SIM_OBJ := $(call obj,$(SIM_SRC)) $(GLUE_OBJ)
+BENCH_OBJ := $(call obj,$(BENCH_SRC)) $(GLUE_OBJ)
 BOARD_OBJ := $(call obj,$(BOARD_SRC))
 PBC_OBJ := $(OUT)/objects/protobuf-c.o
 FW_OBJ := $(CORE_OBJ) $(GEN_OBJ) $(PBC_OBJ) $(COMMON_OBJ) $(BOARD_OBJ)
