@@ -11,7 +11,8 @@
 #
 # and has a glue.c (common/port_glue.h: the board's part of the images every
 # board shares), which only those images link. It gets FW_OBJ (core +
-# generated + protobuf-c + port/common + BOARD_SRC), SIMLIB_OBJ, SIM_OBJ (the
+# generated + protobuf-c + port/common + BOARD_OBJ: BOARD_SRC and
+# common/port_start.c), SIMLIB_OBJ, SIM_OBJ (the
 # "-sim" image's main loop, its snprintf and the glue), BENCH_OBJ (the
 # benchmark image's main and the glue), the object of any port file as
 # $(OUT)/objects/NAME.o, `%.elf` (linked with a map file next to it) and
@@ -67,7 +68,8 @@ COMMON_OBJ := $(call obj,$(COMMON_SRC))
 GLUE_OBJ := $(OUT)/objects/glue.o
 SIM_OBJ := $(call obj,$(SIM_SRC)) $(GLUE_OBJ)
 BENCH_OBJ := $(call obj,$(BENCH_SRC)) $(GLUE_OBJ)
-BOARD_OBJ := $(call obj,$(BOARD_SRC))
+# the port's drivers, and the start-up steps every port shares (common/port_start.h)
+BOARD_OBJ := $(call obj,$(BOARD_SRC)) $(OUT)/objects/port_start.o
 PBC_OBJ := $(OUT)/objects/protobuf-c.o
 FW_OBJ := $(CORE_OBJ) $(GEN_OBJ) $(PBC_OBJ) $(COMMON_OBJ) $(BOARD_OBJ)
 

@@ -3,6 +3,7 @@
  */
 #include "board.h"
 
+#include "port_ring.h"
 #include "stm32f4.h"
 
 #define PIN_UART_TX 2u   /* PA2, AF7 */
@@ -24,20 +25,10 @@
 #error "STM32_UART_RX_BYTES and STM32_UART_TX_BYTES must be powers of two"
 #endif
 
-/* Single-producer single-consumer rings: head is written by the producer,
- * tail by the consumer; both only grow (uint32_t wraps; sizes are powers of 2). */
-static struct {
-    volatile uint32_t head;   /* ISR */
-    volatile uint32_t tail;   /* main loop */
-    uint8_t buf[STM32_UART_RX_BYTES];
-} g_rx;
-
-static struct {
-    volatile uint32_t head;   /* main loop */
-    volatile uint32_t tail;   /* ISR */
-    uint8_t buf[STM32_UART_TX_BYTES];
-} g_tx;
-
+static uint8_t g_rx_buf[STM32_UART_RX_BYTES];
+static uint8_t g_tx_buf[STM32_UART_TX_BYTES];
+static port_ring_t g_rx = {0u, 0u, g_rx_buf, STM32_UART_RX_BYTES};   /* ISR -> main loop */
+static port_ring_t g_tx = {0u, 0u, g_tx_buf, STM32_UART_TX_BYTES};   /* main loop -> ISR */
 static volatile uint32_t g_rx_overruns;   /* written by the ISR only */
 static uint32_t g_rx_overruns_taken;       /* written by the main loop only */
 
@@ -181,36 +172,39 @@ uint64_t board_cycles(void)
  * main loop (after queueing, and before sleeping). */
 static void tx_kick_locked(void)
 {
-    while (g_tx.tail != g_tx.head && (USART_SR(USART2_BASE) & USART_SR_TXE) != 0u) {
-        USART_DR(USART2_BASE) = g_tx.buf[g_tx.tail % STM32_UART_TX_BYTES];
-        g_tx.tail = g_tx.tail + 1u;
+    while (port_ring_used(&g_tx) != 0u && (USART_SR(USART2_BASE) & USART_SR_TXE) != 0u) {
+        USART_DR(USART2_BASE) = port_ring_pop(&g_tx);
     }
 }
 
-/* Queues only: a received byte into the RX ring, the next TX byte from the ring. */
-void stm32_usart2_irq(void)
+/* Takes every byte the USART holds into the RX ring (reading SR then DR
+ * clears RXNE and an overrun). It reads SR again after each byte: QEMU 7.2
+ * hands over its next byte while DR is read and then lowers the interrupt
+ * line anyway, so a byte can wait with RXNE set and no interrupt. Returns
+ * the last SR read. */
+static uint32_t rx_drain(void)
 {
     uint32_t sr = USART_SR(USART2_BASE);
-    if ((sr & (USART_SR_RXNE | USART_SR_ORE)) != 0u) {
-        /* Reading SR then DR clears RXNE and an overrun. */
+    while ((sr & (USART_SR_RXNE | USART_SR_ORE)) != 0u) {
         uint8_t byte = (uint8_t)USART_DR(USART2_BASE);
         if ((sr & USART_SR_ORE) != 0u) {
             g_rx_overruns++;
         }
-        if ((sr & USART_SR_RXNE) != 0u) {
-            if (g_rx.head - g_rx.tail < STM32_UART_RX_BYTES) {
-                g_rx.buf[g_rx.head % STM32_UART_RX_BYTES] = byte;
-                stm_barrier();
-                g_rx.head = g_rx.head + 1u;
-            } else {
-                g_rx_overruns++;
-            }
+        if ((sr & USART_SR_RXNE) != 0u && !port_ring_push(&g_rx, byte)) {
+            g_rx_overruns++;
         }
+        sr = USART_SR(USART2_BASE);
     }
+    return sr;
+}
+
+/* Queues only: received bytes into the RX ring, the next TX byte from the ring. */
+void stm32_usart2_irq(void)
+{
+    uint32_t sr = rx_drain();
     if ((sr & USART_SR_TXE) != 0u && (USART_CR1(USART2_BASE) & USART_CR1_TXEIE) != 0u) {
-        if (g_tx.tail != g_tx.head) {
-            USART_DR(USART2_BASE) = g_tx.buf[g_tx.tail % STM32_UART_TX_BYTES];
-            g_tx.tail = g_tx.tail + 1u;
+        if (port_ring_used(&g_tx) != 0u) {
+            USART_DR(USART2_BASE) = port_ring_pop(&g_tx);
         } else {
             USART_CR1(USART2_BASE) &= ~USART_CR1_TXEIE;   /* the ring is empty: the line rests */
         }
@@ -219,40 +213,22 @@ void stm32_usart2_irq(void)
 
 size_t board_uart_read(uint8_t *buf, size_t cap)
 {
-    uint32_t tail = g_rx.tail;
-    uint32_t avail = g_rx.head - tail;
-    size_t n = avail < cap ? (size_t)avail : cap;
-    size_t i;
-    stm_barrier();
-    for (i = 0; i < n; i++) {
-        buf[i] = g_rx.buf[(tail + (uint32_t)i) % STM32_UART_RX_BYTES];
-    }
-    stm_barrier();
-    g_rx.tail = tail + (uint32_t)n;
-    return n;
+    return port_ring_read(&g_rx, buf, cap);
 }
 
 size_t board_uart_rx_pending(void)
 {
-    return (size_t)(g_rx.head - g_rx.tail);
+    return (size_t)port_ring_used(&g_rx);
 }
 
 size_t board_uart_tx_room(void)
 {
-    return (size_t)(STM32_UART_TX_BYTES - (g_tx.head - g_tx.tail));
+    return (size_t)port_ring_room(&g_tx);
 }
 
 size_t board_uart_write(const uint8_t *buf, size_t len)
 {
-    uint32_t head = g_tx.head;
-    uint32_t room = STM32_UART_TX_BYTES - (head - g_tx.tail);
-    size_t n = len < room ? len : (size_t)room;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        g_tx.buf[(head + (uint32_t)i) % STM32_UART_TX_BYTES] = buf[i];
-    }
-    stm_barrier();
-    g_tx.head = head + (uint32_t)n;
+    size_t n = port_ring_write(&g_tx, buf, len);
     if (n > 0u) {
         /* TXE interrupts move the ring out; the ISR turns them off when it is empty. */
         stm_irq_disable();
@@ -278,11 +254,7 @@ void board_uart_write_blocking(const char *text)
 
 uint32_t board_uart_take_overruns(void)
 {
-    /* The ISR only increments, the main loop only remembers what it took: no lock needed. */
-    uint32_t now = g_rx_overruns;
-    uint32_t taken = now - g_rx_overruns_taken;
-    g_rx_overruns_taken = now;
-    return taken;
+    return port_take_count(&g_rx_overruns, &g_rx_overruns_taken);
 }
 
 /* ----------------------------------------------------------------- misc */
@@ -294,7 +266,8 @@ void board_idle(void)
      * every millisecond. */
     stm_irq_disable();
     tx_kick_locked();
-    if (g_rx.head == g_rx.tail) {
+    (void)rx_drain();   /* a byte QEMU left without an interrupt */
+    if (port_ring_used(&g_rx) == 0u) {
         stm_wfi();
     }
     stm_irq_enable();

@@ -1,12 +1,14 @@
 /*
- * STM32F4 port: what the board's drivers give the images' main loops (the
- * same calls as the micro:bit port's board.h).
+ * STM32F4 port: what the board's drivers give the images' main loops.
  *
  * The clock is TIM2 counting microseconds (32 bits, extended to 64); the
  * Cortex-M4's SysTick interrupts every millisecond to wake the main loop;
  * USART2 is interrupt-driven with a receive and a transmit ring: the interrupt
  * only moves bytes between the rings and the USART, the main loop drains and
- * fills them (through the HAL's uart_read/uart_write).
+ * fills them (through the HAL's uart_read/uart_write). The calls every port
+ * has are in common/port_board.h; board_init sets the clocks (PLL, flash wait
+ * states, bus prescalers), TIM2, the SysTick and USART2 at 115200 8N1 on PA2
+ * (TX) and PA3 (RX).
  */
 #ifndef STM32F4_BOARD_H
 #define STM32F4_BOARD_H
@@ -14,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "port_board.h"
 
 /* Ring sizes (powers of two). RX holds what arrives between two polls of
  * the main loop; TX what the core hands over in one poll. */
@@ -31,38 +35,15 @@
 #define STM32_CORE_HZ 84000000u
 #define STM32_QEMU_CORE_HZ 168000000u
 
-/* Clocks (PLL, flash wait states, bus prescalers), the millisecond tick and
- * USART2 at 115200 8N1 on PA2 (TX) and PA3 (RX). */
-void board_init(void);
-
 /* True when board_init found no RCC (it reads back 0: QEMU's netduinoplus2),
  * the core clock then being QEMU's 168 MHz. */
 bool board_is_emulated(void);
 /* The core's (and the SysTick's) clock in Hz (STM32_CORE_HZ, or STM32_QEMU_CORE_HZ emulated). */
 uint32_t board_core_hz(void);
 
-/* Monotonic microseconds since board_init. */
-uint64_t board_now_us(void);
 /* Core clock cycles since board_init (for measurements: under QEMU's
  * -icount shift=0 one cycle of its 168 MHz is 1000/168 instructions). */
 uint64_t board_cycles(void);
-
-/* Bytes the UART's receive ring (or the USART itself: overrun) had to drop since the last call. */
-uint32_t board_uart_take_overruns(void);
-/* Bytes received and not yet taken; copies up to cap into buf. */
-size_t board_uart_read(uint8_t *buf, size_t cap);
-/* Queues up to len bytes for transmission; returns how many fit. */
-size_t board_uart_write(const uint8_t *buf, size_t len);
-/* Room left in the transmit ring. */
-size_t board_uart_tx_room(void);
-/* Bytes received and waiting in the ring. */
-size_t board_uart_rx_pending(void);
-/* Writes text with the interrupts off, waiting for the line (fault reports). */
-void board_uart_write_blocking(const char *text);
-
-/* Sleeps until an interrupt (a received byte or the next 1 ms tick) unless
- * received bytes already wait. */
-void board_idle(void);
 
 /* The chip's 96-bit unique id as 24 hex digits ("QEMU" and zeros when emulated:
  * QEMU does not map the id's address). */
@@ -70,8 +51,5 @@ void board_serial_number(char out[25]);
 
 /* The user LED (LD2 on PA5 of Nucleo-64 boards), on or off. */
 void board_led(bool on);
-
-/* Resets the chip. */
-void board_reset(void);
 
 #endif /* STM32F4_BOARD_H */

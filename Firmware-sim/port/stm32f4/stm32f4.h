@@ -129,7 +129,6 @@
 
 static inline void stm_irq_disable(void) { __asm__ volatile("cpsid i" ::: "memory"); }
 static inline void stm_irq_enable(void) { __asm__ volatile("cpsie i" ::: "memory"); }
-static inline void stm_barrier(void) { __asm__ volatile("dmb" ::: "memory"); }
 static inline void stm_wfi(void) { __asm__ volatile("dsb\n wfi" ::: "memory"); }
 
 #endif /* STM32F4_H */
