@@ -3,7 +3,7 @@
 #   tmp      a scratch folder       camctl  the camctl binary
 #   pids     an array (the QEMU scripts started, killed on exit)
 #   qemu     the board's QEMU script (scripts/qemu-microbit, scripts/qemu-stm32)
-#   name     the test's name, for messages
+#   test_name  the test's name, for messages
 # and defines fail MESSAGE.
 
 # start_board NAME ARGS...: runs the board's QEMU script (our child, so that
@@ -24,15 +24,16 @@ start_board() {
 # run NAME ARGS...: camctl ARGS, output in $tmp/NAME.txt, must exit 0 within 60 s.
 # QEMU runs the board in real time: on a loaded machine its process can stall
 # for longer than the host's dead-link time (0.2 s). A run that fails that way
-# (and only that way) is said so and run once more; any other failure fails.
+# (and only that way: the host's "link dead", or the link it closed after
+# one) is said so and run once more; any other failure fails.
 run() {
     local name="$1"
     shift
     echo "\$ camctl $*"
     if ! timeout 60 "$camctl" "$@" > "$tmp/$name.txt" 2>&1; then
-        if grep -q 'link dead: nothing received' "$tmp/$name.txt"; then
+        if grep -Eq 'link dead: nothing received|UNAVAILABLE: the link is closed' "$tmp/$name.txt"; then
             sed 's/^/    /' "$tmp/$name.txt"
-            echo "$name: the emulated board stalled past the dead-link time (machine load); once more"
+            echo "$test_name: the emulated board stalled past the dead-link time (machine load); once more"
             echo "\$ camctl $*"
             timeout 60 "$camctl" "$@" > "$tmp/$name.txt" 2>&1 || { cat "$tmp/$name.txt" >&2; fail "camctl $*"; }
         else
@@ -50,7 +51,7 @@ run_ping() {
     local name="$1" port="$2" count="$3"
     run "$name" ping "$port" --count "$count"
     if ! grep -Eq "^$count sent, $count received, 0 lost" "$tmp/$name.txt"; then
-        echo "$name: a ping was lost (QEMU stalled past its deadline?); once more"
+        echo "$test_name: a ping was lost (QEMU stalled past its deadline?); once more"
         run "$name" ping "$port" --count "$count"
     fi
 }
@@ -70,7 +71,7 @@ certify() {
     tail -n 1 "$tmp/$name.txt" | sed 's/^/    /'
     while read -r case_name; do again+=(--case "$case_name"); done < <(awk '$1 == "FAIL" {print $2}' "$tmp/$name.txt")
     [ "${#again[@]}" -gt 0 ] || { cat "$tmp/$name.txt" >&2; fail "camctl conformance $port (no case result)"; }
-    echo "$name: the failed cases once more, alone (QEMU under load)"
+    echo "$test_name: the failed cases once more, alone (QEMU under load)"
     echo "\$ camctl conformance $port ${again[*]}"
     if ! timeout 120 "$camctl" conformance "$port" "${again[@]}" > "$tmp/$name-again.txt" 2>&1; then
         cat "$tmp/$name-again.txt" >&2

@@ -18,7 +18,13 @@
 #define PLL_P_DIV4 1u
 #define PLL_Q 7u
 #define PLLCFGR_84MHZ (PLL_M | (PLL_N << 6) | (PLL_P_DIV4 << 16) | RCC_PLLCFGR_SRC_HSI | (PLL_Q << 24))
+/* The fields written (M, N, P, source, Q); the other bits (reserved, or the F446's PLLR) keep their values. */
+#define PLLCFGR_FIELDS 0x0F437FFFu
 #define WAIT_SPINS 100000u
+/* The receive side's catch-up after a stall (rx_catch_up) */
+#define STALL_US 20000u
+#define SETTLE_US 2000u
+#define CATCH_UP_MAX_US 20000u
 
 #if (STM32_UART_RX_BYTES & (STM32_UART_RX_BYTES - 1u)) != 0u || \
     (STM32_UART_TX_BYTES & (STM32_UART_TX_BYTES - 1u)) != 0u
@@ -35,6 +41,7 @@ static uint32_t g_rx_overruns_taken;       /* written by the main loop only */
 static volatile uint64_t g_ms;        /* SysTick interrupts since board_init */
 static uint32_t g_clock_last;         /* TIM2's last count (1 MHz) */
 static uint32_t g_clock_high;         /* TIM2's wraps */
+static uint64_t g_rx_looked_us;       /* when the main loop last looked for received bytes */
 static uint32_t g_core_hz = HSI_HZ;
 static uint32_t g_cycles_per_ms;
 static bool g_emulated;
@@ -54,8 +61,8 @@ static uint32_t clocks_init(void)
 {
     uint32_t spin;
     FLASH_ACR = FLASH_ACR_LATENCY_2WS | FLASH_ACR_PRFTEN | FLASH_ACR_ICEN | FLASH_ACR_DCEN;
-    RCC_PLLCFGR = PLLCFGR_84MHZ;
-    if (RCC_PLLCFGR != PLLCFGR_84MHZ) {
+    RCC_PLLCFGR = (RCC_PLLCFGR & ~PLLCFGR_FIELDS) | PLLCFGR_84MHZ;
+    if ((RCC_PLLCFGR & PLLCFGR_FIELDS) != PLLCFGR_84MHZ) {
         /* No RCC: QEMU's netduinoplus2, whose clocks are fixed (SysTick at 168 MHz). */
         g_emulated = true;
         g_core_hz = STM32_QEMU_CORE_HZ;
@@ -79,6 +86,7 @@ void board_init(void)
      * interrupts: QEMU delivers those late or merged when the host is busy,
      * and the count it keeps from its virtual clock is right. */
     RCC_APB1ENR |= RCC_APB1ENR_TIM2EN;
+    (void)RCC_APB1ENR;   /* the clock reaches the peripheral before its first access (F4 errata) */
     TIM2_PSC = (g_emulated ? STM32_QEMU_TIM2_HZ : g_core_hz) / 1000000u - 1u;
     TIM2_ARR = 0xFFFFFFFFu;
     TIM2_EGR = TIM_EGR_UG;   /* loads the prescaler */
@@ -91,6 +99,7 @@ void board_init(void)
 
     RCC_AHB1ENR |= RCC_AHB1ENR_GPIOAEN | RCC_AHB1ENR_GPIOBEN | RCC_AHB1ENR_GPIOCEN;
     RCC_APB1ENR |= RCC_APB1ENR_USART2EN;
+    (void)RCC_APB1ENR;
     GPIO_AFRL(GPIOA_BASE) = (GPIO_AFRL(GPIOA_BASE) & ~(0xFFu << (4u * PIN_UART_TX))) |
                             (AF_USART2 << (4u * PIN_UART_TX)) | (AF_USART2 << (4u * PIN_UART_RX));
     pin_mode(GPIOA_BASE, PIN_UART_TX, GPIO_MODE_AF);
@@ -211,13 +220,42 @@ void stm32_usart2_irq(void)
     }
 }
 
+/* After the main loop was held up for longer than STALL_US, the bytes the host
+ * sent meanwhile may still wait outside the chip: QEMU hands them over one at
+ * a time, each when the last one was read, and on a busy host it can be
+ * descheduled for longer than the link's dead time (200 ms). Then this takes
+ * what arrives until nothing came for SETTLE_US (at most CATCH_UP_MAX_US), so
+ * the core does not judge the host silent while its heartbeats are on the way.
+ * A chip's loop is never held up that long: there it returns at once. */
+static void rx_catch_up(void)
+{
+    uint64_t now = board_now_us();
+    if (g_rx_looked_us != 0u && now - g_rx_looked_us > STALL_US) {
+        uint64_t start = now, last_byte = now;
+        uint32_t seen = port_ring_used(&g_rx);
+        while (now - last_byte < SETTLE_US && now - start < CATCH_UP_MAX_US) {
+            stm_irq_disable();
+            (void)rx_drain();
+            stm_irq_enable();
+            if (port_ring_used(&g_rx) != seen) {
+                seen = port_ring_used(&g_rx);
+                last_byte = now;
+            }
+            now = board_now_us();
+        }
+    }
+    g_rx_looked_us = now;
+}
+
 size_t board_uart_read(uint8_t *buf, size_t cap)
 {
+    rx_catch_up();
     return port_ring_read(&g_rx, buf, cap);
 }
 
 size_t board_uart_rx_pending(void)
 {
+    rx_catch_up();
     return (size_t)port_ring_used(&g_rx);
 }
 

@@ -48,13 +48,14 @@ static void adc_take(uint32_t adc, uint16_t *counts)
 void stm32_hal_init(void)
 {
     RCC_APB2ENR |= RCC_APB2ENR_ADC1EN | RCC_APB2ENR_ADC2EN;
+    (void)RCC_APB2ENR;   /* the clock reaches the ADCs before their first access (F4 errata) */
     GPIO_MODER(GPIOA_BASE) |= (GPIO_MODE_ANALOG << (2u * PIN_FORCE)) | (GPIO_MODE_ANALOG << (2u * PIN_SLIDE));
     pull_down(GPIOA_BASE, PIN_TOUCH);
     pull_down(GPIOB_BASE, PIN_VOLUME_UP);
     pull_down(GPIOB_BASE, PIN_VOLUME_DOWN);
     pull_down(GPIOB_BASE, PIN_ACTION);
     if (!board_is_emulated()) {
-        /* ADC clock: APB2 84 MHz / 4 = 21 MHz (at most 36). QEMU maps no common register. */
+        /* ADC clock: APB2 84 MHz / 4 = 21 MHz (at most 36). QEMU does not model the common register. */
         ADC_CCR = ADC_CCR_ADCPRE_DIV4;
     }
     adc_init(ADC1_BASE, 0u);

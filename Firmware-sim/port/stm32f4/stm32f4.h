@@ -8,7 +8,7 @@
  * their common register and without the end-of-conversion flag), TIM2-5, EXTI
  * and SYSCFG; RCC, the flash interface and GPIO are "unimplemented devices"
  * there: they read as 0 and ignore writes. Memory it does not map (the unique
- * id at 0x1FFF7A10, the ADC common register) faults when touched.
+ * id at 0x1FFF7A10) faults when touched; the ADCs' common register is not modelled.
  */
 #ifndef STM32F4_H
 #define STM32F4_H
