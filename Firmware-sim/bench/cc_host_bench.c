@@ -6,7 +6,7 @@
  *
  * The core is built as camctl-sim builds it (this Makefile's host flags,
  * -O2) and runs with a HAL of its own, as the micro:bit benchmark image
- * (port/microbit/bench.c) does under QEMU: a clock the harness sets, a
+ * (port/common/bench.c) does under QEMU: a clock the harness sets, a
  * scripted sensor reading, a UART that takes everything and brings nothing
  * (no host, so no session: samples are conditioned and recognised, events
  * are queued but not sent). After 300 samples of start-up tare, three
@@ -102,7 +102,7 @@ static const cc_device_info_t bench_info = {
     true,               /* has_indicator_led */
 };
 
-/* The finger of port/microbit/bench.c: a press to 1.5 N over 200 ms, a slide
+/* The finger of port/common/bench.c: a press to 1.5 N over 200 ms, a slide
  * back and forth, a lift every 1.6 s; the sensor's own offset is 150 mN. */
 static void move_finger(void)
 {

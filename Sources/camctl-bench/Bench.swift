@@ -33,7 +33,7 @@ struct Bench {
             run: PacedLatencyBench.run),
         Command(
             name: "firmware",
-            summary: "the micro:bit image: instructions per poll (QEMU -icount), flash and RAM; the host build's polls (callgrind)",
+            summary: "micro:bit and STM32F4 images: instructions per poll (QEMU -icount), no heap, flash, RAM; host build (callgrind)",
             run: FirmwareBench.run),
         Command(
             name: "scale", summary: "N simulated devices at 1 kHz into one host process, next to a minimal C host; --max N",

@@ -1,39 +1,75 @@
 import Foundation
 
-/// `camctl-bench firmware`: the micro:bit image, measured from the linked image (docs/FIRMWARE.md), and the same
+/// `camctl-bench firmware`: the board images, measured from the linked images (docs/FIRMWARE.md), and the same
 /// core's polls on the host build under callgrind (``FirmwareHostBench``).
 ///
-/// Instructions per poll come from `camctl-microbit-bench.elf` under QEMU's `-icount shift=0`, where the guest's
-/// clock counts instructions, so every round gives the same figure on any host; flash and RAM by component come
-/// from `camctl-microbit.map` (`Firmware-sim/port/microbit/footprint.py`). Run from the repository's root; it runs
-/// `make -C Firmware-sim microbit` first when the images are missing. `--build DIR` names another build folder. Instructions
-/// per poll on the host build (x86-64, gcc -O2) come from `Firmware-sim/build/cc_host_bench` under `valgrind --tool=callgrind`
-/// (``FirmwareHostBench``; `--host-build DIR`, `--polls N`). The rows have no baseline: the targets they are held against
-/// are in docs/FIRMWARE.md.
+/// Two boards side by side: the BBC micro:bit v1 (Cortex-M0; rows named as before) and the STM32F4 (Cortex-M4; rows
+/// prefixed `STM32F4`). Instructions per poll come from each board's `-bench.elf` under QEMU's `-icount shift=0`, where
+/// the guest's clock counts instructions, so every round gives the same figure on any host; flash and RAM by component
+/// come from the board image's map file (`Firmware-sim/port/common/footprint.py`), which also proves that no heap is
+/// linked (the `heap linked` row is 0, or the run fails). Run from the repository's root; it runs `make -C Firmware-sim
+/// microbit` / `stm32` first when the images are missing. `--build DIR` and `--stm32-build DIR` name other build
+/// folders. Instructions per poll on the host build (x86-64, gcc -O2) come from `Firmware-sim/build/cc_host_bench`
+/// under `valgrind --tool=callgrind` (``FirmwareHostBench``; `--host-build DIR`, `--polls N`). The rows have no
+/// baseline: the targets they are held against are in docs/FIRMWARE.md.
 enum FirmwareBench {
     /// A missing image, tool or figure.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
+    /// One board: where its images are and how QEMU runs them.
+    struct Board {
+        /// Put before every row's name ("" for the micro:bit, whose rows keep their names).
+        let prefix: String
+        /// The `make -C Firmware-sim` target that builds the images.
+        let makeTarget: String
+        /// The option naming another build folder, and the default folder.
+        let buildOption: String
+        let defaultBuild: String
+        /// The images' base name (`camctl-microbit`: `-bench.elf`, `.map`).
+        let image: String
+        /// QEMU's machine and serial arguments (the image's UART on stdio).
+        let qemu: [String]
+    }
+
+    static let boards = [
+        Board(
+            prefix: "", makeTarget: "microbit", buildOption: "build", defaultBuild: "Firmware-sim/build/microbit",
+            image: "camctl-microbit", qemu: ["-M", "microbit", "-serial", "stdio"]),
+        Board(
+            prefix: "STM32F4 ", makeTarget: "stm32", buildOption: "stm32-build",
+            defaultBuild: "Firmware-sim/build/stm32f4", image: "camctl-stm32",
+            qemu: ["-M", "netduinoplus2", "-serial", "null", "-serial", "stdio"]),
+    ]
+
     static func run(_ options: BenchOptions) async throws -> [BenchRow] {
-        let build = options.values["build"] ?? "Firmware-sim/build/microbit"
-        let image = build + "/camctl-microbit-bench.elf"
-        let map = build + "/camctl-microbit.map"
-        if options.values["build"] == nil, ![image, map].allSatisfy(FileManager.default.fileExists(atPath:)) {
-            _ = try output(of: "make", ["-s", "-C", "Firmware-sim", "microbit"])
-        }
-        for file in [image, map] where !FileManager.default.fileExists(atPath: file) {
-            throw Failure(description: "\(file) not found (run `make -C Firmware-sim microbit` from the repository's root)")
-        }
         // Deterministic figures: a few rounds only show that they agree.
         let rounds = options.smoke ? 1 : min(options.rounds, 3)
+        var rows: [BenchRow] = []
+        for board in boards {
+            rows += try boardRows(board, options, rounds: rounds)
+        }
+        return rows + (try FirmwareHostBench.rows(options, rounds: rounds))
+    }
+
+    /// One board's rows: instructions per poll, deepest stack, no heap, flash and RAM by component.
+    static func boardRows(_ board: Board, _ options: BenchOptions, rounds: Int) throws -> [BenchRow] {
+        let build = options.values[board.buildOption] ?? board.defaultBuild
+        let image = build + "/\(board.image)-bench.elf"
+        let map = build + "/\(board.image).map"
+        if options.values[board.buildOption] == nil, ![image, map].allSatisfy(FileManager.default.fileExists(atPath:)) {
+            _ = try output(of: "make", ["-s", "-C", "Firmware-sim", board.makeTarget])
+        }
+        for file in [image, map] where !FileManager.default.fileExists(atPath: file) {
+            throw Failure(description: "\(file) not found (run `make -C Firmware-sim \(board.makeTarget)` from the repository's root)")
+        }
         var figures: [String: [Double]] = [:]
         for _ in 0..<rounds {
             let output = try output(
                 of: "qemu-system-arm",
-                [
-                    "-M", "microbit", "-nographic", "-monitor", "none", "-serial", "stdio", "-icount", "shift=0",
+                board.qemu + [
+                    "-nographic", "-monitor", "none", "-icount", "shift=0",
                     "-semihosting-config", "enable=on,target=native", "-kernel", image,
                 ])
             for (key, value) in benchFigures(output) { figures[key, default: []].append(value) }
@@ -43,19 +79,26 @@ enum FirmwareBench {
             ("sample_active", "poll, one sample with a finger"),
         ]
         var rows: [BenchRow] = try polls.map { key, name in
-            guard let values = figures[key] else { throw Failure(description: "the benchmark image printed no \(key)") }
-            return BenchRow(name: name, unit: "instructions", project: Stats(values), baseline: nil)
+            guard let values = figures[key] else { throw Failure(description: "\(image) printed no \(key)") }
+            return BenchRow(name: board.prefix + name, unit: "instructions", project: Stats(values), baseline: nil)
         }
         if let stack = figures["stack"] {
-            rows.append(BenchRow(name: "deepest stack", unit: "bytes", project: Stats(stack), baseline: nil))
+            rows.append(BenchRow(name: board.prefix + "deepest stack", unit: "bytes", project: Stats(stack), baseline: nil))
         }
-        rows += try FirmwareHostBench.rows(options, rounds: rounds)
-        let footprint = footprintRows(try output(of: "/usr/bin/python3", ["Firmware-sim/port/microbit/footprint.py", map]))
+        // footprint.py fails when the map file shows the heap's members: the run fails with it.
+        let report: String
+        do {
+            report = try output(of: "/usr/bin/python3", ["Firmware-sim/port/common/footprint.py", map])
+        } catch {
+            throw Failure(description: "\(map): the heap is linked, or footprint.py failed (\(error))")
+        }
+        rows.append(BenchRow(name: board.prefix + "heap linked", unit: "members", project: Stats([0]), baseline: nil))
+        let footprint = footprintRows(report)
         let total = ("total", footprint.reduce(0) { $0 + $1.1 }, footprint.reduce(0) { $0 + $1.2 })
         for (component, flash, ram) in footprint + [total] {
-            rows.append(BenchRow(name: "flash, \(component)", unit: "bytes", project: Stats([flash]), baseline: nil))
+            rows.append(BenchRow(name: board.prefix + "flash, \(component)", unit: "bytes", project: Stats([flash]), baseline: nil))
             if ram > 0 {
-                rows.append(BenchRow(name: "RAM, \(component)", unit: "bytes", project: Stats([ram]), baseline: nil))
+                rows.append(BenchRow(name: board.prefix + "RAM, \(component)", unit: "bytes", project: Stats([ram]), baseline: nil))
             }
         }
         return rows

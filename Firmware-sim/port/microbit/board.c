@@ -4,6 +4,7 @@
 #include "board.h"
 
 #include "nrf51.h"
+#include "port_ring.h"
 
 /* micro:bit v1: the interface chip's UART is on P0.24 (TX) and P0.25 (RX). */
 #define PIN_UART_TX 24u
@@ -18,23 +19,11 @@
 #error "MICROBIT_UART_RX_BYTES and MICROBIT_UART_TX_BYTES must be powers of two"
 #endif
 
-/* Single-producer single-consumer rings: head is written by the producer,
- * tail by the consumer; both only grow (uint32_t wraps; sizes are powers of 2). */
-typedef struct ring_rx {
-    volatile uint32_t head;   /* ISR */
-    volatile uint32_t tail;   /* main loop */
-    uint8_t buf[MICROBIT_UART_RX_BYTES];
-} ring_rx_t;
-
-typedef struct ring_tx {
-    volatile uint32_t head;   /* main loop */
-    volatile uint32_t tail;   /* ISR */
-    volatile uint32_t busy;   /* a byte is on the line (TXDRDY will follow) */
-    uint8_t buf[MICROBIT_UART_TX_BYTES];
-} ring_tx_t;
-
-static ring_rx_t g_rx;
-static ring_tx_t g_tx;
+static uint8_t g_rx_buf[MICROBIT_UART_RX_BYTES];
+static uint8_t g_tx_buf[MICROBIT_UART_TX_BYTES];
+static port_ring_t g_rx = {0u, 0u, g_rx_buf, MICROBIT_UART_RX_BYTES};   /* ISR -> main loop */
+static port_ring_t g_tx = {0u, 0u, g_tx_buf, MICROBIT_UART_TX_BYTES};   /* main loop -> ISR */
+static volatile uint32_t g_tx_busy;        /* a byte is on the line (TXDRDY will follow) */
 static volatile uint32_t g_rx_overruns;   /* written by the ISR only */
 static uint32_t g_rx_overruns_taken;       /* written by the main loop only */
 
@@ -140,12 +129,11 @@ void microbit_timer0_irq(void)
 
 static void tx_next_locked(void)
 {
-    if (g_tx.tail != g_tx.head) {
-        g_tx.busy = 1u;
-        UART0_TXD = g_tx.buf[g_tx.tail % MICROBIT_UART_TX_BYTES];
-        g_tx.tail = g_tx.tail + 1u;
+    if (port_ring_used(&g_tx) != 0u) {
+        g_tx_busy = 1u;
+        UART0_TXD = port_ring_pop(&g_tx);
     } else {
-        g_tx.busy = 0u;
+        g_tx_busy = 0u;
     }
 }
 
@@ -156,11 +144,7 @@ void microbit_uart_irq(void)
         uint8_t byte;
         UART0_EVENTS_RXDRDY = 0u;   /* clear before reading RXD (the next byte sets it again) */
         byte = (uint8_t)UART0_RXD;
-        if (g_rx.head - g_rx.tail < MICROBIT_UART_RX_BYTES) {
-            g_rx.buf[g_rx.head % MICROBIT_UART_RX_BYTES] = byte;
-            nrf_barrier();
-            g_rx.head = g_rx.head + 1u;
-        } else {
+        if (!port_ring_push(&g_rx, byte)) {
             g_rx_overruns++;
         }
     }
@@ -176,44 +160,26 @@ void microbit_uart_irq(void)
 
 size_t board_uart_read(uint8_t *buf, size_t cap)
 {
-    uint32_t tail = g_rx.tail;
-    uint32_t avail = g_rx.head - tail;
-    size_t n = avail < cap ? (size_t)avail : cap;
-    size_t i;
-    nrf_barrier();
-    for (i = 0; i < n; i++) {
-        buf[i] = g_rx.buf[(tail + (uint32_t)i) % MICROBIT_UART_RX_BYTES];
-    }
-    nrf_barrier();
-    g_rx.tail = tail + (uint32_t)n;
-    return n;
+    return port_ring_read(&g_rx, buf, cap);
 }
 
 size_t board_uart_rx_pending(void)
 {
-    return (size_t)(g_rx.head - g_rx.tail);
+    return (size_t)port_ring_used(&g_rx);
 }
 
 size_t board_uart_tx_room(void)
 {
-    return (size_t)(MICROBIT_UART_TX_BYTES - (g_tx.head - g_tx.tail));
+    return (size_t)port_ring_room(&g_tx);
 }
 
 size_t board_uart_write(const uint8_t *buf, size_t len)
 {
-    uint32_t head = g_tx.head;
-    uint32_t room = MICROBIT_UART_TX_BYTES - (head - g_tx.tail);
-    size_t n = len < room ? len : (size_t)room;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        g_tx.buf[(head + (uint32_t)i) % MICROBIT_UART_TX_BYTES] = buf[i];
-    }
-    nrf_barrier();
-    g_tx.head = head + (uint32_t)n;
+    size_t n = port_ring_write(&g_tx, buf, len);
     if (n > 0u) {
         /* Starts the line if it is idle; the interrupt keeps it going. */
         nrf_irq_disable();
-        if (g_tx.busy == 0u) {
+        if (g_tx_busy == 0u) {
             tx_next_locked();
         }
         nrf_irq_enable();
@@ -244,7 +210,7 @@ void board_idle(void)
      * whole tick) would otherwise leave the loop asleep until the next byte. */
     nrf_irq_disable();
     tick_rearm(1u, false);
-    if (g_rx.head == g_rx.tail) {
+    if (port_ring_used(&g_rx) == 0u) {
         nrf_wfi();
     }
     nrf_irq_enable();
@@ -273,9 +239,5 @@ void board_reset(void)
 
 uint32_t board_uart_take_overruns(void)
 {
-    /* The ISR only increments, the main loop only remembers what it took: no lock needed. */
-    uint32_t now = g_rx_overruns;
-    uint32_t taken = now - g_rx_overruns_taken;
-    g_rx_overruns_taken = now;
-    return taken;
+    return port_take_count(&g_rx_overruns, &g_rx_overruns_taken);
 }

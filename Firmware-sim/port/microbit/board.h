@@ -5,6 +5,8 @@
  * every millisecond; UART0 is interrupt-driven with a receive and a transmit
  * ring: the interrupt only moves bytes between the rings and the UART, the
  * main loop drains and fills them (through the HAL's uart_read/uart_write).
+ * The calls every port has are in common/port_board.h; UART0 runs at 115200
+ * 8N1 on the USB interface chip's pins.
  */
 #ifndef MICROBIT_BOARD_H
 #define MICROBIT_BOARD_H
@@ -12,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "port_board.h"
 
 /* Ring sizes (powers of two). RX holds what arrives between two polls of
  * the main loop; TX what the core hands over in one poll. */
@@ -22,37 +26,11 @@
 #define MICROBIT_UART_TX_BYTES 256u
 #endif
 
-/* Clock, timer tick and UART (115200 8N1 on the USB interface chip's pins). */
-void board_init(void);
-
-/* Monotonic microseconds since board_init. */
-uint64_t board_now_us(void);
-
 /* Raw 16 MHz ticks of TIMER1 (for measurements: under QEMU's -icount
  * shift=0 one tick is 62.5 instructions). */
 uint32_t board_cycles16(void);
-/* Bytes the UART's receive ring had to drop since the last call (PROTOCOL.md: rx_overruns). */
-uint32_t board_uart_take_overruns(void);
-
-/* Bytes received and not yet taken; copies up to cap into buf. */
-size_t board_uart_read(uint8_t *buf, size_t cap);
-/* Queues up to len bytes for transmission; returns how many fit. */
-size_t board_uart_write(const uint8_t *buf, size_t len);
-/* Room left in the transmit ring. */
-size_t board_uart_tx_room(void);
-/* Bytes received and waiting in the ring. */
-size_t board_uart_rx_pending(void);
-/* Writes text with the interrupts off, waiting for the line (fault reports). */
-void board_uart_write_blocking(const char *text);
-
-/* Sleeps until an interrupt (a received byte or the next 1 ms tick) unless
- * received bytes already wait. */
-void board_idle(void);
 
 /* The chip's 64-bit unique id as 16 hex digits (FICR.DEVICEID). */
 void board_serial_number(char out[17]);
-
-/* Resets the chip. */
-void board_reset(void);
 
 #endif /* MICROBIT_BOARD_H */

@@ -11,10 +11,11 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "port_start.h"
 #include "board_leds.h"
 #include "nrf51.h"
 
-extern uint32_t _data_load, _data_start, _data_end, _bss_start, _bss_end, _stack_top;
+extern uint32_t _stack_top;
 extern int main(void);
 
 void microbit_reset(void);
@@ -26,38 +27,18 @@ static void unexpected_irq(void);
 
 void microbit_reset(void)
 {
-    const uint32_t *src = &_data_load;
-    uint32_t *dst = &_data_start;
-    while (dst < &_data_end) {
-        *dst++ = *src++;
-    }
-    for (dst = &_bss_start; dst < &_bss_end; dst++) {
-        *dst = 0u;
-    }
+    port_start_memory();
     (void)main();
     board_reset();
-}
-
-static void hex32(char *out, uint32_t v)
-{
-    static const char digits[] = "0123456789abcdef";
-    int i;
-    for (i = 7; i >= 0; i--) {
-        out[i] = digits[v & 0xFu];
-        v >>= 4;
-    }
 }
 
 /* frame: the registers the CPU stacked (r0-r3, r12, lr, pc, xpsr). */
 void microbit_fault_report(const uint32_t *frame)
 {
-    char line[] = "\nFAULT pc=0x........ lr=0x........ psr=0x........ sp=0x........\n";
+    char line[PORT_FAULT_LINE_BYTES];
     volatile uint32_t spin;
     nrf_irq_disable();
-    hex32(line + 12, frame[6]);
-    hex32(line + 26, frame[5]);
-    hex32(line + 41, frame[7]);
-    hex32(line + 55, (uint32_t)(uintptr_t)frame);
+    port_fault_line(line, frame);
     board_uart_write_blocking(line);
     board_leds_fault();
     for (spin = 0u; spin < 4000000u; spin++) {

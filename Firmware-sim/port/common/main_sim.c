@@ -1,31 +1,30 @@
 /*
- * micro:bit image with the simulator's finger model and scenario player as
- * the input source (`camctl-microbit-sim.hex`), for QEMU's `-M microbit`,
- * which has no force sensor. The whole simulated device of camctl-sim
+ * Every board's image with the simulator's finger model and scenario player as
+ * the input source (`camctl-microbit-sim.hex`, `camctl-stm32-sim.hex`), for
+ * QEMU (`-M microbit`, `-M netduinoplus2`), which models no force sensor. The
+ * whole simulated device of camctl-sim
  * (ccsim_device_t: the firmware core, the finger model, the scenario player
  * and SimulatorService) runs on the board in the board's real time; the main
  * loop moves bytes between the UART rings and the simulated device's rings,
- * and shows the indicator on the LED matrix.
+ * and shows the indicator on the board (port_glue.h: the port's part).
  */
 #include "board.h"
-#include "board_hal.h"
-#include "board_leds.h"
 #include "ccsim_device.h"
+#include "port_glue.h"
 
 #define SEED 1u
 #define MOVE_CHUNK 32u
 
 static ccsim_device_t g_sim;
-static char g_serial[17];
 
-/* Mirrors the simulated indicator on the LED matrix. */
+/* Mirrors the simulated indicator on the board. */
 static void show_feedback(void)
 {
     uint32_t i, count = ccsim_device_feedback_count(&g_sim);
     ccsim_feedback_t f;
     for (i = 0u; i < count; i++) {
         if (ccsim_device_feedback_at(&g_sim, i, &f) && f.kind == CCSIM_FEEDBACK_INDICATOR) {
-            board_leds_set_indicator(f.a);
+            port_sim_indicator(f.a);
         }
     }
     ccsim_device_feedback_clear(&g_sim);
@@ -36,13 +35,8 @@ int main(void)
     uint8_t chunk[MOVE_CHUNK];
 
     board_init();
-    board_leds_init();
-    board_serial_number(g_serial);
     ccsim_device_init(&g_sim, SEED);
-    g_sim.info.vendor = "BBC";
-    g_sim.info.model = "micro:bit v1 (simulated input)";
-    g_sim.info.serial_number = g_serial;
-    g_sim.info.firmware_version = "1.0.0-microbit-sim";
+    port_sim_init(&g_sim.info);
 
     for (;;) {
         uint64_t now, sim_now;
@@ -74,7 +68,7 @@ int main(void)
         }
 
         show_feedback();
-        board_leds_update(now);
+        port_sim_update(now);
         board_idle();
     }
 }

@@ -1,8 +1,10 @@
 /*
- * micro:bit benchmark image (`camctl-microbit-bench.elf`): instructions the
- * firmware core spends per poll on the Cortex-M0, for QEMU's -icount shift=0
- * (one instruction per nanosecond of virtual time, so TIMER0's 16 MHz count
- * is one tick per 62.5 instructions; deterministic on any host).
+ * Every board's benchmark image (`camctl-microbit-bench.elf`,
+ * `camctl-stm32-bench.elf`): instructions the firmware core spends per poll
+ * on the board's CPU, for QEMU's -icount shift=0 (one instruction per
+ * nanosecond of virtual time, so a timer's count is a fixed number of
+ * instructions per tick: port_bench_tenths, common/port_glue.h;
+ * deterministic on any host).
  *
  * The core runs with a HAL of its own here: a clock the benchmark sets, a
  * scripted sensor reading, a UART that takes everything and brings nothing
@@ -21,8 +23,8 @@
 #include <stdint.h>
 
 #include "board.h"
-#include "board_hal.h"
 #include "cc_device.h"
+#include "port_glue.h"
 
 #ifndef BENCH_POLLS
 #define BENCH_POLLS 4000u
@@ -70,9 +72,15 @@ static uint32_t bench_read_buttons(void *ctx)
     return 0u;
 }
 
+static uint32_t bench_take_remote_clicks(void *ctx)
+{
+    (void)ctx;
+    return 0u;
+}
+
 static const cc_hal_t bench_hal = {
     0, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
-    bench_read_buttons, microbit_hal_take_remote_clicks, 0, 0, 0, 0, /* no UART: nothing to overrun */
+    bench_read_buttons, bench_take_remote_clicks, 0, 0, 0, 0, /* no UART: nothing to overrun */
 };
 
 /* The finger: a press to 1.5 N over 200 ms, a slide back and forth, a lift
@@ -96,11 +104,11 @@ static void semihosting_exit(void)
                      "bkpt #0xab\n" ::: "r0", "r1", "memory");
 }
 
-/* Mean 16 MHz ticks x10 per call of what (with or without time passing). */
+/* Mean instructions x10 per call of what (with or without time passing). */
 static uint32_t measure(void (*what)(void), uint32_t advance_us, int finger)
 {
     uint32_t i, t0, t1;
-    t0 = board_cycles16();
+    t0 = port_bench_ticks();
     for (i = 0u; i < BENCH_POLLS; i++) {
         g_now += advance_us;
         if (finger) {
@@ -108,9 +116,8 @@ static uint32_t measure(void (*what)(void), uint32_t advance_us, int finger)
         }
         what();
     }
-    t1 = board_cycles16();
-    /* 62.5 instructions per tick, x10: 625 */
-    return (uint32_t)(((uint64_t)(t1 - t0) * 625u) / BENCH_POLLS);
+    t1 = port_bench_ticks();
+    return port_bench_tenths(t1 - t0, BENCH_POLLS);
 }
 
 static void poll_device(void) { cc_device_poll(&g_device); }
@@ -164,7 +171,7 @@ int main(void)
     g_now = 1000000u;
     g_reading.force_raw_mn = 150;
     g_reading.position = 512u;
-    cc_device_init(&g_device, &bench_hal, &microbit_info);
+    cc_device_init(&g_device, &bench_hal, port_bench_info());
     for (i = 0u; i < 300u; i++) {
         g_now += SAMPLE_PERIOD_US;
         cc_device_poll(&g_device);

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Flash and RAM of a linked micro:bit image by component, from its GNU ld map file.
+"""Flash and RAM of a linked board image (micro:bit, STM32F4) by component, from its GNU ld map file.
 
     footprint.py IMAGE.map [--markdown]
 
 Every input section the linker placed in .text, .ARM.exidx, .data or .bss is
 attributed to a component by the object (or archive member) it came from:
-core (Firmware-sim/core), generated (protoc-c output), protobuf-c runtime,
-board port (port/microbit), simulator (simlib and the simulator image's
+core (Firmware-sim/core, its generated codec included), generated (protoc-c
+output) and protobuf-c runtime (no board image links either since the core's
+own codec; an old map file still shows them), board port (port/BOARD and port/common), simulator (simlib and the simulator image's
 glue), libc (newlib-nano), libgcc (compiler helpers). Linker padding between
 sections (*fill*) is attributed to the section before it. Flash is
 text + rodata + exidx + .data's initial values; RAM is .data + .bss (the
@@ -33,7 +34,7 @@ def component(path):
         return "generated"
     if name == "protobuf-c.o":
         return "protobuf-c runtime"
-    if name.startswith("ccsim_") or name in ("main_sim.o", "mini_snprintf.o"):
+    if name.startswith("ccsim_") or name in ("main_sim.o", "mini_snprintf.o", "glue.o"):
         return "simulator"
     if name.endswith(".o"):
         return "board port"

@@ -1,5 +1,5 @@
 /*
- * micro:bit port: a small snprintf for the simulator image. simlib formats
+ * Every board port: a small snprintf for the simulator image. simlib formats
  * two strings with snprintf ("SIM-%08X", "line %u: %s"); newlib's would link
  * its whole printf and, through it, malloc. This one knows %s, %c, %u, %d,
  * %x, %X with an optional 0 flag and width, and %% — enough for simlib.

@@ -1,0 +1,80 @@
+# The firmware for a board: one place for the sources every board image links
+# (the core with its generated codec, simlib for the "-sim" images,
+# port/common/) and the rules that compile and link them. Each port's Makefile
+# sets its own part and then includes this file:
+#
+#   BOARD       the build folder's name: Firmware-sim/build/$(BOARD)/
+#   ARCH        the -mcpu/-mthumb/-mfloat-abi flags (compile and link)
+#   LDSCRIPT    the port's linker script
+#   BOARD_DEFS  -D sizes for cc_config.h and ccsim_*.h (may be empty)
+#   BOARD_SRC   the port's own drivers, linked into every firmware image
+#
+# and has a glue.c (common/port_glue.h: the board's part of the images every
+# board shares), which only those images link. It gets FW_OBJ (core +
+# port/common + BOARD_OBJ: BOARD_SRC and common/port_start.c), SIMLIB_OBJ,
+# SIM_OBJ (the "-sim" image's main loop, its snprintf and the glue), BENCH_OBJ
+# (the benchmark image's main and the glue), the object of any port file as
+# $(OUT)/objects/NAME.o, `%.elf` (linked with a map file next to it) and
+# `%.hex`. A source file every board links is added here, never in a port's
+# Makefile.
+#
+# The core carries its own codec, generated from Proto/ by scripts/generate-proto
+# (core/cc_pb.c over core/cc_pbw.c and core/cc_pbr.c): no protobuf runtime and
+# no heap are linked (common/footprint.py checks the map file).
+
+.DEFAULT_GOAL := all
+FW := ../..
+REPO := $(FW)/..
+COMMON := ../common
+OUT := $(FW)/build/$(BOARD)
+CC := arm-none-eabi-gcc
+OBJCOPY := arm-none-eabi-objcopy
+SIZE := arm-none-eabi-size
+
+CFLAGS := $(ARCH) -std=c99 -Os -g -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
+    -DNDEBUG $(BOARD_DEFS)
+PEDANTIC := -pedantic
+LDFLAGS := $(ARCH) -specs=nano.specs -specs=nosys.specs -nostartfiles -T $(LDSCRIPT) \
+    -Wl,--gc-sections -Wl,--fatal-warnings -Wl,--print-memory-usage
+
+INCLUDES = -I. -I$(COMMON) -I$(FW)/core/include -I$(FW)/simlib/include
+
+CORE_SRC := $(wildcard $(FW)/core/*.c)
+SIMLIB_SRC := $(wildcard $(FW)/simlib/*.c)
+# port/common's sources every firmware image links besides port_start.c (which is in
+# BOARD_OBJ, as the fault image links it without the core): none since the core's own
+# codec replaced protobuf-c (no fallback allocator, no float compares to stand in for)
+COMMON_SRC :=
+# what a "-sim" image links besides simlib: its main loop, a small snprintf (newlib's brings malloc)
+SIM_SRC := main_sim.c mini_snprintf.c
+# the benchmark image's main (instructions per poll under QEMU -icount)
+BENCH_SRC := bench.c
+
+obj = $(patsubst %.c,$(OUT)/objects/%.o,$(notdir $(1)))
+CORE_OBJ := $(call obj,$(CORE_SRC))
+SIMLIB_OBJ := $(call obj,$(SIMLIB_SRC))
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+GLUE_OBJ := $(OUT)/objects/glue.o
+SIM_OBJ := $(call obj,$(SIM_SRC)) $(GLUE_OBJ)
+BENCH_OBJ := $(call obj,$(BENCH_SRC)) $(GLUE_OBJ)
+# the port's drivers, and the start-up steps every port shares (common/port_start.h)
+BOARD_OBJ := $(call obj,$(BOARD_SRC)) $(OUT)/objects/port_start.o
+FW_OBJ := $(CORE_OBJ) $(COMMON_OBJ) $(BOARD_OBJ)
+
+$(OUT)/%.elf: $(LDSCRIPT)
+	$(CC) $(LDFLAGS) -Wl,-Map=$(OUT)/$*.map -o $@ $(filter %.o,$^)
+
+$(OUT)/%.hex: $(OUT)/%.elf
+	$(OBJCOPY) -O ihex $< $@
+
+define compile
+$(OUT)/objects/%.o: $(1)/%.c Makefile ../firmware.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(2) $$(INCLUDES) -MMD -MP -c $$< -o $$@
+endef
+$(eval $(call compile,$(FW)/core,$(PEDANTIC)))
+$(eval $(call compile,$(FW)/simlib,$(PEDANTIC)))
+$(eval $(call compile,$(COMMON),$(PEDANTIC)))
+$(eval $(call compile,.,$(PEDANTIC)))
+
+-include $(wildcard $(OUT)/objects/*.d)

@@ -1,0 +1,178 @@
+/* STM32F4 port: the HAL of the real board (board_hal.h). */
+#include "board_hal.h"
+
+#include "board.h"
+#include "stm32f4.h"
+
+#define PIN_FORCE 0u        /* PA0 = A0, ADC1 channel 0 */
+#define PIN_SLIDE 1u        /* PA1 = A1, ADC2 channel 1 */
+#define PIN_TOUCH 10u       /* PA10 = D2 */
+#define PIN_VOLUME_UP 5u    /* PB5 = D4 */
+#define PIN_VOLUME_DOWN 4u  /* PB4 = D5 */
+#define PIN_ACTION 10u      /* PB10 = D6 */
+#define BLINK_HALF_PERIOD_SHIFT 18   /* 2^18 us: 262 ms on, 262 ms off */
+
+static char g_serial[25];
+static uint32_t g_indicator;
+
+/* Each ADC converts one input: each read_sensors takes the finished
+ * conversion (EOC) and starts the next, never waiting (12 bits with 480
+ * sampling cycles at 21 MHz take 24 us, far less than a sample period).
+ * QEMU's ADC never raises EOC, so under QEMU both inputs stay at 0. */
+static uint16_t g_counts[2];   /* force, slide */
+
+static void pull_down(uint32_t port, uint32_t pin)
+{
+    GPIO_MODER(port) &= ~(3u << (2u * pin));   /* input */
+    GPIO_PUPDR(port) = (GPIO_PUPDR(port) & ~(3u << (2u * pin))) | (GPIO_PULL_DOWN << (2u * pin));
+}
+
+static void adc_init(uint32_t adc, uint32_t channel)
+{
+    ADC_CR1(adc) = 0u;                                     /* 12 bits, one channel */
+    ADC_SMPR2(adc) = ADC_SMP_480_CYCLES << (3u * channel); /* the FSR divider's 10 kOhm */
+    ADC_SQR1(adc) = 0u;                                    /* one conversion */
+    ADC_SQR3(adc) = channel;
+    ADC_CR2(adc) = ADC_CR2_ADON;
+    ADC_CR2(adc) = ADC_CR2_ADON | ADC_CR2_SWSTART;
+}
+
+static void adc_take(uint32_t adc, uint16_t *counts)
+{
+    if ((ADC_SR(adc) & ADC_SR_EOC) != 0u) {
+        *counts = (uint16_t)(ADC_DR(adc) & 0xFFFu);   /* reading DR clears EOC */
+        ADC_CR2(adc) = ADC_CR2_ADON | ADC_CR2_SWSTART;
+    }
+}
+
+void stm32_hal_init(void)
+{
+    RCC_APB2ENR |= RCC_APB2ENR_ADC1EN | RCC_APB2ENR_ADC2EN;
+    (void)RCC_APB2ENR;   /* the clock reaches the ADCs before their first access (F4 errata) */
+    GPIO_MODER(GPIOA_BASE) |= (GPIO_MODE_ANALOG << (2u * PIN_FORCE)) | (GPIO_MODE_ANALOG << (2u * PIN_SLIDE));
+    pull_down(GPIOA_BASE, PIN_TOUCH);
+    pull_down(GPIOB_BASE, PIN_VOLUME_UP);
+    pull_down(GPIOB_BASE, PIN_VOLUME_DOWN);
+    pull_down(GPIOB_BASE, PIN_ACTION);
+    if (!board_is_emulated()) {
+        /* ADC clock: APB2 84 MHz / 4 = 21 MHz (at most 36). QEMU does not model the common register. */
+        ADC_CCR = ADC_CCR_ADCPRE_DIV4;
+    }
+    adc_init(ADC1_BASE, 0u);
+    adc_init(ADC2_BASE, 1u);
+    board_serial_number(g_serial);
+    stm32_indicator_set(0u);
+}
+
+static uint64_t hal_now_us(void *ctx)
+{
+    (void)ctx;
+    return board_now_us();
+}
+
+static size_t hal_uart_read(void *ctx, uint8_t *buf, size_t cap)
+{
+    (void)ctx;
+    return board_uart_read(buf, cap);
+}
+
+static size_t hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    return board_uart_write(buf, len);
+}
+
+static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
+{
+    (void)ctx;
+    adc_take(ADC1_BASE, &g_counts[0]);
+    adc_take(ADC2_BASE, &g_counts[1]);
+    out->force_raw_mn = (int32_t)g_counts[0] * STM32_FORCE_MN_PER_2_COUNTS / 2;
+    out->position = g_counts[1];
+    out->touched = (GPIO_IDR(GPIOA_BASE) & (1u << PIN_TOUCH)) != 0u;
+}
+
+static uint32_t hal_read_buttons(void *ctx)
+{
+    uint32_t in = GPIO_IDR(GPIOB_BASE);
+    uint32_t bits = 0u;
+    (void)ctx;
+    /* active high */
+    if ((in & (1u << PIN_VOLUME_UP)) != 0u) {
+        bits |= CC_BUTTON_VOLUME_UP;
+    }
+    if ((in & (1u << PIN_VOLUME_DOWN)) != 0u) {
+        bits |= CC_BUTTON_VOLUME_DOWN;
+    }
+    if ((in & (1u << PIN_ACTION)) != 0u) {
+        bits |= CC_BUTTON_ACTION;
+    }
+    return bits;
+}
+
+static uint32_t hal_take_remote_clicks(void *ctx)
+{
+    (void)ctx;
+    return 0u;
+}
+
+static uint32_t hal_uart_take_overruns(void *ctx)
+{
+    (void)ctx;
+    return board_uart_take_overruns();
+}
+
+void stm32_indicator_set(uint32_t mode)
+{
+    g_indicator = mode;
+    board_led(mode == 1u);
+}
+
+void stm32_indicator_update(uint64_t now_us)
+{
+    if (g_indicator == 2u) {
+        board_led(((uint32_t)(now_us >> BLINK_HALF_PERIOD_SHIFT) & 1u) == 0u);
+    }
+}
+
+static void hal_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
+{
+    (void)ctx;
+    (void)rgb;
+    stm32_indicator_set(mode);
+}
+
+const cc_hal_t stm32_hal = {
+    0,
+    hal_now_us,
+    hal_uart_read,
+    hal_uart_write,
+    hal_read_sensors,
+    hal_read_buttons,
+    hal_take_remote_clicks,
+    0,                          /* haptic_play: no actuator */
+    0,                          /* sound_play: no speaker */
+    hal_indicator_set,
+    hal_uart_take_overruns,
+};
+
+const cc_device_info_t stm32_info = {
+    "STMicroelectronics",        /* vendor */
+    "STM32F4 Nucleo-64",         /* model */
+    g_serial,                    /* serial_number: the 96-bit unique id */
+    "1.0.0",                     /* firmware_version */
+    0x0483u,                     /* usb_vendor_id: the ST-LINK/V2-1's virtual COM port */
+    0x374Bu,                     /* usb_product_id */
+    true,                        /* has_force_sensor: FSR on A0 */
+    true,                        /* has_touch_sensor: touch module on D2 */
+    true,                        /* has_slide_strip: soft potentiometer on A1 */
+    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */
+    false,                       /* has_remote */
+    10237u,                      /* force_max_mn: 4095 counts */
+    STM32_SLIDE_RESOLUTION,      /* slide_resolution */
+    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */
+    6u,                          /* max_controls */
+    0u,                          /* haptic_patterns: none */
+    false,                       /* has_speaker */
+    true,                        /* has_indicator_led */
+};
