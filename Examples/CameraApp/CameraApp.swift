@@ -2,6 +2,7 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlWire
 import Dispatch
+import Synchronization
 
 /// The camera app of Apple's WWDC25 talk "Enhance your app with the Camera Control", on a
 /// ``SyntheticCamera``, written only against this package's public API: a zoom slider and an
@@ -35,6 +36,9 @@ public final class CameraApp: Sendable {
         /// The controls delegate was called: `did-become-active`, `will-enter-fullscreen`,
         /// `will-exit-fullscreen` or `did-become-inactive`.
         case delegate(String)
+        /// The app hid its own on-screen controls (shutter button, mode switch) for the overlay's clean
+        /// preview (`false`), or showed them again (`true`).
+        case ownControls(visible: Bool)
 
         /// One line.
         public var description: String {
@@ -46,6 +50,7 @@ public final class CameraApp: Sendable {
             case .cameraFailed(let error, let event): "camera failed \(event.id) \(event.phase.rawValue): \(error)"
             case .action(let id, let value): "action \(id) \(value)"
             case .delegate(let call): "delegate \(call)"
+            case .ownControls(let visible): visible ? "ui own controls shown" : "ui own controls hidden (clean preview)"
             }
         }
     }
@@ -193,19 +198,30 @@ public final class CameraApp: Sendable {
         return refusals
     }
 
+    /// True while the app shows its own on-screen controls: false from the overlay's
+    /// `will-enter-fullscreen` (a confirmed light press: the clean preview) to its `will-exit-fullscreen`.
+    public var areOwnControlsVisible: Bool { delegate.ownControlsVisible.load(ordering: .acquiring) }
+
     /// The reaction chosen last.
     public var selectedReaction: String { Self.reactionTitles[max(0, min(reactions.selectedIndex, Self.reactionTitles.count - 1))] }
 
     /// The app's controls delegate.
+    /// Hides the app's own controls for the fullscreen appearance and shows them after it, as Apple's
+    /// `sessionControlsWillEnterFullscreenAppearance` asks (duplicate UI hidden, the preview unobstructed).
     private final class Delegate: CaptureControlsDelegate {
         let log: @Sendable (Event) -> Void
+        let ownControlsVisible = Atomic(true)
         init(log: @escaping @Sendable (Event) -> Void) { self.log = log }
         func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { log(.delegate("did-become-active")) }
         func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {
             log(.delegate("will-enter-fullscreen"))
+            ownControlsVisible.store(false, ordering: .releasing)
+            log(.ownControls(visible: false))
         }
         func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {
             log(.delegate("will-exit-fullscreen"))
+            ownControlsVisible.store(true, ordering: .releasing)
+            log(.ownControls(visible: true))
         }
         func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { log(.delegate("did-become-inactive")) }
     }

@@ -263,8 +263,18 @@ public final class CaptureControlsSession: Sendable {
     /// Moves device time on: momentum frames, dismissal, due coalesced actions.
     @discardableResult
     public func advance(toMicros micros: UInt64) -> [OverlayEffect] {
+        let attached = isEventInteractionAttached
+        let running = isCaptureSessionRunning
+        let supported = supportsControls
         let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
             var effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            // A light press waiting for its confirmation shows nothing once the overlay cannot show
+            // (capture stopped meanwhile): it is dropped, as at the press itself.
+            if state.overlay.phase == .hidden,
+                !Self.problems(state: state, attached: attached, running: running, supported: supported).isEmpty
+            {
+                state.overlay.forgetPendingLightPress()
+            }
             effects += state.overlay.advance(toMicros: micros)
             return (effects, Delegation(state))
         }

@@ -18,6 +18,12 @@ import Foundation
 ///           then hidden)        slide: move highlight (detents)
 /// ```
 ///
+/// A light press from hidden is confirmed before the overlay shows: after
+/// ``OverlayConfiguration/lightPressConfirmMicros`` without a full click, at its release, or at a slide,
+/// whichever comes first; a full click within that time never shows it (no flash before the shutter). The
+/// overlay then shows with its fullscreen appearance at once: the light press gives the clean preview
+/// (WWDC25 session 253; docs/APPLE-SEMANTICS.md).
+///
 /// In the picker, a light press confirms when it is released (`lightPressEnded`), if it began after the
 /// picker opened (the double press's own release does not confirm) and did not become a full click.
 ///
@@ -67,6 +73,8 @@ public struct OverlayStateMachine: Sendable {
     private var shutterDown = false
     private var lightPressEscalated = false
     private var lastActivityMicros: UInt64 = 0
+    /// When a light press from hidden began that is not confirmed yet.
+    private var pendingLightPressMicros: UInt64?
 
     /// A hidden overlay; throws ``ControlError/Code/invalidConfiguration``.
     public init(
@@ -92,6 +100,7 @@ public struct OverlayStateMachine: Sendable {
     /// The device time at which ``advance(toMicros:)`` has work (a momentum frame or the dismissal), if any.
     public var nextDeadlineMicros: UInt64? {
         if let glide { return min(nowMicros &+ configuration.frameIntervalMicros, glide.endMicros) }
+        if let pending = pendingLightPressMicros { return pending &+ configuration.lightPressConfirmMicros }
         guard mode != .hidden, !isTouching else { return nil }
         return lastActivityMicros &+ configuration.dismissAfterMicros
     }
@@ -133,12 +142,19 @@ public struct OverlayStateMachine: Sendable {
             lastActivityMicros = now
             lightPressEscalated = false
             switch mode {
-            case .hidden: effects += show()
+            case .hidden:
+                if configuration.lightPressConfirmMicros == 0 {
+                    effects += show()
+                } else {
+                    pendingLightPressMicros = now
+                }
             case .picking: mode = .picking(pressSeen: true)
             case .showing, .adjusting: break
             }
         case .lightPressEnded:
             lastActivityMicros = now
+            // Released before the hold-off and never a full click: a light tap, confirmed now.
+            if pendingLightPressMicros != nil { effects += show() }
             if case .picking(pressSeen: true) = mode, !lightPressEscalated { effects += confirmPicker() }
         case .doubleLightPress:
             lastActivityMicros = now
@@ -150,6 +166,8 @@ public struct OverlayStateMachine: Sendable {
         case .slideBegan(let motion), .slideChanged(let motion):
             lastActivityMicros = now
             glide = nil
+            // A slide under a light press confirms it: a full click does not slide.
+            if pendingLightPressMicros != nil, !shutterDown { effects += show() }
             effects += slide(motion, at: now, ended: false)
         case .slideEnded(let motion):
             lastActivityMicros = now
@@ -160,6 +178,7 @@ public struct OverlayStateMachine: Sendable {
             // controls became inactive), before the capture layer delivers the click.
             shutterDown = true
             lightPressEscalated = true
+            pendingLightPressMicros = nil
             glide = nil
             lastActivityMicros = now
             effects += hide()
@@ -179,6 +198,9 @@ public struct OverlayStateMachine: Sendable {
     public mutating func advance(toMicros micros: UInt64) -> [OverlayEffect] {
         nowMicros = max(nowMicros, micros)
         var effects: [OverlayEffect] = []
+        if let pending = pendingLightPressMicros, nowMicros >= pending &+ configuration.lightPressConfirmMicros {
+            effects += show()
+        }
         if let current = glide {
             let t = min(nowMicros, current.endMicros)
             if mode == .adjusting, activeControl?.isEnabled == true {
@@ -212,6 +234,15 @@ public struct OverlayStateMachine: Sendable {
         return effects
     }
 
+    /// True while a light press from hidden waits for its confirmation.
+    public var isLightPressPending: Bool { pendingLightPressMicros != nil }
+
+    /// Drops a light press that waits for its confirmation (the overlay can no longer show); nothing else
+    /// changes.
+    public mutating func forgetPendingLightPress() {
+        pendingLightPressMicros = nil
+    }
+
     // MARK: Transitions
 
     private var activeIndex: Int? {
@@ -226,13 +257,15 @@ public struct OverlayStateMachine: Sendable {
         return Int(min(max(pickerCursor.rounded(), 0), Double(controls.count - 1)))
     }
 
+    /// Shows the overlay with its fullscreen appearance: a confirmed light press is the clean preview.
     private mutating func show() -> [OverlayEffect] {
+        pendingLightPressMicros = nil
         if activeIndex == nil { activeControlID = controls.first?.id }
         guard let id = activeControlID else { return [] }
         mode = .showing
         cursorValue = nil
         restingEdge = nil
-        return [.overlayShown(id)]
+        return [.overlayShown(id)] + enterFullscreen()
     }
 
     private mutating func enterFullscreen() -> [OverlayEffect] {
@@ -242,6 +275,7 @@ public struct OverlayStateMachine: Sendable {
     }
 
     private mutating func hide() -> [OverlayEffect] {
+        pendingLightPressMicros = nil
         var effects: [OverlayEffect] = []
         if isFullscreen {
             isFullscreen = false

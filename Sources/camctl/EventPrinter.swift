@@ -195,6 +195,10 @@ final class EventPrinter: @unchecked Sendable {
                     nil, "action", "\(id) \(value)", fields: [JSONMember("id", .string("\(id)")), JSONMember("value", .string("\(value)"))])
             }
         case .delegate(let call): emit(nil, "delegate", call, fields: [JSONMember("call", .string(call))])
+        case .ownControls(let visible):
+            emit(
+                nil, "ui", visible ? "own controls shown" : "own controls hidden (clean preview)",
+                fields: [JSONMember("ownControlsVisible", .bool(visible))])
         case .cameraFailed(let error, let captureEvent):
             emit(
                 nil, "camera", "\(captureEvent.id) failed: \(error)",

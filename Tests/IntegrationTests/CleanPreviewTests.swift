@@ -1,0 +1,115 @@
+import CameraControlControls
+import CameraControlSimulation
+import CameraControlWire
+import Testing
+
+/// Clean preview and no flash (issue 20, item 6), over the real C firmware and the real host stack in
+/// virtual time (``VirtualControlsRig``): a confirmed light press shows the overlay with its fullscreen
+/// appearance at once, and a full click from idle — at any realistic press speed — never shows it.
+@Suite("Clean preview and no overlay flash over the real firmware")
+struct CleanPreviewTests {
+    /// A full click's force rise: how long the finger takes from resting to the peak, and the peak.
+    struct Click: Sendable, CustomStringConvertible {
+        var riseMillis: Int
+        var forceMillinewtons: Int
+        var description: String { "rise \(riseMillis) ms to \(forceMillinewtons) mN" }
+    }
+
+    /// Realistic clicks: a quick tap (10 ms rise) to a slow, deliberate press (150 ms, three times the
+    /// simulator's default 50 ms), from a firm 3 N click just past the full stage's 2.5 N to 6 N.
+    static let clicks: [Click] = [10, 25, 50, 80, 110, 150].flatMap { rise in
+        [3000, 3500, 4500, 6000].map { Click(riseMillis: rise, forceMillinewtons: $0) }
+    }
+
+    /// Lines of the log after the time column.
+    static func lines(_ rig: VirtualControlsRig) -> [String] { rig.log.map { String($0.dropFirst(10)) } }
+
+    /// Device time of the first input event of `kind`.
+    static func firstEvent(_ rig: VirtualControlsRig, _ kind: InputEventKind) -> UInt64? {
+        rig.captureRig.inputEvents.first { $0.kind == kind }?.timestampMicros
+    }
+
+    @Test("a full click from idle never shows the overlay, and the light-to-full crossing fits the hold-off", arguments: clicks)
+    func fullClickNeverFlashes(click: Click) throws {
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: "full-click force=\(click.forceMillinewtons)mN rise=\(click.riseMillis)ms\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        // The firmware saw both stages; the full one came within the overlay's hold-off of the light one.
+        let light = try #require(Self.firstEvent(rig, .lightPressDown), "\(click): no light press")
+        let full = try #require(Self.firstEvent(rig, .fullPressDown), "\(click): no full press")
+        #expect(full - light < OverlayConfiguration().lightPressConfirmMicros, "\(click): \(full - light) µs")
+        // No overlay and no delegate call at all; one photo.
+        #expect(!log.contains { $0.hasPrefix("overlay ") || $0.hasPrefix("delegate ") }, "\(click):\n\(rig.logText)")
+        #expect(log.filter { $0.hasPrefix("photo ") }.count == 1, "\(click):\n\(rig.logText)")
+    }
+
+    @Test("a press that crosses the stages slower than the hold-off is a light press first: shown, then collapsed")
+    func slowPressIsALightPressFirst() throws {
+        // 250 ms to 3 N crosses 800 → 2500 mN in about 157 ms: longer than the hold-off, so the light
+        // press is confirmed (the overlay shows) and the click collapses it before the photo.
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: "full-click force=3000mN rise=250ms\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        let shown = try #require(log.firstIndex(of: "overlay overlay-shown zoom"), "\(rig.logText)")
+        let hidden = try #require(log.firstIndex(of: "overlay overlay-hidden"), "\(rig.logText)")
+        let photo = try #require(log.firstIndex { $0.hasPrefix("photo ") }, "\(rig.logText)")
+        #expect(shown < hidden && hidden < photo, "\(rig.logText)")
+    }
+
+    @Test("a light press shows the overlay fullscreen one hold-off after the firmware's light stage; the app hides its controls")
+    func lightPressGivesCleanPreview() throws {
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: "light-press force=1200mN hold=400ms\npause 300ms\n")
+        var shownAt: UInt64?
+        var hiddenOwnControlsWhileShown = false
+        while rig.captureRig.device.isScenarioRunning || shownAt == nil {
+            rig.run(forMicros: 1000)
+            if shownAt == nil, rig.session.isFullscreen {
+                shownAt = rig.nowMicros
+                hiddenOwnControlsWhileShown = !rig.app.areOwnControlsVisible
+            }
+            if rig.nowMicros > 5_000_000 { break }
+        }
+        rig.runUntilScenarioEnds()
+        let light = try #require(Self.firstEvent(rig, .lightPressDown))
+        let shown = try #require(shownAt, "\(rig.logText)")
+        let holdOff = OverlayConfiguration().lightPressConfirmMicros
+        // Virtual time, stepped by 1 ms: shown in the step the hold-off ends, never before.
+        #expect(shown >= light + holdOff && shown <= light + holdOff + 2000, "light \(light) shown \(shown)")
+        #expect(hiddenOwnControlsWhileShown)
+        let log = Self.lines(rig)
+        let calls = log.filter { $0.hasPrefix("delegate ") || $0.hasPrefix("ui ") }
+        #expect(
+            calls == [
+                "delegate did-become-active", "delegate will-enter-fullscreen", "ui own controls hidden (clean preview)",
+                "delegate will-exit-fullscreen", "ui own controls shown", "delegate did-become-inactive",
+            ], "\(rig.logText)")
+        #expect(rig.app.areOwnControlsVisible)
+    }
+
+    @Test("a light tap shorter than the hold-off shows the overlay at its release")
+    func lightTapShowsAtRelease() throws {
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: "light-press force=1200mN hold=20ms rise=20ms fall=20ms\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        let ended = try #require(log.firstIndex(of: "gesture light-press-ended camera-control"), "\(rig.logText)")
+        let shown = try #require(log.firstIndex(of: "overlay overlay-shown zoom"), "\(rig.logText)")
+        #expect(shown == ended + 1, "\(rig.logText)")
+        #expect(log.contains("overlay entered-fullscreen"))
+    }
+
+    @Test("a slide right after a light press confirms it: the first slide sample already adjusts")
+    func slideConfirmsLightPress() throws {
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: "touch at=0.3 hold=40ms\nforce 1200mN over=20ms\nslide to=0.7 over=200ms\nrelease\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        let began = try #require(log.firstIndex { $0.hasPrefix("gesture slide-began") }, "\(rig.logText)")
+        let shown = try #require(log.firstIndex(of: "overlay overlay-shown zoom"), "\(rig.logText)")
+        #expect(shown == began + 1, "\(rig.logText)")
+        #expect(rig.camera.zoomFactor > 1, "\(rig.logText)")
+    }
+}
