@@ -223,5 +223,5 @@ final class ForeignControl: CaptureControl {
     let hasAction = true
     var snapshot: ControlSnapshot {
         ControlSnapshot(id: id, title: localizedTitle, isEnabled: true, adjustment: .indexPicker(count: 1), value: .index(0))
-    }}
+    }
 }

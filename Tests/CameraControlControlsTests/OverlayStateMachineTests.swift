@@ -232,7 +232,8 @@ struct OverlayStateMachineTests {
             UInt64(2_000_000), 500_000,
         ])
     func dismissal(_ timeout: UInt64) throws {
-        var overlay = try machine([sliderSnapshot("a")], configuration: OverlayConfiguration(dismissAfterMicros: timeout, lightPressConfirmMicros: 0))
+        var overlay = try machine(
+            [sliderSnapshot("a")], configuration: OverlayConfiguration(dismissAfterMicros: timeout, lightPressConfirmMicros: 0))
         _ = run(&overlay, [cc(.touchBegan, 0), cc(.lightPressBegan, 1_000), cc(.slideChanged(motion(0.1)), 2_000)])
         // While the finger rests on the control, nothing times out.
         #expect(overlay.advance(toMicros: 60_000_000).isEmpty)
