@@ -17,6 +17,7 @@ import Synchronization
 /// let app = try CameraApp { event in print(event) }
 /// await host.attach(app.interaction)
 /// _ = try app.install(in: await host.makeControlsSession())
+/// await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
 /// await host.run()
 /// ```
 ///
@@ -46,6 +47,7 @@ public final class CameraApp: Sendable {
             case .capture(let event, let role): "capture \(event.phase.rawValue) \(role.rawValue) \(event.source)"
             case .photo(let photo, _):
                 "\(photo.isVideo ? "video" : "photo") \(photo.sequenceNumber) zoom \(photo.zoomFactor) bias \(photo.exposureBias)"
+                    + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked")
                     + (photo.path.map { " → \($0)" } ?? "")
             case .cameraFailed(let error, let event): "camera failed \(event.id) \(event.phase.rawValue): \(error)"
             case .action(let id, let value): "action \(id) \(value)"
@@ -94,6 +96,17 @@ public final class CameraApp: Sendable {
         # A full click is the shutter, whatever the overlay shows.
         full-click
         pause 400ms
+        # AE/AF lock: a light press held frames and locks focus and exposure, the full press
+        # shoots with the lock, letting go unlocks (the app asks for the lock).
+        touch at=0.5 hold=60ms
+        force 1200mN over=50ms
+        hold 500ms
+        force 3500mN over=50ms
+        hold 80ms
+        force 1200mN over=40ms
+        hold 100ms
+        release
+        pause 400ms
         # Click and hold: a long press (video in a camera app).
         click-and-hold 1s
         pause 400ms
@@ -112,7 +125,7 @@ public final class CameraApp: Sendable {
     public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
 
     /// The camera the system sliders drive and photos are taken with (a ``SyntheticCamera`` unless the app
-    /// was made with ``init(device:executor:clock:soundPlayer:hostMicros:log:)``).
+    /// was made with ``init(device:executor:clock:soundPlayer:hostMicros:focusExposureLock:log:)``).
     public let device: any CameraDevice
     /// The app's synthetic camera: ``device`` when it is one (the default), else an unused synthetic camera
     /// (use ``device``).
@@ -126,6 +139,10 @@ public final class CameraApp: Sendable {
     public let exposure: SystemExposureBiasSlider
     /// The "Reactions" picker.
     public let reactions: CaptureIndexPicker
+    /// The app's override of the host's AE/AF lock setting, for
+    /// `CameraControlHost.attachCamera(_:focusExposureLock:)`: true (this app wants a light press held to
+    /// lock focus and exposure, like a half-pressed shutter), false (never), nil (follow the host).
+    public let focusExposureLock: Bool?
     private let delegate: Delegate
 
     /// The app, calling `log` with everything it does. Actions and the delegate run on `executor`; capture
@@ -134,9 +151,12 @@ public final class CameraApp: Sendable {
     /// - Throws: ``ControlError`` when a control cannot be made.
     public convenience init(
         executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
-        soundPlayer: (any CaptureSoundPlaying)? = nil, log: @escaping @Sendable (Event) -> Void
+        soundPlayer: (any CaptureSoundPlaying)? = nil, focusExposureLock: Bool? = true,
+        log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
-        try self.init(device: try SyntheticCamera(), executor: executor, clock: clock, soundPlayer: soundPlayer, log: log)
+        try self.init(
+            device: try SyntheticCamera(), executor: executor, clock: clock, soundPlayer: soundPlayer,
+            focusExposureLock: focusExposureLock, log: log)
     }
 
     /// The app on `device` (a real camera: CameraControlGStreamer's `GStreamerCamera`, say). Every capture
@@ -149,9 +169,10 @@ public final class CameraApp: Sendable {
     public init(
         device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
         soundPlayer: (any CaptureSoundPlaying)? = nil, hostMicros: (@Sendable (UInt64) -> UInt64?)? = nil,
-        log: @escaping @Sendable (Event) -> Void
+        focusExposureLock: Bool? = true, log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
         self.device = device
+        self.focusExposureLock = focusExposureLock
         if let synthetic = device as? SyntheticCamera {
             camera = synthetic
         } else {

@@ -60,11 +60,13 @@ public struct CapturedPhoto: Hashable, Sendable {
     public var frameHostMicros: UInt64?
     /// Host clock time of the press the photo was taken for, microseconds, when known.
     public var pressHostMicros: UInt64?
+    /// What the camera held locked when it took the photo (the AE/AF lock of a light press held).
+    public var focusExposureLock: FocusExposureLock
 
     /// A photo record.
     public init(
         sequenceNumber: Int, zoomFactor: Double, exposureBias: Double, path: String? = nil, isVideo: Bool = false,
-        frameHostMicros: UInt64? = nil, pressHostMicros: UInt64? = nil
+        frameHostMicros: UInt64? = nil, pressHostMicros: UInt64? = nil, focusExposureLock: FocusExposureLock = []
     ) {
         self.sequenceNumber = sequenceNumber
         self.zoomFactor = zoomFactor
@@ -73,6 +75,7 @@ public struct CapturedPhoto: Hashable, Sendable {
         self.isVideo = isVideo
         self.frameHostMicros = frameHostMicros
         self.pressHostMicros = pressHostMicros
+        self.focusExposureLock = focusExposureLock
     }
 }
 
@@ -118,6 +121,13 @@ public protocol CameraDevice: AnyObject, Sendable {
     func addObserver(_ observer: @escaping @Sendable (CameraPropertyChange) -> Void) -> ObserverToken
     /// Stops calling the observer; unknown tokens are ignored.
     func removeObserver(_ token: ObserverToken)
+    /// What the camera can lock of focus and exposure (the default: nothing).
+    var supportedFocusExposureLock: FocusExposureLock { get }
+    /// What it holds locked now (the default: nothing).
+    var focusExposureLock: FocusExposureLock { get }
+    /// Locks what `lock` names and unlocks the rest; throws ``ControlError/Code/deviceRefused`` for a lock
+    /// the camera cannot hold (the default accepts only the empty lock).
+    func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError)
 }
 
 extension CameraDevice {
@@ -156,6 +166,8 @@ public final class SyntheticCamera: CameraDevice {
     private struct State: Sendable {
         var zoomFactor: Double
         var exposureBias: Double
+        var lock: FocusExposureLock = []
+        var lockChanges: [FocusExposureLock] = []
         var photos: [CapturedPhoto] = []
         var observers: [UInt64: @Sendable (CameraPropertyChange) -> Void] = [:]
         var nextObserver: UInt64 = 1
@@ -169,6 +181,8 @@ public final class SyntheticCamera: CameraDevice {
     public let exposureBiasRange: ClosedRange<Double>
     /// Zoom factors a zoom slider lands on more easily.
     public let prominentZoomFactors: [Double]
+    /// What the camera can lock (both by default, like an iPhone's main camera).
+    public let supportedFocusExposureLock: FocusExposureLock
     private let state: Locked<State>
 
     /// A camera at zoom `zoomFactorRange.lowerBound` (or 1 when inside the range) and bias 0 (or the
@@ -177,7 +191,8 @@ public final class SyntheticCamera: CameraDevice {
         uniqueID: String = "synthetic-back-camera",
         zoomFactorRange: ClosedRange<Double> = 1...10,
         exposureBiasRange: ClosedRange<Double> = -8...8,
-        prominentZoomFactors: [Double] = [2, 5]
+        prominentZoomFactors: [Double] = [2, 5],
+        supportedFocusExposureLock: FocusExposureLock = .both
     ) throws(ControlError) {
         try DiscreteValues.checkRange(zoomFactorRange)
         try DiscreteValues.checkRange(exposureBiasRange)
@@ -185,6 +200,7 @@ public final class SyntheticCamera: CameraDevice {
         self.zoomFactorRange = zoomFactorRange
         self.exposureBiasRange = exposureBiasRange
         self.prominentZoomFactors = prominentZoomFactors.filter { zoomFactorRange.contains($0) }.sorted()
+        self.supportedFocusExposureLock = supportedFocusExposureLock
         state = Locked(
             State(
                 zoomFactor: zoomFactorRange.contains(1) ? 1 : zoomFactorRange.lowerBound,
@@ -197,6 +213,22 @@ public final class SyntheticCamera: CameraDevice {
     public var exposureBias: Double { state.withLock { $0.exposureBias } }
     /// Every photo taken, oldest first.
     public var photos: [CapturedPhoto] { state.withLock { $0.photos } }
+    /// What the camera holds locked now.
+    public var focusExposureLock: FocusExposureLock { state.withLock { $0.lock } }
+    /// Every lock set, oldest first (`[]` for an unlock): what the AE/AF lock did to the camera.
+    public var focusExposureLockChanges: [FocusExposureLock] { state.withLock { $0.lockChanges } }
+
+    /// Locks what `lock` names and unlocks the rest; throws ``ControlError/Code/deviceRefused`` for a
+    /// lock outside ``supportedFocusExposureLock``.
+    public func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError) {
+        guard supportedFocusExposureLock.isSuperset(of: lock) else {
+            throw ControlError(.deviceRefused, "this camera cannot lock \(lock) (it can lock \(supportedFocusExposureLock))")
+        }
+        state.withLock { state in
+            state.lock = lock
+            state.lockChanges.append(lock)
+        }
+    }
 
     /// Sets the zoom factor and notifies observers (also when the value did not change).
     public func setZoomFactor(_ factor: Double, source: CameraChangeSource) throws(ControlError) {
@@ -217,7 +249,8 @@ public final class SyntheticCamera: CameraDevice {
     public func capturePhoto() throws(ControlError) -> CapturedPhoto {
         state.withLock { state in
             let photo = CapturedPhoto(
-                sequenceNumber: state.photos.count + 1, zoomFactor: state.zoomFactor, exposureBias: state.exposureBias)
+                sequenceNumber: state.photos.count + 1, zoomFactor: state.zoomFactor, exposureBias: state.exposureBias,
+                focusExposureLock: state.lock)
             state.photos.append(photo)
             return photo
         }

@@ -203,6 +203,18 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.attach(controls)
     }
 
+    /// The camera a light press held locks focus and exposure on (AE/AF lock), with the app's override of
+    /// the host setting (nil: follow ``setFocusExposureLockEnabled(_:)``). See
+    /// ``HostCore/attachCamera(_:focusExposureLock:lockAfterMicros:)``.
+    public func attachCamera(_ camera: (any CameraDevice)?, focusExposureLock override: Bool? = nil) {
+        core.attachCamera(camera, focusExposureLock: override)
+    }
+
+    /// The host's AE/AF lock setting (off by default, as Apple's); switching it off unlocks at once.
+    public func setFocusExposureLockEnabled(_ enabled: Bool) {
+        core.isFocusExposureLockEnabled = enabled
+    }
+
     /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
     /// attached to this host. Call it once connected (after ``connect(to:hostName:configuration:)``).
     ///

@@ -93,13 +93,16 @@ public final class VirtualControlsRig {
     /// - Parameters:
     ///   - reactionsEnabled: the picker's `isEnabled` (the talk sets it from `canPerformReactionEffects`).
     ///   - overlay: the overlay's tuning.
+    ///   - focusExposureLock: the host's AE/AF lock setting (off by default, as Apple's). The app's camera
+    ///     is attached with the app's override (``CameraApp/focusExposureLock``: on), which wins.
     /// - Throws: ``VirtualControlsRigError``.
     public init(
-        seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration()
+        seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration(),
+        focusExposureLock: Bool = false
     )
         throws(VirtualControlsRigError)
     {
-        captureRig = VirtualCaptureRig(seed: seed, host: HostCore.Configuration())
+        captureRig = VirtualCaptureRig(seed: seed, host: HostCore.Configuration(focusExposureLockEnabled: focusExposureLock))
         let recorder = Recorder()
         self.recorder = recorder
         let executor = ManualExecutor()
@@ -149,6 +152,7 @@ public final class VirtualControlsRig {
             throw .controls(error)
         }
         captureRig.core.attach(session)
+        captureRig.core.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
         for (id, refusal) in app.install(in: session) {
             recorder.add("refused \(id) \(refusal.code)")
         }
@@ -259,6 +263,8 @@ public final class VirtualControlsRig {
             recorder.add("gesture \(Self.describe(gesture))")
         case .overlay(let overlayEffect):
             deliver(overlayEffect, now: now)
+        case .focusExposureLock(let event):
+            recorder.add("lock \(event)")
         case .connected, .input, .deviceLost:
             break
         }
@@ -343,6 +349,7 @@ public final class VirtualControlsRig {
         switch event {
         case .photo(let photo, _):
             "photo \(photo.sequenceNumber) zoom \(number(photo.zoomFactor)) bias \(number(photo.exposureBias))"
+                + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked")
         case .action(let id, let value) where id == "reactions":
             "action reactions #\(Int(value)) \(CameraApp.reactionTitles.indices.contains(Int(value)) ? CameraApp.reactionTitles[Int(value)] : "?")"
         case .action(let id, let value): "action \(id) \(number(value))"

@@ -166,6 +166,8 @@ final class EventPrinter: @unchecked Sendable {
             if verbose { input(event, latencyMillis: latencyMillis(sinceDeviceMicros: event.timestampMicros) ?? 0) }
         case .gesture(let gesture): self.gesture(gesture)
         case .overlay(let overlayEffect): overlay(overlayEffect, atDeviceMicros: overlayTime(overlayEffect))
+        case .focusExposureLock(let event):
+            emit(nil, "lock", "\(event)", fields: [JSONMember("event", .string("\(event)"))])
         case .connected, .deviceLost: break
         }
     }
@@ -182,8 +184,11 @@ final class EventPrinter: @unchecked Sendable {
         case .capture(let captureEvent, let role): capture(captureEvent, role: role.rawValue)
         case .photo(let photo, _):
             emit(
-                nil, "photo", String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias),
+                nil, "photo",
+                String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias)
+                    + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked"),
                 fields: [
+                    JSONMember("focusExposureLock", .string("\(photo.focusExposureLock)")),
                     JSONMember("sequenceNumber", .integer(photo.sequenceNumber)),
                     JSONMember("zoomFactor", .number(String(format: "%.3f", photo.zoomFactor))),
                     JSONMember("exposureBias", .number(String(format: "%.3f", photo.exposureBias))),

@@ -28,6 +28,7 @@ struct HostCoreTests {
                 case .gesture(let gesture): log.append("gesture \(gesture.kind)")
                 case .overlay(let effect): log.append("overlay \(effect)")
                 case .deviceLost: log.append("device-lost")
+                case .focusExposureLock(let event): log.append("lock \(event)")
                 case .connected, .input: break
                 }
             }

@@ -696,8 +696,9 @@ struct ExampleScenarioTests {
             ("choose-control", ["camera-control"], [false]),
             ("click-and-hold", ["camera-control"], [true]),
             (
-                "demo", ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"],
-                [false, true, false, true, false, false]
+                "demo",
+                ["camera-control", "camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"],
+                [false, false, true, false, true, false, false]
             ),
             ("full-click", ["camera-control"], [false]),
             ("hysteresis", ["camera-control"], [false]),

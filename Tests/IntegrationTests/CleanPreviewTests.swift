@@ -113,3 +113,82 @@ struct CleanPreviewTests {
         #expect(rig.camera.zoomFactor > 1, "\(rig.logText)")
     }
 }
+
+/// AE/AF lock (issue 20, item 1) over the real firmware and host in virtual time.
+@Suite("AE/AF lock over the real firmware")
+struct FocusExposureLockRigTests {
+    static let halfPressThenShoot = """
+        touch at=0.5 hold=60ms
+        force 1200mN over=50ms
+        hold 500ms
+        force 3500mN over=50ms
+        hold 80ms
+        force 1200mN over=40ms
+        hold 100ms
+        release
+        pause 400ms
+
+        """
+
+    static func lines(_ rig: VirtualControlsRig) -> [String] { rig.log.map { String($0.dropFirst(10)) } }
+
+    @Test("with the app's override on: held light press locks, the photo is AE/AF locked, the release unlocks")
+    func lockedPhoto() throws {
+        let rig = try VirtualControlsRig(seed: 5)
+        try rig.play(scenario: Self.halfPressThenShoot)
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        let locked = try #require(log.firstIndex { $0.hasPrefix("lock locked AE/AF") }, "\(rig.logText)")
+        let photo = try #require(log.firstIndex { $0.hasPrefix("photo ") }, "\(rig.logText)")
+        let unlocked = try #require(log.firstIndex { $0.hasPrefix("lock unlocked") }, "\(rig.logText)")
+        #expect(locked < photo && photo < unlocked, "\(rig.logText)")
+        #expect(log[photo].hasSuffix("AE/AF locked"), "\(log[photo])")
+        #expect(rig.camera.focusExposureLockChanges == [.both, []])
+        #expect(rig.camera.focusExposureLock.isEmpty)
+        // The lock came 400 ms after the firmware's light stage (virtual time, 1 ms steps).
+        let light = try #require(rig.captureRig.inputEvents.first { $0.kind == .lightPressDown }?.timestampMicros)
+        let lockedAt = try #require(log[locked].split(separator: "@").last.flatMap { UInt64($0) })
+        #expect(lockedAt >= light + 400_000 && lockedAt <= light + 402_000, "light \(light) locked \(lockedAt)")
+    }
+
+    @Test("a quick click, and the host setting off with no app override, never lock")
+    func noLock() throws {
+        let rig = try VirtualControlsRig(seed: 5)
+        try rig.play(scenario: "full-click\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        #expect(rig.camera.focusExposureLockChanges.isEmpty)
+        #expect(Self.lines(rig).contains { $0.hasPrefix("photo ") && !$0.contains("locked") })
+
+        // The host's setting off (the default) and no override: the held press does not lock.
+        let hostOnly = try VirtualControlsRig(seed: 5)
+        hostOnly.captureRig.core.attachCamera(hostOnly.camera, focusExposureLock: nil)
+        #expect(!hostOnly.captureRig.core.isFocusExposureLockEnabled)
+        try hostOnly.play(scenario: Self.halfPressThenShoot)
+        hostOnly.runUntilScenarioEnds()
+        #expect(hostOnly.camera.focusExposureLockChanges.isEmpty)
+        // The host's setting on, the app says nothing: it locks.
+        let hostOn = try VirtualControlsRig(seed: 5, focusExposureLock: true)
+        hostOn.captureRig.core.attachCamera(hostOn.camera, focusExposureLock: nil)
+        try hostOn.play(scenario: Self.halfPressThenShoot)
+        hostOn.runUntilScenarioEnds()
+        #expect(hostOn.camera.focusExposureLockChanges == [.both, []])
+    }
+
+    @Test("a cancel unlocks: the capture session stopped, or the device lost, while locked")
+    func cancelUnlocks() throws {
+        for stopSession in [true, false] {
+            let rig = try VirtualControlsRig(seed: 5)
+            try rig.play(scenario: "touch at=0.5 hold=60ms\nforce 1200mN over=50ms\nhold 2s\nrelease\n")
+            let locked = rig.captureRig.run(timeoutMicros: 2_000_000) { rig.camera.focusExposureLock == .both }
+            #expect(locked)
+            if stopSession {
+                rig.captureRig.setSessionRunning(false)
+            } else {
+                rig.captureRig.core.deviceLost(atHostMicros: rig.nowMicros)
+            }
+            rig.run(forMicros: 20_000)
+            #expect(rig.camera.focusExposureLock.isEmpty, "stopSession \(stopSession)")
+            #expect(Self.lines(rig).contains { $0.hasPrefix("lock unlocked") && $0.hasSuffix("cancelled") }, "\(rig.logText)")
+        }
+    }
+}
