@@ -119,10 +119,9 @@ public struct FocusExposureLockController: Sendable {
     public mutating func advance(toMicros now: UInt64) -> [FocusExposureLockEvent] {
         guard let since = pendingSince, now >= since &+ lockAfterMicros else { return [] }
         pendingSince = nil
-        let lock = camera.supportedFocusExposureLock.intersection(.both)
-        guard !lock.isEmpty else {
-            return [.unsupported(reason: "the camera can lock neither focus nor exposure", atMicros: now)]
-        }
+        // A camera that supports neither is still asked, so that its error says why (no such control).
+        let supported = camera.supportedFocusExposureLock.intersection(.both)
+        let lock = supported.isEmpty ? FocusExposureLock.both : supported
         do {
             try camera.setFocusExposureLock(lock)
         } catch {
