@@ -197,6 +197,15 @@ public final class CaptureControlsSession: Sendable {
 
     /// Where the overlay is.
     public var phase: OverlayPhase { state.withLock { $0.overlay.phase } }
+    /// The app's interface orientation (portrait by default): which way slides move values and where the
+    /// overlay sits (``overlayPlacement``). Set it whenever the interface rotates.
+    public var interfaceOrientation: InterfaceOrientation {
+        get { state.withLock { $0.overlay.orientation } }
+        set { state.withLock { $0.overlay.orientation = newValue } }
+    }
+    /// The screen edge the overlay is drawn along for ``interfaceOrientation``.
+    public var overlayPlacement: OverlayPlacement { interfaceOrientation.overlayPlacement }
+
     /// True while the overlay has the fullscreen appearance.
     public var isFullscreen: Bool { state.withLock { $0.overlay.isFullscreen } }
     /// The control the next light press shows (the last one used).

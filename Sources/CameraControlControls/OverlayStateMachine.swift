@@ -62,6 +62,13 @@ public struct OverlayStateMachine: Sendable {
     public private(set) var isFullscreen = false
     /// The latest device time seen (time never goes backwards).
     public private(set) var nowMicros: UInt64 = 0
+    /// The interface orientation: slides are mirrored where it turns the strip against the screen, and
+    /// the overlay sits along ``InterfaceOrientation/overlayPlacement``. Changing it stops momentum.
+    public var orientation: InterfaceOrientation = .portrait {
+        didSet { if orientation != oldValue { glide = nil } }
+    }
+    /// Where the overlay is drawn for the current orientation.
+    public var placement: OverlayPlacement { orientation.overlayPlacement }
 
     private var mode: Mode = .hidden
     private var cursor = 0.0
@@ -163,13 +170,15 @@ public struct OverlayStateMachine: Sendable {
             case .showing, .adjusting: effects += openPicker()
             case .hidden, .picking: break
             }
-        case .slideBegan(let motion), .slideChanged(let motion):
+        case .slideBegan(let raw), .slideChanged(let raw):
+            let motion = oriented(raw)
             lastActivityMicros = now
             glide = nil
             // A slide under a light press confirms it: a full click does not slide.
             if pendingLightPressMicros != nil, !shutterDown { effects += show() }
             effects += slide(motion, at: now, ended: false)
-        case .slideEnded(let motion):
+        case .slideEnded(let raw):
+            let motion = oriented(raw)
             lastActivityMicros = now
             glide = nil
             effects += slide(motion, at: now, ended: true)
@@ -241,6 +250,14 @@ public struct OverlayStateMachine: Sendable {
     /// changes.
     public mutating func forgetPendingLightPress() {
         pendingLightPressMicros = nil
+    }
+
+    /// The slide as the person sees it: delta and velocity mirrored when the orientation turns the strip's
+    /// positive direction down or left on screen.
+    private func oriented(_ motion: SlideMotion) -> SlideMotion {
+        let sign = orientation.slideSign
+        guard sign < 0 else { return motion }
+        return SlideMotion(position: 1 - motion.position, delta: -motion.delta, velocity: -motion.velocity)
     }
 
     // MARK: Transitions

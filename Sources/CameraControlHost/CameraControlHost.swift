@@ -210,6 +210,12 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.attachCamera(camera, focusExposureLock: override)
     }
 
+    /// The app's interface orientation (portrait, landscape left/right, upside down): slides and the
+    /// overlay's placement follow it (``HostCore/interfaceOrientation``). Call it whenever the UI rotates.
+    public func setInterfaceOrientation(_ orientation: InterfaceOrientation) {
+        core.interfaceOrientation = orientation
+    }
+
     /// The host's AE/AF lock setting (off by default, as Apple's); switching it off unlocks at once.
     public func setFocusExposureLockEnabled(_ enabled: Bool) {
         core.isFocusExposureLockEnabled = enabled

@@ -107,6 +107,11 @@ public final class HostCore {
     /// True when a light press held past the lock time locks the attached camera: the app's override if it
     /// gave one, else ``isFocusExposureLockEnabled``.
     public var isFocusExposureLockActive: Bool { focusLock != nil && (focusLockOverride ?? isFocusExposureLockEnabled) }
+    /// The app's interface orientation, passed to the controls session (attached now or later): slide
+    /// direction and the overlay's placement follow it. Portrait by default.
+    public var interfaceOrientation: InterfaceOrientation = .portrait {
+        didSet { controls?.interfaceOrientation = interfaceOrientation }
+    }
     private var focusLock: FocusExposureLockController?
     private var focusLockOverride: Bool?
     /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
@@ -154,6 +159,7 @@ public final class HostCore {
     /// Drives `session`'s overlay from the gestures (nil: no controls).
     public func attach(_ session: CaptureControlsSession?) {
         controls = session
+        session?.interfaceOrientation = interfaceOrientation
         session?.attachEventInteraction(interactions.first)
     }
 

@@ -400,3 +400,31 @@ struct OverlayStateMachineTests {
         #expect(throws: Never.self) { try OverlayConfiguration(lightPressConfirmMicros: 0).validate() }
     }
 }
+
+@Suite("Overlay orientation")
+struct OverlayOrientationTests {
+    @Test(
+        "a slide toward the device's top raises the value only where that is up or right on screen",
+        arguments: InterfaceOrientation.allCases)
+    func slideFollowsOrientation(orientation: InterfaceOrientation) throws {
+        var overlay = try OverlayStateMachine(
+            configuration: OverlayConfiguration(lightPressConfirmMicros: 0), controls: [sliderSnapshot("a", value: 0.5)])
+        overlay.orientation = orientation
+        _ = overlay.handle(cc(.lightPressBegan, 1_000))
+        _ = overlay.handle(cc(.slideBegan(motion(0)), 2_000))
+        let log = overlay.handle(cc(.slideChanged(motion(0.25)), 3_000)).map(\.description)
+        let expected = orientation == .portrait || orientation == .landscapeLeft ? "0.75" : "0.25"
+        #expect(log == ["value-changed a \(expected) slider"])
+    }
+
+    @Test("the overlay sits on the screen edge beside the control", arguments: InterfaceOrientation.allCases)
+    func placement(orientation: InterfaceOrientation) throws {
+        let session = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        session.interfaceOrientation = orientation
+        #expect(session.interfaceOrientation == orientation)
+        let expected: [InterfaceOrientation: OverlayPlacement] = [
+            .portrait: .rightEdge, .portraitUpsideDown: .leftEdge, .landscapeLeft: .bottomEdge, .landscapeRight: .topEdge,
+        ]
+        #expect(session.overlayPlacement == expected[orientation])
+    }
+}

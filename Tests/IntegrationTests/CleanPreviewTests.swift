@@ -192,3 +192,26 @@ struct FocusExposureLockRigTests {
         }
     }
 }
+
+/// Orientation (issue 20, item 4) over the real firmware and host in virtual time.
+@Suite("Interface orientation over the real firmware")
+struct OrientationRigTests {
+    @Test(
+        "a slide toward the device's top zooms in where that is up or right on screen, out elsewhere",
+        arguments: InterfaceOrientation.allCases)
+    func zoomSlide(orientation: InterfaceOrientation) throws {
+        let rig = try VirtualControlsRig(seed: 9)
+        rig.captureRig.core.interfaceOrientation = orientation
+        #expect(rig.session.interfaceOrientation == orientation)
+        #expect(rig.session.overlayPlacement == orientation.overlayPlacement)
+        try rig.pinch(toZoomFactor: 3)
+        try rig.play(
+            scenario: "touch at=0.3 hold=60ms\nlight-press force=1200mN hold=150ms\nslide to=0.6 over=400ms\nhold 350ms\nrelease\n")
+        rig.runUntilScenarioEnds()
+        if orientation.slideSign > 0 {
+            #expect(rig.camera.zoomFactor > 3, "\(orientation): \(rig.camera.zoomFactor)")
+        } else {
+            #expect(rig.camera.zoomFactor < 3, "\(orientation): \(rig.camera.zoomFactor)")
+        }
+    }
+}

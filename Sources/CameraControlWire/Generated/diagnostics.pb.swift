@@ -406,7 +406,7 @@ extension GetCountersRequest: ProtoJSONMessage {
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
     public func jsonValue(includingDefaults: Bool) -> JSONValue {
-        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        let json = ProtoJSONWriter(includingDefaults: includingDefaults)
         return json.value
     }
 
@@ -459,7 +459,7 @@ extension ResetCountersRequest: ProtoJSONMessage {
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
     public func jsonValue(includingDefaults: Bool) -> JSONValue {
-        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        let json = ProtoJSONWriter(includingDefaults: includingDefaults)
         return json.value
     }
 
