@@ -118,6 +118,11 @@ public struct OverlayStateMachine: Sendable {
     /// control when it is still there, else picks the first; hides the overlay when none is left.
     /// A changed value of the active control moves the slide cursor there (the newest value wins).
     public mutating func setControls(_ snapshots: [ControlSnapshot]) -> [OverlayEffect] {
+        // A re-ranged control (its camera's format changed) maps the cursor anew.
+        if let old = activeControl, let new = snapshots.first(where: { $0.id == old.id }), new.adjustment != old.adjustment {
+            cursorValue = nil
+            glide = nil
+        }
         controls = snapshots
         if activeIndex == nil {
             activeControlID = controls.first?.id

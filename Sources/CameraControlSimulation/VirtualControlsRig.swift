@@ -95,10 +95,11 @@ public final class VirtualControlsRig {
     ///   - overlay: the overlay's tuning.
     ///   - focusExposureLock: the host's AE/AF lock setting (off by default, as Apple's). The app's camera
     ///     is attached with the app's override (``CameraApp/focusExposureLock``: on), which wins.
+    ///   - camera: the app's camera (default: a ``SyntheticCamera`` with its default ranges).
     /// - Throws: ``VirtualControlsRigError``.
     public init(
         seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration(),
-        focusExposureLock: Bool = false
+        focusExposureLock: Bool = false, camera: SyntheticCamera? = nil
     )
         throws(VirtualControlsRigError)
     {
@@ -107,8 +108,10 @@ public final class VirtualControlsRig {
         self.recorder = recorder
         let executor = ManualExecutor()
         self.executor = executor
-        do {
-            app = try CameraApp(executor: executor, clock: captureRig.captureClock) { event in
+        do throws(ControlError) {
+            let device: SyntheticCamera
+            if let camera { device = camera } else { device = try SyntheticCamera() }
+            app = try CameraApp(device: device, executor: executor, clock: captureRig.captureClock) { event in
                 recorder.add(Self.describe(event))
             }
         } catch {

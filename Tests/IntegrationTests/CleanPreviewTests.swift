@@ -215,3 +215,33 @@ struct OrientationRigTests {
         }
     }
 }
+
+/// System sliders from the camera (issue 20, item 5) over the real firmware and host in virtual time.
+@Suite("System sliders follow the camera's format over the real firmware")
+struct CameraFormatRigTests {
+    @Test("after a format change the same slide zooms within the new range; a format without zoom leaves it alone")
+    func reRangedSlide() throws {
+        let camera = try SyntheticCamera(formats: [
+            CameraFormat(name: "wide", zoomFactorRange: 1...10, exposureBiasRange: -8...8, prominentZoomFactors: [2, 5]),
+            CameraFormat(name: "tele", zoomFactorRange: 2...4, exposureBiasRange: -2...2),
+            CameraFormat(name: "fixed", zoomFactorRange: nil, exposureBiasRange: -2...2),
+        ])
+        let rig = try VirtualControlsRig(seed: 11, camera: camera)
+        let slide =
+            "touch at=0.2 hold=60ms\nlight-press force=1200mN hold=150ms\nslide to=0.95 over=300ms\nhold 350ms\nrelease\npause 2500ms\n"
+        try camera.setActiveFormat(1)
+        try rig.play(scenario: slide)
+        rig.runUntilScenarioEnds()
+        #expect(camera.zoomFactor > 2 && camera.zoomFactor <= 4, "\(camera.zoomFactor)")
+        #expect(rig.zoom.domain == .continuous(2...4, scale: .logarithmic))
+
+        try camera.setActiveFormat(2)
+        #expect(!rig.zoom.isEnabled)
+        let actionsBefore = rig.log.filter { $0.contains(" action zoom ") }.count
+        try rig.play(scenario: slide)
+        rig.runUntilScenarioEnds()
+        #expect(camera.zoomFactor == 1)
+        #expect(rig.log.filter { $0.contains(" action zoom ") }.count == actionsBefore, "\(rig.logText)")
+        #expect(rig.log.contains { $0.hasSuffix("overlay overlay-shown zoom") })  // shown, but disabled
+    }
+}
