@@ -216,6 +216,22 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.interfaceOrientation = orientation
     }
 
+    /// The user's Camera Control settings (``HostCore/settings``). A changed force preset is sent to the
+    /// connected device (`ConfigService/Configure` with the preset's thresholds, the rest of its
+    /// configuration kept).
+    ///
+    /// - Throws: the ``RPCError`` of GetConfig or Configure, or ``DeviceError`` when no device is connected
+    ///   and the force preset changed (the other settings are applied anyway).
+    public func setSettings(_ settings: CameraControlSettings) async throws {
+        let forceChanged = settings.lightPressForce != core.settings.lightPressForce
+        core.settings = settings
+        guard forceChanged else { return }
+        guard let session else { throw DeviceError(.closed, "no device is connected") }
+        var config = try await session.config()
+        config.thresholds = settings.lightPressForce.thresholds
+        _ = try await session.configure(config)
+    }
+
     /// The host's AE/AF lock setting (off by default, as Apple's); switching it off unlocks at once.
     public func setFocusExposureLockEnabled(_ enabled: Bool) {
         core.isFocusExposureLockEnabled = enabled

@@ -107,6 +107,29 @@ public final class HostCore {
     /// True when a light press held past the lock time locks the attached camera: the app's override if it
     /// gave one, else ``isFocusExposureLockEnabled``.
     public var isFocusExposureLockActive: Bool { focusLock != nil && (focusLockOverride ?? isFocusExposureLockEnabled) }
+    /// The user's Camera Control settings (docs/CONTROLS.md, "Settings"): the double-light-press window
+    /// takes effect at once (also for a device already connected); Camera Control off drops every Camera
+    /// Control gesture, dismisses the overlay, releases an AE/AF lock and cancels a click in flight (with
+    /// every press in flight, as a lost device does); Camera Adjustments off keeps every gesture from the overlay (it never shows,
+    /// sliders never move) while a full click still captures. The force preset is the device's: send
+    /// ``CameraControlSettings/LightPressForce/thresholds`` with `ConfigService/Configure`.
+    public var settings = CameraControlSettings() {
+        didSet {
+            recognizer.configuration.doubleLightPressWindowMicros = settings.doubleLightPressSpeed.windowMicros
+            let now = recognizer.currentMicros ?? 0
+            if !settings.isCameraControlEnabled, oldValue.isCameraControlEnabled {
+                cancelFocusExposureLock(atMicros: now)
+                // A Camera Control click in flight can no longer end: cancelled, as on a lost device.
+                if recognizer.pressesInFlight.contains(.cameraControl) {
+                    for interaction in interactions { interaction.deviceLost() }
+                }
+            }
+            if !settings.isCameraControlEnabled || !settings.areAdjustmentsEnabled, let controls {
+                report(controls.dismiss(atMicros: now))
+            }
+        }
+    }
+
     /// The app's interface orientation, passed to the controls session (attached now or later): slide
     /// direction and the overlay's placement follow it. Portrait by default.
     public var interfaceOrientation: InterfaceOrientation = .portrait {
@@ -169,7 +192,9 @@ public final class HostCore {
     /// recognition and the clock start afresh.
     public func connected(_ capabilities: Capabilities) {
         self.capabilities = capabilities
-        recognizer = GestureRecognizer(configuration: configuration.recognizer(capabilities))
+        var recognizerConfiguration = configuration.recognizer(capabilities)
+        recognizerConfiguration.doubleLightPressWindowMicros = settings.doubleLightPressSpeed.windowMicros
+        recognizer = GestureRecognizer(configuration: recognizerConfiguration)
         orderer = configuration.makeOrderer()
         clock.reset()
         observer?(.connected(capabilities))
@@ -259,6 +284,9 @@ public final class HostCore {
 
     private func deliver(_ gestures: [Gesture]) {
         for gesture in gestures {
+            if gesture.source == .cameraControl, !settings.isCameraControlEnabled {
+                continue  // Camera Control off: it does nothing
+            }
             observer?(.gesture(gesture))
             // The lock first: a full press captures with the lock a held light press set.
             if isFocusExposureLockActive, var lock = focusLock {
@@ -266,7 +294,7 @@ public final class HostCore {
                 focusLock = lock
                 reportLock(events)
             }
-            if let controls { report(controls.handle(gesture)) }
+            if let controls, settings.areAdjustmentsEnabled { report(controls.handle(gesture)) }
             for interaction in interactions { interaction.handle(gesture) }
         }
     }

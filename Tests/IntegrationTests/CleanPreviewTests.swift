@@ -1,4 +1,6 @@
 import CameraControlControls
+import CameraControlHost
+import CameraControlRPC
 import CameraControlSimulation
 import CameraControlWire
 import Testing
@@ -243,5 +245,70 @@ struct CameraFormatRigTests {
         #expect(camera.zoomFactor == 1)
         #expect(rig.log.filter { $0.contains(" action zoom ") }.count == actionsBefore, "\(rig.logText)")
         #expect(rig.log.contains { $0.hasSuffix("overlay overlay-shown zoom") })  // shown, but disabled
+    }
+}
+
+/// Camera Control settings (issue 20, item 2, the host's half) over the real firmware in virtual time.
+@Suite("Camera Control settings over the real firmware")
+struct CameraControlSettingsRigTests {
+    static func lines(_ rig: VirtualControlsRig) -> [String] { rig.log.map { String($0.dropFirst(10)) } }
+
+    @Test("Camera Adjustments off: no overlay, sliders never move, the full click still captures")
+    func adjustmentsOff() throws {
+        let rig = try VirtualControlsRig(seed: 13)
+        rig.captureRig.core.settings.areAdjustmentsEnabled = false
+        try rig.play(
+            scenario:
+                "touch at=0.3 hold=60ms\nlight-press force=1200mN hold=150ms\nslide to=0.8 over=300ms\nrelease\nfull-click\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        #expect(!log.contains { $0.hasPrefix("overlay ") || $0.hasPrefix("delegate ") || $0.hasPrefix("action ") }, "\(rig.logText)")
+        #expect(rig.camera.zoomFactor == 1)
+        #expect(log.filter { $0.hasPrefix("capture ended primary camera-control") }.count == 1, "\(rig.logText)")
+    }
+
+    @Test("Camera Control off: its clicks do nothing; the other buttons still capture")
+    func cameraControlOff() throws {
+        let rig = try VirtualControlsRig(seed: 13)
+        rig.captureRig.core.settings.isCameraControlEnabled = false
+        try rig.play(scenario: "full-click\npause 300ms\nlight-press hold=300ms\npause 300ms\nbutton volume-down\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        #expect(!log.contains { $0.contains("camera-control") || $0.hasPrefix("overlay ") }, "\(rig.logText)")
+        #expect(log.contains("capture ended primary volume-down"), "\(rig.logText)")
+        #expect(rig.camera.photos.count == 1)
+    }
+
+    @Test(
+        "Double Light-Press Speed: a 400 ms gap is a double press only at Slower or Slowest",
+        arguments: CameraControlSettings.DoubleLightPressSpeed.allCases)
+    func doublePressSpeed(speed: CameraControlSettings.DoubleLightPressSpeed) throws {
+        let rig = try VirtualControlsRig(seed: 13)
+        rig.captureRig.core.settings.doubleLightPressSpeed = speed
+        try rig.play(scenario: "double-light-press gap=400ms\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let doubled = Self.lines(rig).contains { $0.hasPrefix("gesture double-light-press") }
+        #expect(doubled == (speed != .default), "\(speed):\n\(rig.logText)")
+    }
+
+    @Test(
+        "each Light-Press Force preset is accepted by the firmware's Configure, and moves the light stage",
+        arguments: CameraControlSettings.LightPressForce.allCases)
+    func forcePreset(force: CameraControlSettings.LightPressForce) throws {
+        let rig = try VirtualControlsRig(seed: 13)
+        let config = Config(thresholds: force.thresholds, sampleRateHertz: 1000, slideIntervalMillis: 16, debounceMillis: 5)
+        let call = try rig.link.startUnaryCall(.configConfigure, ConfigureRequest(config: config))
+        var result: Result<[UInt8], RPCError>?
+        _ = rig.captureRig.run(timeoutMicros: 1_000_000) {
+            result = rig.link.takeUnaryResult(call)
+            return result != nil
+        }
+        let bytes = try #require(result).get()
+        #expect(try Config(serializedBytes: bytes).thresholds == force.thresholds)
+        // A 700 mN press: a light press only with the Lighter preset (on at 600 mN).
+        try rig.play(scenario: "light-press force=700mN hold=200ms\npause 300ms\n")
+        rig.runUntilScenarioEnds()
+        let light = Self.lines(rig).contains { $0.hasPrefix("gesture light-press-began") }
+        #expect(light == (force == .lighter), "\(force):\n\(rig.logText)")
     }
 }
