@@ -46,6 +46,18 @@ struct CleanPreviewTests {
         #expect(log.filter { $0.hasPrefix("photo ") }.count == 1, "\(click):\n\(rig.logText)")
     }
 
+    @Test("Firmware-sim/scenarios/quick-clicks.scenario: three photos, no overlay")
+    func quickClicksScenario() throws {
+        let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        let text = try String(contentsOfFile: "/\(root)/Firmware-sim/scenarios/quick-clicks.scenario", encoding: .utf8)
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: text)
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        #expect(!log.contains { $0.hasPrefix("overlay ") || $0.hasPrefix("delegate ") }, "\(rig.logText)")
+        #expect(log.filter { $0.hasPrefix("photo ") }.count == 3, "\(rig.logText)")
+    }
+
     @Test("a press that crosses the stages slower than the hold-off is a light press first: shown, then collapsed")
     func slowPressIsALightPressFirst() throws {
         // 250 ms to 3 N crosses 800 → 2500 mN in about 157 ms: longer than the hold-off, so the light
@@ -119,18 +131,12 @@ struct CleanPreviewTests {
 /// AE/AF lock (issue 20, item 1) over the real firmware and host in virtual time.
 @Suite("AE/AF lock over the real firmware")
 struct FocusExposureLockRigTests {
-    static let halfPressThenShoot = """
-        touch at=0.5 hold=60ms
-        force 1200mN over=50ms
-        hold 500ms
-        force 3500mN over=50ms
-        hold 80ms
-        force 1200mN over=40ms
-        hold 100ms
-        release
-        pause 400ms
-
-        """
+    /// `Firmware-sim/scenarios/ae-af-lock.scenario`: a light press held 500 ms, then the full press, then
+    /// the release (empty if the file is missing: the tests then fail, they do not crash).
+    static let halfPressThenShoot: String = {
+        let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        return (try? String(contentsOfFile: "/\(root)/Firmware-sim/scenarios/ae-af-lock.scenario", encoding: .utf8)) ?? ""
+    }()
 
     static func lines(_ rig: VirtualControlsRig) -> [String] { rig.log.map { String($0.dropFirst(10)) } }
 
