@@ -26,6 +26,14 @@ struct CleanPreviewTests {
     /// Lines of the log after the time column.
     static func lines(_ rig: VirtualControlsRig) -> [String] { rig.log.map { String($0.dropFirst(10)) } }
 
+    /// A fresh rig (seed 3) that played `scenario` to its end, with its log lines.
+    static func played(_ scenario: String) throws -> (rig: VirtualControlsRig, log: [String]) {
+        let rig = try VirtualControlsRig(seed: 3)
+        try rig.play(scenario: scenario)
+        rig.runUntilScenarioEnds()
+        return (rig, lines(rig))
+    }
+
     /// Device time of the first input event of `kind`.
     static func firstEvent(_ rig: VirtualControlsRig, _ kind: InputEventKind) -> UInt64? {
         rig.captureRig.inputEvents.first { $0.kind == kind }?.timestampMicros
@@ -33,10 +41,7 @@ struct CleanPreviewTests {
 
     @Test("a full click from idle never shows the overlay, and the light-to-full crossing fits the hold-off", arguments: clicks)
     func fullClickNeverFlashes(click: Click) throws {
-        let rig = try VirtualControlsRig(seed: 3)
-        try rig.play(scenario: "full-click force=\(click.forceMillinewtons)mN rise=\(click.riseMillis)ms\npause 300ms\n")
-        rig.runUntilScenarioEnds()
-        let log = Self.lines(rig)
+        let (rig, log) = try Self.played("full-click force=\(click.forceMillinewtons)mN rise=\(click.riseMillis)ms\npause 300ms\n")
         // The firmware saw both stages; the full one came within the overlay's hold-off of the light one.
         let light = try #require(Self.firstEvent(rig, .lightPressDown), "\(click): no light press")
         let full = try #require(Self.firstEvent(rig, .fullPressDown), "\(click): no full press")
@@ -50,10 +55,7 @@ struct CleanPreviewTests {
     func quickClicksScenario() throws {
         let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
         let text = try String(contentsOfFile: "/\(root)/Firmware-sim/scenarios/quick-clicks.scenario", encoding: .utf8)
-        let rig = try VirtualControlsRig(seed: 3)
-        try rig.play(scenario: text)
-        rig.runUntilScenarioEnds()
-        let log = Self.lines(rig)
+        let (rig, log) = try Self.played(text)
         #expect(!log.contains { $0.hasPrefix("overlay ") || $0.hasPrefix("delegate ") }, "\(rig.logText)")
         #expect(log.filter { $0.hasPrefix("photo ") }.count == 3, "\(rig.logText)")
     }
@@ -62,10 +64,7 @@ struct CleanPreviewTests {
     func slowPressIsALightPressFirst() throws {
         // 250 ms to 3 N crosses 800 → 2500 mN in about 157 ms: longer than the hold-off, so the light
         // press is confirmed (the overlay shows) and the click collapses it before the photo.
-        let rig = try VirtualControlsRig(seed: 3)
-        try rig.play(scenario: "full-click force=3000mN rise=250ms\npause 300ms\n")
-        rig.runUntilScenarioEnds()
-        let log = Self.lines(rig)
+        let (rig, log) = try Self.played("full-click force=3000mN rise=250ms\npause 300ms\n")
         let shown = try #require(log.firstIndex(of: "overlay overlay-shown zoom"), "\(rig.logText)")
         let hidden = try #require(log.firstIndex(of: "overlay overlay-hidden"), "\(rig.logText)")
         let photo = try #require(log.firstIndex { $0.hasPrefix("photo ") }, "\(rig.logText)")
@@ -105,10 +104,7 @@ struct CleanPreviewTests {
 
     @Test("a light tap shorter than the hold-off shows the overlay at its release")
     func lightTapShowsAtRelease() throws {
-        let rig = try VirtualControlsRig(seed: 3)
-        try rig.play(scenario: "light-press force=1200mN hold=20ms rise=20ms fall=20ms\npause 300ms\n")
-        rig.runUntilScenarioEnds()
-        let log = Self.lines(rig)
+        let (rig, log) = try Self.played("light-press force=1200mN hold=20ms rise=20ms fall=20ms\npause 300ms\n")
         let ended = try #require(log.firstIndex(of: "gesture light-press-ended camera-control"), "\(rig.logText)")
         let shown = try #require(log.firstIndex(of: "overlay overlay-shown zoom"), "\(rig.logText)")
         #expect(shown == ended + 1, "\(rig.logText)")
@@ -117,10 +113,7 @@ struct CleanPreviewTests {
 
     @Test("a slide right after a light press confirms it: the first slide sample already adjusts")
     func slideConfirmsLightPress() throws {
-        let rig = try VirtualControlsRig(seed: 3)
-        try rig.play(scenario: "touch at=0.3 hold=40ms\nforce 1200mN over=20ms\nslide to=0.7 over=200ms\nrelease\npause 300ms\n")
-        rig.runUntilScenarioEnds()
-        let log = Self.lines(rig)
+        let (rig, log) = try Self.played("touch at=0.3 hold=40ms\nforce 1200mN over=20ms\nslide to=0.7 over=200ms\nrelease\npause 300ms\n")
         let began = try #require(log.firstIndex { $0.hasPrefix("gesture slide-began") }, "\(rig.logText)")
         let shown = try #require(log.firstIndex(of: "overlay overlay-shown zoom"), "\(rig.logText)")
         #expect(shown == began + 1, "\(rig.logText)")
