@@ -294,7 +294,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlGStreamerTests",
-            dependencies: ["CameraControlWire", "CameraControlCapture", "CameraControlControls", "CameraControlGStreamer"],
+            dependencies: [
+                "CameraControlWire", "CameraControlCapture", "CameraControlControls", "CameraControlGStreamer",
+                "CameraControlGestures",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FirmwareTests",

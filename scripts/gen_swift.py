@@ -461,7 +461,9 @@ def gen_message_json(schema, fd, message):
     L.append("")
     L.append("    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).")
     L.append("    public func jsonValue(includingDefaults: Bool) -> JSONValue {")
-    L.append("        var json = ProtoJSONWriter(includingDefaults: includingDefaults)")
+    # `let` when no field is written: a downstream build must print no warning from generated code.
+    binding = "var" if fields else "let"
+    L.append(f"        {binding} json = ProtoJSONWriter(includingDefaults: includingDefaults)")
     for f in fields:
         method, _, _ = json_kind(schema, f)
         L.append(f'        json.{method}("{json_name(f)}", {escaped(field_name(message, f))})')

@@ -2,6 +2,7 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlWire
 import Dispatch
+import Synchronization
 
 /// The camera app of Apple's WWDC25 talk "Enhance your app with the Camera Control", on a
 /// ``SyntheticCamera``, written only against this package's public API: a zoom slider and an
@@ -16,6 +17,7 @@ import Dispatch
 /// let app = try CameraApp { event in print(event) }
 /// await host.attach(app.interaction)
 /// _ = try app.install(in: await host.makeControlsSession())
+/// await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
 /// await host.run()
 /// ```
 ///
@@ -35,6 +37,9 @@ public final class CameraApp: Sendable {
         /// The controls delegate was called: `did-become-active`, `will-enter-fullscreen`,
         /// `will-exit-fullscreen` or `did-become-inactive`.
         case delegate(String)
+        /// The app hid its own on-screen controls (shutter button, mode switch) for the overlay's clean
+        /// preview (`false`), or showed them again (`true`).
+        case ownControls(visible: Bool)
 
         /// One line.
         public var description: String {
@@ -42,10 +47,12 @@ public final class CameraApp: Sendable {
             case .capture(let event, let role): "capture \(event.phase.rawValue) \(role.rawValue) \(event.source)"
             case .photo(let photo, _):
                 "\(photo.isVideo ? "video" : "photo") \(photo.sequenceNumber) zoom \(photo.zoomFactor) bias \(photo.exposureBias)"
+                    + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked")
                     + (photo.path.map { " → \($0)" } ?? "")
             case .cameraFailed(let error, let event): "camera failed \(event.id) \(event.phase.rawValue): \(error)"
             case .action(let id, let value): "action \(id) \(value)"
             case .delegate(let call): "delegate \(call)"
+            case .ownControls(let visible): visible ? "ui own controls shown" : "ui own controls hidden (clean preview)"
             }
         }
     }
@@ -102,6 +109,17 @@ public final class CameraApp: Sendable {
         expect capture ended primary camera-control within 30ms
         expect photo 1 zoom 2.7±0.2
         pause 400ms
+        # AE/AF lock: a light press held frames and locks focus and exposure, the full press
+        # shoots with the lock, letting go unlocks (the app asks for the lock).
+        touch at=0.5 hold=60ms
+        force 1200mN over=50ms
+        hold 500ms
+        force 3500mN over=50ms
+        hold 80ms
+        force 1200mN over=40ms
+        hold 100ms
+        release
+        pause 400ms
         # Click and hold: a long press (video in a camera app).
         click-and-hold 1s
         expect gesture long-press-began camera-control
@@ -128,7 +146,7 @@ public final class CameraApp: Sendable {
     public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
 
     /// The camera the system sliders drive and photos are taken with (a ``SyntheticCamera`` unless the app
-    /// was made with ``init(device:executor:clock:soundPlayer:hostMicros:log:)``).
+    /// was made with ``init(device:executor:clock:soundPlayer:hostMicros:focusExposureLock:log:)``).
     public let device: any CameraDevice
     /// The app's synthetic camera: ``device`` when it is one (the default), else an unused synthetic camera
     /// (use ``device``).
@@ -142,6 +160,10 @@ public final class CameraApp: Sendable {
     public let exposure: SystemExposureBiasSlider
     /// The "Reactions" picker.
     public let reactions: CaptureIndexPicker
+    /// The app's override of the host's AE/AF lock setting, for
+    /// `CameraControlHost.attachCamera(_:focusExposureLock:)`: true (this app wants a light press held to
+    /// lock focus and exposure, like a half-pressed shutter), false (never), nil (follow the host).
+    public let focusExposureLock: Bool?
     private let delegate: Delegate
 
     /// The app, calling `log` with everything it does. Actions and the delegate run on `executor`; capture
@@ -150,9 +172,12 @@ public final class CameraApp: Sendable {
     /// - Throws: ``ControlError`` when a control cannot be made.
     public convenience init(
         executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
-        soundPlayer: (any CaptureSoundPlaying)? = nil, log: @escaping @Sendable (Event) -> Void
+        soundPlayer: (any CaptureSoundPlaying)? = nil, focusExposureLock: Bool? = true,
+        log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
-        try self.init(device: try SyntheticCamera(), executor: executor, clock: clock, soundPlayer: soundPlayer, log: log)
+        try self.init(
+            device: try SyntheticCamera(), executor: executor, clock: clock, soundPlayer: soundPlayer,
+            focusExposureLock: focusExposureLock, log: log)
     }
 
     /// The app on `device` (a real camera: CameraControlGStreamer's `GStreamerCamera`, say). Every capture
@@ -165,9 +190,10 @@ public final class CameraApp: Sendable {
     public init(
         device: any CameraDevice, executor: any ActionExecutor = DispatchQueue.main, clock: CaptureClock = .continuous,
         soundPlayer: (any CaptureSoundPlaying)? = nil, hostMicros: (@Sendable (UInt64) -> UInt64?)? = nil,
-        log: @escaping @Sendable (Event) -> Void
+        focusExposureLock: Bool? = true, log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
         self.device = device
+        self.focusExposureLock = focusExposureLock
         if let synthetic = device as? SyntheticCamera {
             camera = synthetic
         } else {
@@ -214,19 +240,30 @@ public final class CameraApp: Sendable {
         return refusals
     }
 
+    /// True while the app shows its own on-screen controls: false from the overlay's
+    /// `will-enter-fullscreen` (a confirmed light press: the clean preview) to its `will-exit-fullscreen`.
+    public var areOwnControlsVisible: Bool { delegate.ownControlsVisible.load(ordering: .acquiring) }
+
     /// The reaction chosen last.
     public var selectedReaction: String { Self.reactionTitles[max(0, min(reactions.selectedIndex, Self.reactionTitles.count - 1))] }
 
     /// The app's controls delegate.
+    /// Hides the app's own controls for the fullscreen appearance and shows them after it, as Apple's
+    /// `sessionControlsWillEnterFullscreenAppearance` asks (duplicate UI hidden, the preview unobstructed).
     private final class Delegate: CaptureControlsDelegate {
         let log: @Sendable (Event) -> Void
+        let ownControlsVisible = Atomic(true)
         init(log: @escaping @Sendable (Event) -> Void) { self.log = log }
         func sessionControlsDidBecomeActive(_ session: CaptureControlsSession) { log(.delegate("did-become-active")) }
         func sessionControlsWillEnterFullscreenAppearance(_ session: CaptureControlsSession) {
             log(.delegate("will-enter-fullscreen"))
+            ownControlsVisible.store(false, ordering: .releasing)
+            log(.ownControls(visible: false))
         }
         func sessionControlsWillExitFullscreenAppearance(_ session: CaptureControlsSession) {
             log(.delegate("will-exit-fullscreen"))
+            ownControlsVisible.store(true, ordering: .releasing)
+            log(.ownControls(visible: true))
         }
         func sessionControlsDidBecomeInactive(_ session: CaptureControlsSession) { log(.delegate("did-become-inactive")) }
     }

@@ -34,6 +34,7 @@ do {
     let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { event in print(event) }
     await host.attach(app.interaction)
     app.install(in: try await host.makeControlsSession())
+    await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)  // a light press held locks AE/AF
     app.interaction.setSessionRunning(true)
 } catch {
     await host.stop()

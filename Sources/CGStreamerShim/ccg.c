@@ -329,6 +329,20 @@ void ccg_process(const uint8_t *src, int width, int height, double zoom, double 
 uint32_t ccg_v4l2_cid_zoom_absolute(void) { return V4L2_CID_ZOOM_ABSOLUTE; }
 uint32_t ccg_v4l2_cid_auto_exposure_bias(void) { return V4L2_CID_AUTO_EXPOSURE_BIAS; }
 
+uint32_t ccg_v4l2_cid_3a_lock(void) { return V4L2_CID_3A_LOCK; }
+int64_t ccg_v4l2_lock_exposure(void) { return V4L2_LOCK_EXPOSURE; }
+int64_t ccg_v4l2_lock_focus(void) { return V4L2_LOCK_FOCUS; }
+uint32_t ccg_v4l2_cid_exposure_auto(void) { return V4L2_CID_EXPOSURE_AUTO; }
+int64_t ccg_v4l2_exposure_manual(void) { return V4L2_EXPOSURE_MANUAL; }
+uint32_t ccg_v4l2_cid_focus_auto(void) { return V4L2_CID_FOCUS_AUTO; }
+
+int ccg_v4l2_get(int fd, uint32_t id, int64_t *value) {
+    struct v4l2_control control = {.id = id, .value = 0};
+    if (ioctl(fd, VIDIOC_G_CTRL, &control) != 0) return -errno;
+    *value = control.value;
+    return 0;
+}
+
 int ccg_v4l2_open(const char *path) { return open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC); }
 
 int ccg_v4l2_query(int fd, uint32_t id, int64_t *minimum, int64_t *maximum, int64_t *step, int64_t *initial) {

@@ -97,6 +97,44 @@
             notify(CameraPropertyChange(property: .exposureBias, value: bias, source: source))
         }
 
+        /// What the device can lock: exposure when it supports `exposureMode = .locked`, focus when it
+        /// supports `focusMode = .locked`.
+        public var supportedFocusExposureLock: FocusExposureLock {
+            var lock: FocusExposureLock = []
+            if device.isExposureModeSupported(.locked) { lock.insert(.exposure) }
+            if device.isFocusModeSupported(.locked) { lock.insert(.focus) }
+            return lock
+        }
+
+        /// What the device holds locked now (`exposureMode` / `focusMode` are `.locked`).
+        public var focusExposureLock: FocusExposureLock {
+            var lock: FocusExposureLock = []
+            if device.exposureMode == .locked { lock.insert(.exposure) }
+            if device.focusMode == .locked { lock.insert(.focus) }
+            return lock
+        }
+
+        /// The AE/AF lock: `exposureMode = .locked` and `focusMode = .locked` for what `lock` names, back to
+        /// continuous auto exposure and autofocus for the rest.
+        public func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError) {
+            let supported = supportedFocusExposureLock
+            guard supported.isSuperset(of: lock) else {
+                throw ControlError(.deviceRefused, "\(device.localizedName) cannot lock \(lock.subtracting(supported))")
+            }
+            try configure {
+                if lock.contains(.exposure) {
+                    device.exposureMode = .locked
+                } else if device.isExposureModeSupported(.continuousAutoExposure) {
+                    device.exposureMode = .continuousAutoExposure
+                }
+                if lock.contains(.focus) {
+                    device.focusMode = .locked
+                } else if device.isFocusModeSupported(.continuousAutoFocus) {
+                    device.focusMode = .continuousAutoFocus
+                }
+            }
+        }
+
         /// Takes a photo; the JPEG is written when AVFoundation delivers it (the record's path).
         public func capturePhoto() throws(ControlError) -> CapturedPhoto {
             let number = lock.withLock {
@@ -106,7 +144,9 @@
             let url = outputDirectory.appendingPathComponent(String(format: "IMG_%04d.jpg", number))
             let settings = AVCapturePhotoSettings(format: [AVVideoCodecKey: AVVideoCodecType.jpeg])
             photoOutput.capturePhoto(with: settings, delegate: PhotoWriter(url: url))
-            return CapturedPhoto(sequenceNumber: number, zoomFactor: zoomFactor, exposureBias: exposureBias, path: url.path)
+            return CapturedPhoto(
+                sequenceNumber: number, zoomFactor: zoomFactor, exposureBias: exposureBias, path: url.path,
+                focusExposureLock: focusExposureLock)
         }
 
         /// `began`: starts a movie (kept only for a long press); `ended`: stops it, or takes a photo.

@@ -88,7 +88,7 @@ public actor Probe {
 
     private func tick() async {
         guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
-        try? await send(Packet(type: .heartbeat, callID: 0))
+        _ = try? await send(Packet(type: .heartbeat, callID: 0))
     }
 
     private func ingest(_ bytes: [UInt8]) async {
@@ -114,7 +114,7 @@ public actor Probe {
             if acknowledges, let packet = frame.packet, packet.isReliable {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
-                try? await send(ack)
+                _ = try? await send(ack)
             }
         }
     }

@@ -60,11 +60,13 @@ public struct CapturedPhoto: Hashable, Sendable {
     public var frameHostMicros: UInt64?
     /// Host clock time of the press the photo was taken for, microseconds, when known.
     public var pressHostMicros: UInt64?
+    /// What the camera held locked when it took the photo (the AE/AF lock of a light press held).
+    public var focusExposureLock: FocusExposureLock
 
     /// A photo record.
     public init(
         sequenceNumber: Int, zoomFactor: Double, exposureBias: Double, path: String? = nil, isVideo: Bool = false,
-        frameHostMicros: UInt64? = nil, pressHostMicros: UInt64? = nil
+        frameHostMicros: UInt64? = nil, pressHostMicros: UInt64? = nil, focusExposureLock: FocusExposureLock = []
     ) {
         self.sequenceNumber = sequenceNumber
         self.zoomFactor = zoomFactor
@@ -73,6 +75,7 @@ public struct CapturedPhoto: Hashable, Sendable {
         self.isVideo = isVideo
         self.frameHostMicros = frameHostMicros
         self.pressHostMicros = pressHostMicros
+        self.focusExposureLock = focusExposureLock
     }
 }
 
@@ -118,6 +121,13 @@ public protocol CameraDevice: AnyObject, Sendable {
     func addObserver(_ observer: @escaping @Sendable (CameraPropertyChange) -> Void) -> ObserverToken
     /// Stops calling the observer; unknown tokens are ignored.
     func removeObserver(_ token: ObserverToken)
+    /// What the camera can lock of focus and exposure (the default: nothing).
+    var supportedFocusExposureLock: FocusExposureLock { get }
+    /// What it holds locked now (the default: nothing).
+    var focusExposureLock: FocusExposureLock { get }
+    /// Locks what `lock` names and unlocks the rest; throws ``ControlError/Code/deviceRefused`` for a lock
+    /// the camera cannot hold (the default accepts only the empty lock).
+    func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError)
 }
 
 extension CameraDevice {
@@ -151,11 +161,43 @@ extension CameraDevice {
     }
 }
 
+/// A capture format of a ``SyntheticCamera`` (`AVCaptureDevice.Format`'s recommended ranges): the zoom and
+/// exposure-bias ranges it offers. A nil range means the format has none (a fixed-focal lens, a
+/// format without exposure bias): the camera then reports the degenerate `1...1` / `0...0` and the system
+/// slider bound to it is disabled until a format with a range is active.
+public struct CameraFormat: Hashable, Sendable {
+    /// A name for logs (`4k-wide`, `1080p-tele`).
+    public var name: String
+    /// The recommended zoom range, or nil.
+    public var zoomFactorRange: ClosedRange<Double>?
+    /// The exposure-bias range, EV, or nil.
+    public var exposureBiasRange: ClosedRange<Double>?
+    /// Zoom factors a zoom slider lands on more easily.
+    public var prominentZoomFactors: [Double]
+
+    /// A format.
+    public init(
+        name: String, zoomFactorRange: ClosedRange<Double>?, exposureBiasRange: ClosedRange<Double>?,
+        prominentZoomFactors: [Double] = []
+    ) {
+        self.name = name
+        self.zoomFactorRange = zoomFactorRange
+        self.exposureBiasRange = exposureBiasRange
+        self.prominentZoomFactors = prominentZoomFactors
+    }
+}
+
 /// An in-memory camera: ranges and values in memory, photos recorded. For tests and the demo.
 public final class SyntheticCamera: CameraDevice {
     private struct State: Sendable {
+        var zoomFactorRange: ClosedRange<Double>
+        var exposureBiasRange: ClosedRange<Double>
+        var prominentZoomFactors: [Double]
+        var activeFormat: Int?
         var zoomFactor: Double
         var exposureBias: Double
+        var lock: FocusExposureLock = []
+        var lockChanges: [FocusExposureLock] = []
         var photos: [CapturedPhoto] = []
         var observers: [UInt64: @Sendable (CameraPropertyChange) -> Void] = [:]
         var nextObserver: UInt64 = 1
@@ -163,12 +205,18 @@ public final class SyntheticCamera: CameraDevice {
 
     /// The device's id.
     public let uniqueID: String
-    /// Zoom factors accepted.
-    public let zoomFactorRange: ClosedRange<Double>
-    /// Exposure biases accepted.
-    public let exposureBiasRange: ClosedRange<Double>
+    /// Zoom factors accepted (the active format's).
+    public var zoomFactorRange: ClosedRange<Double> { state.withLock { $0.zoomFactorRange } }
+    /// Exposure biases accepted (the active format's).
+    public var exposureBiasRange: ClosedRange<Double> { state.withLock { $0.exposureBiasRange } }
     /// Zoom factors a zoom slider lands on more easily.
-    public let prominentZoomFactors: [Double]
+    public var prominentZoomFactors: [Double] { state.withLock { $0.prominentZoomFactors } }
+    /// The formats ``setActiveFormat(_:)`` chooses from (empty: the ranges given at init, fixed).
+    public let formats: [CameraFormat]
+    /// The index of the active format in ``formats`` (nil without formats).
+    public var activeFormatIndex: Int? { state.withLock { $0.activeFormat } }
+    /// What the camera can lock (both by default, like an iPhone's main camera).
+    public let supportedFocusExposureLock: FocusExposureLock
     private let state: Locked<State>
 
     /// A camera at zoom `zoomFactorRange.lowerBound` (or 1 when inside the range) and bias 0 (or the
@@ -177,18 +225,70 @@ public final class SyntheticCamera: CameraDevice {
         uniqueID: String = "synthetic-back-camera",
         zoomFactorRange: ClosedRange<Double> = 1...10,
         exposureBiasRange: ClosedRange<Double> = -8...8,
-        prominentZoomFactors: [Double] = [2, 5]
+        prominentZoomFactors: [Double] = [2, 5],
+        supportedFocusExposureLock: FocusExposureLock = .both
     ) throws(ControlError) {
         try DiscreteValues.checkRange(zoomFactorRange)
         try DiscreteValues.checkRange(exposureBiasRange)
         self.uniqueID = uniqueID
-        self.zoomFactorRange = zoomFactorRange
-        self.exposureBiasRange = exposureBiasRange
-        self.prominentZoomFactors = prominentZoomFactors.filter { zoomFactorRange.contains($0) }.sorted()
+        self.formats = []
+        self.supportedFocusExposureLock = supportedFocusExposureLock
         state = Locked(
             State(
+                zoomFactorRange: zoomFactorRange, exposureBiasRange: exposureBiasRange,
+                prominentZoomFactors: prominentZoomFactors.filter { zoomFactorRange.contains($0) }.sorted(),
                 zoomFactor: zoomFactorRange.contains(1) ? 1 : zoomFactorRange.lowerBound,
                 exposureBias: min(max(0, exposureBiasRange.lowerBound), exposureBiasRange.upperBound)))
+    }
+
+    /// A camera with `formats` (at least one), the first active. Throws ``ControlError/Code/invalidRange``
+    /// for an empty list or a format's empty or non-finite range.
+    public init(
+        uniqueID: String = "synthetic-back-camera", formats: [CameraFormat],
+        supportedFocusExposureLock: FocusExposureLock = .both
+    ) throws(ControlError) {
+        guard let first = formats.first else { throw ControlError(.invalidRange, "a camera needs at least one format") }
+        for format in formats {
+            if let zoom = format.zoomFactorRange { try DiscreteValues.checkRange(zoom) }
+            if let bias = format.exposureBiasRange { try DiscreteValues.checkRange(bias) }
+        }
+        self.uniqueID = uniqueID
+        self.formats = formats
+        self.supportedFocusExposureLock = supportedFocusExposureLock
+        let zoom = first.zoomFactorRange ?? 1...1
+        let bias = first.exposureBiasRange ?? 0...0
+        state = Locked(
+            State(
+                zoomFactorRange: zoom, exposureBiasRange: bias,
+                prominentZoomFactors: first.prominentZoomFactors.filter { zoom.contains($0) }.sorted(), activeFormat: 0,
+                zoomFactor: zoom.contains(1) ? 1 : zoom.lowerBound,
+                exposureBias: min(max(0, bias.lowerBound), bias.upperBound)))
+    }
+
+    /// Makes `formats[index]` active (`AVCaptureDevice.activeFormat`): its ranges replace the old ones, the
+    /// zoom and bias are clamped into them, and observers hear both properties (source `.external`), so the
+    /// system sliders re-range (or are disabled for a range the format lacks). Throws
+    /// ``ControlError/Code/indexOutOfRange``.
+    public func setActiveFormat(_ index: Int) throws(ControlError) {
+        guard formats.indices.contains(index) else {
+            throw ControlError(.indexOutOfRange, "format \(index) is outside 0..<\(formats.count)")
+        }
+        let format = formats[index]
+        let (observers, zoom, bias) = state.withLock { state in
+            let zoom = format.zoomFactorRange ?? 1...1
+            let bias = format.exposureBiasRange ?? 0...0
+            state.activeFormat = index
+            state.zoomFactorRange = zoom
+            state.exposureBiasRange = bias
+            state.prominentZoomFactors = format.prominentZoomFactors.filter { zoom.contains($0) }.sorted()
+            state.zoomFactor = min(max(state.zoomFactor, zoom.lowerBound), zoom.upperBound)
+            state.exposureBias = min(max(state.exposureBias, bias.lowerBound), bias.upperBound)
+            return (state.observers.sorted { $0.key < $1.key }.map(\.value), state.zoomFactor, state.exposureBias)
+        }
+        for observer in observers {
+            observer(CameraPropertyChange(property: .zoomFactor, value: zoom, source: .external))
+            observer(CameraPropertyChange(property: .exposureBias, value: bias, source: .external))
+        }
     }
 
     /// The current zoom factor.
@@ -197,6 +297,22 @@ public final class SyntheticCamera: CameraDevice {
     public var exposureBias: Double { state.withLock { $0.exposureBias } }
     /// Every photo taken, oldest first.
     public var photos: [CapturedPhoto] { state.withLock { $0.photos } }
+    /// What the camera holds locked now.
+    public var focusExposureLock: FocusExposureLock { state.withLock { $0.lock } }
+    /// Every lock set, oldest first (`[]` for an unlock): what the AE/AF lock did to the camera.
+    public var focusExposureLockChanges: [FocusExposureLock] { state.withLock { $0.lockChanges } }
+
+    /// Locks what `lock` names and unlocks the rest; throws ``ControlError/Code/deviceRefused`` for a
+    /// lock outside ``supportedFocusExposureLock``.
+    public func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError) {
+        guard supportedFocusExposureLock.isSuperset(of: lock) else {
+            throw ControlError(.deviceRefused, "this camera cannot lock \(lock) (it can lock \(supportedFocusExposureLock))")
+        }
+        state.withLock { state in
+            state.lock = lock
+            state.lockChanges.append(lock)
+        }
+    }
 
     /// Sets the zoom factor and notifies observers (also when the value did not change).
     public func setZoomFactor(_ factor: Double, source: CameraChangeSource) throws(ControlError) {
@@ -217,7 +333,8 @@ public final class SyntheticCamera: CameraDevice {
     public func capturePhoto() throws(ControlError) -> CapturedPhoto {
         state.withLock { state in
             let photo = CapturedPhoto(
-                sequenceNumber: state.photos.count + 1, zoomFactor: state.zoomFactor, exposureBias: state.exposureBias)
+                sequenceNumber: state.photos.count + 1, zoomFactor: state.zoomFactor, exposureBias: state.exposureBias,
+                focusExposureLock: state.lock)
             state.photos.append(photo)
             return photo
         }

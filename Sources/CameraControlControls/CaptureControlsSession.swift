@@ -197,6 +197,15 @@ public final class CaptureControlsSession: Sendable {
 
     /// Where the overlay is.
     public var phase: OverlayPhase { state.withLock { $0.overlay.phase } }
+    /// The app's interface orientation (portrait by default): which way slides move values and where the
+    /// overlay sits (``overlayPlacement``). Set it whenever the interface rotates.
+    public var interfaceOrientation: InterfaceOrientation {
+        get { state.withLock { $0.overlay.orientation } }
+        set { state.withLock { $0.overlay.orientation = newValue } }
+    }
+    /// The screen edge the overlay is drawn along for ``interfaceOrientation``.
+    public var overlayPlacement: OverlayPlacement { interfaceOrientation.overlayPlacement }
+
     /// True while the overlay has the fullscreen appearance.
     public var isFullscreen: Bool { state.withLock { $0.overlay.isFullscreen } }
     /// The control the next light press shows (the last one used).
@@ -263,8 +272,18 @@ public final class CaptureControlsSession: Sendable {
     /// Moves device time on: momentum frames, dismissal, due coalesced actions.
     @discardableResult
     public func advance(toMicros micros: UInt64) -> [OverlayEffect] {
+        let attached = isEventInteractionAttached
+        let running = isCaptureSessionRunning
+        let supported = supportsControls
         let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
             var effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            // A light press waiting for its confirmation shows nothing once the overlay cannot show
+            // (capture stopped meanwhile): it is dropped, as at the press itself.
+            if state.overlay.phase == .hidden,
+                !Self.problems(state: state, attached: attached, running: running, supported: supported).isEmpty
+            {
+                state.overlay.forgetPendingLightPress()
+            }
             effects += state.overlay.advance(toMicros: micros)
             return (effects, Delegation(state))
         }

@@ -90,6 +90,12 @@ public struct OverlayConfiguration: Hashable, Sendable {
     /// Half-width of the magnet zone around a prominent value, as a fraction of the slider's travel.
     /// Default 0.03.
     public var prominentMagnetWidth: Double
+    /// A light press from a hidden overlay is confirmed (the overlay shows, with its fullscreen appearance)
+    /// only once it has been held this long without becoming a full click, or when it is released, or
+    /// when a slide begins, whichever comes first; 0 shows it at once. Default 100 ms: longer than the
+    /// light-to-full crossing of any realistic click, so a full click from idle never flashes the overlay
+    /// (docs/CONTROLS.md, "Light-press confirmation").
+    public var lightPressConfirmMicros: UInt64
 
     /// A configuration; every argument has its documented default.
     public init(
@@ -103,7 +109,8 @@ public struct OverlayConfiguration: Hashable, Sendable {
         momentumStopVelocity: Double = 0.2,
         momentumTimeConstantMicros: UInt64 = 150_000,
         frameIntervalMicros: UInt64 = 16_667,
-        prominentMagnetWidth: Double = 0.03
+        prominentMagnetWidth: Double = 0.03,
+        lightPressConfirmMicros: UInt64 = 100_000
     ) {
         self.dismissAfterMicros = dismissAfterMicros
         self.continuousStripsPerRange = continuousStripsPerRange
@@ -116,6 +123,7 @@ public struct OverlayConfiguration: Hashable, Sendable {
         self.momentumTimeConstantMicros = momentumTimeConstantMicros
         self.frameIntervalMicros = frameIntervalMicros
         self.prominentMagnetWidth = prominentMagnetWidth
+        self.lightPressConfirmMicros = lightPressConfirmMicros
     }
 
     /// Throws ``ControlError/Code/invalidConfiguration`` naming the first bad field.
@@ -145,6 +153,9 @@ public struct OverlayConfiguration: Hashable, Sendable {
             ("frameIntervalMicros", frameIntervalMicros),
         ] where value == 0 || value > 3_600_000_000 {
             throw ControlError(.invalidConfiguration, "\(name) must be in 1 µs ... 1 h, got \(value)")
+        }
+        guard lightPressConfirmMicros <= 1_000_000 else {
+            throw ControlError(.invalidConfiguration, "lightPressConfirmMicros must be 0 ... 1 s, got \(lightPressConfirmMicros)")
         }
     }
 }

@@ -18,6 +18,12 @@ import Foundation
 ///           then hidden)        slide: move highlight (detents)
 /// ```
 ///
+/// A light press from hidden is confirmed before the overlay shows: after
+/// ``OverlayConfiguration/lightPressConfirmMicros`` without a full click, at its release, or at a slide,
+/// whichever comes first; a full click within that time never shows it (no flash before the shutter). The
+/// overlay then shows with its fullscreen appearance at once: the light press gives the clean preview
+/// (WWDC25 session 253; docs/APPLE-SEMANTICS.md).
+///
 /// In the picker, a light press confirms when it is released (`lightPressEnded`), if it began after the
 /// picker opened (the double press's own release does not confirm) and did not become a full click.
 ///
@@ -56,6 +62,13 @@ public struct OverlayStateMachine: Sendable {
     public private(set) var isFullscreen = false
     /// The latest device time seen (time never goes backwards).
     public private(set) var nowMicros: UInt64 = 0
+    /// The interface orientation: slides are mirrored where it turns the strip against the screen, and
+    /// the overlay sits along ``InterfaceOrientation/overlayPlacement``. Changing it stops momentum.
+    public var orientation: InterfaceOrientation = .portrait {
+        didSet { if orientation != oldValue { glide = nil } }
+    }
+    /// Where the overlay is drawn for the current orientation.
+    public var placement: OverlayPlacement { orientation.overlayPlacement }
 
     private var mode: Mode = .hidden
     private var cursor = 0.0
@@ -67,6 +80,8 @@ public struct OverlayStateMachine: Sendable {
     private var shutterDown = false
     private var lightPressEscalated = false
     private var lastActivityMicros: UInt64 = 0
+    /// When a light press from hidden began that is not confirmed yet.
+    private var pendingLightPressMicros: UInt64?
 
     /// A hidden overlay; throws ``ControlError/Code/invalidConfiguration``.
     public init(
@@ -92,6 +107,7 @@ public struct OverlayStateMachine: Sendable {
     /// The device time at which ``advance(toMicros:)`` has work (a momentum frame or the dismissal), if any.
     public var nextDeadlineMicros: UInt64? {
         if let glide { return min(nowMicros &+ configuration.frameIntervalMicros, glide.endMicros) }
+        if let pending = pendingLightPressMicros { return pending &+ configuration.lightPressConfirmMicros }
         guard mode != .hidden, !isTouching else { return nil }
         return lastActivityMicros &+ configuration.dismissAfterMicros
     }
@@ -102,6 +118,11 @@ public struct OverlayStateMachine: Sendable {
     /// control when it is still there, else picks the first; hides the overlay when none is left.
     /// A changed value of the active control moves the slide cursor there (the newest value wins).
     public mutating func setControls(_ snapshots: [ControlSnapshot]) -> [OverlayEffect] {
+        // A re-ranged control (its camera's format changed) maps the cursor anew.
+        if let old = activeControl, let new = snapshots.first(where: { $0.id == old.id }), new.adjustment != old.adjustment {
+            cursorValue = nil
+            glide = nil
+        }
         controls = snapshots
         if activeIndex == nil {
             activeControlID = controls.first?.id
@@ -133,12 +154,19 @@ public struct OverlayStateMachine: Sendable {
             lastActivityMicros = now
             lightPressEscalated = false
             switch mode {
-            case .hidden: effects += show()
+            case .hidden:
+                if configuration.lightPressConfirmMicros == 0 {
+                    effects += show()
+                } else {
+                    pendingLightPressMicros = now
+                }
             case .picking: mode = .picking(pressSeen: true)
             case .showing, .adjusting: break
             }
         case .lightPressEnded:
             lastActivityMicros = now
+            // Released before the hold-off and never a full click: a light tap, confirmed now.
+            if pendingLightPressMicros != nil { effects += show() }
             if case .picking(pressSeen: true) = mode, !lightPressEscalated { effects += confirmPicker() }
         case .doubleLightPress:
             lastActivityMicros = now
@@ -147,11 +175,15 @@ public struct OverlayStateMachine: Sendable {
             case .showing, .adjusting: effects += openPicker()
             case .hidden, .picking: break
             }
-        case .slideBegan(let motion), .slideChanged(let motion):
+        case .slideBegan(let raw), .slideChanged(let raw):
+            let motion = oriented(raw)
             lastActivityMicros = now
             glide = nil
+            // A slide under a light press confirms it: a full click does not slide.
+            if pendingLightPressMicros != nil, !shutterDown { effects += show() }
             effects += slide(motion, at: now, ended: false)
-        case .slideEnded(let motion):
+        case .slideEnded(let raw):
+            let motion = oriented(raw)
             lastActivityMicros = now
             glide = nil
             effects += slide(motion, at: now, ended: true)
@@ -160,6 +192,7 @@ public struct OverlayStateMachine: Sendable {
             // controls became inactive), before the capture layer delivers the click.
             shutterDown = true
             lightPressEscalated = true
+            pendingLightPressMicros = nil
             glide = nil
             lastActivityMicros = now
             effects += hide()
@@ -179,6 +212,9 @@ public struct OverlayStateMachine: Sendable {
     public mutating func advance(toMicros micros: UInt64) -> [OverlayEffect] {
         nowMicros = max(nowMicros, micros)
         var effects: [OverlayEffect] = []
+        if let pending = pendingLightPressMicros, nowMicros >= pending &+ configuration.lightPressConfirmMicros {
+            effects += show()
+        }
         if let current = glide {
             let t = min(nowMicros, current.endMicros)
             if mode == .adjusting, activeControl?.isEnabled == true {
@@ -212,6 +248,23 @@ public struct OverlayStateMachine: Sendable {
         return effects
     }
 
+    /// True while a light press from hidden waits for its confirmation.
+    public var isLightPressPending: Bool { pendingLightPressMicros != nil }
+
+    /// Drops a light press that waits for its confirmation (the overlay can no longer show); nothing else
+    /// changes.
+    public mutating func forgetPendingLightPress() {
+        pendingLightPressMicros = nil
+    }
+
+    /// The slide as the person sees it: delta and velocity mirrored when the orientation turns the strip's
+    /// positive direction down or left on screen.
+    private func oriented(_ motion: SlideMotion) -> SlideMotion {
+        let sign = orientation.slideSign
+        guard sign < 0 else { return motion }
+        return SlideMotion(position: 1 - motion.position, delta: -motion.delta, velocity: -motion.velocity)
+    }
+
     // MARK: Transitions
 
     private var activeIndex: Int? {
@@ -226,13 +279,15 @@ public struct OverlayStateMachine: Sendable {
         return Int(min(max(pickerCursor.rounded(), 0), Double(controls.count - 1)))
     }
 
+    /// Shows the overlay with its fullscreen appearance: a confirmed light press is the clean preview.
     private mutating func show() -> [OverlayEffect] {
+        pendingLightPressMicros = nil
         if activeIndex == nil { activeControlID = controls.first?.id }
         guard let id = activeControlID else { return [] }
         mode = .showing
         cursorValue = nil
         restingEdge = nil
-        return [.overlayShown(id)]
+        return [.overlayShown(id)] + enterFullscreen()
     }
 
     private mutating func enterFullscreen() -> [OverlayEffect] {
@@ -242,6 +297,7 @@ public struct OverlayStateMachine: Sendable {
     }
 
     private mutating func hide() -> [OverlayEffect] {
+        pendingLightPressMicros = nil
         var effects: [OverlayEffect] = []
         if isFullscreen {
             isFullscreen = false

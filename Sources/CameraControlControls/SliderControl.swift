@@ -11,6 +11,9 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
     struct Binding: Sendable {
         let device: any CameraDevice
         let property: CameraProperty
+        /// The domain and prominent values for the device's current range (nil: the range is absent or
+        /// unusable): a change from the device re-ranges the slider with it (a format change).
+        var domainForDevice: (@Sendable (any CameraDevice) -> (SliderDomain, [Double])?)? = nil
     }
 
     /// What only sliders keep behind the control's lock.
@@ -18,6 +21,9 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
         var valueFormat: String?
         var prominentValues: [Double] = []
         var deviceObservation: ObserverToken?
+        var domain: SliderDomain
+        /// True while the slider is disabled because its camera has no usable range.
+        var disabledForAbsentRange = false
     }
 
     /// The control's id.
@@ -26,8 +32,8 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
     public let localizedTitle: String
     /// The icon name.
     public let symbolName: String
-    /// The values the slider can take.
-    public let domain: SliderDomain
+    /// The values the slider can take (a system slider's follows its camera's range).
+    public var domain: SliderDomain { core.withLock { $0.extra.domain } }
     let binding: Binding?
     let core: ControlCore<Double, Extra>
 
@@ -40,9 +46,8 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
         self.id = id
         self.localizedTitle = title
         self.symbolName = symbolName
-        self.domain = domain
         self.binding = binding
-        self.core = ControlCore(id: id, value: initialValue, extra: Extra())
+        self.core = ControlCore(id: id, value: initialValue, extra: Extra(domain: domain))
         if let binding {
             let token = binding.device.addObserver { [weak self] change in self?.deviceChanged(change) }
             core.withLock { $0.extra.deviceObservation = token }
@@ -109,7 +114,8 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
         core.withLock { state in
             ControlSnapshot(
                 id: id, title: localizedTitle, isEnabled: state.isEnabled,
-                adjustment: .slider(domain, prominentValues: state.extra.prominentValues), value: .number(state.value))
+                adjustment: .slider(state.extra.domain, prominentValues: state.extra.prominentValues),
+                value: .number(state.value))
         }
     }
 
@@ -184,6 +190,7 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
     private func deviceChanged(_ change: CameraPropertyChange) {
         guard let binding, change.property == binding.property else { return }
         if case .control(let source) = change.source, source == id { return }
+        reRange(binding)
         // Read the device under the slider's lock rather than trusting `change.value`: with writers on
         // several threads, notifications can arrive out of order, and the slider must end at the
         // device's value. (Lock order slider → device is safe: devices never call out under their lock.)
@@ -193,6 +200,30 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
             guard current.isFinite else { return nil }
             let clamped = min(max(current, domain.lowerBound), domain.upperBound)
             return (try? domain.validated(clamped)) ?? clamped
+        }
+    }
+}
+
+extension SliderControl {
+    /// Takes the camera's current range (a format change): a new domain and prominent values, the value
+    /// clamped by the caller; no usable range disables the slider until one comes back.
+    fileprivate func reRange(_ binding: Binding) {
+        guard let domainForDevice = binding.domainForDevice else { return }
+        let fresh = domainForDevice(binding.device)
+        core.withLock { state in
+            if let (domain, prominent) = fresh {
+                if domain != state.extra.domain {
+                    state.extra.domain = domain
+                    state.extra.prominentValues = prominent
+                }
+                if state.extra.disabledForAbsentRange {
+                    state.extra.disabledForAbsentRange = false
+                    state.isEnabled = true
+                }
+            } else if !state.extra.disabledForAbsentRange {
+                state.extra.disabledForAbsentRange = true
+                state.isEnabled = false
+            }
         }
     }
 }

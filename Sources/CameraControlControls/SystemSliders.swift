@@ -36,9 +36,16 @@ public final class SystemZoomSlider: SliderControl, @unchecked Sendable {
         let current = min(max(device.zoomFactor, range.lowerBound), range.upperBound)
         super.init(
             title: "Zoom", symbolName: "plus.magnifyingglass", domain: .continuous(range, scale: .logarithmic),
-            id: id, binding: Binding(device: device, property: .zoomFactor),
+            id: id, binding: Binding(device: device, property: .zoomFactor, domainForDevice: Self.domain(for:)),
             initialValue: current.isFinite ? current : range.lowerBound)
         configure(format: "%@×", prominent: device.prominentZoomFactors.filter { range.contains($0) }, action: action)
+    }
+
+    /// The domain for `device`'s current zoom range, or nil when it has none (a fixed-focal format).
+    @Sendable static func domain(for device: any CameraDevice) -> (SliderDomain, [Double])? {
+        let range = device.zoomFactorRange
+        guard (try? DiscreteValues.checkRange(range)) != nil else { return nil }
+        return (.continuous(range, scale: .logarithmic), device.prominentZoomFactors.filter { range.contains($0) })
     }
 }
 
@@ -77,8 +84,15 @@ public final class SystemExposureBiasSlider: SliderControl, @unchecked Sendable 
         let initial = current.isFinite ? values.value(at: values.nearestIndex(to: current)) : values.first
         super.init(
             title: "Exposure", symbolName: "plusminus.circle", domain: .discrete(values), id: id,
-            binding: Binding(device: device, property: .exposureBias), initialValue: initial)
+            binding: Binding(device: device, property: .exposureBias, domainForDevice: Self.domain(for:)),
+            initialValue: initial)
         configure(format: "%@ EV", prominent: values.first <= 0 && values.last >= 0 ? [0] : [], action: action)
+    }
+
+    /// The domain for `device`'s current exposure range, or nil when it holds fewer than two steps.
+    @Sendable static func domain(for device: any CameraDevice) -> (SliderDomain, [Double])? {
+        guard let values = try? values(for: device.exposureBiasRange) else { return nil }
+        return (.discrete(values), values.first <= 0 && values.last >= 0 ? [0] : [])
     }
 
     /// The multiples of 1/3 EV inside both ±2 EV and `deviceRange`.

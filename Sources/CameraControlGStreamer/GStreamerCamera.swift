@@ -161,6 +161,7 @@ public final class GStreamerCamera: CameraDevice {
         var ring: FrameRing
         var zoomFactor: Double = 1
         var exposureBias: Double = 0
+        var lock: FocusExposureLock = []
         var presses: [CaptureEventID: Press] = [:]
         var photos = 0
         var written = 0
@@ -284,6 +285,31 @@ public final class GStreamerCamera: CameraDevice {
         try check(.exposureBias, bias, range: exposureBiasRange)
         if let control = controls?.exposureBias { try controls?.set(control.id, control.value(forBias: bias)) }
         try set(.exposureBias, bias, source: source)
+    }
+
+    /// What the camera can lock: on a V4L2 device, exposure and focus as its controls allow (`3A_LOCK`, or
+    /// `exposure_auto` / `focus_auto`); nothing on `videotestsrc` and `libcamerasrc` (whose GStreamer
+    /// element exposes no AE/AF lock control), where ``setFocusExposureLock(_:)`` says so.
+    public var supportedFocusExposureLock: FocusExposureLock { controls?.locking.supported ?? [] }
+    /// What the camera holds locked now.
+    public var focusExposureLock: FocusExposureLock { core.state.withLock { $0.lock } }
+
+    /// Locks focus and exposure through the device's V4L2 controls (the AE/AF lock); throws
+    /// ``ControlError/Code/deviceRefused`` naming what is missing for a lock the source cannot hold.
+    public func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError) {
+        let supported = supportedFocusExposureLock
+        guard supported.isSuperset(of: lock) else {
+            let why: String
+            switch configuration.source {
+            case .v4l2(let device):
+                why = "\(device) has no V4L2 3A_LOCK, exposure_auto or focus_auto control for \(lock.subtracting(supported))"
+            default:
+                why = "\(configuration.source.element) exposes no focus or exposure lock to GStreamer"
+            }
+            throw ControlError(.deviceRefused, "camera \(configuration.source): \(why)")
+        }
+        try controls?.setLock(lock)
+        core.state.withLock { $0.lock = lock }
     }
 
     /// Saves the newest frame as a photo (no press: no shutter-lag correction).
@@ -416,7 +442,7 @@ public final class GStreamerCamera: CameraDevice {
         }
         let photo = CapturedPhoto(
             sequenceNumber: number, zoomFactor: frame.zoomFactor, exposureBias: frame.exposureBias, path: path,
-            frameHostMicros: frame.hostMicros, pressHostMicros: pressHostMicros)
+            frameHostMicros: frame.hostMicros, pressHostMicros: pressHostMicros, focusExposureLock: focusExposureLock)
         try Sidecar.write(for: photo, frame: frame, event: event, source: configuration.source)
         return photo
     }

@@ -265,9 +265,28 @@ final class V4L2Controls: @unchecked Sendable {
         func value(forBias bias: Double) -> Int64 { min(maximum, max(minimum, Int64((bias * 1000).rounded()))) }
     }
 
+    /// How the device holds focus and exposure for the AE/AF lock: `V4L2_CID_3A_LOCK` when it has it,
+    /// else auto exposure switched to manual (`V4L2_CID_EXPOSURE_AUTO`) and autofocus off
+    /// (`V4L2_CID_FOCUS_AUTO`), restored to their previous values on unlock.
+    struct Locking {
+        var threeA: Bool
+        var exposureAuto: Bool
+        var focusAuto: Bool
+        var supported: FocusExposureLock {
+            var lock: FocusExposureLock = []
+            if threeA || exposureAuto { lock.insert(.exposure) }
+            if threeA || focusAuto { lock.insert(.focus) }
+            return lock
+        }
+    }
+
     private let fd: Int32
     let zoom: Zoom?
     let exposureBias: Bias?
+    let locking: Locking
+    /// The auto-exposure and autofocus values the lock replaced, restored on unlock.
+    private var savedExposureAuto: Int64?
+    private var savedFocusAuto: Int64?
 
     init?(device: String) {
         fd = ccg_v4l2_open(device)
@@ -284,6 +303,46 @@ final class V4L2Controls: @unchecked Sendable {
         exposureBias =
             ccg_v4l2_query(fd, biasID, &minimum, &maximum, &step, &initial) == 1 && maximum > minimum
             ? Bias(id: biasID, minimum: minimum, maximum: maximum) : nil
+        locking = Locking(
+            threeA: ccg_v4l2_query(fd, ccg_v4l2_cid_3a_lock(), &minimum, &maximum, &step, &initial) == 1,
+            exposureAuto: ccg_v4l2_query(fd, ccg_v4l2_cid_exposure_auto(), &minimum, &maximum, &step, &initial) == 1,
+            focusAuto: ccg_v4l2_query(fd, ccg_v4l2_cid_focus_auto(), &minimum, &maximum, &step, &initial) == 1)
+    }
+
+    /// Locks what `lock` names (of what ``locking`` supports) and unlocks the rest. Driven from one
+    /// context (the host's AE/AF lock), so the saved values need no lock of their own.
+    func setLock(_ lock: FocusExposureLock) throws(ControlError) {
+        if locking.threeA {
+            var bits: Int64 = 0
+            if lock.contains(.exposure) { bits |= ccg_v4l2_lock_exposure() }
+            if lock.contains(.focus) { bits |= ccg_v4l2_lock_focus() }
+            try set(ccg_v4l2_cid_3a_lock(), bits)
+            return
+        }
+        if locking.exposureAuto {
+            try hold(
+                ccg_v4l2_cid_exposure_auto(), manual: ccg_v4l2_exposure_manual(), locked: lock.contains(.exposure),
+                saved: &savedExposureAuto)
+        }
+        if locking.focusAuto {
+            try hold(ccg_v4l2_cid_focus_auto(), manual: 0, locked: lock.contains(.focus), saved: &savedFocusAuto)
+        }
+    }
+
+    private func hold(_ id: UInt32, manual: Int64, locked: Bool, saved: inout Int64?) throws(ControlError) {
+        if locked {
+            guard saved == nil else { return }
+            var current: Int64 = 0
+            let status = ccg_v4l2_get(fd, id, &current)
+            guard status == 0 else {
+                throw ControlError(.deviceRefused, "cannot read control 0x\(String(id, radix: 16)) (errno \(-status))")
+            }
+            try set(id, manual)
+            saved = current
+        } else if let previous = saved {
+            try set(id, previous)
+            saved = nil
+        }
     }
 
     deinit { ccg_v4l2_close(fd) }
@@ -305,6 +364,7 @@ enum Sidecar {
         var object: [String: Any] = [
             "file": (path as NSString).lastPathComponent, "kind": photo.isVideo ? "video" : "photo",
             "sequence": photo.sequenceNumber, "zoom_factor": photo.zoomFactor, "exposure_bias_ev": photo.exposureBias,
+            "focus_exposure_lock": photo.focusExposureLock.description,
             "width": frame.width, "height": frame.height, "camera": source.description,
             "frame_host_micros": frame.hostMicros,
         ]

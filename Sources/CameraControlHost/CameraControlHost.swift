@@ -205,6 +205,40 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.attach(controls)
     }
 
+    /// The camera a light press held locks focus and exposure on (AE/AF lock), with the app's override of
+    /// the host setting (nil: follow ``setFocusExposureLockEnabled(_:)``). See
+    /// ``HostCore/attachCamera(_:focusExposureLock:lockAfterMicros:)``.
+    public func attachCamera(_ camera: (any CameraDevice)?, focusExposureLock override: Bool? = nil) {
+        core.attachCamera(camera, focusExposureLock: override)
+    }
+
+    /// The app's interface orientation (portrait, landscape left/right, upside down): slides and the
+    /// overlay's placement follow it (``HostCore/interfaceOrientation``). Call it whenever the UI rotates.
+    public func setInterfaceOrientation(_ orientation: InterfaceOrientation) {
+        core.interfaceOrientation = orientation
+    }
+
+    /// The user's Camera Control settings (``HostCore/settings``). A changed force preset is sent to the
+    /// connected device (`ConfigService/Configure` with the preset's thresholds, the rest of its
+    /// configuration kept).
+    ///
+    /// - Throws: the ``RPCError`` of GetConfig or Configure, or ``DeviceError`` when no device is connected
+    ///   and the force preset changed (the other settings are applied anyway).
+    public func setSettings(_ settings: CameraControlSettings) async throws {
+        let forceChanged = settings.lightPressForce != core.settings.lightPressForce
+        core.settings = settings
+        guard forceChanged else { return }
+        guard let session else { throw DeviceError(.closed, "no device is connected") }
+        var config = try await session.config()
+        config.thresholds = settings.lightPressForce.thresholds
+        _ = try await session.configure(config)
+    }
+
+    /// The host's AE/AF lock setting (off by default, as Apple's); switching it off unlocks at once.
+    public func setFocusExposureLockEnabled(_ enabled: Bool) {
+        core.isFocusExposureLockEnabled = enabled
+    }
+
     /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
     /// attached to this host. Call it once connected (after ``connect(to:hostName:configuration:)``).
     ///

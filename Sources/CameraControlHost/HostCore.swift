@@ -16,6 +16,8 @@ public enum HostEffect: Sendable, Hashable {
     case overlay(OverlayEffect)
     /// The device went away: whatever was in flight was cancelled.
     case deviceLost
+    /// The AE/AF lock locked or unlocked the attached camera (or could not).
+    case focusExposureLock(FocusExposureLockEvent)
 }
 
 /// The host pipeline with no I/O: device events and host time in, gestures, overlay effects and capture
@@ -53,6 +55,9 @@ public final class HostCore {
         /// The longest an input event waits for an earlier reliable one that the device is
         /// retransmitting, host microseconds (its whole retransmission budget by default).
         public var maximumReliableReorderHoldMicros: UInt64
+        /// The host's AE/AF lock setting at start (``HostCore/isFocusExposureLockEnabled``). Default off, as
+        /// Apple's (Settings › Camera › Camera Control › AE/AF Lock, iOS 18.2).
+        public var focusExposureLockEnabled: Bool
 
         /// The defaults: ``GestureRecognizer/Configuration/init(capabilities:)``, a 150 ms reorder hold
         /// for a gap of unknown kind and the retransmission budget (2.7 s) for a gap hiding a reliable
@@ -62,11 +67,13 @@ public final class HostCore {
                 GestureRecognizer.Configuration(capabilities: $0)
             },
             maximumReorderHoldMicros: UInt64 = 150_000,
-            maximumReliableReorderHoldMicros: UInt64 = InputEventOrderer.reliableRetransmissionBudgetMicros
+            maximumReliableReorderHoldMicros: UInt64 = InputEventOrderer.reliableRetransmissionBudgetMicros,
+            focusExposureLockEnabled: Bool = false
         ) {
             self.recognizer = recognizer
             self.maximumReorderHoldMicros = maximumReorderHoldMicros
             self.maximumReliableReorderHoldMicros = maximumReliableReorderHoldMicros
+            self.focusExposureLockEnabled = focusExposureLockEnabled
         }
 
         fileprivate func makeOrderer() -> InputEventOrderer {
@@ -89,6 +96,47 @@ public final class HostCore {
     public private(set) var controls: CaptureControlsSession?
     /// The capabilities of the connected device (nil while disconnected).
     public private(set) var capabilities: Capabilities?
+    /// The host's AE/AF lock setting (Apple's Settings › Camera › Camera Control › AE/AF Lock): off by
+    /// default, as Apple's. An app's override (``attachCamera(_:focusExposureLock:)``) wins over it.
+    /// Switching it off while a lock is held unlocks at once.
+    public var isFocusExposureLockEnabled = false {
+        didSet { if !isFocusExposureLockActive { cancelFocusExposureLock() } }
+    }
+    /// The camera the AE/AF lock drives (nil: none attached).
+    public var camera: (any CameraDevice)? { focusLock?.camera }
+    /// True when a light press held past the lock time locks the attached camera: the app's override if it
+    /// gave one, else ``isFocusExposureLockEnabled``.
+    public var isFocusExposureLockActive: Bool { focusLock != nil && (focusLockOverride ?? isFocusExposureLockEnabled) }
+    /// The user's Camera Control settings (docs/CONTROLS.md, "Settings"): the double-light-press window
+    /// takes effect at once (also for a device already connected); Camera Control off drops every Camera
+    /// Control gesture, dismisses the overlay, releases an AE/AF lock and cancels a click in flight (with
+    /// every press in flight, as a lost device does); Camera Adjustments off keeps every gesture from the overlay (it never shows,
+    /// sliders never move) while a full click still captures. The force preset is the device's: send
+    /// ``CameraControlSettings/LightPressForce/thresholds`` with `ConfigService/Configure`.
+    public var settings = CameraControlSettings() {
+        didSet {
+            recognizer.configuration.doubleLightPressWindowMicros = settings.doubleLightPressSpeed.windowMicros
+            let now = recognizer.currentMicros ?? 0
+            if !settings.isCameraControlEnabled, oldValue.isCameraControlEnabled {
+                cancelFocusExposureLock(atMicros: now)
+                // A Camera Control click in flight can no longer end: cancelled, as on a lost device.
+                if recognizer.pressesInFlight.contains(.cameraControl) {
+                    for interaction in interactions { interaction.deviceLost() }
+                }
+            }
+            if !settings.isCameraControlEnabled || !settings.areAdjustmentsEnabled, let controls {
+                report(controls.dismiss(atMicros: now))
+            }
+        }
+    }
+
+    /// The app's interface orientation, passed to the controls session (attached now or later): slide
+    /// direction and the overlay's placement follow it. Portrait by default.
+    public var interfaceOrientation: InterfaceOrientation = .portrait {
+        didSet { controls?.interfaceOrientation = interfaceOrientation }
+    }
+    private var focusLock: FocusExposureLockController?
+    private var focusLockOverride: Bool?
     /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
     /// in between, in the order described above).
     public var observer: ((HostEffect) -> Void)?
@@ -98,6 +146,7 @@ public final class HostCore {
         self.configuration = configuration
         recognizer = GestureRecognizer()
         orderer = configuration.makeOrderer()
+        isFocusExposureLockEnabled = configuration.focusExposureLockEnabled
     }
 
     // MARK: Attaching
@@ -118,9 +167,22 @@ public final class HostCore {
         if index == 0 { controls?.attachEventInteraction(interactions.first) }
     }
 
+    /// The camera the AE/AF lock drives (nil: none), with the app's override of the host setting
+    /// (`focusExposureLock`: true or false; nil follows ``isFocusExposureLockEnabled``). A lock held on
+    /// the previous camera is released first.
+    public func attachCamera(
+        _ camera: (any CameraDevice)?, focusExposureLock override: Bool? = nil,
+        lockAfterMicros: UInt64 = 400_000
+    ) {
+        cancelFocusExposureLock()
+        focusLock = camera.map { FocusExposureLockController(camera: $0, lockAfterMicros: lockAfterMicros) }
+        focusLockOverride = override
+    }
+
     /// Drives `session`'s overlay from the gestures (nil: no controls).
     public func attach(_ session: CaptureControlsSession?) {
         controls = session
+        session?.interfaceOrientation = interfaceOrientation
         session?.attachEventInteraction(interactions.first)
     }
 
@@ -130,7 +192,9 @@ public final class HostCore {
     /// recognition and the clock start afresh.
     public func connected(_ capabilities: Capabilities) {
         self.capabilities = capabilities
-        recognizer = GestureRecognizer(configuration: configuration.recognizer(capabilities))
+        var recognizerConfiguration = configuration.recognizer(capabilities)
+        recognizerConfiguration.doubleLightPressWindowMicros = settings.doubleLightPressSpeed.windowMicros
+        recognizer = GestureRecognizer(configuration: recognizerConfiguration)
         orderer = configuration.makeOrderer()
         clock.reset()
         observer?(.connected(capabilities))
@@ -159,6 +223,14 @@ public final class HostCore {
         if let latest = recognizer.currentMicros, !orderer.isHolding {
             deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
         }
+        let sessionStopped = !interactions.isEmpty && !interactions.contains(where: \.isSessionRunning)
+        if sessionStopped {
+            cancelFocusExposureLock(atMicros: deviceNow)
+        } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, deviceNow >= due {
+            let events = lock.advance(toMicros: deviceNow)
+            focusLock = lock
+            reportLock(events)
+        }
         guard let controls else { return }
         if controls.phase != .hidden, !interactions.isEmpty, !interactions.contains(where: \.isSessionRunning) {
             report(controls.dismiss(atMicros: deviceNow))
@@ -173,6 +245,8 @@ public final class HostCore {
     public func deviceLost(atHostMicros now: UInt64) {
         let deviceNow = deviceMicros(atHostMicros: now)
         recognize(orderer.reset())
+        // The lock is a cancel, not a release: unlocked before the recogniser closes the light press.
+        cancelFocusExposureLock(atMicros: max(deviceNow, recognizer.currentMicros ?? 0))
         deliver(recognizer.reset(cancellingAtMicros: recognizer.currentMicros ?? deviceNow))
         for interaction in interactions { interaction.deviceLost() }
         if let controls { report(controls.dismiss(atMicros: max(deviceNow, recognizer.currentMicros ?? 0))) }
@@ -187,7 +261,8 @@ public final class HostCore {
         var deadlines: [UInt64] = []
         if let release = orderer.nextReleaseMicros { deadlines.append(release) }
         // Device-time deadlines need the clock estimate; without one, device time cannot move anyway.
-        for device in [recognizer.nextDeadlineMicros, controls?.nextDeadlineMicros].compactMap({ $0 }) {
+        let lockDeadline = isFocusExposureLockActive ? focusLock?.nextDeadlineMicros : nil
+        for device in [recognizer.nextDeadlineMicros, controls?.nextDeadlineMicros, lockDeadline].compactMap({ $0 }) {
             if let host = clock.hostMicros(atDeviceMicros: device) { deadlines.append(host) }
         }
         return deadlines.min()
@@ -209,10 +284,32 @@ public final class HostCore {
 
     private func deliver(_ gestures: [Gesture]) {
         for gesture in gestures {
+            if gesture.source == .cameraControl, !settings.isCameraControlEnabled {
+                continue  // Camera Control off: it does nothing
+            }
             observer?(.gesture(gesture))
-            if let controls { report(controls.handle(gesture)) }
+            // The lock first: a full press captures with the lock a held light press set.
+            if isFocusExposureLockActive, var lock = focusLock {
+                let events = lock.handle(gesture)
+                focusLock = lock
+                reportLock(events)
+            }
+            if let controls, settings.areAdjustmentsEnabled { report(controls.handle(gesture)) }
             for interaction in interactions { interaction.handle(gesture) }
         }
+    }
+
+    /// Releases a held AE/AF lock and forgets a pending one.
+    private func cancelFocusExposureLock(atMicros now: UInt64? = nil) {
+        guard var lock = focusLock else { return }
+        let events = lock.cancel(atMicros: now ?? recognizer.currentMicros ?? 0)
+        focusLock = lock
+        reportLock(events)
+    }
+
+    private func reportLock(_ events: [FocusExposureLockEvent]) {
+        guard let observer else { return }
+        for event in events { observer(.focusExposureLock(event)) }
     }
 
     private func report(_ effects: [OverlayEffect]) {

@@ -49,6 +49,7 @@ public final class HostEventLog: Sendable {
         case .overlay(.valueChanged): break
         case .overlay(.haptic(let haptic, _)): add("haptic \(haptic) sent")
         case .overlay(let effect): add("overlay \(effect)")
+        case .focusExposureLock(let event): add("focus-exposure \(event)")
         case .connected, .input, .deviceLost: break
         }
     }

@@ -93,19 +93,25 @@ public final class VirtualControlsRig {
     /// - Parameters:
     ///   - reactionsEnabled: the picker's `isEnabled` (the talk sets it from `canPerformReactionEffects`).
     ///   - overlay: the overlay's tuning.
+    ///   - focusExposureLock: the host's AE/AF lock setting (off by default, as Apple's). The app's camera
+    ///     is attached with the app's override (``CameraApp/focusExposureLock``: on), which wins.
+    ///   - camera: the app's camera (default: a ``SyntheticCamera`` with its default ranges).
     /// - Throws: ``VirtualControlsRigError``.
     public init(
-        seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration()
+        seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration(),
+        focusExposureLock: Bool = false, camera: SyntheticCamera? = nil
     )
         throws(VirtualControlsRigError)
     {
-        captureRig = VirtualCaptureRig(seed: seed, host: HostCore.Configuration())
+        captureRig = VirtualCaptureRig(seed: seed, host: HostCore.Configuration(focusExposureLockEnabled: focusExposureLock))
         let recorder = Recorder()
         self.recorder = recorder
         let executor = ManualExecutor()
         self.executor = executor
-        do {
-            app = try CameraApp(executor: executor, clock: captureRig.captureClock) { event in
+        do throws(ControlError) {
+            let device: SyntheticCamera
+            if let camera { device = camera } else { device = try SyntheticCamera() }
+            app = try CameraApp(device: device, executor: executor, clock: captureRig.captureClock) { event in
                 recorder.add(Self.describe(event))
             }
         } catch {
@@ -149,6 +155,7 @@ public final class VirtualControlsRig {
             throw .controls(error)
         }
         captureRig.core.attach(session)
+        captureRig.core.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
         for (id, refusal) in app.install(in: session) {
             recorder.add("refused \(id) \(refusal.code)")
         }
@@ -266,6 +273,8 @@ public final class VirtualControlsRig {
             recorder.add("gesture \(Self.describe(gesture))")
         case .overlay(let overlayEffect):
             deliver(overlayEffect, now: now)
+        case .focusExposureLock(let event):
+            recorder.add("lock \(event)")
         case .connected, .input, .deviceLost:
             break
         }
@@ -351,6 +360,7 @@ public final class VirtualControlsRig {
         switch event {
         case .photo(let photo, _):
             "photo \(photo.sequenceNumber) zoom \(number(photo.zoomFactor)) bias \(number(photo.exposureBias))"
+                + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked")
         case .action(let id, let value) where id == "reactions":
             "action reactions #\(Int(value)) \(CameraApp.reactionTitles.indices.contains(Int(value)) ? CameraApp.reactionTitles[Int(value)] : "?")"
         case .action(let id, let value): "action \(id) \(number(value))"

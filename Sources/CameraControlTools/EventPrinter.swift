@@ -168,6 +168,8 @@ package final class EventPrinter: @unchecked Sendable {
             if verbose { input(event, latencyMillis: latencyMillis(sinceDeviceMicros: event.timestampMicros) ?? 0) }
         case .gesture(let gesture): self.gesture(gesture)
         case .overlay(let overlayEffect): overlay(overlayEffect, atDeviceMicros: overlayTime(overlayEffect))
+        case .focusExposureLock(let event):
+            emit(nil, "lock", "\(event)", fields: [JSONMember("event", .string("\(event)"))])
         case .connected, .deviceLost: break
         }
     }
@@ -184,8 +186,11 @@ package final class EventPrinter: @unchecked Sendable {
         case .capture(let captureEvent, let role): capture(captureEvent, role: role.rawValue)
         case .photo(let photo, _):
             emit(
-                nil, "photo", String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias),
+                nil, "photo",
+                String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias)
+                    + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked"),
                 fields: [
+                    JSONMember("focusExposureLock", .string("\(photo.focusExposureLock)")),
                     JSONMember("sequenceNumber", .integer(photo.sequenceNumber)),
                     JSONMember("zoomFactor", .number(String(format: "%.3f", photo.zoomFactor))),
                     JSONMember("exposureBias", .number(String(format: "%.3f", photo.exposureBias))),
@@ -197,6 +202,10 @@ package final class EventPrinter: @unchecked Sendable {
                     nil, "action", "\(id) \(value)", fields: [JSONMember("id", .string("\(id)")), JSONMember("value", .string("\(value)"))])
             }
         case .delegate(let call): emit(nil, "delegate", call, fields: [JSONMember("call", .string(call))])
+        case .ownControls(let visible):
+            emit(
+                nil, "ui", visible ? "own controls shown" : "own controls hidden (clean preview)",
+                fields: [JSONMember("ownControlsVisible", .bool(visible))])
         case .cameraFailed(let error, let captureEvent):
             emit(
                 nil, "camera", "\(captureEvent.id) failed: \(error)",

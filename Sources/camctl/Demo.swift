@@ -84,6 +84,7 @@ enum Demo {
         await host.observe { printer.effect($0) }
         await host.attach(app.interaction)
         app.install(in: try await host.makeControlsSession())
+        await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
         app.interaction.setSessionRunning(true)
 
         // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB; on a device with

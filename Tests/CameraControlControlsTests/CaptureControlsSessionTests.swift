@@ -93,6 +93,8 @@ struct CaptureControlsSessionTests {
         let a = try slider("A")
         try session.addControl(a)
         session.handle(cc(.lightPressBegan, 1_000_000))
+        #expect(session.phase == .hidden)  // until the light press is confirmed
+        session.advance(toMicros: 1_100_000)
         #expect(session.phase == .showing("a"))
         let b = try slider("B")
         try session.addControl(b)
@@ -102,7 +104,7 @@ struct CaptureControlsSessionTests {
         #expect(session.activeControlID == "b")
         #expect(session.removeControl(b))
         #expect(session.phase == .hidden)
-        #expect(delegate.calls.values == ["active", "inactive"])
+        #expect(delegate.calls.values == ["active", "enter", "exit", "inactive"])
     }
 
     @Test("delegate order: active → enter → exit → inactive, exit before inactive")
@@ -128,9 +130,26 @@ struct CaptureControlsSessionTests {
         session.setControlsDelegate(delegate, executor: executor)
         try session.addControl(try slider("A"))
         session.handle(cc(.lightPressBegan, 1_000_000))
+        session.advance(toMicros: 1_100_000)
         #expect(delegate.calls.values.isEmpty)
         executor.runAll()
-        #expect(delegate.calls.values == ["active"])
+        #expect(delegate.calls.values == ["active", "enter"])
+    }
+
+    @Test("a light press waiting for its confirmation shows nothing once the capture session stopped")
+    func pendingLightPressDroppedWhenSessionStops() throws {
+        let delegate = RecordingDelegate()
+        let session = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        try session.addControl(try slider("A"))
+        session.setControlsDelegate(delegate, executor: InlineExecutor())
+        let interaction = CaptureEventInteraction { _ in }
+        session.attachEventInteraction(interaction)
+        interaction.setSessionRunning(true)
+        #expect(session.handle(cc(.lightPressBegan, 1_000)).isEmpty)
+        interaction.setSessionRunning(false)
+        #expect(session.advance(toMicros: 200_000).isEmpty)
+        #expect(session.nextDeadlineMicros == nil)
+        #expect(delegate.calls.values.isEmpty)
     }
 
     @Test("a light press without a capability, interaction, controls or delegate shows nothing, with a diagnostic")
@@ -164,8 +183,9 @@ struct CaptureControlsSessionTests {
         let delegate = RecordingDelegate()
         session.setControlsDelegate(delegate, executor: InlineExecutor())
         #expect(session.readinessProblems.isEmpty)
-        #expect(session.handle(cc(.lightPressBegan, 3)).map(\.description) == ["overlay-shown a"])
-        #expect(delegate.calls.values == ["active"])
+        #expect(session.handle(cc(.lightPressBegan, 3)).isEmpty)
+        #expect(session.advance(toMicros: 100_003).map(\.description) == ["overlay-shown a", "entered-fullscreen"])
+        #expect(delegate.calls.values == ["active", "enter"])
         #expect(session.diagnostics.last?.description.hasPrefix("no-delegate") == true)
     }
 

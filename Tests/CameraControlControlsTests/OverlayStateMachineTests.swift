@@ -5,8 +5,10 @@ import Testing
 
 @Suite("OverlayStateMachine")
 struct OverlayStateMachineTests {
+    /// A machine whose light presses show the overlay at once (`lightPressConfirmMicros` 0), so the tests
+    /// of slides, pickers and dismissal need no hold-off; the confirmation has its own tests below.
     func machine(
-        _ controls: [ControlSnapshot], configuration: OverlayConfiguration = OverlayConfiguration()
+        _ controls: [ControlSnapshot], configuration: OverlayConfiguration = OverlayConfiguration(lightPressConfirmMicros: 0)
     ) throws
         -> OverlayStateMachine
     {
@@ -17,15 +19,15 @@ struct OverlayStateMachineTests {
         try discreteSnapshot("ev", values: (-6...6).map { Double($0) / 3 }, value: value)
     }
 
-    @Test("a light press shows the overlay with the active control; a slide enters fullscreen and adjusts")
+    @Test("a light press shows the overlay with the active control, fullscreen (the clean preview); a slide adjusts")
     func lightPressAndSlide() throws {
         var overlay = try machine([sliderSnapshot("a"), sliderSnapshot("b")])
         #expect(overlay.phase == .hidden)
-        #expect(run(&overlay, [cc(.lightPressBegan, 1_000)]) == ["overlay-shown a"])
+        #expect(run(&overlay, [cc(.lightPressBegan, 1_000)]) == ["overlay-shown a", "entered-fullscreen"])
         #expect(overlay.phase == .showing("a"))
-        #expect(!overlay.isFullscreen)
+        #expect(overlay.isFullscreen)
         let log = run(&overlay, [cc(.slideBegan(motion(0, velocity: 0)), 2_000), cc(.slideChanged(motion(0.25)), 3_000)])
-        #expect(log == ["entered-fullscreen", "value-changed a 0.25 slider"])
+        #expect(log == ["value-changed a 0.25 slider"])
         #expect(overlay.phase == .adjusting("a"))
         #expect(overlay.controls[0].value == .number(0.25))
     }
@@ -96,7 +98,10 @@ struct OverlayStateMachineTests {
         #expect(overlay.phase == .hidden)
         #expect(overlay.activeControlID == "a")
         // The next light press shows the overlay again, on the control that was active.
-        #expect(run(&overlay, [cc(.lightPressBegan, 300_000), cc(.lightPressEnded, 350_000)]) == ["overlay-shown a"])
+        #expect(
+            run(&overlay, [cc(.lightPressBegan, 300_000), cc(.lightPressEnded, 350_000)]) == [
+                "overlay-shown a", "entered-fullscreen",
+            ])
     }
 
     @Test("discrete slider: a detent at each step crossing, stamped with the crossing sample's time")
@@ -142,7 +147,6 @@ struct OverlayStateMachineTests {
         for k in 1...7 { log += overlay.handle(cc(.slideChanged(motion(0.02)), UInt64(100 * k))).map(\.description) }
         #expect(
             log == [
-                "entered-fullscreen",
                 "value-changed a 0.42 slider", "value-changed a 0.44 slider", "value-changed a 0.46 slider",
                 "value-changed a 0.5 slider", "haptic detent @400",  // 0.48 is inside 0.47…0.53: lands on 0.5
                 // 0.50 and 0.52 stay on 0.5: no change, no detent
@@ -156,18 +160,18 @@ struct OverlayStateMachineTests {
     @Test("prominent value on a discrete slider with a wide magnet attracts from more than half a step")
     func prominentDiscrete() throws {
         let snapshot = try discreteSnapshot("d", values: [0, 1, 2, 3, 4], value: 0, prominent: [2])
-        var overlay = try machine([snapshot], configuration: OverlayConfiguration(prominentMagnetWidth: 0.2))
+        var overlay = try machine([snapshot], configuration: OverlayConfiguration(prominentMagnetWidth: 0.2, lightPressConfirmMicros: 0))
         _ = overlay.handle(cc(.lightPressBegan, 1))
         // Cursor 0.32 would round to index 1; the magnet (±0.2 around 0.5) takes it to 2.
         let log = overlay.handle(cc(.slideChanged(motion(0.32)), 10)).map(\.description)
-        #expect(log == ["entered-fullscreen", "value-changed d 2 slider", "haptic detent @10"])
+        #expect(log == ["value-changed d 2 slider", "haptic detent @10"])
     }
 
     @Test("a slide pushing past an end plays one limit bump until the cursor leaves the end")
     func limit() throws {
         var overlay = try machine([sliderSnapshot("a")])
         _ = overlay.handle(cc(.lightPressBegan, 1))
-        #expect(run(&overlay, [cc(.slideChanged(motion(-0.1)), 10)]) == ["entered-fullscreen", "haptic limit @10"])
+        #expect(run(&overlay, [cc(.slideChanged(motion(-0.1)), 10)]) == ["haptic limit @10"])
         #expect(run(&overlay, [cc(.slideChanged(motion(-0.1)), 20)]).isEmpty)
         #expect(run(&overlay, [cc(.slideChanged(motion(0.2)), 30)]) == ["value-changed a 0.2 slider"])
         #expect(run(&overlay, [cc(.slideChanged(motion(-0.5)), 40)]) == ["value-changed a 0 slider", "haptic limit @40"])
@@ -228,7 +232,8 @@ struct OverlayStateMachineTests {
             UInt64(2_000_000), 500_000,
         ])
     func dismissal(_ timeout: UInt64) throws {
-        var overlay = try machine([sliderSnapshot("a")], configuration: OverlayConfiguration(dismissAfterMicros: timeout))
+        var overlay = try machine(
+            [sliderSnapshot("a")], configuration: OverlayConfiguration(dismissAfterMicros: timeout, lightPressConfirmMicros: 0))
         _ = run(&overlay, [cc(.touchBegan, 0), cc(.lightPressBegan, 1_000), cc(.slideChanged(motion(0.1)), 2_000)])
         // While the finger rests on the control, nothing times out.
         #expect(overlay.advance(toMicros: 60_000_000).isEmpty)
@@ -244,7 +249,10 @@ struct OverlayStateMachineTests {
     func lateGesture() throws {
         var overlay = try machine([sliderSnapshot("a")])
         _ = run(&overlay, [cc(.lightPressBegan, 1_000), cc(.lightPressEnded, 2_000)])
-        #expect(run(&overlay, [cc(.lightPressBegan, 5_000_000)]) == ["overlay-hidden", "overlay-shown a"])
+        #expect(
+            run(&overlay, [cc(.lightPressBegan, 5_000_000)]) == [
+                "exited-fullscreen", "overlay-hidden", "overlay-shown a", "entered-fullscreen",
+            ])
     }
 
     @Test("a full click never changes a value, even with slide samples while the switch is down")
@@ -259,7 +267,8 @@ struct OverlayStateMachineTests {
                 cc(.pressEnded(PressSummary(durationMicros: 100_000, isLongPress: false, peakForceMillinewtons: 3000)), 140_000),
                 cc(.lightPressEnded, 150_000),
             ])
-        #expect(log == ["overlay-shown a", "overlay-hidden"])  // the click collapses the overlay
+        // The click collapses the overlay (with this machine's 0 hold-off the light press showed it first).
+        #expect(log == ["overlay-shown a", "entered-fullscreen", "exited-fullscreen", "overlay-hidden"])
         #expect(overlay.controls[0].value == .number(0.5))
         #expect(overlay.nextDeadlineMicros == nil)  // hidden, no momentum
     }
@@ -294,13 +303,13 @@ struct OverlayStateMachineTests {
                 cc(.slideChanged(motion(0.15)), 3_000), cc(.lightPressBegan, 4_000), cc(.lightPressEnded, 5_000),
             ])
         #expect(overlay.advance(toMicros: 3_000_000).map(\.description) == ["exited-fullscreen", "overlay-hidden"])
-        #expect(run(&overlay, [cc(.lightPressBegan, 4_000_000)]) == ["overlay-shown b"])
+        #expect(run(&overlay, [cc(.lightPressBegan, 4_000_000)]) == ["overlay-shown b", "entered-fullscreen"])
         // Remembered also when the controls are replaced, as long as it is still there.
         _ = overlay.setControls([sliderSnapshot("c"), sliderSnapshot("b")])
         #expect(overlay.activeControlID == "b")
         _ = overlay.setControls([sliderSnapshot("c")])
         #expect(overlay.activeControlID == "c")
-        #expect(overlay.setControls([]).map(\.description) == ["overlay-hidden"])
+        #expect(overlay.setControls([]).map(\.description) == ["exited-fullscreen", "overlay-hidden"])
     }
 
     @Test("a value changed from elsewhere moves the cursor: the next slide starts from it")
@@ -317,9 +326,7 @@ struct OverlayStateMachineTests {
         var overlay = try machine([picker])
         _ = overlay.handle(cc(.lightPressBegan, 1))
         #expect(
-            run(&overlay, [cc(.slideChanged(motion(0.3)), 10)]) == [
-                "entered-fullscreen", "value-changed fx #1 slider", "haptic detent @10",
-            ])
+            run(&overlay, [cc(.slideChanged(motion(0.3)), 10)]) == ["value-changed fx #1 slider", "haptic detent @10"])
     }
 
     @Test("dismiss hides at once and keeps the active control")
@@ -338,5 +345,86 @@ struct OverlayStateMachineTests {
         _ = overlay.handle(cc(.touchEnded, 1_000))
         #expect(overlay.nowMicros == 5_000_000)
         #expect(overlay.nextDeadlineMicros == 7_000_000)
+    }
+
+    // MARK: Light-press confirmation (the default hold-off)
+
+    @Test("a full click within the hold-off never shows the overlay; a light press held past it shows it fullscreen")
+    func confirmationHoldOff() throws {
+        var overlay = try OverlayStateMachine(controls: [sliderSnapshot("a")])
+        let holdOff = OverlayConfiguration().lightPressConfirmMicros
+        #expect(holdOff == 100_000)
+        // A click: the light stage, then the full stage 27 ms later (the simulator's default click).
+        let click = run(
+            &overlay,
+            [
+                cc(.touchBegan, 0), cc(.lightPressBegan, 10_000), cc(.pressBegan, 37_000),
+                cc(.pressEnded(PressSummary(durationMicros: 100_000, isLongPress: false, peakForceMillinewtons: 3500)), 137_000),
+                cc(.lightPressEnded, 150_000), cc(.touchEnded, 160_000),
+            ])
+        #expect(click.isEmpty)
+        #expect(overlay.advance(toMicros: 10_000_000).isEmpty)
+        // A light press: pending until the hold-off, which is the next deadline.
+        #expect(run(&overlay, [cc(.touchBegan, 20_000_000), cc(.lightPressBegan, 20_010_000)]).isEmpty)
+        #expect(overlay.isLightPressPending)
+        #expect(overlay.nextDeadlineMicros == 20_010_000 + holdOff)
+        #expect(overlay.advance(toMicros: 20_010_000 + holdOff - 1).isEmpty)
+        #expect(overlay.advance(toMicros: 20_010_000 + holdOff).map(\.description) == ["overlay-shown a", "entered-fullscreen"])
+        #expect(!overlay.isLightPressPending)
+        // A full click now (a half press, then the shutter) collapses it.
+        #expect(run(&overlay, [cc(.pressBegan, 20_300_000)]) == ["exited-fullscreen", "overlay-hidden"])
+    }
+
+    @Test("a light tap released within the hold-off, or a slide, confirms the light press at once")
+    func confirmationByReleaseOrSlide() throws {
+        var overlay = try OverlayStateMachine(controls: [sliderSnapshot("a")])
+        #expect(run(&overlay, [cc(.lightPressBegan, 1_000)]).isEmpty)
+        #expect(run(&overlay, [cc(.lightPressEnded, 40_000)]) == ["overlay-shown a", "entered-fullscreen"])
+        _ = overlay.dismiss(atMicros: 50_000)
+        #expect(run(&overlay, [cc(.touchBegan, 60_000), cc(.lightPressBegan, 61_000)]).isEmpty)
+        #expect(
+            run(&overlay, [cc(.slideBegan(motion(0)), 80_000), cc(.slideChanged(motion(0.25)), 90_000)]) == [
+                "overlay-shown a", "entered-fullscreen", "value-changed a 0.25 slider",
+            ])
+        // Forgetting a pending press: nothing shows at its deadline.
+        _ = overlay.dismiss(atMicros: 100_000)
+        _ = run(&overlay, [cc(.lightPressBegan, 200_000)])
+        overlay.forgetPendingLightPress()
+        #expect(overlay.nextDeadlineMicros == nil)
+        #expect(overlay.advance(toMicros: 400_000).isEmpty)
+    }
+
+    @Test("a hold-off above 1 s is an invalid configuration")
+    func confirmationLimit() {
+        #expect(throws: ControlError.self) { try OverlayConfiguration(lightPressConfirmMicros: 1_000_001).validate() }
+        #expect(throws: Never.self) { try OverlayConfiguration(lightPressConfirmMicros: 0).validate() }
+    }
+}
+
+@Suite("Overlay orientation")
+struct OverlayOrientationTests {
+    @Test(
+        "a slide toward the device's top raises the value only where that is up or right on screen",
+        arguments: InterfaceOrientation.allCases)
+    func slideFollowsOrientation(orientation: InterfaceOrientation) throws {
+        var overlay = try OverlayStateMachine(
+            configuration: OverlayConfiguration(lightPressConfirmMicros: 0), controls: [sliderSnapshot("a", value: 0.5)])
+        overlay.orientation = orientation
+        _ = overlay.handle(cc(.lightPressBegan, 1_000))
+        _ = overlay.handle(cc(.slideBegan(motion(0)), 2_000))
+        let log = overlay.handle(cc(.slideChanged(motion(0.25)), 3_000)).map(\.description)
+        let expected = orientation == .portrait || orientation == .landscapeLeft ? "0.75" : "0.25"
+        #expect(log == ["value-changed a \(expected) slider"])
+    }
+
+    @Test("the overlay sits on the screen edge beside the control", arguments: InterfaceOrientation.allCases)
+    func placement(orientation: InterfaceOrientation) throws {
+        let session = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        session.interfaceOrientation = orientation
+        #expect(session.interfaceOrientation == orientation)
+        let expected: [InterfaceOrientation: OverlayPlacement] = [
+            .portrait: .rightEdge, .portraitUpsideDown: .leftEdge, .landscapeLeft: .bottomEdge, .landscapeRight: .topEdge,
+        ]
+        #expect(session.overlayPlacement == expected[orientation])
     }
 }

@@ -13,7 +13,7 @@ import Testing
 @Suite("Whole interaction")
 struct WholeInteractionTests {
     static let script = """
-        # light press shows zoom; slide zooms 1× → 1.41× → 2× (prominent: detent) → 2.83×
+        # light press (released within the hold-off, so shown at its release) shows zoom; slide zooms 1× → 1.41× → 2× (prominent: detent) → 2.83×
         1000000 touch-began
         1010000 light-press-began
         1090000 light-press-ended
@@ -55,6 +55,8 @@ struct WholeInteractionTests {
         # the next light press shows the last used control
         5000000 touch-began
         5010000 light-press-began
+        # held past the 100 ms hold-off: confirmed
+        5110000 advance
         """
 
     static let expectedEffects = """
@@ -75,6 +77,7 @@ struct WholeInteractionTests {
         exited-fullscreen
         overlay-hidden
         overlay-shown exposure-bias
+        entered-fullscreen
         """
 
     enum ScriptError: Error { case bad(String) }
@@ -134,7 +137,7 @@ struct WholeInteractionTests {
         }
         #expect(actual.count == expected.count, "\(actual.joined(separator: "\n"))")
 
-        #expect(delegate.calls.values == ["active", "enter", "exit", "inactive", "active"])
+        #expect(delegate.calls.values == ["active", "enter", "exit", "inactive", "active", "enter"])
         #expect(zoomActions.values.map { ControlValue.number($0).description } == ["1.4142", "2", "2.8284"])
         #expect(zoomChanges.values == ["1.4142 slider", "2 slider", "2.8284 slider", "4 external"])
         #expect(camera.photos.count == 1)

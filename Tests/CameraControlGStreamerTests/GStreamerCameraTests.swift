@@ -1,6 +1,7 @@
 import CameraControlCapture
 import CameraControlControls
 import CameraControlGStreamer
+import CameraControlGestures
 import CameraControlWire
 import Foundation
 import Testing
@@ -50,6 +51,26 @@ struct GStreamerCameraTests {
         var total = 0
         for index in a.indices where index % 4 != 3 { total += abs(Int(a[index]) - Int(b[index])) }
         return Double(total) / Double(a.count / 4 * 3)
+    }
+
+    @Test("videotestsrc has no AE/AF lock: the lock says so and locks nothing")
+    func noFocusExposureLockOnTestSource() throws {
+        let camera = try Self.camera()
+        defer { camera.stop() }
+        #expect(camera.supportedFocusExposureLock.isEmpty)
+        let error = try #require(throws: ControlError.self) { try camera.setFocusExposureLock(.both) }
+        #expect(error.code == .deviceRefused)
+        #expect(error.message.contains("videotestsrc"), "\(error.message)")
+        #expect(throws: Never.self) { try camera.setFocusExposureLock([]) }
+        var lock = FocusExposureLockController(camera: camera)
+        _ = lock.handle(Gesture(kind: .lightPressBegan, source: .cameraControl, timestampMicros: 0))
+        let events = lock.advance(toMicros: 400_000)
+        guard case .unsupported(let reason, _) = events.first else {
+            Issue.record("expected unsupported, got \(events)")
+            return
+        }
+        #expect(reason.contains("videotestsrc"))
+        #expect(!lock.isLocked)
     }
 
     @Test("a full click writes a JPEG that decodes, at the configured size, with a sidecar")

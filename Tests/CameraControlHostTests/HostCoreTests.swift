@@ -28,6 +28,7 @@ struct HostCoreTests {
                 case .gesture(let gesture): log.append("gesture \(gesture.kind)")
                 case .overlay(let effect): log.append("overlay \(effect)")
                 case .deviceLost: log.append("device-lost")
+                case .focusExposureLock(let event): log.append("lock \(event)")
                 case .connected, .input: break
                 }
             }
@@ -88,7 +89,9 @@ struct HostCoreTests {
         rig.core.attach(controls)
         rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
-        rig.receive(.fullPressDown, .cameraControl, atHost: 2_040_000, number: 3)
+        // A half press held past the light-press hold-off shows the overlay; the full press then shoots.
+        rig.core.advance(toHostMicros: 2_010_000 + OverlayConfiguration().lightPressConfirmMicros)
+        rig.receive(.fullPressDown, .cameraControl, atHost: 2_200_000, number: 3)
         let log = rig.log.values
         let hidden = try #require(log.firstIndex(of: "overlay overlay-hidden"))
         let inactive = try #require(log.firstIndex(of: "delegate inactive"))
@@ -114,9 +117,10 @@ struct HostCoreTests {
         rig.receive(.lightPressUp, .cameraControl, atHost: 2_100_000, number: 2)
         rig.interaction.setSessionRunning(true)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_500_000, number: 3)
+        rig.core.advance(toHostMicros: 2_600_000)
         #expect(controls.phase != .hidden)
         rig.interaction.setSessionRunning(false)
-        rig.core.advance(toHostMicros: 2_600_000)
+        rig.core.advance(toHostMicros: 2_700_000)
         #expect(controls.phase == .hidden)
         #expect(rig.log.values.last == "overlay overlay-hidden" || rig.log.values.last == "delegate inactive")
     }

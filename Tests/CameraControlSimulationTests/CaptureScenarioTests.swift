@@ -693,11 +693,14 @@ struct ExampleScenarioTests {
         "each example's captures: sources in order, long presses marked",
         arguments: [
             ("buttons", ["volume-down", "volume-up", "action-button", "remote"], [false, false, true, false]),
+            ("ae-af-lock", ["camera-control"], [false]),
+            ("quick-clicks", ["camera-control", "camera-control", "camera-control"], [false, false, false]),
             ("choose-control", ["camera-control"], [false]),
             ("click-and-hold", ["camera-control"], [true]),
             (
-                "demo", ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"],
-                [false, true, false, true, false, false]
+                "demo",
+                ["camera-control", "camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"],
+                [false, false, true, false, true, false, false]
             ),
             ("full-click", ["camera-control"], [false]),
             ("hysteresis", ["camera-control"], [false]),

@@ -318,11 +318,13 @@ struct ControlsScenarioTests {
         #expect(log.contains("overlay control-selected exposure-bias"))
         #expect(abs(rig.camera.exposureBias - 2.0 / 3.0) < 1e-9, "+2/3 EV")
         #expect(rig.reactions.selectedIndex > 0, "a reaction was chosen")
-        // The full click, the click-and-hold and each capture button take a photo (volume up through the
-        // secondary handler, the others through the primary one).
+        // The full click, the AE/AF-locked half press and shot, the click-and-hold and each capture button
+        // take a photo (volume up through the secondary handler, the others through the primary one).
         let ended = Self.lines(rig, "capture ended ").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         #expect(Self.lines(rig, "capture ended secondary ") == ["capture ended secondary volume-up"])
-        #expect(ended == ["camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"])
+        #expect(
+            ended == ["camera-control", "camera-control", "camera-control", "volume-up", "volume-down", "action-button", "remote"])
+        #expect(log.contains { $0.hasPrefix("photo ") && $0.hasSuffix(" AE/AF locked") })
         #expect(log.contains("gesture long-press-began camera-control"))
         #expect(rig.camera.photos.count == ended.count)
     }

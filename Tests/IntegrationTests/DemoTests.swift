@@ -23,15 +23,16 @@ struct DemoTests {
             "overlay  control-selected exposure-bias", "overlay  control-selected reactions",
             "delegate did-become-active", "delegate will-exit-fullscreen", "haptic   detent → device",
             "capture  began     secondary volume-up", "gesture  long-press-began",
+            "ui       own controls hidden (clean preview)", "lock     locked AE/AF", "AE/AF locked",
         ] {
             #expect(out.contains(text), "the demo's output lacks '\(text)'")
         }
         // Every input source captured exactly as the tour presses them; nothing cancelled or invented.
         #expect(
             out.contains(
-                "captures    6 ended (action-button 1, camera-control 2, remote 1, volume-down 1, volume-up 1), 0 cancelled"),
+                "captures    7 ended (action-button 1, camera-control 3, remote 1, volume-down 1, volume-up 1), 0 cancelled"),
             "\(out.suffix(600))")
-        #expect(out.contains("photos      6 taken"))
+        #expect(out.contains("photos      7 taken"))
         #expect(!out.contains("reaction    none"), "the picker flow chose no reaction")
         #expect(!out.contains("exposure    +0.00 EV"), "the exposure slider did not move")
         #expect(out.contains("0 check errors"))

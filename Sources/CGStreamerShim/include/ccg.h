@@ -66,6 +66,20 @@ void ccg_process(const uint8_t *src, int width, int height, double zoom, double 
 uint32_t ccg_v4l2_cid_zoom_absolute(void);
 /// V4L2_CID_AUTO_EXPOSURE_BIAS.
 uint32_t ccg_v4l2_cid_auto_exposure_bias(void);
+/// V4L2_CID_3A_LOCK (a bitmask: ccg_v4l2_lock_exposure(), ccg_v4l2_lock_focus()).
+uint32_t ccg_v4l2_cid_3a_lock(void);
+/// V4L2_LOCK_EXPOSURE.
+int64_t ccg_v4l2_lock_exposure(void);
+/// V4L2_LOCK_FOCUS.
+int64_t ccg_v4l2_lock_focus(void);
+/// V4L2_CID_EXPOSURE_AUTO (a menu; ccg_v4l2_exposure_manual() holds the exposure).
+uint32_t ccg_v4l2_cid_exposure_auto(void);
+/// V4L2_EXPOSURE_MANUAL.
+int64_t ccg_v4l2_exposure_manual(void);
+/// V4L2_CID_FOCUS_AUTO (boolean: 0 holds the focus).
+uint32_t ccg_v4l2_cid_focus_auto(void);
+/// Reads a control's current value: 0, or -errno.
+int ccg_v4l2_get(int fd, uint32_t id, int64_t *value);
 /// Opens a V4L2 device for its controls (a second open beside v4l2src's). The fd, or -1.
 int ccg_v4l2_open(const char *path);
 /// 1 and the control's range when the device has control id, else 0.

@@ -409,7 +409,7 @@ extension GetCountersRequest: ProtoJSONMessage {
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
     public func jsonValue(includingDefaults: Bool) -> JSONValue {
-        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        let json = ProtoJSONWriter(includingDefaults: includingDefaults)
         return json.value
     }
 
@@ -462,7 +462,7 @@ extension ResetCountersRequest: ProtoJSONMessage {
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
     public func jsonValue(includingDefaults: Bool) -> JSONValue {
-        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        let json = ProtoJSONWriter(includingDefaults: includingDefaults)
         return json.value
     }
 

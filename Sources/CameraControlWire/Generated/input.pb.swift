@@ -255,7 +255,7 @@ extension StreamInputEventsRequest: ProtoJSONMessage {
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
     public func jsonValue(includingDefaults: Bool) -> JSONValue {
-        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        let json = ProtoJSONWriter(includingDefaults: includingDefaults)
         return json.value
     }
 

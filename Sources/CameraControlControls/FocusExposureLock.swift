@@ -1,0 +1,146 @@
+import CameraControlGestures
+import CameraControlWire
+
+/// Which of focus and exposure a camera holds locked (`AVCaptureDevice`'s `focusMode = .locked` and
+/// `exposureMode = .locked`).
+public struct FocusExposureLock: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The bits.
+    public let rawValue: UInt8
+    /// A lock from its bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Focus held where it is (no autofocus).
+    public static let focus = FocusExposureLock(rawValue: 1)
+    /// Exposure held where it is (no auto-exposure).
+    public static let exposure = FocusExposureLock(rawValue: 2)
+    /// Both: the AE/AF lock of a half-pressed shutter.
+    public static let both: FocusExposureLock = [.focus, .exposure]
+
+    /// `AE/AF`, `AE`, `AF` or `none`.
+    public var description: String {
+        switch self {
+        case .both: "AE/AF"
+        case .exposure: "AE"
+        case .focus: "AF"
+        default: "none"
+        }
+    }
+}
+
+extension CameraDevice {
+    /// What the camera can lock: none by default (a camera that can lock overrides this and
+    /// ``setFocusExposureLock(_:)``).
+    public var supportedFocusExposureLock: FocusExposureLock { [] }
+    /// What the camera holds locked now: none by default.
+    public var focusExposureLock: FocusExposureLock { [] }
+    /// Locks what `lock` names and unlocks the rest. The default supports nothing: it accepts an empty
+    /// lock and throws ``ControlError/Code/deviceRefused`` for any other.
+    public func setFocusExposureLock(_ lock: FocusExposureLock) throws(ControlError) {
+        guard lock.isEmpty else {
+            throw ControlError(.deviceRefused, "this camera cannot lock focus or exposure (\(lock) asked)")
+        }
+    }
+}
+
+/// What the AE/AF lock did, for the host's effects and the app's log.
+public enum FocusExposureLockEvent: Hashable, Sendable, CustomStringConvertible {
+    /// The camera locked `lock` (what it supports of AE and AF) for a light press held past the lock time.
+    case locked(FocusExposureLock, atMicros: UInt64)
+    /// The lock ended: the light press was released, or the press was cancelled (device lost, capture
+    /// stopped).
+    case unlocked(atMicros: UInt64, cancelled: Bool)
+    /// A light press was held past the lock time but the camera can lock neither focus nor exposure (or
+    /// refused): nothing is locked.
+    case unsupported(reason: String, atMicros: UInt64)
+
+    /// `locked AE/AF @<µs>`, `unlocked @<µs>` (`cancelled` added), `unsupported: <reason>`.
+    public var description: String {
+        switch self {
+        case .locked(let lock, let at): "locked \(lock) @\(at)"
+        case .unlocked(let at, let cancelled): "unlocked @\(at)\(cancelled ? " cancelled" : "")"
+        case .unsupported(let reason, _): "unsupported: \(reason)"
+        }
+    }
+}
+
+/// The AE/AF lock of iOS 18.2's Camera Control (Settings › Camera › Camera Control › AE/AF Lock, off by
+/// default): a light press held ``lockAfterMicros`` locks focus and exposure through a ``CameraDevice``,
+/// a full press then captures with the lock, and releasing the light press unlocks — the two-stage
+/// shutter of a traditional camera (docs/CAPTURE.md, "AE/AF lock").
+///
+/// Fed the recogniser's gestures and device time, like the overlay; it calls the camera itself and
+/// returns what it did. A full press or a slide before the lock time means the press is not a framing
+/// hold: nothing locks (a click from idle shoots unlocked). ``cancel(atMicros:)`` unlocks at once (device
+/// lost, capture stopped). Drive it from one serial context.
+public struct FocusExposureLockController: Sendable {
+    /// How long a light press is held before focus and exposure lock, µs. Default 400 ms: the long-press
+    /// threshold (a light press held that long is a hold, never the first half of a double light press).
+    public var lockAfterMicros: UInt64
+    /// The camera locked and unlocked.
+    public let camera: any CameraDevice
+
+    private var pendingSince: UInt64?
+    private var locked = false
+
+    /// A controller for `camera`, nothing pending.
+    public init(camera: any CameraDevice, lockAfterMicros: UInt64 = 400_000) {
+        self.camera = camera
+        self.lockAfterMicros = lockAfterMicros
+    }
+
+    /// True while this controller holds the camera locked.
+    public var isLocked: Bool { locked }
+
+    /// When ``advance(toMicros:)`` has work (the lock time of a light press held now), or nil.
+    public var nextDeadlineMicros: UInt64? { pendingSince.map { $0 &+ lockAfterMicros } }
+
+    /// Feeds one gesture (Camera Control gestures only; others are ignored).
+    public mutating func handle(_ gesture: Gesture) -> [FocusExposureLockEvent] {
+        guard gesture.source == .cameraControl else { return [] }
+        var events = advance(toMicros: gesture.timestampMicros)
+        switch gesture.kind {
+        case .lightPressBegan:
+            if !locked { pendingSince = gesture.timestampMicros }
+        case .pressBegan, .slideBegan, .doubleLightPress:
+            pendingSince = nil
+        case .lightPressEnded, .touchEnded:
+            pendingSince = nil
+            events += unlock(at: gesture.timestampMicros, cancelled: false)
+        case .pressCancelled:
+            pendingSince = nil
+            events += unlock(at: gesture.timestampMicros, cancelled: true)
+        default:
+            break
+        }
+        return events
+    }
+
+    /// Moves device time on: a light press held past the lock time locks the camera.
+    public mutating func advance(toMicros now: UInt64) -> [FocusExposureLockEvent] {
+        guard let since = pendingSince, now >= since &+ lockAfterMicros else { return [] }
+        pendingSince = nil
+        // A camera that supports neither is still asked, so that its error says why (no such control).
+        let supported = camera.supportedFocusExposureLock.intersection(.both)
+        let lock = supported.isEmpty ? FocusExposureLock.both : supported
+        do {
+            try camera.setFocusExposureLock(lock)
+        } catch {
+            return [.unsupported(reason: error.message, atMicros: now)]
+        }
+        locked = true
+        return [.locked(lock, atMicros: now)]
+    }
+
+    /// Unlocks now and forgets a pending press (device lost, capture stopped, the lock switched off).
+    public mutating func cancel(atMicros now: UInt64) -> [FocusExposureLockEvent] {
+        pendingSince = nil
+        return unlock(at: now, cancelled: true)
+    }
+
+    private mutating func unlock(at now: UInt64, cancelled: Bool) -> [FocusExposureLockEvent] {
+        guard locked else { return [] }
+        locked = false
+        try? camera.setFocusExposureLock([])
+        return [.unlocked(atMicros: now, cancelled: cancelled)]
+    }
+}

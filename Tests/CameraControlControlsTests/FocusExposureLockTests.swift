@@ -1,0 +1,72 @@
+import CameraControlCapture
+import CameraControlControls
+import CameraControlGestures
+import CameraControlWire
+import Testing
+
+@Suite("AE/AF lock controller")
+struct FocusExposureLockTests {
+    @Test("a light press held past the lock time locks; the full press shoots with it; the release unlocks")
+    func holdLockShootRelease() throws {
+        let camera = try SyntheticCamera()
+        var lock = FocusExposureLockController(camera: camera)
+        #expect(lock.handle(cc(.lightPressBegan, 1_000)).isEmpty)
+        #expect(lock.nextDeadlineMicros == 401_000)
+        #expect(lock.advance(toMicros: 400_999).isEmpty)
+        #expect(lock.advance(toMicros: 401_000) == [.locked(.both, atMicros: 401_000)])
+        #expect(camera.focusExposureLock == .both)
+        #expect(lock.handle(cc(.pressBegan, 600_000)).isEmpty)
+        #expect(try camera.capturePhoto().focusExposureLock == .both)
+        #expect(lock.handle(cc(.lightPressEnded, 800_000)) == [.unlocked(atMicros: 800_000, cancelled: false)])
+        #expect(camera.focusExposureLock.isEmpty)
+        #expect(camera.focusExposureLockChanges == [.both, []])
+        #expect(try camera.capturePhoto().focusExposureLock.isEmpty)
+    }
+
+    @Test(
+        "a full click, a slide or a double light press before the lock time locks nothing",
+        arguments: [
+            GestureKind.pressBegan, .slideBegan(SlideMotion(position: 0.5, delta: 0, velocity: 0)), .doubleLightPress,
+        ])
+    func noLockWhenNotHeld(kind: GestureKind) throws {
+        let camera = try SyntheticCamera()
+        var lock = FocusExposureLockController(camera: camera)
+        _ = lock.handle(cc(.lightPressBegan, 1_000))
+        _ = lock.handle(cc(kind, 100_000))
+        #expect(lock.nextDeadlineMicros == nil)
+        #expect(lock.advance(toMicros: 2_000_000).isEmpty)
+        #expect(camera.focusExposureLockChanges.isEmpty)
+    }
+
+    @Test("a cancel unlocks at once; a reset press (pressCancelled) too")
+    func cancelUnlocks() throws {
+        let camera = try SyntheticCamera()
+        var lock = FocusExposureLockController(camera: camera)
+        _ = lock.handle(cc(.lightPressBegan, 0))
+        _ = lock.advance(toMicros: 400_000)
+        #expect(lock.cancel(atMicros: 500_000) == [.unlocked(atMicros: 500_000, cancelled: true)])
+        #expect(camera.focusExposureLock.isEmpty)
+        #expect(lock.cancel(atMicros: 600_000).isEmpty)
+        _ = lock.handle(cc(.lightPressBegan, 1_000_000))
+        _ = lock.advance(toMicros: 1_400_000)
+        #expect(lock.handle(cc(.pressCancelled, 1_500_000)) == [.unlocked(atMicros: 1_500_000, cancelled: true)])
+    }
+
+    @Test("a camera that cannot lock says so and locks nothing; a camera with AE only locks AE")
+    func unsupported() throws {
+        let none = try SyntheticCamera(supportedFocusExposureLock: [])
+        var lock = FocusExposureLockController(camera: none)
+        _ = lock.handle(cc(.lightPressBegan, 0))
+        let events = lock.advance(toMicros: 400_000)
+        #expect(events.count == 1)
+        if case .unsupported = events.first {} else { Issue.record("expected unsupported, got \(events)") }
+        #expect(!lock.isLocked)
+        #expect(throws: ControlError.self) { try none.setFocusExposureLock(.focus) }
+
+        let exposureOnly = try SyntheticCamera(supportedFocusExposureLock: .exposure)
+        var partial = FocusExposureLockController(camera: exposureOnly)
+        _ = partial.handle(cc(.lightPressBegan, 0))
+        #expect(partial.advance(toMicros: 400_000) == [.locked(.exposure, atMicros: 400_000)])
+        #expect("\(FocusExposureLockEvent.locked(.exposure, atMicros: 400_000))" == "locked AE @400000")
+    }
+}
