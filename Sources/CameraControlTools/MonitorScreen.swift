@@ -171,8 +171,9 @@ package final class MonitorScreen: @unchecked Sendable {
         write(text)
     }
 
-    /// The screen as text for a terminal of `columns` × `rows` (call with the lock held).
-    private func render(columns: Int, rows: Int) -> String {
+    /// The screen as text for a terminal of `columns` × `rows` (call with the lock held; internal for
+    /// the unit tests, which have nothing else to lock against).
+    func render(columns: Int, rows: Int) -> String {
         let width = max(40, columns)
         var lines: [String] = [header, ""]
         // Force bar, with the thresholds marked on it: l/L light off/on, f/F full off/on.

@@ -23,6 +23,13 @@ package struct RecordedFrame: Sendable {
     /// The stuffed bytes, delimiter included.
     package var bytes: [UInt8]
 
+    /// A frame of `bytes` that went `direction` at `timeMicros`.
+    package init(timeMicros: UInt64, direction: FrameDirection, bytes: [UInt8]) {
+        self.timeMicros = timeMicros
+        self.direction = direction
+        self.bytes = bytes
+    }
+
     /// The packet the frame carries, or why it carries none (a bad check, broken COBS, …).
     package var decoded: Result<Packet, WireError> {
         var body = bytes[...]

@@ -2,13 +2,18 @@ import Foundation
 import Synchronization
 
 /// `--seconds N` counted from the command's start, whatever it is doing then: once the command has a
-/// session it hands over how to stop it (``onExpiry(_:)``), and the deadline stops it; a deadline that
-/// comes while the command is still connecting (a device that answered the handshake, then went quiet)
-/// ends the command with "no answer" (exit 3) instead of waiting on.
+/// session it hands over how to stop it (``onExpiry(_:)``), and the deadline stops it. A deadline that
+/// comes while the command is still connecting leaves the first handshake its own time (``handshakeTime``:
+/// a handshake that fails reports itself, with its hint) and then ends the command with "no answer"
+/// (exit 3): a device that answered the handshake, then nothing since, no longer keeps it waiting.
 final class CommandDeadline: Sendable {
     private let stopAction = Mutex<(@Sendable () async -> Void)?>(nil)
     /// Whether a deadline was given (`--seconds` above 0).
     let isSet: Bool
+
+    /// How long a first handshake may take before it fails on its own (``DeviceSession``'s `connect`
+    /// gives up after 3 s), with room for a loaded machine.
+    static let handshakeTime = Duration.seconds(5)
 
     /// Starts counting `seconds` (0: no deadline) for `command`.
     init(seconds: Int, command: String) {
@@ -17,6 +22,11 @@ final class CommandDeadline: Sendable {
         let start = ContinuousClock.now
         Task { [self] in
             try? await Task.sleep(until: start + .seconds(seconds), clock: .continuous)
+            if let stop = self.stopAction.withLock({ $0 }) {
+                await stop()
+                return
+            }
+            try? await Task.sleep(until: start + Self.handshakeTime, clock: .continuous)
             if let stop = self.stopAction.withLock({ $0 }) {
                 await stop()
                 return

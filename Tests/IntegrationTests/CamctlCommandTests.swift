@@ -1,5 +1,6 @@
 import CameraControlDevice
 import CameraControlPosixTransport
+import CameraControlTestSupport
 import CameraControlWire
 import Foundation
 import Testing
@@ -128,40 +129,29 @@ extension OverRealPTY {
 
         @Test("a port that sends bytes but no frames: info and monitor exit 3 and suggest the baud rate")
         func noisyPortHintsAtTheBaudRate() async throws {
-            let pair = try PseudoTerminalPair.open()
-            let path = pair.subordinatePath
-            // Only camctl may read the terminal: a second reader (the pair's own subordinate transport) takes
-            // bytes from under it, and a raw read that finds them gone returns 0, which camctl rightly takes
-            // for end of file. So the subordinate is held open by a descriptor nobody reads (the master side
-            // then never sees a hang-up), and the pair's reader is closed.
-            let holder = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-            try #require(holder >= 0, "cannot open \(path): errno \(errno)")
-            pair.subordinate.close()
-            defer {
-                pair.master.close()
-                close(holder)
-            }
-            // Line noise, as a board at another baud rate sends: bytes, but never a frame (no delimiter).
-            let noise = Task {
-                while !Task.isCancelled {
-                    try? await pair.master.send([UInt8](repeating: 0x55, count: 32))
-                    try? await Task.sleep(for: .milliseconds(10))
+            try await withSoleReaderPTY { pair, path in
+                // Line noise, as a board at another baud rate sends: bytes, but never a frame (no delimiter).
+                let noise = Task {
+                    while !Task.isCancelled {
+                        try? await pair.master.send([UInt8](repeating: 0x55, count: 32))
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
                 }
-            }
-            let drain = Task {
-                while !Task.isCancelled {
-                    guard (try? await pair.master.receive()) != nil else { return }
+                let drain = Task {
+                    while !Task.isCancelled {
+                        guard (try? await pair.master.receive()) != nil else { return }
+                    }
                 }
-            }
-            defer {
-                noise.cancel()
-                drain.cancel()
-            }
-            for command in [["info", path], ["monitor", path, "--seconds", "1", "--no-reconnect"]] {
-                let run = try await runTool("camctl", command, timeout: .seconds(60))
-                #expect(run.status == 3, "\(command[0]): \(run.standardError)")
-                #expect(run.standardError.contains("bytes came back, but no frame"), "\(command[0]): \(run.standardError)")
-                #expect(run.standardError.contains("the wrong baud rate?"), "\(command[0])")
+                defer {
+                    noise.cancel()
+                    drain.cancel()
+                }
+                for command in [["info", path], ["monitor", path, "--seconds", "1", "--no-reconnect"]] {
+                    let run = try await runTool("camctl", command, timeout: .seconds(60))
+                    #expect(run.status == 3, "\(command[0]): \(run.standardError)")
+                    #expect(run.standardError.contains("bytes came back, but no frame"), "\(command[0]): \(run.standardError)")
+                    #expect(run.standardError.contains("the wrong baud rate?"), "\(command[0])")
+                }
             }
         }
 

@@ -1,3 +1,4 @@
+import CameraControlTestSupport
 import CameraControlWire
 import Foundation
 import Testing

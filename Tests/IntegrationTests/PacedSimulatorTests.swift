@@ -1,5 +1,6 @@
 import CameraControlDevice
 import CameraControlRPC
+import CameraControlTestSupport
 import CameraControlWire
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CameraControlSimulation
+import CameraControlTestSupport
 import Foundation
 import Testing
 

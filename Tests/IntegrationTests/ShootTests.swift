@@ -1,3 +1,4 @@
+import CameraControlTestSupport
 import Foundation
 import Testing
 

@@ -684,7 +684,7 @@ struct ExampleScenarioTests {
     /// Firmware-sim/scenarios, found from this file's place in the repository.
     static let folder: String = {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // Tests/IntegrationTests/CaptureScenarioTests.swift
+        parts.removeLast(3)  // Tests/CameraControlSimulationTests/CaptureScenarioTests.swift
         return parts.joined(separator: "/") + "/Firmware-sim/scenarios/"
     }()
 

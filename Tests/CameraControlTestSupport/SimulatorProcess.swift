@@ -11,16 +11,19 @@ import Testing
 #endif
 
 /// Why a child process of a test could not be used.
-struct ChildProcessFailure: Error, CustomStringConvertible {
+package struct ChildProcessFailure: Error, CustomStringConvertible {
     /// What went wrong.
-    var description: String
+    package var description: String
+
+    /// A failure saying `description`.
+    package init(description: String) { self.description = description }
 }
 
 /// The folder that holds the built executables (`camctl`, `camctl-sim`): SwiftPM puts the executables a
 /// test target depends on next to the test bundle, which on Linux is the running binary itself.
-enum BuiltProducts {
+package enum BuiltProducts {
     /// The products folder.
-    static let directory: URL = {
+    package static let directory: URL = {
         if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return URL(fileURLWithPath: me).deletingLastPathComponent()
         }
@@ -29,7 +32,7 @@ enum BuiltProducts {
     }()
 
     /// The path of the executable `name` in the products folder.
-    static func executable(_ name: String) throws -> String {
+    package static func executable(_ name: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw ChildProcessFailure(description: "\(name) is not built at \(path)")
@@ -44,13 +47,13 @@ enum BuiltProducts {
 ///
 /// The child gets `/dev/null` as stdin and stderr and a private pipe as stdout, so a child that somehow
 /// outlived the test run could never hold the test runner's own output open.
-final class SimulatorProcess: @unchecked Sendable {
+package final class SimulatorProcess: @unchecked Sendable {
     /// The pty's subordinate path (`/dev/pts/N`), as printed by the simulator.
-    let ptyPath: String
+    package let ptyPath: String
     /// The `--link` path, when one was asked for.
-    let linkPath: String?
+    package let linkPath: String?
     /// The child's process id.
-    let pid: Int32
+    package let pid: Int32
 
     private let process: Process
     private let stdoutPipe: Pipe
@@ -60,7 +63,7 @@ final class SimulatorProcess: @unchecked Sendable {
     ///
     /// - Throws: ``ChildProcessFailure`` when the executable is missing, does not start, or does not print a
     ///   path in time (the child is killed then).
-    init(
+    package init(
         seed: UInt64 = 1, linkPath: String? = nil, extraArguments: [String] = [],
         startupTimeout: Duration = .seconds(10)
     ) throws {
@@ -96,15 +99,15 @@ final class SimulatorProcess: @unchecked Sendable {
     }
 
     /// True while the child runs.
-    var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// How the child ended, once it has (nil while it runs).
-    var termination: (reason: Process.TerminationReason, status: Int32)? {
+    package var termination: (reason: Process.TerminationReason, status: Int32)? {
         process.isRunning ? nil : (process.terminationReason, process.terminationStatus)
     }
 
     /// Kills the child with `SIGKILL` and reaps it. Idempotent; safe after the child exited by itself.
-    func kill() {
+    package func kill() {
         Self.killAndReap(process)
     }
 
@@ -112,7 +115,7 @@ final class SimulatorProcess: @unchecked Sendable {
     ///
     /// - Returns: true when it exited by itself within `grace`.
     @discardableResult
-    func stop(grace: Duration = .seconds(5)) -> Bool {
+    package func stop(grace: Duration = .seconds(5)) -> Bool {
         guard process.isRunning else { return true }
         signalProcess(pid, SIGTERM)
         let exited = waitForExit(within: grace)
@@ -121,13 +124,13 @@ final class SimulatorProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` to the child (e.g. `SIGSTOP`, `SIGCONT`).
-    func send(signal: Int32) {
+    package func send(signal: Int32) {
         guard process.isRunning else { return }
         signalProcess(pid, signal)
     }
 
     /// Waits up to `timeout` for the child to exit; true when it has.
-    func waitForExit(within timeout: Duration) -> Bool {
+    package func waitForExit(within timeout: Duration) -> Bool {
         let clock = ContinuousClock()
         let end = clock.now + timeout
         while process.isRunning {
@@ -139,7 +142,7 @@ final class SimulatorProcess: @unchecked Sendable {
     }
 
     /// The signals the child blocks (`SigBlk` of `/proc/PID/status`), nil when it cannot be read.
-    var blockedSignals: UInt64? {
+    package var blockedSignals: UInt64? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("SigBlk:") {
             return UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
@@ -185,17 +188,12 @@ final class SimulatorProcess: @unchecked Sendable {
 }
 
 /// Sends `signal` to the process `pid` (a free function: inside ``SimulatorProcess`` `kill` is a method).
-func signalProcess(_ pid: Int32, _ signal: Int32) {
+package func signalProcess(_ pid: Int32, _ signal: Int32) {
     _ = kill(pid, signal)
 }
 
-/// Every test that talks to a real `camctl-sim`, run one after another: simulators run in real time with
-/// 200 ms liveness timeouts, and a machine with few cores is better not crowded with them.
-@Suite("Over a real pseudo-terminal", .serialized)
-struct OverRealPTY {}
-
 /// Runs `body` with a fresh simulator and kills the simulator afterwards, whether `body` returns or throws.
-func withSimulator<Result>(
+package func withSimulator<Result>(
     seed: UInt64 = 1, linkPath: String? = nil, extraArguments: [String] = [],
     _ body: (SimulatorProcess) async throws -> Result
 ) async throws -> Result {
@@ -205,27 +203,27 @@ func withSimulator<Result>(
 }
 
 /// The result of running a short-lived tool (`camctl …`) to its end.
-struct ToolRun: Sendable {
+package struct ToolRun: Sendable {
     /// The exit status (or the signal number when it was killed).
-    var status: Int32
+    package var status: Int32
     /// Everything it wrote to stdout.
-    var standardOutput: String
+    package var standardOutput: String
     /// Everything it wrote to stderr.
-    var standardError: String
+    package var standardError: String
     /// True when its stdout or stderr was still held open a while after it exited: a child of the tool
     /// (a simulator `camctl demo` started) outlived it.
-    var outputHeldOpen: Bool
+    package var outputHeldOpen: Bool
 }
 
 /// Collects everything written to a pipe on a thread of its own, so that a reader never blocks a test:
 /// a pipe that a leaked grandchild keeps open simply never reports its end.
-final class PipeCollector: @unchecked Sendable {
+package final class PipeCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private var ended = false
 
     /// Starts reading `handle` until end of file.
-    init(_ handle: FileHandle) {
+    package init(_ handle: FileHandle) {
         let thread = Thread { [self] in
             while true {
                 let chunk = handle.availableData
@@ -238,17 +236,18 @@ final class PipeCollector: @unchecked Sendable {
     }
 
     /// True once the pipe reached end of file (every writer closed it).
-    var isEnded: Bool { lock.withLock { ended } }
+    package var isEnded: Bool { lock.withLock { ended } }
 
     /// What was read so far, as UTF-8.
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    package var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
 
 /// Runs the built executable `name` (or the program at `name` when it is an absolute path) with `arguments` to its end and captures its output; kills it (and
 /// fails) when it runs longer than `timeout` — a hang must fail the test, not stall it. `environment`
 /// is added to the test runner's own.
-func runTool(
-    _ name: String, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:]
+package func runTool(
+    _ name: String, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:],
+    standardInput: FileHandle? = nil
 ) async throws -> ToolRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : try BuiltProducts.executable(name))
@@ -258,7 +257,7 @@ func runTool(
     }
     let out = Pipe()
     let err = Pipe()
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = standardInput ?? FileHandle.nullDevice
     process.standardOutput = out
     process.standardError = err
     try process.run()
@@ -288,7 +287,7 @@ func runTool(
 }
 
 /// The ids of running `camctl-sim` processes from this build whose arguments include `--seed seed`.
-func simulatorProcesses(seed: UInt64) -> [Int32] {
+package func simulatorProcesses(seed: UInt64) -> [Int32] {
     let simulator = BuiltProducts.directory.appendingPathComponent("camctl-sim").path
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { entry -> Int32? in
@@ -306,7 +305,7 @@ func simulatorProcesses(seed: UInt64) -> [Int32] {
 
 /// Runs `body`, failing with ``ChildProcessFailure`` when it takes longer than `timeout` (the body is
 /// cancelled then). A guard against hangs, not a timing assertion: timeouts are generous.
-func withTimeout<Result: Sendable>(
+package func withTimeout<Result: Sendable>(
     _ timeout: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
     try await withThrowingTaskGroup(of: Result?.self) { group in
@@ -325,14 +324,14 @@ func withTimeout<Result: Sendable>(
 }
 
 /// A fresh, empty temporary folder for link paths; remove it with `FileManager.removeItem`.
-func makeTemporaryFolder() throws -> String {
+package func makeTemporaryFolder() throws -> String {
     let path = NSTemporaryDirectory() + "camctl-pty-tests-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
 
 /// The ``RPCError`` that `body` throws, or nil when it returns (any other error is wrapped as `UNKNOWN`).
-func rpcFailure(_ body: () async throws -> Void) async -> RPCError? {
+package func rpcFailure(_ body: () async throws -> Void) async -> RPCError? {
     do {
         try await body()
         return nil
@@ -344,7 +343,7 @@ func rpcFailure(_ body: () async throws -> Void) async -> RPCError? {
 }
 
 /// The ``DeviceError`` that `body` throws, or nil when it returns (any other error is wrapped).
-func deviceFailure(_ body: () async throws -> Void) async -> DeviceError? {
+package func deviceFailure(_ body: () async throws -> Void) async -> DeviceError? {
     do {
         try await body()
         return nil

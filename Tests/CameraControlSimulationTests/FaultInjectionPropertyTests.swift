@@ -8,14 +8,6 @@ import Testing
 // loses and duplicates frames and injects garbage bursts, in virtual time, on the real firmware and the
 // real host pipeline. Prints the counts.
 
-/// Protocol v1.1 (requests reliable and deduplicated, stream opening confirmed, handshake retried, every
-/// packet deduplicated by sequence number, a host window covering the retransmission budget, events
-/// waited for by `reliable_event_number`, heartbeats while streaming: docs/PROTOCOL.md) makes all of
-/// issue 9's guarantees hold, and the test asserts them, with faults covering the handshake too. Off:
-/// only what v1.0 already guaranteed (no phantom, no duplicate, every began closed once), the rest
-/// printed; the relay test (RelayTests.swift) then uses milder faults too.
-let strictAfterV11 = true
-
 /// The fault model of the issue: 1 % of bytes corrupted, 1 % of frames lost, 1 % duplicated, garbage bursts.
 /// `CAMCTL_FAULT_SPEC=SPEC` tries another model (LinkFaults' syntax).
 let propertyFaults = ProcessInfo.processInfo.environment["CAMCTL_FAULT_SPEC"] ?? "corrupt=1%,drop-frame=1%,dup=1%,garbage=0.5%:64"

@@ -1,0 +1,51 @@
+import CameraControlWire
+import Testing
+
+@testable import CameraControlTools
+
+/// The event printer behind monitor, record, replay and demo: stamps relative to the first event, a new
+/// origin per session, slides only when verbose, and nothing at all when quiet.
+@Suite struct EventPrinterTests {
+    /// A printer whose text lines are collected instead of printed.
+    final class Lines: @unchecked Sendable {
+        var all: [String] = []
+    }
+
+    static func printer(verbose: Bool = true, quiet: Bool = false) -> (EventPrinter, Lines) {
+        let printer = EventPrinter(quiet: quiet, verbose: verbose)
+        let lines = Lines()
+        printer.sink = { lines.all.append($0) }
+        return (printer, lines)
+    }
+
+    @Test("lines are stamped in device time since the first event; a note is unstamped; resetOrigin starts over")
+    func stamps() {
+        let (printer, lines) = Self.printer()
+        printer.input(InputEvent(timestampMicros: 1_000_000, kind: .touchDown), latencyMillis: 1)
+        printer.input(InputEvent(timestampMicros: 1_002_500, kind: .touchUp), latencyMillis: 1)
+        printer.note("hello")
+        printer.resetOrigin()
+        printer.input(InputEvent(timestampMicros: 7, kind: .touchDown), latencyMillis: 1)
+        #expect(lines.all.count == 4)
+        #expect(lines.all[0].hasPrefix("      0.0 ms  input"), "\(lines.all[0])")
+        #expect(lines.all[1].hasPrefix("      2.5 ms  input"), "\(lines.all[1])")
+        #expect(lines.all[2].hasPrefix("             note     hello"), "\(lines.all[2])")
+        #expect(lines.all[3].hasPrefix("      0.0 ms  input"), "\(lines.all[3])")
+    }
+
+    @Test("slides are printed only when verbose; a quiet printer prints nothing")
+    func verboseAndQuiet() {
+        let slide = InputEvent(timestampMicros: 10, kind: .slide, position: 300)
+        let (verbose, verboseLines) = Self.printer(verbose: true)
+        verbose.input(slide, latencyMillis: 0.5)
+        #expect(verboseLines.all.count == 1)
+        #expect(verboseLines.all.first?.contains("position 300") == true)
+        let (terse, terseLines) = Self.printer(verbose: false)
+        terse.input(slide, latencyMillis: 0.5)
+        #expect(terseLines.all.isEmpty)
+        let (quiet, quietLines) = Self.printer(quiet: true)
+        quiet.input(InputEvent(timestampMicros: 10, kind: .touchDown), latencyMillis: 0.5)
+        quiet.note("nothing")
+        #expect(quietLines.all.isEmpty)
+    }
+}

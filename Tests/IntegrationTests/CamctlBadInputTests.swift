@@ -1,0 +1,202 @@
+import CameraControlTestSupport
+import CameraControlTools
+import CameraControlWire
+import Foundation
+import Synchronization
+import Testing
+
+/// Bad input given to camctl from outside: each gets a bounded, clear answer (one sentence, a non-zero
+/// exit), never unbounded memory, a hang or a Foundation error dump. No timing is asserted: a hang or
+/// an unbounded read shows as runTool's timeout.
+@Suite("camctl bad input")
+struct CamctlBadInputTests {
+    /// A temporary folder, removed after `body`.
+    private func inFolder(_ body: (String) async throws -> Void) async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await body(folder)
+    }
+
+    /// A file of `size` zero bytes (sparse: nothing is written).
+    private func zeros(_ path: String, size: UInt64) throws {
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: size)
+        try handle.close()
+    }
+
+    @Test("decode - < /dev/zero stops at the first byte: not hex, exit 1")
+    func decodeZeros() async throws {
+        let zero = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
+        let run = try await runTool("camctl", ["decode", "-"], standardInput: zero)
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("stdin: byte 0 of the hex text is 0x00, not a hex digit"), "\(run.standardError)")
+    }
+
+    @Test("decode and replay of a recording cut short: the whole frames before the cut, then the cut, exit 1")
+    func decodeTruncated() async throws {
+        try await inFolder { folder in
+            let path = folder + "/cut.pcapng"
+            let writer = try PcapngWriter(path: path, interfaceName: "test")
+            writer.write(RecordedFrame(timeMicros: 1_000, direction: .toDevice, bytes: [0x03, 0x08, 0x05, 0x01, 0x03, 0xF3, 0xEA, 0x00]))
+            writer.write(RecordedFrame(timeMicros: 2_000, direction: .fromDevice, bytes: [0x02, 0x01, 0x00]))
+            writer.close()
+            let whole = try BoundedFiles.read(path, maxBytes: 1 << 20, what: "a recording")
+            // Cut 4 bytes into the second frame's block (within its first 8 bytes), then 20 bytes into it.
+            let secondBlock = Self.blockStarts(whole)[3]
+            for depth in [4, 20] {
+                try BoundedFiles.write(Array(whole[..<(secondBlock + depth)]), to: path)
+                let decode = try await runTool("camctl", ["decode", path])
+                #expect(decode.status == 1, "cut \(depth) bytes in")
+                #expect(decode.standardOutput.split(separator: "\n").count == 1, "\(decode.standardOutput)")
+                #expect(decode.standardOutput.contains("host→device"), "\(decode.standardOutput)")
+                #expect(decode.standardError.contains("cut short"), "\(decode.standardError)")
+                #expect(decode.standardError.contains("after 1 whole frames"), "\(decode.standardError)")
+                let replay = try await runTool("camctl", ["replay", path])
+                #expect(replay.status == 1)
+                #expect(replay.standardError.contains("after 1 whole frames"), "\(replay.standardError)")
+                let plot = try await runTool("camctl", ["plot", path, "-o", folder + "/trace.svg"])
+                #expect(plot.status == 1)
+                #expect(plot.standardError.contains("cut short"), "\(plot.standardError)")
+            }
+        }
+    }
+
+    /// Where each block of a pcapng file starts.
+    static func blockStarts(_ bytes: [UInt8]) -> [Int] {
+        var starts: [Int] = []
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            starts.append(offset)
+            offset += Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
+        }
+        return starts
+    }
+
+    @Test("plot and record: an output path that cannot be written is one sentence with the reason")
+    func outputPaths() async throws {
+        try await inFolder { folder in
+            let input = folder + "/in.pcapng"
+            let writer = try PcapngWriter(path: input, interfaceName: "test")
+            writer.close()
+            for output in [folder + "/missing/trace.svg", folder + "/missing/trace.png"] {
+                let plot = try await runTool("camctl", ["plot", input, "-o", output])
+                #expect(plot.status == 1)
+                #expect(plot.standardError.contains("cannot create \(output): No such file or directory"), "\(plot.standardError)")
+                #expect(!plot.standardError.contains("NSCocoaErrorDomain"))
+            }
+            let record = try await runTool("camctl", ["record", "/dev/null", "-o", folder])
+            #expect(record.status == 1)
+            #expect(record.standardError.contains("cannot create \(folder): Is a directory"), "\(record.standardError)")
+        }
+    }
+
+    @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
+    func scenarioBounds() async throws {
+        try await inFolder { folder in
+            let huge = folder + "/huge.scenario"
+            try zeros(huge, size: 50_000_000)
+            let run = try await runTool("camctl", ["scenario", "--check", huge])
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("not read further"), "\(run.standardError)")
+            let long = folder + "/long.scenario"
+            try BoundedFiles.write(Array(String(repeating: "# a comment\nhold 1ms\n", count: 200).utf8), to: long)
+            let steps = try await runTool("camctl", ["scenario", "--check", long])
+            #expect(steps.status == 1)
+            #expect(steps.standardError.contains("long.scenario:258: too many steps (at most 128)"), "\(steps.standardError)")
+        }
+    }
+
+    @Test("call … - with more JSON than any message is refused before it is parsed")
+    func callJSONBound() async throws {
+        try await inFolder { folder in
+            let path = folder + "/big.json"
+            let text = #"{"scenario": ""# + String(repeating: #"a\n"#, count: 400_000) + #""}"#
+            try BoundedFiles.write(Array(text.utf8), to: path)
+            let input = try #require(FileHandle(forReadingAtPath: path))
+            let run = try await runTool("camctl", ["call", "/nonexistent", "RunScenario", "-"], standardInput: input)
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("stdin is larger than 1024 KiB"), "\(run.standardError)")
+        }
+    }
+}
+
+extension OverRealPTY {
+    /// A device that answers the handshake and then only sends heartbeats (alive, but answering no call),
+    /// on a pty camctl opens.
+    @Suite("camctl and a device that goes quiet after the handshake")
+    struct QuietAfterHandshake {
+        /// When the device first answered a handshake, shared with the fake device's responder.
+        final class FirstAnswer: Sendable {
+            let at = Mutex<ContinuousClock.Instant?>(nil)
+        }
+
+        /// Runs `body` with the path of a device that sends heartbeats and answers handshakes, all of
+        /// them, or with `firstSessionOnly` only those in the second after its first answer (a repeated
+        /// handshake request is answered again, however the host treats the first answer), and nothing else.
+        private func withQuietDevice(firstSessionOnly: Bool = false, _ body: (String) async throws -> Void) async throws {
+            try await withSoleReaderPTY { pair, path in
+                let version = ProtocolVersion(major: 1, minor: 1)
+                let response = HandshakeResponse(
+                    deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "quiet"),
+                    capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50))
+                let first = FirstAnswer()
+                let device = FakeDevice(transport: pair.master) { packet in
+                    guard packet.type == .request, packet.address == .deviceHandshake else { return [] }
+                    let now = ContinuousClock.now
+                    let answeredFirst = first.at.withLock { at in
+                        if at == nil { at = now }
+                        return at!
+                    }
+                    if firstSessionOnly, now - answeredFirst > .seconds(1) { return [] }
+                    return [Packet(type: .response, isReliable: true, callID: packet.callID, payload: response.serializedBytes())]
+                }
+                await device.start()
+                // Alive, but answering nothing: a heartbeat every 50 ms keeps the link from being declared dead.
+                let heartbeats = Task {
+                    while !Task.isCancelled {
+                        await device.send([Packet(type: .heartbeat, callID: 0)])
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                defer { heartbeats.cancel() }
+                try await body(path)
+            }
+        }
+
+        /// The first session's handshakes are answered, nothing after them (the clock sync's pings, the
+        /// reconnect's handshakes). Depending on how far the host got when the device went quiet, the
+        /// monitor has a session (the deadline stops it: exit 0) or is still connecting (it ends once the
+        /// first handshake's own time, CommandDeadline.handshakeTime, has passed too: exit 3). Either way
+        /// it ends; before, a monitor still connecting never started counting and never ended.
+        @Test("monitor --seconds 3 counts from the start: a device quiet after its first session's handshake ends it")
+        func monitorSecondsFromStart() async throws {
+            try await withQuietDevice(firstSessionOnly: true) { path in
+                let run = try await runTool("camctl", ["monitor", path, "--seconds", "3", "--plain"], timeout: .seconds(60))
+                #expect(run.status == 0 || run.status == 3, "\(run.standardOutput)\n\(run.standardError)")
+                if run.status == 3 {
+                    #expect(run.standardError.contains("has not finished connecting"), "\(run.standardError)")
+                }
+                #expect(!run.standardError.contains("wrong baud") && !run.standardError.contains("115200"), "\(run.standardError)")
+            }
+        }
+
+        @Test("monitor --seconds 3 against a device that answers every handshake and nothing else: it ends")
+        func monitorSecondsWhileReconnecting() async throws {
+            try await withQuietDevice { path in
+                let run = try await runTool("camctl", ["monitor", path, "--seconds", "3", "--plain"], timeout: .seconds(60))
+                #expect(run.status == 0, "\(run.standardError)")
+            }
+        }
+
+        @Test("a call unanswered after a good handshake: exit 3, and no wrong-baud-rate hint")
+        func unansweredCallHint() async throws {
+            try await withQuietDevice { path in
+                let run = try await runTool("camctl", ["call", path, "Ping", "{}"], timeout: .seconds(60))
+                #expect(run.status == 3, "\(run.standardError)")
+                #expect(!run.standardError.contains("wrong baud") && !run.standardError.contains("115200"), "\(run.standardError)")
+                #expect(run.standardError.contains("answered the handshake"), "\(run.standardError)")
+            }
+        }
+    }
+}
