@@ -325,7 +325,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "camctl-bench", "camctl-sim", "camera-app", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
-                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture",
+                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlEmbedded", "CameraControlSimulation",
                 "CameraControlTools", "camctl", "CameraControlTestSupport",
             ],

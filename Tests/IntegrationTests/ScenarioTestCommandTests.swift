@@ -1,4 +1,5 @@
 import CameraControlSimulation
+import CameraControlTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// and over a real pty (camctl-sim), a deliberately wrong one fails with the events around it, exit 1 and a
 /// JUnit failure, and `scenario --check` names a bad expectation's FILE:LINE:COLUMN.
 extension OverRealPTY {
-    @Suite("camctl test: scenario expectations")
+    @Suite("camctl test: scenario expectations", .serialized)
     struct ScenarioTestCommand {
         static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")

@@ -421,13 +421,16 @@ extension OverRealPTY.ToolsTests {
         let scenario = directory + "/session.scenario"
         try "full-click\npause 100ms\nbutton volume-up\ndouble-light-press\npause 300ms\n"
             .write(toFile: scenario, atomically: true, encoding: .utf8)
-        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away", outputHeldOpen: false)
         // A starved machine can drop the real-time link: record again (up to 3 times), as above.
-        for _ in 0..<3 where live.status == 1 && live.standardError.contains("the device went away") {
-            live = try await withSimulator(seed: 8) { simulator in
+        var attempt: ToolRun?
+        for _ in 0..<3 {
+            let run = try await withSimulator(seed: 8) { simulator in
                 try await runTool("camctl", ["record", simulator.ptyPath, "-o", recording, "--scenario", scenario, "--quiet"])
             }
+            attempt = run
+            if run.status != 1 || !run.standardError.contains("the device went away") { break }
         }
+        let live = try #require(attempt)
         #expect(live.status == 0, "\(live.standardError)")
         let export = try await runTool("camctl", ["export", recording, "--vcd", vcd])
         #expect(export.status == 0, "\(export.standardError)")
@@ -477,13 +480,16 @@ extension OverRealPTY.ToolsTests {
         pause 300ms
 
         """.write(toFile: scenario, atomically: true, encoding: .utf8)
-        var live = ToolRun(status: 1, standardOutput: "", standardError: "the device went away", outputHeldOpen: false)
         // A starved machine can drop the real-time link: record again (up to 3 times), as above.
-        for _ in 0..<3 where live.status == 1 && live.standardError.contains("the device went away") {
-            live = try await withSimulator(seed: 9) { simulator in
+        var attempt: ToolRun?
+        for _ in 0..<3 {
+            let run = try await withSimulator(seed: 9) { simulator in
                 try await runTool("camctl", ["record", simulator.ptyPath, "-o", recording, "--scenario", scenario, "--quiet"])
             }
+            attempt = run
+            if run.status != 1 || !run.standardError.contains("the device went away") { break }
         }
+        let live = try #require(attempt)
         #expect(live.status == 0, "\(live.standardError)")
         let replay = try await runTool("camctl", ["test", "--replay", recording])
         #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
