@@ -90,6 +90,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable"},
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
+    {"strict-link-packets", "an ACK or HEARTBEAT on a non-zero call id, or an ACK longer than 2 bytes, is dropped",
+     "link-packets-lenient"},
     {"reliable-count-off-by-one",
      "a reliable event's reliable_event_number counts only the reliable events before it (1.1's example misread)",
      "reliable-event-number"},
@@ -787,6 +789,10 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     }
     if (brk("heartbeat-payload-dropped") && p.type == T_HEARTBEAT && p.payload_len > 0u) {
         return len;
+    }
+    if (brk("strict-link-packets") && (p.type == T_ACK || p.type == T_HEARTBEAT)
+        && (p.call != 0u || (p.type == T_ACK && p.payload_len > 2u))) {
+        return len; /* dropped as if an envelope error (not the v1.2 rule, §4) */
     }
     if (p.type == T_REQUEST && brk("no-stream-after-cancel") && g_raw_cancelled && p.extra[0] == 2u && p.extra[1] == 2u) {
         p.extra[1] = 99;
