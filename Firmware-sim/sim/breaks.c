@@ -90,6 +90,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable"},
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
+    {"cancelled-by-host-only", "cancelled_calls counts only calls the host cancelled, not those a new handshake ended",
+     "cancelled-calls-counted"},
     {"strict-link-packets", "an ACK or HEARTBEAT on a non-zero call id, or an ACK longer than 2 bytes, is dropped",
      "link-packets-lenient"},
     {"reliable-count-off-by-one",
@@ -349,6 +351,7 @@ typedef struct {
 } call_t;
 
 static call_t g_calls[CALLS];
+static uint64_t g_session_ended; /* cancelled-by-host-only: calls ended by a new handshake */
 static unsigned g_call_next;
 
 static call_t *call_find(uint32_t id)
@@ -970,6 +973,10 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     if (brk("silent-rehandshake") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED) {
         return len;
     }
+    if (p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED && p->payload_len == 11u
+        && memcmp(p->payload, "new session", 11u) == 0) {
+        g_session_ended++; /* cancelled-by-host-only: a call a new handshake ended */
+    }
     if (brk("new-session-error-reliable") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED
         && (p->flags & F_RELIABLE) == 0u) {
         p->flags = (uint8_t)(p->flags | F_RELIABLE); /* v1.1's flag: its ACK may free a new packet (§9) */
@@ -1079,6 +1086,15 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             && (g_pings++ % 2u) == 1u) {
             uint64_t t = pb_get(p->payload, p->payload_len, 2u);
             pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, t > 1000000u ? t - 1000000u : 0u);
+            *changed = true;
+        }
+        if (c != 0 && c->service == 5u && (c->method == 1u || c->method == 2u) && brk("cancelled-by-host-only")) {
+            uint64_t cancelled = pb_get(p->payload, p->payload_len, 12u);
+            pb_set(p->payload, &p->payload_len, sizeof(p->payload), 12u,
+                   cancelled > g_session_ended ? cancelled - g_session_ended : 0u);
+            if (c->method == 2u) {
+                g_session_ended = 0; /* ResetCounters starts the count again */
+            }
             *changed = true;
         }
         if (c != 0 && c->service == 5u && c->method == 2u && brk("reset-counters-zero")) {

@@ -76,6 +76,24 @@ enum DecisionCases {
             try await dropped(c, [0x07, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x00], "an empty ACK")
         },
         ConformanceCase(
+            "cancelled-calls-counted", "PROTOCOL.md §7",
+            "cancelled_calls counts a stream ended by a new handshake and one ended by link death, as one cancelled by CANCEL (v1.2)."
+        ) { c in
+            let before = try await c.probe.counters()
+            let first = try await c.openStream(.inputStreamInputEvents)
+            let (_, sent) = try await c.probe.request(
+                .deviceHandshake, HandshakeRequest(hostVersion: ProtocolVersion(major: 1), hostName: "again").serializedBytes())
+            _ = await c.probe.next { $0.packet?.type == .response }
+            _ = try await c.openStream(.inputStreamInputEvents)
+            await c.probe.setHeartbeats(false)
+            _ = await c.probe.collect(for: .milliseconds(Int(c.capabilities.heartbeatIntervalMillis) * 6))
+            await c.probe.setHeartbeats(true)
+            try await c.probe.handshake()
+            let after = try await c.probe.counters()
+            _ = first
+            try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 2, sent: sent)
+        },
+        ConformanceCase(
             "link-packets-lenient", "PROTOCOL.md §4",
             "An ACK on a non-zero call id with two bytes after its sequence stops the retransmissions of what it acknowledges; a HEARTBEAT on a non-zero call id is not answered; neither is an envelope error (v1.2)."
         ) { c in
