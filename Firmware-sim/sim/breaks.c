@@ -90,6 +90,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable"},
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
+    {"method-before-limit", "at the call limit an unknown InputService method gets UNIMPLEMENTED, not RESOURCE_EXHAUSTED",
+     "limit-before-method"},
     {"cancelled-by-host-only", "cancelled_calls counts only calls the host cancelled, not those a new handshake ended",
      "cancelled-calls-counted"},
     {"strict-link-packets", "an ACK or HEARTBEAT on a non-zero call id, or an ACK longer than 2 bytes, is dropped",
@@ -976,6 +978,11 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     if (p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED && p->payload_len == 11u
         && memcmp(p->payload, "new session", 11u) == 0) {
         g_session_ended++; /* cancelled-by-host-only: a call a new handshake ended */
+    }
+    if (brk("method-before-limit") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_RESOURCE_EXHAUSTED
+        && c != 0 && c->service == 2u && c->method > 2u) {
+        p->extra[0] = S_UNIMPLEMENTED; /* as if the method were looked up before the limit (not v1.2) */
+        *changed = true;
     }
     if (brk("new-session-error-reliable") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED
         && (p->flags & F_RELIABLE) == 0u) {
