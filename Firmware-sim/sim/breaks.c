@@ -90,6 +90,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable"},
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
+    {"first-event-stream-only", "with two StreamInputEvents calls open only the older one gets events",
+     "several-event-streams"},
     {"method-before-limit", "at the call limit an unknown InputService method gets UNIMPLEMENTED, not RESOURCE_EXHAUSTED",
      "limit-before-method"},
     {"cancelled-by-host-only", "cancelled_calls counts only calls the host cancelled, not those a new handshake ended",
@@ -1162,6 +1164,14 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 && (p->flags & F_RELIABLE) == 0u) {
                 p->flags = (uint8_t)(p->flags | F_RELIABLE);
                 *changed = true;
+            }
+            if (brk("first-event-stream-only")) {
+                unsigned k;
+                for (k = 0; k < CALLS; k++) {
+                    if (g_calls[k].live && g_calls[k].service == 2u && g_calls[k].method == 1u && g_calls[k].call < p->call) {
+                        return len; /* only the oldest event stream gets events (not v1.2, §7) */
+                    }
+                }
             }
             if (brk("reliable-count-off-by-one") && ((kind >= 3u && kind <= 6u) || kind >= 8u)) {
                 uint64_t count = pb_get(p->payload, p->payload_len, 8u);
