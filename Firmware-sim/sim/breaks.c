@@ -90,6 +90,14 @@ const ccsim_break_t ccsim_breaks[] = {
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable"},
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
+    {"first-event-stream-only", "with two StreamInputEvents calls open only the older one gets events",
+     "several-event-streams"},
+    {"method-before-limit", "at the call limit an unknown InputService method gets UNIMPLEMENTED, not RESOURCE_EXHAUSTED",
+     "limit-before-method"},
+    {"cancelled-by-host-only", "cancelled_calls counts only calls the host cancelled, not those a new handshake ended",
+     "cancelled-calls-counted"},
+    {"strict-link-packets", "an ACK or HEARTBEAT on a non-zero call id, or an ACK longer than 2 bytes, is dropped",
+     "link-packets-lenient"},
     {"reliable-count-off-by-one",
      "a reliable event's reliable_event_number counts only the reliable events before it (1.1's example misread)",
      "reliable-event-number"},
@@ -347,6 +355,7 @@ typedef struct {
 } call_t;
 
 static call_t g_calls[CALLS];
+static uint64_t g_session_ended; /* cancelled-by-host-only: calls ended by a new handshake */
 static unsigned g_call_next;
 
 static call_t *call_find(uint32_t id)
@@ -788,6 +797,10 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     if (brk("heartbeat-payload-dropped") && p.type == T_HEARTBEAT && p.payload_len > 0u) {
         return len;
     }
+    if (brk("strict-link-packets") && (p.type == T_ACK || p.type == T_HEARTBEAT)
+        && (p.call != 0u || (p.type == T_ACK && p.payload_len > 2u))) {
+        return len; /* dropped as if an envelope error (not the v1.2 rule, §4) */
+    }
     if (p.type == T_REQUEST && brk("no-stream-after-cancel") && g_raw_cancelled && p.extra[0] == 2u && p.extra[1] == 2u) {
         p.extra[1] = 99;
         reemit = true;
@@ -964,6 +977,15 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     if (brk("silent-rehandshake") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED) {
         return len;
     }
+    if (p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED && p->payload_len == 11u
+        && memcmp(p->payload, "new session", 11u) == 0) {
+        g_session_ended++; /* cancelled-by-host-only: a call a new handshake ended */
+    }
+    if (brk("method-before-limit") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_RESOURCE_EXHAUSTED
+        && c != 0 && c->service == 2u && c->method > 2u) {
+        p->extra[0] = S_UNIMPLEMENTED; /* as if the method were looked up before the limit (not v1.2) */
+        *changed = true;
+    }
     if (brk("new-session-error-reliable") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED
         && (p->flags & F_RELIABLE) == 0u) {
         p->flags = (uint8_t)(p->flags | F_RELIABLE); /* v1.1's flag: its ACK may free a new packet (§9) */
@@ -1075,6 +1097,15 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, t > 1000000u ? t - 1000000u : 0u);
             *changed = true;
         }
+        if (c != 0 && c->service == 5u && (c->method == 1u || c->method == 2u) && brk("cancelled-by-host-only")) {
+            uint64_t cancelled = pb_get(p->payload, p->payload_len, 12u);
+            pb_set(p->payload, &p->payload_len, sizeof(p->payload), 12u,
+                   cancelled > g_session_ended ? cancelled - g_session_ended : 0u);
+            if (c->method == 2u) {
+                g_session_ended = 0; /* ResetCounters starts the count again */
+            }
+            *changed = true;
+        }
         if (c != 0 && c->service == 5u && c->method == 2u && brk("reset-counters-zero")) {
             p->payload_len = 0;
             *changed = true;
@@ -1133,6 +1164,14 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 && (p->flags & F_RELIABLE) == 0u) {
                 p->flags = (uint8_t)(p->flags | F_RELIABLE);
                 *changed = true;
+            }
+            if (brk("first-event-stream-only")) {
+                unsigned k;
+                for (k = 0; k < CALLS; k++) {
+                    if (g_calls[k].live && g_calls[k].service == 2u && g_calls[k].method == 1u && g_calls[k].call < p->call) {
+                        return len; /* only the oldest event stream gets events (not v1.2, §7) */
+                    }
+                }
             }
             if (brk("reliable-count-off-by-one") && ((kind >= 3u && kind <= 6u) || kind >= 8u)) {
                 uint64_t count = pb_get(p->payload, p->payload_len, 8u);

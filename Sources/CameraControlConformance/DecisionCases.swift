@@ -76,6 +76,58 @@ enum DecisionCases {
             try await dropped(c, [0x07, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x00], "an empty ACK")
         },
         ConformanceCase(
+            "cancelled-calls-counted", "PROTOCOL.md §7",
+            "cancelled_calls counts a stream ended by a new handshake and one ended by link death, as one cancelled by CANCEL (v1.2)."
+        ) { c in
+            let before = try await c.probe.counters()
+            let first = try await c.openStream(.inputStreamInputEvents)
+            let (_, sent) = try await c.probe.request(
+                .deviceHandshake, HandshakeRequest(hostVersion: ProtocolVersion(major: 1), hostName: "again").serializedBytes())
+            _ = await c.probe.next { $0.packet?.type == .response }
+            _ = try await c.openStream(.inputStreamInputEvents)
+            await c.probe.setHeartbeats(false)
+            _ = await c.probe.collect(for: .milliseconds(Int(c.capabilities.heartbeatIntervalMillis) * 6))
+            await c.probe.setHeartbeats(true)
+            try await c.probe.handshake()
+            let after = try await c.probe.counters()
+            _ = first
+            try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 2, sent: sent)
+        },
+        ConformanceCase(
+            "link-packets-lenient", "PROTOCOL.md §4",
+            "An ACK on a non-zero call id with two bytes after its sequence stops the retransmissions of what it acknowledges; a HEARTBEAT on a non-zero call id is not answered; neither is an envelope error (v1.2)."
+        ) { c in
+            let before = try await c.probe.counters()
+            await c.probe.setAcknowledges(false)
+            let (id, sent) = try await c.probe.request(.devicePing, pingBody(count: 4), reliable: true)
+            let reply = await c.probe.reply(to: id)
+            let packet = try c.expect(reply, .response, callID: id, sent: sent, "a reliable Ping")
+            try c.require(packet.isReliable, "the RESPONSE is best-effort", seen: reply?.wire, expected: "RELIABLE")
+            let ackSequence = await c.probe.sequence
+            await c.probe.skip(2)
+            let ack = Probe.frame(body: [
+                PacketType.ack.rawValue, UInt8(ackSequence & 0xFF), UInt8(ackSequence >> 8), 5,
+                UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8), 0xAA, 0xBB,
+            ])
+            let heartbeatSequence = ackSequence &+ 1
+            let heartbeat = Probe.frame(body: [
+                PacketType.heartbeat.rawValue, UInt8(heartbeatSequence & 0xFF), UInt8(heartbeatSequence >> 8), 9,
+            ])
+            try await c.probe.sendRaw(ack + heartbeat)
+            // A Ping as a barrier: the device read the ACK before it; copies after its answer were sent after the ACK.
+            _ = try await c.probe.ping()
+            let later = await c.probe.collect(for: .milliseconds(700))
+            await c.probe.setAcknowledges(true)  // the barrier's answer is ACKed at its next copy
+            let copies = later.filter { $0.packet?.callID == id && $0.packet?.sequence == packet.sequence }
+            try c.require(
+                copies.isEmpty, "the RESPONSE was sent again \(copies.count) times after the ACK on call 5", sent: ack,
+                seen: copies.first?.wire, expected: "no retransmission: the ACK's call id and its bytes after the sequence are ignored")
+            let answered = later.filter { $0.packet?.callID == 9 }
+            try c.require(answered.isEmpty, "the HEARTBEAT on call 9 was answered", sent: heartbeat, seen: answered.first?.wire)
+            let after = try await c.probe.counters()
+            try c.expectDelta("envelope_errors", \.envelopeErrors, before, after, 0, sent: ack + heartbeat)
+        },
+        ConformanceCase(
             "heartbeat-with-payload", "PROTOCOL.md §4", "A HEARTBEAT with a payload keeps the link alive; the payload is ignored.",
             decision: "S3"
         ) { c in

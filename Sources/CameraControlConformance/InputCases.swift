@@ -104,6 +104,39 @@ enum InputCases {
             }
         },
         ConformanceCase(
+            "several-event-streams", "PROTOCOL.md §7",
+            "With two StreamInputEvents calls open, each gets the remote click, each copy a packet of its own with the same event_number (v1.2).",
+            requires: .simulatorService
+        ) { c in
+            let first = try await c.openStream(.inputStreamInputEvents)
+            let second = try await c.openStream(.inputStreamInputEvents)
+            let (request, reply) = try await c.probe.call(
+                .simulatorRunScenario, RunScenarioRequest(scenario: "remote-click\n").serializedBytes())
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
+            let run = try RunScenarioResponse(serializedBytes: packet.payload)
+            let frames = await c.probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(150))
+            try await c.cancel(first.callID)
+            try await c.cancel(second.callID)
+            func clicks(_ call: UInt32) -> [(frame: ReceivedFrame, event: InputEvent)] {
+                var seen = Set<UInt16>()
+                return frames.compactMap { frame in
+                    guard let p = frame.packet, p.callID == call, p.type == .streamMessage, seen.insert(p.sequence).inserted,
+                        let e = try? InputEvent(serializedBytes: p.payload), e.kind == .remoteClick
+                    else { return nil }
+                    return (frame, e)
+                }
+            }
+            let a = clicks(first.callID)
+            let b = clicks(second.callID)
+            try c.require(
+                a.count == 1 && b.count == 1, "REMOTE_CLICK events: \(a.count) on the first stream, \(b.count) on the second",
+                seen: (a.first ?? b.first)?.frame.wire, expected: "one on each stream")
+            try c.require(
+                a[0].event.eventNumber == b[0].event.eventNumber && a[0].frame.packet?.sequence != b[0].frame.packet?.sequence,
+                "event_number \(a[0].event.eventNumber) and \(b[0].event.eventNumber)", seen: b[0].frame.wire,
+                expected: "the same event, in two packets")
+        },
+        ConformanceCase(
             "reliable-event-number", "PROTOCOL.md §6",
             "reliable_event_number is 1 + the reliable events since boot: one more on each reliable kind, the same on best-effort ones, unchanged by retransmissions, counting events with no stream open and across a new session.",
             requires: .simulatorService

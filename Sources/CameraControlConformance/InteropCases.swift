@@ -233,6 +233,19 @@ enum InteropCases {
             try c.expectDelta("calls_refused", \.callsRefused, before, after, 1, sent: sent)
         },
         ConformanceCase(
+            "limit-before-method", "PROTOCOL.md §7",
+            "At max_concurrent_calls an unknown method gets RESOURCE_EXHAUSTED, not UNIMPLEMENTED: the limit is checked first (v1.2)."
+        ) { c in
+            var open: [UInt32] = []
+            for _ in 0..<Int(c.capabilities.maxConcurrentCalls) {
+                open.append(try await c.openStream(.inputStreamInputEvents).callID)
+            }
+            let (sent, reply) = try await c.probe.call(MethodID(service: 2, method: 99), [])
+            for id in open { try await c.cancel(id) }
+            try c.expect(
+                reply, .error, status: .resourceExhausted, callID: Probe.callIDOf(sent), sent: sent, "an unknown method over the limit")
+        },
+        ConformanceCase(
             "reused-call-id", "PROTOCOL.md §7",
             "A REQUEST on a call id still in flight gets ERROR ALREADY_EXISTS and the earlier call goes on.", supersededBy: "R3"
         ) { c in
