@@ -61,7 +61,7 @@ extension OverRealPTY {
             #expect(decoded.status == 0, "stderr: \(decoded.standardError)")
             for text in [
                 // Payloads in protobuf's JSON mapping (as `camctl call` prints them), not a Swift dump.
-                "host→device  REQUEST seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeRequest {\"hostVersion\":{\"major\":1,\"minor\":1},\"hostName\":\"camctl record\"}",
+                "host→device  REQUEST seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeRequest {\"hostVersion\":{\"major\":1,\"minor\":2},\"hostName\":\"camctl record\"}",
                 "device→host  RESPONSE seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeResponse {\"deviceVersion\":",
                 "InputService/StreamInputEvents stream open (confirmed",
                 "ConfigService/GetConfig cameracontrol.v1.Config {\"thresholds\":{\"lightPressOnMn\":800",
