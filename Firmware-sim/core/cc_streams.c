@@ -4,6 +4,7 @@
 #include "CameraControlProto.h"
 #include "cc_call.h"
 #include "cc_link.h"
+#include "cc_rawdelta.h"
 #include "cc_rpc_reply.h"
 #include "cc_wire.h"
 
@@ -123,16 +124,27 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
 {
     cc_raw_batch_t *b = &call->raw;
     cc_pbw_t w;
+    uint8_t delta[CC_RAW_MAX_SAMPLES_PER_BATCH * CC_RAW_RECORD_BYTES];
+    size_t delta_len = 0;
 
     if (b->count == 0u) {
         return;
+    }
+    /* v1.2 sessions: delta_samples when shorter than the records (PROTOCOL.md §7) */
+    if (dev->negotiated_minor >= CC_WIRE_RAW_DELTA_MINOR) {
+        delta_len = cc_rawdelta_encode(b->records, b->count, delta, (size_t)b->count * CC_RAW_RECORD_BYTES - 1u);
     }
     /* RawSampleBatch (input.proto) */
     begin_stream_message(dev, call, &w);
     cc_pbw_varint(&w, 1u, b->first_timestamp_us);
     cc_pbw_varint(&w, 2u, b->interval_us);
-    cc_pbw_bytes(&w, 3u, b->records, (size_t)b->count * CC_RAW_RECORD_BYTES);
+    if (delta_len == 0u) {
+        cc_pbw_bytes(&w, 3u, b->records, (size_t)b->count * CC_RAW_RECORD_BYTES);
+    }
     cc_pbw_varint(&w, 4u, b->dropped_before);
+    if (delta_len != 0u) {
+        cc_pbw_bytes(&w, 5u, delta, delta_len);
+    }
     if (cc_pbw_ok(&w)
         && cc_link_send_bulk(&dev->link, CC_PKT_STREAM_MESSAGE, call->id, cc_pbw_len(&w), now_us) == CC_SEND_OK) {
         b->dropped_before = 0;

@@ -98,7 +98,7 @@ enum InteropCases {
             for (a, b) in zip(batches, batches.dropFirst()) {
                 // Sample k of a batch is read at first_timestamp_us + k × interval, late by less than one interval
                 // (or re-anchored when the device fell behind): the next batch cannot start before this bound.
-                let count = UInt64(a.batch.samples.count / 4) + UInt64(b.batch.droppedBefore)
+                let count = UInt64(a.batch.decodedSamples.count) + UInt64(b.batch.droppedBefore)
                 let earliest = a.batch.firstTimestampMicros + count * interval - interval
                 try c.require(
                     b.batch.firstTimestampMicros >= earliest,

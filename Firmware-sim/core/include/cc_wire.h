@@ -88,6 +88,8 @@
 #define CC_WIRE_RAW_POSITION_SHIFT 16u     /* bits 16..30 */
 #define CC_WIRE_RAW_POSITION_MAX 0x7FFFu
 #define CC_WIRE_RAW_TOUCH_BIT 0x80000000u  /* bit 31 */
+/* RawSampleBatch.delta_samples (cc_rawdelta.h): sent from this minor version on (v1.2) */
+#define CC_WIRE_RAW_DELTA_MINOR 2u
 
 /* §8 liveness */
 #define CC_WIRE_DEAD_AFTER_HEARTBEATS 4u
