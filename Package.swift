@@ -231,7 +231,7 @@ let package = Package(
             name: "camctl-bench",
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
-                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CBenchSupport",
+                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CameraControlEmbedded", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),
