@@ -110,6 +110,48 @@ extension CaseContext {
         try await probe.send(Packet(type: .cancel, callID: callID))
     }
 
+    /// The device clock (`SimulatorService/GetSimulatorStatus`) and whether a scenario is still playing.
+    func simulatorStatus() async throws -> SimulatorStatus {
+        let (sent, reply) = try await probe.call(.simulatorGetSimulatorStatus, GetSimulatorStatusRequest().serializedBytes())
+        let packet = try expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "GetSimulatorStatus")
+        return try SimulatorStatus(serializedBytes: packet.payload)
+    }
+
+    /// Waits, on the device's clock, until the scenario has ended and `settle` more has passed (for events the
+    /// end of a scenario still causes: the release a conditioning filter reports a few ms late), then returns
+    /// everything received meanwhile. Judged by the device's own `device_time_us`, not the host's clock: a
+    /// loaded host that runs late only waits longer, and since the device answers in order, every frame it sent
+    /// before its last status answer has arrived.
+    func framesUntilScenarioEnd(settle: Duration = .milliseconds(150)) async throws -> [ReceivedFrame] {
+        let settleMicros = UInt64(settle.components.seconds) * 1_000_000 + UInt64(settle.components.attoseconds / 1_000_000_000_000)
+        var ended: UInt64?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let status = try await simulatorStatus()
+            if !status.isScenarioRunning {
+                let end = ended ?? status.deviceTimeMicros
+                ended = end
+                if status.deviceTimeMicros >= end + settleMicros { return await probe.drain() }
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ConformanceFailure("the scenario did not end within 30 s", code: .noAnswer)
+    }
+
+    /// Waits until the device's clock (`GetSimulatorStatus`) has advanced `duration` from its first answer here,
+    /// then returns everything received meanwhile (as ``framesUntilScenarioEnd(settle:)``).
+    func framesForDeviceTime(_ duration: Duration) async throws -> [ReceivedFrame] {
+        let micros = UInt64(duration.components.seconds) * 1_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000_000)
+        let start = try await simulatorStatus().deviceTimeMicros
+        let deadline = ContinuousClock.now + duration * 6 + .seconds(10)
+        try await Task.sleep(for: duration * 0.9)
+        while ContinuousClock.now < deadline {
+            if try await simulatorStatus().deviceTimeMicros >= start + micros { return await probe.drain() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ConformanceFailure("the device clock did not advance \(duration) in \(duration * 6 + .seconds(10))", code: .noAnswer)
+    }
+
     /// Plays `scenario` with `SimulatorService/RunScenario` while an input stream is open, and returns the
     /// stream's messages (retransmissions removed: one frame per sequence number) in arrival order.
     func inputEvents(of scenario: String) async throws -> [(frame: ReceivedFrame, packet: Packet, event: InputEvent)] {
@@ -117,8 +159,8 @@ extension CaseContext {
         let body = RunScenarioRequest(scenario: scenario).serializedBytes()
         let (request, reply) = try await probe.call(.simulatorRunScenario, body, within: .seconds(1))
         let packet = try expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
-        let run = try RunScenarioResponse(serializedBytes: packet.payload)
-        let frames = await probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(150))
+        _ = try RunScenarioResponse(serializedBytes: packet.payload)
+        let frames = try await framesUntilScenarioEnd()
         try await cancel(stream.callID)
         var seen = Set<UInt16>()
         var events: [(ReceivedFrame, Packet, InputEvent)] = []

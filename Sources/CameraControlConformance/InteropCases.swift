@@ -3,15 +3,15 @@ import CameraControlWire
 /// Call-level cases modelled on gRPC's interop suite (docs/CONFORMANCE.md).
 enum InteropCases {
     /// The batches of a StreamRawSamples stream (default batch) over 300 ms, or while `scenario` plays and
-    /// 50 ms more, in sequence order, one per sequence number.
+    /// 50 ms more of the device's clock, in time order, one per sequence number.
     static func rawBatches(_ c: CaseContext, scenario: String?) async throws -> [(frame: ReceivedFrame, batch: RawSampleBatch)] {
         let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest().serializedBytes())
         var frames: [ReceivedFrame]
         if let scenario {
             let (sent, reply) = try await c.probe.call(.simulatorRunScenario, RunScenarioRequest(scenario: scenario).serializedBytes())
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
-            let run = try RunScenarioResponse(serializedBytes: packet.payload)
-            frames = await c.probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(50))
+            _ = try RunScenarioResponse(serializedBytes: packet.payload)
+            frames = try await c.framesUntilScenarioEnd(settle: .milliseconds(50))
         } else {
             frames = await c.probe.collect(for: .milliseconds(300))
         }

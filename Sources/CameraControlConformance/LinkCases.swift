@@ -156,17 +156,11 @@ enum LinkCases {
             "Type 9 on call 77 gets ERROR UNIMPLEMENTED on call 77; on call 0 no answer; both counted in unknown_packet_types."
         ) { c in
             let before = try await c.probe.counters()
-            let seq = await c.probe.sequence
-            let wire = try PacketEncoder.encode(Packet(type: PacketType(rawValue: 9), sequence: seq, callID: 77))
-            await c.probe.skip(1)
-            try await c.probe.sendRaw(wire)
+            let wire = try await c.probe.send(Packet(type: PacketType(rawValue: 9), callID: 77))
             let reply = await c.probe.reply(to: 77)
             try c.expect(reply, .error, status: .unimplemented, callID: 77, sent: wire, "unknown type 9")
             // A fresh number: the probe may have sent an ACK for the (v1.1: reliable) ERROR meanwhile.
-            let zeroSequence = await c.probe.sequence
-            let zero = try PacketEncoder.encode(Packet(type: PacketType(rawValue: 9), sequence: zeroSequence, callID: 0))
-            await c.probe.skip(1)
-            try await c.probe.sendRaw(zero)
+            let zero = try await c.probe.send(Packet(type: PacketType(rawValue: 9), callID: 0))
             try await c.expectSilence(after: zero, "unknown type 9 on call 0")
             let after = try await c.probe.counters()
             try c.expectDelta("unknown_packet_types", \.unknownPacketTypes, before, after, 2, sent: zero)
@@ -206,11 +200,9 @@ enum LinkCases {
                 // The probe's next number, reserved: a frame sent on a number its own heartbeats or ACKs
                 // take is a duplicate the device rightly drops (§6), and one that skips a number is a gap.
                 // Its low byte must not be 0x00 (that would end the run): then the next one (a gap of one).
-                var seq = await c.probe.sequence
-                await c.probe.skip(1)
+                var seq = await c.probe.takeSequence()
                 if seq & 0xFF == 0 {
-                    seq = await c.probe.sequence
-                    await c.probe.skip(1)
+                    seq = await c.probe.takeSequence()
                 }
                 let id = await c.probe.nextCallID()
                 // REQUEST 01 | seq lo, hi | call id | 01 02 | 0a f6 01 payload×246 | crc: after seq's high byte

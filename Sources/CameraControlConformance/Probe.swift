@@ -34,7 +34,15 @@ public actor Probe {
     /// When true (the default), reliable device packets are acknowledged as they arrive.
     public private(set) var acknowledges = true
     /// When true, the probe keeps the link alive with heartbeats.
-    public private(set) var heartbeats = false
+    public private(set) var heartbeats = false {
+        didSet { if heartbeats && !oldValue { quietSince = ContinuousClock.now } }
+    }
+    /// The longest the probe sent nothing, by its own clock, while its heartbeats were on (since
+    /// ``resetLongestSilence()``): how long the host itself left the link silent. A machine too busy to run
+    /// the probe's ticker shows here, so a session the device ended for 4 intervals of silence can be laid at
+    /// the host's door, or not (``ConformanceSuite``).
+    public private(set) var longestSilence: Duration = .zero
+    private var quietSince = ContinuousClock.now
     /// The device's heartbeat interval (from its handshake; 50 ms until then).
     public private(set) var heartbeatInterval: Duration = .milliseconds(50)
     /// The last handshake response, when a handshake succeeded.
@@ -127,8 +135,34 @@ public actor Probe {
     /// Turns the probe's heartbeats on or off.
     public func setHeartbeats(_ on: Bool) { heartbeats = on }
 
+    /// Starts measuring ``longestSilence`` afresh.
+    public func resetLongestSilence() {
+        longestSilence = .zero
+        quietSince = ContinuousClock.now
+    }
+
     /// Skips `count` sequence numbers (the device should count them as lost).
     public func skip(_ count: UInt16) { sequence &+= count }
+
+    /// The probe's next sequence number, taken (read and advanced in one step, so no heartbeat or ACK of the
+    /// probe's own sends it too).
+    public func takeSequence() -> UInt16 {
+        defer { sequence &+= 1 }
+        return sequence
+    }
+
+    /// Sends the frame whose unstuffed body (without its check) `body` builds from a sequence number, on the
+    /// probe's next number, taken and sent in one step; returns the wire bytes. Reading ``sequence`` and
+    /// skipping it in two steps lets the heartbeat ticker send on that number in between, and the device then
+    /// rightly drops the case's frame as a duplicate (§6): on a loaded machine a case that expects silence
+    /// passed against a device that would have answered.
+    @discardableResult
+    public func sendFrame(_ body: (UInt16) -> [UInt8]) async throws -> [UInt8] {
+        let wire = Self.frame(body: body(sequence))
+        sequence &+= 1
+        try await sendRaw(wire)
+        return wire
+    }
 
     /// A fresh call id (never 0).
     public func nextCallID() -> UInt32 {
@@ -154,6 +188,10 @@ public actor Probe {
     /// Sends bytes exactly as given.
     public func sendRaw(_ bytes: [UInt8]) async throws {
         lastSend = ContinuousClock.now
+        if heartbeats {
+            longestSilence = max(longestSilence, lastSend - quietSince)
+            quietSince = lastSend
+        }
         bytesSent += bytes.count
         try await transport.send(bytes)
     }

@@ -15,7 +15,8 @@ enum ReliabilityCases {
         await c.probe.setAcknowledges(false)
         let (sent, reply) = try await c.probe.call(.simulatorRunScenario, RunScenarioRequest(scenario: "remote-click\n").serializedBytes())
         try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
-        let frames = await c.probe.collect(for: duration)
+        // On the device's clock: a loaded host that runs late waits longer instead of cutting the schedule short.
+        let frames = try await c.framesForDeviceTime(duration)
         await c.probe.setAcknowledges(true)
         let copies = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
         return (stream.callID, copies)
@@ -25,8 +26,9 @@ enum ReliabilityCases {
         ConformanceCase(
             "acks-reliable-requests", "PROTOCOL.md §6", "A REQUEST sent RELIABLE is ACKed with its sequence number and answered once."
         ) { c in
-            let seq = await c.probe.sequence
             let (id, sent) = try await c.probe.request(.devicePing, [], reliable: true)
+            // The request's own number, read from its bytes (the probe's ticker may send in between).
+            let seq = (try? PacketDecoder.decode(unstuffed: COBS.decode(sent.dropLast())).sequence) ?? 0
             let ack = await c.probe.next { $0.packet?.type == .ack }
             let expected = try PacketEncoder.encode(
                 Packet(type: .ack, sequence: ack?.packet?.sequence ?? 0, callID: 0, payload: [UInt8(seq & 0xFF), UInt8(seq >> 8)]))
