@@ -59,13 +59,19 @@ extension CaseContext {
     /// retransmission of its first answer, which a late ACK rightly causes (§6). "Before" is now, or
     /// `seenBefore` (the probe's ``Probe/reliableSeen`` taken before the request was sent, so an answer
     /// that arrives before this call is not taken for a retransmission).
+    ///
+    /// When none came within `timeout`, a Ping barrier follows (as in ``expectSilence(after:for:_:)``): an
+    /// answer that a loaded machine delayed past the window still comes before the Ping's, so "no new reply"
+    /// is never concluded from a host that was merely slow.
     func newReply(to callID: UInt32, within timeout: Duration, seenBefore: Set<UInt16>? = nil) async -> ReceivedFrame? {
         let before = await probe.reliableSeen
         let seenBefore = seenBefore ?? before
-        return await probe.next(within: timeout) { frame in
+        let isNew: @Sendable (ReceivedFrame) -> Bool = { frame in
             guard let packet = frame.packet, packet.callID == callID, packet.type != .ack else { return false }
             return !(packet.isReliable && seenBefore.contains(packet.sequence))
         }
+        if let reply = await probe.next(within: timeout, where: isNew) { return reply }
+        return (try? await probe.framesBeforeBarrier())?.frames?.first(where: isNew)
     }
 
     /// Fails unless `after.<counter> - before.<counter> == expected`.

@@ -42,6 +42,10 @@ public actor Probe {
     /// the probe's ticker shows here, so a session the device ended for 4 intervals of silence can be laid at
     /// the host's door, or not (``ConformanceSuite``).
     public private(set) var longestSilence: Duration = .zero
+    /// The largest lateness of the probe's own 5 ms ticker (since ``resetSchedulingDelay()``): how late this
+    /// machine ran the probe. A frame's arrival time (``ReceivedFrame/at``) can be late by as much, so
+    /// timing checks widen their margins by it.
+    public private(set) var schedulingDelay: Duration = .zero
     private var quietSince = ContinuousClock.now
     /// The device's heartbeat interval (from its handshake; 50 ms until then).
     public private(set) var heartbeatInterval: Duration = .milliseconds(50)
@@ -50,6 +54,10 @@ public actor Probe {
     /// The sequence numbers of the reliable packets received in this session (since the last ``handshake``),
     /// so that a case can tell a retransmission (its ACK came late) from a new packet.
     public private(set) var reliableSeen: Set<UInt16> = []
+    /// When the probe first sent an ACK for each reliable sequence number of this session (since the last
+    /// ``handshake``): a copy the device sends long after it had the ACK is a retransmission it should not
+    /// have made.
+    public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
     private var lastSend = ContinuousClock.now
@@ -75,8 +83,9 @@ public actor Probe {
         }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(5))
-                await self?.tick()
+                let due = ContinuousClock.now + .milliseconds(5)
+                try? await Task.sleep(until: due)
+                await self?.tick(due: due)
             }
         }
     }
@@ -94,7 +103,8 @@ public actor Probe {
     /// True once the transport reported its end.
     public var isClosed: Bool { closed }
 
-    private func tick() async {
+    private func tick(due: ContinuousClock.Instant) async {
+        schedulingDelay = max(schedulingDelay, ContinuousClock.now - due)
         guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
         try? await send(Packet(type: .heartbeat, callID: 0))
     }
@@ -123,6 +133,7 @@ public actor Probe {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
                 try? await send(ack)
+                if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
             }
         }
     }
@@ -134,6 +145,9 @@ public actor Probe {
 
     /// Turns the probe's heartbeats on or off.
     public func setHeartbeats(_ on: Bool) { heartbeats = on }
+
+    /// Starts measuring ``schedulingDelay`` afresh.
+    public func resetSchedulingDelay() { schedulingDelay = .zero }
 
     /// Starts measuring ``longestSilence`` afresh.
     public func resetLongestSilence() {
@@ -206,7 +220,7 @@ public actor Probe {
 
     /// Waits up to `timeout` for a frame matching `match`, removing it from the inbox; nil when none came.
     public func next(
-        within timeout: Duration = .milliseconds(500), where match: @Sendable (ReceivedFrame) -> Bool = { _ in true }
+        within timeout: Duration = .seconds(2), where match: @Sendable (ReceivedFrame) -> Bool = { _ in true }
     ) async -> ReceivedFrame? {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -219,7 +233,7 @@ public actor Probe {
     }
 
     /// Waits up to `timeout` for a packet on `callID` that is not an ACK or HEARTBEAT.
-    public func reply(to callID: UInt32, within timeout: Duration = .milliseconds(500)) async -> ReceivedFrame? {
+    public func reply(to callID: UInt32, within timeout: Duration = .seconds(2)) async -> ReceivedFrame? {
         await next(within: timeout) { $0.packet?.callID == callID && $0.packet?.type != .ack }
     }
 
@@ -270,7 +284,7 @@ public actor Probe {
 
     /// A unary call: the REQUEST, then the first packet on its call id (nil when none came in time).
     public func call(
-        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = .milliseconds(500)
+        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = .seconds(2)
     ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
         let (id, wire) = try await request(method, payload)
         return (wire, await reply(to: id, within: timeout))
@@ -284,6 +298,7 @@ public actor Probe {
     ) async throws -> HandshakeResponse {
         drain()
         reliableSeen.removeAll()  // the device numbers the new session from 0
+        ackSent.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
         let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: .seconds(1))
@@ -312,7 +327,7 @@ public actor Probe {
 
     /// Ping with `payload`; the RESPONSE, or a failure naming what came instead.
     @discardableResult
-    public func ping(_ payload: [UInt8] = [], within timeout: Duration = .milliseconds(500)) async throws -> PingResponse {
+    public func ping(_ payload: [UInt8] = [], within timeout: Duration = .seconds(2)) async throws -> PingResponse {
         let (wire, reply) = try await call(.devicePing, PingRequest(payload: payload).serializedBytes(), within: timeout)
         guard let packet = reply?.packet, packet.type == .response else {
             throw ConformanceFailure(
