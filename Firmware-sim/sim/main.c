@@ -975,6 +975,10 @@ int main(int argc, char **argv)
          * look to the firmware like host silence and end a live session. */
         now = monotonic_us() - t0;
         if (now > ccsim_device_now_us(&g_sim) + MAX_STEP_US) {
+            /* Catching up: this device time passes in a moment of real time, so the host cannot answer
+             * what the firmware sends in it (a handshake response, say, after which the host starts its
+             * heartbeats): host silence here is the simulator's stall, not the host's (§8). */
+            cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim));
             now = ccsim_device_now_us(&g_sim) + MAX_STEP_US;
         }
         run_device_to(now > ccsim_device_now_us(&g_sim) ? now : ccsim_device_now_us(&g_sim));

@@ -116,6 +116,31 @@ extension CaseContext {
         try await probe.send(Packet(type: .cancel, callID: callID))
     }
 
+    /// With the probe silent (heartbeats off), waits until the device has sent nothing for 3 heartbeat
+    /// intervals: it ended the session (§8: after 4 intervals of host silence it stops, heartbeats too).
+    /// Judged by the device going quiet, not by a host-time deadline, which a loaded machine (or a simulator
+    /// catching up after a stall, when host silence is not observed) would turn into a false failure; a
+    /// device that never ends the session never goes quiet and fails after 5 s. Returns what it sent.
+    func waitForLinkDeath(_ what: String) async throws -> [ReceivedFrame] {
+        let interval = Duration.milliseconds(Int(capabilities.heartbeatIntervalMillis == 0 ? 50 : capabilities.heartbeatIntervalMillis))
+        let deadline = ContinuousClock.now + .seconds(5)
+        var last = ContinuousClock.now
+        var frames: [ReceivedFrame] = []
+        while ContinuousClock.now - last < interval * 3 {
+            let got = await probe.collect(for: interval)
+            if let newest = got.last {
+                last = max(last, newest.at)
+                frames += got
+            }
+            if ContinuousClock.now >= deadline {
+                throw ConformanceFailure(
+                    "\(what): the device still sends after 5 s of host silence (\(frames.count) frames)", seen: frames.last?.wire,
+                    expected: "silence: the session ended after 4 × heartbeat_interval_ms")
+            }
+        }
+        return frames
+    }
+
     /// The device clock (`SimulatorService/GetSimulatorStatus`) and whether a scenario is still playing.
     func simulatorStatus() async throws -> SimulatorStatus {
         let (sent, reply) = try await probe.call(.simulatorGetSimulatorStatus, GetSimulatorStatusRequest().serializedBytes())

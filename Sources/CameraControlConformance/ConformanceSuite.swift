@@ -78,6 +78,13 @@ public enum ConformanceSuite {
                 outcome = await runOne(
                     testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
             }
+            if case .fail(var failure) = outcome, lostSession(failure) {
+                // Say whose the stall was: the probe's own longest silence in the run that failed.
+                let silence = await probe.longestSilence
+                let millis = silence.components.seconds * 1_000 + silence.components.attoseconds / 1_000_000_000_000_000
+                failure.message += " (the session was lost; the probe's longest silence was \(millis) ms)"
+                outcome = .fail(failure)
+            }
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let result = CaseResult(

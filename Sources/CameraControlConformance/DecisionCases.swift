@@ -127,7 +127,7 @@ enum DecisionCases {
             decision: "S6"
         ) { c in
             await c.probe.setHeartbeats(false)
-            _ = await c.probe.collect(for: .milliseconds(Int(c.capabilities.heartbeatIntervalMillis) * 6))
+            _ = try await c.waitForLinkDeath("host silence")
             let (sent, reply) = try await c.probe.call(MethodID(service: 99, method: 1))
             try c.expect(reply, .error, status: .failedPrecondition, callID: Probe.callIDOf(sent), sent: sent, "service 99 with no session")
         },

@@ -57,6 +57,12 @@ const cc_input_config_t *cc_device_config(const cc_device_t *dev);
 /* True between a successful handshake and the link being declared dead. */
 bool cc_device_session_active(const cc_device_t *dev);
 
+/* The device did not run until now_us (a simulator the host OS did not schedule and that now catches up;
+ * a board held up by a long flash write): the host's silence in that time was not observed, and what the
+ * device sends while it catches up reaches the host too late for an answer, so the liveness timer
+ * (PROTOCOL.md §8) restarts at now_us. Call it at each catch-up step, never in normal running. */
+void cc_device_note_stall(cc_device_t *dev, uint64_t now_us);
+
 /* The session_id of the last successful handshake (0 before the first). */
 uint32_t cc_device_session_id(const cc_device_t *dev);
 
