@@ -59,7 +59,11 @@ void cc_link_start_session(cc_link_t *link, uint16_t handshake_sequence, uint64_
     link->rx_seen = true;
     link->rx_expected = (uint16_t)(handshake_sequence + 1u);
     link->rx_window_top = handshake_sequence;
-    link->rx_window = 1u;
+    /* v1.2: the handshake and every number behind it count as received, so
+     * a retransmission of an old session's request that arrives after the
+     * handshake is a duplicate, never a call of the new session (PROTOCOL.md
+     * §6; the link model, scripts/check-model, found it). */
+    link->rx_window = ~(uint64_t)0u;
 }
 
 void cc_link_end_session(cc_link_t *link)

@@ -6,7 +6,8 @@
 #include "cc_link.h"
 #include "cc_wire.h"
 
-void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us)
+/* Writes message (may be NULL) as an ERROR payload, cut at a UTF-8 boundary to fit; its length. */
+static size_t error_payload(cc_device_t *dev, uint32_t call_id, const char *message)
 {
     uint8_t *payload = cc_link_payload(&dev->link);
     size_t cap = cc_link_payload_cap(CC_PKT_ERROR, call_id);
@@ -23,6 +24,12 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
             }
         }
     }
+    return len;
+}
+
+void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char *message, uint64_t now_us)
+{
+    size_t len = error_payload(dev, call_id, message);
     (void)cc_link_send(&dev->link, CC_PKT_ERROR, true, call_id, status, len, now_us);   /* R1: reliable */
 }
 
@@ -84,7 +91,11 @@ void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now
             cc_link_forget_call(&dev->link, id);
             cc_call_close(&dev->calls, call);
             dev->counters.cancelled_calls++;
-            cc_rpc_error(dev, id, CC_STATUS_CANCELLED, message, now_us);
+            /* v1.2: best-effort. The new session forgets the old one's packets,
+             * so nothing would retransmit it, and an ACK of its old number
+             * could free a packet of the new numbering (PROTOCOL.md §9). */
+            (void)cc_link_send(&dev->link, CC_PKT_ERROR, false, id, CC_STATUS_CANCELLED,
+                               error_payload(dev, id, message), now_us);
         }
     }
 }

@@ -50,7 +50,7 @@ bool cc_rpc_pack(cc_device_t *dev, const ProtobufCMessage *msg, size_t cap, size
 void cc_rpc_end_all_calls(cc_device_t *dev);
 
 /* Ends every call with ERROR CANCELLED message (a new handshake, PROTOCOL.md
- * §9, v1.1); counts them as cancelled. */
+ * §9, v1.1), sent best-effort (v1.2); counts them as cancelled. */
 void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now_us);
 
 /* Confirms a server stream just opened (PROTOCOL.md §7, v1.1): an empty

@@ -94,6 +94,11 @@ const ccsim_break_t ccsim_breaks[] = {
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing"},
     {"raw-delta-v11", "a v1.1 session's raw sample batches come delta-coded (delta_samples, not samples)", "raw-samples-delta"},
     {"raw-delta-drift", "each delta-coded force step after a batch's first sample is one zigzag step off", "raw-samples-delta"},
+    {"reliable-count-off-by-one",
+     "a reliable event's reliable_event_number counts only the reliable events before it (1.1's example misread)",
+     "reliable-event-number"},
+    {"new-session-error-reliable", "the new-session ERROR CANCELLED carries RELIABLE (the v1.1 rule)",
+     "rehandshake-cancels-calls"},
     {"dedupe-reliable-in-window", "only a reliable packet inside the 64-entry window is dropped as a duplicate (the v1.0 rule)",
      "duplicate-best-effort-dropped duplicates-dropped-outside-window"},
     {0, 0, 0},
@@ -1031,6 +1036,11 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     if (brk("silent-rehandshake") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED) {
         return len;
     }
+    if (brk("new-session-error-reliable") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED
+        && (p->flags & F_RELIABLE) == 0u) {
+        p->flags = (uint8_t)(p->flags | F_RELIABLE); /* v1.1's flag: its ACK may free a new packet (§9) */
+        *changed = true;
+    }
     if (brk("responses-best-effort") && (p->type == T_RESPONSE || p->type == T_ERROR) && (p->flags & F_RELIABLE) != 0u) {
         if (p->type == T_RESPONSE && is_handshake(c)) {
             g_sent_reliable_count = 0; /* a new session numbers from 0 again */
@@ -1200,6 +1210,11 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             if (brk("unprotected-still-reliable") && ((kind >= 3u && kind <= 6u) || kind >= 8u)
                 && (p->flags & F_RELIABLE) == 0u) {
                 p->flags = (uint8_t)(p->flags | F_RELIABLE);
+                *changed = true;
+            }
+            if (brk("reliable-count-off-by-one") && ((kind >= 3u && kind <= 6u) || kind >= 8u)) {
+                uint64_t count = pb_get(p->payload, p->payload_len, 8u);
+                pb_set(p->payload, &p->payload_len, sizeof(p->payload), 8u, count > 1u ? count - 1u : 1u);
                 *changed = true;
             }
             if (brk("slide-reversed") && kind == 7u) {

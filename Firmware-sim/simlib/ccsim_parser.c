@@ -397,6 +397,18 @@ static int fail(ccsim_parse_error_t *err, uint32_t line, size_t column, const ch
     return 1;
 }
 
+/* "too many steps", naming this build's limit (CCSIM_MAX_STEPS: 128, 24 on the
+ * micro:bit), never another build's (PROTOCOL.md §7, SimulatorService). */
+static int fail_too_many_steps(ccsim_parse_error_t *err, uint32_t line, size_t column)
+{
+    (void)fail(err, line, column, "too many steps");
+    if (err != 0) {
+        (void)snprintf(err->message, sizeof(err->message), "line %u: too many steps (this device takes at most %u)",
+                       (unsigned)line, (unsigned)CCSIM_MAX_STEPS);
+    }
+    return 1;
+}
+
 /* The 1-based column of p in the line that starts at line_start. */
 static size_t column_of(const char *line_start, const char *p)
 {
@@ -503,7 +515,7 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
             uint32_t allowed = 0u;
             bool found = false;
             if (out->count >= CCSIM_MAX_STEPS) {
-                return fail(err, line, column_of(text + start, tok[0].p), "too many steps (at most 128)");
+                return fail_too_many_steps(err, line, column_of(text + start, tok[0].p));
             }
             s = &out->steps[out->count];
             memset(s, 0, sizeof(*s));

@@ -393,8 +393,36 @@ static void test_new_handshake_resets_session(void)
     CHECK_EQ(h->packets[0].call_id, 60);
     CHECK_EQ(h->packets[0].status, CC_STATUS_CANCELLED);
     CHECK(h->packets[0].payload_len == 11u && memcmp(h->packets[0].payload, "new session", 11) == 0);
+    /* v1.2: best-effort, since the new session never retransmits it (PROTOCOL.md §9) */
+    CHECK_EQ(h->packets[0].flags & CC_WIRE_FLAG_RELIABLE, 0);
     CHECK_EQ(h->packets[1].type, CC_PKT_RESPONSE);
     CHECK_EQ(h->packets[1].call_id, 63);
+}
+
+/* v1.2 (PROTOCOL.md §6; found by the link model, scripts/check-model): a
+ * request of the old session retransmitted after the handshake that started a
+ * new one is a duplicate, not a call of the new session. */
+static void test_old_request_not_resurrected(void)
+{
+    harness_t *h = hx_setup();
+    uint8_t empty[1];
+    uint16_t old_seq;
+    REQUIRE(hx_handshake(h, 2));
+    old_seq = h->host_sequence;
+    hx_request(h, 70, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL);
+    hx_poll(h);
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, 70), 1);
+    send_handshake(h, 71, 1, 2);
+    hx_poll(h);
+    REQUIRE(hx_find(h, CC_PKT_RESPONSE, 71) != NULL);
+    hx_clear(h);
+    /* the host retransmits the Ping's REQUEST (its ACK was lost) after the handshake */
+    hx_send_packet_seq(h, old_seq, CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, 70, CC_SERVICE_DEVICE_SERVICE,
+                       CC_METHOD_DEVICE_SERVICE_PING, empty, 0);
+    hx_poll(h);
+    CHECK_EQ(hx_count(h, CC_PKT_RESPONSE, 70), 0);   /* not executed again */
+    CHECK_EQ(hx_count(h, CC_PKT_ACK, HX_ANY_CALL), 1);   /* re-ACKed: the first ACK was lost */
+    CHECK_EQ(cc_device_calls_in_flight(&h->dev), 0);
 }
 
 static void test_reconnecting_host_restarts_sequence(void)
@@ -450,6 +478,7 @@ const cc_test_case_t cc_tests_rpc[] = {
     {"cancel", test_cancel},
     {"unknown_packet_type", test_unknown_packet_type},
     {"new_handshake_resets_session", test_new_handshake_resets_session},
+    {"old_request_not_resurrected", test_old_request_not_resurrected},
     {"reconnecting_host_restarts_sequence", test_reconnecting_host_restarts_sequence},
     {"request_with_call_id_zero", test_request_with_call_id_zero},
 };

@@ -153,10 +153,15 @@ extension CaseContext {
     /// everything received meanwhile. Judged by the device's own `device_time_us`, not the host's clock: a
     /// loaded host that runs late only waits longer, and since the device answers in order, every frame it sent
     /// before its last status answer has arrived.
-    func framesUntilScenarioEnd(settle: Duration = .milliseconds(150)) async throws -> [ReceivedFrame] {
+    /// It first sleeps `scenarioMicros` (the scenario's length), then asks every 50 ms: few status answers,
+    /// which matters when a case does not acknowledge them (each is a reliable packet the device keeps).
+    func framesUntilScenarioEnd(
+        scenarioMicros: UInt64 = 0, settle: Duration = .milliseconds(150)
+    ) async throws -> [ReceivedFrame] {
         let settleMicros = UInt64(settle.components.seconds) * 1_000_000 + UInt64(settle.components.attoseconds / 1_000_000_000_000)
         var ended: UInt64?
         let deadline = ContinuousClock.now + .seconds(30)
+        try await Task.sleep(for: .microseconds(Int64(scenarioMicros)))
         while ContinuousClock.now < deadline {
             let status = try await simulatorStatus()
             if !status.isScenarioRunning {
@@ -164,7 +169,7 @@ extension CaseContext {
                 ended = end
                 if status.deviceTimeMicros >= end + settleMicros { return await probe.drain() }
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw ConformanceFailure("the scenario did not end within 30 s", code: .noAnswer)
     }
@@ -190,8 +195,8 @@ extension CaseContext {
         let body = RunScenarioRequest(scenario: scenario).serializedBytes()
         let (request, reply) = try await probe.call(.simulatorRunScenario, body, within: .seconds(1))
         let packet = try expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
-        _ = try RunScenarioResponse(serializedBytes: packet.payload)
-        let frames = try await framesUntilScenarioEnd()
+        let run = try RunScenarioResponse(serializedBytes: packet.payload)
+        let frames = try await framesUntilScenarioEnd(scenarioMicros: run.durationMicros)
         try await cancel(stream.callID)
         var seen = Set<UInt16>()
         var events: [(ReceivedFrame, Packet, InputEvent)] = []

@@ -89,6 +89,12 @@ enum DecisionCases {
             let (id, sent) = try await c.probe.request(.deviceHandshake, body)
             let first = await c.probe.next { $0.packet?.callID == stream.callID || $0.packet?.callID == id }
             try c.expect(first, .error, status: .cancelled, callID: stream.callID, sent: sent, "the old session's stream")
+            if (c.handshake.deviceVersion?.minor ?? 0) >= 2 {
+                // v1.2: nothing retransmits it, and an ACK of its old number could free a new packet (§9).
+                try c.require(
+                    first?.packet?.isReliable == false, "the new-session ERROR carries RELIABLE", seen: first?.wire,
+                    expected: "ERROR CANCELLED without RELIABLE (a 1.2 device)")
+            }
         },
         ConformanceCase(
             "stream-end", "PROTOCOL.md §7", "A stream that ends by itself ends with STREAM_END.", decision: "S4",

@@ -21,6 +21,27 @@ enum InputCases {
         }
     }
 
+    /// Checks `reliable_event_number` along consecutive events (PROTOCOL.md §6): at least 2 on a reliable kind,
+    /// never 0, one more than the event before on a reliable kind, the same on a best-effort one.
+    static func checkReliableCounts(
+        _ c: CaseContext, _ events: [(frame: ReceivedFrame, packet: Packet, event: InputEvent)]
+    ) throws {
+        for e in events {
+            let least: UInt32 = isReliableKind(e.event.kind) ? 2 : 1
+            try c.require(
+                e.event.reliableEventNumber >= least, "\(e.event.kind) with reliable_event_number \(e.event.reliableEventNumber)",
+                seen: e.frame.wire, expected: "at least \(least)")
+        }
+        let ordered = events.sorted { $0.event.eventNumber < $1.event.eventNumber }
+        for (a, b) in zip(ordered, ordered.dropFirst()) where b.event.eventNumber == a.event.eventNumber + 1 {
+            let expected = a.event.reliableEventNumber + (isReliableKind(b.event.kind) ? 1 : 0)
+            try c.require(
+                b.event.reliableEventNumber == expected,
+                "\(b.event.kind) #\(b.event.eventNumber) has reliable_event_number \(b.event.reliableEventNumber) after \(a.event.kind) #\(a.event.eventNumber) with \(a.event.reliableEventNumber)",
+                seen: b.frame.wire, expected: "\(expected)")
+        }
+    }
+
     /// A case playing `scenario` and expecting exactly `kinds` (touch and slide events ignored) from `source`.
     static func gesture(
         _ name: String, _ scenario: String, _ kinds: [InputEventKind], sources: [InputSource], _ summary: String
@@ -81,6 +102,38 @@ enum InputCases {
                     "event \(b.event.eventNumber) at \(b.event.timestampMicros) µs after event \(a.event.eventNumber) at \(a.event.timestampMicros) µs",
                     seen: b.frame.wire, expected: "event \(a.event.eventNumber + 1), not earlier")
             }
+        },
+        ConformanceCase(
+            "reliable-event-number", "PROTOCOL.md §6",
+            "reliable_event_number is 1 + the reliable events since boot: one more on each reliable kind, the same on best-effort ones, unchanged by retransmissions, counting events with no stream open and across a new session.",
+            requires: .simulatorService
+        ) { c in
+            // Unacknowledged, so every reliable event is retransmitted (a lost ACK); the first copy counts.
+            await c.probe.setAcknowledges(false)
+            let first = try await c.inputEvents(of: "noise off\nfull-click\n")
+            await c.probe.setAcknowledges(true)
+            try checkReliableCounts(c, first)
+            guard let last = first.last else {
+                throw ConformanceFailure("the full click sent no events", code: .noAnswer)
+            }
+            // Two clicks with no stream open, then a new session: the counts go on since boot.
+            let (request, reply) = try await c.probe.call(
+                .simulatorRunScenario, RunScenarioRequest(scenario: "remote-click count=2\n").serializedBytes())
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
+            let run = try RunScenarioResponse(serializedBytes: packet.payload)
+            _ = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(100))
+            _ = try await c.probe.handshake()
+            let later = try await c.inputEvents(of: "remote-click\n")
+            try checkReliableCounts(c, later)
+            guard let click = later.first(where: { $0.event.kind == .remoteClick }) else {
+                throw ConformanceFailure("the remote click sent no event", code: .noAnswer)
+            }
+            let skipped = click.event.eventNumber &- last.event.eventNumber
+            try c.require(
+                skipped >= 3 && click.event.reliableEventNumber == last.event.reliableEventNumber + 3,
+                "reliable_event_number \(click.event.reliableEventNumber) after \(last.event.reliableEventNumber), event_number \(click.event.eventNumber) after \(last.event.eventNumber)",
+                seen: click.frame.wire,
+                expected: "reliable_event_number \(last.event.reliableEventNumber + 3): two clicks with no stream open, then this one")
         },
         ConformanceCase(
             "input-interactive", "PROTOCOL.md §6, SIMULATOR.md §1",

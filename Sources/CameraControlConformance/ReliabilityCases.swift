@@ -90,8 +90,9 @@ enum ReliabilityCases {
             let stream = try await c.openStream(.inputStreamInputEvents)
             let scenario = RunScenarioRequest(scenario: "remote-click count=3\n").serializedBytes()
             let (sent, reply) = try await c.probe.call(.simulatorRunScenario, scenario)
-            try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
-            let frames = try await c.framesUntilScenarioEnd(settle: .milliseconds(300))
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
+            let run = try RunScenarioResponse(serializedBytes: packet.payload)
+            let frames = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(300))
             try await c.cancel(stream.callID)
             let copies = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
             var firsts: [UInt16: InputEvent] = [:]

@@ -28,6 +28,10 @@ extension GoldenVectors {
             "heartbeat-host-seq0": (.heartbeat(sequence: 0), nil),
             "ack-of-0x1234": (.ack(sequence: 3, acking: 0x1234), nil),
             "handshake-request": (request(1, 0, .deviceHandshake), m.handshakeRequest),
+            "handshake-request-v12": (
+                Packet(type: .request, isReliable: true, sequence: 0, callID: 1, address: .deviceHandshake),
+                HandshakeRequest(hostVersion: ProtocolVersion(major: 1, minor: 2), hostName: "camctl")
+            ),
             "handshake-response": (response(1, 0), m.handshakeResponse),
             "ping-request": (request(2, 1, .devicePing), PingRequest(payload: [0, 1, 2, 0, 255])),
             "ping-response": (response(2, 1), PingResponse(payload: [0, 1, 2, 0, 255], deviceTimeMicros: 5_000_000)),
@@ -53,6 +57,11 @@ extension GoldenVectors {
             "cancel": (Packet(type: .cancel, sequence: 4, callID: 3), nil),
             "error-unimplemented": (
                 Packet(type: .error, sequence: 13, callID: 9, status: .unimplemented, payload: Array("no such method 7.1".utf8)), nil
+            ),
+            "error-unimplemented-reliable": (
+                Packet(
+                    type: .error, isReliable: true, sequence: 13, callID: 9, status: .unimplemented,
+                    payload: Array("no such method 7.1".utf8)), nil
             ),
             "error-link-failed-precondition": (
                 Packet(type: .error, sequence: 14, callID: 0, status: .failedPrecondition, payload: Array("handshake first".utf8)), nil

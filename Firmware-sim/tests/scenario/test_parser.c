@@ -130,6 +130,12 @@ static void test_limits(void)
     CHECK(ccsim_scenario_parse(text, pos + 9, &sc, &err) != 0);
     CHECK_EQ(err.line, CCSIM_MAX_STEPS + 1u);
     CHECK_EQ(err.column, 1);
+    {   /* the message names this build's limit, not another's (PROTOCOL.md v1.2) */
+        char expected[96];
+        (void)snprintf(expected, sizeof expected, "line %u: too many steps (this device takes at most %u)",
+                       (unsigned)(CCSIM_MAX_STEPS + 1u), (unsigned)CCSIM_MAX_STEPS);
+        CHECK(strcmp(err.message, expected) == 0);
+    }
 
     memset(text, 'x', CCSIM_MAX_LINE + 1u);
     CHECK(ccsim_scenario_parse(text, CCSIM_MAX_LINE + 1u, &sc, &err) != 0);

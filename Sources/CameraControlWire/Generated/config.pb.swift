@@ -5,17 +5,19 @@
 
 /// The device's whole configuration. Configure replaces it as one unit: read
 /// it with GetConfig, change fields, send it back. Zero is never a valid
-/// value for these fields, so a zero is rejected with INVALID_ARGUMENT.
+/// value for these fields, so a zero is rejected with INVALID_ARGUMENT, and so
+/// is every value outside the ranges below; the old configuration then stays
+/// (docs/PROTOCOL.md §7, "Valid arguments", v1.2).
 ///
 /// Schema: `cameracontrol.v1.Config` (config.proto).
 public struct Config: WireMessage, ProtoCodable {
-    /// Force-conditioning thresholds.
+    /// Force-conditioning thresholds; required (see Thresholds for their rules).
     public var thresholds: Thresholds? = nil
-    /// One of Capabilities.sample_rates_hz.
+    /// One of Capabilities.sample_rates_hz (the reference: 100, 250, 500, 1000).
     public var sampleRateHertz: UInt32 = 0
-    /// At most one SLIDE event per this interval (latest position wins).
+    /// At most one SLIDE event per this interval (latest position wins); 1..1000.
     public var slideIntervalMillis: UInt32 = 0
-    /// Button debounce time.
+    /// Button debounce time; 1..100.
     public var debounceMillis: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).

@@ -133,7 +133,8 @@ public struct Capabilities: WireMessage, ProtoCodable {
     public var hasTouchSensor: Bool = false
     /// The device has a slide strip.
     public var hasSlideStrip: Bool = false
-    /// Physical buttons present, besides the Camera Control itself.
+    /// Input sources besides the Camera Control itself: the physical buttons, and
+    /// INPUT_SOURCE_REMOTE when a remote is paired or possible (v1.2).
     public var buttons: [InputSource] = []
     /// Largest force the sensor reports, in millinewtons.
     public var forceMaxMillinewtons: UInt32 = 0

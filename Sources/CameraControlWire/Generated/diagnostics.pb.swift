@@ -9,11 +9,13 @@
 public struct Counters: WireMessage, ProtoCodable {
     /// Time since boot.
     public var uptimeMicros: UInt64 = 0
-    /// Frames received.
+    /// Frames that passed the check and the envelope (duplicates, unexpected
+    /// packets and unknown types included; docs/PROTOCOL.md §9, v1.2).
     public var framesReceived: UInt32 = 0
     /// Frames sent.
     public var framesSent: UInt32 = 0
-    /// Bytes received.
+    /// Bytes read from the receive buffer, garbage and delimiters included; a
+    /// dropped byte counts in rx_overruns only (docs/PROTOCOL.md §2, v1.2).
     public var bytesReceived: UInt32 = 0
     /// Bytes sent.
     public var bytesSent: UInt32 = 0
@@ -30,7 +32,8 @@ public struct Counters: WireMessage, ProtoCodable {
     public var unimplementedCalls: UInt32 = 0
     /// Requests whose payload did not parse or was invalid.
     public var invalidArguments: UInt32 = 0
-    /// Calls cancelled by the host.
+    /// Calls ended before they finished: by CANCEL, by a new handshake or by link
+    /// death (docs/PROTOCOL.md §7, v1.2).
     public var cancelledCalls: UInt32 = 0
     /// Reliable packets sent again for want of an acknowledgement.
     public var retransmissions: UInt32 = 0

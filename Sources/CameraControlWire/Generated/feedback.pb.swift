@@ -41,9 +41,10 @@ extension IndicatorMode: ProtoJSONEnum {
 ///
 /// Schema: `cameracontrol.v1.PlayHapticRequest` (feedback.proto).
 public struct PlayHapticRequest: WireMessage, ProtoCodable {
-    /// The waveform.
+    /// The waveform: a value of HapticPattern other than 0 (else INVALID_ARGUMENT);
+    /// one not in Capabilities.haptic_patterns gets FAILED_PRECONDITION.
     public var pattern: HapticPattern = .unspecified
-    /// 1..100; 0 means the device default.
+    /// 1..100; 0 means the device default; above 100 gets INVALID_ARGUMENT.
     public var intensityPercent: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
@@ -120,7 +121,8 @@ extension PlayHapticRequest: ProtoJSONMessage {
 ///
 /// Schema: `cameracontrol.v1.PlaySoundRequest` (feedback.proto).
 public struct PlaySoundRequest: WireMessage, ProtoCodable {
-    /// The sound.
+    /// The sound: a value of Sound other than 0 (else INVALID_ARGUMENT); a device
+    /// without a speaker answers FAILED_PRECONDITION.
     public var sound: Sound = .unspecified
 
     /// Every field at its zero value (message fields absent).
@@ -189,9 +191,9 @@ extension PlaySoundRequest: ProtoJSONMessage {
 ///
 /// Schema: `cameracontrol.v1.SetIndicatorRequest` (feedback.proto).
 public struct SetIndicatorRequest: WireMessage, ProtoCodable {
-    /// Off, on or blinking.
+    /// Off, on or blinking; another value gets INVALID_ARGUMENT.
     public var mode: IndicatorMode = .off
-    /// 0xRRGGBB.
+    /// 0xRRGGBB; above 0xFFFFFF gets INVALID_ARGUMENT.
     public var rgb: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).

@@ -89,7 +89,8 @@ public struct InputEvent: WireMessage, ProtoCodable {
     /// Counts input events since boot, so a host can see what it missed.
     public var eventNumber: UInt32 = 0
     /// 1 + the number of reliable input events since boot (the press, button and click kinds), this
-    /// one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0). A host that sees
+    /// one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0): the first
+    /// reliable event of a boot carries 2, and events with no stream open count too (v1.2). A host that sees
     /// a gap in event_number knows from it whether the gap hides a reliable event, which
     /// retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6).
     public var reliableEventNumber: UInt32 = 0
@@ -343,7 +344,7 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
     /// Time between samples.
     public var sampleIntervalMicros: UInt32 = 0
     /// Sample records, 4 bytes each, little-endian:
-    ///   bits 0..15  force in millinewtons (saturating at 65535)
+    ///   bits 0..15  conditioned force (tared, filtered) in millinewtons (saturating at 65535)
     ///   bits 16..30 slide position
     ///   bit  31     touch
     /// In a session below v1.2 every batch carries its samples here. From v1.2 a

@@ -128,6 +128,9 @@ struct  Cameracontrol__V1__ProtocolVersion
  * Each stage has hysteresis: it turns on at `*_on_mn` and off at `*_off_mn`.
  * Valid when light_off < light_on <= full_off < full_on and
  * full_on - light_on >= min_stage_gap_mn.
+ * Valid (v1.2): every field non-zero, light_press_off_mn < light_press_on_mn <=
+ * full_press_off_mn < full_press_on_mn, full_press_on_mn within the device's
+ * force range, and full_press_on_mn - light_press_on_mn >= min_stage_gap_mn.
  */
 struct  Cameracontrol__V1__Thresholds
 {

@@ -29,25 +29,27 @@ typedef struct Cameracontrol__V1__ConfigureRequest Cameracontrol__V1__ConfigureR
 /*
  * The device's whole configuration. Configure replaces it as one unit: read
  * it with GetConfig, change fields, send it back. Zero is never a valid
- * value for these fields, so a zero is rejected with INVALID_ARGUMENT.
+ * value for these fields, so a zero is rejected with INVALID_ARGUMENT, and so
+ * is every value outside the ranges below; the old configuration then stays
+ * (docs/PROTOCOL.md §7, "Valid arguments", v1.2).
  */
 struct  Cameracontrol__V1__Config
 {
   ProtobufCMessage base;
   /*
-   * Force-conditioning thresholds.
+   * Force-conditioning thresholds; required (see Thresholds for their rules).
    */
   Cameracontrol__V1__Thresholds *thresholds;
   /*
-   * One of Capabilities.sample_rates_hz.
+   * One of Capabilities.sample_rates_hz (the reference: 100, 250, 500, 1000).
    */
   uint32_t sample_rate_hz;
   /*
-   * At most one SLIDE event per this interval (latest position wins).
+   * At most one SLIDE event per this interval (latest position wins); 1..1000.
    */
   uint32_t slide_interval_ms;
   /*
-   * Button debounce time.
+   * Button debounce time; 1..100.
    */
   uint32_t debounce_ms;
 };

@@ -85,7 +85,8 @@ struct  Cameracontrol__V1__Capabilities
    */
   protobuf_c_boolean has_slide_strip;
   /*
-   * Physical buttons present, besides the Camera Control itself.
+   * Input sources besides the Camera Control itself: the physical buttons, and
+   * INPUT_SOURCE_REMOTE when a remote is paired or possible (v1.2).
    */
   size_t n_buttons;
   Cameracontrol__V1__InputSource *buttons;

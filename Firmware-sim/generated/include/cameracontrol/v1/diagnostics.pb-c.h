@@ -36,7 +36,8 @@ struct  Cameracontrol__V1__Counters
    */
   uint64_t uptime_us;
   /*
-   * Frames received.
+   * Frames that passed the check and the envelope (duplicates, unexpected
+   * packets and unknown types included; docs/PROTOCOL.md §9, v1.2).
    */
   uint32_t frames_received;
   /*
@@ -44,7 +45,8 @@ struct  Cameracontrol__V1__Counters
    */
   uint32_t frames_sent;
   /*
-   * Bytes received.
+   * Bytes read from the receive buffer, garbage and delimiters included; a
+   * dropped byte counts in rx_overruns only (docs/PROTOCOL.md §2, v1.2).
    */
   uint32_t bytes_received;
   /*
@@ -77,7 +79,8 @@ struct  Cameracontrol__V1__Counters
    */
   uint32_t invalid_arguments;
   /*
-   * Calls cancelled by the host.
+   * Calls ended before they finished: by CANCEL, by a new handshake or by link
+   * death (docs/PROTOCOL.md §7, v1.2).
    */
   uint32_t cancelled_calls;
   /*

@@ -52,11 +52,12 @@ struct  Cameracontrol__V1__PlayHapticRequest
 {
   ProtobufCMessage base;
   /*
-   * The waveform.
+   * The waveform: a value of HapticPattern other than 0 (else INVALID_ARGUMENT);
+   * one not in Capabilities.haptic_patterns gets FAILED_PRECONDITION.
    */
   Cameracontrol__V1__HapticPattern pattern;
   /*
-   * 1..100; 0 means the device default.
+   * 1..100; 0 means the device default; above 100 gets INVALID_ARGUMENT.
    */
   uint32_t intensity_percent;
 };
@@ -72,7 +73,8 @@ struct  Cameracontrol__V1__PlaySoundRequest
 {
   ProtobufCMessage base;
   /*
-   * The sound.
+   * The sound: a value of Sound other than 0 (else INVALID_ARGUMENT); a device
+   * without a speaker answers FAILED_PRECONDITION.
    */
   Cameracontrol__V1__Sound sound;
 };
@@ -88,11 +90,11 @@ struct  Cameracontrol__V1__SetIndicatorRequest
 {
   ProtobufCMessage base;
   /*
-   * Off, on or blinking.
+   * Off, on or blinking; another value gets INVALID_ARGUMENT.
    */
   Cameracontrol__V1__IndicatorMode mode;
   /*
-   * 0xRRGGBB.
+   * 0xRRGGBB; above 0xFFFFFF gets INVALID_ARGUMENT.
    */
   uint32_t rgb;
 };

@@ -114,7 +114,8 @@ struct  Cameracontrol__V1__InputEvent
   uint32_t event_number;
   /*
    * 1 + the number of reliable input events since boot (the press, button and click kinds), this
-   * one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0). A host that sees
+   * one included when it is one of them (v1.1: never 0; a 1.0 device leaves it 0): the first
+   * reliable event of a boot carries 2, and events with no stream open count too (v1.2). A host that sees
    * a gap in event_number knows from it whether the gap hides a reliable event, which
    * retransmission will bring, or only best-effort ones, which never come (docs/PROTOCOL.md §6).
    */
@@ -169,7 +170,7 @@ struct  Cameracontrol__V1__RawSampleBatch
   uint32_t sample_interval_us;
   /*
    * Sample records, 4 bytes each, little-endian:
-   *   bits 0..15  force in millinewtons (saturating at 65535)
+   *   bits 0..15  conditioned force (tared, filtered) in millinewtons (saturating at 65535)
    *   bits 16..30 slide position
    *   bit  31     touch
    * In a session below v1.2 every batch carries its samples here. From v1.2 a
