@@ -116,29 +116,31 @@ extension CaseContext {
         try await probe.send(Packet(type: .cancel, callID: callID))
     }
 
-    /// With the probe silent (heartbeats off), waits until the device has sent nothing for 3 heartbeat
-    /// intervals: it ended the session (§8: after 4 intervals of host silence it stops, heartbeats too).
-    /// Judged by the device going quiet, not by a host-time deadline, which a loaded machine (or a simulator
-    /// catching up after a stall, when host silence is not observed) would turn into a false failure; a
-    /// device that never ends the session never goes quiet and fails after 5 s. Returns what it sent.
+    /// With the probe silent (heartbeats off), waits until the device has ended the session (§8: after 4
+    /// intervals of host silence): it has sent nothing for 3 intervals, and a Ping then gets ERROR
+    /// FAILED_PRECONDITION. Judged by the device, not by a host-time deadline, which a loaded machine (or a
+    /// simulator catching up after a stall, when host silence is not observed) would turn into a false
+    /// failure: a Ping the device still answers only restarts the wait. A device that never ends the session
+    /// fails after 5 s. Returns what it sent.
     func waitForLinkDeath(_ what: String) async throws -> [ReceivedFrame] {
         let interval = Duration.milliseconds(Int(capabilities.heartbeatIntervalMillis == 0 ? 50 : capabilities.heartbeatIntervalMillis))
         let deadline = ContinuousClock.now + .seconds(5)
         var last = ContinuousClock.now
         var frames: [ReceivedFrame] = []
-        while ContinuousClock.now - last < interval * 3 {
+        while ContinuousClock.now < deadline {
             let got = await probe.collect(for: interval)
             if let newest = got.last {
                 last = max(last, newest.at)
                 frames += got
             }
-            if ContinuousClock.now >= deadline {
-                throw ConformanceFailure(
-                    "\(what): the device still sends after 5 s of host silence (\(frames.count) frames)", seen: frames.last?.wire,
-                    expected: "silence: the session ended after 4 × heartbeat_interval_ms")
-            }
+            guard ContinuousClock.now - last >= interval * 3 else { continue }
+            let (_, reply) = try await probe.call(.devicePing, PingRequest().serializedBytes())
+            if let packet = reply?.packet, packet.type == .error, packet.status == .failedPrecondition { return frames }
+            last = ContinuousClock.now  // still alive (it was stalled): the Ping restarted its timer
         }
-        return frames
+        throw ConformanceFailure(
+            "\(what): the device still answers after 5 s of host silence (\(frames.count) frames)", seen: frames.last?.wire,
+            expected: "silence, then FAILED_PRECONDITION: the session ended after 4 × heartbeat_interval_ms")
     }
 
     /// The device clock (`SimulatorService/GetSimulatorStatus`) and whether a scenario is still playing.
@@ -176,13 +178,16 @@ extension CaseContext {
 
     /// Waits until the device's clock (`GetSimulatorStatus`) has advanced `duration` from its first answer here,
     /// then returns everything received meanwhile (as ``framesUntilScenarioEnd(settle:)``).
-    func framesForDeviceTime(_ duration: Duration) async throws -> [ReceivedFrame] {
+    /// Also returns the device time of the last status answer: every frame the device sent before it is in
+    /// the frames (it answers in order).
+    func framesForDeviceTime(_ duration: Duration) async throws -> (frames: [ReceivedFrame], deviceTimeMicros: UInt64) {
         let micros = UInt64(duration.components.seconds) * 1_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000_000)
         let start = try await simulatorStatus().deviceTimeMicros
         let deadline = ContinuousClock.now + duration * 6 + .seconds(10)
         try await Task.sleep(for: duration * 0.9)
         while ContinuousClock.now < deadline {
-            if try await simulatorStatus().deviceTimeMicros >= start + micros { return await probe.drain() }
+            let now = try await simulatorStatus().deviceTimeMicros
+            if now >= start + micros { return (await probe.drain(), now) }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw ConformanceFailure("the device clock did not advance \(duration) in \(duration * 6 + .seconds(10))", code: .noAnswer)

@@ -74,7 +74,9 @@ enum DecisionCases {
             decision: "S3"
         ) { c in
             await c.probe.setHeartbeats(false)
-            for _ in 0..<8 {
+            // 1 s, five dead timeouts: a device that drops them dies even if a loaded machine stalls it for
+            // most of that time (a simulator catching up does not observe host silence).
+            for _ in 0..<25 {
                 try await c.probe.sendFrame { seq in [0x08, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x00, 0xAA, 0xBB] }
                 try await Task.sleep(for: .milliseconds(40))
             }

@@ -189,8 +189,11 @@ enum InteropCases {
             var boundaries = 0
             for (a, b) in zip(series, series.dropFirst()) {
                 let interval = UInt64(a.batch.sampleIntervalMicros)
-                guard b.batch.droppedBefore == 0, a.samples.count >= 2, b.samples.count >= 2,
-                    b.batch.firstTimestampMicros == a.batch.firstTimestampMicros + UInt64(a.samples.count) * interval
+                // No sample between them: none dropped, none skipped (a skip shifts the schedule by a whole
+                // interval or more; a sample is otherwise late or early by less than one, §7).
+                let span = Int64(bitPattern: b.batch.firstTimestampMicros &- a.batch.firstTimestampMicros)
+                let drift = span - Int64(a.samples.count) * Int64(interval)
+                guard b.batch.droppedBefore == 0, a.samples.count >= 2, b.samples.count >= 2, abs(drift) < Int64(interval)
                 else { continue }
                 boundaries += 1
                 let (last, first) = (a.samples[a.samples.count - 1], b.samples[0])
