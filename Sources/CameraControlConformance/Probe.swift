@@ -60,6 +60,8 @@ public actor Probe {
     public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
+    /// How many times the probe has sent (each send is one frame, or a run a case built by hand).
+    public private(set) var framesSent = 0
     private var lastSend = ContinuousClock.now
     private var reader: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
@@ -202,6 +204,7 @@ public actor Probe {
     /// Sends bytes exactly as given.
     public func sendRaw(_ bytes: [UInt8]) async throws {
         lastSend = ContinuousClock.now
+        framesSent += 1
         if heartbeats {
             longestSilence = max(longestSilence, lastSend - quietSince)
             quietSince = lastSend
