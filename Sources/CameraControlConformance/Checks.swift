@@ -30,7 +30,11 @@ extension CaseContext {
     /// A retransmission of a reliable packet received before the window (same sequence number: the device
     /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored.
     func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
-        let seenBefore = await probe.reliableSeen
+        // Copies of reliable packets that arrived before `sent` went out are retransmissions, not answers; an
+        // answer that arrived while this function was being reached is not (judged by arrival time, so the
+        // moment this runs does not matter).
+        let sentTime = await probe.sentAt[sent] ?? ContinuousClock.now
+        let firstSeen = await probe.reliableFirstSeen
         // `duration` of quiet, then a Ping as a barrier: an answer that a loaded machine delays past the
         // window still comes before the Ping's, so it is seen. The Ping itself must be answered (the link
         // goes on after whatever was sent).
@@ -45,7 +49,7 @@ extension CaseContext {
         let answer = frames.first { frame in
             guard let packet = frame.packet else { return true }
             if packet.type == .ack || packet.type == .heartbeat { return false }
-            return !(packet.isReliable && seenBefore.contains(packet.sequence))
+            return !(packet.isReliable && (firstSeen[packet.sequence].map { $0 < sentTime } ?? false))
         }
         if let other = answer {
             throw ConformanceFailure(

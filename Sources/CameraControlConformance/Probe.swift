@@ -58,6 +58,11 @@ public actor Probe {
     /// ``handshake``): a copy the device sends long after it had the ACK is a retransmission it should not
     /// have made.
     public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
+    /// When each reliable sequence number of this session first arrived (since the last ``handshake``).
+    public private(set) var reliableFirstSeen: [UInt16: ContinuousClock.Instant] = [:]
+    /// When the probe last sent each byte string by ``sendRaw(_:)`` (since the last ``handshake``): the moment
+    /// a case's frame went out, to tell answers to it from copies of packets received before.
+    public private(set) var sentAt: [[UInt8]: ContinuousClock.Instant] = [:]
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
     /// How many times the probe has sent (each send is one frame, or a run a case built by hand).
@@ -129,14 +134,19 @@ public actor Probe {
             } catch {
                 frame.error = error
             }
-            inbox.append(frame)
-            if let packet = frame.packet, packet.isReliable { reliableSeen.insert(packet.sequence) }
+            if let packet = frame.packet, packet.isReliable {
+                reliableSeen.insert(packet.sequence)
+                if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
+            }
+            // The ACK goes out before a case can see the frame: a case that answers it at once (sends a
+            // duplicate request, say) must not overtake the ACK on the wire.
             if acknowledges, let packet = frame.packet, packet.isReliable {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
                 try? await send(ack)
                 if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
             }
+            inbox.append(frame)
         }
     }
 
@@ -205,6 +215,7 @@ public actor Probe {
     public func sendRaw(_ bytes: [UInt8]) async throws {
         lastSend = ContinuousClock.now
         framesSent += 1
+        if bytes.count > 2 && bytes.first != 0 { sentAt[bytes] = lastSend }
         if heartbeats {
             longestSilence = max(longestSilence, lastSend - quietSince)
             quietSince = lastSend
@@ -302,6 +313,8 @@ public actor Probe {
         drain()
         reliableSeen.removeAll()  // the device numbers the new session from 0
         ackSent.removeAll()
+        reliableFirstSeen.removeAll()
+        sentAt.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
         let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: .seconds(1))
