@@ -283,9 +283,11 @@ void cc_device_poll(cc_device_t *dev)
     flush_uart(dev);
 }
 
-void cc_device_note_stall(cc_device_t *dev, uint64_t now_us)
+void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us)
 {
-    cc_link_note_rx_pending(&dev->link, now_us);
+    if (stall_us < (uint64_t)dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS) {
+        cc_link_note_rx_pending(&dev->link, now_us);
+    }
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)
