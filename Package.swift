@@ -215,7 +215,7 @@ let package = Package(
             name: "camctl-bench",
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
-                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CameraAppExample", "CBenchSupport",
+                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CameraAppExample", "CameraControlEmbedded", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),

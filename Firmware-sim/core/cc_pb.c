@@ -187,6 +187,7 @@ void cc_pbw_write_raw_sample_batch(cc_pbw_t *w, const cc_pb_raw_sample_batch_t *
     cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLE_INTERVAL_US, (uint64_t)m->sample_interval_us);
     cc_pbw_bytes(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLES, m->samples.data, m->samples.len);
     cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_DROPPED_BEFORE, (uint64_t)m->dropped_before);
+    cc_pbw_bytes(w, CC_PB_RAW_SAMPLE_BATCH_DELTA_SAMPLES, m->delta_samples.data, m->delta_samples.len);
 }
 
 void cc_pbw_write_run_scenario_response(cc_pbw_t *w, const cc_pb_run_scenario_response_t *m)

@@ -4,6 +4,7 @@
 #include "cc_pb.h"
 #include "cc_call.h"
 #include "cc_link.h"
+#include "cc_rawdelta.h"
 #include "cc_rpc_reply.h"
 #include "cc_wire.h"
 
@@ -77,7 +78,7 @@ bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_pe
 /* The messages this file sends, filled field by field below: the build stops
  * when the schema gives one a field not filled here. */
 typedef char cc_pb_filled_input_event[CC_PB_INPUT_EVENT_FIELD_COUNT == 8u ? 1 : -1];
-typedef char cc_pb_filled_raw_sample_batch[CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT == 4u ? 1 : -1];
+typedef char cc_pb_filled_raw_sample_batch[CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT == 5u ? 1 : -1];
 
 /* Writes a stream message for call into the link's payload buffer. */
 static void begin_stream_message(cc_device_t *dev, const cc_call_t *call, cc_pbw_t *w)
@@ -130,15 +131,23 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
     cc_raw_batch_t *b = &call->raw;
     cc_pbw_t w;
     cc_pb_raw_sample_batch_t batch;
+    uint8_t delta[CC_RAW_MAX_SAMPLES_PER_BATCH * CC_RAW_RECORD_BYTES];
+    size_t delta_len = 0;
 
     if (b->count == 0u) {
         return;
     }
+    /* v1.2 sessions: delta_samples when shorter than the records (PROTOCOL.md §7), never both */
+    if (dev->negotiated_minor >= CC_WIRE_RAW_DELTA_MINOR) {
+        delta_len = cc_rawdelta_encode(b->records, b->count, delta, (size_t)b->count * CC_RAW_RECORD_BYTES - 1u);
+    }
     batch.first_timestamp_us = b->first_timestamp_us;
     batch.sample_interval_us = b->interval_us;
     batch.samples.data = b->records;
-    batch.samples.len = (size_t)b->count * CC_RAW_RECORD_BYTES;
+    batch.samples.len = delta_len == 0u ? (size_t)b->count * CC_RAW_RECORD_BYTES : 0u;
     batch.dropped_before = b->dropped_before;
+    batch.delta_samples.data = delta;
+    batch.delta_samples.len = delta_len;
     begin_stream_message(dev, call, &w);
     cc_pbw_write_raw_sample_batch(&w, &batch);
     if (cc_pbw_ok(&w)

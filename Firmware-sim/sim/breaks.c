@@ -10,6 +10,8 @@
 #include "cc_cobs.h"
 #include "cc_config.h"
 #include "cc_crc16.h"
+#include "cc_rawdelta.h"
+#include "cc_wire.h"
 
 #define FRAME_CAP 2048u
 #define WIRE_CAP (FRAME_CAP + FRAME_CAP / 254u + 4u)
@@ -98,6 +100,8 @@ const ccsim_break_t ccsim_breaks[] = {
      "cancelled-calls-counted"},
     {"strict-link-packets", "an ACK or HEARTBEAT on a non-zero call id, or an ACK longer than 2 bytes, is dropped",
      "link-packets-lenient"},
+    {"raw-delta-v11", "a v1.1 session's raw sample batches come delta-coded (delta_samples, not samples)", "raw-samples-delta"},
+    {"raw-delta-drift", "each delta-coded force step after a batch's first sample is one zigzag step off", "raw-samples-delta"},
     {"reliable-count-off-by-one",
      "a reliable event's reliable_event_number counts only the reliable events before it (1.1's example misread)",
      "reliable-event-number"},
@@ -397,6 +401,7 @@ static unsigned g_sent_reliable_count;
 static bool g_held;
 static pkt_t g_held_pkt;
 static unsigned g_batches;
+static uint32_t g_session_minor; /* raw-delta-*: the negotiated minor of the session */
 /* breakers of the second round (see the table) */
 static bool g_refused;          /* refused-handshake-ends-session: a handshake was refused */
 static bool g_raw_cancelled;    /* no-stream-after-cancel: a raw-sample stream was cancelled */
@@ -957,6 +962,73 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
 
 /* ---- device -> host ---- */
 
+/* raw-delta-v11, raw-delta-drift: RawSampleBatch's payload with its samples moved from the records (field 3)
+ * to delta_samples (field 5), or delta_samples with every force step after the first one zigzag step off. */
+static void raw_delta_break(pkt_t *p, bool *changed)
+{
+    static uint8_t coded[FRAME_CAP], rebuilt[FRAME_CAP];
+    uint64_t v;
+    size_t at, n, coded_len = 0, i = 0, out = 0, sample = 0;
+    if (brk("raw-delta-v11") && g_session_minor < CC_WIRE_RAW_DELTA_MINOR && pb_find(p->payload, p->payload_len, 3u, &v, &at, &n)) {
+        coded_len = cc_rawdelta_encode(p->payload + at, n / CC_WIRE_RAW_RECORD_BYTES, coded, sizeof(coded));
+    } else if (brk("raw-delta-drift") && pb_find(p->payload, p->payload_len, 5u, &v, &at, &n)) {
+        while (i < n) {   /* head varint, then a position varint when bit 1 is set */
+            uint64_t head, pos;
+            size_t j = at + i;
+            if (!pb_varint(p->payload, at + n, &j, &head)) {
+                return;
+            }
+            i = j - at;
+            if (coded_len + 20u > sizeof(coded)) {
+                return;
+            }
+            coded_len += pb_put_varint(coded + coded_len, sample++ == 0u ? head : head + 4u);
+            if ((head & 2u) != 0u) {
+                if (!pb_varint(p->payload, at + n, &j, &pos)) {
+                    return;
+                }
+                i = j - at;
+                coded_len += pb_put_varint(coded + coded_len, pos);
+            }
+        }
+    } else {
+        return;
+    }
+    i = 0;
+    while (i < p->payload_len) {   /* every field but 3 and 5, then field 5 */
+        size_t start = i;
+        uint64_t key, len;
+        if (!pb_varint(p->payload, p->payload_len, &i, &key)) {
+            return;
+        }
+        if ((key & 7u) == 0u) {
+            if (!pb_varint(p->payload, p->payload_len, &i, &len)) {
+                return;
+            }
+        } else if ((key & 7u) == 2u) {
+            if (!pb_varint(p->payload, p->payload_len, &i, &len) || len > p->payload_len - i) {
+                return;
+            }
+            i += (size_t)len;
+        } else {
+            return;
+        }
+        if ((key >> 3) != 3u && (key >> 3) != 5u) {
+            memcpy(rebuilt + out, p->payload + start, i - start);
+            out += i - start;
+        }
+    }
+    out += pb_put_varint(rebuilt + out, (5u << 3) | 2u);
+    out += pb_put_varint(rebuilt + out, coded_len);
+    if (coded_len == 0u || out + coded_len > sizeof(p->payload)) {
+        return;
+    }
+    memcpy(rebuilt + out, coded, coded_len);
+    memcpy(p->payload, rebuilt, out + coded_len);
+    p->payload_len = out + coded_len;
+    *changed = true;
+}
+
 static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *changed)
 {
     call_t *c = call_find(p->call);
@@ -1009,6 +1081,9 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     }
 
     if (p->type == T_RESPONSE && is_handshake(c)) {
+        uint64_t v;
+        size_t at, n;
+        g_session_minor = pb_find(p->payload, p->payload_len, 2u, &v, &at, &n) ? (uint32_t)pb_get(p->payload + at, n, 2u) : 0u;
         g_seq_offset = 0;
         g_device_packets = 0;
         g_sent_reliable_count = 0;
@@ -1145,6 +1220,9 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 memcpy(&g_held_pkt, p, sizeof(*p));
                 return len;
             }
+        }
+        if (c != 0 && c->service == 2u && c->method == 2u) {
+            raw_delta_break(p, changed);
         }
         if (c != 0 && c->service == 2u && c->method == 2u && brk("batch-interval-doubled")) {
             pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, 2u * pb_get(p->payload, p->payload_len, 2u));

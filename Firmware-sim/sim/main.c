@@ -852,6 +852,7 @@ int main(int argc, char **argv)
          : start_now ? "running; scenario started"
                      : "running; the scenario starts at the host's handshake");
 
+    uint64_t stall_us = 0;   /* the lag when the current catch-up began (0: not catching up) */
     while (!g_stop) {
         struct pollfd pfd;
         uint64_t now, now_ns, wake_ns;
@@ -975,7 +976,17 @@ int main(int argc, char **argv)
          * look to the firmware like host silence and end a live session. */
         now = monotonic_us() - t0;
         if (now > ccsim_device_now_us(&g_sim) + MAX_STEP_US) {
+            /* Catching up: this device time passes in a moment of real time, so the host cannot answer
+             * what the firmware sends in it (a handshake response, say, after which the host starts its
+             * heartbeats): host silence here is the simulator's stall, not the host's (§8), unless the
+             * stall outlasted the dead timeout (the host gave up too: cc_device_note_stall). */
+            if (stall_us == 0u) {
+                stall_us = now - ccsim_device_now_us(&g_sim);
+            }
+            cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim), stall_us);
             now = ccsim_device_now_us(&g_sim) + MAX_STEP_US;
+        } else {
+            stall_us = 0u;
         }
         run_device_to(now > ccsim_device_now_us(&g_sim) ? now : ccsim_device_now_us(&g_sim));
 

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cc_ids.h"
+#include "cc_rawdelta.h"
 #include "cc_test.h"
 #include "cc_wire.h"
 #include "harness.h"
@@ -537,8 +538,73 @@ static void test_raw_record_layout(void)
     CHECK(memcmp(out, expected, sizeof expected) == 0);
 }
 
+static void test_raw_delta_coding(void)
+{
+    /* Tests/Vectors/frames.json "raw-sample-batch-delta": the records of "raw-sample-batch", delta-coded */
+    static const uint8_t records[12] = {0x00, 0x00, 0x00, 0x00, 0x78, 0x00, 0x00, 0x82, 0xFF, 0xFF, 0xFF, 0xFF};
+    static const uint8_t expected[11] = {0x00, 0xC3, 0x07, 0x80, 0x08, 0xBB, 0xF8, 0x1F, 0xFE, 0xF7, 0x03};
+    static const uint8_t still[8] = {0x10, 0x00, 0x00, 0x80, 0x0F, 0x00, 0x00, 0x80};   /* 16 mN, then 15 mN */
+    uint8_t out[16];
+    CHECK_EQ(cc_rawdelta_encode(records, 3u, out, sizeof out), sizeof expected);
+    CHECK(memcmp(out, expected, sizeof expected) == 0);
+    CHECK_EQ(cc_rawdelta_encode(records, 3u, out, sizeof expected - 1u), 0u);   /* does not fit: 0 */
+    CHECK_EQ(cc_rawdelta_encode(still, 2u, out, sizeof out), 3u);               /* 81 01 | 05 */
+    CHECK(out[0] == 0x81u && out[1] == 0x01u && out[2] == 0x05u);
+}
+
+/* One raw batch of 25 samples on call 2 at protocol minor `minor` while the force ramps up. */
+static Cameracontrol__V1__RawSampleBatch *raw_batch_at(harness_t *h, uint32_t minor)
+{
+    Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    const hx_packet_t *p;
+    uint32_t i;
+    if (!hx_handshake(h, minor)) {
+        return NULL;
+    }
+    req.samples_per_batch = 25;
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_poll(h);
+    h->reading.touched = true;
+    h->reading.position = 300u;
+    hx_heartbeat(h);
+    for (i = 0; i < 25u; i++) {
+        h->reading.force_raw_mn = (int32_t)(400u + 7u * i);
+        hx_advance(h, 1000);
+    }
+    p = hx_find(h, CC_PKT_STREAM_MESSAGE, 2);
+    return p == NULL ? NULL : cameracontrol__v1__raw_sample_batch__unpack(NULL, p->payload_len, p->payload);
+}
+
+static void test_raw_samples_delta_from_v12(void)
+{
+    Cameracontrol__V1__RawSampleBatch *old;
+    Cameracontrol__V1__RawSampleBatch *b;
+    if (CC_MAX_FRAME_BYTES < 256u) {
+        /* a 25-sample batch of 4-byte records does not fit a smaller frame (the device sends fewer) */
+        return;
+    }
+    old = raw_batch_at(hx_setup(), 1u);
+    b = raw_batch_at(hx_setup(), 2u);
+    REQUIRE(old != NULL && b != NULL);
+    /* a 1.1 session gets the records, a 1.2 session the same samples delta-coded, shorter */
+    CHECK_EQ(old->samples.len, 25u * 4u);
+    CHECK_EQ(old->delta_samples.len, 0u);
+    CHECK_EQ(b->samples.len, 0u);
+    CHECK(b->delta_samples.len > 0u && b->delta_samples.len < 25u * 4u);
+    {
+        uint8_t again[100];
+        size_t n = cc_rawdelta_encode(old->samples.data, 25u, again, sizeof again);
+        CHECK_EQ(n, b->delta_samples.len);
+        CHECK(n == b->delta_samples.len && memcmp(again, b->delta_samples.data, n) == 0);
+    }
+    cameracontrol__v1__raw_sample_batch__free_unpacked(old, NULL);
+    cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
+}
+
 const cc_test_case_t cc_tests_services[] = {
     {"raw_record_layout", test_raw_record_layout},
+    {"raw_delta_coding", test_raw_delta_coding},
+    {"raw_samples_delta_from_v12", test_raw_samples_delta_from_v12},
     {"ping_echoes", test_ping_echoes},
     {"ping_too_big_for_arena_or_frame", test_ping_too_big_for_arena_or_frame},
     {"get_config_and_configure", test_get_config_and_configure},

@@ -30,7 +30,11 @@ extension CaseContext {
     /// A retransmission of a reliable packet received before the window (same sequence number: the device
     /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored.
     func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
-        let seenBefore = await probe.reliableSeen
+        // Copies of reliable packets that arrived before `sent` went out are retransmissions, not answers; an
+        // answer that arrived while this function was being reached is not (judged by arrival time, so the
+        // moment this runs does not matter).
+        let sentTime = await probe.sentAt[sent] ?? ContinuousClock.now
+        let firstSeen = await probe.reliableFirstSeen
         // `duration` of quiet, then a Ping as a barrier: an answer that a loaded machine delays past the
         // window still comes before the Ping's, so it is seen. The Ping itself must be answered (the link
         // goes on after whatever was sent).
@@ -45,7 +49,7 @@ extension CaseContext {
         let answer = frames.first { frame in
             guard let packet = frame.packet else { return true }
             if packet.type == .ack || packet.type == .heartbeat { return false }
-            return !(packet.isReliable && seenBefore.contains(packet.sequence))
+            return !(packet.isReliable && (firstSeen[packet.sequence].map { $0 < sentTime } ?? false))
         }
         if let other = answer {
             throw ConformanceFailure(
@@ -59,13 +63,19 @@ extension CaseContext {
     /// retransmission of its first answer, which a late ACK rightly causes (§6). "Before" is now, or
     /// `seenBefore` (the probe's ``Probe/reliableSeen`` taken before the request was sent, so an answer
     /// that arrives before this call is not taken for a retransmission).
+    ///
+    /// When none came within `timeout`, a Ping barrier follows (as in ``expectSilence(after:for:_:)``): an
+    /// answer that a loaded machine delayed past the window still comes before the Ping's, so "no new reply"
+    /// is never concluded from a host that was merely slow.
     func newReply(to callID: UInt32, within timeout: Duration, seenBefore: Set<UInt16>? = nil) async -> ReceivedFrame? {
         let before = await probe.reliableSeen
         let seenBefore = seenBefore ?? before
-        return await probe.next(within: timeout) { frame in
+        let isNew: @Sendable (ReceivedFrame) -> Bool = { frame in
             guard let packet = frame.packet, packet.callID == callID, packet.type != .ack else { return false }
             return !(packet.isReliable && seenBefore.contains(packet.sequence))
         }
+        if let reply = await probe.next(within: timeout, where: isNew) { return reply }
+        return (try? await probe.framesBeforeBarrier())?.frames?.first(where: isNew)
     }
 
     /// Fails unless `after.<counter> - before.<counter> == expected`.
@@ -110,6 +120,83 @@ extension CaseContext {
         try await probe.send(Packet(type: .cancel, callID: callID))
     }
 
+    /// With the probe silent (heartbeats off), waits until the device has ended the session (§8: after 4
+    /// intervals of host silence): it has sent nothing for 3 intervals, and a Ping then gets ERROR
+    /// FAILED_PRECONDITION. Judged by the device, not by a host-time deadline, which a loaded machine (or a
+    /// simulator catching up after a stall, when host silence is not observed) would turn into a false
+    /// failure: a Ping the device still answers only restarts the wait. A device that never ends the session
+    /// fails after 5 s. Returns what it sent.
+    func waitForLinkDeath(_ what: String) async throws -> [ReceivedFrame] {
+        let interval = Duration.milliseconds(Int(capabilities.heartbeatIntervalMillis == 0 ? 50 : capabilities.heartbeatIntervalMillis))
+        let deadline = ContinuousClock.now + .seconds(5)
+        var last = ContinuousClock.now
+        var frames: [ReceivedFrame] = []
+        while ContinuousClock.now < deadline {
+            let got = await probe.collect(for: interval)
+            if let newest = got.last {
+                last = max(last, newest.at)
+                frames += got
+            }
+            guard ContinuousClock.now - last >= interval * 3 else { continue }
+            let (_, reply) = try await probe.call(.devicePing, PingRequest().serializedBytes())
+            if let packet = reply?.packet, packet.type == .error, packet.status == .failedPrecondition { return frames }
+            last = ContinuousClock.now  // still alive (it was stalled): the Ping restarted its timer
+        }
+        throw ConformanceFailure(
+            "\(what): the device still answers after 5 s of host silence (\(frames.count) frames)", seen: frames.last?.wire,
+            expected: "silence, then FAILED_PRECONDITION: the session ended after 4 × heartbeat_interval_ms")
+    }
+
+    /// The device clock (`SimulatorService/GetSimulatorStatus`) and whether a scenario is still playing.
+    func simulatorStatus() async throws -> SimulatorStatus {
+        let (sent, reply) = try await probe.call(.simulatorGetSimulatorStatus, GetSimulatorStatusRequest().serializedBytes())
+        let packet = try expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "GetSimulatorStatus")
+        return try SimulatorStatus(serializedBytes: packet.payload)
+    }
+
+    /// Waits, on the device's clock, until the scenario has ended and `settle` more has passed (for events the
+    /// end of a scenario still causes: the release a conditioning filter reports a few ms late), then returns
+    /// everything received meanwhile. Judged by the device's own `device_time_us`, not the host's clock: a
+    /// loaded host that runs late only waits longer, and since the device answers in order, every frame it sent
+    /// before its last status answer has arrived.
+    /// It first sleeps `scenarioMicros` (the scenario's length), then asks every 50 ms: few status answers,
+    /// which matters when a case does not acknowledge them (each is a reliable packet the device keeps).
+    func framesUntilScenarioEnd(
+        scenarioMicros: UInt64 = 0, settle: Duration = .milliseconds(150)
+    ) async throws -> [ReceivedFrame] {
+        let settleMicros = UInt64(settle.components.seconds) * 1_000_000 + UInt64(settle.components.attoseconds / 1_000_000_000_000)
+        var ended: UInt64?
+        let deadline = ContinuousClock.now + .seconds(30)
+        try await Task.sleep(for: .microseconds(Int64(scenarioMicros)))
+        while ContinuousClock.now < deadline {
+            let status = try await simulatorStatus()
+            if !status.isScenarioRunning {
+                let end = ended ?? status.deviceTimeMicros
+                ended = end
+                if status.deviceTimeMicros >= end + settleMicros { return await probe.drain() }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ConformanceFailure("the scenario did not end within 30 s", code: .noAnswer)
+    }
+
+    /// Waits until the device's clock (`GetSimulatorStatus`) has advanced `duration` from its first answer here,
+    /// then returns everything received meanwhile (as ``framesUntilScenarioEnd(settle:)``).
+    /// Also returns the device time of the last status answer: every frame the device sent before it is in
+    /// the frames (it answers in order).
+    func framesForDeviceTime(_ duration: Duration) async throws -> (frames: [ReceivedFrame], deviceTimeMicros: UInt64) {
+        let micros = UInt64(duration.components.seconds) * 1_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000_000)
+        let start = try await simulatorStatus().deviceTimeMicros
+        let deadline = ContinuousClock.now + duration * 6 + .seconds(10)
+        try await Task.sleep(for: duration * 0.9)
+        while ContinuousClock.now < deadline {
+            let now = try await simulatorStatus().deviceTimeMicros
+            if now >= start + micros { return (await probe.drain(), now) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ConformanceFailure("the device clock did not advance \(duration) in \(duration * 6 + .seconds(10))", code: .noAnswer)
+    }
+
     /// Plays `scenario` with `SimulatorService/RunScenario` while an input stream is open, and returns the
     /// stream's messages (retransmissions removed: one frame per sequence number) in arrival order.
     func inputEvents(of scenario: String) async throws -> [(frame: ReceivedFrame, packet: Packet, event: InputEvent)] {
@@ -118,7 +205,7 @@ extension CaseContext {
         let (request, reply) = try await probe.call(.simulatorRunScenario, body, within: .seconds(1))
         let packet = try expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
         let run = try RunScenarioResponse(serializedBytes: packet.payload)
-        let frames = await probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(150))
+        let frames = try await framesUntilScenarioEnd(scenarioMicros: run.durationMicros)
         try await cancel(stream.callID)
         var seen = Set<UInt16>()
         var events: [(ReceivedFrame, Packet, InputEvent)] = []

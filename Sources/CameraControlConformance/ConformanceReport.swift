@@ -3,7 +3,7 @@ public enum ConformanceReport {
     /// One case for a person: `PASS  name  §`, and on FAIL the message and the bytes seen against expected.
     public static func human(_ result: CaseResult) -> String {
         var line = "\(result.outcome.label)  \(result.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(result.section)"
-        if result.retried { line += "  (run twice: the first run lost its session)" }
+        if result.retried { line += "  (run twice: the first run lost its session while the probe itself was stalled)" }
         switch result.outcome {
         case .pass: break
         case .skip(let reason): line += "\n      skipped: \(reason)"

@@ -154,7 +154,7 @@ enum InputCases {
                 .simulatorRunScenario, RunScenarioRequest(scenario: "remote-click count=2\n").serializedBytes())
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
             let run = try RunScenarioResponse(serializedBytes: packet.payload)
-            _ = await c.probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(100))
+            _ = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(100))
             _ = try await c.probe.handshake()
             let later = try await c.inputEvents(of: "remote-click\n")
             try checkReliableCounts(c, later)

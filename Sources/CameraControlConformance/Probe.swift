@@ -34,7 +34,19 @@ public actor Probe {
     /// When true (the default), reliable device packets are acknowledged as they arrive.
     public private(set) var acknowledges = true
     /// When true, the probe keeps the link alive with heartbeats.
-    public private(set) var heartbeats = false
+    public private(set) var heartbeats = false {
+        didSet { if heartbeats && !oldValue { quietSince = ContinuousClock.now } }
+    }
+    /// The longest the probe sent nothing, by its own clock, while its heartbeats were on (since
+    /// ``resetLongestSilence()``): how long the host itself left the link silent. A machine too busy to run
+    /// the probe's ticker shows here, so a session the device ended for 4 intervals of silence can be laid at
+    /// the host's door, or not (``ConformanceSuite``).
+    public private(set) var longestSilence: Duration = .zero
+    /// The largest lateness of the probe's own 5 ms ticker (since ``resetSchedulingDelay()``): how late this
+    /// machine ran the probe. A frame's arrival time (``ReceivedFrame/at``) can be late by as much, so
+    /// timing checks widen their margins by it.
+    public private(set) var schedulingDelay: Duration = .zero
+    private var quietSince = ContinuousClock.now
     /// The device's heartbeat interval (from its handshake; 50 ms until then).
     public private(set) var heartbeatInterval: Duration = .milliseconds(50)
     /// The last handshake response, when a handshake succeeded.
@@ -42,8 +54,19 @@ public actor Probe {
     /// The sequence numbers of the reliable packets received in this session (since the last ``handshake``),
     /// so that a case can tell a retransmission (its ACK came late) from a new packet.
     public private(set) var reliableSeen: Set<UInt16> = []
+    /// When the probe first sent an ACK for each reliable sequence number of this session (since the last
+    /// ``handshake``): a copy the device sends long after it had the ACK is a retransmission it should not
+    /// have made.
+    public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
+    /// When each reliable sequence number of this session first arrived (since the last ``handshake``).
+    public private(set) var reliableFirstSeen: [UInt16: ContinuousClock.Instant] = [:]
+    /// When the probe last sent each byte string by ``sendRaw(_:)`` (since the last ``handshake``): the moment
+    /// a case's frame went out, to tell answers to it from copies of packets received before.
+    public private(set) var sentAt: [[UInt8]: ContinuousClock.Instant] = [:]
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
+    /// How many times the probe has sent (each send is one frame, or a run a case built by hand).
+    public private(set) var framesSent = 0
     private var lastSend = ContinuousClock.now
     private var reader: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
@@ -67,8 +90,9 @@ public actor Probe {
         }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(5))
-                await self?.tick()
+                let due = ContinuousClock.now + .milliseconds(5)
+                try? await Task.sleep(until: due)
+                await self?.tick(due: due)
             }
         }
     }
@@ -86,7 +110,8 @@ public actor Probe {
     /// True once the transport reported its end.
     public var isClosed: Bool { closed }
 
-    private func tick() async {
+    private func tick(due: ContinuousClock.Instant) async {
+        schedulingDelay = max(schedulingDelay, ContinuousClock.now - due)
         guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
         _ = try? await send(Packet(type: .heartbeat, callID: 0))
     }
@@ -109,13 +134,19 @@ public actor Probe {
             } catch {
                 frame.error = error
             }
-            inbox.append(frame)
-            if let packet = frame.packet, packet.isReliable { reliableSeen.insert(packet.sequence) }
+            if let packet = frame.packet, packet.isReliable {
+                reliableSeen.insert(packet.sequence)
+                if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
+            }
+            // The ACK goes out before a case can see the frame: a case that answers it at once (sends a
+            // duplicate request, say) must not overtake the ACK on the wire.
             if acknowledges, let packet = frame.packet, packet.isReliable {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
                 _ = try? await send(ack)
+                if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
             }
+            inbox.append(frame)
         }
     }
 
@@ -127,8 +158,37 @@ public actor Probe {
     /// Turns the probe's heartbeats on or off.
     public func setHeartbeats(_ on: Bool) { heartbeats = on }
 
+    /// Starts measuring ``schedulingDelay`` afresh.
+    public func resetSchedulingDelay() { schedulingDelay = .zero }
+
+    /// Starts measuring ``longestSilence`` afresh.
+    public func resetLongestSilence() {
+        longestSilence = .zero
+        quietSince = ContinuousClock.now
+    }
+
     /// Skips `count` sequence numbers (the device should count them as lost).
     public func skip(_ count: UInt16) { sequence &+= count }
+
+    /// The probe's next sequence number, taken (read and advanced in one step, so no heartbeat or ACK of the
+    /// probe's own sends it too).
+    public func takeSequence() -> UInt16 {
+        defer { sequence &+= 1 }
+        return sequence
+    }
+
+    /// Sends the frame whose unstuffed body (without its check) `body` builds from a sequence number, on the
+    /// probe's next number, taken and sent in one step; returns the wire bytes. Reading ``sequence`` and
+    /// skipping it in two steps lets the heartbeat ticker send on that number in between, and the device then
+    /// rightly drops the case's frame as a duplicate (§6): on a loaded machine a case that expects silence
+    /// passed against a device that would have answered.
+    @discardableResult
+    public func sendFrame(_ body: (UInt16) -> [UInt8]) async throws -> [UInt8] {
+        let wire = Self.frame(body: body(sequence))
+        sequence &+= 1
+        try await sendRaw(wire)
+        return wire
+    }
 
     /// A fresh call id (never 0).
     public func nextCallID() -> UInt32 {
@@ -154,6 +214,12 @@ public actor Probe {
     /// Sends bytes exactly as given.
     public func sendRaw(_ bytes: [UInt8]) async throws {
         lastSend = ContinuousClock.now
+        framesSent += 1
+        if bytes.count > 2 && bytes.first != 0 { sentAt[bytes] = lastSend }
+        if heartbeats {
+            longestSilence = max(longestSilence, lastSend - quietSince)
+            quietSince = lastSend
+        }
         bytesSent += bytes.count
         try await transport.send(bytes)
     }
@@ -168,7 +234,7 @@ public actor Probe {
 
     /// Waits up to `timeout` for a frame matching `match`, removing it from the inbox; nil when none came.
     public func next(
-        within timeout: Duration = .milliseconds(500), where match: @Sendable (ReceivedFrame) -> Bool = { _ in true }
+        within timeout: Duration = .seconds(2), where match: @Sendable (ReceivedFrame) -> Bool = { _ in true }
     ) async -> ReceivedFrame? {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -181,7 +247,7 @@ public actor Probe {
     }
 
     /// Waits up to `timeout` for a packet on `callID` that is not an ACK or HEARTBEAT.
-    public func reply(to callID: UInt32, within timeout: Duration = .milliseconds(500)) async -> ReceivedFrame? {
+    public func reply(to callID: UInt32, within timeout: Duration = .seconds(2)) async -> ReceivedFrame? {
         await next(within: timeout) { $0.packet?.callID == callID && $0.packet?.type != .ack }
     }
 
@@ -232,7 +298,7 @@ public actor Probe {
 
     /// A unary call: the REQUEST, then the first packet on its call id (nil when none came in time).
     public func call(
-        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = .milliseconds(500)
+        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = .seconds(2)
     ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
         let (id, wire) = try await request(method, payload)
         return (wire, await reply(to: id, within: timeout))
@@ -246,6 +312,9 @@ public actor Probe {
     ) async throws -> HandshakeResponse {
         drain()
         reliableSeen.removeAll()  // the device numbers the new session from 0
+        ackSent.removeAll()
+        reliableFirstSeen.removeAll()
+        sentAt.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
         let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: .seconds(1))
@@ -274,7 +343,7 @@ public actor Probe {
 
     /// Ping with `payload`; the RESPONSE, or a failure naming what came instead.
     @discardableResult
-    public func ping(_ payload: [UInt8] = [], within timeout: Duration = .milliseconds(500)) async throws -> PingResponse {
+    public func ping(_ payload: [UInt8] = [], within timeout: Duration = .seconds(2)) async throws -> PingResponse {
         let (wire, reply) = try await call(.devicePing, PingRequest(payload: payload).serializedBytes(), within: timeout)
         guard let packet = reply?.packet, packet.type == .response else {
             throw ConformanceFailure(

@@ -254,13 +254,8 @@ package enum PcapngReader {
 }
 
 extension RawSampleBatch {
-    /// The batch's sample records (input.proto: 4 bytes each, little-endian; force in bits 0–15, slide
-    /// position in bits 16–30, touch in bit 31).
+    /// The batch's samples, from its 4-byte records or its delta coding (v1.2; `decodedSamples`).
     package var records: [(force: UInt32, position: UInt32, touch: Bool)] {
-        stride(from: 0, to: samples.count - samples.count % 4, by: 4).map { at in
-            let word =
-                UInt32(samples[at]) | UInt32(samples[at + 1]) << 8 | UInt32(samples[at + 2]) << 16 | UInt32(samples[at + 3]) << 24
-            return (word & 0xFFFF, (word >> 16) & 0x7FFF, word >> 31 != 0)
-        }
+        decodedSamples.map { (UInt32($0.forceMillinewtons), UInt32($0.position), $0.isTouched) }
     }
 }

@@ -232,7 +232,7 @@ enum ScaleBench {
                     var expected: UInt64?
                     do {
                         for try await batch in stream {
-                            let count = UInt64(batch.samples.count / 4)  // 4-byte records
+                            let count = UInt64(batch.decodedSamples.count)  // records or delta-coded (v1.2)
                             var lost = UInt64(batch.droppedBefore)
                             if let expected, batch.firstTimestampMicros > expected, batch.sampleIntervalMicros > 0 {
                                 lost += (batch.firstTimestampMicros - expected) / UInt64(batch.sampleIntervalMicros)

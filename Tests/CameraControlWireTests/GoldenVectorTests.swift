@@ -47,6 +47,12 @@ extension GoldenVectors {
             "input-event-volume-up": (stream(3, 10, reliable: true), event(1_500_000, .buttonDown, .volumeUp, number: 45)),
             "stream-raw-samples-request": (request(4, 3, .inputStreamRawSamples), StreamRawSamplesRequest(samplesPerBatch: 16)),
             "raw-sample-batch": (stream(4, 11, reliable: false), m.rawSampleBatch),
+            "raw-sample-batch-delta": (
+                stream(4, 12, reliable: false),
+                RawSampleBatch(
+                    firstTimestampMicros: 2_000_000, sampleIntervalMicros: 1_000, samples: m.rawSamples, droppedBefore: 3,
+                    deltaCoded: true)
+            ),
             "stream-end-ok": (Packet(type: .streamEnd, sequence: 12, callID: 3, status: .ok), nil),
             "cancel": (Packet(type: .cancel, sequence: 4, callID: 3), nil),
             "error-unimplemented": (

@@ -134,6 +134,40 @@ import Testing
         #expect(RawSample(forceMillinewtons: 1, position: 0xFFFF, isTouched: false).position == 0x7FFF)
     }
 
+    /// v1.2's delta coding: the vector's bytes, a round trip, and every malformed form a typed error.
+    @Test func rawSampleDeltaCoding() throws {
+        let coded = RawSampleDeltaCoding.encode(SampleMessages.rawSamples)
+        #expect(coded.hex == "00c3078008bbf81ffef703")  // Firmware-sim/tests/test_services.c raw_delta_coding
+        #expect(try RawSampleDeltaCoding.decode(coded) == SampleMessages.rawSamples)
+        let batch = RawSampleBatch(
+            firstTimestampMicros: 5, sampleIntervalMicros: 1_000, samples: SampleMessages.rawSamples, deltaCoded: true)
+        #expect(batch.samples.isEmpty && batch.deltaSamples == coded)
+        #expect(batch.decodedSamples == SampleMessages.rawSamples)
+        #expect(!batch.isMalformed)
+        let ramp = (0..<25).map { RawSample(forceMillinewtons: UInt16(900 + 9 * $0), position: 300, isTouched: true) }
+        #expect(try RawSampleDeltaCoding.decode(RawSampleDeltaCoding.encode(ramp)) == ramp)
+        #expect(RawSampleDeltaCoding.encode(ramp).count == 4 + 24)  // 900 mN at position 300 (2 + 2), then 1 byte each
+        for (bytes, code) in [
+            ([0x81], WireError.Code.malformedMessage),  // cut short
+            ([0x03], .malformedMessage),  // moved, but no position
+            ([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], .malformedMessage),  // longer than 5 bytes
+            ([0x04], .invalidValue),  // force −1
+            ([0x80, 0x80, 0x20], .invalidValue),  // force 65,536
+            ([0x02, 0x80, 0x80, 0x04], .invalidValue),  // position 32,768
+        ] as [([UInt8], WireError.Code)] {
+            #expect(throws: WireError.self) { try RawSampleDeltaCoding.decode(bytes) }
+            do {
+                _ = try RawSampleDeltaCoding.decode(bytes)
+            } catch {
+                #expect(error.code == code, "\(bytes.hex)")
+            }
+            #expect(RawSampleBatch(deltaSamples: bytes).isMalformed)
+        }
+        var both = batch
+        both.samples = [0, 0, 0, 0]
+        #expect(both.isMalformed)
+    }
+
     @Test func thresholdValidity() {
         #expect(SampleMessages.thresholds.isValid)
         var bad = SampleMessages.thresholds

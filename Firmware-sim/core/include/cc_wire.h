@@ -88,6 +88,8 @@
 #define CC_WIRE_RAW_POSITION_SHIFT 16u     /* bits 16..30 */
 #define CC_WIRE_RAW_POSITION_MAX 0x7FFFu
 #define CC_WIRE_RAW_TOUCH_BIT 0x80000000u  /* bit 31 */
+/* RawSampleBatch.delta_samples (cc_rawdelta.h): sent from this minor version on (v1.2) */
+#define CC_WIRE_RAW_DELTA_MINOR 2u
 
 /* Protobuf's wire types (the low 3 bits of a field's key), for cc_pbw.h, cc_pbr.h and the
  * generated cc_pb.h. Groups (3, 4) are not part of proto3. */

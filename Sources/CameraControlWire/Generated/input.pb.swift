@@ -347,19 +347,33 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
     ///   bits 0..15  conditioned force (tared, filtered) in millinewtons (saturating at 65535)
     ///   bits 16..30 slide position
     ///   bit  31     touch
+    /// In a session below v1.2 every batch carries its samples here. From v1.2 a
+    /// batch carries them here or in delta_samples, never both (docs/PROTOCOL.md §7).
     public var samples: [UInt8] = []
     /// Samples the device dropped before this batch because the link was full.
     public var droppedBefore: UInt32 = 0
+    /// v1.2: the same samples delta-coded, sent only in a session negotiated at
+    /// v1.2 or later, and then whenever it is shorter than the 4-byte records.
+    /// Each sample, in order, against the one before it (the first against force
+    /// 0, position 0), with zigzag(d) = 2d for d >= 0 and -2d - 1 for d < 0:
+    ///   varint  zigzag(force - previous force) * 4 + moved * 2 + touch
+    ///   varint  zigzag(position - previous position), only when moved is 1
+    /// moved is 1 exactly when the position differs from the previous one; touch
+    /// is the sample's touch bit itself (not a delta). Force stays in 0..65535,
+    /// position in 0..32767; the sample count is the number of samples decoded.
+    /// A batch is decoded on its own: a lost batch costs nothing later.
+    public var deltaSamples: [UInt8] = []
 
     /// Every field at its zero value (message fields absent).
     public init() {}
 
     /// A message with the fields given; the others are at their zero value.
-    public init(firstTimestampMicros: UInt64 = 0, sampleIntervalMicros: UInt32 = 0, samples: [UInt8] = [], droppedBefore: UInt32 = 0) {
+    public init(firstTimestampMicros: UInt64 = 0, sampleIntervalMicros: UInt32 = 0, samples: [UInt8] = [], droppedBefore: UInt32 = 0, deltaSamples: [UInt8] = []) {
         self.firstTimestampMicros = firstTimestampMicros
         self.sampleIntervalMicros = sampleIntervalMicros
         self.samples = samples
         self.droppedBefore = droppedBefore
+        self.deltaSamples = deltaSamples
     }
 
     /// `cameracontrol.v1.RawSampleBatch`.
@@ -379,6 +393,7 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
         if sampleIntervalMicros != 0 { let v = sampleIntervalMicros; n += 1 + ProtoSize.varint(UInt64(v)) }
         if !samples.isEmpty { let v = samples; n += 1 + ProtoSize.lengthDelimited(v.count) }
         if droppedBefore != 0 { let v = droppedBefore; n += 1 + ProtoSize.varint(UInt64(v)) }
+        if !deltaSamples.isEmpty { let v = deltaSamples; n += 1 + ProtoSize.lengthDelimited(v.count) }
         return n
     }
 
@@ -387,6 +402,7 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
         if sampleIntervalMicros != 0 { let v = sampleIntervalMicros; writer.varint(16); writer.varint(UInt64(v)) }
         if !samples.isEmpty { let v = samples; writer.varint(26); writer.lengthDelimited(v) }
         if droppedBefore != 0 { let v = droppedBefore; writer.varint(32); writer.varint(UInt64(v)) }
+        if !deltaSamples.isEmpty { let v = deltaSamples; writer.varint(42); writer.lengthDelimited(v) }
     }
 
     mutating func merge(from reader: inout ProtoReader) throws(WireError) {
@@ -400,6 +416,8 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
                 samples = try reader.bytes()
             case (4, 0):
                 let r = try reader.varint(); droppedBefore = UInt32(truncatingIfNeeded: r)
+            case (5, 2):
+                deltaSamples = try reader.bytes()
             default:
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
@@ -414,6 +432,7 @@ extension RawSampleBatch: ProtoJSONMessage {
         ProtoFieldInfo(name: "sample_interval_us", jsonName: "sampleIntervalUs", number: 2, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "samples", jsonName: "samples", number: 3, type: .scalar([UInt8].self)),
         ProtoFieldInfo(name: "dropped_before", jsonName: "droppedBefore", number: 4, type: .scalar(UInt32.self)),
+        ProtoFieldInfo(name: "delta_samples", jsonName: "deltaSamples", number: 5, type: .scalar([UInt8].self)),
     ]
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
@@ -423,6 +442,7 @@ extension RawSampleBatch: ProtoJSONMessage {
         json.scalar("sampleIntervalUs", sampleIntervalMicros)
         json.scalar("samples", samples)
         json.scalar("droppedBefore", droppedBefore)
+        json.scalar("deltaSamples", deltaSamples)
         return json.value
     }
 
@@ -434,5 +454,6 @@ extension RawSampleBatch: ProtoJSONMessage {
         if let v = try reader.scalar("sampleIntervalUs", UInt32.self) { sampleIntervalMicros = v }
         if let v = try reader.scalar("samples", [UInt8].self) { samples = v }
         if let v = try reader.scalar("droppedBefore", UInt32.self) { droppedBefore = v }
+        if let v = try reader.scalar("deltaSamples", [UInt8].self) { deltaSamples = v }
     }
 }

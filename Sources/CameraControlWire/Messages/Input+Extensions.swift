@@ -58,18 +58,26 @@ public struct RawSample: Hashable, Sendable {
 }
 
 extension RawSampleBatch {
-    /// A batch from decoded samples.
+    /// A batch from decoded samples, as 4-byte records in ``samples`` (what every session gets below v1.2), or
+    /// delta-coded in ``deltaSamples`` when `deltaCoded` (``RawSampleDeltaCoding``, v1.2).
     public init(
-        firstTimestampMicros: UInt64, sampleIntervalMicros: UInt32, samples: [RawSample], droppedBefore: UInt32 = 0
+        firstTimestampMicros: UInt64, sampleIntervalMicros: UInt32, samples: [RawSample], droppedBefore: UInt32 = 0,
+        deltaCoded: Bool = false
     ) {
         self.init(
             firstTimestampMicros: firstTimestampMicros, sampleIntervalMicros: sampleIntervalMicros,
-            samples: samples.flatMap(\.recordBytes), droppedBefore: droppedBefore)
+            samples: deltaCoded ? [] : samples.flatMap(\.recordBytes), droppedBefore: droppedBefore,
+            deltaSamples: deltaCoded ? RawSampleDeltaCoding.encode(samples) : [])
     }
 
-    /// The samples as records; a trailing partial record (fewer than 4 bytes) is ignored, see
-    /// ``hasPartialRecord``.
+    /// The samples, from ``samples``' 4-byte records or, when the batch came delta-coded (v1.2), from
+    /// ``deltaSamples``: the same values either way. A malformed batch yields the samples before the fault
+    /// (a trailing partial record, or a delta coding that stops mid-sample or leaves the ranges), see
+    /// ``isMalformed``.
     public var decodedSamples: [RawSample] {
+        if !deltaSamples.isEmpty {
+            return RawSampleDeltaCoding.decodePrefix(deltaSamples).samples
+        }
         let count = samples.count / RawSample.recordBytes
         var decoded: [RawSample] = []
         decoded.reserveCapacity(count)
@@ -86,8 +94,112 @@ extension RawSampleBatch {
     /// True when ``samples`` is not a whole number of 4-byte records (a malformed batch).
     public var hasPartialRecord: Bool { samples.count % RawSample.recordBytes != 0 }
 
+    /// True when the batch is malformed: a partial record, a delta coding that does not decode, or samples in
+    /// both fields (PROTOCOL.md §7 allows one).
+    public var isMalformed: Bool {
+        if deltaSamples.isEmpty { return hasPartialRecord }
+        return !samples.isEmpty || RawSampleDeltaCoding.decodePrefix(deltaSamples).error != nil
+    }
+
     /// The device time of the sample at `index`.
     public func timestampMicros(ofSample index: Int) -> UInt64 {
         firstTimestampMicros &+ UInt64(sampleIntervalMicros) &* UInt64(max(0, index))
+    }
+}
+
+/// The delta coding of ``RawSampleBatch/deltaSamples`` (protocol v1.2, docs/PROTOCOL.md §7): each sample against
+/// the one before it (the first against force 0, position 0), with `zigzag(d)` = 2d for d ≥ 0, −2d − 1 below.
+///
+/// ```
+/// +--------------------------------------------------+-----------------------------------+
+/// | varint  zigzag(Δforce) × 4 + moved × 2 + touch    | varint  zigzag(Δposition)         |
+/// +--------------------------------------------------+-----------------------------------+
+///                                                       only when moved (position changed)
+/// ```
+public enum RawSampleDeltaCoding {
+    /// The delta coding of `samples`.
+    public static func encode(_ samples: [RawSample]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(samples.count * 2)
+        var force: Int32 = 0
+        var position: Int32 = 0
+        for sample in samples {
+            let newForce = Int32(sample.forceMillinewtons)
+            let newPosition = Int32(sample.position)
+            let moved: UInt32 = newPosition != position ? 1 : 0
+            appendVarint(zigzag(newForce - force) * 4 + moved * 2 + (sample.isTouched ? 1 : 0), to: &out)
+            if moved == 1 { appendVarint(zigzag(newPosition - position), to: &out) }
+            force = newForce
+            position = newPosition
+        }
+        return out
+    }
+
+    /// The samples `bytes` code.
+    /// - Throws: ``WireError`` `malformedMessage` when a varint is cut short or longer than 5 bytes,
+    ///   `invalidValue` when a force leaves 0…65535 or a position 0…32767.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> [RawSample] {
+        let result = decodePrefix(bytes)
+        if let error = result.error { throw error }
+        return result.samples
+    }
+
+    /// The samples decoded up to the first fault, and that fault (nil when `bytes` decode whole).
+    static func decodePrefix(_ bytes: [UInt8]) -> (samples: [RawSample], error: WireError?) {
+        var samples: [RawSample] = []
+        var index = 0
+        var force: Int64 = 0
+        var position: Int64 = 0
+        while index < bytes.count {
+            guard let head = readVarint(bytes, &index) else {
+                return (samples, WireError(.malformedMessage, "delta_samples: sample \(samples.count) is cut short"))
+            }
+            force += unzigzag(head >> 2)
+            if head & 2 != 0 {
+                guard let delta = readVarint(bytes, &index) else {
+                    return (samples, WireError(.malformedMessage, "delta_samples: sample \(samples.count)'s position is cut short"))
+                }
+                position += unzigzag(delta)
+            }
+            guard (0...0xFFFF).contains(force), (0...Int64(RawSample.maxPosition)).contains(position) else {
+                return (
+                    samples,
+                    WireError(.invalidValue, "delta_samples: sample \(samples.count) has force \(force) mN, position \(position)")
+                )
+            }
+            samples.append(
+                RawSample(forceMillinewtons: UInt16(force), position: UInt16(position), isTouched: head & 1 != 0))
+        }
+        return (samples, nil)
+    }
+
+    private static func zigzag(_ value: Int32) -> UInt32 {
+        value >= 0 ? UInt32(value) * 2 : UInt32(-(value + 1)) * 2 + 1
+    }
+
+    private static func unzigzag(_ value: UInt64) -> Int64 {
+        value & 1 == 0 ? Int64(value >> 1) : -Int64(value >> 1) - 1
+    }
+
+    private static func appendVarint(_ value: UInt32, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    /// A varint of at most 5 bytes (32 bits), or nil when cut short or longer.
+    private static func readVarint(_ bytes: [UInt8], _ index: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        for shift in stride(from: 0, to: 35, by: 7) {
+            guard index < bytes.count else { return nil }
+            let byte = bytes[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << UInt64(shift)
+            if byte & 0x80 == 0 { return value }
+        }
+        return nil
     }
 }

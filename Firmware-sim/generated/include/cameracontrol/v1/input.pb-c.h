@@ -173,16 +173,31 @@ struct  Cameracontrol__V1__RawSampleBatch
    *   bits 0..15  conditioned force (tared, filtered) in millinewtons (saturating at 65535)
    *   bits 16..30 slide position
    *   bit  31     touch
+   * In a session below v1.2 every batch carries its samples here. From v1.2 a
+   * batch carries them here or in delta_samples, never both (docs/PROTOCOL.md §7).
    */
   ProtobufCBinaryData samples;
   /*
    * Samples the device dropped before this batch because the link was full.
    */
   uint32_t dropped_before;
+  /*
+   * v1.2: the same samples delta-coded, sent only in a session negotiated at
+   * v1.2 or later, and then whenever it is shorter than the 4-byte records.
+   * Each sample, in order, against the one before it (the first against force
+   * 0, position 0), with zigzag(d) = 2d for d >= 0 and -2d - 1 for d < 0:
+   *   varint  zigzag(force - previous force) * 4 + moved * 2 + touch
+   *   varint  zigzag(position - previous position), only when moved is 1
+   * moved is 1 exactly when the position differs from the previous one; touch
+   * is the sample's touch bit itself (not a delta). Force stays in 0..65535,
+   * position in 0..32767; the sample count is the number of samples decoded.
+   * A batch is decoded on its own: a lost batch costs nothing later.
+   */
+  ProtobufCBinaryData delta_samples;
 };
 #define CAMERACONTROL__V1__RAW_SAMPLE_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__raw_sample_batch__descriptor) \
-    , 0, 0, {0,NULL}, 0 }
+    , 0, 0, {0,NULL}, 0, {0,NULL} }
 
 
 /* Cameracontrol__V1__InputEvent methods */

@@ -372,7 +372,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__stream_raw_samples_request__
   (ProtobufCMessageInit) cameracontrol__v1__stream_raw_samples_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor cameracontrol__v1__raw_sample_batch__field_descriptors[4] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__raw_sample_batch__field_descriptors[5] =
 {
   {
     "first_timestamp_us",
@@ -422,8 +422,21 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__raw_sample_batch__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "delta_samples",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__RawSampleBatch, delta_samples),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__raw_sample_batch__field_indices_by_name[] = {
+  4,   /* field[4] = delta_samples */
   3,   /* field[3] = dropped_before */
   0,   /* field[0] = first_timestamp_us */
   1,   /* field[1] = sample_interval_us */
@@ -432,7 +445,7 @@ static const unsigned cameracontrol__v1__raw_sample_batch__field_indices_by_name
 static const ProtobufCIntRange cameracontrol__v1__raw_sample_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__raw_sample_batch__descriptor =
 {
@@ -442,7 +455,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__raw_sample_batch__descriptor
   "Cameracontrol__V1__RawSampleBatch",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__RawSampleBatch),
-  4,
+  5,
   cameracontrol__v1__raw_sample_batch__field_descriptors,
   cameracontrol__v1__raw_sample_batch__field_indices_by_name,
   1,  cameracontrol__v1__raw_sample_batch__number_ranges,
