@@ -288,8 +288,8 @@ let package = Package(
         .testTarget(
             name: "CameraControlHostTests",
             dependencies: [
-                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
-                "CameraControlHost", "CameraControlTestSupport",
+                "CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlGestures",
+                "CameraControlCapture", "CameraControlControls", "CameraControlHost", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -44,6 +44,10 @@ public actor DeviceConnection {
     private var handler: ActivityHandler?
     private var finishHandler: (@Sendable () -> Void)?
     private var finishReported = false
+    /// ``run()`` has begun (in a caller's task or ``start()``'s).
+    private var running = false
+    /// ``stop()`` was called: no new session starts.
+    private var stopped = false
     private let continuation: AsyncStream<Activity>.Continuation
     /// Every activity, from the first connect on. Finishes when ``stop()`` is called, attempts ran out,
     /// or the consumer fell more than 4096 activities behind (then the connection stops: a consumer that
@@ -104,14 +108,25 @@ public actor DeviceConnection {
         finishHandler = whenFinished
     }
 
-    /// Starts connecting (does nothing when already started).
+    /// Starts connecting in a task of its own (does nothing when already started or running); see ``run()``.
     public func start() {
-        guard loop == nil else { return }
+        guard loop == nil, !running else { return }
         loop = Task { await self.run() }
+    }
+
+    /// Connects, streams, reconnects, in the calling task, until ``stop()``, the task's cancellation, or
+    /// attempts running out (does nothing when already running or stopped). A parent that owns the
+    /// connection's work (a task group) runs it here; cancelling that task stops it, a handshake in
+    /// progress included.
+    public func run() async {
+        guard !running, !stopped else { return }
+        running = true
+        await runLoop()
     }
 
     /// Stops: closes the session and finishes ``activity``; a loop of the connection's own ends.
     public func stop() async {
+        stopped = true
         loop?.cancel()
         loop = nil
         if let current { await current.close() }
@@ -141,9 +156,9 @@ public actor DeviceConnection {
         finishHandler?()
     }
 
-    private func run() async {
+    private func runLoop() async {
         var failures = 0
-        while !Task.isCancelled {
+        while !Task.isCancelled && !stopped {
             let session: DeviceSession
             do {
                 session = try await opener()
@@ -155,6 +170,10 @@ public actor DeviceConnection {
                 continue
             }
             failures = 0
+            if stopped {
+                await session.close()  // stopped during the handshake
+                break
+            }
             current = session
             report(.connected(session.info))
             let ending: RPCError
@@ -169,7 +188,7 @@ public actor DeviceConnection {
             }
             current = nil
             await session.close()
-            if Task.isCancelled { break }
+            if Task.isCancelled || stopped { break }
             report(.disconnected(ending))
             if (try? await Task.sleep(for: retryDelay)) == nil { break }
         }

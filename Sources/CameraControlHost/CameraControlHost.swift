@@ -17,7 +17,8 @@ import Synchronization
 public struct HostClock: Sendable {
     /// Reads the clock: microseconds since an arbitrary fixed start, never decreasing.
     public var nowMicros: @Sendable () -> UInt64
-    /// Sleeps until the clock reads at least the given time (throws when the task is cancelled).
+    /// Sleeps until the clock reads at least the given time (throws when the task is cancelled). For code
+    /// timed by this clock; the host's own deadlines are timers on its event loop.
     public var sleepUntilMicros: @Sendable (UInt64) async throws -> Void
 
     /// A clock from its two operations.
@@ -52,9 +53,10 @@ public struct HostClock: Sendable {
 /// ```
 ///
 /// The wiring itself is ``HostCore``'s (sans-IO); this actor adds the I/O: a ``DeviceConnection``, a
-/// timer that sleeps until the core's next deadline (nothing ticks while nothing is pending), clock
-/// round trips (a few at each connect, then one every ``Configuration/clockResyncInterval``) and a
-/// serial sender for haptics, so a slow PlayHaptic never holds up gestures.
+/// timer on the event loop for the core's next deadline (nothing ticks while nothing is pending), clock
+/// round trips (a few at each connect, then one every ``Configuration/clockResyncInterval``, timed by the
+/// loop too) and a serial sender for haptics, so a slow PlayHaptic never holds up gestures. ``run()``
+/// owns that work as child tasks of one task group; ``stop()`` ends it at any moment of the host's life.
 ///
 /// **One thread.** The host, its connection and the port of every session it opens itself
 /// (``init(port:hostName:configuration:)``, ``connect(to:hostName:configuration:)``) share one
@@ -99,23 +101,61 @@ public actor CameraControlHost: CaptureSoundPlaying {
     public nonisolated let eventLoop: any EventLoop
     private let core: HostCore
     private let connection: DeviceConnection
-    private var started = false
-    private var finishedRunning = false
+
+    /// Where the host is in its life. It only moves forward: idle → running → stopping → stopped, or
+    /// idle → stopped when ``stop()`` comes first.
+    enum Lifecycle: Equatable, Sendable {
+        /// Made; nothing runs.
+        case idle
+        /// ``run()`` owns the connection and the host's child work.
+        case running
+        /// ``stop()`` was called (or the device went away for good): the child work is winding down.
+        case stopping
+        /// Done: ``run()`` has returned (or never will run).
+        case stopped
+    }
+
+    /// What the link to the device is, for the host.
+    enum Link: Sendable {
+        /// No session.
+        case disconnected
+        /// A session is up; its clock round trips run.
+        case timing(DeviceSession)
+        /// A session is up and its clock estimated (``waitUntilConnected()`` returns at once).
+        case ready(DeviceSession)
+    }
+
+    /// The lifecycle state (see ``Lifecycle``).
+    private(set) var lifecycle = Lifecycle.idle
+    private var link = Link.disconnected
+    /// ``start()``'s task, which runs ``run()``.
+    private var background: Task<Void, Never>?
+    /// ``run()``'s body waits here until it should cancel its child work.
+    private var stopSignal: CheckedContinuation<Void, Never>?
+    private var stopSignalled = false
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The clock round trips of the session that just came up.
-    private var connecting: Task<Void, Never>?
-    /// A session is up and its clock estimated (``waitUntilConnected()`` returns at once).
-    private var connectedAndTimed = false
-    private var timer: Task<Void, Never>?
-    private var armedDeadline: UInt64?
-    private var clockTask: Task<Void, Never>?
-    private var hapticTask: Task<Void, Never>?
-    private var hapticQueue: AsyncStream<HapticPattern>.Continuation?
     private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The core's next deadline: a timer on the event loop (no task sleeps for it).
+    private var deadline: (micros: UInt64, timer: LoopTimer)?
+    /// The next clock resync: a timer on the event loop.
+    private var resyncTimer: LoopTimer?
+    /// Work for the child tasks of ``run()``: haptics to play, clock round trips to make.
+    private var hapticQueue: AsyncStream<HapticPattern>.Continuation?
+    private var clockQueue: AsyncStream<ClockWork>.Continuation?
     private var observers: [@Sendable (HostEffect) -> Void] = []
     private var connectHandlers: [@Sendable (DeviceInfo) -> Void] = []
     private var effectStreams: [AsyncStream<HostEffect>.Continuation] = []
-    private var stopped = false
+
+    /// Clock round trips for the clock child of ``run()``.
+    private enum ClockWork: Sendable {
+        /// A session came up: `roundTrips` round trips, then it is ready.
+        case connected(DeviceSession, roundTrips: Int)
+        /// One resync round trip.
+        case resync(DeviceSession)
+    }
+
+    /// True once ``stop()`` was called or the host ended.
+    private var stopped: Bool { lifecycle == .stopping || lifecycle == .stopped }
 
     private nonisolated let offsetSnapshot = Mutex<Int64?>(nil)
     /// Host minus device clock, microseconds, as last estimated (nil while no device is synchronised).
@@ -286,54 +326,89 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     // MARK: Running
 
-    /// Starts connecting and delivering in the background (does nothing when started already).
+    /// Runs ``run()`` in a task of its own (does nothing when running, or after ``stop()``).
     public func start() {
-        guard !started, !stopped else { return }
-        started = true
-        core.observer = { [unowned self] effect in self.handleEffect(effect) }
-        let (haptics, queue) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        hapticQueue = queue
-        hapticTask = Task { [weak self] in
-            for await pattern in haptics {
-                await self?.play(pattern)
-            }
+        guard lifecycle == .idle, background == nil else { return }
+        background = Task { await self.run() }
+    }
+
+    /// Runs the host until ``stop()``, or until the device went away with ``Configuration/reconnects``
+    /// false: the connection (connect, stream, reconnect), the haptic sender and the clock round trips are
+    /// child tasks of this call, cancelled together when it ends. Called while running, it returns when
+    /// the host stops; after ``stop()`` at once.
+    public func run() async {
+        switch lifecycle {
+        case .idle:
+            break
+        case .running, .stopping:
+            await withCheckedContinuation { runWaiters.append($0) }
+            return
+        case .stopped:
+            return
         }
+        lifecycle = .running
+        core.observer = { [unowned self] effect in self.handleEffect(effect) }
+        let (haptics, hapticQueue) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let (clockWork, clockQueue) = AsyncStream<ClockWork>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        self.hapticQueue = hapticQueue
+        self.clockQueue = clockQueue
         // The connection shares this host's executor (``eventLoop``): its activity is handled right where
         // it happens, an input event on the thread that read it.
-        Task {
-            await connection.deliverActivity(
-                to: { [weak self] activity, session in
-                    self?.assumeIsolated { host in host.handle(activity, session: session) }
-                },
-                whenFinished: { [weak self] in
-                    self?.assumeIsolated { host in host.finished() }
-                })
-            await connection.start()
+        await connection.deliverActivity(
+            to: { [weak self] activity, session in
+                self?.assumeIsolated { host in host.handle(activity, session: session) }
+            },
+            whenFinished: { [weak self] in
+                self?.assumeIsolated { host in host.signalStop() }
+            })
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.connection.run() }
+            group.addTask {
+                for await pattern in haptics { await self.play(pattern) }
+            }
+            group.addTask {
+                for await work in clockWork { await self.perform(work) }
+            }
+            await waitForStopSignal()
+            // The session closes first (its input stream ends), then whatever still runs is cancelled: a
+            // handshake in progress, a haptic or clock round trip in flight.
+            await connection.stop()
+            hapticQueue.finish()
+            clockQueue.finish()
+            group.cancelAll()
         }
+        finished()
     }
 
-    /// Starts (if needed) and returns when the host stops: after ``stop()``, or when the device went
-    /// away with ``Configuration/reconnects`` false.
-    public func run() async {
-        start()
-        if finishedRunning { return }
-        await withCheckedContinuation { runWaiters.append($0) }
-    }
-
-    /// Returns once a session is up and its clock estimated (at once when one is).
+    /// Returns once a session is up and its clock estimated (at once when one is, or the host stopped).
     public func waitUntilConnected() async {
-        if connectedAndTimed || stopped { return }
+        if case .ready = link { return }
+        if stopped { return }
         await withCheckedContinuation { connectedWaiters.append($0) }
     }
 
-    /// Stops: presses in flight are cancelled, the session closes, ``run()`` returns.
+    /// Stops: presses in flight are cancelled, the session closes, ``run()`` returns. Before ``start()``
+    /// or ``run()``, the host never runs.
     public func stop() async {
-        guard !stopped else { return }
-        stopped = true
-        if session != nil { core.deviceLost(atHostMicros: now) }
+        switch lifecycle {
+        case .idle:
+            lifecycle = .stopped
+            finished()
+            return
+        case .running:
+            lifecycle = .stopping
+        case .stopping, .stopped:
+            break
+        }
+        if case .disconnected = link {
+        } else {
+            core.deviceLost(atHostMicros: now)
+        }
+        link = .disconnected
         session = nil
-        await connection.stop()
-        finished()
+        rearm()
+        signalStop()
+        if lifecycle != .stopped { await withCheckedContinuation { runWaiters.append($0) } }
     }
 
     /// Plays a capture sound on the current device (`FeedbackService/PlaySound`).
@@ -357,7 +432,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     private func handle(_ activity: DeviceConnection.Activity, session connected: DeviceSession?) {
         // After stop() every press was cancelled: what the connection still had queued is not delivered
         // (a `began` now could never be closed).
-        guard !stopped else { return }
+        guard lifecycle == .running else { return }
         switch activity {
         case .connected(let info):
             deviceInfo = info
@@ -371,23 +446,25 @@ public actor CameraControlHost: CaptureSoundPlaying {
             core.addClockSample(
                 sentAtHostMicros: connectedAt &- min(connectedAt, 100_000), receivedAtHostMicros: connectedAt &+ 100_000,
                 deviceMicros: info.deviceTimeMicros)
-            connecting?.cancel()
-            connecting = Task { await self.finishConnecting(connected) }
+            resyncTimer?.cancel()
+            if let connected {
+                link = .timing(connected)
+                clockQueue?.yield(.connected(connected, roundTrips: configuration.clockSamplesAtConnect))
+            }
         case .input(let event):
             let time = now
             core.receive(event, atHostMicros: time)
             core.advance(toHostMicros: time)
         case .disconnected(let error):
             lastDisconnect = error
-            connecting?.cancel()
-            connectedAndTimed = false
-            clockTask?.cancel()
+            link = .disconnected
+            resyncTimer?.cancel()
             session = nil
             core.deviceLost(atHostMicros: now)
             publishOffset()
             if !configuration.reconnects {
-                stopped = true
-                Task { await connection.stop() }
+                lifecycle = .stopping
+                signalStop()
             }
         case .connectFailed:
             break
@@ -395,55 +472,91 @@ public actor CameraControlHost: CaptureSoundPlaying {
         rearm()
     }
 
-    /// The clock round trips of a session that came up; then ``waitUntilConnected()`` returns (unless
-    /// the session went away meanwhile: its waiters wait for the next one). Input is handled meanwhile.
-    private func finishConnecting(_ connected: DeviceSession?) async {
-        if let connected { await synchroniseClock(connected, roundTrips: configuration.clockSamplesAtConnect) }
-        guard !Task.isCancelled, !stopped, session === connected else { return }
-        connectedAndTimed = true
-        startClockResync()
-        let waiters = connectedWaiters
-        connectedWaiters = []
-        for waiter in waiters { waiter.resume() }
-        rearm()
-    }
-
-    private func finished() {
-        connecting?.cancel()
-        let running = runWaiters
-        runWaiters = []
-        finishedRunning = true
-        for waiter in running { waiter.resume() }
-        eventLoop.shutdown()
-        timer?.cancel()
-        clockTask?.cancel()
-        hapticQueue?.finish()
-        hapticTask?.cancel()
-        stopped = true
-        for stream in effectStreams { stream.finish() }
-        effectStreams = []
-        let waiters = connectedWaiters
-        connectedWaiters = []
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Keeps exactly one timer, for the core's next deadline.
-    private func rearm() {
-        let next = stopped ? nil : core.nextDeadlineHostMicros
-        guard next != armedDeadline else { return }
-        timer?.cancel()
-        armedDeadline = next
-        guard let next else { return }
-        let clock = configuration.clock
-        timer = Task { [weak self] in
-            guard (try? await clock.sleepUntilMicros(next)) != nil else { return }
-            await self?.timerFired(next)
+    /// The clock child's work: round trips on `session` while it is still the current one.
+    private func perform(_ work: ClockWork) async {
+        switch work {
+        case .connected(let connected, let roundTrips):
+            await synchroniseClock(connected, roundTrips: roundTrips)
+            guard lifecycle == .running, case .timing(let current) = link, current === connected else { return }
+            link = .ready(connected)
+            scheduleResync(connected)
+            let waiters = connectedWaiters
+            connectedWaiters = []
+            for waiter in waiters { waiter.resume() }
+            rearm()
+        case .resync(let connected):
+            guard case .ready(let current) = link, current === connected else { return }
+            let clock = configuration.clock
+            let sent = clock.nowMicros()
+            if let reply = try? await connected.ping() {
+                addClockSample(sent: sent, received: clock.nowMicros(), device: reply.deviceTimeMicros)
+            }
+            if case .ready(let still) = link, still === connected { scheduleResync(connected) }
         }
     }
 
-    private func timerFired(_ deadline: UInt64) {
-        guard armedDeadline == deadline else { return }
-        armedDeadline = nil
+    /// The next resync round trip, a timer on the loop (none without ``Configuration/clockResyncInterval``).
+    private func scheduleResync(_ connected: DeviceSession) {
+        resyncTimer?.cancel()
+        guard let interval = configuration.clockResyncInterval else { return }
+        resyncTimer = eventLoop.schedule(after: interval) { [weak self] in
+            self?.assumeIsolated { host in
+                guard host.lifecycle == .running else { return }
+                host.clockQueue?.yield(.resync(connected))
+            }
+        }
+    }
+
+    /// Lets ``run()`` cancel its child work and end (once).
+    private func signalStop() {
+        if lifecycle == .running { lifecycle = .stopping }
+        stopSignalled = true
+        stopSignal?.resume()
+        stopSignal = nil
+    }
+
+    private func waitForStopSignal() async {
+        if stopSignalled { return }
+        await withCheckedContinuation { stopSignal = $0 }
+    }
+
+    /// ``run()`` has ended (or never will): everyone waiting is let go.
+    private func finished() {
+        lifecycle = .stopped
+        link = .disconnected
+        session = nil
+        deadline?.timer.cancel()
+        deadline = nil
+        resyncTimer?.cancel()
+        hapticQueue?.finish()
+        clockQueue?.finish()
+        eventLoop.shutdown()
+        for stream in effectStreams { stream.finish() }
+        effectStreams = []
+        let waiters = runWaiters + connectedWaiters
+        runWaiters = []
+        connectedWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Keeps exactly one timer on the event loop, for the core's next deadline.
+    private func rearm() {
+        let next = stopped ? nil : core.nextDeadlineHostMicros
+        guard next != deadline?.micros else { return }
+        deadline?.timer.cancel()
+        deadline = nil
+        guard let next else { return }
+        let current = now
+        let delay = Duration.microseconds(Int64(next > current ? next - current : 0))
+        let timer = eventLoop.schedule(after: delay) { [weak self] in
+            self?.assumeIsolated { host in host.timerFired(next) }
+        }
+        deadline = (next, timer)
+    }
+
+    private func timerFired(_ micros: UInt64) {
+        guard deadline?.micros == micros else { return }
+        deadline = nil
         core.advance(toHostMicros: now)
         rearm()
     }
@@ -482,20 +595,6 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.addClockSample(sentAtHostMicros: sent, receivedAtHostMicros: received, deviceMicros: device)
         publishOffset()
         rearm()
-    }
-
-    private func startClockResync() {
-        clockTask?.cancel()
-        guard let interval = configuration.clockResyncInterval, let session else { return }
-        let clock = configuration.clock
-        clockTask = Task { [weak self] in
-            while !Task.isCancelled {
-                guard (try? await Task.sleep(for: interval)) != nil else { return }
-                let sent = clock.nowMicros()
-                guard let reply = try? await session.ping() else { continue }
-                await self?.addClockSample(sent: sent, received: clock.nowMicros(), device: reply.deviceTimeMicros)
-            }
-        }
     }
 }
 

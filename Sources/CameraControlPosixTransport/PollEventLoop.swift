@@ -49,6 +49,8 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     /// whose timer comes earlier, or a job from another thread, must wake it.
     private var asleep = false
     private var sleepingUntil: ContinuousClock.Instant?
+    /// The scheduled bodies (``schedule(after:_:)``), earliest first.
+    private var timers = TimerHeap()
 
     /// A loop with its own thread named `name` (at most 15 characters are kept on Linux).
     ///
@@ -142,6 +144,45 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
     }
 
+    // MARK: Timers
+
+    /// Runs `body` on the loop's thread `delay` from now, unless cancelled (see
+    /// ``EventLoop/schedule(after:_:)``). After the thread has ended, on the queue that runs its jobs.
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> LoopTimer {
+        let timer = LoopTimer()
+        let deadline = ContinuousClock.now.advanced(by: max(delay, .zero))
+        lock.lock()
+        if threadEnded {
+            lock.unlock()
+            let (seconds, attoseconds) = max(delay, .zero).components
+            let nanos = Int(min(seconds, 86_400 * 365)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            fallback.asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+                if !timer.isCancelled { body() }
+            }
+            return timer
+        }
+        timers.insert(deadline: deadline, timer: timer, body: body)
+        let wakeNeeded = timerMovedLocked(to: deadline)
+        lock.unlock()
+        if wakeNeeded { wake() }
+        return timer
+    }
+
+    /// Takes the scheduled bodies due by `now` (under `lock`), and returns the next deadline after them.
+    private func takeDueTimersLocked(now: ContinuousClock.Instant, into due: inout [@Sendable () -> Void]) -> ContinuousClock.Instant? {
+        while let first = timers.first {
+            if first.timer.isCancelled {
+                timers.removeFirst()
+                continue
+            }
+            guard first.deadline <= now else { return first.deadline }
+            timers.removeFirst()
+            due.append(first.body)
+        }
+        return nil
+    }
+
     // MARK: Links
 
     /// Registers `descriptor` (open, non-blocking) for `delegate`: from now on the loop reads it, writes
@@ -231,6 +272,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         var fds: [pollfd] = []
         var polled: [LoopRegistration] = []
         var due: [LoopRegistration] = []
+        var dueBodies: [@Sendable () -> Void] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var drain = [UInt8](repeating: 0, count: 64)
         while true {
@@ -265,10 +307,15 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
                     earliest = deadline
                 }
             }
-            if !ended.isEmpty || !due.isEmpty || !jobs.isEmpty {
+            dueBodies.removeAll(keepingCapacity: true)
+            if let next = takeDueTimersLocked(now: now, into: &dueBodies), earliest.map({ next < $0 }) ?? true {
+                earliest = next
+            }
+            if !ended.isEmpty || !due.isEmpty || !jobs.isEmpty || !dueBodies.isEmpty {
                 lock.unlock()
                 for registration in ended { registration.finish() }
                 for registration in due { registration.delegate.eventLoopTimerFired() }
+                for body in dueBodies { body() }
                 continue
             }
             if shuttingDown && registrations.isEmpty {
@@ -308,8 +355,77 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
                 if events != 0 { registration.handle(events: events, buffer: &buffer, system: system) }
             }
         }
-        // Ended: what is still queued runs here; later jobs run on the fallback queue.
+        // Ended: what is still queued runs here; later jobs run on the fallback queue, and so do the
+        // bodies still scheduled, at their time.
         while runJobs() {}
+        lock.lock()
+        var left: [TimerHeap.Entry] = []
+        while let first = timers.first {
+            timers.removeFirst()
+            left.append(first)
+        }
+        lock.unlock()
+        let now = ContinuousClock.now
+        for entry in left where !entry.timer.isCancelled {
+            let (seconds, attoseconds) = max(now.duration(to: entry.deadline), .zero).components
+            let nanos = Int(min(seconds, 86_400 * 365)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            fallback.asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+                if !entry.timer.isCancelled { entry.body() }
+            }
+        }
+    }
+}
+
+/// The loop's scheduled bodies as a binary min-heap on (deadline, order set): the earliest is first,
+/// ties in the order they were scheduled.
+struct TimerHeap {
+    /// One scheduled body.
+    struct Entry {
+        var deadline: ContinuousClock.Instant
+        var order: UInt64
+        var timer: LoopTimer
+        var body: @Sendable () -> Void
+
+        func precedes(_ other: Entry) -> Bool {
+            deadline < other.deadline || (deadline == other.deadline && order < other.order)
+        }
+    }
+
+    private var entries: [Entry] = []
+    private var nextOrder: UInt64 = 0
+
+    /// The earliest entry.
+    var first: Entry? { entries.first }
+
+    /// Adds a body due at `deadline`.
+    mutating func insert(deadline: ContinuousClock.Instant, timer: LoopTimer, body: @escaping @Sendable () -> Void) {
+        entries.append(Entry(deadline: deadline, order: nextOrder, timer: timer, body: body))
+        nextOrder &+= 1
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].precedes(entries[parent]) else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Removes the earliest entry.
+    mutating func removeFirst() {
+        guard !entries.isEmpty else { return }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count && entries[left].precedes(entries[smallest]) { smallest = left }
+            if right < entries.count && entries[right].precedes(entries[smallest]) { smallest = right }
+            guard smallest != parent else { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }
 

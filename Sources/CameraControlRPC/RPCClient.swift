@@ -91,10 +91,24 @@ public final class RPCClient: Sendable {
         var timer: (task: Task<Void, Never>, wake: Duration)?
         /// Event-loop-driven: the time the loop's timer is set for (nil: none).
         var armedWake: Duration?
+        /// What the core's events ask of the waiting calls, streams and link listeners, in the core's order:
+        /// carried out by ``drain()`` after the lock is released (nothing is resumed under it).
+        var deferred: [Delivery] = []
+        /// A thread is carrying out ``deferred`` (it takes what others add meanwhile).
+        var draining = false
         /// The transport has ended: it no longer touches the device (see ``shutdown()``).
         var transportDone = false
         /// Tasks in ``shutdown()`` waiting for that.
         var doneWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// One thing an event of the core asks for, done outside the lock.
+    private enum Delivery: Sendable {
+        case resume(CheckedContinuation<Result<[UInt8], RPCError>, Never>, Result<[UInt8], RPCError>)
+        case message(CallID, StreamChannel, [UInt8])
+        case finish(StreamChannel, RPCError?)
+        case link(LinkEvent)
+        case linkFinished
     }
 
     private let state: Mutex<State>
@@ -167,6 +181,7 @@ public final class RPCClient: Sendable {
                 flush(&state)
             }
         }
+        drain()
     }
 
     /// A client over `transport` timed by the system's `ContinuousClock` (on `eventLoop`, or a loop of the
@@ -235,6 +250,7 @@ public final class RPCClient: Sendable {
                         return .failure(error)
                     }
                 }
+                drain()
                 switch started {
                 case .success(let call):
                     if ticket.started(call) { cancel(call) }
@@ -274,6 +290,7 @@ public final class RPCClient: Sendable {
             flush(&state)
             return call
         }
+        drain()
         return RPCStream(handle: RPCStreamHandle(callID: call, method: method, channel: channel, client: self))
     }
 
@@ -285,6 +302,7 @@ public final class RPCClient: Sendable {
             state.core.cancelCall(call, now: timeline.now())
             flush(&state)
         }
+        drain()
     }
 
     // MARK: Session and state
@@ -299,6 +317,7 @@ public final class RPCClient: Sendable {
                 heartbeatInterval: heartbeatInterval, maxFrameBytes: maxFrameBytes, now: timeline.now())
             flush(&state)
         }
+        drain()
     }
 
     /// How this client is driven: by its transport's event loop, or by tasks.
@@ -369,6 +388,7 @@ public final class RPCClient: Sendable {
             state.core.receive(bytes, now: timeline.now())
             flush(&state)
         }
+        drain()
     }
 
     /// The timer set for `wake` fired (nil: the event loop's timer, of which there is one).
@@ -384,6 +404,7 @@ public final class RPCClient: Sendable {
             state.core.poll(now: timeline.now())
             flush(&state)
         }
+        drain()
     }
 
     fileprivate func transportEnded(_ error: any Error) {
@@ -416,11 +437,12 @@ public final class RPCClient: Sendable {
             state.tasks.removeAll()
             state.timer?.task.cancel()
             state.timer = nil
+            state.deferred.append(.linkFinished)
             return true
         }
+        drain()
         guard wasOpen else { return }
         transport.close()
-        linkContinuation.finish()
         // Driven by tasks (or not yet at all), the transport is done once closed; an event loop reports
         // its end to the delegate, after the link's last bytes went out.
         if state.withLock({ if case .eventLoop = $0.output { return false } else { return true } }) { markTransportDone() }
@@ -484,38 +506,83 @@ public final class RPCClient: Sendable {
         }
     }
 
+    /// Turns one event of the core into what it asks for, queued in order (run by ``drain()``).
     private func dispatch(_ event: ConnectionEvent, _ state: inout State) {
         switch event {
         case .response(let call, let payload):
-            state.unaryWaiters.removeValue(forKey: call)?.resume(returning: .success(payload))
+            if let waiter = state.unaryWaiters.removeValue(forKey: call) {
+                state.deferred.append(.resume(waiter, .success(payload)))
+            }
         case .streamMessage(let call, let payload):
             guard let channel = state.streams[call] else { return }
-            if !channel.yield(payload) {
-                let method = state.core.method(of: call)
-                state.streams[call] = nil
-                state.core.cancelCall(call, now: timeline.now())
-                channel.finish(
-                    RPCError(
-                        code: .resourceExhausted,
-                        message: "the consumer fell \(configuration.streamBufferLimit) messages behind; call cancelled",
-                        method: method))
-            }
+            state.deferred.append(.message(call, channel, payload))
         case .streamEnded(let call):
-            state.streams.removeValue(forKey: call)?.finish(nil)
+            if let channel = state.streams.removeValue(forKey: call) { state.deferred.append(.finish(channel, nil)) }
         case .failed(let call, let error):
             if let waiter = state.unaryWaiters.removeValue(forKey: call) {
-                waiter.resume(returning: .failure(error))
-            } else {
-                state.streams.removeValue(forKey: call)?.finish(error)
+                state.deferred.append(.resume(waiter, .failure(error)))
+            } else if let channel = state.streams.removeValue(forKey: call) {
+                state.deferred.append(.finish(channel, error))
             }
         case .sessionEstablished:
-            linkContinuation.yield(.sessionEstablished)
+            state.deferred.append(.link(.sessionEstablished))
         case .linkDead:
-            linkContinuation.yield(.dead)
+            state.deferred.append(.link(.dead))
         case .linkClosed:
-            linkContinuation.yield(.closed)
+            state.deferred.append(.link(.closed))
         case .linkError(let error):
-            linkContinuation.yield(.deviceError(error))
+            state.deferred.append(.link(.deviceError(error)))
+        }
+    }
+
+    /// Carries out the queued deliveries, in order, outside the lock: resumes calls, hands stream
+    /// messages to their channels, reports link events. One thread at a time does it and takes what the
+    /// others queue meanwhile, so a close from another thread never overtakes a message being delivered;
+    /// a thread that finds another at it returns at once (a cancellation handler never waits here).
+    private func drain() {
+        var batch = state.withLock { state -> [Delivery] in
+            guard !state.draining, !state.deferred.isEmpty else { return [] }
+            state.draining = true
+            defer { state.deferred.removeAll() }
+            return state.deferred
+        }
+        while !batch.isEmpty {
+            for delivery in batch { deliver(delivery) }
+            batch = state.withLock { state -> [Delivery] in
+                guard !state.deferred.isEmpty else {
+                    state.draining = false
+                    return []
+                }
+                defer { state.deferred.removeAll() }
+                return state.deferred
+            }
+        }
+    }
+
+    private func deliver(_ delivery: Delivery) {
+        switch delivery {
+        case .resume(let waiter, let result):
+            waiter.resume(returning: result)
+        case .message(let call, let channel, let payload):
+            guard !channel.yield(payload) else { return }
+            let method = state.withLock { state -> MethodID? in
+                let method = state.core.method(of: call)
+                if state.streams[call] === channel { state.streams[call] = nil }
+                state.core.cancelCall(call, now: timeline.now())
+                flush(&state)
+                return method
+            }
+            channel.finish(
+                RPCError(
+                    code: .resourceExhausted,
+                    message: "the consumer fell \(configuration.streamBufferLimit) messages behind; call cancelled",
+                    method: method))
+        case .finish(let channel, let error):
+            channel.finish(error)
+        case .link(let event):
+            linkContinuation.yield(event)
+        case .linkFinished:
+            linkContinuation.finish()
         }
     }
 }

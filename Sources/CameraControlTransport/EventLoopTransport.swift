@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A transport whose own I/O thread can run a connection in place: bytes are handed to a delegate on that
 /// thread as they are read, the delegate's output is written from the thread that produced it, and the
 /// thread sleeps in one `poll()` until the next byte or the delegate's next deadline, whichever comes first.
@@ -46,6 +48,29 @@ public protocol EventLoop: SerialExecutor, TaskExecutor, AnyObject {
     /// Lets the loop's thread end once no transport runs on it any more. Jobs enqueued later still run,
     /// in order, elsewhere.
     func shutdown()
+
+    /// Runs `body` on the loop (its thread, isolated to it as an executor), `delay` from now, unless the
+    /// returned timer is cancelled first: a deadline of the code that runs on the loop, with no task
+    /// sleeping for it (NIO's `scheduleTask`). Timers due at the same time run in the order they were set.
+    @discardableResult
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> LoopTimer
+}
+
+/// A body scheduled on an ``EventLoop`` (``EventLoop/schedule(after:_:)``); cancel it to keep it from
+/// running.
+public final class LoopTimer: Sendable {
+    private let state = Mutex(false)
+
+    /// A timer not cancelled yet.
+    public init() {}
+
+    /// Keeps the body from running, if it has not started yet. Safe from any thread, more than once.
+    public func cancel() {
+        state.withLock { $0 = true }
+    }
+
+    /// True once ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0 } }
 }
 
 /// What an ``EventLoopTransport``'s I/O thread calls. Calls come from that one thread, one at a time, in

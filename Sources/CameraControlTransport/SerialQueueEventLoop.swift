@@ -38,4 +38,16 @@ public final class SerialQueueEventLoop: EventLoop, @unchecked Sendable {
 
     /// Nothing to end: the queue goes with the loop.
     public func shutdown() {}
+
+    /// Runs `body` on the queue after `delay`, unless cancelled (see ``EventLoop/schedule(after:_:)``).
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> LoopTimer {
+        let timer = LoopTimer()
+        let (seconds, attoseconds) = max(delay, .zero).components
+        let nanos = Int(min(seconds, 86_400 * 365)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+            if !timer.isCancelled { body() }
+        }
+        return timer
+    }
 }

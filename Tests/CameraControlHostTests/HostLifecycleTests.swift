@@ -1,0 +1,103 @@
+import CameraControlDevice
+import CameraControlHost
+import CameraControlRPC
+import CameraControlTestSupport
+import CameraControlTransport
+import CameraControlWire
+import Synchronization
+import Testing
+
+/// CameraControlHost's life: run() owns its work, stop() ends it at any moment, before the start, while a
+/// handshake runs, between reconnects, mid-session.
+@Suite("CameraControlHost lifecycle")
+struct HostLifecycleTests {
+    @Test("stop before start: the opener is never called, run() and waitUntilConnected() return at once")
+    func stopBeforeStart() async {
+        let opened = Atomic<Int>(0)
+        let host = CameraControlHost { _ async throws(DeviceError) -> DeviceSession in
+            opened.wrappingAdd(1, ordering: .relaxed)
+            throw DeviceError(.closed, "never")
+        }
+        await host.stop()
+        await host.start()
+        await host.run()
+        await host.waitUntilConnected()
+        #expect(opened.load(ordering: .relaxed) == 0)
+        #expect(await host.session == nil)
+    }
+
+    @Test("stop during connect: the handshake in progress is cancelled and run() returns")
+    func stopDuringConnect() async {
+        let entered = Atomic<Int>(0)
+        let host = CameraControlHost { _ async throws(DeviceError) -> DeviceSession in
+            entered.wrappingAdd(1, ordering: .relaxed)
+            // A device that never answers: waits until the host cancels the attempt.
+            while !Task.isCancelled { await Task.yield() }
+            throw DeviceError(.handshakeFailed, "cancelled")
+        }
+        let running = Task { await host.run() }
+        #expect(await eventually { entered.load(ordering: .relaxed) == 1 })
+        await host.stop()
+        await running.value
+        #expect(entered.load(ordering: .relaxed) == 1, "no new attempt after stop()")
+    }
+
+    @Test("stop during reconnect: between failed attempts, run() returns and no attempt follows")
+    func stopDuringReconnect() async throws {
+        let attempts = Atomic<Int>(0)
+        let host = CameraControlHost(configuration: .init(retryDelay: .milliseconds(20))) {
+            _ async throws(DeviceError) -> DeviceSession in
+            attempts.wrappingAdd(1, ordering: .relaxed)
+            throw DeviceError(.transport, "unplugged")
+        }
+        await host.start()
+        #expect(await eventually { attempts.load(ordering: .relaxed) >= 3 })
+        await host.stop()
+        let after = attempts.load(ordering: .relaxed)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(attempts.load(ordering: .relaxed) == after)
+    }
+
+    @Test("stopped 1,000 times at random moments of its life (connecting, connected, timing, reconnecting)")
+    func stopAtRandomMoments() async throws {
+        var random = SeededGenerator(seed: 1000)
+        for round in 0..<1000 {
+            let host = CameraControlHost(configuration: .init(retryDelay: .milliseconds(1), clockSamplesAtConnect: 2)) {
+                _ async throws(DeviceError) -> DeviceSession in
+                let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
+                let device = FakeDevice(transport: deviceEnd, respond: answeringDevice)
+                await device.start()
+                return try await DeviceSession.connect(transport: hostEnd, hostName: "lifecycle", attempts: 1)
+            }
+            let running = Task { await host.run() }
+            let wait = Int.random(in: 0..<4000, using: &random)
+            if wait > 0 { try await Task.sleep(for: .microseconds(wait)) }
+            await host.stop()
+            await running.value
+            #expect(await host.session == nil, "round \(round)")
+        }
+    }
+}
+
+/// A v1.1 device in a few lines: answers the handshake, confirms streams, echoes pings, answers the rest
+/// with an empty response.
+@Sendable func answeringDevice(_ packet: Packet) -> [Packet] {
+    guard packet.type == .request else { return [] }
+    let version = ProtocolVersion(major: 1, minor: 1)
+    let payload: [UInt8]
+    switch packet.address {
+    case MethodID.deviceHandshake:
+        payload = HandshakeResponse(
+            deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
+            capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50)
+        ).serializedBytes()
+    case MethodID.devicePing:
+        payload = PingResponse(deviceTimeMicros: 1000).serializedBytes()
+    default:
+        payload = []
+    }
+    return [
+        Packet.ack(sequence: 0, acking: packet.sequence),
+        Packet(type: .response, isReliable: true, callID: packet.callID, payload: payload),
+    ]
+}
