@@ -18,7 +18,7 @@ struct ExamplePortErrorTests {
         try await withSimulator(seed: 41) { simulator in
             let holder = Process()
             holder.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-            holder.arguments = ["monitor", simulator.ptyPath, "--seconds", "5"]
+            holder.arguments = ["monitor", simulator.ptyPath, "--seconds", "60"]  // killed below; never gone before camera-app tries
             let output = Pipe()
             holder.standardOutput = output
             holder.standardError = FileHandle.nullDevice
