@@ -424,15 +424,43 @@ static uint64_t rx_step_ns(const line_t *l)
     return l->done_ns[line_index(l, k)];
 }
 
-/* Bytes for the firmware, through the --break/--strict filter when it is on. */
+/* --break / --strict: what the frame filter gave out and the firmware's receive ring had no room for yet.
+ * The filter holds a frame until its delimiter and then gives it out whole, so it may give out more than
+ * the bytes it was just handed (which were all the ring had room for): the rest waits here, and no host
+ * byte is read while anything does. Dropping it would show up as the device's rx_overruns, an overrun the
+ * simulated device never had (only on a starved machine, where the ring is nearly full). */
+static uint8_t g_filtered[2u * 4096u + 64u];
+static size_t g_filtered_len;
+
+/* Hands what waits in g_filtered to the firmware, as far as its ring has room. */
+static void flush_filtered(void)
+{
+    size_t taken;
+    if (g_filtered_len == 0u) {
+        return;
+    }
+    taken = ccsim_device_host_write(&g_sim, g_filtered, g_filtered_len);
+    memmove(g_filtered, g_filtered + taken, g_filtered_len - taken);
+    g_filtered_len -= taken;
+}
+
+/* Room in the firmware's receive ring for more host bytes: none while filtered bytes still wait. */
+static size_t device_room(void)
+{
+    flush_filtered();
+    return g_filtered_len > 0u ? 0u : ccsim_device_host_room(&g_sim);
+}
+
+/* Bytes for the firmware, through the --break/--strict filter when it is on; the caller hands at most
+ * device_room() bytes. */
 static void to_device(const uint8_t *in, size_t n, uint64_t now_us)
 {
     if (ccsim_filter_active()) {
-        /* --break / --strict: the frame filter may rewrite what the host sent (tests only). */
-        static uint8_t filtered[2u * 4096u + 64u];
-        size_t m = ccsim_filter_in(in, n, filtered, sizeof(filtered), now_us,
-                                   cc_device_session_active(ccsim_device_core(&g_sim)));
-        (void)ccsim_device_host_write(&g_sim, filtered, m);
+        /* --break / --strict: the frame filter may rewrite what the host sent (tests only). Called only
+         * when nothing waits (device_room() > 0), so the whole buffer is the filter's to fill. */
+        g_filtered_len = ccsim_filter_in(in, n, g_filtered, sizeof(g_filtered), now_us,
+                                         cc_device_session_active(ccsim_device_core(&g_sim)));
+        flush_filtered();
         return;
     }
     {
@@ -481,7 +509,7 @@ static void deliver_rx(uint64_t at_us)
     size_t k = line_completed(&g_rx_line, dev_ns(at_us));
     while (k > 0u) {
         const uint8_t *in;
-        size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : ccsim_device_host_room(&g_sim);
+        size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : device_room();
         size_t n = line_front(&g_rx_line, k < room ? k : room, &in);
         if (n == 0u) {
             break;
@@ -498,7 +526,7 @@ static void deliver_rx(uint64_t at_us)
         /* what the host -> device injector lets through, as the firmware has room */
         uint8_t buf[1024];
         size_t room, n;
-        while ((room = ccsim_device_host_room(&g_sim)) > 0u &&
+        while ((room = device_room()) > 0u &&
                (n = ccsim_faults_take(CCSIM_TO_DEVICE, buf, room < sizeof(buf) ? room : sizeof(buf), at_us)) > 0u) {
             to_device(buf, n, at_us);
         }
@@ -916,7 +944,7 @@ int main(int argc, char **argv)
                 (void)ppoll(0, 0, &timeout, 0);
             }
         } else {
-            size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : ccsim_device_host_room(&g_sim);
+            size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : device_room();
             pfd.fd = master;
             /* No room for host bytes (in the firmware's receive ring, less what
              * is on the line to it): do not wait for input (it would wake us at
@@ -947,7 +975,7 @@ int main(int argc, char **argv)
         lagging = now > ccsim_device_now_us(&g_sim) + MAX_STEP_US;
         while (!g_hung_up) {
             static uint8_t in[1024];
-            size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : ccsim_device_host_room(&g_sim);
+            size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : device_room();
             ssize_t n;
             room = room > g_rx_line.len ? room - g_rx_line.len : 0u;
             room = room < line_room(&g_rx_line) ? room : line_room(&g_rx_line);
@@ -994,8 +1022,10 @@ int main(int argc, char **argv)
         if (ccsim_filter_active()) {
             uint8_t fake[64];
             size_t k = ccsim_filter_tick(ccsim_device_now_us(&g_sim), active, fake, sizeof(fake));
-            if (k > 0u) {
-                (void)ccsim_device_host_write(&g_sim, fake, k);
+            if (k > 0u && k <= sizeof(g_filtered) - g_filtered_len) {
+                memcpy(g_filtered + g_filtered_len, fake, k); /* after what waits, never dropped */
+                g_filtered_len += k;
+                flush_filtered();
             }
         }
         if (active != was_active) {
