@@ -50,15 +50,9 @@ struct ConformanceTests {
     }
 
     /// The breakers camctl-sim lists, with the cases each must fail.
-    static func breakers() throws -> [(name: String, cases: Set<String>)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
-        process.arguments = ["--list-breaks"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    static func breakers() async throws -> [(name: String, cases: Set<String>)] {
+        let run = try await runTool("camctl-sim", ["--list-breaks"])
+        let text = run.standardOutput
         let lines = text.split(separator: "\n").map(String.init)
         var result: [(String, Set<String>)] = []
         for (rule, caught) in zip(
@@ -78,8 +72,8 @@ struct ConformanceTests {
     ]
 
     @Test("every case is failed by some camctl-sim --break, except the documented exemptions")
-    func everyCaseHasABreaker() throws {
-        let breakers = try Self.breakers()
+    func everyCaseHasABreaker() async throws {
+        let breakers = try await Self.breakers()
         let covered = breakers.reduce(into: Set<String>()) { $0.formUnion($1.cases) }
         let all = Set(ConformanceSuite.cases.map(\.name))
         let exempt = Set(Self.exemptFromBreakers.keys)
@@ -116,7 +110,7 @@ struct ConformanceTests {
 
     @Test("each camctl-sim --break fails exactly its cases, and every other case passes")
     func everyBreakIsCaught() async throws {
-        let breakers = try Self.breakers()
+        let breakers = try await Self.breakers()
         #expect(breakers.count >= 30)
         let all = ConformanceSuite.cases
         let runnable = Set(Self.runnable(all).map(\.name))
@@ -159,75 +153,59 @@ struct ConformanceTests {
         }
     }
 
-    /// Runs `camctl conformance ARGS` and returns its exit status and stdout.
-    static func camctl(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-        process.arguments = ["conformance"] + arguments
-        let out = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
+    /// Runs `camctl conformance ARGS` (killed after two minutes: a hung run fails the test, never the suite)
+    /// and returns its exit status and stdout.
+    static func camctl(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, output: String) {
+        var input: FileHandle?
         if let stdin {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
+            let pipe = Pipe()
+            pipe.fileHandleForWriting.write(Data(stdin.utf8))  // a few bytes: the pipe holds them
+            try pipe.fileHandleForWriting.close()
+            input = pipe.fileHandleForReading
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try await runTool("camctl", ["conformance"] + arguments, timeout: .seconds(120), standardInput: input)
+        return (run.status, run.standardOutput)
     }
 
     /// Parses `file` with /usr/bin/python3's XML parser; returns its report (`tests failures skipped`).
-    static func validateXML(_ file: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            """
+    static func validateXML(_ file: String) async throws -> String {
+        let script = """
             import sys, xml.etree.ElementTree as ET
             root = ET.parse(sys.argv[1]).getroot()
             cases = root.findall('./testsuite/testcase')
             print(len(cases), len(root.findall('./testsuite/testcase/failure')), len(root.findall('./testsuite/testcase/skipped')))
-            """,
-            file,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 could not parse \(file) as XML")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            """
+        let run = try await runTool("/usr/bin/python3", ["-c", script, file])
+        #expect(run.status == 0, "python3 could not parse \(file) as XML: \(run.standardError)")
+        return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("camctl conformance --sim: the human report, --junit XML that parses, exit 1 on a failure")
-    func cliReportsAndJUnit() throws {
+    func cliReportsAndJUnit() async throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let sim = try BuiltProducts.executable("camctl-sim")
         let good = folder + "/good.xml"
-        let (status, output) = try Self.camctl([
+        let (status, output) = try await Self.camctl([
             "--sim", "--sim-path", sim, "--case", "handshake", "--case", "empty-unary", "--case", "input-interactive", "--junit", good,
         ])
         #expect(status == 0, "\(output)")
         #expect(output.contains("PASS  handshake") && output.contains("SKIP  input-interactive"), "\(output)")
-        #expect(try Self.validateXML(good) == "3 0 1")
+        #expect(try await Self.validateXML(good) == "3 0 1")
 
         let bad = folder + "/bad.xml"
-        let (failStatus, failOutput) = try Self.camctl([
+        let (failStatus, failOutput) = try await Self.camctl([
             "--sim", "--sim-path", sim, "--sim-arg", "--break=no-ack", "--case", "acks-reliable-requests", "--junit", bad,
         ])
         #expect(failStatus == 1, "\(failOutput)")
         #expect(failOutput.contains("FAIL  acks-reliable-requests") && failOutput.contains("seen "), "\(failOutput)")
-        #expect(try Self.validateXML(bad) == "1 1 0")
+        #expect(try await Self.validateXML(bad) == "1 1 0")
     }
 
     @Test("camctl conformance --json: one object per case; --list names every case with its section")
-    func cliJSONAndList() throws {
+    func cliJSONAndList() async throws {
         let sim = try BuiltProducts.executable("camctl-sim")
-        let (status, output) = try Self.camctl(["--sim", "--sim-path", sim, "--json", "--case", "handshake", "--case", "stream-end"])
+        let (status, output) = try await Self.camctl(["--sim", "--sim-path", sim, "--json", "--case", "handshake", "--case", "stream-end"])
         #expect(status == 0)
         let objects = output.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -240,18 +218,19 @@ struct ConformanceTests {
         for c in ConformanceSuite.cases {
             #expect(doc.contains("| `\(c.name)` | \(c.section) |"), "docs/CONFORMANCE.md does not list \(c.name) with \(c.section)")
         }
-        let (_, list) = try Self.camctl(["--list"])
+        let (_, list) = try await Self.camctl(["--list"])
         for c in ConformanceSuite.cases {
             #expect(list.contains(c.name) && list.contains(c.section), "--list lacks \(c.name)")
         }
     }
 
     @Test("--interactive prompts a person step by step (scripted stdin)")
-    func interactivePrompts() throws {
+    func interactivePrompts() async throws {
         let sim = try BuiltProducts.executable("camctl-sim")
         // The person answers the first prompt with Enter and nothing happens on the device; a test cannot
         // press volume up, so the run ends at that first step... unless skipped: "s" skips the case.
-        let (status, output) = try Self.camctl(["--sim", "--sim-path", sim, "--interactive", "--case", "input-interactive"], stdin: "s\n")
+        let (status, output) = try await Self.camctl(
+            ["--sim", "--sim-path", sim, "--interactive", "--case", "input-interactive"], stdin: "s\n")
         #expect(status == 0, "\(output)")
         #expect(output.contains(">>> press volume up now"), "\(output)")
         #expect(output.contains("SKIP  input-interactive") && output.contains("the person skipped"), "\(output)")
@@ -291,8 +270,7 @@ struct ConformanceTests {
         let (back, _) = try await probe.call(.devicePing, [])
         await probe.stop()
         transport.close()
-        signalProcess(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        #expect(terminateChild(process), "camctl-sim --strict did not end within 10 s of SIGTERM")
         let report = try String(contentsOfFile: log, encoding: .utf8)
         // Five kinds of violation; the reliable packets this host never ACKs are one or more (v1.1: the
         // device's replies are reliable too), so the total is at least five.
@@ -326,16 +304,9 @@ struct ConformanceTests {
         try sim.run()
         defer { if sim.isRunning { signalProcess(sim.processIdentifier, SIGKILL) } }
         #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
-        let ping = Process()
-        ping.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-        ping.arguments = ["ping", link, "--count", "20"]
-        ping.standardOutput = FileHandle.nullDevice
-        ping.standardError = FileHandle.nullDevice
-        try ping.run()
-        ping.waitUntilExit()
-        #expect(ping.terminationStatus == 0)
-        signalProcess(sim.processIdentifier, SIGTERM)
-        sim.waitUntilExit()
+        let ping = try await runTool("camctl", ["ping", link, "--count", "20"], timeout: .seconds(60))
+        #expect(ping.status == 0, "\(ping.standardError)")
+        #expect(terminateChild(sim), "camctl-sim --strict did not end within 10 s of SIGTERM")
         let report = try String(contentsOfFile: log, encoding: .utf8)
         #expect(report.contains("strict: 0 violations"), "\(report)")
     }

@@ -187,6 +187,25 @@ package final class SimulatorProcess: @unchecked Sendable {
     }
 }
 
+/// Sends `SIGTERM` to `process` and waits up to `grace` for it to exit; if it has not, kills it with
+/// `SIGKILL`. Either way the child is reaped: a test never waits forever on a child that hangs.
+///
+/// - Returns: true when it exited by itself within `grace`.
+@discardableResult
+package func terminateChild(_ process: Process, grace: Duration = .seconds(10)) -> Bool {
+    guard process.isRunning else { return true }
+    signalProcess(process.processIdentifier, SIGTERM)
+    let clock = ContinuousClock()
+    let end = clock.now + grace
+    while process.isRunning && clock.now < end {
+        usleep(2_000)
+    }
+    let exited = !process.isRunning
+    if !exited { signalProcess(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    return exited
+}
+
 /// Sends `signal` to the process `pid` (a free function: inside ``SimulatorProcess`` `kill` is a method).
 package func signalProcess(_ pid: Int32, _ signal: Int32) {
     _ = kill(pid, signal)

@@ -29,16 +29,14 @@ extension OverRealPTY {
                 let outText = PipeCollector(out.fileHandleForReading)
                 let errText = PipeCollector(err.fileHandleForReading)
                 defer {
-                    if relay.isRunning { relay.terminate() }
-                    relay.waitUntilExit()
+                    terminateChild(relay)
                 }
                 #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) }, "relay placed its link")
                 let ping = try await runTool("camctl", ["ping", link, "--count", "40"], timeout: .seconds(25))
                 #expect(ping.status == 0, "stdout: \(ping.standardOutput) stderr: \(ping.standardError)")
                 #expect(ping.standardOutput.contains("40 sent, "), "\(ping.standardOutput)")
                 // strictAfterV11: ping prints sent/received/lost; every round trip is then one or the other.
-                relay.terminate()
-                relay.waitUntilExit()
+                #expect(terminateChild(relay), "the relay did not end within 10 s of SIGTERM")
                 _ = await eventually(within: .seconds(5)) { outText.isEnded && errText.isEnded }
                 print("relay:\n\(outText.text)\(errText.text.split(separator: "\n").prefix(8).joined(separator: "\n"))")
                 #expect(outText.text.contains("relay: host side at"))

@@ -32,15 +32,13 @@ extension OverRealPTY {
 
             /// Stops it and waits for its last words.
             func stop() async {
-                if process.isRunning { process.terminate() }
-                process.waitUntilExit()
+                terminateChild(process)
                 _ = await eventually(within: .seconds(5)) { standardError.isEnded }
             }
 
             deinit {
                 if process.isRunning {
-                    process.terminate()
-                    process.waitUntilExit()
+                    terminateChild(process)
                 }
             }
         }

@@ -75,8 +75,7 @@ struct StrictHostTests {
         let run = try await runTool("camctl", resolved, timeout: .seconds(30))
         // The checker's 200 ms acknowledgement window closes before the report.
         try await Task.sleep(for: .milliseconds(400))
-        signalProcess(sim.processIdentifier, SIGTERM)
-        sim.waitUntilExit()
+        #expect(terminateChild(sim), "camctl-sim --strict did not end within 10 s of SIGTERM")
         return (run, try String(contentsOfFile: log, encoding: .utf8), folder)
     }
 }

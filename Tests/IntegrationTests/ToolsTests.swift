@@ -291,6 +291,7 @@ extension OverRealPTY {
                 signalProcess(process.processIdentifier, SIGINT)
                 let exited = await eventually(within: .seconds(10)) { !process.isRunning }
                 #expect(exited, "camctl record did not stop on SIGINT")
+                if !exited { signalProcess(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
                 #expect(process.terminationReason == .exit && process.terminationStatus == 0, "stderr: \(errors.text)")
                 _ = await eventually(within: .seconds(5)) { errors.isEnded }
