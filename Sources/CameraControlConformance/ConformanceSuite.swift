@@ -66,23 +66,27 @@ public enum ConformanceSuite {
                 testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
             var retried = false
             if case .fail(let failure) = outcome, lostSession(failure),
-                await hostWasSilent(probe.longestSilence, interval: probe.heartbeatInterval)
+                await hostWasSilent(max(probe.longestSilence, probe.longestDeviceSilence), interval: probe.heartbeatInterval)
             {
                 // The device answered "no session" in the middle of the case, after the probe itself (by
-                // its own clock) had sent nothing for most of the device's 4-interval dead timeout (§8): a
-                // machine too busy to run the host, not the device, ended the session, and the run measured
-                // nothing. Run the case once more. A device that ends sessions while the probe keeps the
-                // link alive fails at once: this cannot hide a real miss.
+                // its own clock) had sent nothing for most of the device's 4-interval dead timeout (§8), or
+                // had heard nothing from the device, in its session, for as long: a machine too busy to run
+                // the host, or the simulated device, ended the session, and the run measured nothing. Run the
+                // case once more (the report says so). A device that ends sessions while both sides keep the
+                // link alive fails at once, and one that always does fails the second run too.
                 retried = true
                 await probe.resetLongestSilence()
                 outcome = await runOne(
                     testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
             }
             if case .fail(var failure) = outcome, lostSession(failure) {
-                // Say whose the stall was: the probe's own longest silence in the run that failed.
-                let silence = await probe.longestSilence
-                let millis = silence.components.seconds * 1_000 + silence.components.attoseconds / 1_000_000_000_000_000
-                failure.message += " (the session was lost; the probe's longest silence was \(millis) ms)"
+                // Say whose the stall was: the longest silences of the probe and of the device in the run that failed.
+                func millis(_ silence: Duration) -> Int64 {
+                    silence.components.seconds * 1_000 + silence.components.attoseconds / 1_000_000_000_000_000
+                }
+                let (host, device) = (await probe.longestSilence, await probe.longestDeviceSilence)
+                failure.message +=
+                    " (the session was lost; the longest silence of the probe was \(millis(host)) ms, of the device \(millis(device)) ms)"
                 outcome = .fail(failure)
             }
             let elapsed = ContinuousClock.now - started

@@ -35,13 +35,24 @@ public actor Probe {
     public private(set) var acknowledges = true
     /// When true, the probe keeps the link alive with heartbeats.
     public private(set) var heartbeats = false {
-        didSet { if heartbeats && !oldValue { quietSince = ContinuousClock.now } }
+        didSet {
+            if heartbeats && !oldValue {
+                quietSince = ContinuousClock.now
+                deviceQuietSince = quietSince
+            }
+        }
     }
     /// The longest the probe sent nothing, by its own clock, while its heartbeats were on (since
     /// ``resetLongestSilence()``): how long the host itself left the link silent. A machine too busy to run
     /// the probe's ticker shows here, so a session the device ended for 4 intervals of silence can be laid at
     /// the host's door, or not (``ConformanceSuite``).
     public private(set) var longestSilence: Duration = .zero
+    /// The longest the probe received nothing from the device, by its own clock, while its heartbeats were on
+    /// (since ``resetLongestSilence()``). A device in a session sends at least a `HEARTBEAT` every interval
+    /// (§8), so a gap of several intervals is a stall: of the device, or of the machine that runs it (a
+    /// simulator starved by a loaded machine sees the host's bytes of the stall late, all at once).
+    public private(set) var longestDeviceSilence: Duration = .zero
+    private var deviceQuietSince = ContinuousClock.now
     /// The largest lateness of the probe's own 5 ms ticker (since ``resetSchedulingDelay()``): how late this
     /// machine ran the probe. A frame's arrival time (``ReceivedFrame/at``) can be late by as much, so
     /// timing checks widen their margins by it.
@@ -134,6 +145,10 @@ public actor Probe {
             } catch {
                 frame.error = error
             }
+            // A gap that ends in "no session" is the device's silence after it ended the session, not a stall.
+            let noSession = frame.packet.map { $0.type == .error && $0.status == .failedPrecondition } ?? false
+            if heartbeats && !noSession { longestDeviceSilence = max(longestDeviceSilence, now - deviceQuietSince) }
+            deviceQuietSince = now
             if let packet = frame.packet, packet.isReliable {
                 reliableSeen.insert(packet.sequence)
                 if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
@@ -161,10 +176,12 @@ public actor Probe {
     /// Starts measuring ``schedulingDelay`` afresh.
     public func resetSchedulingDelay() { schedulingDelay = .zero }
 
-    /// Starts measuring ``longestSilence`` afresh.
+    /// Starts measuring ``longestSilence`` and ``longestDeviceSilence`` afresh.
     public func resetLongestSilence() {
         longestSilence = .zero
+        longestDeviceSilence = .zero
         quietSince = ContinuousClock.now
+        deviceQuietSince = quietSince
     }
 
     /// Skips `count` sequence numbers (the device should count them as lost).

@@ -140,7 +140,7 @@ struct ConformanceTests {
             }
         }
         // No second run: a breaker is judged on its one run. The suite itself runs a case again only when the
-        // probe proves it stalled (ConformanceSuite.hostWasSilent), which cannot hide a breaker's miss.
+        // probe proves one side stalled (ConformanceSuite.hostWasSilent), and a breaker fails that second run too.
         for (name, expected, ran, failed) in outcomes {
             let mustFail = expected.intersection(ran)
             if mustFail.isEmpty {
