@@ -288,10 +288,10 @@ void cc_device_poll(cc_device_t *dev)
     }
 }
 
-void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us)
+void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, uint64_t step_us)
 {
     if (stall_us < (uint64_t)dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS) {
-        cc_link_note_rx_pending(&dev->link, now_us);
+        cc_link_credit_silence(&dev->link, now_us, step_us);
     }
 }
 

@@ -85,6 +85,12 @@ void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us)
     link->last_rx_us = now_us;
 }
 
+void cc_link_credit_silence(cc_link_t *link, uint64_t now_us, uint64_t credit_us)
+{
+    uint64_t since = link->last_rx_us < now_us ? link->last_rx_us : now_us;
+    link->last_rx_us = since + credit_us;
+}
+
 size_t cc_link_tx_free(const cc_link_t *link)
 {
     return CC_TX_BUFFER_BYTES - (link->tx_tail - link->tx_head);

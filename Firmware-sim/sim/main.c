@@ -1011,7 +1011,7 @@ int main(int argc, char **argv)
             if (stall_us == 0u) {
                 stall_us = now - ccsim_device_now_us(&g_sim);
             }
-            cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim), stall_us);
+            cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim), stall_us, MAX_STEP_US);
             now = ccsim_device_now_us(&g_sim) + MAX_STEP_US;
         } else {
             stall_us = 0u;

@@ -275,6 +275,31 @@ static void test_link_dead_after_silence(void)
     CHECK(cc_device_session_active(&h->dev));
 }
 
+/* A simulator catching up after a stall (cc_device_note_stall): the step it catches up does not count as
+ * host silence, the silence before and after it does, and a stall as long as the dead timeout gives no
+ * credit. */
+static void test_link_stall_credit(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t dead_after = (uint64_t)CC_HEARTBEAT_INTERVAL_MS * 1000u * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+    REQUIRE(hx_handshake(h, 0));
+    hx_advance(h, dead_after / 2u);                       /* half the dead time of real silence */
+    cc_device_note_stall(&h->dev, h->now_us, 20000u, 5000u);
+    hx_advance(h, 5000u);                                 /* the credited step */
+    hx_advance(h, dead_after / 2u - 2000u);               /* still alive: 2 ms of silence left */
+    CHECK(cc_device_session_active(&h->dev));
+    hx_advance(h, 3000u);
+    CHECK(!cc_device_session_active(&h->dev));            /* the silence before the stall counted */
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
+    /* a stall as long as the dead timeout: the host gave up too, no credit */
+    REQUIRE(hx_handshake(h, 0));
+    hx_advance(h, dead_after - 4000u);
+    cc_device_note_stall(&h->dev, h->now_us, dead_after, 5000u);
+    hx_advance(h, 5000u);
+    CHECK(!cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 2);
+}
+
 static void test_error_counters(void)
 {
     harness_t *h = hx_setup();
@@ -670,6 +695,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"sequence_gaps_counted", test_sequence_gaps_counted},
     {"heartbeat_when_idle", test_heartbeat_when_idle},
     {"link_dead_after_silence", test_link_dead_after_silence},
+    {"link_stall_credit", test_link_stall_credit},
     {"error_counters", test_error_counters},
     {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
     {"requests_in_random_splits", test_requests_in_random_splits},

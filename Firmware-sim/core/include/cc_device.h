@@ -57,14 +57,16 @@ const cc_input_config_t *cc_device_config(const cc_device_t *dev);
 /* True between a successful handshake and the link being declared dead. */
 bool cc_device_session_active(const cc_device_t *dev);
 
-/* The device did not run for stall_us and is catching up, now at now_us (a simulator the host OS did not
- * schedule; a board held up by a long flash write). What it sends while it catches up reaches the host too
- * late for an answer (a handshake response, after which a host starts its heartbeats), so a stall shorter
- * than the dead timeout (4 heartbeat intervals, PROTOCOL.md §8) restarts the liveness timer at now_us: the
- * host, whose own timer ran in real time, has not given up either. After a longer stall the host has
- * declared the link dead itself, and so may the device. Call it at each catch-up step with the stall's
- * length when the catch-up began, never in normal running. */
-void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us);
+/* The device did not run for stall_us and is catching up, now at now_us, by a step of step_us of its time
+ * (a simulator the host OS did not schedule; a board held up by a long flash write). What it sends while it
+ * catches up reaches the host too late for an answer (a handshake response, after which a host starts its
+ * heartbeats), so after a stall shorter than the dead timeout (4 heartbeat intervals, PROTOCOL.md §8) the
+ * step does not count as host silence: the host, whose own timer ran in real time, has not given up
+ * either. Host silence before the stall and after the catch-up still counts, so a host that really stopped
+ * (or whose bytes a test's filter drops) is still declared dead, however often the machine stalls the
+ * device. After a longer stall the host has declared the link dead itself, and so may the device. Call it
+ * before each catch-up step with the stall's length when the catch-up began, never in normal running. */
+void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, uint64_t step_us);
 
 /* The session_id of the last successful handshake (0 before the first). */
 uint32_t cc_device_session_id(const cc_device_t *dev);

@@ -190,6 +190,11 @@ static inline bool cc_link_tx_idle(const cc_link_t *link)
  * the peer is alive, so the dead-link timer restarts. */
 void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us);
 
+/* The next credit_us of the device's time, from now_us, pass without the device being able to hear the
+ * peer (a catch-up after a stall): they do not count toward the dead-link timeout. The peer's silence
+ * before now_us still does. */
+void cc_link_credit_silence(cc_link_t *link, uint64_t now_us, uint64_t credit_us);
+
 /* Free bytes in the tx buffer. */
 size_t cc_link_tx_free(const cc_link_t *link);
 
