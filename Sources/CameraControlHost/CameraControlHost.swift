@@ -341,7 +341,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
         case .idle:
             break
         case .running, .stopping:
-            await withCheckedContinuation { runWaiters.append($0) }
+            await waitUntilStopped()
             return
         case .stopped:
             return
@@ -382,9 +382,11 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     /// Returns once a session is up and its clock estimated (at once when one is, or the host stopped).
     public func waitUntilConnected() async {
-        if case .ready = link { return }
-        if stopped { return }
-        await withCheckedContinuation { connectedWaiters.append($0) }
+        if isConnectedOrStopped { return }
+        // The call is a suspension point: other jobs of the host may run before the body, so it looks again.
+        await withCheckedContinuation { continuation in
+            if isConnectedOrStopped { continuation.resume() } else { connectedWaiters.append(continuation) }
+        }
     }
 
     /// Stops: presses in flight are cancelled, the session closes, ``run()`` returns. Before ``start()``
@@ -408,7 +410,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
         session = nil
         rearm()
         signalStop()
-        if lifecycle != .stopped { await withCheckedContinuation { runWaiters.append($0) } }
+        await waitUntilStopped()
     }
 
     /// Plays a capture sound on the current device (`FeedbackService/PlaySound`).
@@ -517,7 +519,26 @@ public actor CameraControlHost: CaptureSoundPlaying {
 
     private func waitForStopSignal() async {
         if stopSignalled { return }
-        await withCheckedContinuation { stopSignal = $0 }
+        // The call is a suspension point: other jobs of the host (a stop()) may run before the body, so it
+        // looks again; a signal missed here would leave run() waiting for ever.
+        await withCheckedContinuation { continuation in
+            if stopSignalled { continuation.resume() } else { stopSignal = continuation }
+        }
+    }
+
+    /// True once a session is ready, or the host stopped: ``waitUntilConnected()`` returns.
+    private var isConnectedOrStopped: Bool {
+        if case .ready = link { return true }
+        return stopped
+    }
+
+    /// Returns once ``run()`` has ended (``finished()``).
+    private func waitUntilStopped() async {
+        if lifecycle == .stopped { return }
+        // The call is a suspension point: run() may finish before the body, so it looks again.
+        await withCheckedContinuation { continuation in
+            if lifecycle == .stopped { continuation.resume() } else { runWaiters.append(continuation) }
+        }
     }
 
     /// ``run()`` has ended (or never will): everyone waiting is let go.
