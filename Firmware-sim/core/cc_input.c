@@ -455,6 +455,11 @@ bool cc_input_pop_event(cc_input_t *in, cc_input_event_t *out)
     return true;
 }
 
+const cc_input_event_t *cc_input_peek_event(const cc_input_t *in)
+{
+    return in->count == 0u ? 0 : &in->queue[in->head];
+}
+
 bool cc_input_last_sample(const cc_input_t *in, cc_raw_sample_t *out)
 {
     if (!in->have_sample) {

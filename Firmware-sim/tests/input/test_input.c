@@ -269,6 +269,27 @@ static void test_remote_and_overflow(void)
     CHECK(e.event_number == 2u + CC_INPUT_QUEUE_LEN + 5u);
 }
 
+/* Peek reads the oldest event in place (what pop would copy), takes nothing;
+ * pop with NULL then drops it. */
+static void test_peek_event(void)
+{
+    cc_sensor_reading_t r = { 0, 0u, false };
+    const cc_input_event_t *p;
+    cc_input_event_t e;
+    boot(0);
+    CHECK(cc_input_peek_event(&in) == 0);
+    now += 1000u;
+    CHECK(cc_input_step(&in, now, &r, 0u, 2u) == 2u);
+    p = cc_input_peek_event(&in);
+    CHECK(p != 0 && p->kind == K(REMOTE_CLICK) && p->timestamp_us == now);
+    CHECK(cc_input_peek_event(&in) == p);
+    CHECK(cc_input_pop_event(&in, &e) && e.event_number == p->event_number);
+    p = cc_input_peek_event(&in);
+    CHECK(p != 0 && p->event_number == e.event_number + 1u);
+    CHECK(cc_input_pop_event(&in, 0));
+    CHECK(cc_input_peek_event(&in) == 0 && !cc_input_pop_event(&in, 0));
+}
+
 static void test_drift_tracking(void)
 {
     unsigned i;
@@ -300,6 +321,7 @@ int main(void)
     test_debounce();
     test_shutter_switch_or();
     test_remote_and_overflow();
+    test_peek_event();
     test_drift_tracking();
     if (failures != 0) {
         fprintf(stderr, "test_input: %d failure(s)\n", failures);
