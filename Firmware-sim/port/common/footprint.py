@@ -6,7 +6,9 @@
 Every input section the linker placed in .text, .ARM.exidx, .data or .bss is
 attributed to a component by the object (or archive member) it came from:
 core (Firmware-sim/core, its generated codec core/cc_pb.c included: the
-firmware links no protobuf runtime), board port (port/BOARD and port/common),
+firmware links no protobuf runtime; the link-time optimised objects,
+*.ltrans.o, are the core's, as port/firmware.mk builds only the core with
+-flto), board port (port/BOARD and port/common),
 simulator (simlib and the simulator image's glue), libc (newlib-nano), libgcc
 (compiler helpers). Linker padding between
 sections (*fill*) is attributed to the section before it. Flash is
@@ -29,6 +31,9 @@ def component(path):
     if re.search(r"lib(c|g|c_nano|g_nano|nosys|m)\.a\(", path):
         return "libc"
     if name.startswith("cc_") and name.endswith(".o"):
+        return "core"
+    if name.endswith(".ltrans.o"):
+        # link-time optimised code: port/firmware.mk builds only the core with -flto
         return "core"
     if name.startswith("ccsim_") or name in ("main_sim.o", "mini_snprintf.o", "glue.o"):
         return "simulator"
