@@ -216,8 +216,6 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     cc_sensor_reading_t reading;
     cc_raw_sample_t sample;
     const cc_input_event_t *event;
-    uint32_t buttons = 0;
-    uint32_t clicks = 0;
     uint32_t queued;
 
     if (now_us < dev->next_sample_us) {
@@ -231,16 +229,12 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     reading.force_raw_mn = 0;
     reading.position = 0u;
     reading.touched = false;
-    if (hal->read_sensors != NULL) {
+    reading.buttons = 0u;
+    reading.remote_clicks = 0u;
+    if (hal->read_sensors != NULL) {   /* sensors, buttons and remote clicks: one call */
         hal->read_sensors(hal->ctx, &reading);
     }
-    if (hal->read_buttons != NULL) {
-        buttons = hal->read_buttons(hal->ctx);
-    }
-    if (hal->take_remote_clicks != NULL) {
-        clicks = hal->take_remote_clicks(hal->ctx);
-    }
-    queued = cc_input_step(&dev->input, now_us, &reading, buttons, clicks);
+    queued = cc_input_step(&dev->input, now_us, &reading);
     /* most samples queue none; each event is read in place (no copy) */
     while (queued != 0u && (event = cc_input_peek_event(&dev->input)) != NULL) {
         play_own_haptics(dev, event);

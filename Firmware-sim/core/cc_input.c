@@ -354,8 +354,7 @@ static int debounce(cc_input_t *in, unsigned index, uint32_t bit, bool level, ui
     return 0;
 }
 
-uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
-                   uint32_t buttons, uint32_t remote_clicks)
+uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading)
 {
     static const uint32_t button_bits[3] = {
         CC_BUTTON_VOLUME_UP, CC_BUTTON_VOLUME_DOWN, CC_BUTTON_ACTION
@@ -363,8 +362,10 @@ uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_
     static const uint32_t button_sources[3] = {
         SOURCE(VOLUME_UP), SOURCE(VOLUME_DOWN), SOURCE(ACTION_BUTTON)
     };
-    static const cc_sensor_reading_t none = { 0, 0u, false };
+    static const cc_sensor_reading_t none = { 0, 0u, false, 0u, 0u };
     const cc_sensor_reading_t *r = reading != 0 ? reading : &none;
+    uint32_t buttons = r->buttons;
+    uint32_t remote_clicks = r->remote_clicks;
     uint32_t f;
     unsigned i;
     /* every button already at its debounced level, none changing: nothing to debounce */

@@ -69,10 +69,9 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg);
 /* Applies a validated configuration without losing press state. */
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg);
 
-/* One sample period: a reading, raw button levels and remote clicks.
+/* One sample period: a reading with its raw button levels and remote clicks.
  * Returns the number of events now queued (0: nothing to pop). */
-uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
-                   uint32_t buttons, uint32_t remote_clicks);
+uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading);
 
 /* Takes the oldest queued event; false when none. out may be NULL (the
  * event is dropped). */

@@ -60,27 +60,21 @@ static size_t bench_uart_write(void *ctx, const uint8_t *buf, size_t len)
     return len;
 }
 
+/* The sensors, the buttons (none pressed) and the remote (no click) in one
+ * call, as the boards' HALs read them (cc_hal.h). */
 static void bench_read_sensors(void *ctx, cc_sensor_reading_t *out)
 {
     (void)ctx;
-    *out = g_reading;
-}
-
-static uint32_t bench_read_buttons(void *ctx)
-{
-    (void)ctx;
-    return 0u;
-}
-
-static uint32_t bench_take_remote_clicks(void *ctx)
-{
-    (void)ctx;
-    return 0u;
+    out->force_raw_mn = g_reading.force_raw_mn;
+    out->position = g_reading.position;
+    out->touched = g_reading.touched;
+    out->buttons = 0u;
+    out->remote_clicks = 0u;
 }
 
 static const cc_hal_t bench_hal = {
     0, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
-    bench_read_buttons, bench_take_remote_clicks, 0, 0, 0, 0, /* no UART: nothing to overrun */
+    0, 0, 0, 0, /* no UART: nothing to overrun */
 };
 
 /* The finger: a press to 1.5 N over 200 ms, a slide back and forth, a lift
