@@ -57,27 +57,21 @@ static size_t bench_uart_write(void *ctx, const uint8_t *buf, size_t len)
     return len;
 }
 
+/* The sensors, the buttons (none pressed) and the remote (no click), as the
+ * boards' HALs read them (port/common/bench.c). */
 static void bench_read_sensors(void *ctx, cc_sensor_reading_t *out)
 {
     (void)ctx;
-    *out = g_reading;
-}
-
-static uint32_t bench_read_buttons(void *ctx)
-{
-    (void)ctx;
-    return 0u;
-}
-
-static uint32_t bench_take_remote_clicks(void *ctx)
-{
-    (void)ctx;
-    return 0u;
+    out->force_raw_mn = g_reading.force_raw_mn;
+    out->position = g_reading.position;
+    out->touched = g_reading.touched;
+    out->buttons = 0u;
+    out->remote_clicks = 0u;
 }
 
 static const cc_hal_t bench_hal = {
     NULL, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
-    bench_read_buttons, bench_take_remote_clicks, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL,
 };
 
 /* A board like the micro:bit's: force, touch and a slide strip, three buttons. */

@@ -215,9 +215,7 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     const cc_hal_t *hal = dev->hal;
     cc_sensor_reading_t reading;
     cc_raw_sample_t sample;
-    cc_input_event_t event;
-    uint32_t buttons = 0;
-    uint32_t clicks = 0;
+    const cc_input_event_t *event;
     uint32_t queued;
 
     if (now_us < dev->next_sample_us) {
@@ -231,19 +229,17 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     reading.force_raw_mn = 0;
     reading.position = 0u;
     reading.touched = false;
-    if (hal->read_sensors != NULL) {
+    reading.buttons = 0u;
+    reading.remote_clicks = 0u;
+    if (hal->read_sensors != NULL) {   /* sensors, buttons and remote clicks: one call */
         hal->read_sensors(hal->ctx, &reading);
     }
-    if (hal->read_buttons != NULL) {
-        buttons = hal->read_buttons(hal->ctx);
-    }
-    if (hal->take_remote_clicks != NULL) {
-        clicks = hal->take_remote_clicks(hal->ctx);
-    }
-    queued = cc_input_step(&dev->input, now_us, &reading, buttons, clicks);
-    while (queued != 0u && cc_input_pop_event(&dev->input, &event)) {   /* most samples queue none */
-        play_own_haptics(dev, &event);
-        cc_streams_publish_event(dev, &event, now_us);
+    queued = cc_input_step(&dev->input, now_us, &reading);
+    /* most samples queue none; each event is read in place (no copy) */
+    while (queued != 0u && (event = cc_input_peek_event(&dev->input)) != NULL) {
+        play_own_haptics(dev, event);
+        cc_streams_publish_event(dev, event, now_us);
+        (void)cc_input_pop_event(&dev->input, NULL);
     }
     if (dev->calls.raw_streams != 0u && cc_input_last_sample(&dev->input, &sample)) {
         cc_streams_publish_sample(dev, &sample, now_us);

@@ -227,10 +227,8 @@ static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
     int32_t raw = clamp_raw(r->force_raw_mn);
     int32_t raw_q = raw * CC_INPUT_ONE_Q;
 
-    if (in->samples_seen < 0xFFFFFFFFu) {
-        in->samples_seen++;
-    }
     if (!in->tared) {
+        in->samples_seen++;   /* counted until the tare only (at most tare_give_up) */
         if (!r->touched) {
             in->tare_sum_mn += raw;
             in->tare_count++;
@@ -356,8 +354,7 @@ static int debounce(cc_input_t *in, unsigned index, uint32_t bit, bool level, ui
     return 0;
 }
 
-uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
-                   uint32_t buttons, uint32_t remote_clicks)
+uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading)
 {
     static const uint32_t button_bits[3] = {
         CC_BUTTON_VOLUME_UP, CC_BUTTON_VOLUME_DOWN, CC_BUTTON_ACTION
@@ -365,8 +362,10 @@ uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_
     static const uint32_t button_sources[3] = {
         SOURCE(VOLUME_UP), SOURCE(VOLUME_DOWN), SOURCE(ACTION_BUTTON)
     };
-    static const cc_sensor_reading_t none = { 0, 0u, false };
+    static const cc_sensor_reading_t none = { 0, 0u, false, 0u, 0u };
     const cc_sensor_reading_t *r = reading != 0 ? reading : &none;
+    uint32_t buttons = r->buttons;
+    uint32_t remote_clicks = r->remote_clicks;
     uint32_t f;
     unsigned i;
     /* every button already at its debounced level, none changing: nothing to debounce */
@@ -434,11 +433,11 @@ uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_
         push_event(in, now_us, KIND(TOUCH_UP), SOURCE(CAMERA_CONTROL), f, 0u);
     }
 
+    /* The last sample: its time and force (its position and touch are in->position and
+     * in->touched, which now follow r->touched). */
     in->have_sample = true;
-    in->last.timestamp_us = now_us;
-    in->last.force_mn = f > 0xFFFFu ? (uint16_t)0xFFFFu : (uint16_t)f;
-    in->last.position = in->position;
-    in->last.touched = r->touched;
+    in->last_us = now_us;
+    in->last_force_mn = f > 0xFFFFu ? (uint16_t)0xFFFFu : (uint16_t)f;
     return in->count;
 }
 
@@ -455,16 +454,21 @@ bool cc_input_pop_event(cc_input_t *in, cc_input_event_t *out)
     return true;
 }
 
+const cc_input_event_t *cc_input_peek_event(const cc_input_t *in)
+{
+    return in->count == 0u ? 0 : &in->queue[in->head];
+}
+
 bool cc_input_last_sample(const cc_input_t *in, cc_raw_sample_t *out)
 {
     if (!in->have_sample) {
         return false;
     }
     if (out != 0) {   /* field by field: a struct copy is a memcpy call on small cores */
-        out->timestamp_us = in->last.timestamp_us;
-        out->force_mn = in->last.force_mn;
-        out->position = in->last.position;
-        out->touched = in->last.touched;
+        out->timestamp_us = in->last_us;
+        out->force_mn = in->last_force_mn;
+        out->position = in->position;
+        out->touched = in->touched;
     }
     return true;
 }

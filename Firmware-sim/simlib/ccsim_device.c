@@ -141,7 +141,8 @@ static const ccsim_replay_sample_t *replay_sample(ccsim_device_t *sim)
 #endif
 }
 
-static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
+/* The finger model's (or the replay's) force, touch and position. */
+static void read_finger(void *ctx, cc_sensor_reading_t *out)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
     const ccsim_replay_sample_t *r = replay_sample(sim);
@@ -156,7 +157,7 @@ static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
     ccsim_finger_read(&sim->finger, sim->now_us, current_command(sim), out);
 }
 
-static uint32_t hal_read_buttons(void *ctx)
+static uint32_t read_buttons(void *ctx)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
     const ccsim_replay_sample_t *r = replay_sample(sim);
@@ -166,12 +167,21 @@ static uint32_t hal_read_buttons(void *ctx)
     return ccsim_buttons_read(&sim->buttons, sim->now_us, current_command(sim)->buttons);
 }
 
-static uint32_t hal_take_remote_clicks(void *ctx)
+static uint32_t take_remote_clicks(void *ctx)
 {
     ccsim_device_t *sim = (ccsim_device_t *)ctx;
     uint32_t n = sim->remote_clicks + ccsim_player_take_remote_clicks(&sim->player);
     sim->remote_clicks = 0u;
     return n;
+}
+
+/* Everything one sample reads (cc_hal.h), in the order the core once asked
+ * for it: sensors, buttons, remote clicks. */
+static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
+{
+    read_finger(ctx, out);
+    out->buttons = read_buttons(ctx);
+    out->remote_clicks = take_remote_clicks(ctx);
 }
 
 static void log_feedback(ccsim_device_t *sim, uint32_t kind, uint32_t a, uint32_t b)
@@ -257,8 +267,6 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
     sim->hal.uart_read = hal_uart_read;
     sim->hal.uart_write = hal_uart_write;
     sim->hal.read_sensors = hal_read_sensors;
-    sim->hal.read_buttons = hal_read_buttons;
-    sim->hal.take_remote_clicks = hal_take_remote_clicks;
     sim->hal.haptic_play = hal_haptic_play;
     sim->hal.sound_play = hal_sound_play;
     sim->hal.indicator_set = hal_indicator_set;

@@ -98,20 +98,11 @@ static size_t mock_uart_write(void *ctx, const uint8_t *buf, size_t len)
 
 static void mock_read_sensors(void *ctx, cc_sensor_reading_t *out)
 {
-    *out = ((harness_t *)ctx)->reading;
-}
-
-static uint32_t mock_read_buttons(void *ctx)
-{
-    return ((harness_t *)ctx)->buttons;
-}
-
-static uint32_t mock_take_remote_clicks(void *ctx)
-{
     harness_t *h = (harness_t *)ctx;
-    uint32_t n = h->remote_clicks;
+    *out = h->reading;
+    out->buttons = h->buttons;
+    out->remote_clicks = h->remote_clicks;   /* taken: counted once */
     h->remote_clicks = 0;
-    return n;
 }
 
 static void mock_haptic_play(void *ctx, uint32_t pattern, uint32_t intensity)
@@ -155,8 +146,6 @@ static harness_t *setup(bool feedback)
     h->hal.uart_read = mock_uart_read;
     h->hal.uart_write = mock_uart_write;
     h->hal.read_sensors = mock_read_sensors;
-    h->hal.read_buttons = mock_read_buttons;
-    h->hal.take_remote_clicks = mock_take_remote_clicks;
     h->hal.uart_take_overruns = mock_uart_take_overruns;
     h->ack_replies = true;
     if (feedback) {

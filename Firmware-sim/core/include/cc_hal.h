@@ -27,9 +27,15 @@ typedef struct cc_sensor_reading {
     uint16_t position;
     /* Capacitive touch detected. */
     bool touched;
+    /* Raw button levels, CC_BUTTON_* bits (still bouncing: the core
+     * debounces). */
+    uint32_t buttons;
+    /* Remote clicks received since the previous reading (0 if none, or no
+     * remote). */
+    uint32_t remote_clicks;
 } cc_sensor_reading_t;
 
-/* Button bits returned by read_buttons (raw, still bouncing). */
+/* Button bits of cc_sensor_reading_t.buttons (raw, still bouncing). */
 #define CC_BUTTON_VOLUME_UP   (1u << 0)
 #define CC_BUTTON_VOLUME_DOWN (1u << 1)
 #define CC_BUTTON_ACTION      (1u << 2)
@@ -46,12 +52,11 @@ typedef struct cc_hal {
     size_t (*uart_read)(void *ctx, uint8_t *buf, size_t cap);
     /* Queues up to len bytes for transmission; returns how many it took. */
     size_t (*uart_write)(void *ctx, const uint8_t *buf, size_t len);
-    /* Reads the force, touch and slide sensors now. */
+    /* Reads everything one sample needs now: the force, touch and slide
+     * sensors, the buttons' raw levels and the remote clicks since the
+     * previous call (one call per sample: each function-pointer call costs a
+     * Cortex-M0's sampling poll about 8 instructions). */
     void (*read_sensors)(void *ctx, cc_sensor_reading_t *out);
-    /* Raw button levels, CC_BUTTON_* bits (the core debounces). */
-    uint32_t (*read_buttons)(void *ctx);
-    /* Remote clicks received since the previous call (0 if none). */
-    uint32_t (*take_remote_clicks)(void *ctx);
     /* Starts a haptic waveform (cameracontrol.v1.HapticPattern). May be NULL. */
     void (*haptic_play)(void *ctx, uint32_t pattern, uint32_t intensity_percent);
     /* Starts a sound (cameracontrol.v1.Sound). May be NULL. */

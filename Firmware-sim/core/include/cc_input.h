@@ -69,13 +69,18 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg);
 /* Applies a validated configuration without losing press state. */
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg);
 
-/* One sample period: a reading, raw button levels and remote clicks.
+/* One sample period: a reading with its raw button levels and remote clicks.
  * Returns the number of events now queued (0: nothing to pop). */
-uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading,
-                   uint32_t buttons, uint32_t remote_clicks);
+uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading);
 
-/* Takes the oldest queued event; false when none. */
+/* Takes the oldest queued event; false when none. out may be NULL (the
+ * event is dropped). */
 bool cc_input_pop_event(cc_input_t *in, cc_input_event_t *out);
+
+/* The oldest queued event in place, without taking it; NULL when none. It
+ * stays valid until the next cc_input_step or cc_input_pop_event (a poll reads
+ * it there and pops it with out NULL: no copy of the event). */
+const cc_input_event_t *cc_input_peek_event(const cc_input_t *in);
 
 /* The conditioned sample of the last step; false before the first step. */
 bool cc_input_last_sample(const cc_input_t *in, cc_raw_sample_t *out);

@@ -28,12 +28,12 @@ struct cc_input {
     uint8_t stage;                /* reported: max(force_stage, shutter switch) */
     /* Touch and slide. */
     bool touched;
-    bool have_sample;             /* last holds a sample */
+    bool have_sample;             /* last_us and last_force_mn hold a sample */
     uint16_t position;            /* last position seen while touched */
     uint16_t slide_reported;      /* position of the last TOUCH_DOWN/SLIDE */
     int32_t baseline_q;           /* sensor offset being subtracted */
     int32_t filtered_q;           /* low-passed tared force */
-    uint32_t samples_seen;        /* samples since init (saturating) */
+    uint32_t samples_seen;        /* samples until the tare (then it stops counting) */
     uint32_t light_peak_mn;
     uint32_t full_peak_mn;
     uint32_t button_candidates;   /* CC_BUTTON_* bits of the candidate levels */
@@ -41,8 +41,9 @@ struct cc_input {
     uint32_t count;               /* events queued */
     uint32_t head;                /* index of the oldest queued event */
 
-    /* Last conditioned sample. */
-    cc_raw_sample_t last;
+    /* Last conditioned sample: its time and force (position and touch as above). */
+    uint64_t last_us;
+    uint16_t last_force_mn;
 
     cc_input_config_t config;
     uint32_t debounce_us;         /* config.debounce_ms in microseconds */

@@ -5,10 +5,12 @@
 
 Every input section the linker placed in .text, .ARM.exidx, .data or .bss is
 attributed to a component by the object (or archive member) it came from:
-core (Firmware-sim/core, its generated codec included), generated (protoc-c
-output) and protobuf-c runtime (no board image links either since the core's
-own codec; an old map file still shows them), board port (port/BOARD and port/common), simulator (simlib and the simulator image's
-glue), libc (newlib-nano), libgcc (compiler helpers). Linker padding between
+core (Firmware-sim/core, its generated codec core/cc_pb.c included: the
+firmware links no protobuf runtime; the link-time optimised objects,
+*.ltrans.o, are the core's, as port/firmware.mk builds only the core with
+-flto), board port (port/BOARD and port/common),
+simulator (simlib and the simulator image's glue), libc (newlib-nano), libgcc
+(compiler helpers). Linker padding between
 sections (*fill*) is attributed to the section before it. Flash is
 text + rodata + exidx + .data's initial values; RAM is .data + .bss (the
 stack, reserved by the linker script, is listed apart).
@@ -18,7 +20,7 @@ fails (exit 1) when any of them is the heap (malloc, free, sbrk): no heap.
 import re
 import sys
 
-COMPONENTS = ["core", "generated", "protobuf-c runtime", "board port", "simulator", "libc", "libgcc"]
+COMPONENTS = ["core", "board port", "simulator", "libc", "libgcc"]
 HEAP_MEMBERS = re.compile(r"(malloc|free|sbrk|mallocr|freer|callocr|reallocr|nano-mallocr)", re.I)
 
 
@@ -30,10 +32,9 @@ def component(path):
         return "libc"
     if name.startswith("cc_") and name.endswith(".o"):
         return "core"
-    if name.endswith(".pb-c.o"):
-        return "generated"
-    if name == "protobuf-c.o":
-        return "protobuf-c runtime"
+    if name.endswith(".ltrans.o"):
+        # link-time optimised code: port/firmware.mk builds only the core with -flto
+        return "core"
     if name.startswith("ccsim_") or name in ("main_sim.o", "mini_snprintf.o", "glue.o"):
         return "simulator"
     if name.endswith(".o"):

@@ -63,6 +63,9 @@ size_t microbit_hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
     return board_uart_write(buf, len);
 }
 
+static uint32_t read_buttons(void);
+
+/* The sensors and the buttons in one call (cc_hal.h); no remote. */
 void microbit_hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
 {
     (void)ctx;
@@ -76,13 +79,14 @@ void microbit_hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
     out->force_raw_mn = (int32_t)g_adc.counts[0] * MICROBIT_FORCE_MN_PER_COUNT;
     out->position = g_adc.counts[1];
     out->touched = (GPIO_IN & (1u << PIN_TOUCH)) == 0u;
+    out->buttons = read_buttons();
+    out->remote_clicks = 0u;
 }
 
-uint32_t microbit_hal_read_buttons(void *ctx)
+static uint32_t read_buttons(void)
 {
     uint32_t in = GPIO_IN;
     uint32_t bits = 0u;
-    (void)ctx;
     /* active low */
     if ((in & (1u << PIN_BUTTON_A)) == 0u) {
         bits |= CC_BUTTON_VOLUME_DOWN;
@@ -94,12 +98,6 @@ uint32_t microbit_hal_read_buttons(void *ctx)
         bits |= CC_BUTTON_ACTION;
     }
     return bits;
-}
-
-uint32_t microbit_hal_take_remote_clicks(void *ctx)
-{
-    (void)ctx;
-    return 0u;
 }
 
 static uint32_t microbit_hal_uart_take_overruns(void *ctx)
@@ -120,9 +118,7 @@ const cc_hal_t microbit_hal = {
     microbit_hal_now_us,
     microbit_hal_uart_read,
     microbit_hal_uart_write,
-    microbit_hal_read_sensors,
-    microbit_hal_read_buttons,
-    microbit_hal_take_remote_clicks,
+    microbit_hal_read_sensors,  /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator */
     0,                          /* sound_play: no speaker */
     microbit_hal_indicator_set,

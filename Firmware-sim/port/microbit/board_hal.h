@@ -34,8 +34,6 @@ uint64_t microbit_hal_now_us(void *ctx);
 size_t microbit_hal_uart_read(void *ctx, uint8_t *buf, size_t cap);
 size_t microbit_hal_uart_write(void *ctx, const uint8_t *buf, size_t len);
 void microbit_hal_read_sensors(void *ctx, cc_sensor_reading_t *out);
-uint32_t microbit_hal_read_buttons(void *ctx);
-uint32_t microbit_hal_take_remote_clicks(void *ctx);
 void microbit_hal_indicator_set(void *ctx, uint32_t mode, uint32_t rgb);
 
 #endif /* MICROBIT_BOARD_HAL_H */

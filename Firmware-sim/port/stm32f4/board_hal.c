@@ -82,6 +82,9 @@ static size_t hal_uart_write(void *ctx, const uint8_t *buf, size_t len)
     return board_uart_write(buf, len);
 }
 
+static uint32_t read_buttons(void);
+
+/* The sensors and the buttons in one call (cc_hal.h); no remote. */
 static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
 {
     (void)ctx;
@@ -90,13 +93,14 @@ static void hal_read_sensors(void *ctx, cc_sensor_reading_t *out)
     out->force_raw_mn = (int32_t)g_counts[0] * STM32_FORCE_MN_PER_2_COUNTS / 2;
     out->position = g_counts[1];
     out->touched = (GPIO_IDR(GPIOA_BASE) & (1u << PIN_TOUCH)) != 0u;
+    out->buttons = read_buttons();
+    out->remote_clicks = 0u;
 }
 
-static uint32_t hal_read_buttons(void *ctx)
+static uint32_t read_buttons(void)
 {
     uint32_t in = GPIO_IDR(GPIOB_BASE);
     uint32_t bits = 0u;
-    (void)ctx;
     /* active high */
     if ((in & (1u << PIN_VOLUME_UP)) != 0u) {
         bits |= CC_BUTTON_VOLUME_UP;
@@ -108,12 +112,6 @@ static uint32_t hal_read_buttons(void *ctx)
         bits |= CC_BUTTON_ACTION;
     }
     return bits;
-}
-
-static uint32_t hal_take_remote_clicks(void *ctx)
-{
-    (void)ctx;
-    return 0u;
 }
 
 static uint32_t hal_uart_take_overruns(void *ctx)
@@ -147,9 +145,7 @@ const cc_hal_t stm32_hal = {
     hal_now_us,
     hal_uart_read,
     hal_uart_write,
-    hal_read_sensors,
-    hal_read_buttons,
-    hal_take_remote_clicks,
+    hal_read_sensors,           /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator */
     0,                          /* sound_play: no speaker */
     hal_indicator_set,

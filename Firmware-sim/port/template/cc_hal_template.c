@@ -82,25 +82,15 @@ static void board_read_sensors(void *ctx, cc_sensor_reading_t *out)
     out->force_raw_mn = 0;
     out->position = 0u;
     out->touched = false;
-}
-
-static uint32_t board_read_buttons(void *ctx)
-{
-    (void)ctx;
     /* TODO: the raw levels of the buttons present, as CC_BUTTON_* bits
      * (1 = pressed). Do not debounce: the core does (Config.debounce_ms).
      * CC_BUTTON_SHUTTER_SWITCH is the Camera Control's full-press tactile
      * switch, if the board has one. */
-    return 0u;
-}
-
-static uint32_t board_take_remote_clicks(void *ctx)
-{
-    (void)ctx;
+    out->buttons = 0u;
     /* TODO: the number of remote clicks (e.g. a Bluetooth remote's button)
-     * received since the last call, then reset that count to 0. Return 0 on
-     * boards without a remote. */
-    return 0u;
+     * received since the last call, then reset that count to 0. 0 on boards
+     * without a remote. */
+    out->remote_clicks = 0u;
 }
 
 static void board_haptic_play(void *ctx, uint32_t pattern, uint32_t intensity_percent)
@@ -143,8 +133,6 @@ const cc_hal_t cc_board_hal = {
     board_uart_read,
     board_uart_write,
     board_read_sensors,
-    board_read_buttons,
-    board_take_remote_clicks,
     board_haptic_play,
     board_sound_play,
     board_indicator_set,

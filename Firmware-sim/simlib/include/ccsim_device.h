@@ -109,7 +109,7 @@ typedef struct ccsim_device {
     ccsim_player_t player;
     ccsim_command_t manual;       /* finger command when no scenario plays */
     bool manual_active;
-    uint32_t remote_clicks;       /* queued for take_remote_clicks */
+    uint32_t remote_clicks;       /* queued for the next reading's remote_clicks */
 
     /* replay (ccsim_device_replay): recorded samples in place of the finger and the contacts */
     const ccsim_replay_sample_t *replay;   /* caller-owned; NULL when none */
@@ -174,7 +174,7 @@ void ccsim_device_release_finger(ccsim_device_t *sim);
 void ccsim_device_remote_click(ccsim_device_t *sim, uint32_t count);
 /* Replays recorded samples in place of the finger model and the button
  * contacts (a session recorded on a board, docs/SIMULATOR.md): sample k is
- * what read_sensors and read_buttons give from start + samples[k].t_us (t_us
+ * what read_sensors gives from start + samples[k].t_us (t_us
  * rising) until the next, its remote clicks once. Starts now (not before
  * CCSIM_BOOT_SETTLE_US) and ends one sample period after the last sample;
  * the scenario player and the manual finger are not read meanwhile (before

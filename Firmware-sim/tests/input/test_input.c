@@ -31,10 +31,12 @@ static void run(unsigned ms, int32_t force, bool touched, uint16_t pos, uint32_t
     r.force_raw_mn = force;
     r.touched = touched;
     r.position = pos;
+    r.buttons = buttons;
+    r.remote_clicks = 0u;
     for (i = 0; i < ms; i++) {
         cc_input_event_t e;
         now += 1000u;
-        cc_input_step(&in, now, &r, buttons, 0u);
+        cc_input_step(&in, now, &r);
         while (cc_input_pop_event(&in, &e)) {
             if (nev < 256u) {
                 ev[nev++] = e;
@@ -178,12 +180,12 @@ static void test_slide_coalescing(void)
     unsigned i, slides;
     cc_sensor_reading_t r;
     boot(0);
-    r.force_raw_mn = 150; r.touched = true;
+    r.force_raw_mn = 150; r.touched = true; r.buttons = 0u; r.remote_clicks = 0u;
     for (i = 0; i < 500u; i++) {         /* 500 ms from 100 to 600: one count per ms */
         cc_input_event_t e;
         r.position = (uint16_t)(100u + i);
         now += 1000u;
-        cc_input_step(&in, now, &r, 0u, 0u);
+        cc_input_step(&in, now, &r);
         while (cc_input_pop_event(&in, &e)) {
             ev[nev++] = e;
         }
@@ -247,19 +249,21 @@ static void test_shutter_switch_or(void)
 
 static void test_remote_and_overflow(void)
 {
-    cc_sensor_reading_t r = { 0, 0u, false };
+    cc_sensor_reading_t r = { 0, 0u, false, 0u, 0u };
     cc_input_event_t e;
     unsigned n = 0;
     boot(0);
     now += 1000u;
-    cc_input_step(&in, now, &r, 0u, 2u);
+    r.remote_clicks = 2u;
+    cc_input_step(&in, now, &r);
     while (cc_input_pop_event(&in, &e)) {
         CHECK(e.kind == K(REMOTE_CLICK) && e.source == S(REMOTE));
         n++;
     }
     CHECK(n == 2u);
     now += 1000u;
-    cc_input_step(&in, now, &r, 0u, CC_INPUT_QUEUE_LEN + 5u);
+    r.remote_clicks = CC_INPUT_QUEUE_LEN + 5u;
+    cc_input_step(&in, now, &r);
     CHECK(cc_input_queue_overflows(&in) == 5u);
     n = 0;
     while (cc_input_pop_event(&in, &e)) {
@@ -267,6 +271,28 @@ static void test_remote_and_overflow(void)
     }
     CHECK(n == CC_INPUT_QUEUE_LEN);
     CHECK(e.event_number == 2u + CC_INPUT_QUEUE_LEN + 5u);
+}
+
+/* Peek reads the oldest event in place (what pop would copy), takes nothing;
+ * pop with NULL then drops it. */
+static void test_peek_event(void)
+{
+    cc_sensor_reading_t r = { 0, 0u, false, 0u, 0u };
+    const cc_input_event_t *p;
+    cc_input_event_t e;
+    boot(0);
+    CHECK(cc_input_peek_event(&in) == 0);
+    now += 1000u;
+    r.remote_clicks = 2u;
+    CHECK(cc_input_step(&in, now, &r) == 2u);
+    p = cc_input_peek_event(&in);
+    CHECK(p != 0 && p->kind == K(REMOTE_CLICK) && p->timestamp_us == now);
+    CHECK(cc_input_peek_event(&in) == p);
+    CHECK(cc_input_pop_event(&in, &e) && e.event_number == p->event_number);
+    p = cc_input_peek_event(&in);
+    CHECK(p != 0 && p->event_number == e.event_number + 1u);
+    CHECK(cc_input_pop_event(&in, 0));
+    CHECK(cc_input_peek_event(&in) == 0 && !cc_input_pop_event(&in, 0));
 }
 
 static void test_drift_tracking(void)
@@ -300,6 +326,7 @@ int main(void)
     test_debounce();
     test_shutter_switch_or();
     test_remote_and_overflow();
+    test_peek_event();
     test_drift_tracking();
     if (failures != 0) {
         fprintf(stderr, "test_input: %d failure(s)\n", failures);
