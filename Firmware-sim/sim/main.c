@@ -16,7 +16,8 @@
  * slave at any time (the firmware then sees a silent link).
  * See docs/SIMULATOR.md, "camctl-sim".
  *
- * The only file of the simulator that calls the OS.
+ * The only file of the simulator that calls the OS, with replay.c (which runs
+ * camctl to read a --replay FILE).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
