@@ -521,9 +521,9 @@ extension OverRealPTY.ToolsTests {
 
     /// `camctl-sim --replay FILE` on its pty, a host (`camctl record`) connected to it: the replay starts at the
     /// host's handshake and the host sees the recording's captures, in order, with the same click lengths. Real
-    /// time: the firmware reads each replayed sample at its device time, so a loaded machine changes nothing
-    /// but the latencies (a stall of the simulator longer than a sample period could skip samples: the 1 kHz
-    /// replay of a 115 ms full press would have to lose more than 15 ms of it to change its capture).
+    /// time, but device time passes every sample boundary however late camctl-sim wakes, so the firmware reads
+    /// each replayed sample at its recorded time and a loaded machine changes only the latencies (a stall past
+    /// the 200 ms liveness timeout drops the link: recorded again, as above).
     static func replayInCamctlSim(_ recording: String, directory: String) async throws {
         func captures(_ file: String) async throws -> [String] {
             let run = try await runTool("camctl", ["replay", file])
