@@ -16,7 +16,8 @@
  * slave at any time (the firmware then sees a silent link).
  * See docs/SIMULATOR.md, "camctl-sim".
  *
- * The only file of the simulator that calls the OS.
+ * The only file of the simulator that calls the OS, with replay.c (which runs
+ * camctl to read a --replay FILE).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -40,6 +41,7 @@
 
 #include "breaks.h"
 #include "faults.h"
+#include "replay.h"
 #include "ccsim_device.h"
 
 #define MAX_SCENARIO_BYTES 65536u
@@ -64,14 +66,21 @@ static const char usage[] =
     "                         is replaced; removed on exit)\n"
     "  --scenario FILE        play a scenario (docs/SIMULATOR.md); it starts when the\n"
     "                         host first completes a handshake\n"
-    "  --start-now            start the scenario immediately instead\n"
+    "  --replay FILE          replay a recording (camctl record, .pcapng) or a CSV trace\n"
+    "                         (as camctl test --replay reads it) into the firmware in place of\n"
+    "                         the finger model, sample for sample; it starts when the host\n"
+    "                         first completes a handshake. The file is read by camctl\n"
+    "                         (camctl export FILE --samples): the one next to camctl-sim,\n"
+    "                         or --camctl PATH, or camctl on PATH\n"
+    "  --camctl PATH          the camctl that reads a --replay FILE\n"
+    "  --start-now            start the scenario (or the replay) immediately instead\n"
     "  --seed N               seed of the finger and sensor model (default 1)\n"
     "  --baud N               pace both directions like a UART of N bits per second, 8N1\n"
     "                         (10 bits a byte, a 16-byte FIFO); default: unpaced\n"
     "  --spin-us N            wake N us (0..1000) before each deadline and spin on the clock\n"
     "                         until it, so wake-ups come on time (costs about N/1000 of a\n"
     "                         CPU core, more with --baud); default 0: sleep to the deadline\n"
-    "  --exit-after-scenario  exit 0 shortly after the scenario has finished\n"
+    "  --exit-after-scenario  exit 0 shortly after the scenario (or the replay) has finished\n"
     "  --exit-with-parent     exit when the process that started us goes away (for hosts\n"
     "                         that spawn the simulator: no orphan outlives them)\n"
     "  --quiet                no progress messages on stderr\n"
@@ -92,7 +101,7 @@ static const char usage[] =
     "  --help                 this text\n"
     "\n"
     "exit status: 0 on SIGINT/SIGTERM or after the scenario, 1 on a system error,\n"
-    "2 on bad arguments or a scenario that does not parse\n";
+    "2 on bad arguments, a scenario that does not parse or a --replay FILE that cannot be read\n";
 
 static ccsim_device_t g_sim;
 static volatile sig_atomic_t g_stop;
@@ -702,7 +711,10 @@ static bool write_ready(int master)
 
 int main(int argc, char **argv)
 {
-    const char *link_path = 0, *scenario_path = 0;
+    const char *link_path = 0, *scenario_path = 0, *replay_path = 0, *camctl_path = 0;
+    ccsim_replay_sample_t *replay = 0;   /* --replay: the samples, kept for the process's life */
+    size_t replay_count = 0;
+    bool replay_pending = false;         /* --replay: waiting for the host's handshake */
     bool start_now = false, exit_after = false, strict = false, print_origin = false;
     uint64_t seed = 1, baud = 0;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
@@ -728,6 +740,10 @@ int main(int argc, char **argv)
             link_path = argv[++i];
         } else if (strcmp(a, "--scenario") == 0 && i + 1 < argc) {
             scenario_path = argv[++i];
+        } else if (strcmp(a, "--replay") == 0 && i + 1 < argc) {
+            replay_path = argv[++i];
+        } else if (strcmp(a, "--camctl") == 0 && i + 1 < argc) {
+            camctl_path = argv[++i];
         } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
             if (!parse_seed(argv[++i], &seed)) {
                 fprintf(stderr, "camctl-sim: --seed needs a non-negative number\n");
@@ -794,9 +810,21 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if ((start_now || exit_after) && scenario_path == 0) {
-        fprintf(stderr, "camctl-sim: --start-now and --exit-after-scenario need --scenario\n");
+    if ((start_now || exit_after) && scenario_path == 0 && replay_path == 0) {
+        fprintf(stderr, "camctl-sim: --start-now and --exit-after-scenario need --scenario or --replay\n");
         return 2;
+    }
+    if (scenario_path != 0 && replay_path != 0) {
+        fprintf(stderr, "camctl-sim: --scenario and --replay exclude each other\n");
+        return 2;
+    }
+    if (replay_path != 0) {
+        char msg[1280];
+        if (!ccsim_replay_load(replay_path, camctl_path, &replay, &replay_count, msg, sizeof(msg))) {
+            fprintf(stderr, "camctl-sim: --replay %s: %s\n", replay_path, msg);
+            return 2;
+        }
+        replay_pending = true;
     }
 
     ccsim_device_init(&g_sim, seed);
@@ -876,7 +904,12 @@ int main(int argc, char **argv)
         printf("clock-origin-us %llu\n", (unsigned long long)t0);
     }
     fflush(stdout);
-    note(scenario_path == 0 ? "running (no scenario)"
+    if (replay_pending && start_now) {
+        ccsim_device_replay(&g_sim, replay, replay_count);
+        replay_pending = false;
+    }
+    note(replay_path != 0 ? (start_now ? "running; replay started" : "running; the replay starts at the host's handshake")
+         : scenario_path == 0 ? "running (no scenario)"
          : start_now ? "running; scenario started"
                      : "running; the scenario starts at the host's handshake");
 
@@ -1047,6 +1080,23 @@ int main(int argc, char **argv)
             break;
         }
 
+        /* --replay: from the host's first handshake; --exit-after-scenario after it */
+        if (replay_path != 0) {
+            if (replay_pending && cc_device_session_active(ccsim_device_core(&g_sim))) {
+                ccsim_device_replay(&g_sim, replay, replay_count);
+                replay_pending = false;
+                note("replay started");
+            }
+            if (!replay_pending && !ccsim_device_replay_running(&g_sim) && scenario_done_us == 0u) {
+                scenario_done_us = ccsim_device_now_us(&g_sim);
+                note("replay finished");
+            }
+            if (exit_after && scenario_done_us != 0u &&
+                ccsim_device_now_us(&g_sim) - scenario_done_us >= EXIT_GRACE_US) {
+                break;
+            }
+        }
+
         /* --exit-after-scenario */
         if (scenario_path != 0) {
             bool running = ccsim_device_scenario_running(&g_sim);
@@ -1075,6 +1125,7 @@ int main(int argc, char **argv)
     if (master >= 0) {
         close(master);
     }
+    free(replay);
     ccsim_faults_report();
     if (strict) {
         (void)ccsim_strict_report();

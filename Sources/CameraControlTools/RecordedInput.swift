@@ -97,6 +97,45 @@ package struct RecordedInput: Sendable {
         self.captures = captures
     }
 
+    /// The input of the file at `path`: a CSV trace (a name ending `.csv` or `.txt`, ``init(csv:name:slideResolution:)``)
+    /// or a recording of `camctl record` (``init(recording:)``). This is how both replays read a file:
+    /// `camctl test --replay` and, through `camctl export --samples`, `camctl-sim --replay`.
+    ///
+    /// - Throws: ``RecordingError`` (or the reader's error) for a file that cannot be read, is not a recording, or
+    ///   holds no raw samples.
+    package init(path: String) throws {
+        if path.hasSuffix(".csv") || path.hasSuffix(".txt") {
+            let bytes = try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace")
+            try self.init(csv: String(decoding: bytes, as: UTF8.self), name: path)
+        } else {
+            self.init(recording: try PcapngReader.frames(path: path))
+        }
+        guard !samples.isEmpty else {
+            throw RecordingError(description: "\(path) has no raw samples (record it without --no-raw)")
+        }
+    }
+
+    /// The first line of ``sampleFile()``: camctl-sim checks it before it reads a sample.
+    package static let sampleFileHeader = "# camctl-sim replay samples v1: t_us force_mn position touched buttons remote_clicks"
+
+    /// The samples as the replay sample file `camctl-sim --replay` reads (docs/SIMULATOR.md, "Replay"): the
+    /// header line, then one line per sample of six decimal integers separated by one space, the time in
+    /// microseconds from the first sample, the applied force (mN), the strip position (counts, 0…65535), touch
+    /// (0, 1), the `CC_BUTTON_*` levels (0…7) and the remote clicks (0…255) delivered with it.
+    package func sampleFile() -> String {
+        let origin = samples.first?.micros ?? 0
+        var text = Self.sampleFileHeader + "\n"
+        text.reserveCapacity(text.utf8.count + samples.count * 24)
+        for sample in samples {
+            let fields = [
+                String(sample.micros - origin), String(sample.forceMillinewtons), String(min(sample.position, 65_535)),
+                sample.touched ? "1" : "0", String(sample.buttons & 7), String(min(sample.remoteClicks, 255)),
+            ]
+            text += fields.joined(separator: " ") + "\n"
+        }
+        return text
+    }
+
     /// A trace from another tool: text lines `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`
     /// (commas, spaces or tabs; `#` starts a comment), the force as applied (not filtered), the position
     /// 0…1 along the strip, touch 0 or 1, the buttons as `CC_BUTTON_*` bits (1 volume up, 2 volume down, 4

@@ -97,15 +97,8 @@ enum TestCommand {
     static func replay(_ path: String, seed: UInt64, events: Bool) throws {
         // A recording, or a CSV trace from another tool (nothing recorded to compare with: its events print).
         let isCSV = path.hasSuffix(".csv") || path.hasSuffix(".txt")
-        let input =
-            isCSV
-            ? try RecordedInput(
-                csv: String(decoding: try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace"), as: UTF8.self),
-                name: path)
-            : RecordedInput(recording: try PcapngReader.frames(path: path))
-        guard let origin = input.samples.first?.micros else {
-            throw CLIFailure(status: .failure, message: "\(path) has no raw samples (record it without --no-raw)")
-        }
+        let input = try RecordedInput(path: path)
+        let origin = input.samples.first?.micros ?? 0
         let samples = input.samples.map { sample in
             ReplaySample(
                 micros: sample.micros - origin, forceMillinewtons: sample.forceMillinewtons,

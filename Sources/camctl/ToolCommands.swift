@@ -174,30 +174,46 @@ enum Replay {
 }
 
 /// `camctl export FILE.pcapng --vcd OUT.vcd`: the recording's timeline for logic-analyzer tools (the work is
-/// CameraControlTools' ``VCDExport``).
+/// CameraControlTools' ``VCDExport``); `camctl export FILE --samples OUT`: the recording's (or a CSV trace's)
+/// input as the replay sample file `camctl-sim --replay` reads (``RecordedInput/sampleFile()``).
 enum Export {
     static let command = Command(
-        name: "export", summary: "a recording's force, touch, slide, buttons and gestures as VCD (PulseView, GTKWave, sigrok)",
-        usage: "FILE.pcapng --vcd OUT.vcd",
+        name: "export", summary: "a recording as VCD (PulseView, GTKWave, sigrok), or its input as camctl-sim's replay samples",
+        usage: "FILE.pcapng --vcd OUT.vcd | FILE.pcapng|FILE.csv --samples OUT",
         details: """
-            Replays the recording through the host pipeline and writes a Value Change Dump, times in device
+            --vcd replays the recording through the host pipeline and writes a Value Change Dump, times in device
             microseconds: force_mn and slide (vectors, from the raw samples), touch, light_press and full_press (the
             firmware's stages), volume_up, volume_down, action_button, remote_click, and under `gestures` a 1 ms pulse
             per recognised gesture, one wire per kind. Raw samples need a recording with them (camctl record without
             --no-raw). Read it with `sigrok-cli -I vcd -i OUT.vcd`, PulseView or GTKWave (docs/SIMULATOR.md §8).
-              --vcd OUT.vcd   the file to write
+            --samples writes the input a replay feeds the firmware (the raw samples' force before the firmware's
+            filter, position and touch, the button levels, the remote clicks; from a recording, or from a CSV trace
+            as `camctl test --replay` reads it) as the sample file camctl-sim reads; `camctl-sim --replay FILE` runs
+            this itself (docs/SIMULATOR.md, "Replay").
+              --vcd OUT.vcd    the VCD file to write
+              --samples OUT    the replay sample file to write
             """,
-        examples: ["export session.pcapng --vcd session.vcd", "export session.pcapng --vcd s.vcd && sigrok-cli -I vcd -i s.vcd --show"],
+        examples: [
+            "export session.pcapng --vcd session.vcd", "export session.pcapng --vcd s.vcd && sigrok-cli -I vcd -i s.vcd --show",
+            "export session.pcapng --samples session.samples",
+        ],
         run: run)
 
     static func run(_ argv: [String]) async throws {
-        let args = try Arguments(argv, valued: ["vcd"], switches: [])
+        let args = try Arguments(argv, valued: ["vcd", "samples"], switches: [])
         let input = try args.required(0, "FILE.pcapng")
-        guard args.positional.count == 1 else { throw Arguments.Failure(description: "export takes one FILE.pcapng") }
-        guard let output = args.value("vcd") else { throw Arguments.Failure(description: "missing --vcd OUT.vcd") }
-        let timeline = VCDExport(recording: try PcapngReader.frames(path: input))
-        try BoundedFiles.write(Array(timeline.text().utf8), to: output)
-        FileHandle.standardError.write(
-            Data("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)\n".utf8))
+        guard args.positional.count == 1 else { throw Arguments.Failure(description: "export takes one FILE") }
+        switch (args.value("vcd"), args.value("samples")) {
+        case (let output?, nil):
+            let timeline = VCDExport(recording: try PcapngReader.frames(path: input))
+            try BoundedFiles.write(Array(timeline.text().utf8), to: output)
+            FileHandle.standardError.write(
+                Data("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)\n".utf8))
+        case (nil, let output?):
+            let recorded = try RecordedInput(path: input)
+            try BoundedFiles.write(Array(recorded.sampleFile().utf8), to: output)
+        default:
+            throw Arguments.Failure(description: "export needs one of --vcd OUT.vcd and --samples OUT")
+        }
     }
 }

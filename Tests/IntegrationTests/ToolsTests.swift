@@ -462,7 +462,9 @@ extension OverRealPTY.ToolsTests {
 }
 
 extension OverRealPTY.ToolsTests {
-    @Test("a session recorded from camctl-sim replays into the firmware: the same gestures and captures; a CSV trace too")
+    @Test(
+        "a session recorded from camctl-sim replays into the firmware (camctl test --replay, and camctl-sim --replay on its pty): the same gestures and captures; a CSV trace too"
+    )
     func recordingReplaysIntoTheFirmware() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -492,6 +494,7 @@ extension OverRealPTY.ToolsTests {
         }
         let live = try #require(attempt)
         #expect(live.status == 0, "\(live.standardError)")
+        try await Self.replayInCamctlSim(recording, directory: directory)
         let replay = try await runTool("camctl", ["test", "--replay", recording])
         #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
         #expect(replay.standardOutput.contains("PASS \(recording): the same 6 captures"), "\(replay.standardOutput)")
@@ -515,5 +518,96 @@ extension OverRealPTY.ToolsTests {
         try "0,0,0.5,1\n5,abc,0.5,1\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
         let bad = try await runTool("camctl", ["test", "--replay", directory + "/bad.csv"])
         #expect(bad.status == 1 && bad.standardError.contains("bad.csv:2: found '5,abc,0.5,1'"), "\(bad.standardError)")
+    }
+
+    /// `camctl-sim --replay FILE` on its pty, a host (`camctl record`) connected to it: the replay starts at the
+    /// host's handshake and the host sees the recording's captures, in order, with the same click lengths. Real
+    /// time, but device time passes every sample boundary however late camctl-sim wakes, so the firmware reads
+    /// each replayed sample at its recorded time and a loaded machine changes only the latencies (a stall past
+    /// the 200 ms liveness timeout drops the link: recorded again, as above).
+    static func replayInCamctlSim(_ recording: String, directory: String) async throws {
+        func captures(_ file: String) async throws -> [String] {
+            let run = try await runTool("camctl", ["replay", file])
+            #expect(run.status == 0, "\(run.standardError)")
+            // `capture ended primary camera-control force 1766 mN click 115 ms …`: phase, role, source, click.
+            return run.standardOutput.split(separator: "\n").compactMap { line in
+                let words = line.split(separator: " ")
+                guard let at = words.firstIndex(of: "capture"), at + 3 < words.count else { return nil }
+                let click = words.firstIndex(of: "click").map { " click " + words[$0 + 1] } ?? ""
+                return words[at + 1...at + 3].joined(separator: " ") + click
+            }
+        }
+        let replayed = directory + "/replayed.pcapng"
+        var attempt: ToolRun?
+        for _ in 0..<3 {
+            let run = try await withSimulator(seed: 5, extraArguments: ["--replay", recording]) { simulator in
+                try await runTool("camctl", ["record", simulator.ptyPath, "-o", replayed, "--seconds", "5", "--quiet"])
+            }
+            attempt = run
+            if run.status != 1 || !run.standardError.contains("the device went away") { break }
+        }
+        let host = try #require(attempt)
+        #expect(host.status == 0, "\(host.standardError)")
+        let recorded = try await captures(recording)
+        #expect(recorded.count == 6, "\(recorded)")
+        let seen = try await captures(replayed)
+        #expect(seen == recorded, "camctl-sim --replay gave other captures")
+    }
+
+    @Test("camctl-sim --replay refuses a bad file with camctl's reason, exit 2; a bad sample file too")
+    func camctlSimReplayRefusesBadFiles() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func sim(_ arguments: [String]) async throws -> ToolRun {
+            try await runTool("camctl-sim", ["--quiet"] + arguments, timeout: .seconds(60))
+        }
+        // A recording cut short, one that is not pcapng, one whose first block claims 2 GiB, a missing file.
+        let header: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A, 0xF0, 0xFF, 0xFF, 0x7F, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0]
+        let cases: [(name: String, bytes: [UInt8]?, says: String)] = [
+            ("short.pcapng", Array(header.prefix(10)), "is cut short: 10 bytes"),
+            ("text.pcapng", Array("full-click\n".utf8), "is not a little-endian pcapng file"),
+            ("absurd.pcapng", header + [UInt8](repeating: 0, count: 48), "(2147483632 bytes)"),
+            ("missing.pcapng", nil, "cannot read"),
+            ("bad.csv", Array("0,0,0.5,1\n5,abc,0.5,1\n".utf8), "bad.csv:2: found '5,abc,0.5,1'"),
+        ]
+        for (name, bytes, says) in cases {
+            let path = directory + "/" + name
+            if let bytes { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+            let run = try await sim(["--replay", path])
+            #expect(run.status == 2, "\(name): \(run.status) \(run.standardError)")
+            #expect(run.standardError.hasPrefix("camctl-sim: --replay \(path): "), "\(name): \(run.standardError)")
+            #expect(run.standardError.contains(says), "\(name): \(run.standardError)")
+            #expect(run.standardOutput.isEmpty, "no pty for a bad file")
+        }
+
+        // The sample file camctl writes, damaged (a stand-in camctl writes it: `camctl export FILE --samples OUT`, OUT its $4): camctl-sim names the line.
+        let header1 = "# camctl-sim replay samples v1: t_us force_mn position touched buttons remote_clicks\n"
+        let samples: [(text: String, says: String)] = [
+            ("", "empty"),
+            ("# something else\n0 0 0 0 0 0\n", "line 1: not a replay sample file"),
+            (header1, "no samples"),
+            (header1 + "0 0 512 0 0 0\n1000 0 512 2 0 0\n", "line 3: field 4: want touched 0 or 1"),
+            (header1 + "0 99999999999 512 0 0 0\n", "line 2: field 2"),
+            (header1 + "0 0 512 0 0\n", "line 2: field 5"),
+            (header1 + "5 0 512 0 0 0\n4 0 512 0 0 0\n", "line 3: t_us goes back"),
+            (header1 + "0 0 512 0 0 0 " + String(repeating: "7", count: 200) + "\n", "line 2: longer than 128 bytes"),
+        ]
+        let fake = directory + "/fake-camctl"
+        for (index, sample) in samples.enumerated() {
+            let file = directory + "/samples-\(index)"
+            try sample.text.write(toFile: file, atomically: true, encoding: .utf8)
+            try "#!/bin/sh\ncat '\(file)' > \"$4\"\n".write(toFile: fake, atomically: true, encoding: .utf8)
+            _ = chmod(fake, 0o755)
+            let run = try await sim(["--replay", directory + "/any.pcapng", "--camctl", fake])
+            #expect(run.status == 2 && run.standardError.contains(sample.says), "#\(index): \(run.standardError)")
+        }
+        // More samples than camctl-sim replays (a million: about 16 minutes at 1 kHz).
+        try "#!/bin/sh\n{ echo '\(header1.dropLast())'; seq 0 1000000 | sed 's/$/ 0 512 0 0 0/'; } > \"$4\"\n".write(
+            toFile: fake, atomically: true, encoding: .utf8)
+        _ = chmod(fake, 0o755)
+        let many = try await sim(["--replay", directory + "/any.pcapng", "--camctl", fake])
+        #expect(many.status == 2 && many.standardError.contains("line 1000002: more than 1000000 samples"), "\(many.standardError)")
+        let none = try await sim(["--replay", directory + "/any.pcapng", "--camctl", directory + "/no-camctl"])
+        #expect(none.status == 2 && none.standardError.contains("pass --camctl PATH"), "\(none.standardError)")
     }
 }
