@@ -78,6 +78,7 @@ static uint32_t bench_take_remote_clicks(void *ctx)
 static const cc_hal_t bench_hal = {
     NULL, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
     bench_read_buttons, bench_take_remote_clicks, NULL, NULL, NULL, NULL,
+    NULL, NULL, /* settings in RAM only */
 };
 
 /* A board like the micro:bit's: force, touch and a slide strip, three buttons. */

@@ -21,6 +21,7 @@
 #include "cc_hal.h"
 #include "cc_input.h"
 #include "cc_link.h"
+#include "cc_settings.h"
 
 /* A method table entry of the core (core/cc_rpc_reply.h); opaque here. */
 struct cc_method;
@@ -58,6 +59,8 @@ struct cc_device {
     /* input pipeline and the configuration in force */
     cc_input_config_t config;
     cc_input_t input;
+    /* the user's settings (ConfigService/GetSettings, SetSettings) and their store */
+    cc_settings_store_t settings;
     /* reliable-kind input events published since boot: each event carries
      * the count (InputEvent.reliable_event_number, PROTOCOL.md §6) */
     uint32_t reliable_events;

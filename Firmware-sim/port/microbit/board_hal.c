@@ -127,6 +127,8 @@ const cc_hal_t microbit_hal = {
     0,                          /* sound_play: no speaker */
     microbit_hal_indicator_set,
     microbit_hal_uart_take_overruns,
+    0,                          /* settings_read: RAM only (no NVMC driver yet) */
+    0,                          /* settings_write */
 };
 
 const cc_device_info_t microbit_info = {
