@@ -311,8 +311,13 @@ void ccsim_device_init_with_store(ccsim_device_t *sim, uint64_t seed, const uint
     sim->hal.sound_play = hal_sound_play;
     sim->hal.indicator_set = hal_indicator_set;
     sim->hal.uart_take_overruns = hal_uart_take_overruns;
+#ifndef CCSIM_NO_STORE
     sim->hal.settings_read = hal_settings_read;
     sim->hal.settings_write = hal_settings_write;
+#else
+    (void)hal_settings_read;   /* a board image: its RAM does not survive the board's reset */
+    (void)hal_settings_write;
+#endif
 
     cc_device_init(&sim->dev, &sim->hal, &sim->info);
     cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);

@@ -80,7 +80,9 @@ typedef struct ccsim_replay_sample {
     uint8_t remote_clicks;   /* clicks delivered when this sample is reached */
 } ccsim_replay_sample_t;
 
-/* The settings store's size: two slots (core/include/cc_settings.h). */
+/* The settings store's size: two slots (core/include/cc_settings.h). Built with
+ * CCSIM_NO_STORE (the simulator as a board image, whose RAM a reset clears)
+ * the HAL has no store: settings in RAM only, settings_persist false. */
 #define CCSIM_STORE_BYTES (CC_SETTINGS_SLOTS * CC_SETTINGS_SLOT_BYTES)
 
 /* Called after every write of the settings store with its whole image (the
