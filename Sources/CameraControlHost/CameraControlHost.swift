@@ -258,6 +258,10 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.interfaceOrientation = orientation
     }
 
+    /// The user's Camera Control settings in force: the device's, read at every connect from a device that keeps
+    /// them (``Capabilities/hasSettings``), else the last ``setSettings(_:)``.
+    public var settings: CameraControlSettings { core.settings }
+
     /// The user's Camera Control settings (``HostCore/settings``).
     ///
     /// A device that keeps settings (``Capabilities/hasSettings``, protocol 1.2) gets all four with

@@ -1,3 +1,4 @@
+import CameraControlHost
 import CameraControlTestSupport
 import CameraControlWire
 import Foundation
@@ -45,6 +46,27 @@ struct SettingsPersistenceTests {
             let read = try await Self.read(simulator.ptyPath)
             #expect(read.origin == .empty)
             #expect(read.settings?.lightPressForce == .default)
+        }
+    }
+
+    @Test("CameraControlHost.setSettings stores them on the device; a host connecting after its restart adopts them")
+    func hostAdoptsTheDevicesSettings() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("settings.bin").path
+        let chosen = CameraControlSettings(
+            lightPressForce: .lighter, doubleLightPressSpeed: .slowest, isCameraControlEnabled: true, areAdjustmentsEnabled: false)
+        try await withSimulator(seed: 84, extraArguments: ["--settings", file]) {
+            simulator in
+            let host = try await CameraControlHost.connect(to: simulator.ptyPath)
+            try await host.setSettings(chosen)
+            await host.stop()
+        }
+        try await withSimulator(seed: 84, extraArguments: ["--settings", file]) { simulator in
+            let host = try await CameraControlHost.connect(to: simulator.ptyPath)
+            let adopted = await eventually(within: .seconds(10)) { await host.settings == chosen }
+            #expect(adopted, "the host's settings: \(await host.settings)")
+            await host.stop()
         }
     }
 

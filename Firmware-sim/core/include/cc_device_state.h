@@ -59,8 +59,6 @@ struct cc_device {
     /* input pipeline and the configuration in force */
     cc_input_config_t config;
     cc_input_t input;
-    /* the user's settings (ConfigService/GetSettings, SetSettings) and their store */
-    cc_settings_store_t settings;
     /* reliable-kind input events published since boot: each event carries
      * the count (InputEvent.reliable_event_number, PROTOCOL.md §6) */
     uint32_t reliable_events;
@@ -79,6 +77,10 @@ struct cc_device {
     /* protocol stack */
     cc_frame_decoder_t decoder;
     cc_call_table_t calls;
+
+    /* the user's settings (ConfigService/GetSettings, SetSettings) and their
+     * store; last: no poll reads them */
+    cc_settings_store_t settings;
 };
 
 #endif /* CC_DEVICE_STATE_H */
