@@ -65,7 +65,8 @@ struct SettingsPersistenceTests {
         try await withSimulator(seed: 84, extraArguments: ["--settings", file]) { simulator in
             let host = try await CameraControlHost.connect(to: simulator.ptyPath)
             let adopted = await eventually(within: .seconds(10)) { await host.settings == chosen }
-            #expect(adopted, "the host's settings: \(await host.settings)")
+            let settings = await host.settings
+            #expect(adopted, "the host's settings: \(settings)")
             await host.stop()
         }
     }
