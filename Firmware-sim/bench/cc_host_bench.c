@@ -72,6 +72,7 @@ static void bench_read_sensors(void *ctx, cc_sensor_reading_t *out)
 static const cc_hal_t bench_hal = {
     NULL, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
     NULL, NULL, NULL, NULL,
+    NULL, NULL, /* settings in RAM only */
 };
 
 /* A board like the micro:bit's: force, touch and a slide strip, three buttons. */

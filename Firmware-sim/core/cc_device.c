@@ -55,6 +55,7 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
         cc_rpc_set_methods(dev, methods, count);
     }
     dev->apply_config = apply_config;
+    cc_services_load_settings(dev, dev->next_sample_us);   /* the stored settings, or the defaults */
 }
 
 void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator)

@@ -163,6 +163,8 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
     }
     in->button_candidates = 0u;
     in->buttons_unsettled = 0u;
+    in->gate_camera_control = true;
+    in->gate_adjustments = true;
 }
 
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg)
@@ -174,10 +176,55 @@ void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg)
     apply_rate(in);
 }
 
+void cc_input_set_gates(cc_input_t *in, bool camera_control, bool adjustments)
+{
+    in->gate_camera_control = camera_control;
+    in->gate_adjustments = adjustments;
+}
+
+/* gate_reported bits: the DOWN of the open touch, light press, full press was reported. */
+#define GATE_TOUCH 1u
+#define GATE_LIGHT 2u
+#define GATE_FULL 4u
+
+/* Whether the settings let a Camera Control event through (cc_input_set_gates). */
+static bool gate_passes(cc_input_t *in, uint32_t kind)
+{
+    bool allowed = in->gate_camera_control && in->gate_adjustments;
+    uint8_t bit;
+    bool down;
+    switch (kind) {
+    case KIND(TOUCH_DOWN): bit = GATE_TOUCH; down = true; break;
+    case KIND(TOUCH_UP): bit = GATE_TOUCH; down = false; break;
+    case KIND(LIGHT_PRESS_DOWN): bit = GATE_LIGHT; down = true; break;
+    case KIND(LIGHT_PRESS_UP): bit = GATE_LIGHT; down = false; break;
+    case KIND(FULL_PRESS_DOWN): bit = GATE_FULL; down = true; allowed = in->gate_camera_control; break;
+    case KIND(FULL_PRESS_UP): bit = GATE_FULL; down = false; break;
+    case KIND(SLIDE): return allowed && (in->gate_reported & GATE_TOUCH) != 0u;
+    default: return true;
+    }
+    if (down) {
+        if (allowed) {
+            in->gate_reported = (uint8_t)(in->gate_reported | bit);
+        } else {
+            in->gate_reported = (uint8_t)(in->gate_reported & ~bit);
+        }
+        return allowed;
+    }
+    if ((in->gate_reported & bit) == 0u) {
+        return false;
+    }
+    in->gate_reported = (uint8_t)(in->gate_reported & ~bit);
+    return true;
+}
+
 static void push_event(cc_input_t *in, uint64_t now_us, uint32_t kind, uint32_t source,
                        uint32_t force_mn, uint32_t peak_mn)
 {
     cc_input_event_t *e;
+    if (source == SOURCE(CAMERA_CONTROL) && !gate_passes(in, kind)) {
+        return;
+    }
     in->event_number++;
     if (in->count >= CC_INPUT_QUEUE_LEN) {
         in->overflows++;

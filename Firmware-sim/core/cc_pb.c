@@ -8,6 +8,9 @@ static void read_thresholds(cc_pbr_t *r, cc_pb_thresholds_in_t *m);
 static void read_config(cc_pbr_t *r, cc_pb_config_in_t *m);
 static void read_get_config_request(cc_pbr_t *r, cc_pb_get_config_request_in_t *m);
 static void read_configure_request(cc_pbr_t *r, cc_pb_configure_request_in_t *m);
+static void read_settings(cc_pbr_t *r, cc_pb_settings_in_t *m);
+static void read_get_settings_request(cc_pbr_t *r, cc_pb_get_settings_request_in_t *m);
+static void read_set_settings_request(cc_pbr_t *r, cc_pb_set_settings_request_in_t *m);
 static void read_handshake_request(cc_pbr_t *r, cc_pb_handshake_request_in_t *m);
 static void read_ping_request(cc_pbr_t *r, cc_pb_ping_request_in_t *m);
 static void read_get_counters_request(cc_pbr_t *r, cc_pb_get_counters_request_in_t *m);
@@ -45,6 +48,25 @@ void cc_pbw_write_config(cc_pbw_t *w, const cc_pb_config_t *m)
     cc_pbw_varint(w, CC_PB_CONFIG_SAMPLE_RATE_HZ, (uint64_t)m->sample_rate_hz);
     cc_pbw_varint(w, CC_PB_CONFIG_SLIDE_INTERVAL_MS, (uint64_t)m->slide_interval_ms);
     cc_pbw_varint(w, CC_PB_CONFIG_DEBOUNCE_MS, (uint64_t)m->debounce_ms);
+}
+
+void cc_pbw_write_settings(cc_pbw_t *w, const cc_pb_settings_t *m)
+{
+    cc_pbw_varint(w, CC_PB_SETTINGS_LIGHT_PRESS_FORCE, (uint64_t)(int64_t)m->light_press_force);
+    cc_pbw_varint(w, CC_PB_SETTINGS_DOUBLE_LIGHT_PRESS_SPEED, (uint64_t)(int64_t)m->double_light_press_speed);
+    cc_pbw_varint(w, CC_PB_SETTINGS_CAMERA_CONTROL, (uint64_t)(int64_t)m->camera_control);
+    cc_pbw_varint(w, CC_PB_SETTINGS_CAMERA_ADJUSTMENTS, (uint64_t)(int64_t)m->camera_adjustments);
+}
+
+void cc_pbw_write_settings_response(cc_pbw_t *w, const cc_pb_settings_response_t *m)
+{
+    if (m->settings != NULL) {
+        cc_pbw_begin(w, CC_PB_SETTINGS_RESPONSE_SETTINGS);
+        cc_pbw_write_settings(w, m->settings);
+        cc_pbw_end(w);
+    }
+    cc_pbw_varint(w, CC_PB_SETTINGS_RESPONSE_ORIGIN, (uint64_t)(int64_t)m->origin);
+    cc_pbw_varint(w, CC_PB_SETTINGS_RESPONSE_WRITES, (uint64_t)m->writes);
 }
 
 void cc_pbw_write_device_identity(cc_pbw_t *w, const cc_pb_device_identity_t *m)
@@ -100,6 +122,8 @@ void cc_pbw_write_capabilities(cc_pbw_t *w, const cc_pb_capabilities_t *m)
     }
     cc_pbw_varint(w, CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS, (uint64_t)m->heartbeat_interval_ms);
     cc_pbw_varint(w, CC_PB_CAPABILITIES_IS_SIMULATOR, (m->is_simulator ? 1u : 0u));
+    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_SETTINGS, (m->has_settings ? 1u : 0u));
+    cc_pbw_varint(w, CC_PB_CAPABILITIES_SETTINGS_PERSIST, (m->settings_persist ? 1u : 0u));
 }
 
 void cc_pbw_write_handshake_response(cc_pbw_t *w, const cc_pb_handshake_response_t *m)
@@ -398,6 +422,108 @@ cc_pbr_status_t cc_pbr_read_configure_request(cc_pb_configure_request_in_t *m, c
     memset(m, 0, sizeof *m);
     cc_pbr_init(&r, data, len);
     read_configure_request(&r, m);
+    return cc_pbr_status(&r);
+}
+
+static void read_settings(cc_pbr_t *r, cc_pb_settings_in_t *m)
+{
+    uint32_t field;
+    uint32_t wire;
+    while (cc_pbr_next(r, &field, &wire)) {
+        switch (field) {
+        case CC_PB_SETTINGS_LIGHT_PRESS_FORCE:
+            if (wire == CC_PB_WIRE_VARINT) {
+                uint64_t v = cc_pbr_raw_varint(r);
+                m->light_press_force = (int32_t)(uint32_t)v;
+                continue;
+            }
+            break;
+        case CC_PB_SETTINGS_DOUBLE_LIGHT_PRESS_SPEED:
+            if (wire == CC_PB_WIRE_VARINT) {
+                uint64_t v = cc_pbr_raw_varint(r);
+                m->double_light_press_speed = (int32_t)(uint32_t)v;
+                continue;
+            }
+            break;
+        case CC_PB_SETTINGS_CAMERA_CONTROL:
+            if (wire == CC_PB_WIRE_VARINT) {
+                uint64_t v = cc_pbr_raw_varint(r);
+                m->camera_control = (int32_t)(uint32_t)v;
+                continue;
+            }
+            break;
+        case CC_PB_SETTINGS_CAMERA_ADJUSTMENTS:
+            if (wire == CC_PB_WIRE_VARINT) {
+                uint64_t v = cc_pbr_raw_varint(r);
+                m->camera_adjustments = (int32_t)(uint32_t)v;
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
+    }
+}
+
+cc_pbr_status_t cc_pbr_read_settings(cc_pb_settings_in_t *m, const uint8_t *data, size_t len)
+{
+    cc_pbr_t r;
+    memset(m, 0, sizeof *m);
+    cc_pbr_init(&r, data, len);
+    read_settings(&r, m);
+    return cc_pbr_status(&r);
+}
+
+static void read_get_settings_request(cc_pbr_t *r, cc_pb_get_settings_request_in_t *m)
+{
+    uint32_t field;
+    uint32_t wire;
+    (void)m;
+    while (cc_pbr_next(r, &field, &wire)) {
+        cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
+    }
+}
+
+cc_pbr_status_t cc_pbr_read_get_settings_request(cc_pb_get_settings_request_in_t *m, const uint8_t *data, size_t len)
+{
+    cc_pbr_t r;
+    memset(m, 0, sizeof *m);
+    cc_pbr_init(&r, data, len);
+    read_get_settings_request(&r, m);
+    return cc_pbr_status(&r);
+}
+
+static void read_set_settings_request(cc_pbr_t *r, cc_pb_set_settings_request_in_t *m)
+{
+    uint32_t field;
+    uint32_t wire;
+    cc_pbr_t sub;
+    while (cc_pbr_next(r, &field, &wire)) {
+        switch (field) {
+        case CC_PB_SET_SETTINGS_REQUEST_SETTINGS:
+            if (wire == CC_PB_WIRE_LEN) {
+                if (cc_pbr_sub(r, &sub)) {
+                    m->has_settings = true;
+                    read_settings(&sub, &m->settings);   /* a repeated occurrence merges */
+                    cc_pbr_join(r, &sub);
+                }
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
+    }
+}
+
+cc_pbr_status_t cc_pbr_read_set_settings_request(cc_pb_set_settings_request_in_t *m, const uint8_t *data, size_t len)
+{
+    cc_pbr_t r;
+    memset(m, 0, sizeof *m);
+    cc_pbr_init(&r, data, len);
+    read_set_settings_request(&r, m);
     return cc_pbr_status(&r);
 }
 

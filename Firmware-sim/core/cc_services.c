@@ -8,6 +8,7 @@
 #include "cc_link.h"
 #include "cc_pb.h"
 #include "cc_rpc_reply.h"
+#include "cc_settings.h"
 #include "cc_streams.h"
 #include "cc_text.h"
 #include "cc_wire.h"
@@ -103,7 +104,7 @@ static uint32_t next_session_id(cc_device_t *dev, uint64_t now_us)
 CC_PB_FILLED(handshake_response, CC_PB_HANDSHAKE_RESPONSE_FIELD_COUNT, 6u);
 CC_PB_FILLED(protocol_version, CC_PB_PROTOCOL_VERSION_FIELD_COUNT, 2u);
 CC_PB_FILLED(device_identity, CC_PB_DEVICE_IDENTITY_FIELD_COUNT, 6u);
-CC_PB_FILLED(capabilities, CC_PB_CAPABILITIES_FIELD_COUNT, 18u);
+CC_PB_FILLED(capabilities, CC_PB_CAPABILITIES_FIELD_COUNT, 20u);
 
 static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
@@ -193,6 +194,8 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, uint64_
     caps.thresholds = &thresholds;
     caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
     caps.is_simulator = dev->is_simulator;
+    caps.has_settings = true;
+    caps.settings_persist = hal->settings_read != NULL && hal->settings_write != NULL;
 
     resp.device_version = &device_version;
     resp.negotiated_version = &negotiated;
@@ -324,6 +327,155 @@ static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, uint64_
     }
     dev->apply_config(dev, &cfg, now_us);   /* installed by cc_device_init */
     respond_config(dev, env->call_id, now_us);
+}
+
+/* ---- ConfigService: the user's settings (v1.2) ---- */
+
+static bool has_store(const cc_device_t *dev)
+{
+    return dev->hal->settings_read != NULL && dev->hal->settings_write != NULL;
+}
+
+/* The configuration c with the light-press thresholds of force. */
+static void with_force(cc_input_config_t *c, uint8_t force)
+{
+    uint32_t on = c->light_press_on_mn;
+    uint32_t off = c->light_press_off_mn;
+    (void)cc_settings_light_press_mn(force, &on, &off);
+    c->light_press_on_mn = on;
+    c->light_press_off_mn = off;
+}
+
+static void apply_gates(cc_device_t *dev, const cc_settings_t *s)
+{
+    cc_input_set_gates(&dev->input, s->camera_control == (uint8_t)CC_PB_SETTING_SWITCH_ON,
+                       s->camera_adjustments == (uint8_t)CC_PB_SETTING_SWITCH_ON);
+}
+
+void cc_services_load_settings(cc_device_t *dev, uint64_t now_us)
+{
+    const cc_hal_t *hal = dev->hal;
+    uint8_t slots[CC_SETTINGS_SLOTS][CC_SETTINGS_SLOT_BYTES];
+    const uint8_t *read[CC_SETTINGS_SLOTS] = {NULL, NULL};
+    cc_input_config_t cfg = dev->config;
+    uint32_t i;
+
+    if (has_store(dev)) {
+        for (i = 0; i < CC_SETTINGS_SLOTS; i++) {
+            if (hal->settings_read(hal->ctx, i, slots[i], CC_SETTINGS_SLOT_BYTES)) {
+                read[i] = slots[i];
+            }
+        }
+    }
+    cc_settings_load(&dev->settings, has_store(dev), read[0], read[1]);
+    with_force(&cfg, dev->settings.current.light_press_force);
+    if (cc_input_validate_config(&cfg, NULL) == 0) {   /* always, from the default full press */
+        dev->apply_config(dev, &cfg, now_us);
+    }
+    apply_gates(dev, &dev->settings.current);
+}
+
+CC_PB_FILLED(settings, CC_PB_SETTINGS_FIELD_COUNT, 4u);
+CC_PB_FILLED(settings_response, CC_PB_SETTINGS_RESPONSE_FIELD_COUNT, 3u);
+
+static void respond_settings(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+{
+    cc_pbw_t w;
+    cc_pb_settings_t settings;
+    cc_pb_settings_response_t resp;
+    const cc_settings_t *s = &dev->settings.current;
+    settings.light_press_force = s->light_press_force;
+    settings.double_light_press_speed = s->double_light_press_speed;
+    settings.camera_control = s->camera_control;
+    settings.camera_adjustments = s->camera_adjustments;
+    resp.settings = &settings;
+    resp.origin = dev->settings.origin;
+    resp.writes = dev->settings.writes;
+    cc_rpc_begin_response(dev, call_id, &w);
+    cc_pbw_write_settings_response(&w, &resp);
+    cc_rpc_respond_written(dev, call_id, &w, now_us);
+}
+
+static void handle_get_settings(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+{
+    cc_pb_get_settings_request_in_t req;
+    if (!cc_rpc_read(dev, env, cc_pbr_read_get_settings_request(&req, env->payload, env->payload_len), now_us)) {
+        return;
+    }
+    respond_settings(dev, env->call_id, now_us);
+}
+
+/* A requested field: 0 keeps *field, 1..max replaces it; false above max. */
+static bool take_setting(uint8_t *field, int32_t requested, int32_t max)
+{
+    if (requested < 0 || requested > max) {
+        return false;
+    }
+    if (requested != 0) {
+        *field = (uint8_t)requested;
+    }
+    return true;
+}
+
+static void handle_set_settings(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+{
+    cc_pb_set_settings_request_in_t req;
+    const cc_pb_settings_in_t *r = &req.settings;
+    cc_settings_t next = dev->settings.current;
+    cc_input_config_t cfg = dev->config;
+    bool stored = false;
+
+    if (!cc_rpc_read(dev, env, cc_pbr_read_set_settings_request(&req, env->payload, env->payload_len),
+                     now_us)) {
+        return;
+    }
+    if (req.has_settings) {
+        if (!take_setting(&next.light_press_force, r->light_press_force, CC_PB_LIGHT_PRESS_FORCE_MAX)) {
+            invalid_argument(dev, env->call_id, "unknown light_press_force", now_us);
+            return;
+        }
+        if (!take_setting(&next.double_light_press_speed, r->double_light_press_speed,
+                          CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX)) {
+            invalid_argument(dev, env->call_id, "unknown double_light_press_speed", now_us);
+            return;
+        }
+        if (!take_setting(&next.camera_control, r->camera_control, CC_PB_SETTING_SWITCH_MAX)) {
+            invalid_argument(dev, env->call_id, "unknown camera_control", now_us);
+            return;
+        }
+        if (!take_setting(&next.camera_adjustments, r->camera_adjustments, CC_PB_SETTING_SWITCH_MAX)) {
+            invalid_argument(dev, env->call_id, "unknown camera_adjustments", now_us);
+            return;
+        }
+    }
+    if (cc_settings_equal(&next, &dev->settings.current)) {
+        respond_settings(dev, env->call_id, now_us);   /* nothing changes, nothing is written */
+        return;
+    }
+    if (next.light_press_force != dev->settings.current.light_press_force) {
+        with_force(&cfg, next.light_press_force);
+        if (cc_input_validate_config(&cfg, NULL) != 0) {
+            cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION,
+                         "light_press_force does not fit the configured full press", now_us);
+            return;
+        }
+    }
+    if (has_store(dev)) {
+        uint8_t slot[CC_SETTINGS_SLOT_BYTES];
+        uint32_t index = cc_settings_prepare(&dev->settings, &next, slot);
+        if (!dev->hal->settings_write(dev->hal->ctx, index, slot, sizeof slot)) {
+            cc_rpc_error(dev, env->call_id, CC_STATUS_INTERNAL, "settings store write failed", now_us);
+            return;
+        }
+        stored = true;
+    }
+    cc_settings_commit(&dev->settings, &next, stored);
+    if (cfg.light_press_on_mn != dev->config.light_press_on_mn
+        || cfg.light_press_off_mn != dev->config.light_press_off_mn) {
+        dev->apply_config(dev, &cfg, now_us);
+    }
+    apply_gates(dev, &next);
+    respond_settings(dev, env->call_id, now_us);
 }
 
 /* ---- FeedbackService ---- */
@@ -471,6 +623,8 @@ static const cc_method_t k_methods[] = {
     {CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, handle_stream_raw_samples},
     {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_CONFIG, handle_get_config},
     {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE, handle_configure},
+    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_GET_SETTINGS, handle_get_settings},
+    {CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_SET_SETTINGS, handle_set_settings},
     {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, handle_play_haptic},
     {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, handle_play_sound},
     {CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, handle_set_indicator},

@@ -18,4 +18,9 @@ const cc_method_t *cc_services_methods(size_t *count);
 /* True when Configure accepts this sample rate (the list announced in Capabilities). */
 bool cc_services_sample_rate_supported(uint32_t hz);
 
+/* Boot: reads the settings store through the HAL (cc_hal_t.settings_read)
+ * and applies the settings it holds: the light-press thresholds of their
+ * force and the gates of the input pipeline. Called by cc_device_init. */
+void cc_services_load_settings(cc_device_t *dev, uint64_t now_us);
+
 #endif /* CC_SERVICES_H */

@@ -54,7 +54,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"stream-out-of-order", "raw sample batches are swapped in pairs", "server-stream-in-order"},
     {"ignore-cancel", "CANCEL is ignored",
      "cancel-after-begin cancel-after-first-response deadline-slow-call concurrency-limit reused-call-id"},
-    {"wrong-status-invalid-argument", "INVALID_ARGUMENT is sent as UNKNOWN", "status-propagation samples-per-batch-refused"},
+    {"wrong-status-invalid-argument", "INVALID_ARGUMENT is sent as UNKNOWN",
+     "status-propagation samples-per-batch-refused settings-invalid"},
     {"unknown-method-status", "an unknown method of a known service gets INTERNAL", "unimplemented-method"},
     {"unknown-service-status", "an unknown service gets NOT_FOUND", "unimplemented-service"},
     {"ignore-concurrency-limit", "a call over the limit is not refused", "concurrency-limit limit-before-method"},
@@ -78,7 +79,10 @@ const ccsim_break_t ccsim_breaks[] = {
      "heartbeat-with-payload"},
     {"refused-handshake-ends-session", "a refused handshake ends the old session (nothing but a handshake is served)",
      "refused-handshake-keeps-session"},
-    {"config-reset-on-handshake", "a handshake puts the configuration back to the defaults", "config-survives-rehandshake"},
+    {"config-reset-on-handshake", "a handshake puts the configuration back to the defaults",
+     "config-survives-rehandshake settings-get-set"},
+    {"settings-switches-ignored", "SetSettings ignores camera_control and camera_adjustments",
+     "settings-get-set settings-camera-control-off"},
     {"silent-rehandshake", "a new handshake ends the old session's calls silently (no ERROR CANCELLED)",
      "rehandshake-cancels-calls"},
     {"unprotected-still-reliable", "a packet sent with every reliable slot taken still carries RELIABLE",
@@ -709,6 +713,35 @@ static void strict_tick(uint64_t now_us, bool session)
 
 /* ---- host -> device ---- */
 
+/* settings-switches-ignored: a SetSettingsRequest without fields 3 and 4 (camera_control,
+ * camera_adjustments) of its Settings; true when it changed. Only the form hosts send (one Settings of
+ * one-byte varints) is rewritten. */
+static bool drop_setting_switches(pkt_t *p)
+{
+    uint8_t inner[16];
+    size_t i, n = 0;
+    bool changed = false;
+    if (p->payload_len < 2u || p->payload[0] != 0x0Au || p->payload[1] != p->payload_len - 2u
+        || p->payload_len - 2u > sizeof(inner)) {
+        return false;
+    }
+    for (i = 2; i + 1u < p->payload_len; i += 2u) {
+        uint8_t tag = p->payload[i];
+        if (tag == 0x18u || tag == 0x20u) {
+            changed = true;
+            continue;
+        }
+        inner[n++] = tag;
+        inner[n++] = p->payload[i + 1u];
+    }
+    if (changed) {
+        p->payload[1] = (uint8_t)n;
+        memcpy(&p->payload[2], inner, n);
+        p->payload_len = n + 2u;
+    }
+    return changed;
+}
+
 static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_t len, size_t cap, bool session,
                        bool last_in_burst, uint64_t now_us)
 {
@@ -778,6 +811,9 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         g_refused = false;
         g_raw_cancelled = false;
         g_config_fake = brk("config-reset-on-handshake");
+    }
+    if (p.type == T_REQUEST && p.extra[0] == 3u && p.extra[1] == 4u && brk("settings-switches-ignored")) {
+        reemit = drop_setting_switches(&p) || reemit;
     }
     if (brk("refused-handshake-ends-session") && g_refused) {
         return len;

@@ -623,10 +623,7 @@ unsigned ccsim_faults_tick(uint64_t now_us)
 
 void ccsim_faults_reboot(ccsim_device_t *sim)
 {
-    sim->rx.len = 0;
-    sim->tx.len = 0;
-    cc_device_init(&sim->dev, &sim->hal, &sim->info);
-    cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);
+    ccsim_device_reset(sim);   /* the settings store survives, as a board's flash does */
 }
 
 /* --------------------------------------------------------- scenario cues */

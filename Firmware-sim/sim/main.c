@@ -75,6 +75,10 @@ static const char usage[] =
     "  --camctl PATH          the camctl that reads a --replay FILE\n"
     "  --start-now            start the scenario (or the replay) immediately instead\n"
     "  --seed N               seed of the finger and sensor model (default 1)\n"
+    "  --settings FILE        keep the device's settings store (ConfigService/SetSettings) in\n"
+    "                         FILE, read at start and rewritten at every change, so settings\n"
+    "                         survive a restart; a missing FILE is an empty store. Default:\n"
+    "                         the store lives in this process only (every run starts empty)\n"
     "  --baud N               pace both directions like a UART of N bits per second, 8N1\n"
     "                         (10 bits a byte, a 16-byte FIFO); default: unpaced\n"
     "  --spin-us N            wake N us (0..1000) before each deadline and spin on the clock\n"
@@ -157,6 +161,62 @@ static int read_file(const char *path, char *buf, size_t cap, size_t *len)
     fclose(f);
     *len = n;
     return 0;
+}
+
+/* --settings FILE: the settings store's image on disk. */
+static const char *g_settings_path;
+
+/* Reads the store's image; a missing file is an empty store (*len 0). */
+static int read_settings(const char *path, uint8_t *image, size_t cap, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    *len = 0;
+    if (f == 0) {
+        if (errno == ENOENT) {
+            return 0;
+        }
+        fprintf(stderr, "camctl-sim: cannot open %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    n = fread(image, 1, cap, f);
+    if (ferror(f) || (n == cap && fgetc(f) != EOF)) {
+        fprintf(stderr, "camctl-sim: %s is not a settings store (at most %u bytes)\n", path, (unsigned)cap);
+        fclose(f);
+        return 1;
+    }
+    fclose(f);
+    *len = n;
+    return 0;
+}
+
+/* The store hook: the whole image to FILE.tmp, then renamed over FILE (a
+ * crash leaves the old file or the new one; the firmware's two slots guard
+ * against a torn copy anyway). */
+static bool write_settings(void *ctx, const uint8_t *image, size_t len)
+{
+    char tmp[4096];
+    FILE *f;
+    bool ok;
+    (void)ctx;
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", g_settings_path) >= sizeof tmp) {
+        return false;
+    }
+    f = fopen(tmp, "wb");
+    if (f == 0) {
+        fprintf(stderr, "camctl-sim: cannot write %s: %s\n", tmp, strerror(errno));
+        return false;
+    }
+    ok = fwrite(image, 1, len, f) == len;
+    ok = fflush(f) == 0 && ok;
+    ok = fsync(fileno(f)) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, g_settings_path) != 0) {
+        fprintf(stderr, "camctl-sim: cannot write %s: %s\n", g_settings_path, strerror(errno));
+        (void)unlink(tmp);
+        return false;
+    }
+    return true;
 }
 
 /* Opens the pty master and configures the slave raw. */
@@ -744,6 +804,8 @@ int main(int argc, char **argv)
             replay_path = argv[++i];
         } else if (strcmp(a, "--camctl") == 0 && i + 1 < argc) {
             camctl_path = argv[++i];
+        } else if (strcmp(a, "--settings") == 0 && i + 1 < argc) {
+            g_settings_path = argv[++i];
         } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
             if (!parse_seed(argv[++i], &seed)) {
                 fprintf(stderr, "camctl-sim: --seed needs a non-negative number\n");
@@ -827,7 +889,17 @@ int main(int argc, char **argv)
         replay_pending = true;
     }
 
-    ccsim_device_init(&g_sim, seed);
+    if (g_settings_path != 0) {
+        uint8_t image[CCSIM_STORE_BYTES];
+        size_t image_len = 0;
+        if (read_settings(g_settings_path, image, sizeof image, &image_len) != 0) {
+            return 2;
+        }
+        ccsim_device_init_with_store(&g_sim, seed, image, image_len);
+        ccsim_device_set_store_hook(&g_sim, write_settings, 0);
+    } else {
+        ccsim_device_init(&g_sim, seed);
+    }
     if (baud != 0u) {
         ccsim_device_set_baud(&g_sim, (uint32_t)baud);
         g_tx_line.byte_ns = g_rx_line.byte_ns = 10000000000u / baud;

@@ -216,11 +216,59 @@ static void hal_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
     log_feedback((ccsim_device_t *)ctx, CCSIM_FEEDBACK_INDICATOR, mode, rgb);
 }
 
+static bool hal_settings_read(void *ctx, uint32_t slot, uint8_t *buf, size_t len)
+{
+    const ccsim_device_t *sim = (const ccsim_device_t *)ctx;
+    if (slot >= CC_SETTINGS_SLOTS || len != CC_SETTINGS_SLOT_BYTES) {
+        return false;
+    }
+    memcpy(buf, &sim->store[slot * CC_SETTINGS_SLOT_BYTES], len);
+    return true;
+}
+
+static bool hal_settings_write(void *ctx, uint32_t slot, const uint8_t *buf, size_t len)
+{
+    ccsim_device_t *sim = (ccsim_device_t *)ctx;
+    if (slot >= CC_SETTINGS_SLOTS || len != CC_SETTINGS_SLOT_BYTES) {
+        return false;
+    }
+    memcpy(&sim->store[slot * CC_SETTINGS_SLOT_BYTES], buf, len);
+    return sim->store_hook == NULL || sim->store_hook(sim->store_hook_ctx, sim->store, sizeof sim->store);
+}
+
 /* ------------------------------------------------------------------ device */
 
 void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
 {
+    ccsim_device_init_with_store(sim, seed, NULL, 0u);
+}
+
+void ccsim_device_set_store_hook(ccsim_device_t *sim, ccsim_store_hook_fn hook, void *ctx)
+{
+    sim->store_hook = hook;
+    sim->store_hook_ctx = ctx;
+}
+
+const uint8_t *ccsim_device_store(const ccsim_device_t *sim)
+{
+    return sim->store;
+}
+
+void ccsim_device_reset(ccsim_device_t *sim)
+{
+    ring_init(&sim->rx, sim->rx_buf, sizeof(sim->rx_buf));
+    ring_init(&sim->tx, sim->tx_buf, sizeof(sim->tx_buf));
+    cc_device_init(&sim->dev, &sim->hal, &sim->info);
+    cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);
+}
+
+void ccsim_device_init_with_store(ccsim_device_t *sim, uint64_t seed, const uint8_t *image, size_t len)
+{
     memset(sim, 0, sizeof(*sim));
+    memset(sim->store, 0xFF, sizeof sim->store);
+    if (image != NULL) {
+        memcpy(sim->store, image, len < sizeof sim->store ? len : sizeof sim->store);
+    }
     sim->seed = seed;
     ring_init(&sim->rx, sim->rx_buf, sizeof(sim->rx_buf));
     ring_init(&sim->tx, sim->tx_buf, sizeof(sim->tx_buf));
@@ -232,11 +280,11 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
 
 #if CC_MAX_FRAME_BYTES < 160u
     /* A HandshakeResponse must fit the announced frame (PROTOCOL.md §2, v1.2):
-     * the rest of it takes about 104 of 128 bytes, so the identity is short. */
+     * the rest of it takes about 110 of 128 bytes, so the identity is short. */
     (void)snprintf(sim->serial, sizeof(sim->serial), "S%X", (unsigned)(seed & 0xFFFFFFFFu));
     sim->info.vendor = "CC";
-    sim->info.model = "Sim";
-    sim->info.firmware_version = "1.0";
+    sim->info.model = "S";
+    sim->info.firmware_version = "1";
 #else
     (void)snprintf(sim->serial, sizeof(sim->serial), "SIM-%08X", (unsigned)(seed & 0xFFFFFFFFu));
     sim->info.vendor = "CameraControl";
@@ -271,6 +319,13 @@ void ccsim_device_init(ccsim_device_t *sim, uint64_t seed)
     sim->hal.sound_play = hal_sound_play;
     sim->hal.indicator_set = hal_indicator_set;
     sim->hal.uart_take_overruns = hal_uart_take_overruns;
+#ifndef CCSIM_NO_STORE
+    sim->hal.settings_read = hal_settings_read;
+    sim->hal.settings_write = hal_settings_write;
+#else
+    (void)hal_settings_read;   /* a board image: its RAM does not survive the board's reset */
+    (void)hal_settings_write;
+#endif
 
     cc_device_init(&sim->dev, &sim->hal, &sim->info);
     cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);

@@ -136,6 +136,34 @@ static uint32_t mock_uart_take_overruns(void *ctx)
     return n;
 }
 
+static bool mock_settings_read(void *ctx, uint32_t slot, uint8_t *buf, size_t len)
+{
+    harness_t *h = (harness_t *)ctx;
+    if (slot >= CC_SETTINGS_SLOTS || len != CC_SETTINGS_SLOT_BYTES) {
+        return false;
+    }
+    memcpy(buf, h->store[slot], len);
+    return true;
+}
+
+/* Flash-like: the slot is erased (0xFF) first, then programmed byte by byte;
+ * store_cut_after stops the programming part-way (a reset mid-write). */
+static bool mock_settings_write(void *ctx, uint32_t slot, const uint8_t *buf, size_t len)
+{
+    harness_t *h = (harness_t *)ctx;
+    size_t n = len;
+    h->store_writes++;
+    if (slot >= CC_SETTINGS_SLOTS || len != CC_SETTINGS_SLOT_BYTES || h->store_fail) {
+        return false;
+    }
+    memset(h->store[slot], 0xFF, CC_SETTINGS_SLOT_BYTES);
+    if (h->store_cut_after >= 0 && (size_t)h->store_cut_after < n) {
+        n = (size_t)h->store_cut_after;
+    }
+    memcpy(h->store[slot], buf, n);
+    return n == len;
+}
+
 static harness_t *setup(bool feedback)
 {
     harness_t *h = &g_harness;
@@ -147,6 +175,10 @@ static harness_t *setup(bool feedback)
     h->hal.uart_write = mock_uart_write;
     h->hal.read_sensors = mock_read_sensors;
     h->hal.uart_take_overruns = mock_uart_take_overruns;
+    h->hal.settings_read = mock_settings_read;
+    h->hal.settings_write = mock_settings_write;
+    memset(h->store, 0xFF, sizeof h->store);
+    h->store_cut_after = -1;
     h->ack_replies = true;
     if (feedback) {
         h->hal.haptic_play = mock_haptic_play;
@@ -154,9 +186,9 @@ static harness_t *setup(bool feedback)
         h->hal.indicator_set = mock_indicator_set;
     }
     h->info.vendor = "Test";
-    h->info.model = "Mock";
+    h->info.model = "M";
     h->info.serial_number = "0001";
-    h->info.firmware_version = "0.1";   /* short: the handshake fits a 128-byte frame */
+    h->info.firmware_version = "1";   /* short: the handshake fits a 128-byte frame */
     h->info.has_force_sensor = true;
     h->info.has_touch_sensor = true;
     h->info.has_slide_strip = true;
@@ -181,6 +213,27 @@ harness_t *hx_setup(void)
 harness_t *hx_setup_without_feedback(void)
 {
     return setup(false);
+}
+
+harness_t *hx_setup_without_store(void)
+{
+    harness_t *h = setup(true);
+    h->hal.settings_read = NULL;
+    h->hal.settings_write = NULL;
+    cc_device_init(&h->dev, &h->hal, &h->info);
+    return h;
+}
+
+void hx_reboot(harness_t *h)
+{
+    h->rx_len = 0;
+    h->rx_pos = 0;
+    h->npackets = 0;
+    h->host_sequence = 0;
+    h->store_cut_after = -1;
+    h->store_fail = false;
+    cc_frame_decoder_init(&h->host_decoder);
+    cc_device_init(&h->dev, &h->hal, &h->info);
 }
 
 /* ---- test host ---- */

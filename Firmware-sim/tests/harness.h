@@ -69,6 +69,12 @@ typedef struct harness {
     uint32_t buttons;
     uint32_t remote_clicks;
 
+    /* the settings store (cc_hal_t.settings_read/write): two slots, erased
+     * (0xFF) at hx_setup, kept by hx_reboot */
+    uint8_t store[CC_SETTINGS_SLOTS][CC_SETTINGS_SLOT_BYTES];
+    unsigned store_writes;        /* settings_write calls */
+    int store_cut_after;          /* >= 0: the next write stops after this many bytes (a reset mid-write) */
+    bool store_fail;              /* settings_write reports failure */
     /* feedback log */
     unsigned haptic_calls;
     uint32_t last_haptic_pattern;
@@ -85,6 +91,12 @@ harness_t *hx_setup(void);
 /* As hx_setup, without the optional feedback functions of the HAL. */
 harness_t *hx_setup_without_feedback(void);
 
+/* A reset of the board: the device starts again (cc_device_init) at the
+ * current time; the settings store keeps its bytes, the link and the host's
+ * packets start afresh. */
+void hx_reboot(harness_t *h);
+/* As hx_setup, with a HAL that has no settings store (RAM only). */
+harness_t *hx_setup_without_store(void);
 void hx_send_raw(harness_t *h, const uint8_t *bytes, size_t len);
 /* Frames one packet with the host's next sequence number. */
 void hx_send_packet(harness_t *h, uint8_t type, uint8_t flags, uint32_t call_id, uint8_t service,

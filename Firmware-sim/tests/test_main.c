@@ -34,6 +34,7 @@ int main(void)
         {"services", cc_tests_services, &cc_tests_services_count},
         {"vectors", cc_tests_vectors, &cc_tests_vectors_count},
         {"v11", cc_tests_v11, &cc_tests_v11_count},
+        {"settings", cc_tests_settings, &cc_tests_settings_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;

@@ -62,6 +62,8 @@ public enum CaseRequirement: Hashable, Sendable, CustomStringConvertible {
     case simulatorService
     /// A force sensor (raw sample streams).
     case forceSensor
+    /// The user's settings (`has_settings`, v1.2).
+    case settings
     /// A person at the device (`--interactive`).
     case person
     /// Frames of at least this many bytes (`max_frame_bytes`): a case whose frame would not fit a small
@@ -74,6 +76,7 @@ public enum CaseRequirement: Hashable, Sendable, CustomStringConvertible {
         case .none: "none"
         case .simulatorService: "SimulatorService"
         case .forceSensor: "force sensor"
+        case .settings: "the user's settings (has_settings)"
         case .person: "a person (--interactive)"
         case .frameBytes(let bytes): "frames of \(bytes) bytes"
         }

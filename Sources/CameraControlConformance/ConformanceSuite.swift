@@ -14,7 +14,7 @@ public enum ConformanceSuite {
 
     /// Every case, in the order they run.
     public static var cases: [ConformanceCase] {
-        LinkCases.all + InteropCases.all + ReliabilityCases.all + InputCases.all + DecisionCases.all
+        LinkCases.all + InteropCases.all + ReliabilityCases.all + InputCases.all + DecisionCases.all + SettingsCases.all
     }
 
     /// The case named `name`.
@@ -38,6 +38,8 @@ public enum ConformanceSuite {
             return capabilities.isSimulator ? nil : "the device does not announce SimulatorService (is_simulator is false)"
         case .forceSensor:
             return capabilities.hasForceSensor ? nil : "the device has no force sensor"
+        case .settings:
+            return capabilities.hasSettings ? nil : "the device does not serve the user's settings (has_settings is false)"
         case .person:
             return interactive ? nil : "needs a person at the device (--interactive)"
         case .frameBytes(let bytes):

@@ -155,6 +155,25 @@ public final class DeviceSession: Sendable {
         try await client.unary(.configConfigure, ConfigureRequest(config: config))
     }
 
+    /// The user's Camera Control settings and where the device got them at boot (v1.2; the device announces
+    /// ``Capabilities/hasSettings``, and ``Capabilities/settingsPersist`` when they survive its reset).
+    /// - Throws: ``RPCError``: `UNIMPLEMENTED` on a device without settings (before v1.2), `DEADLINE_EXCEEDED`,
+    ///   `UNAVAILABLE`.
+    public func settings() async throws(RPCError) -> SettingsResponse {
+        try await client.unary(.configGetSettings, GetSettingsRequest())
+    }
+
+    /// Changes the settings whose fields are set in `settings` (a field left `.unspecified` keeps its value),
+    /// stores them on the device and returns every setting now in force.
+    /// - Throws: ``RPCError``: `INVALID_ARGUMENT` (nothing changed), `FAILED_PRECONDITION` (the Light-Press Force
+    ///   does not fit the full-press thresholds set by ``configure(_:)``; nothing changed), `INTERNAL` (the
+    ///   device's store failed to write; nothing changed), `UNIMPLEMENTED` on a device without settings,
+    ///   `UNAVAILABLE`.
+    @discardableResult
+    public func setSettings(_ settings: Settings) async throws(RPCError) -> SettingsResponse {
+        try await client.unary(.configSetSettings, SetSettingsRequest(settings: settings))
+    }
+
     // MARK: FeedbackService
 
     /// Plays a haptic pattern.

@@ -34,6 +34,31 @@ public final class EmbeddedDevice: Sendable {
         state = Mutex(DevicePointer(raw: pointer))
     }
 
+    /// A device booted at device time 0 whose settings store (its emulated flash, two slots) holds `store`
+    /// (at most ``settingsStoreByteCount`` bytes; the rest erased): a device "after a power cycle".
+    public init(seed: UInt64 = 1, settingsStore store: [UInt8]) {
+        self.seed = seed
+        let pointer = UnsafeMutablePointer<ccsim_device_t>.allocate(capacity: 1)
+        store.withUnsafeBufferPointer { ccsim_device_init_with_store(pointer, seed, $0.baseAddress, $0.count) }
+        state = Mutex(DevicePointer(raw: pointer))
+    }
+
+    /// The size of the settings store's image.
+    public static var settingsStoreByteCount: Int { Int(CC_SETTINGS_SLOTS * CC_SETTINGS_SLOT_BYTES) }
+
+    /// The settings store's image now (slot 0 then slot 1; erased bytes are 0xFF).
+    public var settingsStore: [UInt8] {
+        state.withLock { device in
+            Array(UnsafeBufferPointer(start: ccsim_device_store(device.raw), count: Self.settingsStoreByteCount))
+        }
+    }
+
+    /// A reset of the board: the firmware boots again and reads its settings store; bytes in flight both ways
+    /// are lost and a host must handshake again. The clock, the finger and a scenario go on.
+    public func reset() {
+        state.withLock { device in ccsim_device_reset(device.raw) }
+    }
+
     deinit {
         state.withLock { device in
             device.raw.deallocate()

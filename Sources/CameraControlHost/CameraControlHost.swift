@@ -258,20 +258,44 @@ public actor CameraControlHost: CaptureSoundPlaying {
         core.interfaceOrientation = orientation
     }
 
-    /// The user's Camera Control settings (``HostCore/settings``). A changed force preset is sent to the
-    /// connected device (`ConfigService/Configure` with the preset's thresholds, the rest of its
-    /// configuration kept).
+    /// The user's Camera Control settings in force: the device's, read at every connect from a device that keeps
+    /// them (``Capabilities/hasSettings``), else the last ``setSettings(_:)``.
+    public var settings: CameraControlSettings { core.settings }
+
+    /// The user's Camera Control settings (``HostCore/settings``).
     ///
-    /// - Throws: the ``RPCError`` of GetConfig or Configure, or ``DeviceError`` when no device is connected
-    ///   and the force preset changed (the other settings are applied anyway).
+    /// A device that keeps settings (``Capabilities/hasSettings``, protocol 1.2) gets all four with
+    /// `ConfigService/SetSettings`: it stores them (across its reset when it announces
+    /// ``Capabilities/settingsPersist``), applies the force preset to its thresholds and stops the events the
+    /// switches turn off; the host reads them back at every connect. An older device gets only a changed force
+    /// preset, as `ConfigService/Configure` with the preset's thresholds (the rest of its configuration kept),
+    /// and forgets it at its reset.
+    ///
+    /// - Throws: the ``RPCError`` of SetSettings (`FAILED_PRECONDITION` when the preset does not fit the
+    ///   configured full press, `INTERNAL` when the device's store failed), GetConfig or Configure, or
+    ///   ``DeviceError`` when no device is connected and the settings must reach it (the host applies them
+    ///   anyway).
     public func setSettings(_ settings: CameraControlSettings) async throws {
         let forceChanged = settings.lightPressForce != core.settings.lightPressForce
         core.settings = settings
+        if deviceInfo?.capabilities.hasSettings == true {
+            guard let session else { throw DeviceError(.closed, "no device is connected") }
+            try await session.setSettings(settings.wireSettings)
+            return
+        }
         guard forceChanged else { return }
         guard let session else { throw DeviceError(.closed, "no device is connected") }
         var config = try await session.config()
         config.thresholds = settings.lightPressForce.thresholds
         _ = try await session.configure(config)
+    }
+
+    /// The device's stored settings become the host's (a device with ``Capabilities/hasSettings``, at connect).
+    private func adoptDeviceSettings(from session: DeviceSession) async {
+        guard let response = try? await session.settings(), let settings = response.settings,
+            let adopted = CameraControlSettings(wire: settings, keeping: core.settings), lifecycle == .running
+        else { return }
+        core.settings = adopted
     }
 
     /// The host's AE/AF lock setting (off by default, as Apple's); switching it off unlocks at once.
@@ -449,6 +473,9 @@ public actor CameraControlHost: CaptureSoundPlaying {
                 sentAtHostMicros: connectedAt &- min(connectedAt, 100_000), receivedAtHostMicros: connectedAt &+ 100_000,
                 deviceMicros: info.deviceTimeMicros)
             resyncTimer?.cancel()
+            if let connected, info.capabilities.hasSettings {
+                Task { await self.adoptDeviceSettings(from: connected) }
+            }
             if let connected {
                 link = .timing(connected)
                 clockQueue?.yield(.connected(connected, roundTrips: configuration.clockSamplesAtConnect))

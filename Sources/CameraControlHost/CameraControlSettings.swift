@@ -74,3 +74,45 @@ public struct CameraControlSettings: Hashable, Sendable {
         self.areAdjustmentsEnabled = areAdjustmentsEnabled
     }
 }
+
+extension CameraControlSettings {
+    /// The settings as the device's `ConfigService/SetSettings` takes them (every field set).
+    public var wireSettings: Settings {
+        let force: CameraControlWire.LightPressForce
+        switch lightPressForce {
+        case .lighter: force = .lighter
+        case .default: force = .default
+        case .firmer: force = .firmer
+        }
+        let speed: CameraControlWire.DoubleLightPressSpeed
+        switch doubleLightPressSpeed {
+        case .default: speed = .default
+        case .slower: speed = .slower
+        case .slowest: speed = .slowest
+        }
+        return Settings(
+            lightPressForce: force, doubleLightPressSpeed: speed, cameraControl: isCameraControlEnabled ? .on : .off,
+            cameraAdjustments: areAdjustmentsEnabled ? .on : .off)
+    }
+
+    /// The device's settings (`GetSettings`); a field the device left unspecified keeps `current`'s value.
+    /// Nil when `wire` has no field set at all.
+    public init?(wire: Settings, keeping current: CameraControlSettings = CameraControlSettings()) {
+        guard wire != Settings() else { return nil }
+        self = current
+        switch wire.lightPressForce {
+        case .lighter: lightPressForce = .lighter
+        case .default: lightPressForce = .default
+        case .firmer: lightPressForce = .firmer
+        case .unspecified: break
+        }
+        switch wire.doubleLightPressSpeed {
+        case .default: doubleLightPressSpeed = .default
+        case .slower: doubleLightPressSpeed = .slower
+        case .slowest: doubleLightPressSpeed = .slowest
+        case .unspecified: break
+        }
+        if wire.cameraControl != .unspecified { isCameraControlEnabled = wire.cameraControl == .on }
+        if wire.cameraAdjustments != .unspecified { areAdjustmentsEnabled = wire.cameraAdjustments == .on }
+    }
+}

@@ -85,6 +85,7 @@ struct CamCtl {
         Monitor.command,
         Commands.pingCommand,
         Commands.countersCommand,
+        SettingsCommand.command,
         SchemaCommands.describeCommand,
         SchemaCommands.callCommand,
         Commands.scenarioCommand,

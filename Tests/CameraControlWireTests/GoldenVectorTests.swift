@@ -69,6 +69,18 @@ extension GoldenVectors {
             "get-config-request": (request(5, 5, .configGetConfig), GetConfigRequest()),
             "config-response": (response(5, 15), m.config),
             "configure-request": (request(6, 6, .configConfigure), ConfigureRequest(config: m.config)),
+            "get-settings-request": (request(16, 15, .configGetSettings), GetSettingsRequest()),
+            "set-settings-request": (
+                request(17, 16, .configSetSettings),
+                SetSettingsRequest(settings: Settings(lightPressForce: .firmer, cameraAdjustments: .off))
+            ),
+            "settings-response": (
+                response(17, 20),
+                SettingsResponse(
+                    settings: Settings(
+                        lightPressForce: .firmer, doubleLightPressSpeed: .default, cameraControl: .on, cameraAdjustments: .off),
+                    origin: .loaded, writes: 1)
+            ),
             "play-haptic-request": (request(7, 7, .feedbackPlayHaptic), PlayHapticRequest(pattern: .detent, intensityPercent: 60)),
             "play-sound-request": (request(8, 8, .feedbackPlaySound), PlaySoundRequest(sound: .beginVideoRecording)),
             "set-indicator-request": (request(10, 9, .feedbackSetIndicator), SetIndicatorRequest(mode: .blink, rgb: 0xFF0000)),

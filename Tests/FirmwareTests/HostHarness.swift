@@ -28,6 +28,11 @@ struct HostHarness {
         device = EmbeddedDevice(seed: seed)
     }
 
+    /// A host for `device` (a device that was reset, or booted with a settings store).
+    init(device: EmbeddedDevice) {
+        self.device = device
+    }
+
     mutating func send(_ packet: Packet) throws {
         var p = packet
         p.sequence = sequence

@@ -21,6 +21,7 @@
 #include "cc_hal.h"
 #include "cc_input.h"
 #include "cc_link.h"
+#include "cc_settings.h"
 
 /* A method table entry of the core (core/cc_rpc_reply.h); opaque here. */
 struct cc_method;
@@ -76,6 +77,10 @@ struct cc_device {
     /* protocol stack */
     cc_frame_decoder_t decoder;
     cc_call_table_t calls;
+
+    /* the user's settings (ConfigService/GetSettings, SetSettings) and their
+     * store; last: no poll reads them */
+    cc_settings_store_t settings;
 };
 
 #endif /* CC_DEVICE_STATE_H */

@@ -68,6 +68,18 @@ typedef struct cc_hal {
      * the rx_overruns counter (PROTOCOL.md §2, v1.1). May be NULL (a HAL
      * that never drops, e.g. one that holds the line back). */
     uint32_t (*uart_take_overruns)(void *ctx);
+    /* The settings store (core/include/cc_settings.h): slots 0 and 1 of len
+     * (CC_SETTINGS_SLOT_BYTES) bytes each, kept across a reset (a flash page
+     * each, a file). settings_read copies a slot into buf; false when it
+     * cannot (the core then counts the slot as blank). settings_write
+     * replaces a slot (erase and program); false when it failed. A write cut
+     * short by a reset may leave the slot in any state: the core keeps the
+     * other slot's copy. settings_write is the one function that may take as
+     * long as a flash page erase and write (tens of milliseconds): the core
+     * calls it only from SetSettings. Both NULL: the settings live in RAM
+     * only (Capabilities.settings_persist false). */
+    bool (*settings_read)(void *ctx, uint32_t slot, uint8_t *buf, size_t len);
+    bool (*settings_write)(void *ctx, uint32_t slot, const uint8_t *buf, size_t len);
 } cc_hal_t;
 
 #ifdef __cplusplus

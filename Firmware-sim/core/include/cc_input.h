@@ -69,6 +69,14 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg);
 /* Applies a validated configuration without losing press state. */
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg);
 
+/* The settings' gates (config.proto Settings): with camera_control false no
+ * event of the Camera Control is produced (the buttons and the remote go on);
+ * with adjustments false no touch, slide or light-press event (the full press
+ * goes on). A press or touch open when a gate closes still gets its UP, and
+ * one that began while closed gets none: events always pair up. Suppressed
+ * events take no event number. Both gates are open after cc_input_init. */
+void cc_input_set_gates(cc_input_t *in, bool camera_control, bool adjustments);
+
 /* One sample period: a reading with its raw button levels and remote clicks.
  * Returns the number of events now queued (0: nothing to pop). */
 uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_t *reading);

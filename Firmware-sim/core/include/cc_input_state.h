@@ -62,6 +62,13 @@ struct cc_input {
     uint32_t event_number;        /* number of the last event produced */
     uint32_t overflows;
     cc_input_event_t queue[CC_INPUT_QUEUE_LEN];
+    /* The settings' gates (cc_input_set_gates) and, for each Camera Control
+     * input open now, whether its DOWN was reported (GATE_* bits of
+     * cc_input.c): its UP is reported exactly when its DOWN was. Last: only
+     * an event reads them. */
+    bool gate_camera_control;
+    bool gate_adjustments;
+    uint8_t gate_reported;
 };
 
 #endif /* CC_INPUT_STATE_H */

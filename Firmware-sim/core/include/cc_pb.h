@@ -49,6 +49,35 @@ extern "C" {
 #define CC_PB_SOUND_END_VIDEO_RECORDING 3
 #define CC_PB_SOUND_MAX 3
 
+/* cameracontrol.v1.LightPressForce (cameracontrol/v1/config.proto) */
+#define CC_PB_LIGHT_PRESS_FORCE_UNSPECIFIED 0
+#define CC_PB_LIGHT_PRESS_FORCE_LIGHTER 1
+#define CC_PB_LIGHT_PRESS_FORCE_DEFAULT 2
+#define CC_PB_LIGHT_PRESS_FORCE_FIRMER 3
+#define CC_PB_LIGHT_PRESS_FORCE_MAX 3
+
+/* cameracontrol.v1.DoubleLightPressSpeed (cameracontrol/v1/config.proto) */
+#define CC_PB_DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED 0
+#define CC_PB_DOUBLE_LIGHT_PRESS_SPEED_DEFAULT 1
+#define CC_PB_DOUBLE_LIGHT_PRESS_SPEED_SLOWER 2
+#define CC_PB_DOUBLE_LIGHT_PRESS_SPEED_SLOWEST 3
+#define CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX 3
+
+/* cameracontrol.v1.SettingSwitch (cameracontrol/v1/config.proto) */
+#define CC_PB_SETTING_SWITCH_UNSPECIFIED 0
+#define CC_PB_SETTING_SWITCH_ON 1
+#define CC_PB_SETTING_SWITCH_OFF 2
+#define CC_PB_SETTING_SWITCH_MAX 2
+
+/* cameracontrol.v1.SettingsOrigin (cameracontrol/v1/config.proto) */
+#define CC_PB_SETTINGS_ORIGIN_UNSPECIFIED 0
+#define CC_PB_SETTINGS_ORIGIN_LOADED 1
+#define CC_PB_SETTINGS_ORIGIN_RECOVERED 2
+#define CC_PB_SETTINGS_ORIGIN_EMPTY 3
+#define CC_PB_SETTINGS_ORIGIN_CORRUPT 4
+#define CC_PB_SETTINGS_ORIGIN_VOLATILE 5
+#define CC_PB_SETTINGS_ORIGIN_MAX 5
+
 /* cameracontrol.v1.IndicatorMode (cameracontrol/v1/feedback.proto) */
 #define CC_PB_INDICATOR_MODE_OFF 0
 #define CC_PB_INDICATOR_MODE_ON 1
@@ -97,6 +126,26 @@ extern "C" {
 #define CC_PB_CONFIGURE_REQUEST_CONFIG 1u
 #define CC_PB_CONFIGURE_REQUEST_FIELD_COUNT 1u
 
+/* cameracontrol.v1.Settings */
+#define CC_PB_SETTINGS_LIGHT_PRESS_FORCE 1u
+#define CC_PB_SETTINGS_DOUBLE_LIGHT_PRESS_SPEED 2u
+#define CC_PB_SETTINGS_CAMERA_CONTROL 3u
+#define CC_PB_SETTINGS_CAMERA_ADJUSTMENTS 4u
+#define CC_PB_SETTINGS_FIELD_COUNT 4u
+
+/* cameracontrol.v1.GetSettingsRequest */
+#define CC_PB_GET_SETTINGS_REQUEST_FIELD_COUNT 0u
+
+/* cameracontrol.v1.SetSettingsRequest */
+#define CC_PB_SET_SETTINGS_REQUEST_SETTINGS 1u
+#define CC_PB_SET_SETTINGS_REQUEST_FIELD_COUNT 1u
+
+/* cameracontrol.v1.SettingsResponse */
+#define CC_PB_SETTINGS_RESPONSE_SETTINGS 1u
+#define CC_PB_SETTINGS_RESPONSE_ORIGIN 2u
+#define CC_PB_SETTINGS_RESPONSE_WRITES 3u
+#define CC_PB_SETTINGS_RESPONSE_FIELD_COUNT 3u
+
 /* cameracontrol.v1.DeviceIdentity */
 #define CC_PB_DEVICE_IDENTITY_VENDOR 1u
 #define CC_PB_DEVICE_IDENTITY_MODEL 2u
@@ -125,7 +174,9 @@ extern "C" {
 #define CC_PB_CAPABILITIES_THRESHOLDS 16u
 #define CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS 17u
 #define CC_PB_CAPABILITIES_IS_SIMULATOR 18u
-#define CC_PB_CAPABILITIES_FIELD_COUNT 18u
+#define CC_PB_CAPABILITIES_HAS_SETTINGS 19u
+#define CC_PB_CAPABILITIES_SETTINGS_PERSIST 20u
+#define CC_PB_CAPABILITIES_FIELD_COUNT 20u
 
 /* cameracontrol.v1.HandshakeRequest */
 #define CC_PB_HANDSHAKE_REQUEST_HOST_VERSION 1u
@@ -271,6 +322,21 @@ typedef struct cc_pb_config {
     uint32_t debounce_ms;   /* Button debounce time; 1..100. */
 } cc_pb_config_t;
 
+/* cameracontrol.v1.Settings, as the device sends it. */
+typedef struct cc_pb_settings {
+    int32_t light_press_force;   /* Light-Press Force; default DEFAULT. */
+    int32_t double_light_press_speed;   /* Double Light-Press Speed; default DEFAULT. */
+    int32_t camera_control;   /* Camera Control; default ON. OFF: the device sends no event of the Camera Control (INPUT_SOURCE_CAMERA_CONTROL); the buttons and the remote go on. */
+    int32_t camera_adjustments;   /* Camera Adjustments; default ON. OFF: the device sends no touch, slide or light-press event, so no overlay appears and no slider moves; the full press (the capture) goes on. */
+} cc_pb_settings_t;
+
+/* cameracontrol.v1.SettingsResponse, as the device sends it. */
+typedef struct cc_pb_settings_response {
+    const struct cc_pb_settings *settings;   /* Every field set. */
+    int32_t origin;   /* Where the settings came from at boot (VOLATILE on a device without a store). */
+    uint32_t writes;   /* Copies the device wrote to its store since boot. */
+} cc_pb_settings_response_t;
+
 /* cameracontrol.v1.DeviceIdentity, as the device sends it. */
 typedef struct cc_pb_device_identity {
     const char *vendor;   /* The maker. */
@@ -304,6 +370,8 @@ typedef struct cc_pb_capabilities {
     const struct cc_pb_thresholds *thresholds;   /* The thresholds in force when the handshake was answered. */
     uint32_t heartbeat_interval_ms;   /* The device sends a heartbeat when it has sent nothing for this long. */
     bool is_simulator;   /* True when the device also serves SimulatorService. */
+    bool has_settings;   /* v1.2: the device serves ConfigService/GetSettings and SetSettings. */
+    bool settings_persist;   /* v1.2: the settings survive a reset of the device (a store that keeps them); false: they are lost at a reset and the device boots with the defaults. */
 } cc_pb_capabilities_t;
 
 /* cameracontrol.v1.HandshakeResponse, as the device sends it. */
@@ -396,6 +464,10 @@ void cc_pbw_write_protocol_version(cc_pbw_t *w, const cc_pb_protocol_version_t *
 void cc_pbw_write_thresholds(cc_pbw_t *w, const cc_pb_thresholds_t *m);
 /* Writes every field of a Config (proto3: zero values and NULL or empty fields are left out). */
 void cc_pbw_write_config(cc_pbw_t *w, const cc_pb_config_t *m);
+/* Writes every field of a Settings (proto3: zero values and NULL or empty fields are left out). */
+void cc_pbw_write_settings(cc_pbw_t *w, const cc_pb_settings_t *m);
+/* Writes every field of a SettingsResponse (proto3: zero values and NULL or empty fields are left out). */
+void cc_pbw_write_settings_response(cc_pbw_t *w, const cc_pb_settings_response_t *m);
 /* Writes every field of a DeviceIdentity (proto3: zero values and NULL or empty fields are left out). */
 void cc_pbw_write_device_identity(cc_pbw_t *w, const cc_pb_device_identity_t *m);
 /* Writes every field of a Capabilities (proto3: zero values and NULL or empty fields are left out). */
@@ -453,6 +525,25 @@ typedef struct cc_pb_configure_request_in {
     bool has_config;
     struct cc_pb_config_in config;   /* The new configuration. */
 } cc_pb_configure_request_in_t;
+
+/* cameracontrol.v1.Settings, as the device receives it. */
+typedef struct cc_pb_settings_in {
+    int32_t light_press_force;   /* Light-Press Force; default DEFAULT. */
+    int32_t double_light_press_speed;   /* Double Light-Press Speed; default DEFAULT. */
+    int32_t camera_control;   /* Camera Control; default ON. OFF: the device sends no event of the Camera Control (INPUT_SOURCE_CAMERA_CONTROL); the buttons and the remote go on. */
+    int32_t camera_adjustments;   /* Camera Adjustments; default ON. OFF: the device sends no touch, slide or light-press event, so no overlay appears and no slider moves; the full press (the capture) goes on. */
+} cc_pb_settings_in_t;
+
+/* cameracontrol.v1.GetSettingsRequest, as the device receives it. */
+typedef struct cc_pb_get_settings_request_in {
+    char unused;   /* C99 has no empty struct */
+} cc_pb_get_settings_request_in_t;
+
+/* cameracontrol.v1.SetSettingsRequest, as the device receives it. */
+typedef struct cc_pb_set_settings_request_in {
+    bool has_settings;
+    struct cc_pb_settings_in settings;   /* The fields to change. */
+} cc_pb_set_settings_request_in_t;
 
 /* cameracontrol.v1.HandshakeRequest, as the device receives it. */
 typedef struct cc_pb_handshake_request_in {
@@ -528,6 +619,15 @@ cc_pbr_status_t cc_pbr_read_get_config_request(cc_pb_get_config_request_in_t *m,
 /* Reads a ConfigureRequest from data[0..len) into *m (cleared first; views point into data):
  * CC_PBR_OK, CC_PBR_MALFORMED or CC_PBR_TOO_LARGE (then *m is incomplete). */
 cc_pbr_status_t cc_pbr_read_configure_request(cc_pb_configure_request_in_t *m, const uint8_t *data, size_t len);
+/* Reads a Settings from data[0..len) into *m (cleared first; views point into data):
+ * CC_PBR_OK, CC_PBR_MALFORMED or CC_PBR_TOO_LARGE (then *m is incomplete). */
+cc_pbr_status_t cc_pbr_read_settings(cc_pb_settings_in_t *m, const uint8_t *data, size_t len);
+/* Reads a GetSettingsRequest from data[0..len) into *m (cleared first; views point into data):
+ * CC_PBR_OK, CC_PBR_MALFORMED or CC_PBR_TOO_LARGE (then *m is incomplete). */
+cc_pbr_status_t cc_pbr_read_get_settings_request(cc_pb_get_settings_request_in_t *m, const uint8_t *data, size_t len);
+/* Reads a SetSettingsRequest from data[0..len) into *m (cleared first; views point into data):
+ * CC_PBR_OK, CC_PBR_MALFORMED or CC_PBR_TOO_LARGE (then *m is incomplete). */
+cc_pbr_status_t cc_pbr_read_set_settings_request(cc_pb_set_settings_request_in_t *m, const uint8_t *data, size_t len);
 /* Reads a HandshakeRequest from data[0..len) into *m (cleared first; views point into data):
  * CC_PBR_OK, CC_PBR_MALFORMED or CC_PBR_TOO_LARGE (then *m is incomplete). */
 cc_pbr_status_t cc_pbr_read_handshake_request(cc_pb_handshake_request_in_t *m, const uint8_t *data, size_t len);

@@ -75,6 +75,7 @@ static void bench_read_sensors(void *ctx, cc_sensor_reading_t *out)
 static const cc_hal_t bench_hal = {
     0, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
     0, 0, 0, 0, /* no UART: nothing to overrun */
+    0, 0, /* settings in RAM only */
 };
 
 /* The finger: a press to 1.5 N over 200 ms, a slide back and forth, a lift

@@ -3,6 +3,7 @@
 
 #include "board.h"
 #include "board_leds.h"
+#include "cc_settings.h"
 #include "nrf51.h"
 
 #define PIN_BUTTON_A 17u        /* volume down */
@@ -13,6 +14,66 @@
 #define AIN_SLIDE 3u            /* edge pin P1 (P0.02) */
 
 static char g_serial[17];
+
+/* The settings store (cc_settings.h): slot n in the flash page at
+ * SETTINGS_PAGE(n), the last two pages of the flash, outside the image
+ * (nrf51822.ld). A write erases the page and programs the slot word by word
+ * through the NVMC; the CPU halts meanwhile (about 21 ms for the erase and
+ * 4 words on real silicon; QEMU's NVMC is instant), so a UART byte arriving
+ * then may be lost to an overrun and is counted (rx_overruns): the host's
+ * retransmission brings the request again. */
+#define SETTINGS_PAGE(n) (0x3F800u + (uint32_t)(n) * NRF51_FLASH_PAGE_BYTES)
+
+static void nvmc_wait(void)
+{
+    while (NVMC_READY == 0u) {
+    }
+}
+
+static bool microbit_hal_settings_read(void *ctx, uint32_t slot, uint8_t *buf, size_t len)
+{
+    const volatile uint8_t *flash;
+    size_t i;
+    (void)ctx;
+    if (slot >= CC_SETTINGS_SLOTS || len > NRF51_FLASH_PAGE_BYTES) {
+        return false;
+    }
+    flash = (const volatile uint8_t *)(uintptr_t)SETTINGS_PAGE(slot);
+    for (i = 0; i < len; i++) {
+        buf[i] = flash[i];
+    }
+    return true;
+}
+
+static bool microbit_hal_settings_write(void *ctx, uint32_t slot, const uint8_t *buf, size_t len)
+{
+    volatile uint32_t *flash;
+    size_t i;
+    (void)ctx;
+    if (slot >= CC_SETTINGS_SLOTS || len % 4u != 0u || len > NRF51_FLASH_PAGE_BYTES) {
+        return false;
+    }
+    flash = (volatile uint32_t *)(uintptr_t)SETTINGS_PAGE(slot);
+    NVMC_CONFIG = NVMC_CONFIG_EEN;
+    nvmc_wait();
+    NVMC_ERASEPAGE = SETTINGS_PAGE(slot);
+    nvmc_wait();
+    NVMC_CONFIG = NVMC_CONFIG_WEN;
+    nvmc_wait();
+    for (i = 0; i < len; i += 4u) {
+        flash[i / 4u] = (uint32_t)buf[i] | ((uint32_t)buf[i + 1u] << 8) | ((uint32_t)buf[i + 2u] << 16)
+                        | ((uint32_t)buf[i + 3u] << 24);
+        nvmc_wait();
+    }
+    NVMC_CONFIG = NVMC_CONFIG_REN;
+    nvmc_wait();
+    for (i = 0; i < len; i++) {   /* read back: a failed program is a failed write */
+        if (((const volatile uint8_t *)flash)[i] != buf[i]) {
+            return false;
+        }
+    }
+    return true;
+}
 
 /* The ADC converts one input at a time: each read_sensors takes the finished
  * conversion and starts the next input's, never waiting (a 10-bit conversion
@@ -123,6 +184,8 @@ const cc_hal_t microbit_hal = {
     0,                          /* sound_play: no speaker */
     microbit_hal_indicator_set,
     microbit_hal_uart_take_overruns,
+    microbit_hal_settings_read,  /* the last two flash pages, through the NVMC */
+    microbit_hal_settings_write,
 };
 
 const cc_device_info_t microbit_info = {

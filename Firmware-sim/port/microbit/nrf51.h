@@ -84,4 +84,15 @@ static inline void nrf_irq_enable(void) { __asm__ volatile("cpsie i" ::: "memory
 static inline void nrf_wfi(void) { __asm__ volatile("wfi" ::: "memory"); }
 static inline void nrf_barrier(void) { __asm__ volatile("" ::: "memory"); }
 
+/* NVMC: flash erase and write (nRF51 Reference Manual, NVMC). The CPU halts
+ * while the flash is busy; READY reads 1 when it is done. */
+#define NVMC_BASE 0x4001E000u
+#define NVMC_READY NRF_REG(NVMC_BASE + 0x400u)
+#define NVMC_CONFIG NRF_REG(NVMC_BASE + 0x504u)      /* 0 read only, 1 write enable, 2 erase enable */
+#define NVMC_ERASEPAGE NRF_REG(NVMC_BASE + 0x508u)   /* write a page's address to erase it */
+#define NVMC_CONFIG_REN 0u
+#define NVMC_CONFIG_WEN 1u
+#define NVMC_CONFIG_EEN 2u
+#define NRF51_FLASH_PAGE_BYTES 1024u
+
 #endif /* MICROBIT_NRF51_H */

@@ -150,6 +150,8 @@ const cc_hal_t stm32_hal = {
     0,                          /* sound_play: no speaker */
     hal_indicator_set,
     hal_uart_take_overruns,
+    0,                          /* settings_read: RAM only (no flash driver yet) */
+    0,                          /* settings_write */
 };
 
 const cc_device_info_t stm32_info = {

@@ -137,6 +137,8 @@ const cc_hal_t cc_board_hal = {
     board_sound_play,
     board_indicator_set,
     NULL,   /* uart_take_overruns: TODO return the bytes your rx ring/FIFO dropped (overrun flag) */
+    NULL,   /* settings_read: TODO read a settings slot from flash (cc_settings.h); NULL: RAM only */
+    NULL,   /* settings_write: TODO erase and program a settings slot's flash page */
 };
 
 /* What the device announces in the handshake. TODO: describe your board. */

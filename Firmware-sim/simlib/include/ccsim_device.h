@@ -80,6 +80,15 @@ typedef struct ccsim_replay_sample {
     uint8_t remote_clicks;   /* clicks delivered when this sample is reached */
 } ccsim_replay_sample_t;
 
+/* The settings store's size: two slots (core/include/cc_settings.h). Built with
+ * CCSIM_NO_STORE (the simulator as a board image, whose RAM a reset clears)
+ * the HAL has no store: settings in RAM only, settings_persist false. */
+#define CCSIM_STORE_BYTES (CC_SETTINGS_SLOTS * CC_SETTINGS_SLOT_BYTES)
+
+/* Called after every write of the settings store with its whole image (the
+ * simulator's flash); false reports the write as failed to the firmware. */
+typedef bool (*ccsim_store_hook_fn)(void *ctx, const uint8_t *image, size_t len);
+
 typedef struct ccsim_device {
     /* the firmware and its HAL */
     cc_device_t dev;
@@ -124,6 +133,12 @@ typedef struct ccsim_device {
     bool pending_valid;
     ccsim_scenario_t pending;
 
+    /* the settings store's emulated flash: slot 0 then slot 1 (0xFF: erased);
+     * it survives ccsim_device_reset, and camctl-sim keeps it in a file */
+    uint8_t store[CCSIM_STORE_BYTES];
+    ccsim_store_hook_fn store_hook;
+    void *store_hook_ctx;
+
     /* feedback log */
     ccsim_feedback_t feedback[CCSIM_FEEDBACK_LOG];
     uint32_t feedback_head;
@@ -131,8 +146,24 @@ typedef struct ccsim_device {
     uint32_t feedback_total;      /* records ever made */
 } ccsim_device_t;
 
-/* Initialises everything and boots the firmware at device time 0. */
+/* Initialises everything and boots the firmware at device time 0, with an
+ * erased settings store. */
 void ccsim_device_init(ccsim_device_t *sim, uint64_t seed);
+
+/* As ccsim_device_init, the settings store holding image (len bytes, at most
+ * CCSIM_STORE_BYTES; the rest erased) when the firmware boots. */
+void ccsim_device_init_with_store(ccsim_device_t *sim, uint64_t seed, const uint8_t *image, size_t len);
+
+/* Installs the hook that keeps the settings store (camctl-sim: a file). */
+void ccsim_device_set_store_hook(ccsim_device_t *sim, ccsim_store_hook_fn hook, void *ctx);
+
+/* The settings store's image (CCSIM_STORE_BYTES). */
+const uint8_t *ccsim_device_store(const ccsim_device_t *sim);
+
+/* A reset of the simulated board: the firmware boots again (cc_device_init)
+ * and reads the settings store; the bytes in flight both ways are lost. The
+ * simulator's clock, finger and scenario go on. */
+void ccsim_device_reset(ccsim_device_t *sim);
 
 /* Host -> device bytes; returns how many fit (the rest are dropped and counted). */
 size_t ccsim_device_host_write(ccsim_device_t *sim, const uint8_t *bytes, size_t len);

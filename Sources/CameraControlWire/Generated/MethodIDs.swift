@@ -14,6 +14,10 @@ extension MethodID {
     public static let configGetConfig = MethodID(service: 3, method: 1)
     /// `cameracontrol.v1.ConfigService/Configure`: `cameracontrol.v1.ConfigureRequest` → `cameracontrol.v1.Config` (unary).
     public static let configConfigure = MethodID(service: 3, method: 2)
+    /// `cameracontrol.v1.ConfigService/GetSettings`: `cameracontrol.v1.GetSettingsRequest` → `cameracontrol.v1.SettingsResponse` (unary).
+    public static let configGetSettings = MethodID(service: 3, method: 3)
+    /// `cameracontrol.v1.ConfigService/SetSettings`: `cameracontrol.v1.SetSettingsRequest` → `cameracontrol.v1.SettingsResponse` (unary).
+    public static let configSetSettings = MethodID(service: 3, method: 4)
     /// `cameracontrol.v1.FeedbackService/PlayHaptic`: `cameracontrol.v1.PlayHapticRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
     public static let feedbackPlayHaptic = MethodID(service: 4, method: 1)
     /// `cameracontrol.v1.FeedbackService/PlaySound`: `cameracontrol.v1.PlaySoundRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
@@ -37,6 +41,8 @@ extension MethodID {
         .inputStreamRawSamples,
         .configGetConfig,
         .configConfigure,
+        .configGetSettings,
+        .configSetSettings,
         .feedbackPlayHaptic,
         .feedbackPlaySound,
         .feedbackSetIndicator,

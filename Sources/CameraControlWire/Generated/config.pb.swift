@@ -3,6 +3,167 @@
 
 // cameracontrol/v1/config.proto
 
+/// Light-Press Force: how hard a light press must be. The device applies it to
+/// its light-press thresholds (on / off): LIGHTER 600 / 400 mN, DEFAULT
+/// 800 / 500 mN, FIRMER 1100 / 700 mN; the full press does not move.
+///
+/// Schema: `cameracontrol.v1.LightPressForce` (config.proto). Values this version does not know decode as ``unspecified``.
+public enum LightPressForce: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// Not set: in SetSettings, keep the current value.
+    case unspecified = 0
+    /// A lighter light press (600 / 400 mN).
+    case lighter = 1
+    /// The default (800 / 500 mN).
+    case `default` = 2
+    /// A firmer light press (1100 / 700 mN).
+    case firmer = 3
+
+    /// A readable name (`unspecified`, `lighter`, `default`, …).
+    public var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .lighter: "lighter"
+        case .`default`: "default"
+        case .firmer: "firmer"
+        }
+    }
+}
+
+extension LightPressForce: ProtoJSONEnum {
+    /// `cameracontrol.v1.LightPressForce`.
+    public static var protoEnumName: String { "cameracontrol.v1.LightPressForce" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "LIGHT_PRESS_FORCE_UNSPECIFIED"
+        case .lighter: "LIGHT_PRESS_FORCE_LIGHTER"
+        case .`default`: "LIGHT_PRESS_FORCE_DEFAULT"
+        case .firmer: "LIGHT_PRESS_FORCE_FIRMER"
+        }
+    }
+}
+
+/// Double Light-Press Speed: how long after the first light press the second
+/// may start and still make a double light press. The host's gesture
+/// recogniser applies it: DEFAULT 300 ms, SLOWER 450 ms, SLOWEST 600 ms.
+///
+/// Schema: `cameracontrol.v1.DoubleLightPressSpeed` (config.proto). Values this version does not know decode as ``unspecified``.
+public enum DoubleLightPressSpeed: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// Not set: in SetSettings, keep the current value.
+    case unspecified = 0
+    /// 300 ms.
+    case `default` = 1
+    /// 450 ms.
+    case slower = 2
+    /// 600 ms.
+    case slowest = 3
+
+    /// A readable name (`unspecified`, `default`, `slower`, …).
+    public var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .`default`: "default"
+        case .slower: "slower"
+        case .slowest: "slowest"
+        }
+    }
+}
+
+extension DoubleLightPressSpeed: ProtoJSONEnum {
+    /// `cameracontrol.v1.DoubleLightPressSpeed`.
+    public static var protoEnumName: String { "cameracontrol.v1.DoubleLightPressSpeed" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED"
+        case .`default`: "DOUBLE_LIGHT_PRESS_SPEED_DEFAULT"
+        case .slower: "DOUBLE_LIGHT_PRESS_SPEED_SLOWER"
+        case .slowest: "DOUBLE_LIGHT_PRESS_SPEED_SLOWEST"
+        }
+    }
+}
+
+/// An on/off setting.
+///
+/// Schema: `cameracontrol.v1.SettingSwitch` (config.proto). Values this version does not know decode as ``unspecified``.
+public enum SettingSwitch: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// Not set: in SetSettings, keep the current value.
+    case unspecified = 0
+    /// On.
+    case on = 1
+    /// Off.
+    case off = 2
+
+    /// A readable name (`unspecified`, `on`, `off`).
+    public var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .on: "on"
+        case .off: "off"
+        }
+    }
+}
+
+extension SettingSwitch: ProtoJSONEnum {
+    /// `cameracontrol.v1.SettingSwitch`.
+    public static var protoEnumName: String { "cameracontrol.v1.SettingSwitch" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "SETTING_SWITCH_UNSPECIFIED"
+        case .on: "SETTING_SWITCH_ON"
+        case .off: "SETTING_SWITCH_OFF"
+        }
+    }
+}
+
+/// Where the settings in force came from at boot.
+///
+/// Schema: `cameracontrol.v1.SettingsOrigin` (config.proto). Values this version does not know decode as ``unspecified``.
+public enum SettingsOrigin: UInt32, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// Not set (never sent by a conforming device).
+    case unspecified = 0
+    /// Read from the newest stored copy.
+    case loaded = 1
+    /// The newest copy was damaged (a write cut short); the older copy was used.
+    case recovered = 2
+    /// Nothing stored yet: the defaults.
+    case empty = 3
+    /// Every stored copy was damaged: the defaults.
+    case corrupt = 4
+    /// The device keeps no settings across a reset (settings_persist is false):
+    /// the defaults at boot, then whatever SetSettings set.
+    case volatile = 5
+
+    /// A readable name (`unspecified`, `loaded`, `recovered`, …).
+    public var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .loaded: "loaded"
+        case .recovered: "recovered"
+        case .empty: "empty"
+        case .corrupt: "corrupt"
+        case .volatile: "volatile"
+        }
+    }
+}
+
+extension SettingsOrigin: ProtoJSONEnum {
+    /// `cameracontrol.v1.SettingsOrigin`.
+    public static var protoEnumName: String { "cameracontrol.v1.SettingsOrigin" }
+    /// The value's proto name (its JSON form).
+    public var protoName: String {
+        switch self {
+        case .unspecified: "SETTINGS_ORIGIN_UNSPECIFIED"
+        case .loaded: "SETTINGS_ORIGIN_LOADED"
+        case .recovered: "SETTINGS_ORIGIN_RECOVERED"
+        case .empty: "SETTINGS_ORIGIN_EMPTY"
+        case .corrupt: "SETTINGS_ORIGIN_CORRUPT"
+        case .volatile: "SETTINGS_ORIGIN_VOLATILE"
+        }
+    }
+}
+
 /// The device's whole configuration. Configure replaces it as one unit: read
 /// it with GetConfig, change fields, send it back. Zero is never a valid
 /// value for these fields, so a zero is rejected with INVALID_ARGUMENT, and so
@@ -231,5 +392,326 @@ extension ConfigureRequest: ProtoJSONMessage {
         self.init()
         let reader = try ProtoJSONReader(json, Self.self)
         if let v = try reader.message("config", Config.self) { config = v }
+    }
+}
+
+/// The user's settings. In a response every field is set (never UNSPECIFIED).
+///
+/// Schema: `cameracontrol.v1.Settings` (config.proto).
+public struct Settings: WireMessage, ProtoCodable {
+    /// Light-Press Force; default DEFAULT.
+    public var lightPressForce: LightPressForce = .unspecified
+    /// Double Light-Press Speed; default DEFAULT.
+    public var doubleLightPressSpeed: DoubleLightPressSpeed = .unspecified
+    /// Camera Control; default ON. OFF: the device sends no event of the Camera
+    /// Control (INPUT_SOURCE_CAMERA_CONTROL); the buttons and the remote go on.
+    public var cameraControl: SettingSwitch = .unspecified
+    /// Camera Adjustments; default ON. OFF: the device sends no touch, slide or
+    /// light-press event, so no overlay appears and no slider moves; the full
+    /// press (the capture) goes on.
+    public var cameraAdjustments: SettingSwitch = .unspecified
+
+    /// Every field at its zero value (message fields absent).
+    public init() {}
+
+    /// A message with the fields given; the others are at their zero value.
+    public init(lightPressForce: LightPressForce = .unspecified, doubleLightPressSpeed: DoubleLightPressSpeed = .unspecified, cameraControl: SettingSwitch = .unspecified, cameraAdjustments: SettingSwitch = .unspecified) {
+        self.lightPressForce = lightPressForce
+        self.doubleLightPressSpeed = doubleLightPressSpeed
+        self.cameraControl = cameraControl
+        self.cameraAdjustments = cameraAdjustments
+    }
+
+    /// `cameracontrol.v1.Settings`.
+    public static var protoMessageName: String { "cameracontrol.v1.Settings" }
+    /// The protobuf encoding (Google's bytes: zero fields omitted, field order, packed repeats).
+    public func serializedBytes() -> [UInt8] { encodedBytes() }
+    /// Decodes the protobuf encoding; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: [UInt8]) throws(WireError) { self = try Self.decoding(bytes) }
+    /// Decodes the protobuf encoding in place; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(WireError) {
+        self = try Self.decoding(bytes).get()
+    }
+
+    func encodedSize() -> Int {
+        var n = 0
+        if lightPressForce.rawValue != 0 { let v = lightPressForce; n += 1 + ProtoSize.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if doubleLightPressSpeed.rawValue != 0 { let v = doubleLightPressSpeed; n += 1 + ProtoSize.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if cameraControl.rawValue != 0 { let v = cameraControl; n += 1 + ProtoSize.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if cameraAdjustments.rawValue != 0 { let v = cameraAdjustments; n += 1 + ProtoSize.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        return n
+    }
+
+    func encode(to writer: inout ProtoWriter) {
+        if lightPressForce.rawValue != 0 { let v = lightPressForce; writer.varint(8); writer.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if doubleLightPressSpeed.rawValue != 0 { let v = doubleLightPressSpeed; writer.varint(16); writer.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if cameraControl.rawValue != 0 { let v = cameraControl; writer.varint(24); writer.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if cameraAdjustments.rawValue != 0 { let v = cameraAdjustments; writer.varint(32); writer.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+    }
+
+    mutating func merge(from reader: inout ProtoReader) throws(WireError) {
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            case (1, 0):
+                let r = try reader.varint(); lightPressForce = (LightPressForce(rawValue: UInt32(truncatingIfNeeded: r)) ?? .unspecified)
+            case (2, 0):
+                let r = try reader.varint(); doubleLightPressSpeed = (DoubleLightPressSpeed(rawValue: UInt32(truncatingIfNeeded: r)) ?? .unspecified)
+            case (3, 0):
+                let r = try reader.varint(); cameraControl = (SettingSwitch(rawValue: UInt32(truncatingIfNeeded: r)) ?? .unspecified)
+            case (4, 0):
+                let r = try reader.varint(); cameraAdjustments = (SettingSwitch(rawValue: UInt32(truncatingIfNeeded: r)) ?? .unspecified)
+            default:
+                try reader.skip(number: field.number, wireType: field.wireType)
+            }
+        }
+    }
+}
+
+extension Settings: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "light_press_force", jsonName: "lightPressForce", number: 1, type: .scalar(LightPressForce.self)),
+        ProtoFieldInfo(name: "double_light_press_speed", jsonName: "doubleLightPressSpeed", number: 2, type: .scalar(DoubleLightPressSpeed.self)),
+        ProtoFieldInfo(name: "camera_control", jsonName: "cameraControl", number: 3, type: .scalar(SettingSwitch.self)),
+        ProtoFieldInfo(name: "camera_adjustments", jsonName: "cameraAdjustments", number: 4, type: .scalar(SettingSwitch.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.scalar("lightPressForce", lightPressForce)
+        json.scalar("doubleLightPressSpeed", doubleLightPressSpeed)
+        json.scalar("cameraControl", cameraControl)
+        json.scalar("cameraAdjustments", cameraAdjustments)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.scalar("lightPressForce", LightPressForce.self) { lightPressForce = v }
+        if let v = try reader.scalar("doubleLightPressSpeed", DoubleLightPressSpeed.self) { doubleLightPressSpeed = v }
+        if let v = try reader.scalar("cameraControl", SettingSwitch.self) { cameraControl = v }
+        if let v = try reader.scalar("cameraAdjustments", SettingSwitch.self) { cameraAdjustments = v }
+    }
+}
+
+/// Reads the settings.
+///
+/// Schema: `cameracontrol.v1.GetSettingsRequest` (config.proto).
+public struct GetSettingsRequest: WireMessage, ProtoCodable {
+    /// Every field at its zero value (message fields absent).
+    public init() {}
+
+    /// `cameracontrol.v1.GetSettingsRequest`.
+    public static var protoMessageName: String { "cameracontrol.v1.GetSettingsRequest" }
+    /// The protobuf encoding (Google's bytes: zero fields omitted, field order, packed repeats).
+    public func serializedBytes() -> [UInt8] { encodedBytes() }
+    /// Decodes the protobuf encoding; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: [UInt8]) throws(WireError) { self = try Self.decoding(bytes) }
+    /// Decodes the protobuf encoding in place; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(WireError) {
+        self = try Self.decoding(bytes).get()
+    }
+
+    func encodedSize() -> Int {
+        0
+    }
+
+    func encode(to writer: inout ProtoWriter) {
+    }
+
+    mutating func merge(from reader: inout ProtoReader) throws(WireError) {
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            default:
+                try reader.skip(number: field.number, wireType: field.wireType)
+            }
+        }
+    }
+}
+
+extension GetSettingsRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        let json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let _ = try ProtoJSONReader(json, Self.self)
+    }
+}
+
+/// Changes the settings: each field that is set replaces the current value,
+/// each field left UNSPECIFIED keeps it. A value outside its enum is
+/// INVALID_ARGUMENT and changes nothing.
+///
+/// Schema: `cameracontrol.v1.SetSettingsRequest` (config.proto).
+public struct SetSettingsRequest: WireMessage, ProtoCodable {
+    /// The fields to change.
+    public var settings: Settings? = nil
+
+    /// Every field at its zero value (message fields absent).
+    public init() {}
+
+    /// A message with the fields given; the others are at their zero value.
+    public init(settings: Settings? = nil) {
+        self.settings = settings
+    }
+
+    /// `cameracontrol.v1.SetSettingsRequest`.
+    public static var protoMessageName: String { "cameracontrol.v1.SetSettingsRequest" }
+    /// The protobuf encoding (Google's bytes: zero fields omitted, field order, packed repeats).
+    public func serializedBytes() -> [UInt8] { encodedBytes() }
+    /// Decodes the protobuf encoding; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: [UInt8]) throws(WireError) { self = try Self.decoding(bytes) }
+    /// Decodes the protobuf encoding in place; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(WireError) {
+        self = try Self.decoding(bytes).get()
+    }
+
+    func encodedSize() -> Int {
+        var n = 0
+        if let v = settings { n += 1 + ProtoSize.lengthDelimited(v.encodedSize()) }
+        return n
+    }
+
+    func encode(to writer: inout ProtoWriter) {
+        if let v = settings { writer.varint(10); writer.message(v) }
+    }
+
+    mutating func merge(from reader: inout ProtoReader) throws(WireError) {
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            case (1, 2):
+                var sub = try reader.nested()
+                var value = settings ?? Settings()
+                try value.merge(from: &sub)
+                settings = value
+            default:
+                try reader.skip(number: field.number, wireType: field.wireType)
+            }
+        }
+    }
+}
+
+extension SetSettingsRequest: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "settings", jsonName: "settings", number: 1, type: .message(Settings.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.message("settings", settings)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.message("settings", Settings.self) { settings = v }
+    }
+}
+
+/// The settings in force.
+///
+/// Schema: `cameracontrol.v1.SettingsResponse` (config.proto).
+public struct SettingsResponse: WireMessage, ProtoCodable {
+    /// Every field set.
+    public var settings: Settings? = nil
+    /// Where the settings came from at boot (VOLATILE on a device without a store).
+    public var origin: SettingsOrigin = .unspecified
+    /// Copies the device wrote to its store since boot.
+    public var writes: UInt32 = 0
+
+    /// Every field at its zero value (message fields absent).
+    public init() {}
+
+    /// A message with the fields given; the others are at their zero value.
+    public init(settings: Settings? = nil, origin: SettingsOrigin = .unspecified, writes: UInt32 = 0) {
+        self.settings = settings
+        self.origin = origin
+        self.writes = writes
+    }
+
+    /// `cameracontrol.v1.SettingsResponse`.
+    public static var protoMessageName: String { "cameracontrol.v1.SettingsResponse" }
+    /// The protobuf encoding (Google's bytes: zero fields omitted, field order, packed repeats).
+    public func serializedBytes() -> [UInt8] { encodedBytes() }
+    /// Decodes the protobuf encoding; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: [UInt8]) throws(WireError) { self = try Self.decoding(bytes) }
+    /// Decodes the protobuf encoding in place; throws ``WireError/Code/malformedMessage``.
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(WireError) {
+        self = try Self.decoding(bytes).get()
+    }
+
+    func encodedSize() -> Int {
+        var n = 0
+        if let v = settings { n += 1 + ProtoSize.lengthDelimited(v.encodedSize()) }
+        if origin.rawValue != 0 { let v = origin; n += 1 + ProtoSize.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if writes != 0 { let v = writes; n += 1 + ProtoSize.varint(UInt64(v)) }
+        return n
+    }
+
+    func encode(to writer: inout ProtoWriter) {
+        if let v = settings { writer.varint(10); writer.message(v) }
+        if origin.rawValue != 0 { let v = origin; writer.varint(16); writer.varint(UInt64(bitPattern: Int64(Int32(bitPattern: v.rawValue)))) }
+        if writes != 0 { let v = writes; writer.varint(24); writer.varint(UInt64(v)) }
+    }
+
+    mutating func merge(from reader: inout ProtoReader) throws(WireError) {
+        while let field = try reader.nextField() {
+            switch (field.number, field.wireType) {
+            case (1, 2):
+                var sub = try reader.nested()
+                var value = settings ?? Settings()
+                try value.merge(from: &sub)
+                settings = value
+            case (2, 0):
+                let r = try reader.varint(); origin = (SettingsOrigin(rawValue: UInt32(truncatingIfNeeded: r)) ?? .unspecified)
+            case (3, 0):
+                let r = try reader.varint(); writes = UInt32(truncatingIfNeeded: r)
+            default:
+                try reader.skip(number: field.number, wireType: field.wireType)
+            }
+        }
+    }
+}
+
+extension SettingsResponse: ProtoJSONMessage {
+    /// The fields in schema order: proto and JSON names, numbers, types.
+    public static let protoFields: [ProtoFieldInfo] = [
+        ProtoFieldInfo(name: "settings", jsonName: "settings", number: 1, type: .message(Settings.self)),
+        ProtoFieldInfo(name: "origin", jsonName: "origin", number: 2, type: .scalar(SettingsOrigin.self)),
+        ProtoFieldInfo(name: "writes", jsonName: "writes", number: 3, type: .scalar(UInt32.self)),
+    ]
+
+    /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
+    public func jsonValue(includingDefaults: Bool) -> JSONValue {
+        var json = ProtoJSONWriter(includingDefaults: includingDefaults)
+        json.message("settings", settings)
+        json.scalar("origin", origin)
+        json.scalar("writes", writes)
+        return json.value
+    }
+
+    /// Parses protobuf's JSON mapping; unknown fields are refused (``ProtoJSONError``).
+    public init(json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        let reader = try ProtoJSONReader(json, Self.self)
+        if let v = try reader.message("settings", Settings.self) { settings = v }
+        if let v = try reader.scalar("origin", SettingsOrigin.self) { origin = v }
+        if let v = try reader.scalar("writes", UInt32.self) { writes = v }
     }
 }

@@ -165,12 +165,18 @@ public struct Capabilities: WireMessage, ProtoCodable {
     public var heartbeatIntervalMillis: UInt32 = 0
     /// True when the device also serves SimulatorService.
     public var isSimulator: Bool = false
+    /// v1.2: the device serves ConfigService/GetSettings and SetSettings.
+    public var hasSettings: Bool = false
+    /// v1.2: the settings survive a reset of the device (a store that keeps
+    /// them); false: they are lost at a reset and the device boots with the
+    /// defaults.
+    public var settingsPersist: Bool = false
 
     /// Every field at its zero value (message fields absent).
     public init() {}
 
     /// A message with the fields given; the others are at their zero value.
-    public init(hasForceSensor: Bool = false, hasTouchSensor: Bool = false, hasSlideStrip: Bool = false, buttons: [InputSource] = [], forceMaxMillinewtons: UInt32 = 0, slideResolution: UInt32 = 0, slideLengthMicrometres: UInt32 = 0, sampleRatesHertz: [UInt32] = [], maxFrameBytes: UInt32 = 0, maxConcurrentCalls: UInt32 = 0, maxControls: UInt32 = 0, supportsControls: Bool = false, hapticPatterns: [HapticPattern] = [], hasSpeaker: Bool = false, hasIndicatorLED: Bool = false, thresholds: Thresholds? = nil, heartbeatIntervalMillis: UInt32 = 0, isSimulator: Bool = false) {
+    public init(hasForceSensor: Bool = false, hasTouchSensor: Bool = false, hasSlideStrip: Bool = false, buttons: [InputSource] = [], forceMaxMillinewtons: UInt32 = 0, slideResolution: UInt32 = 0, slideLengthMicrometres: UInt32 = 0, sampleRatesHertz: [UInt32] = [], maxFrameBytes: UInt32 = 0, maxConcurrentCalls: UInt32 = 0, maxControls: UInt32 = 0, supportsControls: Bool = false, hapticPatterns: [HapticPattern] = [], hasSpeaker: Bool = false, hasIndicatorLED: Bool = false, thresholds: Thresholds? = nil, heartbeatIntervalMillis: UInt32 = 0, isSimulator: Bool = false, hasSettings: Bool = false, settingsPersist: Bool = false) {
         self.hasForceSensor = hasForceSensor
         self.hasTouchSensor = hasTouchSensor
         self.hasSlideStrip = hasSlideStrip
@@ -189,6 +195,8 @@ public struct Capabilities: WireMessage, ProtoCodable {
         self.thresholds = thresholds
         self.heartbeatIntervalMillis = heartbeatIntervalMillis
         self.isSimulator = isSimulator
+        self.hasSettings = hasSettings
+        self.settingsPersist = settingsPersist
     }
 
     /// `cameracontrol.v1.Capabilities`.
@@ -222,6 +230,8 @@ public struct Capabilities: WireMessage, ProtoCodable {
         if let v = thresholds { n += 2 + ProtoSize.lengthDelimited(v.encodedSize()) }
         if heartbeatIntervalMillis != 0 { let v = heartbeatIntervalMillis; n += 2 + ProtoSize.varint(UInt64(v)) }
         if isSimulator { let v = isSimulator; n += 2 + ProtoSize.varint((v ? 1 : 0)) }
+        if hasSettings { let v = hasSettings; n += 2 + ProtoSize.varint((v ? 1 : 0)) }
+        if settingsPersist { let v = settingsPersist; n += 2 + ProtoSize.varint((v ? 1 : 0)) }
         return n
     }
 
@@ -259,6 +269,8 @@ public struct Capabilities: WireMessage, ProtoCodable {
         if let v = thresholds { writer.varint(130); writer.message(v) }
         if heartbeatIntervalMillis != 0 { let v = heartbeatIntervalMillis; writer.varint(136); writer.varint(UInt64(v)) }
         if isSimulator { let v = isSimulator; writer.varint(144); writer.varint((v ? 1 : 0)) }
+        if hasSettings { let v = hasSettings; writer.varint(152); writer.varint((v ? 1 : 0)) }
+        if settingsPersist { let v = settingsPersist; writer.varint(160); writer.varint((v ? 1 : 0)) }
     }
 
     mutating func merge(from reader: inout ProtoReader) throws(WireError) {
@@ -312,6 +324,10 @@ public struct Capabilities: WireMessage, ProtoCodable {
                 let r = try reader.varint(); heartbeatIntervalMillis = UInt32(truncatingIfNeeded: r)
             case (18, 0):
                 let r = try reader.varint(); isSimulator = (r != 0)
+            case (19, 0):
+                let r = try reader.varint(); hasSettings = (r != 0)
+            case (20, 0):
+                let r = try reader.varint(); settingsPersist = (r != 0)
             default:
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
@@ -340,6 +356,8 @@ extension Capabilities: ProtoJSONMessage {
         ProtoFieldInfo(name: "thresholds", jsonName: "thresholds", number: 16, type: .message(Thresholds.self)),
         ProtoFieldInfo(name: "heartbeat_interval_ms", jsonName: "heartbeatIntervalMs", number: 17, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "is_simulator", jsonName: "isSimulator", number: 18, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "has_settings", jsonName: "hasSettings", number: 19, type: .scalar(Bool.self)),
+        ProtoFieldInfo(name: "settings_persist", jsonName: "settingsPersist", number: 20, type: .scalar(Bool.self)),
     ]
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
@@ -363,6 +381,8 @@ extension Capabilities: ProtoJSONMessage {
         json.message("thresholds", thresholds)
         json.scalar("heartbeatIntervalMs", heartbeatIntervalMillis)
         json.scalar("isSimulator", isSimulator)
+        json.scalar("hasSettings", hasSettings)
+        json.scalar("settingsPersist", settingsPersist)
         return json.value
     }
 
@@ -388,6 +408,8 @@ extension Capabilities: ProtoJSONMessage {
         if let v = try reader.message("thresholds", Thresholds.self) { thresholds = v }
         if let v = try reader.scalar("heartbeatIntervalMs", UInt32.self) { heartbeatIntervalMillis = v }
         if let v = try reader.scalar("isSimulator", Bool.self) { isSimulator = v }
+        if let v = try reader.scalar("hasSettings", Bool.self) { hasSettings = v }
+        if let v = try reader.scalar("settingsPersist", Bool.self) { settingsPersist = v }
     }
 }
 

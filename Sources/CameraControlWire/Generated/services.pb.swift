@@ -12,6 +12,8 @@ extension MethodInfo {
         MethodInfo(id: MethodID(service: 2, method: 2), serviceName: "InputService", methodName: "StreamRawSamples", requestType: StreamRawSamplesRequest.self, responseType: RawSampleBatch.self, isServerStreaming: true),
         MethodInfo(id: MethodID(service: 3, method: 1), serviceName: "ConfigService", methodName: "GetConfig", requestType: GetConfigRequest.self, responseType: Config.self, isServerStreaming: false),
         MethodInfo(id: MethodID(service: 3, method: 2), serviceName: "ConfigService", methodName: "Configure", requestType: ConfigureRequest.self, responseType: Config.self, isServerStreaming: false),
+        MethodInfo(id: MethodID(service: 3, method: 3), serviceName: "ConfigService", methodName: "GetSettings", requestType: GetSettingsRequest.self, responseType: SettingsResponse.self, isServerStreaming: false),
+        MethodInfo(id: MethodID(service: 3, method: 4), serviceName: "ConfigService", methodName: "SetSettings", requestType: SetSettingsRequest.self, responseType: SettingsResponse.self, isServerStreaming: false),
         MethodInfo(id: MethodID(service: 4, method: 1), serviceName: "FeedbackService", methodName: "PlayHaptic", requestType: PlayHapticRequest.self, responseType: FeedbackResponse.self, isServerStreaming: false),
         MethodInfo(id: MethodID(service: 4, method: 2), serviceName: "FeedbackService", methodName: "PlaySound", requestType: PlaySoundRequest.self, responseType: FeedbackResponse.self, isServerStreaming: false),
         MethodInfo(id: MethodID(service: 4, method: 3), serviceName: "FeedbackService", methodName: "SetIndicator", requestType: SetIndicatorRequest.self, responseType: FeedbackResponse.self, isServerStreaming: false),
@@ -30,13 +32,15 @@ extension MethodInfo {
         case (2, 2): allV1[3]
         case (3, 1): allV1[4]
         case (3, 2): allV1[5]
-        case (4, 1): allV1[6]
-        case (4, 2): allV1[7]
-        case (4, 3): allV1[8]
-        case (5, 1): allV1[9]
-        case (5, 2): allV1[10]
-        case (6, 1): allV1[11]
-        case (6, 2): allV1[12]
+        case (3, 3): allV1[6]
+        case (3, 4): allV1[7]
+        case (4, 1): allV1[8]
+        case (4, 2): allV1[9]
+        case (4, 3): allV1[10]
+        case (5, 1): allV1[11]
+        case (5, 2): allV1[12]
+        case (6, 1): allV1[13]
+        case (6, 2): allV1[14]
         default: nil
         }
     }
@@ -50,6 +54,10 @@ extension ProtoJSON {
         Config.self,
         GetConfigRequest.self,
         ConfigureRequest.self,
+        Settings.self,
+        GetSettingsRequest.self,
+        SetSettingsRequest.self,
+        SettingsResponse.self,
         DeviceIdentity.self,
         Capabilities.self,
         HandshakeRequest.self,

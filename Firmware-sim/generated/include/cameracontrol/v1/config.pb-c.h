@@ -19,10 +19,111 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Cameracontrol__V1__Config Cameracontrol__V1__Config;
 typedef struct Cameracontrol__V1__GetConfigRequest Cameracontrol__V1__GetConfigRequest;
 typedef struct Cameracontrol__V1__ConfigureRequest Cameracontrol__V1__ConfigureRequest;
+typedef struct Cameracontrol__V1__Settings Cameracontrol__V1__Settings;
+typedef struct Cameracontrol__V1__GetSettingsRequest Cameracontrol__V1__GetSettingsRequest;
+typedef struct Cameracontrol__V1__SetSettingsRequest Cameracontrol__V1__SetSettingsRequest;
+typedef struct Cameracontrol__V1__SettingsResponse Cameracontrol__V1__SettingsResponse;
 
 
 /* --- enums --- */
 
+/*
+ * Light-Press Force: how hard a light press must be. The device applies it to
+ * its light-press thresholds (on / off): LIGHTER 600 / 400 mN, DEFAULT
+ * 800 / 500 mN, FIRMER 1100 / 700 mN; the full press does not move.
+ */
+typedef enum _Cameracontrol__V1__LightPressForce {
+  /*
+   * Not set: in SetSettings, keep the current value.
+   */
+  CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_UNSPECIFIED = 0,
+  /*
+   * A lighter light press (600 / 400 mN).
+   */
+  CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_LIGHTER = 1,
+  /*
+   * The default (800 / 500 mN).
+   */
+  CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_DEFAULT = 2,
+  /*
+   * A firmer light press (1100 / 700 mN).
+   */
+  CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_FIRMER = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMERACONTROL__V1__LIGHT_PRESS_FORCE)
+} Cameracontrol__V1__LightPressForce;
+/*
+ * Double Light-Press Speed: how long after the first light press the second
+ * may start and still make a double light press. The host's gesture
+ * recogniser applies it: DEFAULT 300 ms, SLOWER 450 ms, SLOWEST 600 ms.
+ */
+typedef enum _Cameracontrol__V1__DoubleLightPressSpeed {
+  /*
+   * Not set: in SetSettings, keep the current value.
+   */
+  CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED = 0,
+  /*
+   * 300 ms.
+   */
+  CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_DEFAULT = 1,
+  /*
+   * 450 ms.
+   */
+  CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_SLOWER = 2,
+  /*
+   * 600 ms.
+   */
+  CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_SLOWEST = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED)
+} Cameracontrol__V1__DoubleLightPressSpeed;
+/*
+ * An on/off setting.
+ */
+typedef enum _Cameracontrol__V1__SettingSwitch {
+  /*
+   * Not set: in SetSettings, keep the current value.
+   */
+  CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_UNSPECIFIED = 0,
+  /*
+   * On.
+   */
+  CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_ON = 1,
+  /*
+   * Off.
+   */
+  CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_OFF = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMERACONTROL__V1__SETTING_SWITCH)
+} Cameracontrol__V1__SettingSwitch;
+/*
+ * Where the settings in force came from at boot.
+ */
+typedef enum _Cameracontrol__V1__SettingsOrigin {
+  /*
+   * Not set (never sent by a conforming device).
+   */
+  CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_UNSPECIFIED = 0,
+  /*
+   * Read from the newest stored copy.
+   */
+  CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_LOADED = 1,
+  /*
+   * The newest copy was damaged (a write cut short); the older copy was used.
+   */
+  CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_RECOVERED = 2,
+  /*
+   * Nothing stored yet: the defaults.
+   */
+  CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_EMPTY = 3,
+  /*
+   * Every stored copy was damaged: the defaults.
+   */
+  CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_CORRUPT = 4,
+  /*
+   * The device keeps no settings across a reset (settings_persist is false):
+   * the defaults at boot, then whatever SetSettings set.
+   */
+  CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_VOLATILE = 5
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMERACONTROL__V1__SETTINGS_ORIGIN)
+} Cameracontrol__V1__SettingsOrigin;
 
 /* --- messages --- */
 
@@ -86,6 +187,91 @@ struct  Cameracontrol__V1__ConfigureRequest
     , NULL }
 
 
+/*
+ * The user's settings. In a response every field is set (never UNSPECIFIED).
+ */
+struct  Cameracontrol__V1__Settings
+{
+  ProtobufCMessage base;
+  /*
+   * Light-Press Force; default DEFAULT.
+   */
+  Cameracontrol__V1__LightPressForce light_press_force;
+  /*
+   * Double Light-Press Speed; default DEFAULT.
+   */
+  Cameracontrol__V1__DoubleLightPressSpeed double_light_press_speed;
+  /*
+   * Camera Control; default ON. OFF: the device sends no event of the Camera
+   * Control (INPUT_SOURCE_CAMERA_CONTROL); the buttons and the remote go on.
+   */
+  Cameracontrol__V1__SettingSwitch camera_control;
+  /*
+   * Camera Adjustments; default ON. OFF: the device sends no touch, slide or
+   * light-press event, so no overlay appears and no slider moves; the full
+   * press (the capture) goes on.
+   */
+  Cameracontrol__V1__SettingSwitch camera_adjustments;
+};
+#define CAMERACONTROL__V1__SETTINGS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__settings__descriptor) \
+    , CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_UNSPECIFIED, CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED, CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_UNSPECIFIED, CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_UNSPECIFIED }
+
+
+/*
+ * Reads the settings.
+ */
+struct  Cameracontrol__V1__GetSettingsRequest
+{
+  ProtobufCMessage base;
+};
+#define CAMERACONTROL__V1__GET_SETTINGS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__get_settings_request__descriptor) \
+     }
+
+
+/*
+ * Changes the settings: each field that is set replaces the current value,
+ * each field left UNSPECIFIED keeps it. A value outside its enum is
+ * INVALID_ARGUMENT and changes nothing.
+ */
+struct  Cameracontrol__V1__SetSettingsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The fields to change.
+   */
+  Cameracontrol__V1__Settings *settings;
+};
+#define CAMERACONTROL__V1__SET_SETTINGS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__set_settings_request__descriptor) \
+    , NULL }
+
+
+/*
+ * The settings in force.
+ */
+struct  Cameracontrol__V1__SettingsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Every field set.
+   */
+  Cameracontrol__V1__Settings *settings;
+  /*
+   * Where the settings came from at boot (VOLATILE on a device without a store).
+   */
+  Cameracontrol__V1__SettingsOrigin origin;
+  /*
+   * Copies the device wrote to its store since boot.
+   */
+  uint32_t writes;
+};
+#define CAMERACONTROL__V1__SETTINGS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__settings_response__descriptor) \
+    , NULL, CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_UNSPECIFIED, 0 }
+
+
 /* Cameracontrol__V1__Config methods */
 void   cameracontrol__v1__config__init
                      (Cameracontrol__V1__Config         *message);
@@ -143,6 +329,82 @@ Cameracontrol__V1__ConfigureRequest *
 void   cameracontrol__v1__configure_request__free_unpacked
                      (Cameracontrol__V1__ConfigureRequest *message,
                       ProtobufCAllocator *allocator);
+/* Cameracontrol__V1__Settings methods */
+void   cameracontrol__v1__settings__init
+                     (Cameracontrol__V1__Settings         *message);
+size_t cameracontrol__v1__settings__get_packed_size
+                     (const Cameracontrol__V1__Settings   *message);
+size_t cameracontrol__v1__settings__pack
+                     (const Cameracontrol__V1__Settings   *message,
+                      uint8_t             *out);
+size_t cameracontrol__v1__settings__pack_to_buffer
+                     (const Cameracontrol__V1__Settings   *message,
+                      ProtobufCBuffer     *buffer);
+Cameracontrol__V1__Settings *
+       cameracontrol__v1__settings__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   cameracontrol__v1__settings__free_unpacked
+                     (Cameracontrol__V1__Settings *message,
+                      ProtobufCAllocator *allocator);
+/* Cameracontrol__V1__GetSettingsRequest methods */
+void   cameracontrol__v1__get_settings_request__init
+                     (Cameracontrol__V1__GetSettingsRequest         *message);
+size_t cameracontrol__v1__get_settings_request__get_packed_size
+                     (const Cameracontrol__V1__GetSettingsRequest   *message);
+size_t cameracontrol__v1__get_settings_request__pack
+                     (const Cameracontrol__V1__GetSettingsRequest   *message,
+                      uint8_t             *out);
+size_t cameracontrol__v1__get_settings_request__pack_to_buffer
+                     (const Cameracontrol__V1__GetSettingsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Cameracontrol__V1__GetSettingsRequest *
+       cameracontrol__v1__get_settings_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   cameracontrol__v1__get_settings_request__free_unpacked
+                     (Cameracontrol__V1__GetSettingsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Cameracontrol__V1__SetSettingsRequest methods */
+void   cameracontrol__v1__set_settings_request__init
+                     (Cameracontrol__V1__SetSettingsRequest         *message);
+size_t cameracontrol__v1__set_settings_request__get_packed_size
+                     (const Cameracontrol__V1__SetSettingsRequest   *message);
+size_t cameracontrol__v1__set_settings_request__pack
+                     (const Cameracontrol__V1__SetSettingsRequest   *message,
+                      uint8_t             *out);
+size_t cameracontrol__v1__set_settings_request__pack_to_buffer
+                     (const Cameracontrol__V1__SetSettingsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Cameracontrol__V1__SetSettingsRequest *
+       cameracontrol__v1__set_settings_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   cameracontrol__v1__set_settings_request__free_unpacked
+                     (Cameracontrol__V1__SetSettingsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Cameracontrol__V1__SettingsResponse methods */
+void   cameracontrol__v1__settings_response__init
+                     (Cameracontrol__V1__SettingsResponse         *message);
+size_t cameracontrol__v1__settings_response__get_packed_size
+                     (const Cameracontrol__V1__SettingsResponse   *message);
+size_t cameracontrol__v1__settings_response__pack
+                     (const Cameracontrol__V1__SettingsResponse   *message,
+                      uint8_t             *out);
+size_t cameracontrol__v1__settings_response__pack_to_buffer
+                     (const Cameracontrol__V1__SettingsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Cameracontrol__V1__SettingsResponse *
+       cameracontrol__v1__settings_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   cameracontrol__v1__settings_response__free_unpacked
+                     (Cameracontrol__V1__SettingsResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Cameracontrol__V1__Config_Closure)
@@ -154,15 +416,35 @@ typedef void (*Cameracontrol__V1__GetConfigRequest_Closure)
 typedef void (*Cameracontrol__V1__ConfigureRequest_Closure)
                  (const Cameracontrol__V1__ConfigureRequest *message,
                   void *closure_data);
+typedef void (*Cameracontrol__V1__Settings_Closure)
+                 (const Cameracontrol__V1__Settings *message,
+                  void *closure_data);
+typedef void (*Cameracontrol__V1__GetSettingsRequest_Closure)
+                 (const Cameracontrol__V1__GetSettingsRequest *message,
+                  void *closure_data);
+typedef void (*Cameracontrol__V1__SetSettingsRequest_Closure)
+                 (const Cameracontrol__V1__SetSettingsRequest *message,
+                  void *closure_data);
+typedef void (*Cameracontrol__V1__SettingsResponse_Closure)
+                 (const Cameracontrol__V1__SettingsResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
 
 /* --- descriptors --- */
 
+extern const ProtobufCEnumDescriptor    cameracontrol__v1__light_press_force__descriptor;
+extern const ProtobufCEnumDescriptor    cameracontrol__v1__double_light_press_speed__descriptor;
+extern const ProtobufCEnumDescriptor    cameracontrol__v1__setting_switch__descriptor;
+extern const ProtobufCEnumDescriptor    cameracontrol__v1__settings_origin__descriptor;
 extern const ProtobufCMessageDescriptor cameracontrol__v1__config__descriptor;
 extern const ProtobufCMessageDescriptor cameracontrol__v1__get_config_request__descriptor;
 extern const ProtobufCMessageDescriptor cameracontrol__v1__configure_request__descriptor;
+extern const ProtobufCMessageDescriptor cameracontrol__v1__settings__descriptor;
+extern const ProtobufCMessageDescriptor cameracontrol__v1__get_settings_request__descriptor;
+extern const ProtobufCMessageDescriptor cameracontrol__v1__set_settings_request__descriptor;
+extern const ProtobufCMessageDescriptor cameracontrol__v1__settings_response__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -149,10 +149,20 @@ struct  Cameracontrol__V1__Capabilities
    * True when the device also serves SimulatorService.
    */
   protobuf_c_boolean is_simulator;
+  /*
+   * v1.2: the device serves ConfigService/GetSettings and SetSettings.
+   */
+  protobuf_c_boolean has_settings;
+  /*
+   * v1.2: the settings survive a reset of the device (a store that keeps
+   * them); false: they are lost at a reset and the device boots with the
+   * defaults.
+   */
+  protobuf_c_boolean settings_persist;
 };
 #define CAMERACONTROL__V1__CAPABILITIES__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__capabilities__descriptor) \
-    , 0, 0, 0, 0,NULL, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, NULL, 0, 0 }
+    , 0, 0, 0, 0,NULL, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, NULL, 0, 0, 0, 0 }
 
 
 /*

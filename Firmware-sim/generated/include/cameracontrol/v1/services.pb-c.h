@@ -105,6 +105,14 @@ struct Cameracontrol__V1__ConfigService_Service
                     const Cameracontrol__V1__ConfigureRequest *input,
                     Cameracontrol__V1__Config_Closure closure,
                     void *closure_data);
+  void (*get_settings)(Cameracontrol__V1__ConfigService_Service *service,
+                       const Cameracontrol__V1__GetSettingsRequest *input,
+                       Cameracontrol__V1__SettingsResponse_Closure closure,
+                       void *closure_data);
+  void (*set_settings)(Cameracontrol__V1__ConfigService_Service *service,
+                       const Cameracontrol__V1__SetSettingsRequest *input,
+                       Cameracontrol__V1__SettingsResponse_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Cameracontrol__V1__ConfigService_ServiceDestroy)(Cameracontrol__V1__ConfigService_Service *);
 void cameracontrol__v1__config_service__init (Cameracontrol__V1__ConfigService_Service *service,
@@ -114,7 +122,9 @@ void cameracontrol__v1__config_service__init (Cameracontrol__V1__ConfigService_S
 #define CAMERACONTROL__V1__CONFIG_SERVICE__INIT(function_prefix__) \
     { CAMERACONTROL__V1__CONFIG_SERVICE__BASE_INIT,\
       function_prefix__ ## get_config,\
-      function_prefix__ ## configure  }
+      function_prefix__ ## configure,\
+      function_prefix__ ## get_settings,\
+      function_prefix__ ## set_settings  }
 void cameracontrol__v1__config_service__get_config(ProtobufCService *service,
                                                    const Cameracontrol__V1__GetConfigRequest *input,
                                                    Cameracontrol__V1__Config_Closure closure,
@@ -123,6 +133,14 @@ void cameracontrol__v1__config_service__configure(ProtobufCService *service,
                                                   const Cameracontrol__V1__ConfigureRequest *input,
                                                   Cameracontrol__V1__Config_Closure closure,
                                                   void *closure_data);
+void cameracontrol__v1__config_service__get_settings(ProtobufCService *service,
+                                                     const Cameracontrol__V1__GetSettingsRequest *input,
+                                                     Cameracontrol__V1__SettingsResponse_Closure closure,
+                                                     void *closure_data);
+void cameracontrol__v1__config_service__set_settings(ProtobufCService *service,
+                                                     const Cameracontrol__V1__SetSettingsRequest *input,
+                                                     Cameracontrol__V1__SettingsResponse_Closure closure,
+                                                     void *closure_data);
 typedef struct Cameracontrol__V1__FeedbackService_Service Cameracontrol__V1__FeedbackService_Service;
 struct Cameracontrol__V1__FeedbackService_Service
 {

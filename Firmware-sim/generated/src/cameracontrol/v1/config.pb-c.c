@@ -142,6 +142,186 @@ void   cameracontrol__v1__configure_request__free_unpacked
   assert(message->base.descriptor == &cameracontrol__v1__configure_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   cameracontrol__v1__settings__init
+                     (Cameracontrol__V1__Settings         *message)
+{
+  static const Cameracontrol__V1__Settings init_value = CAMERACONTROL__V1__SETTINGS__INIT;
+  *message = init_value;
+}
+size_t cameracontrol__v1__settings__get_packed_size
+                     (const Cameracontrol__V1__Settings *message)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__settings__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t cameracontrol__v1__settings__pack
+                     (const Cameracontrol__V1__Settings *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__settings__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t cameracontrol__v1__settings__pack_to_buffer
+                     (const Cameracontrol__V1__Settings *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__settings__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Cameracontrol__V1__Settings *
+       cameracontrol__v1__settings__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Cameracontrol__V1__Settings *)
+     protobuf_c_message_unpack (&cameracontrol__v1__settings__descriptor,
+                                allocator, len, data);
+}
+void   cameracontrol__v1__settings__free_unpacked
+                     (Cameracontrol__V1__Settings *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &cameracontrol__v1__settings__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   cameracontrol__v1__get_settings_request__init
+                     (Cameracontrol__V1__GetSettingsRequest         *message)
+{
+  static const Cameracontrol__V1__GetSettingsRequest init_value = CAMERACONTROL__V1__GET_SETTINGS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t cameracontrol__v1__get_settings_request__get_packed_size
+                     (const Cameracontrol__V1__GetSettingsRequest *message)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__get_settings_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t cameracontrol__v1__get_settings_request__pack
+                     (const Cameracontrol__V1__GetSettingsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__get_settings_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t cameracontrol__v1__get_settings_request__pack_to_buffer
+                     (const Cameracontrol__V1__GetSettingsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__get_settings_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Cameracontrol__V1__GetSettingsRequest *
+       cameracontrol__v1__get_settings_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Cameracontrol__V1__GetSettingsRequest *)
+     protobuf_c_message_unpack (&cameracontrol__v1__get_settings_request__descriptor,
+                                allocator, len, data);
+}
+void   cameracontrol__v1__get_settings_request__free_unpacked
+                     (Cameracontrol__V1__GetSettingsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &cameracontrol__v1__get_settings_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   cameracontrol__v1__set_settings_request__init
+                     (Cameracontrol__V1__SetSettingsRequest         *message)
+{
+  static const Cameracontrol__V1__SetSettingsRequest init_value = CAMERACONTROL__V1__SET_SETTINGS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t cameracontrol__v1__set_settings_request__get_packed_size
+                     (const Cameracontrol__V1__SetSettingsRequest *message)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__set_settings_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t cameracontrol__v1__set_settings_request__pack
+                     (const Cameracontrol__V1__SetSettingsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__set_settings_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t cameracontrol__v1__set_settings_request__pack_to_buffer
+                     (const Cameracontrol__V1__SetSettingsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__set_settings_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Cameracontrol__V1__SetSettingsRequest *
+       cameracontrol__v1__set_settings_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Cameracontrol__V1__SetSettingsRequest *)
+     protobuf_c_message_unpack (&cameracontrol__v1__set_settings_request__descriptor,
+                                allocator, len, data);
+}
+void   cameracontrol__v1__set_settings_request__free_unpacked
+                     (Cameracontrol__V1__SetSettingsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &cameracontrol__v1__set_settings_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   cameracontrol__v1__settings_response__init
+                     (Cameracontrol__V1__SettingsResponse         *message)
+{
+  static const Cameracontrol__V1__SettingsResponse init_value = CAMERACONTROL__V1__SETTINGS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t cameracontrol__v1__settings_response__get_packed_size
+                     (const Cameracontrol__V1__SettingsResponse *message)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__settings_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t cameracontrol__v1__settings_response__pack
+                     (const Cameracontrol__V1__SettingsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__settings_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t cameracontrol__v1__settings_response__pack_to_buffer
+                     (const Cameracontrol__V1__SettingsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &cameracontrol__v1__settings_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Cameracontrol__V1__SettingsResponse *
+       cameracontrol__v1__settings_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Cameracontrol__V1__SettingsResponse *)
+     protobuf_c_message_unpack (&cameracontrol__v1__settings_response__descriptor,
+                                allocator, len, data);
+}
+void   cameracontrol__v1__settings_response__free_unpacked
+                     (Cameracontrol__V1__SettingsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &cameracontrol__v1__settings_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor cameracontrol__v1__config__field_descriptors[4] =
 {
   {
@@ -274,4 +454,331 @@ const ProtobufCMessageDescriptor cameracontrol__v1__configure_request__descripto
   1,  cameracontrol__v1__configure_request__number_ranges,
   (ProtobufCMessageInit) cameracontrol__v1__configure_request__init,
   NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor cameracontrol__v1__settings__field_descriptors[4] =
+{
+  {
+    "light_press_force",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Settings, light_press_force),
+    &cameracontrol__v1__light_press_force__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "double_light_press_speed",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Settings, double_light_press_speed),
+    &cameracontrol__v1__double_light_press_speed__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "camera_control",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Settings, camera_control),
+    &cameracontrol__v1__setting_switch__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "camera_adjustments",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Settings, camera_adjustments),
+    &cameracontrol__v1__setting_switch__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned cameracontrol__v1__settings__field_indices_by_name[] = {
+  3,   /* field[3] = camera_adjustments */
+  2,   /* field[2] = camera_control */
+  1,   /* field[1] = double_light_press_speed */
+  0,   /* field[0] = light_press_force */
+};
+static const ProtobufCIntRange cameracontrol__v1__settings__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor cameracontrol__v1__settings__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.Settings",
+  "Settings",
+  "Cameracontrol__V1__Settings",
+  "cameracontrol.v1",
+  sizeof(Cameracontrol__V1__Settings),
+  4,
+  cameracontrol__v1__settings__field_descriptors,
+  cameracontrol__v1__settings__field_indices_by_name,
+  1,  cameracontrol__v1__settings__number_ranges,
+  (ProtobufCMessageInit) cameracontrol__v1__settings__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define cameracontrol__v1__get_settings_request__field_descriptors NULL
+#define cameracontrol__v1__get_settings_request__field_indices_by_name NULL
+#define cameracontrol__v1__get_settings_request__number_ranges NULL
+const ProtobufCMessageDescriptor cameracontrol__v1__get_settings_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.GetSettingsRequest",
+  "GetSettingsRequest",
+  "Cameracontrol__V1__GetSettingsRequest",
+  "cameracontrol.v1",
+  sizeof(Cameracontrol__V1__GetSettingsRequest),
+  0,
+  cameracontrol__v1__get_settings_request__field_descriptors,
+  cameracontrol__v1__get_settings_request__field_indices_by_name,
+  0,  cameracontrol__v1__get_settings_request__number_ranges,
+  (ProtobufCMessageInit) cameracontrol__v1__get_settings_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor cameracontrol__v1__set_settings_request__field_descriptors[1] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__SetSettingsRequest, settings),
+    &cameracontrol__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned cameracontrol__v1__set_settings_request__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+};
+static const ProtobufCIntRange cameracontrol__v1__set_settings_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor cameracontrol__v1__set_settings_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.SetSettingsRequest",
+  "SetSettingsRequest",
+  "Cameracontrol__V1__SetSettingsRequest",
+  "cameracontrol.v1",
+  sizeof(Cameracontrol__V1__SetSettingsRequest),
+  1,
+  cameracontrol__v1__set_settings_request__field_descriptors,
+  cameracontrol__v1__set_settings_request__field_indices_by_name,
+  1,  cameracontrol__v1__set_settings_request__number_ranges,
+  (ProtobufCMessageInit) cameracontrol__v1__set_settings_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor cameracontrol__v1__settings_response__field_descriptors[3] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__SettingsResponse, settings),
+    &cameracontrol__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "origin",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__SettingsResponse, origin),
+    &cameracontrol__v1__settings_origin__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "writes",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__SettingsResponse, writes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned cameracontrol__v1__settings_response__field_indices_by_name[] = {
+  1,   /* field[1] = origin */
+  0,   /* field[0] = settings */
+  2,   /* field[2] = writes */
+};
+static const ProtobufCIntRange cameracontrol__v1__settings_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor cameracontrol__v1__settings_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.SettingsResponse",
+  "SettingsResponse",
+  "Cameracontrol__V1__SettingsResponse",
+  "cameracontrol.v1",
+  sizeof(Cameracontrol__V1__SettingsResponse),
+  3,
+  cameracontrol__v1__settings_response__field_descriptors,
+  cameracontrol__v1__settings_response__field_indices_by_name,
+  1,  cameracontrol__v1__settings_response__number_ranges,
+  (ProtobufCMessageInit) cameracontrol__v1__settings_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue cameracontrol__v1__light_press_force__enum_values_by_number[4] =
+{
+  { "LIGHT_PRESS_FORCE_UNSPECIFIED", "CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_UNSPECIFIED", 0 },
+  { "LIGHT_PRESS_FORCE_LIGHTER", "CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_LIGHTER", 1 },
+  { "LIGHT_PRESS_FORCE_DEFAULT", "CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_DEFAULT", 2 },
+  { "LIGHT_PRESS_FORCE_FIRMER", "CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_FIRMER", 3 },
+};
+static const ProtobufCIntRange cameracontrol__v1__light_press_force__value_ranges[] = {
+{0, 0},{0, 4}
+};
+static const ProtobufCEnumValueIndex cameracontrol__v1__light_press_force__enum_values_by_name[4] =
+{
+  { "LIGHT_PRESS_FORCE_DEFAULT", 2 },
+  { "LIGHT_PRESS_FORCE_FIRMER", 3 },
+  { "LIGHT_PRESS_FORCE_LIGHTER", 1 },
+  { "LIGHT_PRESS_FORCE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor cameracontrol__v1__light_press_force__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.LightPressForce",
+  "LightPressForce",
+  "Cameracontrol__V1__LightPressForce",
+  "cameracontrol.v1",
+  4,
+  cameracontrol__v1__light_press_force__enum_values_by_number,
+  4,
+  cameracontrol__v1__light_press_force__enum_values_by_name,
+  1,
+  cameracontrol__v1__light_press_force__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue cameracontrol__v1__double_light_press_speed__enum_values_by_number[4] =
+{
+  { "DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED", "CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED", 0 },
+  { "DOUBLE_LIGHT_PRESS_SPEED_DEFAULT", "CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_DEFAULT", 1 },
+  { "DOUBLE_LIGHT_PRESS_SPEED_SLOWER", "CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_SLOWER", 2 },
+  { "DOUBLE_LIGHT_PRESS_SPEED_SLOWEST", "CAMERACONTROL__V1__DOUBLE_LIGHT_PRESS_SPEED__DOUBLE_LIGHT_PRESS_SPEED_SLOWEST", 3 },
+};
+static const ProtobufCIntRange cameracontrol__v1__double_light_press_speed__value_ranges[] = {
+{0, 0},{0, 4}
+};
+static const ProtobufCEnumValueIndex cameracontrol__v1__double_light_press_speed__enum_values_by_name[4] =
+{
+  { "DOUBLE_LIGHT_PRESS_SPEED_DEFAULT", 1 },
+  { "DOUBLE_LIGHT_PRESS_SPEED_SLOWER", 2 },
+  { "DOUBLE_LIGHT_PRESS_SPEED_SLOWEST", 3 },
+  { "DOUBLE_LIGHT_PRESS_SPEED_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor cameracontrol__v1__double_light_press_speed__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.DoubleLightPressSpeed",
+  "DoubleLightPressSpeed",
+  "Cameracontrol__V1__DoubleLightPressSpeed",
+  "cameracontrol.v1",
+  4,
+  cameracontrol__v1__double_light_press_speed__enum_values_by_number,
+  4,
+  cameracontrol__v1__double_light_press_speed__enum_values_by_name,
+  1,
+  cameracontrol__v1__double_light_press_speed__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue cameracontrol__v1__setting_switch__enum_values_by_number[3] =
+{
+  { "SETTING_SWITCH_UNSPECIFIED", "CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_UNSPECIFIED", 0 },
+  { "SETTING_SWITCH_ON", "CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_ON", 1 },
+  { "SETTING_SWITCH_OFF", "CAMERACONTROL__V1__SETTING_SWITCH__SETTING_SWITCH_OFF", 2 },
+};
+static const ProtobufCIntRange cameracontrol__v1__setting_switch__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex cameracontrol__v1__setting_switch__enum_values_by_name[3] =
+{
+  { "SETTING_SWITCH_OFF", 2 },
+  { "SETTING_SWITCH_ON", 1 },
+  { "SETTING_SWITCH_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor cameracontrol__v1__setting_switch__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.SettingSwitch",
+  "SettingSwitch",
+  "Cameracontrol__V1__SettingSwitch",
+  "cameracontrol.v1",
+  3,
+  cameracontrol__v1__setting_switch__enum_values_by_number,
+  3,
+  cameracontrol__v1__setting_switch__enum_values_by_name,
+  1,
+  cameracontrol__v1__setting_switch__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue cameracontrol__v1__settings_origin__enum_values_by_number[6] =
+{
+  { "SETTINGS_ORIGIN_UNSPECIFIED", "CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_UNSPECIFIED", 0 },
+  { "SETTINGS_ORIGIN_LOADED", "CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_LOADED", 1 },
+  { "SETTINGS_ORIGIN_RECOVERED", "CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_RECOVERED", 2 },
+  { "SETTINGS_ORIGIN_EMPTY", "CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_EMPTY", 3 },
+  { "SETTINGS_ORIGIN_CORRUPT", "CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_CORRUPT", 4 },
+  { "SETTINGS_ORIGIN_VOLATILE", "CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_VOLATILE", 5 },
+};
+static const ProtobufCIntRange cameracontrol__v1__settings_origin__value_ranges[] = {
+{0, 0},{0, 6}
+};
+static const ProtobufCEnumValueIndex cameracontrol__v1__settings_origin__enum_values_by_name[6] =
+{
+  { "SETTINGS_ORIGIN_CORRUPT", 4 },
+  { "SETTINGS_ORIGIN_EMPTY", 3 },
+  { "SETTINGS_ORIGIN_LOADED", 1 },
+  { "SETTINGS_ORIGIN_RECOVERED", 2 },
+  { "SETTINGS_ORIGIN_UNSPECIFIED", 0 },
+  { "SETTINGS_ORIGIN_VOLATILE", 5 },
+};
+const ProtobufCEnumDescriptor cameracontrol__v1__settings_origin__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "cameracontrol.v1.SettingsOrigin",
+  "SettingsOrigin",
+  "Cameracontrol__V1__SettingsOrigin",
+  "cameracontrol.v1",
+  6,
+  cameracontrol__v1__settings_origin__enum_values_by_number,
+  6,
+  cameracontrol__v1__settings_origin__enum_values_by_name,
+  1,
+  cameracontrol__v1__settings_origin__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -380,7 +380,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__device_identity__descriptor 
   (ProtobufCMessageInit) cameracontrol__v1__device_identity__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor cameracontrol__v1__capabilities__field_descriptors[18] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__capabilities__field_descriptors[20] =
 {
   {
     "has_force_sensor",
@@ -598,6 +598,30 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__capabilities__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "has_settings",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Capabilities, has_settings),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "settings_persist",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__Capabilities, settings_persist),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__capabilities__field_indices_by_name[] = {
   3,   /* field[3] = buttons */
@@ -605,6 +629,7 @@ static const unsigned cameracontrol__v1__capabilities__field_indices_by_name[] =
   12,   /* field[12] = haptic_patterns */
   0,   /* field[0] = has_force_sensor */
   14,   /* field[14] = has_indicator_led */
+  18,   /* field[18] = has_settings */
   2,   /* field[2] = has_slide_strip */
   13,   /* field[13] = has_speaker */
   1,   /* field[1] = has_touch_sensor */
@@ -614,6 +639,7 @@ static const unsigned cameracontrol__v1__capabilities__field_indices_by_name[] =
   10,   /* field[10] = max_controls */
   8,   /* field[8] = max_frame_bytes */
   7,   /* field[7] = sample_rates_hz */
+  19,   /* field[19] = settings_persist */
   6,   /* field[6] = slide_length_um */
   5,   /* field[5] = slide_resolution */
   11,   /* field[11] = supports_controls */
@@ -622,7 +648,7 @@ static const unsigned cameracontrol__v1__capabilities__field_indices_by_name[] =
 static const ProtobufCIntRange cameracontrol__v1__capabilities__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 20 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__capabilities__descriptor =
 {
@@ -632,7 +658,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__capabilities__descriptor =
   "Cameracontrol__V1__Capabilities",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__Capabilities),
-  18,
+  20,
   cameracontrol__v1__capabilities__field_descriptors,
   cameracontrol__v1__capabilities__field_indices_by_name,
   1,  cameracontrol__v1__capabilities__number_ranges,

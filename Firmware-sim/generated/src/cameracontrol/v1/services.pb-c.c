@@ -93,14 +93,18 @@ void cameracontrol__v1__input_service__init (Cameracontrol__V1__InputService_Ser
                                      &cameracontrol__v1__input_service__descriptor,
                                      (ProtobufCServiceDestroy) destroy);
 }
-static const ProtobufCMethodDescriptor cameracontrol__v1__config_service__method_descriptors[2] =
+static const ProtobufCMethodDescriptor cameracontrol__v1__config_service__method_descriptors[4] =
 {
   { "GetConfig", &cameracontrol__v1__get_config_request__descriptor, &cameracontrol__v1__config__descriptor },
   { "Configure", &cameracontrol__v1__configure_request__descriptor, &cameracontrol__v1__config__descriptor },
+  { "GetSettings", &cameracontrol__v1__get_settings_request__descriptor, &cameracontrol__v1__settings_response__descriptor },
+  { "SetSettings", &cameracontrol__v1__set_settings_request__descriptor, &cameracontrol__v1__settings_response__descriptor },
 };
 const unsigned cameracontrol__v1__config_service__method_indices_by_name[] = {
   1,        /* Configure */
-  0         /* GetConfig */
+  0,        /* GetConfig */
+  2,        /* GetSettings */
+  3         /* SetSettings */
 };
 const ProtobufCServiceDescriptor cameracontrol__v1__config_service__descriptor =
 {
@@ -109,7 +113,7 @@ const ProtobufCServiceDescriptor cameracontrol__v1__config_service__descriptor =
   "ConfigService",
   "Cameracontrol__V1__ConfigService",
   "cameracontrol.v1",
-  2,
+  4,
   cameracontrol__v1__config_service__method_descriptors,
   cameracontrol__v1__config_service__method_indices_by_name
 };
@@ -128,6 +132,22 @@ void cameracontrol__v1__config_service__configure(ProtobufCService *service,
 {
   assert(service->descriptor == &cameracontrol__v1__config_service__descriptor);
   service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void cameracontrol__v1__config_service__get_settings(ProtobufCService *service,
+                                                     const Cameracontrol__V1__GetSettingsRequest *input,
+                                                     Cameracontrol__V1__SettingsResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &cameracontrol__v1__config_service__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void cameracontrol__v1__config_service__set_settings(ProtobufCService *service,
+                                                     const Cameracontrol__V1__SetSettingsRequest *input,
+                                                     Cameracontrol__V1__SettingsResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &cameracontrol__v1__config_service__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void cameracontrol__v1__config_service__init (Cameracontrol__V1__ConfigService_Service *service,
                                               Cameracontrol__V1__ConfigService_ServiceDestroy destroy)
