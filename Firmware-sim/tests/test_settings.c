@@ -427,8 +427,10 @@ static void step(cc_input_t *in, uint64_t *t, int32_t force, bool touched, uint1
         r.force_raw_mn = force;
         r.touched = touched;
         r.position = pos;
+        r.buttons = buttons;
+        r.remote_clicks = 0u;
         *t += 1000u;
-        (void)cc_input_step(in, *t, &r, buttons, 0u);
+        (void)cc_input_step(in, *t, &r);
         while (cc_input_pop_event(in, &e)) {
             if (k->n < 64u) {
                 k->kind[k->n++] = e.kind;
