@@ -97,8 +97,8 @@ public final class HostCore {
     /// The capabilities of the connected device (nil while disconnected).
     public private(set) var capabilities: Capabilities?
     /// The host's AE/AF lock setting (Apple's Settings › Camera › Camera Control › AE/AF Lock): off by
-    /// default, as Apple's. An app's override (``attachCamera(_:focusExposureLock:)``) wins over it.
-    /// Switching it off while a lock is held unlocks at once.
+    /// default, as Apple's. An app's override (``attachCamera(_:focusExposureLock:lockAfterMicros:)``) wins
+    /// over it. Switching it off while a lock is held unlocks at once.
     public var isFocusExposureLockEnabled = false {
         didSet { if !isFocusExposureLockActive { cancelFocusExposureLock() } }
     }
