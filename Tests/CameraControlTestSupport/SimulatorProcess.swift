@@ -1,6 +1,5 @@
 import CameraControlDevice
 import CameraControlRPC
-import CameraControlTestSupport
 import Foundation
 import Testing
 
