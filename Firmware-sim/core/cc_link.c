@@ -54,6 +54,7 @@ void cc_link_start_session(cc_link_t *link, uint16_t handshake_sequence, uint64_
     bulk_discard(link);
     link->tx_sequence = 0;
     link->session = true;
+    link->answer_unsent = true;
     link->last_rx_us = now_us;
     link->last_tx_us = now_us;
     link->rx_seen = true;
@@ -526,10 +527,34 @@ static bool elapsed(uint64_t now_us, uint64_t since_us, uint64_t interval_us)
     return now_us >= since_us && now_us - since_us >= interval_us;
 }
 
+/* True while packet 0 of the session (its HandshakeResponse) waits to
+ * leave: not yet queued for want of room, or a copy still in tx_buf. */
+static bool answer_waiting(const cc_link_t *link)
+{
+    size_t i;
+    for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
+        const cc_reliable_slot_t *slot = &link->slots[i];
+        if (slot->used && slot->sequence == 0u) {
+            return slot->tries == 0u || slot_copy_queued(link, slot);
+        }
+    }
+    return false;
+}
+
 bool cc_link_poll(cc_link_t *link, uint64_t now_us)
 {
     size_t i;
 
+    /* The host cannot answer a HandshakeResponse it has not received: on a
+     * slow line the response may take longer than the dead timeout to leave,
+     * so the silence counts from when it has (PROTOCOL.md §8, v1.2). */
+    if (link->answer_unsent) {
+        if (answer_waiting(link)) {
+            link->last_rx_us = now_us;
+        } else {
+            link->answer_unsent = false;
+        }
+    }
     if (link->session
         && elapsed(now_us, link->last_rx_us, (uint64_t)link->heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS)) {
         cc_link_end_session(link);

@@ -300,6 +300,38 @@ static void test_link_stall_credit(void)
     CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 2);
 }
 
+/* PROTOCOL.md §8 (v1.2): the host cannot answer a HandshakeResponse it has
+ * not received. On a slow line the response takes longer than the dead
+ * timeout to leave (a 330-byte response is 344 ms at 9600 baud), so the
+ * device counts the silence from when it has left, not from the handshake. */
+static void test_silence_counts_from_the_handshake_response_leaving(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t dead_after = (uint64_t)CC_HEARTBEAT_INTERVAL_MS * 1000u * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    v.major = 1u;
+    v.minor = 2u;
+    req.host_version = &v;
+    req.host_name = "slow line";
+    h->tx_blocked = true;   /* the UART takes nothing: the response waits */
+    hx_request(h, 1u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
+    hx_poll(h);
+    REQUIRE(cc_device_session_active(&h->dev));
+    hx_advance(h, 3u * dead_after);
+    CHECK(cc_device_session_active(&h->dev));   /* its answer has not left: no silence yet */
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 0);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 1u) == NULL);
+    h->tx_blocked = false;
+    hx_advance(h, 1000u);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 1u) != NULL);
+    hx_advance(h, dead_after - 3000u);
+    CHECK(cc_device_session_active(&h->dev));   /* counted from the answer's departure */
+    hx_advance(h, 4000u);
+    CHECK(!cc_device_session_active(&h->dev));  /* and then the rule holds as ever */
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
+}
+
 static void test_error_counters(void)
 {
     harness_t *h = hx_setup();
@@ -696,6 +728,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"heartbeat_when_idle", test_heartbeat_when_idle},
     {"link_dead_after_silence", test_link_dead_after_silence},
     {"link_stall_credit", test_link_stall_credit},
+    {"silence_counts_from_the_handshake_response_leaving", test_silence_counts_from_the_handshake_response_leaving},
     {"error_counters", test_error_counters},
     {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
     {"requests_in_random_splits", test_requests_in_random_splits},

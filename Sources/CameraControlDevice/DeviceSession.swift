@@ -19,6 +19,10 @@ public final class DeviceSession: Sendable {
     public static let hostVersion = ProtocolVersion(major: 1, minor: 2)
     /// How long the first handshake attempt waits for its response; each later one waits twice as long.
     public static let firstHandshakeWait: Duration = .milliseconds(100)
+    /// How long an attempt waits for its response once the device has acknowledged its request (at most
+    /// until the handshake's deadline): the device has it, and its response is reliable. A 1,024-byte frame
+    /// (the largest a device may announce) takes 1.07 s at 9600 baud; this covers it behind another one.
+    public static let handshakeWaitOnceAcknowledged: Duration = .seconds(2)
 
     /// The RPC client underneath (for raw calls and counters).
     public let client: RPCClient
@@ -64,7 +68,10 @@ public final class DeviceSession: Sendable {
     /// The handshake `REQUEST` is sent reliably (retransmitted until the device acknowledges it), and
     /// re-sent with a fresh call id with backoff: an attempt waits 100 ms, then 200 ms, 400 ms, … for its
     /// response, until `attempts` attempts were made or `deadline` has passed (the last attempt gets the
-    /// rest of it). That covers a lost response, line noise after a port opens, and bridges that open late.
+    /// rest of it). That covers line noise after a port opens, and bridges that open late. Once the device
+    /// acknowledges an attempt's request, that attempt waits ``handshakeWaitOnceAcknowledged`` (within
+    /// `deadline`): on a slow line the response takes longer than the backoff to arrive, and a new attempt
+    /// would only queue another one behind it (docs/PROTOCOL.md §9, v1.2).
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached; a device of
     ///   another major answers `FAILED_PRECONDITION`, reported as ``DeviceError/Code/versionMismatch``),
@@ -86,7 +93,8 @@ public final class DeviceSession: Sendable {
             wait *= 2
             do {
                 let response: HandshakeResponse = try await client.unary(
-                    .deviceHandshake, request, deadline: thisWait)
+                    .deviceHandshake, request, deadline: thisWait,
+                    waitOnceAcknowledged: min(Self.handshakeWaitOnceAcknowledged, remaining))
                 let info: DeviceInfo
                 do {
                     info = try DeviceInfo(handshake: response, hostVersion: hostVersion)

@@ -55,6 +55,8 @@ public struct ConnectionCore: Sendable {
         var deadline: Duration?
         /// A stream awaiting its confirmation (R4): fails with `UNAVAILABLE` when this passes.
         var openDeadline: Duration?
+        /// Once the device acknowledges the request, the deadline is at least this long after the `ACK`.
+        var waitOnceAcknowledged: Duration?
     }
 
     /// A reliable packet of ours awaiting its `ACK` (§6).
@@ -216,12 +218,16 @@ public struct ConnectionCore: Sendable {
     ///   - deadline: when the call fails with `DEADLINE_EXCEEDED` (on the same timeline as `now`); nil means
     ///     ``ConnectionConfiguration/defaultUnaryDeadline`` after `now` for a unary call and no deadline
     ///     for a stream.
+    ///   - waitOnceAcknowledged: when the device's `ACK` of the request arrives, the deadline moves to at
+    ///     least this long after it: the device has the request and its answer is on the way (a handshake
+    ///     on a slow line, §9). Nil leaves the deadline alone.
     ///   - now: the current time.
     /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the link is closed,
     ///   ``StatusCode/resourceExhausted`` when ``ConnectionConfiguration/maxCallsInFlight`` calls are in
     ///   flight or the request does not fit ``ConnectionConfiguration/maxFrameBytes``.
     public mutating func startCall(
-        method: MethodID, request: [UInt8], deadline: Duration? = nil, now: Duration
+        method: MethodID, request: [UInt8], deadline: Duration? = nil, waitOnceAcknowledged: Duration? = nil,
+        now: Duration
     ) throws(RPCError) -> CallID {
         guard !isClosed else {
             throw RPCError(code: .unavailable, message: "the link is closed", method: method)
@@ -250,7 +256,9 @@ public struct ConnectionCore: Sendable {
         nextCallID = id &+ 1
         let resolvedDeadline = deadline ?? (method.isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
         let openDeadline = method.isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout : nil
-        calls[call] = Call(method: method, deadline: resolvedDeadline, openDeadline: openDeadline)
+        calls[call] = Call(
+            method: method, deadline: resolvedDeadline, openDeadline: openDeadline,
+            waitOnceAcknowledged: waitOnceAcknowledged)
         extraCounters.callsStarted += 1
         return call
     }
@@ -406,7 +414,12 @@ public struct ConnectionCore: Sendable {
         case .ack:
             extraCounters.acksReceived += 1
             let acked = packet.payload.startIndex
-            unacked[UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8] = nil
+            let sequence = UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8
+            if let entry = unacked.removeValue(forKey: sequence), let wait = calls[entry.call]?.waitOnceAcknowledged,
+                let deadline = calls[entry.call]?.deadline, deadline < now + wait
+            {
+                calls[entry.call]?.deadline = now + wait
+            }
         case .heartbeat:
             extraCounters.heartbeatsReceived += 1
             lastHeartbeatReceived = now

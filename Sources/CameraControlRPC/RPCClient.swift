@@ -205,6 +205,8 @@ public final class RPCClient: Sendable {
     ///   - request: the request message.
     ///   - responseType: the response message type (usually inferred).
     ///   - deadline: how long the call may take; nil uses ``ConnectionConfiguration/defaultUnaryDeadline``.
+    ///   - waitOnceAcknowledged: once the device acknowledges the request, the call waits at least this
+    ///     long after that `ACK` for its response, whatever `deadline` said (the handshake on a slow line).
     /// - Throws: ``RPCError``: the device's status; ``StatusCode/deadlineExceeded``;
     ///   ``StatusCode/cancelled`` when the task is cancelled (a `CANCEL` is sent); ``StatusCode/unavailable``
     ///   when the link is lost; ``StatusCode/internal`` when the response does not decode;
@@ -212,9 +214,10 @@ public final class RPCClient: Sendable {
     ///   request does not fit a frame.
     public func unary<Request: WireMessage, Response: WireMessage>(
         _ method: MethodID, _ request: Request, as responseType: Response.Type = Response.self,
-        deadline: Duration? = nil
+        deadline: Duration? = nil, waitOnceAcknowledged: Duration? = nil
     ) async throws(RPCError) -> Response {
-        let payload = try await unaryBytes(method, request.serializedBytes(), deadline: deadline)
+        let payload = try await unaryBytes(
+            method, request.serializedBytes(), deadline: deadline, waitOnceAcknowledged: waitOnceAcknowledged)
         do {
             return try Response(serializedBytes: payload)
         } catch {
@@ -227,8 +230,10 @@ public final class RPCClient: Sendable {
 
     /// Calls a unary method with an encoded request and returns the encoded response.
     ///
-    /// - Throws: as ``unary(_:_:as:deadline:)``, except ``StatusCode/internal`` for decoding.
-    public func unaryBytes(_ method: MethodID, _ request: [UInt8], deadline: Duration? = nil) async throws(RPCError) -> [UInt8] {
+    /// - Throws: as ``unary(_:_:as:deadline:waitOnceAcknowledged:)``, except ``StatusCode/internal`` for decoding.
+    public func unaryBytes(
+        _ method: MethodID, _ request: [UInt8], deadline: Duration? = nil, waitOnceAcknowledged: Duration? = nil
+    ) async throws(RPCError) -> [UInt8] {
         guard !method.isServerStreaming else {
             throw RPCError(code: .invalidArgument, message: "a server-streaming method called as unary", method: method)
         }
@@ -242,7 +247,8 @@ public final class RPCClient: Sendable {
                     let now = timeline.now()
                     do throws(RPCError) {
                         let call = try state.core.startCall(
-                            method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
+                            method: method, request: request, deadline: deadline.map { now + $0 },
+                            waitOnceAcknowledged: waitOnceAcknowledged, now: now)
                         state.unaryWaiters[call] = continuation
                         flush(&state)
                         return .success(call)

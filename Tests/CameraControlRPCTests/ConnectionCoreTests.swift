@@ -193,6 +193,29 @@ struct ConnectionCoreTests {
         #expect(core.counters.deadlinesExceeded == 1)
     }
 
+    /// §9 (v1.2): on a slow line the handshake's response takes longer than the attempt's backoff wait; once
+    /// the device acknowledged the request, the call waits `waitOnceAcknowledged` after that ACK instead.
+    @Test("an acknowledged request started with waitOnceAcknowledged waits that long after the ACK; unacknowledged, its deadline holds")
+    func waitOnceAcknowledged() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let acknowledged = try core.startCall(
+            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .ms(500), now: .zero)
+        let silent = try core.startCall(
+            method: .devicePing, request: [], deadline: .ms(100), waitOnceAcknowledged: .ms(500), now: .zero)
+        let requests = hostPackets(core.takeOutbound())
+        #expect(requests.map(\.callID) == [acknowledged.rawValue, silent.rawValue])
+        core.receive(device.ack(requests[0].sequence), now: .ms(60))  // only the first is acknowledged
+        core.poll(now: .ms(100))
+        #expect(core.takeEvents().map(\.failedCode) == [.deadlineExceeded])
+        #expect(core.callsInFlight.contains(acknowledged))
+        #expect(!core.callsInFlight.contains(silent))
+        core.poll(now: .ms(559))
+        #expect(core.callsInFlight.contains(acknowledged))
+        core.receive(device.response(acknowledged, [7]), now: .ms(559))
+        #expect(core.takeEvents().first == .response(acknowledged, [7]))
+    }
+
     @Test("a unary call without a deadline gets the default one; a stream gets none")
     func defaultDeadlines() throws {
         var core = ConnectionCore(configuration: ConnectionConfiguration(defaultUnaryDeadline: .seconds(1)))

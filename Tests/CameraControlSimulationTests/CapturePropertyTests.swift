@@ -113,7 +113,7 @@ struct CaptureScenarioPropertyTests {
     static let perBatch = 40
 
     /// Plays `scenario` on a fresh rig with `dropper` (if any) and returns the rig after a final session stop.
-    private func play(
+    private static func play(
         _ scenario: RandomScenario, seed: UInt64, hasSecondary: Bool, dropper: FrameDropper?
     ) throws
         -> VirtualCaptureRig
@@ -128,25 +128,40 @@ struct CaptureScenarioPropertyTests {
     }
 
     @Test("clean link: captures = clicking steps, each began closed once, nothing ended twice", arguments: batches)
-    func cleanLink(batch: UInt64) throws {
+    func cleanLink(batch: UInt64) async throws {
+        // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
+        let findings = try await onOwnThread("capture properties, clean link \(batch)") { try Self.cleanLinkFindings(batch: batch) }
+        #expect(findings.problems.isEmpty, "\(findings.report)")
+    }
+
+    static func cleanLinkFindings(batch: UInt64) throws -> Findings {
+        var findings = Findings()
         var rng = SeededGenerator(seed: 0xCA97_0000 + batch)
         var captures = 0
         for index in 0..<Self.perBatch {
             let scenario = RandomScenario.make(using: &rng)
-            let rig = try play(scenario, seed: batch * 1000 + UInt64(index), hasSecondary: Bool.random(using: &rng), dropper: nil)
+            let rig = try Self.play(scenario, seed: batch * 1000 + UInt64(index), hasSecondary: Bool.random(using: &rng), dropper: nil)
             let violations = captureRuleViolations(rig, expectedCaptures: scenario.clickingSteps)
-            #expect(violations.isEmpty, "scenario \(batch).\(index):\n\(scenario.text)\n\(violations)")
+            findings.expect(violations.isEmpty, "scenario \(batch).\(index):\n\(scenario.text)\n\(violations)")
             if scenario.clickingSteps == 0 {
-                #expect(rig.captureEvents.isEmpty, "no capture without a click, button or remote click:\n\(scenario.text)")
+                findings.expect(rig.captureEvents.isEmpty, "no capture without a click, button or remote click:\n\(scenario.text)")
             }
-            #expect(rig.linkLosses == 0)
+            findings.expect(rig.linkLosses == 0, "scenario \(batch).\(index): the link died")
             captures += scenario.clickingSteps
         }
-        #expect(captures > Self.perBatch, "the generator makes clicking steps")
+        findings.expect(captures > Self.perBatch, "the generator makes clicking steps")
+        return findings
     }
 
     @Test("random single-frame drops both ways: no phantom or lost captures", arguments: batches)
-    func lossyLink(batch: UInt64) throws {
+    func lossyLink(batch: UInt64) async throws {
+        // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
+        let findings = try await onOwnThread("capture properties, lossy link \(batch)") { try Self.lossyLinkFindings(batch: batch) }
+        #expect(findings.problems.isEmpty, "\(findings.report)")
+    }
+
+    static func lossyLinkFindings(batch: UInt64) throws -> Findings {
+        var findings = Findings()
         var rng = SeededGenerator(seed: 0xD209_0000 + batch)
         var dropsTotal = 0
         var reliableDrops = 0
@@ -163,21 +178,29 @@ struct CaptureScenarioPropertyTests {
                 lastDropped[frame.direction] = drop
                 return drop
             }
-            let rig = try play(scenario, seed: batch * 1000 + UInt64(index), hasSecondary: Bool.random(using: &rng), dropper: dropper)
+            let rig = try Self.play(scenario, seed: batch * 1000 + UInt64(index), hasSecondary: Bool.random(using: &rng), dropper: dropper)
             let violations = captureRuleViolations(rig, expectedCaptures: scenario.clickingSteps)
-            #expect(violations.isEmpty, "scenario \(batch).\(index) with \(dropper.dropped.count) drops:\n\(scenario.text)\n\(violations)")
-            #expect(rig.linkLosses == 0)
+            findings.expect(violations.isEmpty, "scenario \(batch).\(index) with \(dropper.dropped.count) drops:\n\(scenario.text)\n\(violations)")
+            findings.expect(rig.linkLosses == 0, "scenario \(batch).\(index): the link died")
             dropsTotal += dropper.dropped.count
             reliableDrops += dropper.dropped.filter { $0.packet.isReliable }.count
         }
-        #expect(dropsTotal > Self.perBatch, "frames were dropped")
-        #expect(reliableDrops > 0, "reliable frames were among them")
+        findings.expect(dropsTotal > Self.perBatch, "frames were dropped")
+        findings.expect(reliableDrops > 0, "reliable frames were among them")
+        return findings
     }
 
     @Test(
         "unplugged at a random moment, re-plugged and reconnected: every began closed once, nothing phantom",
         arguments: batches)
-    func randomUnplug(batch: UInt64) throws {
+    func randomUnplug(batch: UInt64) async throws {
+        // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
+        let findings = try await onOwnThread("capture properties, unplug \(batch)") { try Self.randomUnplugFindings(batch: batch) }
+        #expect(findings.problems.isEmpty, "\(findings.report)")
+    }
+
+    static func randomUnplugFindings(batch: UInt64) throws -> Findings {
+        var findings = Findings()
         var rng = SeededGenerator(seed: 0x0F_F000 + batch)
         var cancelledTotal = 0
         for index in 0..<(Self.perBatch / 2) {
@@ -190,7 +213,7 @@ struct CaptureScenarioPropertyTests {
             rig.link.isUnplugged = true
             rig.run(forMicros: UInt64.random(in: 250_000...600_000, using: &rng))
             rig.link.isUnplugged = false
-            #expect(rig.linkLosses == 1, "the host saw the link die")
+            findings.expect(rig.linkLosses == 1, "the host saw the link die")
             try rig.connect()
             rig.runUntilScenarioEnds(settleMicros: 500_000)
             rig.setSessionRunning(false)
@@ -198,19 +221,27 @@ struct CaptureScenarioPropertyTests {
             let violations = captureRuleViolations(rig, expectedCaptures: nil)
             let ended = rig.captureEvents.filter { $0.event.phase == .ended }.count
             let cancelled = rig.captureEvents.filter { $0.event.phase == .cancelled }.count
-            #expect(violations.isEmpty, "scenario \(batch).\(index) unplugged at +\(unplugAfter) µs:\n\(scenario.text)\n\(violations)")
-            #expect(ended <= scenario.clickingSteps, "no phantom captures:\n\(scenario.text)")
+            findings.expect(violations.isEmpty, "scenario \(batch).\(index) unplugged at +\(unplugAfter) µs:\n\(scenario.text)\n\(violations)")
+            findings.expect(ended <= scenario.clickingSteps, "no phantom captures:\n\(scenario.text)")
             // Steps run one after another, so at most one press is in flight when the cable goes.
-            #expect(cancelled <= 1, "\(cancelled) cancelled:\n\(scenario.text)")
+            findings.expect(cancelled <= 1, "\(cancelled) cancelled:\n\(scenario.text)")
             cancelledTotal += cancelled
         }
-        #expect(cancelledTotal > 0, "some unplugs hit a press in flight")
+        findings.expect(cancelledTotal > 0, "some unplugs hit a press in flight")
+        return findings
     }
 
     @Test(
         "session started and stopped at random moments: each press goes to a handler or its default action, once",
         arguments: batches)
-    func randomSessionToggles(batch: UInt64) throws {
+    func randomSessionToggles(batch: UInt64) async throws {
+        // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
+        let findings = try await onOwnThread("capture properties, session toggles \(batch)") { try Self.randomSessionTogglesFindings(batch: batch) }
+        #expect(findings.problems.isEmpty, "\(findings.report)")
+    }
+
+    static func randomSessionTogglesFindings(batch: UInt64) throws -> Findings {
+        var findings = Findings()
         var rng = SeededGenerator(seed: 0x5E55_0000 + batch)
         var defaultPresses = 0
         var cancelledTotal = 0
@@ -266,10 +297,11 @@ struct CaptureScenarioPropertyTests {
             if handlerIDs.count + defaultClosed != scenario.clickingSteps {
                 violations.append("\(handlerIDs.count) delivered + \(defaultClosed) defaulted for \(scenario.clickingSteps) clicking steps")
             }
-            #expect(violations.isEmpty, "scenario \(batch).\(index), toggles at \(toggles):\n\(scenario.text)\n\(violations)")
+            findings.expect(violations.isEmpty, "scenario \(batch).\(index), toggles at \(toggles):\n\(scenario.text)\n\(violations)")
             defaultPresses += defaultClosed
             cancelledTotal += rig.captureEvents.filter { $0.event.phase == .cancelled }.count
         }
-        #expect(defaultPresses > 0 && cancelledTotal > 0, "both kinds of press were exercised")
+        findings.expect(defaultPresses > 0 && cancelledTotal > 0, "both kinds of press were exercised")
+        return findings
     }
 }

@@ -49,6 +49,23 @@ struct PacedSimulatorTests {
         await session.close()
     }
 
+    /// At 9600 baud the simulator's HandshakeResponse (about 330 bytes) takes 344 ms on the wire, longer than
+    /// the first handshake attempt's 100 ms and than the device's 200 ms dead timeout. The device
+    /// acknowledges the request at once, so the host waits for the response instead of re-handshaking
+    /// (§9, v1.2), and the device counts the host's silence from when its response left (§8, v1.2): the
+    /// first attempt opens a session that answers calls.
+    @Test func aHandshakeOverA9600BaudLineSucceedsAtItsFirstAttempt() async throws {
+        let simulator = try SimulatorProcess(seed: 7, extraArguments: ["--baud", "9600"])
+        defer { simulator.kill() }
+        let session = try await DeviceSession.open(path: simulator.ptyPath, hostName: "paced-test")
+        let counters = session.client.counters
+        #expect(counters.callsStarted == 1, "handshake attempts: \(counters.callsStarted)")
+        #expect(counters.deadlinesExceeded == 0)
+        let reply = try await session.ping([4, 2])
+        #expect(reply.payload == [4, 2])
+        await session.close()
+    }
+
     /// A 1 kHz raw stream needs about 4.7 KB/s as 1.1's records, and still more than 1 KB/s delta-coded (v1.2)
     /// with the finger resting (at 19200 baud a resting sensor's stream fits); a 9600-baud line carries
     /// 0.96 KB/s. The firmware must drop
