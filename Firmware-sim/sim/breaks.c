@@ -37,7 +37,7 @@ const ccsim_break_t ccsim_breaks[] = {
     {"serve-before-handshake", "calls without a session are served", "call-before-handshake unknown-method-before-handshake link-death"},
     {"no-resync", "the first request after an undecodable frame is lost",
      "resync-after-garbage bad-check-counted truncated-frame-counted bad-cobs-counted empty-frame-ignored counter-precedence "
-     "call-id-six-bytes long-garbage-then-request"},
+     "call-id-six-bytes long-garbage-then-request frames-received"},
     {"check-miscounted", "a frame with a wrong check is counted as a framing error", "bad-check-counted"},
     {"short-miscounted", "a frame too short for its envelope is counted as a check error",
      "truncated-frame-counted counter-precedence"},
@@ -94,7 +94,7 @@ const ccsim_break_t ccsim_breaks[] = {
      "handshake-exempt-from-limit"},
     {"reused-id-refused", "a REQUEST on a live call id gets ERROR ALREADY_EXISTS (the v1.0 rule)", "duplicate-request-ignored"},
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
-     "responses-reliable link-packets-lenient reset-counters"},
+     "responses-reliable link-packets-lenient reset-counters frames-received"},
     {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing raw-samples-delta"},
     {"first-event-stream-only", "with two StreamInputEvents calls open only the older one gets events",
      "several-event-streams"},
@@ -102,6 +102,7 @@ const ccsim_break_t ccsim_breaks[] = {
      "limit-before-method"},
     {"cancelled-by-host-only", "cancelled_calls counts only calls the host cancelled, not those a new handshake ended",
      "cancelled-calls-counted"},
+    {"frames-received-counts-bad", "frames_received also counts frames whose check failed", "frames-received"},
     {"strict-link-packets", "an ACK or HEARTBEAT on a non-zero call id, or an ACK longer than 2 bytes, is dropped",
      "link-packets-lenient"},
     {"raw-delta-v11", "a v1.1 session's raw sample batches come delta-coded (delta_samples, not samples)", "raw-samples-delta"},
@@ -364,6 +365,7 @@ typedef struct {
 
 static call_t g_calls[CALLS];
 static uint64_t g_session_ended; /* cancelled-by-host-only: calls ended by a new handshake */
+static uint64_t g_bad_checks; /* frames-received-counts-bad: bad-check frames since the last ResetCounters */
 static unsigned g_call_next;
 
 static call_t *call_find(uint32_t id)
@@ -763,6 +765,9 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     if (kind != FRAME_OK) {
         if (wire_len > 1u) {
             g_after_bad_frame = true;
+        }
+        if (kind == FRAME_BAD_CHECK) {
+            g_bad_checks++;
         }
         if (brk("check-miscounted") && kind == FRAME_BAD_CHECK) {
             /* a frame too short for an envelope, with a good check: a framing error */
@@ -1214,6 +1219,14 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                    cancelled > g_session_ended ? cancelled - g_session_ended : 0u);
             if (c->method == 2u) {
                 g_session_ended = 0; /* ResetCounters starts the count again */
+            }
+            *changed = true;
+        }
+        if (c != 0 && c->service == 5u && (c->method == 1u || c->method == 2u) && brk("frames-received-counts-bad")) {
+            uint64_t received = pb_get(p->payload, p->payload_len, 2u);
+            pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, received + g_bad_checks);
+            if (c->method == 2u) {
+                g_bad_checks = 0; /* ResetCounters starts the count again */
             }
             *changed = true;
         }

@@ -391,5 +391,54 @@ enum InteropCases {
                 "after the reset frames_received is \(now.framesReceived), uptime_us \(now.uptimeMicros) (before: \(old.uptimeMicros))",
                 sent: sent, expected: "frames_received ≤ \(since), the frames sent since the reset")
         },
+        ConformanceCase(
+            "frames-received", "PROTOCOL.md §9 (Diagnostics)",
+            "frames_received counts every frame that passed the check and the envelope — a duplicate, a device-bound "
+                + "type and an unknown type included — and no empty, short, bad-check or undecodable frame."
+        ) { c in
+            let sentBefore = await c.probe.framesSent  // before the first GetCounters request
+            let before = try await c.probe.counters()
+            // Valid frames, each of a kind the rule names.
+            let (pingID, ping) = try await c.probe.request(.devicePing, PingRequest().serializedBytes())
+            _ = await c.probe.reply(to: pingID)
+            try await c.probe.sendRaw(ping)  // the same packet again: a duplicate, dropped and counted
+            try await c.probe.send(Packet(type: .response, callID: 77))  // device-bound: dropped, counted
+            try await c.probe.send(Packet(type: PacketType(rawValue: 9), callID: 0))  // unknown type, unanswered
+            let valid = 4
+            // Invalid frames: each has its own counter, none is frames_received's. Six bad checks, each a
+            // two-bit error (CRC-16/CCITT detects every such pair): the check byte and one byte of the body.
+            var good = try PacketEncoder.encodeUnstuffed(
+                Packet(type: .request, sequence: await c.probe.sequence, callID: 901, address: .devicePing))
+            good[good.count - 1] ^= 0x5A
+            var invalid: [[UInt8]] = (0..<6).map { index in
+                var bad = good
+                if index > 0 { bad[index - 1] ^= 0x01 }
+                return COBS.encode(bad) + [0]
+            }
+            invalid += [
+                [0x01, 0x00],  // an empty frame
+                Probe.frame(body: [0x08, 0x01, 0x00]),  // shorter than an envelope
+                [0x41, 0x42, 0x43, 0x00],  // not COBS: a block running past the delimiter
+            ]
+            for wire in invalid { try await c.probe.sendRaw(wire) }
+            let (afterID, afterRequest) = try await c.probe.request(.diagnosticsGetCounters)
+            let sentAfter = await c.probe.framesSent  // read at once: what the probe sends later is not counted yet
+            let reply = await c.probe.reply(to: afterID)
+            guard let packet = reply?.packet, packet.type == .response else {
+                throw ConformanceFailure(
+                    "GetCounters was not answered", sent: afterRequest, seen: reply?.wire, expected: "RESPONSE Counters")
+            }
+            let after = try Counters(serializedBytes: packet.payload)
+            let counted = Int(after.framesReceived) - Int(before.framesReceived)
+            // At least the valid frames above (the second GetCounters request may be counted after its answer);
+            // at most every valid frame the probe sent meanwhile: its heartbeats and ACKs too, and the second
+            // request, but not the first one (counted before its answer) nor the invalid frames.
+            let most = sentAfter - sentBefore - 1 - invalid.count
+            try c.require(
+                counted >= valid && counted <= most,
+                "frames_received grew by \(counted) for \(valid) deliberate valid frames and \(invalid.count) invalid ones "
+                    + "(the probe sent \(sentAfter - sentBefore) frames in all)",
+                sent: ping, expected: "between \(valid) and \(most)")
+        },
     ]
 }

@@ -130,7 +130,9 @@ struct CaptureScenarioPropertyTests {
     @Test("clean link: captures = clicking steps, each began closed once, nothing ended twice", arguments: batches)
     func cleanLink(batch: UInt64) async throws {
         // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
-        let findings = try await onOwnThread("capture properties, clean link \(batch)") { try Self.cleanLinkFindings(batch: batch) }
+        let findings = try await onOwnThread("capture properties, clean link \(batch)") {
+            try Self.cleanLinkFindings(batch: batch)
+        }
         #expect(findings.problems.isEmpty, "\(findings.report)")
     }
 
@@ -156,7 +158,9 @@ struct CaptureScenarioPropertyTests {
     @Test("random single-frame drops both ways: no phantom or lost captures", arguments: batches)
     func lossyLink(batch: UInt64) async throws {
         // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
-        let findings = try await onOwnThread("capture properties, lossy link \(batch)") { try Self.lossyLinkFindings(batch: batch) }
+        let findings = try await onOwnThread("capture properties, lossy link \(batch)") {
+            try Self.lossyLinkFindings(batch: batch)
+        }
         #expect(findings.problems.isEmpty, "\(findings.report)")
     }
 
@@ -180,7 +184,8 @@ struct CaptureScenarioPropertyTests {
             }
             let rig = try Self.play(scenario, seed: batch * 1000 + UInt64(index), hasSecondary: Bool.random(using: &rng), dropper: dropper)
             let violations = captureRuleViolations(rig, expectedCaptures: scenario.clickingSteps)
-            findings.expect(violations.isEmpty, "scenario \(batch).\(index) with \(dropper.dropped.count) drops:\n\(scenario.text)\n\(violations)")
+            findings.expect(
+                violations.isEmpty, "scenario \(batch).\(index) with \(dropper.dropped.count) drops:\n\(scenario.text)\n\(violations)")
             findings.expect(rig.linkLosses == 0, "scenario \(batch).\(index): the link died")
             dropsTotal += dropper.dropped.count
             reliableDrops += dropper.dropped.filter { $0.packet.isReliable }.count
@@ -195,7 +200,9 @@ struct CaptureScenarioPropertyTests {
         arguments: batches)
     func randomUnplug(batch: UInt64) async throws {
         // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
-        let findings = try await onOwnThread("capture properties, unplug \(batch)") { try Self.randomUnplugFindings(batch: batch) }
+        let findings = try await onOwnThread("capture properties, unplug \(batch)") {
+            try Self.randomUnplugFindings(batch: batch)
+        }
         #expect(findings.problems.isEmpty, "\(findings.report)")
     }
 
@@ -221,7 +228,8 @@ struct CaptureScenarioPropertyTests {
             let violations = captureRuleViolations(rig, expectedCaptures: nil)
             let ended = rig.captureEvents.filter { $0.event.phase == .ended }.count
             let cancelled = rig.captureEvents.filter { $0.event.phase == .cancelled }.count
-            findings.expect(violations.isEmpty, "scenario \(batch).\(index) unplugged at +\(unplugAfter) µs:\n\(scenario.text)\n\(violations)")
+            findings.expect(
+                violations.isEmpty, "scenario \(batch).\(index) unplugged at +\(unplugAfter) µs:\n\(scenario.text)\n\(violations)")
             findings.expect(ended <= scenario.clickingSteps, "no phantom captures:\n\(scenario.text)")
             // Steps run one after another, so at most one press is in flight when the cable goes.
             findings.expect(cancelled <= 1, "\(cancelled) cancelled:\n\(scenario.text)")
@@ -236,7 +244,9 @@ struct CaptureScenarioPropertyTests {
         arguments: batches)
     func randomSessionToggles(batch: UInt64) async throws {
         // Seconds of computing in virtual time: off the cooperative pool, so the real-time tests keep running.
-        let findings = try await onOwnThread("capture properties, session toggles \(batch)") { try Self.randomSessionTogglesFindings(batch: batch) }
+        let findings = try await onOwnThread("capture properties, session toggles \(batch)") {
+            try Self.randomSessionTogglesFindings(batch: batch)
+        }
         #expect(findings.problems.isEmpty, "\(findings.report)")
     }
 
