@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,9 +189,17 @@ bool ccsim_replay_load(const char *file, const char *camctl_path, ccsim_replay_s
     int pipefd[2], fd, status = 0;
     pid_t pid;
     bool ok = false;
+    struct stat st;
 
     *samples = 0;
     *count = 0;
+    /* A FIFO with no writer would block camctl's read (and this process) for
+     * ever; a directory is no recording either. A missing file is camctl's to
+     * report. */
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(msg, cap, "is not a regular file (a recording, .pcapng, or a CSV trace is)");
+        return false;
+    }
     if (dir == 0 || dir[0] == '\0') {
         dir = "/tmp";
     }

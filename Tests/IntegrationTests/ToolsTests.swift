@@ -579,6 +579,14 @@ extension OverRealPTY.ToolsTests {
             #expect(run.standardError.contains(says), "\(name): \(run.standardError)")
             #expect(run.standardOutput.isEmpty, "no pty for a bad file")
         }
+        // A FIFO nobody writes to would block the read for ever; a directory is no recording either.
+        let fifo = directory + "/fifo.pcapng"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, directory] {
+            let run = try await sim(["--replay", path])
+            #expect(run.status == 2, "\(path): \(run.status) \(run.standardError)")
+            #expect(run.standardError.contains("--replay \(path): is not a regular file"), "\(run.standardError)")
+        }
 
         // The sample file camctl writes, damaged (a stand-in camctl writes it: `camctl export FILE --samples OUT`, OUT its $4): camctl-sim names the line.
         let header1 = "# camctl-sim replay samples v1: t_us force_mn position touched buttons remote_clicks\n"
