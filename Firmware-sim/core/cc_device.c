@@ -312,6 +312,20 @@ bool cc_device_session_active(const cc_device_t *dev)
     return cc_link_session(&dev->link);
 }
 
+uint8_t cc_device_change_settings(cc_device_t *dev, const cc_settings_t *next, const char **why)
+{
+    if (!cc_settings_valid(next)) {   /* SetSettings checks each field as it reads it */
+        *why = "settings out of range";
+        return CC_STATUS_INVALID_ARGUMENT;
+    }
+    return cc_services_change_settings(dev, next, dev->hal->now_us(dev->hal->ctx), why);
+}
+
+const cc_settings_t *cc_device_settings(const cc_device_t *dev)
+{
+    return &dev->settings.current;
+}
+
 uint32_t cc_device_session_id(const cc_device_t *dev)
 {
     return dev->session_id;

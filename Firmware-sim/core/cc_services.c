@@ -417,13 +417,46 @@ static bool take_setting(uint8_t *field, int32_t requested, int32_t max)
     return true;
 }
 
+uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next, uint64_t now_us, const char **why)
+{
+    cc_input_config_t cfg = dev->config;
+    bool stored = false;
+
+    if (cc_settings_equal(next, &dev->settings.current)) {
+        return CC_STATUS_OK;   /* nothing changes, nothing is written */
+    }
+    if (next->light_press_force != dev->settings.current.light_press_force) {
+        with_force(&cfg, next->light_press_force);
+        if (cc_input_validate_config(&cfg, NULL) != 0) {
+            *why = "light_press_force does not fit the configured full press";
+            return CC_STATUS_FAILED_PRECONDITION;
+        }
+    }
+    if (has_store(dev)) {
+        uint8_t slot[CC_SETTINGS_SLOT_BYTES];
+        uint32_t index = cc_settings_prepare(&dev->settings, next, slot);
+        if (!dev->hal->settings_write(dev->hal->ctx, index, slot, sizeof slot)) {
+            *why = "settings store write failed";
+            return CC_STATUS_INTERNAL;
+        }
+        stored = true;
+    }
+    cc_settings_commit(&dev->settings, next, stored);
+    if (cfg.light_press_on_mn != dev->config.light_press_on_mn
+        || cfg.light_press_off_mn != dev->config.light_press_off_mn) {
+        dev->apply_config(dev, &cfg, now_us);
+    }
+    apply_gates(dev, next);
+    return CC_STATUS_OK;
+}
+
 static void handle_set_settings(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
     cc_pb_set_settings_request_in_t req;
     const cc_pb_settings_in_t *r = &req.settings;
     cc_settings_t next = dev->settings.current;
-    cc_input_config_t cfg = dev->config;
-    bool stored = false;
+    const char *why = NULL;
+    uint8_t status;
 
     if (!cc_rpc_read(dev, env, cc_pbr_read_set_settings_request(&req, env->payload, env->payload_len),
                      now_us)) {
@@ -448,33 +481,11 @@ static void handle_set_settings(cc_device_t *dev, const cc_envelope_t *env, uint
             return;
         }
     }
-    if (cc_settings_equal(&next, &dev->settings.current)) {
-        respond_settings(dev, env->call_id, now_us);   /* nothing changes, nothing is written */
+    status = cc_services_change_settings(dev, &next, now_us, &why);
+    if (status != CC_STATUS_OK) {
+        cc_rpc_error(dev, env->call_id, status, why, now_us);
         return;
     }
-    if (next.light_press_force != dev->settings.current.light_press_force) {
-        with_force(&cfg, next.light_press_force);
-        if (cc_input_validate_config(&cfg, NULL) != 0) {
-            cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION,
-                         "light_press_force does not fit the configured full press", now_us);
-            return;
-        }
-    }
-    if (has_store(dev)) {
-        uint8_t slot[CC_SETTINGS_SLOT_BYTES];
-        uint32_t index = cc_settings_prepare(&dev->settings, &next, slot);
-        if (!dev->hal->settings_write(dev->hal->ctx, index, slot, sizeof slot)) {
-            cc_rpc_error(dev, env->call_id, CC_STATUS_INTERNAL, "settings store write failed", now_us);
-            return;
-        }
-        stored = true;
-    }
-    cc_settings_commit(&dev->settings, &next, stored);
-    if (cfg.light_press_on_mn != dev->config.light_press_on_mn
-        || cfg.light_press_off_mn != dev->config.light_press_off_mn) {
-        dev->apply_config(dev, &cfg, now_us);
-    }
-    apply_gates(dev, &next);
     respond_settings(dev, env->call_id, now_us);
 }
 

@@ -23,4 +23,7 @@ bool cc_services_sample_rate_supported(uint32_t hz);
  * force and the gates of the input pipeline. Called by cc_device_init. */
 void cc_services_load_settings(cc_device_t *dev, uint64_t now_us);
 
+/* SetSettings without the wire (cc_device_change_settings). */
+uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next, uint64_t now_us, const char **why);
+
 #endif /* CC_SERVICES_H */

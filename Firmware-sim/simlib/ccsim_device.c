@@ -376,6 +376,7 @@ static void start_scenario(ccsim_device_t *sim, const ccsim_scenario_t *s)
 static void tick(ccsim_device_t *sim)
 {
     uint32_t noise;
+    uint8_t changed[CCSIM_SETTINGS_COUNT];
     if (sim->pending_valid && cc_device_session_active(&sim->dev)) {
         sim->pending_valid = false;
         start_scenario(sim, &sim->pending);
@@ -384,6 +385,22 @@ static void tick(ccsim_device_t *sim)
     noise = ccsim_player_take_noise(&sim->player);
     if (noise != 0u) {
         ccsim_finger_set_noise(&sim->finger, noise == 2u);
+    }
+    if (ccsim_player_take_settings(&sim->player, changed)) {
+        /* as a host's SetSettings: stored, in force at once; a change it would
+         * refuse (a force that does not fit the configured full press) is not
+         * made */
+        cc_settings_t next = *cc_device_settings(&sim->dev);
+        const char *why = 0;
+        next.light_press_force = changed[CCSIM_SETTING_LIGHT_PRESS_FORCE] != 0u
+            ? changed[CCSIM_SETTING_LIGHT_PRESS_FORCE] : next.light_press_force;
+        next.double_light_press_speed = changed[CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED] != 0u
+            ? changed[CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED] : next.double_light_press_speed;
+        next.camera_control = changed[CCSIM_SETTING_CAMERA_CONTROL] != 0u
+            ? changed[CCSIM_SETTING_CAMERA_CONTROL] : next.camera_control;
+        next.camera_adjustments = changed[CCSIM_SETTING_CAMERA_ADJUSTMENTS] != 0u
+            ? changed[CCSIM_SETTING_CAMERA_ADJUSTMENTS] : next.camera_adjustments;
+        (void)cc_device_change_settings(&sim->dev, &next, &why);
     }
     cc_device_poll(&sim->dev);
 }

@@ -134,7 +134,10 @@ static const char *parse_count(token_t t, uint64_t max, uint64_t *out)
 /* Parameter keys; each step kind allows a subset. */
 enum {
     K_FORCE = 1u << 0, K_HOLD = 1u << 1, K_GAP = 1u << 2, K_AT = 1u << 3, K_FROM = 1u << 4,
-    K_TO = 1u << 5, K_OVER = 1u << 6, K_RISE = 1u << 7, K_FALL = 1u << 8, K_COUNT = 1u << 9
+    K_TO = 1u << 5, K_OVER = 1u << 6, K_RISE = 1u << 7, K_FALL = 1u << 8, K_COUNT = 1u << 9,
+    K_LIGHT_PRESS_FORCE = 1u << 10, K_DOUBLE_LIGHT_PRESS_SPEED = 1u << 11, K_CAMERA_CONTROL = 1u << 12,
+    K_CAMERA_ADJUSTMENTS = 1u << 13,
+    K_SETTINGS = K_LIGHT_PRESS_FORCE | K_DOUBLE_LIGHT_PRESS_SPEED | K_CAMERA_CONTROL | K_CAMERA_ADJUSTMENTS
 };
 
 static const struct {
@@ -143,7 +146,27 @@ static const struct {
 } key_names[] = {
     {"force", K_FORCE}, {"hold", K_HOLD}, {"gap", K_GAP}, {"at", K_AT}, {"from", K_FROM},
     {"to", K_TO}, {"over", K_OVER}, {"rise", K_RISE}, {"fall", K_FALL}, {"count", K_COUNT},
+    {"light-press-force", K_LIGHT_PRESS_FORCE}, {"double-light-press-speed", K_DOUBLE_LIGHT_PRESS_SPEED},
+    {"camera-control", K_CAMERA_CONTROL}, {"camera-adjustments", K_CAMERA_ADJUSTMENTS},
 };
+
+/* The values of a setting, in the order of its wire enum (config.proto): the
+ * first is 1. NULL ends a list. */
+static const char *const light_press_forces[] = {"lighter", "default", "firmer", 0};
+static const char *const double_light_press_speeds[] = {"default", "slower", "slowest", 0};
+static const char *const switches[] = {"on", "off", 0};
+
+/* The wire enum value (1..) of word in names, or 0 when it is none of them. */
+static uint8_t setting_value(token_t word, const char *const *names)
+{
+    uint8_t i;
+    for (i = 0; names[i] != 0; i++) {
+        if (tok_is(word, names[i])) {
+            return (uint8_t)(i + 1u);
+        }
+    }
+    return 0u;
+}
 
 static const struct {
     const char *word;
@@ -165,6 +188,7 @@ static const struct {
     {"button", CCSIM_STEP_BUTTON, K_HOLD},
     {"remote-click", CCSIM_STEP_REMOTE_CLICK, K_COUNT},
     {"noise", CCSIM_STEP_NOISE, 0u},
+    {"settings", CCSIM_STEP_SETTINGS, K_SETTINGS},
 };
 
 static void set_defaults(ccsim_step_t *s)
@@ -320,6 +344,23 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
                 e = parse_position(val, &s->to);
                 has_to = true;
                 break;
+            case K_LIGHT_PRESS_FORCE:
+                s->settings[CCSIM_SETTING_LIGHT_PRESS_FORCE] = setting_value(val, light_press_forces);
+                e = s->settings[CCSIM_SETTING_LIGHT_PRESS_FORCE] == 0u ? "expected lighter, default or firmer" : 0;
+                break;
+            case K_DOUBLE_LIGHT_PRESS_SPEED:
+                s->settings[CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED] = setting_value(val, double_light_press_speeds);
+                e = s->settings[CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED] == 0u ? "expected default, slower or slowest"
+                                                                               : 0;
+                break;
+            case K_CAMERA_CONTROL:
+                s->settings[CCSIM_SETTING_CAMERA_CONTROL] = setting_value(val, switches);
+                e = s->settings[CCSIM_SETTING_CAMERA_CONTROL] == 0u ? "expected on or off" : 0;
+                break;
+            case K_CAMERA_ADJUSTMENTS:
+                s->settings[CCSIM_SETTING_CAMERA_ADJUSTMENTS] = setting_value(val, switches);
+                e = s->settings[CCSIM_SETTING_CAMERA_ADJUSTMENTS] == 0u ? "expected on or off" : 0;
+                break;
             default: {
                 uint64_t c = 0;
                 e = parse_count(val, 100u, &c);
@@ -359,6 +400,11 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
     case CCSIM_STEP_NOISE:
         if (positional == 0u) {
             return "expected on or off";
+        }
+        break;
+    case CCSIM_STEP_SETTINGS:
+        if ((seen & K_SETTINGS) == 0u) {
+            return "settings needs a setting, such as camera-adjustments=off";
         }
         break;
     case CCSIM_STEP_SLIDE:

@@ -130,7 +130,7 @@ void ccsim_plan_step(const ccsim_step_t *step, ccsim_finger_state_t *s, ccsim_pl
         kf(p, BUTTON_SETTLE_US, s->force_mn, s->position, s->touching);
         p->remote_clicks = step->count;
         break;
-    default: /* CCSIM_STEP_NOISE: instantaneous */
+    default: /* CCSIM_STEP_NOISE, CCSIM_STEP_SETTINGS: instantaneous */
         kf(p, 0u, s->force_mn, s->position, s->touching);
         break;
     }

@@ -98,6 +98,13 @@ const ccsim_command_t *ccsim_player_update(ccsim_player_t *p, uint64_t now_us)
             p->pending_remote_clicks += p->plan.remote_clicks;
             if (st->kind == CCSIM_STEP_NOISE) {
                 p->pending_noise = st->flag ? 2u : 1u;
+            } else if (st->kind == CCSIM_STEP_SETTINGS) {
+                uint32_t i;
+                for (i = 0; i < CCSIM_SETTINGS_COUNT; i++) {
+                    if (st->settings[i] != 0u) {
+                        p->pending_settings[i] = st->settings[i];
+                    }
+                }
             }
             p->started = true;
         }
@@ -130,4 +137,16 @@ uint32_t ccsim_player_take_noise(ccsim_player_t *p)
     uint32_t n = p->pending_noise;
     p->pending_noise = 0u;
     return n;
+}
+
+bool ccsim_player_take_settings(ccsim_player_t *p, uint8_t out[CCSIM_SETTINGS_COUNT])
+{
+    bool any = false;
+    uint32_t i;
+    for (i = 0; i < CCSIM_SETTINGS_COUNT; i++) {
+        out[i] = p->pending_settings[i];
+        any = any || out[i] != 0u;
+        p->pending_settings[i] = 0u;
+    }
+    return any;
 }

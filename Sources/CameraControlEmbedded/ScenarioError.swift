@@ -65,7 +65,7 @@ public enum ScenarioParser {
     /// The step names the parser knows (docs/SIMULATOR.md), for "did you mean" hints.
     public static let stepNames = [
         "hold", "pause", "wait", "touch", "release", "force", "light-press", "double-light-press", "full-click",
-        "click-and-hold", "slide", "button", "remote-click", "noise", "seed",
+        "click-and-hold", "slide", "button", "remote-click", "noise", "settings", "seed",
     ]
 
     /// Parses `text` as the simulator does.

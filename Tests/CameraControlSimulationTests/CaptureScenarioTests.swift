@@ -706,6 +706,7 @@ struct ExampleScenarioTests {
             ("hysteresis", ["camera-control"], [false]),
             ("light-press-slide", [], []),
             ("light-press", [], []),
+            ("settings", ["camera-control", "volume-down"], [false, false]),
             ("zoom-slide", [], []),
         ])
     func example(name: String, sources: [String], longPresses: [Bool]) throws {

@@ -278,6 +278,47 @@ struct CameraControlSettingsRigTests {
         #expect(rig.camera.photos.count == 1)
     }
 
+    /// A scenario's `settings` step (docs/SIMULATOR.md §3) changes the device's settings as a host's
+    /// SetSettings does: stored (GetSettings reports them) and in force at once in the firmware's input gates,
+    /// whatever the host believes.
+    @Test("a scenario's settings step: Camera Adjustments off hides the light press, Camera Control off the click")
+    func settingsStep() throws {
+        let rig = try VirtualControlsRig(seed: 13)
+        try rig.play(
+            scenario: """
+                settings camera-adjustments=off
+                touch at=0.3 hold=60ms
+                light-press force=1200mN hold=150ms
+                slide to=0.8 over=300ms
+                release
+                full-click
+                pause 300ms
+                settings camera-adjustments=on camera-control=off light-press-force=firmer
+                full-click
+                pause 300ms
+                button volume-down
+                pause 300ms
+
+                """)
+        rig.runUntilScenarioEnds()
+        let log = Self.lines(rig)
+        #expect(!log.contains { $0.hasPrefix("overlay ") || $0.hasPrefix("gesture light-press") }, "\(rig.logText)")
+        #expect(rig.camera.zoomFactor == 1)
+        #expect(log.filter { $0.hasPrefix("capture ended primary camera-control") }.count == 1, "\(rig.logText)")
+        #expect(log.contains("capture ended primary volume-down"), "\(rig.logText)")
+        let call = try rig.link.startUnaryCall(.configGetSettings, GetSettingsRequest())
+        var result: Result<[UInt8], RPCError>?
+        _ = rig.captureRig.run(timeoutMicros: 1_000_000) {
+            result = rig.link.takeUnaryResult(call)
+            return result != nil
+        }
+        let settings = try SettingsResponse(serializedBytes: try #require(result).get()).settings
+        #expect(settings?.cameraControl == .off)
+        #expect(settings?.cameraAdjustments == .on)
+        #expect(settings?.lightPressForce == .firmer)
+        #expect(settings?.doubleLightPressSpeed == .default)
+    }
+
     @Test(
         "Double Light-Press Speed: a 400 ms gap is a double press only at Slower or Slowest",
         arguments: CameraControlSettings.DoubleLightPressSpeed.allCases)

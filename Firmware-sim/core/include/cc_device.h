@@ -22,6 +22,7 @@
 #include "cc_device_info.h"
 #include "cc_hal.h"
 #include "cc_input.h"
+#include "cc_settings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,20 @@ bool cc_device_session_active(const cc_device_t *dev);
  * device. After a longer stall the host has declared the link dead itself, and so may the device. Call it
  * before each catch-up step with the stall's length when the catch-up began, never in normal running. */
 void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, uint64_t step_us);
+
+/* The user's settings in force (ConfigService/GetSettings reports the same). */
+const cc_settings_t *cc_device_settings(const cc_device_t *dev);
+
+/* Changes the user's settings as ConfigService/SetSettings does: next is the
+ * whole set (cc_device_settings with some fields changed); it is written to
+ * the settings store when the HAL has one and takes effect at once (the
+ * light-press thresholds of its force, the gates of the input pipeline).
+ * Returns 0 (CC_STATUS_OK), or the status SetSettings answers with *why set
+ * to a static text: INVALID_ARGUMENT for a value out of range,
+ * FAILED_PRECONDITION for a force that does not fit the configured full
+ * press, INTERNAL for a failed write. A simulator's scenario changes them so
+ * (the `settings` step, SIMULATOR.md §3). */
+uint8_t cc_device_change_settings(cc_device_t *dev, const cc_settings_t *next, const char **why);
 
 /* The session_id of the last successful handshake (0 before the first). */
 uint32_t cc_device_session_id(const cc_device_t *dev);

@@ -42,8 +42,20 @@ typedef enum ccsim_step_kind {
     CCSIM_STEP_SLIDE,              /* slide [from=P] to=P [over=D] [force=F] */
     CCSIM_STEP_BUTTON,             /* button volume-up|volume-down|action [hold=D] */
     CCSIM_STEP_REMOTE_CLICK,       /* remote-click [count=N] */
-    CCSIM_STEP_NOISE               /* noise on|off */
+    CCSIM_STEP_NOISE,              /* noise on|off */
+    CCSIM_STEP_SETTINGS            /* settings [light-press-force=lighter|default|firmer]
+                                      [double-light-press-speed=default|slower|slowest]
+                                      [camera-control=on|off] [camera-adjustments=on|off] */
 } ccsim_step_kind_t;
+
+/* CCSIM_STEP_SETTINGS: the index of each setting in ccsim_step_t.settings. */
+enum {
+    CCSIM_SETTING_LIGHT_PRESS_FORCE = 0,
+    CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED = 1,
+    CCSIM_SETTING_CAMERA_CONTROL = 2,
+    CCSIM_SETTING_CAMERA_ADJUSTMENTS = 3,
+    CCSIM_SETTINGS_COUNT = 4
+};
 
 /* One parsed step; durations in microseconds, forces in mN, positions 0 .. CCSIM_POS_ONE. */
 typedef struct ccsim_step {
@@ -51,6 +63,8 @@ typedef struct ccsim_step {
     bool has_at;           /* at= / from= given */
     bool flag;             /* noise on */
     uint8_t button;        /* CC_BUTTON_* bit index for CCSIM_STEP_BUTTON */
+    uint8_t settings[CCSIM_SETTINGS_COUNT]; /* CCSIM_STEP_SETTINGS: the wire's enum value of each
+                                               setting (config.proto), 0 when the step leaves it */
     uint32_t force_mn;
     uint32_t hold_us;
     uint32_t gap_us;

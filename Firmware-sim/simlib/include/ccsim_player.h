@@ -32,6 +32,8 @@ typedef struct ccsim_player {
     ccsim_command_t command;      /* the last command */
     uint32_t pending_remote_clicks;
     uint32_t pending_noise;       /* 0 none, 1 off, 2 on: a noise step just ran */
+    uint8_t pending_settings[CCSIM_SETTINGS_COUNT]; /* `settings` steps just run: each setting's new
+                                                       value, 0 when none changed it */
 } ccsim_player_t;
 
 void ccsim_player_init(ccsim_player_t *p);
@@ -47,6 +49,10 @@ bool ccsim_player_running(const ccsim_player_t *p);
 uint32_t ccsim_player_take_remote_clicks(ccsim_player_t *p);
 /* A `noise` step ran since the last call: 1 = off, 2 = on; 0 = none. */
 uint32_t ccsim_player_take_noise(ccsim_player_t *p);
+/* The settings that `settings` steps changed since the last call (the wire's
+ * enum value of each, 0 when unchanged; the last step wins); false when no
+ * such step ran. */
+bool ccsim_player_take_settings(ccsim_player_t *p, uint8_t out[CCSIM_SETTINGS_COUNT]);
 
 #ifdef __cplusplus
 }

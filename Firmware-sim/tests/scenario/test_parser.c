@@ -111,6 +111,13 @@ static void test_errors_line_and_column(void)
         {"touch\a", 1, 6, "unexpected character"},
         {"remote-click count=0", 1, 20, "count must be 1..100"},
         {"noise maybe", 1, 7, "expected on or off"},
+        {"settings", 1, 1, "settings needs a setting, such as camera-adjustments=off"},
+        {"settings camera-control=maybe", 1, 25, "expected on or off"},
+        {"settings light-press-force=heavy", 1, 28, "expected lighter, default or firmer"},
+        {"settings double-light-press-speed=fast", 1, 35, "expected default, slower or slowest"},
+        {"settings camera-adjustments=on camera-adjustments=off", 1, 32, "parameter given twice"},
+        {"settings force=1N", 1, 10, "unknown parameter for this step"},
+        {"settings off", 1, 10, "unexpected value (parameters are key=value)"},
         {"a b c d e f g h i j k", 1, 21, "too many words"},
     };
     size_t i;
@@ -127,6 +134,26 @@ static void test_errors_line_and_column(void)
             fprintf(stderr, "  case %u: %s\n", (unsigned)i, cases[i].text);
         }
     }
+}
+
+/* `settings` (SIMULATOR.md §3): the wire's enum value of each setting given
+ * (config.proto), 0 for each one left alone. */
+static void test_settings_step(void)
+{
+    CHECK_EQ(parse("settings camera-adjustments=off\n"
+                   "settings light-press-force=firmer double-light-press-speed=slowest camera-control=on\n"
+                   "settings light-press-force=lighter"), 0);
+    CHECK_EQ(sc.count, 3);
+    CHECK_EQ(sc.steps[0].kind, CCSIM_STEP_SETTINGS);
+    CHECK_EQ(sc.steps[0].settings[CCSIM_SETTING_LIGHT_PRESS_FORCE], 0);
+    CHECK_EQ(sc.steps[0].settings[CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED], 0);
+    CHECK_EQ(sc.steps[0].settings[CCSIM_SETTING_CAMERA_CONTROL], 0);
+    CHECK_EQ(sc.steps[0].settings[CCSIM_SETTING_CAMERA_ADJUSTMENTS], 2);   /* SETTING_SWITCH_OFF */
+    CHECK_EQ(sc.steps[1].settings[CCSIM_SETTING_LIGHT_PRESS_FORCE], 3);    /* LIGHT_PRESS_FORCE_FIRMER */
+    CHECK_EQ(sc.steps[1].settings[CCSIM_SETTING_DOUBLE_LIGHT_PRESS_SPEED], 3);   /* _SLOWEST */
+    CHECK_EQ(sc.steps[1].settings[CCSIM_SETTING_CAMERA_CONTROL], 1);       /* SETTING_SWITCH_ON */
+    CHECK_EQ(sc.steps[1].settings[CCSIM_SETTING_CAMERA_ADJUSTMENTS], 0);
+    CHECK_EQ(sc.steps[2].settings[CCSIM_SETTING_LIGHT_PRESS_FORCE], 1);    /* LIGHT_PRESS_FORCE_LIGHTER */
 }
 
 static void test_limits(void)
@@ -176,6 +203,7 @@ unsigned test_parser_run(void)
     test_comments_crlf_seed();
     test_expect_lines_skipped();
     test_errors_line_and_column();
+    test_settings_step();
     test_limits();
-    return 5u;
+    return 7u;
 }
