@@ -105,7 +105,8 @@ public final class DeviceSession: Sendable {
                 client.markSessionEstablished(
                     heartbeatInterval: info.capabilities.heartbeatIntervalMillis > 0
                         ? .milliseconds(Int(info.capabilities.heartbeatIntervalMillis)) : nil,
-                    maxFrameBytes: Int(info.capabilities.maxFrameBytes))
+                    maxFrameBytes: Int(info.capabilities.maxFrameBytes),
+                    streamsConfirmed: info.negotiatedVersion.minor >= 1)
                 return DeviceSession(client: client, info: info)
             } catch let error as RPCError {
                 lastError = error

@@ -46,9 +46,9 @@ import CameraControlWire
 ///   calls into the core (the host was starved or suspended), the device gets one interval to be heard.
 ///
 /// The session becomes established by itself when a handshake call gets its `RESPONSE`, with the
-/// configured heartbeat interval and frame size; the device layer then calls
-/// ``markSessionEstablished(heartbeatInterval:maxFrameBytes:now:)`` with the values of the device's
-/// `Capabilities`.
+/// configured heartbeat interval and frame size (the core does not decode the response); the device layer
+/// then calls ``markSessionEstablished(heartbeatInterval:maxFrameBytes:streamsConfirmed:now:)`` with the
+/// values of the device's `Capabilities` and the negotiated version's stream confirmation.
 public struct ConnectionCore: Sendable {
     private struct Call: Sendable {
         var method: MethodID
@@ -284,9 +284,14 @@ public struct ConnectionCore: Sendable {
     ///   - heartbeatInterval: `Capabilities.heartbeat_interval_ms`; nil keeps the current one. Values
     ///     below 1 ms are raised to 1 ms.
     ///   - maxFrameBytes: `Capabilities.max_frame_bytes`; nil keeps the current one. Clamped to 128…4093.
+    ///   - streamsConfirmed: the session runs at minor 1 or later (the handshake's `negotiated_version`), so
+    ///     the device confirms each stream it opens (§7, R4) and a stream it never confirms fails after
+    ///     ``ConnectionConfiguration/streamOpenTimeout``; nil keeps what is known (false after a handshake's
+    ///     response: the core does not decode it, the device layer says).
     public mutating func markSessionEstablished(
-        heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil, now: Duration
+        heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil, streamsConfirmed: Bool? = nil, now: Duration
     ) {
+        if let streamsConfirmed { self.streamsConfirmed = streamsConfirmed }
         if let heartbeatInterval {
             configuration.heartbeatInterval = max(heartbeatInterval, .milliseconds(1))
         }
@@ -390,7 +395,7 @@ public struct ConnectionCore: Sendable {
             // call silently (§9): end them here, or a stream would wait forever.
             lastSequence = nil
             delivered.reset()
-            streamsConfirmed = Self.confirmsStreams(handshakeResponse: packet.payload)
+            streamsConfirmed = false  // until the device layer, which reads the response, says (markSessionEstablished)
             let handshake = CallID(rawValue: packet.callID)
             for (other, state) in calls where other != handshake {
                 calls[other] = nil
@@ -436,12 +441,6 @@ public struct ConnectionCore: Sendable {
             // REQUEST and CANCEL travel host → device only.
             extraCounters.unexpectedPackets += 1
         }
-    }
-
-    /// Whether a session set up by this `HandshakeResponse` payload confirms its streams (minor ≥ 1).
-    private static func confirmsStreams(handshakeResponse payload: ArraySlice<UInt8>) -> Bool {
-        guard let response = try? HandshakeResponse(serializedBytes: payload) else { return false }
-        return (response.negotiatedVersion?.minor ?? 0) >= 1
     }
 
     /// Updates the sequence state; true when `packet` was already delivered (whatever its flags: §6, v1.1).

@@ -85,7 +85,7 @@ public enum ConnectionEvent: Hashable, Sendable {
     /// A call ended with an error: an `ERROR` or non-OK `STREAM_END` from the device, a deadline, a
     /// cancellation or the loss of the link.
     case failed(CallID, RPCError)
-    /// The session is established (a handshake succeeded or ``ConnectionCore/markSessionEstablished(heartbeatInterval:maxFrameBytes:now:)``
+    /// The session is established (a handshake succeeded or ``ConnectionCore/markSessionEstablished(heartbeatInterval:maxFrameBytes:streamsConfirmed:now:)``
     /// was called): heartbeats and the liveness timer run from now on.
     case sessionEstablished
     /// Nothing was received for the dead timeout; every call failed with `UNAVAILABLE`. A new handshake

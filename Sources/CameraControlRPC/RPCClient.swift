@@ -315,12 +315,15 @@ public final class RPCClient: Sendable {
 
     /// Applies the device's announced `Capabilities` (heartbeat interval, max frame size) and starts the
     /// liveness machinery if the handshake did not already (see
-    /// ``ConnectionCore/markSessionEstablished(heartbeatInterval:maxFrameBytes:now:)``).
-    public func markSessionEstablished(heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil) {
+    /// ``ConnectionCore/markSessionEstablished(heartbeatInterval:maxFrameBytes:streamsConfirmed:now:)``).
+    public func markSessionEstablished(
+        heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil, streamsConfirmed: Bool? = nil
+    ) {
         state.withLock { state in
             guard !state.closed else { return }
             state.core.markSessionEstablished(
-                heartbeatInterval: heartbeatInterval, maxFrameBytes: maxFrameBytes, now: timeline.now())
+                heartbeatInterval: heartbeatInterval, maxFrameBytes: maxFrameBytes, streamsConfirmed: streamsConfirmed,
+                now: timeline.now())
             flush(&state)
         }
         drain()

@@ -152,7 +152,9 @@ public final class VirtualLink {
             do {
                 let response: HandshakeResponse = try call(.deviceHandshake, request, deadlineMicros: thisWait)
                 // What DeviceSession does next: the device's heartbeat interval and frame size.
-                if let capabilities = response.capabilities { adoptSession(capabilities) }
+                if let capabilities = response.capabilities {
+                    adoptSession(capabilities, streamsConfirmed: (response.negotiatedVersion?.minor ?? 0) >= 1)
+                }
                 return response
             } catch {
                 lastError = error
@@ -164,13 +166,15 @@ public final class VirtualLink {
 
     /// Adopts what a handshake announced, as the device session does after its handshake: the device's
     /// heartbeat interval (host heartbeats start) and its largest frame (requests up to that size may be
-    /// sent; the connection's default is the protocol minimum, 128 bytes). ``handshake(version:attempts:deadlineMicros:)`` itself
-    /// leaves the connection as configured.
-    public func adoptSession(_ capabilities: Capabilities) {
+    /// sent; the connection's default is the protocol minimum, 128 bytes), and whether the session confirms
+    /// its streams (`streamsConfirmed`: negotiated minor 1 or later; nil keeps what the connection knows).
+    /// ``handshake(version:attempts:deadlineMicros:)`` itself leaves the connection as configured.
+    public func adoptSession(_ capabilities: Capabilities, streamsConfirmed: Bool? = nil) {
         let interval = capabilities.heartbeatIntervalMillis
         connection.markSessionEstablished(
             heartbeatInterval: interval > 0 ? .milliseconds(Int64(interval)) : nil,
-            maxFrameBytes: capabilities.maxFrameBytes > 0 ? Int(capabilities.maxFrameBytes) : nil, now: now)
+            maxFrameBytes: capabilities.maxFrameBytes > 0 ? Int(capabilities.maxFrameBytes) : nil,
+            streamsConfirmed: streamsConfirmed, now: now)
         collect()
     }
 
