@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "CameraControlCapture", targets: ["CameraControlCapture"]),
         .library(name: "CameraControlControls", targets: ["CameraControlControls"]),
         .library(name: "CameraControlHost", targets: ["CameraControlHost"]),
+        .library(name: "CameraControlPorts", targets: ["CameraControlPorts"]),
         .library(name: "CameraControlGStreamer", targets: ["CameraControlGStreamer"]),
         .library(name: "CameraControlAVFoundation", targets: ["CameraControlAVFoundation"]),
         .library(name: "CameraControlEmbedded", targets: ["CameraControlEmbedded"]),
@@ -114,7 +115,7 @@ let package = Package(
         ),
         .target(
             name: "CameraControlDevice",
-            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC"],
+            dependencies: ["CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -135,9 +136,14 @@ let package = Package(
         .target(
             name: "CameraControlHost",
             dependencies: [
-                "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport", "CameraControlRPC",
+                "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlRPC",
                 "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraControlPorts",
+            dependencies: ["CameraControlTransport", "CameraControlSerialTransport", "CameraControlDevice", "CameraControlHost"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -195,10 +201,10 @@ let package = Package(
         .executableTarget(
             name: "camctl",
             dependencies: [
-                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlSerialTransport",
-                "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
-                "CameraControlHost", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded", "CameraControlConformance",
-                "CameraControlTools", "CameraControlSimulation", "CameraControlHTTP", "CameraControlLivePage",
+                "CSystemShim", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "CameraControlSerialTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
+                "CameraControlHost", "CameraControlPorts", "CameraControlGStreamer", "CameraAppExample", "CameraControlEmbedded",
+                "CameraControlConformance", "CameraControlTools", "CameraControlSimulation", "CameraControlHTTP", "CameraControlLivePage",
             ],
             swiftSettings: swiftSettings
         ),
@@ -215,14 +221,15 @@ let package = Package(
             name: "camctl-bench",
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
-                "CameraControlHost", "CameraControlGStreamer", "CameraControlSimulation", "CameraAppExample", "CameraControlEmbedded", "CBenchSupport",
+                "CameraControlHost", "CameraControlPorts", "CameraControlGStreamer", "CameraControlSimulation", "CameraAppExample",
+                "CameraControlEmbedded", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),
 
         .executableTarget(
             name: "camera-app",
-            dependencies: ["CameraControlControls", "CameraControlDevice", "CameraControlHost", "CameraAppExample"],
+            dependencies: ["CameraControlControls", "CameraControlDevice", "CameraControlHost", "CameraControlPorts", "CameraAppExample"],
             path: "Examples/camera-app",
             swiftSettings: swiftSettings
         ),
@@ -326,7 +333,7 @@ let package = Package(
             dependencies: [
                 "camctl-bench", "camctl-sim", "camera-app", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
-                "CameraControlHost", "CameraControlEmbedded", "CameraControlSimulation",
+                "CameraControlHost", "CameraControlPorts", "CameraControlEmbedded", "CameraControlSimulation",
                 "CameraControlTools", "camctl", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings

@@ -8,6 +8,7 @@ import CameraAppExample
 import CameraControlControls
 import CameraControlDevice
 import CameraControlHost
+import CameraControlPorts
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
+import CameraControlPosixTransport
 import CameraControlRPC
-import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 
@@ -9,10 +9,10 @@ import CameraControlWire
 /// The capture layer listens to ``activity`` and cancels any press in flight on ``Activity/disconnected(_:)``
 /// — a press whose release was never seen must never turn into a capture.
 ///
-/// The connection runs on an ``EventLoop`` (``eventLoop``: its executor). Sessions opened on that same
-/// loop (an opener that passes it to ``DeviceSession/open(path:hostName:eventLoop:)``, as
-/// ``init(path:hostName:retryDelay:maxConsecutiveFailures:)`` does) deliver each input event from the
-/// port's read to ``activity``'s consumer on one thread, with no hop.
+/// The connection runs on an ``EventLoop`` (``eventLoop``: its executor), which it gives its ``Opener``.
+/// Sessions opened on that loop (`DeviceSession.connect(transport:hostName:attempts:deadline:eventLoop:)`
+/// with it; the path convenience of the `CameraControlPorts` module does so) deliver each input event
+/// from the port's read to ``activity``'s consumer on one thread, with no hop.
 public actor DeviceConnection {
     /// What happens to the connection, in order.
     public enum Activity: Sendable {
@@ -26,8 +26,9 @@ public actor DeviceConnection {
         case connectFailed(DeviceError)
     }
 
-    /// Opens a new session; called for the first connect and every reconnect.
-    public typealias Opener = @Sendable () async throws(DeviceError) -> DeviceSession
+    /// Opens a new session on the connection's event loop (its argument); called for the first connect
+    /// and every reconnect.
+    public typealias Opener = @Sendable (_ eventLoop: any EventLoop) async throws(DeviceError) -> DeviceSession
 
     /// Takes each activity as it happens, on the connection's executor (with the session for
     /// ``Activity/connected(_:)``); see ``deliverActivity(to:whenFinished:)``.
@@ -63,7 +64,7 @@ public actor DeviceConnection {
     ) {
         self.init(
             retryDelay: retryDelay, maxConsecutiveFailures: maxConsecutiveFailures,
-            eventLoop: eventLoop ?? Transports.makeEventLoop(name: "cc-device"), ownsEventLoop: eventLoop == nil,
+            eventLoop: eventLoop ?? EventLoops.make(name: "cc-device"), ownsEventLoop: eventLoop == nil,
             opener: opener)
     }
 
@@ -77,15 +78,6 @@ public actor DeviceConnection {
         self.eventLoop = eventLoop
         self.ownsEventLoop = ownsEventLoop
         (activity, continuation) = AsyncStream<Activity>.makeStream(bufferingPolicy: .bufferingOldest(4096))
-    }
-
-    /// A connection to the port at `path`; the port runs on the connection's own event loop.
-    public init(path: String, hostName: String = "camctl", retryDelay: Duration = .milliseconds(250), maxConsecutiveFailures: Int? = nil) {
-        let loop = Transports.makeEventLoop(name: "cc-device")
-        self.init(retryDelay: retryDelay, maxConsecutiveFailures: maxConsecutiveFailures, eventLoop: loop, ownsEventLoop: true) {
-            () async throws(DeviceError) -> DeviceSession in
-            try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
-        }
     }
 
     deinit {
@@ -161,7 +153,7 @@ public actor DeviceConnection {
         while !Task.isCancelled && !stopped {
             let session: DeviceSession
             do {
-                session = try await opener()
+                session = try await opener(eventLoop)
             } catch {
                 report(.connectFailed(error))
                 failures += 1

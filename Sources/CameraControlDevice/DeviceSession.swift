@@ -1,12 +1,11 @@
 import CameraControlRPC
-import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 
 /// A live session with one device: the handshake done, typed calls for every v1 service.
 ///
 /// ```swift
-/// let session = try await DeviceSession.open(path: "/dev/ttyACM0")
+/// let session = try await DeviceSession.connect(transport: transport)  // or open(path:), CameraControlPorts
 /// print(session.info.summary)
 /// for try await event in try await session.inputEvents() { … }
 /// ```
@@ -32,24 +31,6 @@ public final class DeviceSession: Sendable {
     private init(client: RPCClient, info: DeviceInfo) {
         self.client = client
         self.info = info
-    }
-
-    /// Opens `path` (a serial port, a pty or a symlink to one) and handshakes. The port runs on
-    /// `eventLoop` (shared with other links and with the actors that use it as their executor), or on a
-    /// loop of its own.
-    ///
-    /// - Throws: ``DeviceError``: ``DeviceError/Code/transport`` when the port does not open, otherwise as
-    ///   ``connect(transport:clock:hostName:attempts:deadline:eventLoop:)``.
-    public static func open(
-        path: String, hostName: String = "camctl", eventLoop: (any EventLoop)? = nil
-    ) async throws(DeviceError) -> DeviceSession {
-        let transport: any ByteTransport
-        do {
-            transport = try Transports.open(path: path)
-        } catch {
-            throw DeviceError(.transport, "cannot open \(path): \(error)", transportError: error)
-        }
-        return try await connect(transport: transport, hostName: hostName, eventLoop: eventLoop)
     }
 
     /// Handshakes over an open transport, timed by the system clock (see

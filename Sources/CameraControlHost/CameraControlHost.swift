@@ -1,8 +1,8 @@
 import CameraControlCapture
 import CameraControlControls
 import CameraControlDevice
+import CameraControlPosixTransport
 import CameraControlRPC
-import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 import Synchronization
@@ -58,8 +58,12 @@ public struct HostClock: Sendable {
 /// loop too) and a serial sender for haptics, so a slow PlayHaptic never holds up gestures. ``run()``
 /// owns that work as child tasks of one task group; ``stop()`` ends it at any moment of the host's life.
 ///
-/// **One thread.** The host, its connection and the port of every session it opens itself
-/// (``init(port:hostName:configuration:)``, ``connect(to:hostName:configuration:)``) share one
+/// Opening a port by its path (`CameraControlHost.connect(to:)`, `init(port:)`) is the
+/// `CameraControlPorts` module's: this one links no serial library, so an app that brings its own
+/// transport (``init(configuration:eventLoop:opener:)``) links none either.
+///
+/// **One thread.** The host, its connection and the port of every session its opener opens on the
+/// host's loop (as `connect(to:)` does) share one
 /// ``EventLoop`` (``eventLoop``): an input event goes from the port's read through the RPC core, the
 /// connection, the recogniser and the capture router to the app's handler on that thread, with no hop,
 /// as a minimal C host would. Handlers run there too: keep them short (a slow handler delays the next
@@ -174,45 +178,36 @@ public actor CameraControlHost: CaptureSoundPlaying {
     public private(set) var failedHaptics = 0
 
     /// Opens a session on the host's event loop; called for the first connect and every reconnect.
-    public typealias Opener = @Sendable (_ eventLoop: any EventLoop) async throws(DeviceError) -> DeviceSession
+    public typealias Opener = DeviceConnection.Opener
 
     /// A host whose sessions are opened by `opener` (first connect and every reconnect), on `eventLoop`
     /// (which the host shuts down when it stops) or a loop of its own. Nothing happens until ``start()`` or
     /// ``run()``. `opener` is given the host's loop: a session opened on it delivers its input to the host
     /// on the thread that read it, first session and reconnects alike.
     public init(configuration: Configuration = Configuration(), eventLoop: (any EventLoop)? = nil, opener: @escaping Opener) {
-        let loop = eventLoop ?? Transports.makeEventLoop(name: "cc-host")
+        let loop = eventLoop ?? EventLoops.make(name: "cc-host")
         self.configuration = configuration
         self.eventLoop = loop
         core = HostCore(configuration: configuration.core)
-        connection = DeviceConnection(retryDelay: configuration.retryDelay, eventLoop: loop) {
-            () async throws(DeviceError) -> DeviceSession in
-            try await opener(loop)
-        }
-    }
-
-    /// A host for the port at `path` (a serial port, a pseudo-terminal or a symlink to one), on one thread.
-    public init(port path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()) {
-        self.init(configuration: configuration) { loop async throws(DeviceError) -> DeviceSession in
-            try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
-        }
+        connection = DeviceConnection(retryDelay: configuration.retryDelay, eventLoop: loop, opener: opener)
     }
 
     deinit {
         eventLoop.shutdown()
     }
 
-    /// Opens `path` now (so a wrong port fails here, with the reason), starts the host on that session and
-    /// returns once it is connected and its clock estimated. Later sessions reconnect to the same path.
+    /// Opens a session with `opener` now (so a wrong port fails here, with the reason), starts the host on
+    /// it and returns once it is connected and its clock estimated; `opener` opens the later sessions
+    /// (reconnects) too, each on the host's own event loop (its argument).
     ///
     /// - Throws: ``DeviceError`` from the first open and handshake.
     public static func connect(
-        to path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(), opener: @escaping Opener
     ) async throws(DeviceError) -> CameraControlHost {
-        let loop = Transports.makeEventLoop(name: "cc-host")
+        let loop = EventLoops.make(name: "cc-host")
         let first: DeviceSession
         do {
-            first = try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
+            first = try await opener(loop)
         } catch {
             loop.shutdown()
             throw error
@@ -220,7 +215,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
         let handOff = FirstSession(first)
         let host = CameraControlHost(configuration: configuration, eventLoop: loop) { loop async throws(DeviceError) -> DeviceSession in
             if let session = handOff.take() { return session }
-            return try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
+            return try await opener(loop)
         }
         await host.start()
         await host.waitUntilConnected()
@@ -304,7 +299,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     }
 
     /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
-    /// attached to this host. Call it once connected (after ``connect(to:hostName:configuration:)``).
+    /// attached to this host. Call it once connected (after ``connect(configuration:opener:)``).
     ///
     /// - Throws: ``ControlError`` with ``ControlError/Code/controlsNotSupported`` before any handshake, or
     ///   as ``CaptureControlsSession/init(capabilities:configuration:)``.
@@ -646,7 +641,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
     }
 }
 
-/// The session opened by ``CameraControlHost/connect(to:hostName:configuration:)``, handed to the first
+/// The session opened by ``CameraControlHost/connect(configuration:opener:)``, handed to the first
 /// connect once.
 private final class FirstSession: Sendable {
     private let session: Mutex<DeviceSession?>

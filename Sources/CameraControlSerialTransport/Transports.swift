@@ -9,14 +9,6 @@ import CameraControlTransport
 
 /// Opens the right transport for a device path.
 public enum Transports {
-    /// A new event loop for ports (a ``PollEventLoop`` with a thread of its own named `name`) to share
-    /// between the ports a component opens and the actors it runs (see ``EventLoop``). Should no loop be
-    /// possible (no file descriptor left for its wake-up pipe), a serial queue that runs jobs only: ports
-    /// given it run on loops of their own.
-    public static func makeEventLoop(name: String) -> any EventLoop {
-        (try? PollEventLoop(name: name)) ?? SerialQueueEventLoop(name: name)
-    }
-
     /// Opens `path` as a device link, claimed for this host.
     ///
     /// Pseudo-terminals (`/dev/pts/N`, macOS `/dev/ttysN`, and symlinks to them, resolved first) get a

@@ -1,5 +1,6 @@
 import CBenchSupport
 import CameraControlDevice
+import CameraControlPorts
 import CameraControlWire
 import Foundation
 import Synchronization

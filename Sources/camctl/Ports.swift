@@ -1,5 +1,7 @@
 import CameraControlDevice
 import CameraControlHost
+import CameraControlPorts
+import CameraControlPosixTransport
 import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
@@ -203,7 +205,7 @@ enum Ports {
         _ port: String, hostName: String, configuration: CameraControlHost.Configuration = .init()
     ) async throws -> (host: CameraControlHost, path: String) {
         let path = try await resolve(port)
-        let loop = Transports.makeEventLoop(name: "camctl-host")
+        let loop = EventLoops.make(name: "camctl-host")
         let first: DeviceSession
         do {
             first = try await open(path: path, hostName: hostName, eventLoop: loop)

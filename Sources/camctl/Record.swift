@@ -1,6 +1,7 @@
 import CameraControlCapture
 import CameraControlDevice
 import CameraControlHost
+import CameraControlPosixTransport
 import CameraControlSerialTransport
 import CameraControlTools
 import CameraControlTransport
@@ -29,7 +30,7 @@ enum Record {
         defer { writer.close() }
         // The recorder is a tap on the loop's path: the session runs on the host's loop like any other.
         let transport = TappedTransport(try Transports.open(path: port), tap: RecordingTap(writer: writer))
-        let loop = Transports.makeEventLoop(name: "camctl-record")
+        let loop = EventLoops.make(name: "camctl-record")
         let first: DeviceSession
         do {
             first = try await DeviceSession.connect(transport: transport, hostName: "camctl record", eventLoop: loop)

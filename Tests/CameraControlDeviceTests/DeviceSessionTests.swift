@@ -249,7 +249,7 @@ struct DeviceSessionTests {
 struct DeviceConnectionTests {
     @Test func connectFailuresAreReportedAndTheActivityEndsWhenAttemptsRunOut() async throws {
         let connection = DeviceConnection(retryDelay: .milliseconds(1), maxConsecutiveFailures: 3) {
-            () async throws(DeviceError) -> DeviceSession in
+            _ async throws(DeviceError) -> DeviceSession in
             throw DeviceError(.transport, "no such port")
         }
         await connection.start()
@@ -268,7 +268,7 @@ struct DeviceConnectionTests {
     @Test func aLostSessionIsReportedThenANewOneOpens() async throws {
         let bridges = Locked([EmbeddedDeviceBridge]())
         let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 5) {
-            () async throws(DeviceError) -> DeviceSession in
+            _ async throws(DeviceError) -> DeviceSession in
             let bridge = EmbeddedDeviceBridge()
             bridges.mutate { $0.append(bridge) }
             return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
@@ -300,7 +300,7 @@ struct DeviceConnectionTests {
     func activityToAHandler() async throws {
         let bridges = Locked([EmbeddedDeviceBridge]())
         let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 5) {
-            () async throws(DeviceError) -> DeviceSession in
+            _ async throws(DeviceError) -> DeviceSession in
             let bridge = EmbeddedDeviceBridge()
             bridges.mutate { $0.append(bridge) }
             return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)

@@ -1,5 +1,6 @@
 import CameraControlCapture
 import CameraControlHost
+import CameraControlPorts
 import CameraControlTestSupport
 import Foundation
 import Synchronization

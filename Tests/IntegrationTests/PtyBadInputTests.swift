@@ -1,4 +1,5 @@
 import CameraControlDevice
+import CameraControlPorts
 import CameraControlPosixTransport
 import CameraControlRPC
 import CameraControlTestSupport

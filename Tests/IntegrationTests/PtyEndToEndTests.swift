@@ -1,4 +1,5 @@
 import CameraControlDevice
+import CameraControlPorts
 import CameraControlRPC
 import CameraControlTestSupport
 import CameraControlTransport

@@ -1,4 +1,5 @@
 import CameraControlHost
+import CameraControlPorts
 import CameraControlTestSupport
 import CameraControlWire
 import Foundation
