@@ -44,6 +44,8 @@ import CameraControlWire
 ///   idle link wakes each side once per interval, not twice.
 ///   Silence is counted only while the host runs: after a gap of more than two intervals between two
 ///   calls into the core (the host was starved or suspended), the device gets one interval to be heard.
+///   Those rules are ``LinkLiveness``'s, a value of its own; where the link stands is ``linkState``
+///   (no session, established, dead, closed).
 ///
 /// The session becomes established by itself when a handshake call gets its `RESPONSE`, with the
 /// configured heartbeat interval and frame size (the core does not decode the response); the device layer
@@ -70,35 +72,18 @@ public struct ConnectionCore: Sendable {
 
     /// The settings in force (frame size and heartbeat interval change when the session is established).
     public private(set) var configuration: ConnectionConfiguration {
-        didSet { timing = Timing(configuration) }
+        didSet { liveness.configure(configuration) }
     }
-    /// Durations derived from ``configuration``, computed once (`Duration`'s generic arithmetic is not free
-    /// on the per-packet path).
-    private var timing: Timing
-
-    /// The liveness durations of a configuration (§8).
-    private struct Timing: Sendable {
-        var heartbeatInterval: Duration
-        /// Half an interval: a device heartbeat is answered when the host was silent this long.
-        var halfInterval: Duration
-        /// 1.25 intervals: the host's next heartbeat after an answer.
-        var answeredHeartbeatDelay: Duration
-        /// Two intervals: a longer gap between calls into the core means the host itself did not run.
-        var starvedGap: Duration
-        var deadTimeout: Duration
-
-        init(_ configuration: ConnectionConfiguration) {
-            heartbeatInterval = configuration.heartbeatInterval
-            halfInterval = configuration.heartbeatInterval / 2
-            answeredHeartbeatDelay = configuration.heartbeatInterval + configuration.heartbeatInterval / 4
-            starvedGap = configuration.heartbeatInterval * 2
-            deadTimeout = configuration.deadTimeout
-        }
-    }
+    /// Where the link stands: no session yet, established, dead, or closed.
+    public private(set) var linkState: LinkState = .noSession
+    /// When the host last sent and heard, and what that makes due (§8); consulted while ``linkState`` is
+    /// ``LinkState/established``. Its durations are derived from ``configuration`` once (`Duration`'s
+    /// generic arithmetic is not free on the per-packet path).
+    public private(set) var liveness: LinkLiveness
     /// True between an established session and the link's death or close.
-    public private(set) var isSessionEstablished = false
+    public var isSessionEstablished: Bool { linkState == .established }
     /// True after ``closeLink(now:reason:)``: no call can start any more.
-    public private(set) var isClosed = false
+    public var isClosed: Bool { linkState == .closed }
 
     private var decoder = FrameDecoder(maxFrameBytes: WireFormat.maxFrameBytes)
     private var extraCounters = ConnectionCounters()
@@ -111,16 +96,6 @@ public struct ConnectionCore: Sendable {
     /// The `ACK` sent for each reliable packet, its payload rewritten each time (no allocation per ACK).
     private var ackPacket = Packet.ack(sequence: 0, acking: 0)
     private var events: [ConnectionEvent] = []
-    private var lastSent: Duration?
-    /// The last packet sent was a `HEARTBEAT` answering the device's (§8): the device's heartbeats are
-    /// coming, so the next one of ours may wait a quarter interval more for the next of theirs.
-    private var lastSentAnsweredHeartbeat = false
-    /// When the device's last `HEARTBEAT` arrived.
-    private var lastHeartbeatReceived: Duration?
-    private var lastReceived: Duration?
-    /// When the host last ran this core (a poll or bytes received): a host that did not run could not
-    /// hear the device.
-    private var lastAwake: Duration?
     /// Our reliable packets awaiting an `ACK`, by sequence number.
     private var unacked: [UInt16: Unacked] = [:]
     /// The session runs at minor 1 or later: streams are confirmed (§7).
@@ -134,7 +109,7 @@ public struct ConnectionCore: Sendable {
     /// A connection with `configuration`; no session yet.
     public init(configuration: ConnectionConfiguration = ConnectionConfiguration()) {
         self.configuration = configuration
-        self.timing = Timing(configuration)
+        self.liveness = LinkLiveness(configuration)
     }
 
     // MARK: Inspection
@@ -166,10 +141,7 @@ public struct ConnectionCore: Sendable {
             consider(call.openDeadline)
         }
         for entry in unacked.values where calls[entry.call] != nil { consider(entry.due) }
-        if isSessionEstablished {
-            consider(lastSent.map { $0 + heartbeatDelay })
-            consider(lastReceived.map { $0 + timing.deadTimeout })
-        }
+        if isSessionEstablished { consider(liveness.nextTime) }
         return earliest
     }
 
@@ -291,6 +263,7 @@ public struct ConnectionCore: Sendable {
     public mutating func markSessionEstablished(
         heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil, streamsConfirmed: Bool? = nil, now: Duration
     ) {
+        guard !isClosed else { return }
         if let streamsConfirmed { self.streamsConfirmed = streamsConfirmed }
         if let heartbeatInterval {
             configuration.heartbeatInterval = max(heartbeatInterval, .milliseconds(1))
@@ -299,9 +272,8 @@ public struct ConnectionCore: Sendable {
             configuration.maxFrameBytes = min(max(maxFrameBytes, WireFormat.minMaxFrameBytes), WireFormat.maxFrameBytes)
         }
         let wasEstablished = isSessionEstablished
-        isSessionEstablished = true
-        lastReceived = now
-        if lastSent == nil { lastSent = now }
+        linkState = .established
+        liveness.sessionStarted(at: now)
         if !wasEstablished { events.append(.sessionEstablished) }
     }
 
@@ -309,8 +281,7 @@ public struct ConnectionCore: Sendable {
     /// ``StatusCode/unavailable``, nothing more is sent, and no call can start.
     public mutating func closeLink(now: Duration, reason: String = "the transport closed") {
         guard !isClosed else { return }
-        isClosed = true
-        isSessionEstablished = false
+        linkState = .closed
         outbound.removeAll()
         failAllCalls(message: reason)
         events.append(.linkClosed)
@@ -322,7 +293,7 @@ public struct ConnectionCore: Sendable {
     /// liveness. Bad frames are counted (``ConnectionCounters/wire``) and skipped.
     public mutating func receive(_ bytes: some Collection<UInt8>, now: Duration) {
         guard !isClosed else { return }
-        lastAwake = now
+        liveness.awake(at: now)
         decoder.append(bytes)
         while let output = decoder.nextView() {
             switch output {
@@ -330,7 +301,7 @@ public struct ConnectionCore: Sendable {
                 handle(packet, now: now)
             case .error(let error):
                 // A checked frame of an unknown type still shows the device is alive (§4: count, drop).
-                if error.code == .unknownPacketType { lastReceived = now }
+                if error.code == .unknownPacketType { liveness.heard(at: now) }
             }
         }
     }
@@ -338,33 +309,20 @@ public struct ConnectionCore: Sendable {
     /// Acts on time: deadlines, heartbeats and the liveness timeout.
     public mutating func poll(now: Duration) {
         guard !isClosed else { return }
-        defer { lastAwake = now }
         expireDeadlines(now: now)
         retransmit(now: now)
-        guard isSessionEstablished else { return }
-        if let awake = lastAwake, now - awake > timing.starvedGap, let heard = lastReceived {
-            // The host itself did not run for more than two heartbeat intervals (starved, suspended): its
-            // silence is not the device's. What the device sent meanwhile waits to be read, so the device
-            // gets one heartbeat interval from now to be heard before the link is declared dead.
-            lastReceived = max(heard, now - timing.deadTimeout + timing.heartbeatInterval)
-        }
-        if let lastReceived, now - lastReceived >= timing.deadTimeout {
-            declareLinkDead(now: now)
+        guard isSessionEstablished else {
+            liveness.awake(at: now)
             return
         }
-        if let lastSent, now - lastSent >= heartbeatDelay {
+        switch liveness.poll(now: now) {
+        case .none:
+            break
+        case .sendHeartbeat:
             sendHeartbeat(now: now, answering: false)
+        case .dead(let silence):
+            declareLinkDead(silence: silence)
         }
-    }
-
-    /// How long after its last packet the host sends a `HEARTBEAT` (§8): one interval, or a quarter more
-    /// while the device's heartbeats are coming (one arrived since the host last sent, or the host's last
-    /// packet answered one): the host then waits for the device's next heartbeat to answer it, so each
-    /// side wakes once per interval instead of twice, whatever phase the two timers started in.
-    private var heartbeatDelay: Duration {
-        guard configuration.answersHeartbeats else { return timing.heartbeatInterval }
-        let heardSince = lastHeartbeatReceived.map { heard in lastSent.map { heard >= $0 } ?? true } ?? false
-        return lastSentAnsweredHeartbeat || heardSince ? timing.answeredHeartbeatDelay : timing.heartbeatInterval
     }
 
     /// Queues a `HEARTBEAT`. It follows an idle line, so it starts with a delimiter (§2 allows extra
@@ -374,7 +332,7 @@ public struct ConnectionCore: Sendable {
         outbound.append(WireFormat.delimiter)
         sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
         extraCounters.heartbeatsSent += 1
-        lastSentAnsweredHeartbeat = answering
+        liveness.sent(at: now, answeringHeartbeat: answering)
     }
 
     // MARK: Private
@@ -387,7 +345,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.envelopeErrors += 1
             return
         }
-        lastReceived = now
+        liveness.heard(at: now)
         if packet.type == .response, let call = calls[CallID(rawValue: packet.callID)],
             call.method == .deviceHandshake
         {
@@ -427,12 +385,9 @@ public struct ConnectionCore: Sendable {
             }
         case .heartbeat:
             extraCounters.heartbeatsReceived += 1
-            lastHeartbeatReceived = now
             // §8 (v1.1): answer the device's heartbeat with ours, in the same wake-up, once half an
             // interval passed since we last sent; our own timer then waits a quarter interval more.
-            if configuration.answersHeartbeats, isSessionEstablished, let lastSent,
-                now - lastSent >= timing.halfInterval
-            {
+            if liveness.heardHeartbeat(at: now), isSessionEstablished {
                 sendHeartbeat(now: now, answering: true)
             }
         case .response, .streamMessage, .streamEnd, .error:
@@ -555,8 +510,7 @@ public struct ConnectionCore: Sendable {
             outbound.append(contentsOf: entry.bytes)
             extraCounters.retransmissions += 1
             extraCounters.bytesSent += UInt64(entry.bytes.count)
-            lastSent = now
-            lastSentAnsweredHeartbeat = false
+            liveness.sent(at: now)
             entry.transmissions += 1
             entry.due = now + entry.timeout
             entry.timeout = entry.timeout * 2
@@ -564,9 +518,8 @@ public struct ConnectionCore: Sendable {
         }
     }
 
-    private mutating func declareLinkDead(now: Duration) {
-        let silence = lastReceived.map { now - $0 } ?? timing.deadTimeout
-        isSessionEstablished = false
+    private mutating func declareLinkDead(silence: Duration) {
+        linkState = .dead
         extraCounters.linkDeaths += 1
         failAllCalls(message: "link dead: nothing received for \(silence)")
         lastSequence = nil
@@ -606,8 +559,7 @@ public struct ConnectionCore: Sendable {
         sendSequence &+= 1
         extraCounters.packetsSent += 1
         extraCounters.bytesSent += UInt64(outbound.count - start)
-        lastSent = now
-        lastSentAnsweredHeartbeat = false
+        liveness.sent(at: now)
         return (numbered.sequence, start..<outbound.count)
     }
 }
