@@ -26,7 +26,9 @@ struct Bench {
             name: "latency",
             summary: "host stack over a pty next to the bare pty; press → capture handler over camctl-sim, paced and unpaced",
             run: LatencyBench.run),
-        Command(name: "idle", summary: "an idle connected session's CPU and wake-ups, next to a C heartbeat loop", run: IdleBench.run),
+        Command(
+            name: "idle", summary: "an idle connected session's CPU and wake-ups, and an idle camctl monitor's, next to a C heartbeat loop",
+            run: IdleBench.run),
         Command(
             name: "paced",
             summary: "press → capture handler over camctl-sim at 115200 baud, 1 Mbaud and unpaced, next to a minimal C host; --svg FILE",

@@ -12,6 +12,9 @@ import Foundation
 /// - **baseline**: a C `poll()` loop over a pseudo-terminal pair, in its own thread, writing an 8-byte
 ///   HEARTBEAT frame each way every 50 ms (the heartbeat interval) and reading them: the heartbeat
 ///   traffic of an idle link at its cheapest.
+/// - **`camctl monitor`**: the tool as a user runs it (`camctl` next to this executable, or `--camctl PATH`),
+///   idle against a simulator of its own, its output discarded: CPU time summed over its threads
+///   (`/proc/PID/task/*/schedstat`, nanoseconds) per round, next to the library session and the C loop.
 enum IdleBench {
     /// CPU time and context switches of this process so far.
     struct Usage {
@@ -74,6 +77,25 @@ enum IdleBench {
                     heartbeatsPerSecond: Double(cost.frames_received) / 2 / wall))
         }
         let baselineName = "C poll() loop, heartbeats over a pty"
+
+        // camctl monitor, idle, in a process of its own.
+        let monitorSimulator = try BenchSimulator(options)
+        defer { monitorSimulator.stop() }
+        let monitor = try MonitorProcess(
+            camctl: options.values["camctl"] ?? BenchSimulator.siblingExecutable("camctl"), port: monitorSimulator.port)
+        defer { monitor.stop() }
+        try await Task.sleep(for: .seconds(options.smoke ? 0.5 : 1.5))  // connected, clock samples taken
+        var monitorRounds: [Double] = []
+        for _ in 0..<rounds {
+            try monitor.checkRunning()
+            let before = try monitor.threadCPUNanoseconds()
+            let start = ContinuousClock.now
+            try await Task.sleep(for: .seconds(roundSeconds))
+            let after = try monitor.threadCPUNanoseconds()
+            let used = after.reduce(UInt64(0)) { total, thread in total + (thread.value - min(before[thread.key] ?? 0, thread.value)) }
+            monitorRounds.append(Double(used) / (seconds(ContinuousClock.now - start) * 1e9) * 100)
+        }
+        try monitor.checkRunning()
         return [
             .compare(
                 "idle connected session, CPU", unit: "% core", ours.map(\.cpuPercent), against: baselineName,
@@ -84,7 +106,67 @@ enum IdleBench {
             .compare(
                 "  heartbeats sent", unit: "/s", ours.map(\.heartbeatsPerSecond), against: baselineName,
                 baseline.map(\.heartbeatsPerSecond)),
+            .compare(
+                "idle camctl monitor process, CPU", unit: "% core", monitorRounds, against: "the library session above",
+                ours.map(\.cpuPercent)),
+            .compare(
+                "idle camctl monitor process, CPU", unit: "% core", monitorRounds, against: baselineName,
+                baseline.map(\.cpuPercent)),
         ]
+    }
+
+    /// `camctl monitor PORT` as a child process, its output discarded.
+    final class MonitorProcess {
+        private let process = Process()
+        /// The monitor's standard error, kept to explain an early exit.
+        private let errors: URL
+
+        /// Starts `camctl monitor port`.
+        init(camctl: String, port: String) throws {
+            errors = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-bench-monitor-\(getpid()).err")
+            guard FileManager.default.createFile(atPath: errors.path, contents: nil) else {
+                throw BenchSimulator.Failure(description: "cannot create \(errors.path)")
+            }
+            process.executableURL = URL(fileURLWithPath: camctl)
+            process.arguments = ["monitor", port]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+        }
+
+        /// Fails, with what the monitor said, unless it still runs.
+        func checkRunning() throws {
+            guard !process.isRunning else { return }
+            let said = ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            throw BenchSimulator.Failure(description: "camctl monitor ended (status \(process.terminationStatus)): \(said)")
+        }
+
+        /// CPU time of each live thread of the process so far, in nanoseconds, by thread id (the first field
+        /// of `/proc/PID/task/TID/schedstat`: nanosecond resolution, where `/proc/PID/stat` counts 10 ms
+        /// ticks). A round's use is the growth of each thread alive at its end (a thread new in the round
+        /// counts whole); what a thread used in a round it ended in is not seen, so the figure can only be low
+        /// by that, never high.
+        func threadCPUNanoseconds() throws -> [String: UInt64] {
+            let tasks = "/proc/\(process.processIdentifier)/task"
+            var times: [String: UInt64] = [:]
+            for thread in try FileManager.default.contentsOfDirectory(atPath: tasks) {
+                // A thread may end between the listing and the read: it no longer counts.
+                guard let text = try? String(contentsOfFile: "\(tasks)/\(thread)/schedstat", encoding: .utf8),
+                    let first = text.split(separator: " ").first, let nanoseconds = UInt64(first)
+                else { continue }
+                times[thread] = nanoseconds
+            }
+            return times
+        }
+
+        /// Ends the monitor and removes its error file.
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: errors)
+        }
     }
 
     /// Runs the C baseline on a thread of its own (it blocks in `poll()`).
