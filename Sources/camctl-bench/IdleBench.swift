@@ -127,8 +127,17 @@ enum IdleBench {
             guard FileManager.default.createFile(atPath: errors.path, contents: nil) else {
                 throw BenchSimulator.Failure(description: "cannot create \(errors.path)")
             }
-            process.executableURL = URL(fileURLWithPath: camctl)
-            process.arguments = ["monitor", port]
+            // The monitor ends with this process, also when it is killed (as the simulator does with
+            // --exit-with-parent): setpriv (util-linux) sets the parent-death signal, then runs camctl in its
+            // place (same PID).
+            let setpriv = "/usr/bin/setpriv"
+            if FileManager.default.isExecutableFile(atPath: setpriv) {
+                process.executableURL = URL(fileURLWithPath: setpriv)
+                process.arguments = ["--pdeathsig", "TERM", "--", camctl, "monitor", port]
+            } else {
+                process.executableURL = URL(fileURLWithPath: camctl)
+                process.arguments = ["monitor", port]
+            }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()

@@ -83,6 +83,7 @@ struct CamCtl {
         Demo.command,
         Commands.infoCommand,
         Monitor.command,
+        Serve.command,
         Commands.pingCommand,
         Commands.countersCommand,
         SettingsCommand.command,
