@@ -326,7 +326,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlToolsTests",
-            dependencies: ["CameraControlWire", "CameraControlTools"],
+            dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlTools"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
