@@ -59,20 +59,21 @@ extension CaseContext {
     }
 
     /// The next packet on `callID` within `timeout` that is not an ACK and not a retransmission of a reliable
-    /// packet received before (nil when none came): "was it answered again?" without counting the device's
-    /// retransmission of its first answer, which a late ACK rightly causes (§6). "Before" is now, or
-    /// `seenBefore` (the probe's ``Probe/reliableSeen`` taken before the request was sent, so an answer
-    /// that arrives before this call is not taken for a retransmission).
+    /// packet received before `sent` went out (nil when none came): "was it answered again?" without
+    /// counting the device's retransmission of its first answer, which a late ACK rightly causes (§6).
+    /// Judged by arrival time against the moment `sent` last went out (``Probe/sentAt``,
+    /// ``Probe/reliableFirstSeen``), so an answer that arrived before this call is still new: on a loaded
+    /// machine it often does.
     ///
     /// When none came within `timeout`, a Ping barrier follows (as in ``expectSilence(after:for:_:)``): an
     /// answer that a loaded machine delayed past the window still comes before the Ping's, so "no new reply"
     /// is never concluded from a host that was merely slow.
-    func newReply(to callID: UInt32, within timeout: Duration, seenBefore: Set<UInt16>? = nil) async -> ReceivedFrame? {
-        let before = await probe.reliableSeen
-        let seenBefore = seenBefore ?? before
+    func newReply(to callID: UInt32, after sent: [UInt8], within timeout: Duration) async -> ReceivedFrame? {
+        let sentTime = await probe.sentAt[sent] ?? ContinuousClock.now
+        let older = Set(await probe.reliableFirstSeen.filter { $0.value < sentTime }.keys)
         let isNew: @Sendable (ReceivedFrame) -> Bool = { frame in
             guard let packet = frame.packet, packet.callID == callID, packet.type != .ack else { return false }
-            return !(packet.isReliable && seenBefore.contains(packet.sequence))
+            return !(packet.isReliable && older.contains(packet.sequence))
         }
         if let reply = await probe.next(within: timeout, where: isNew) { return reply }
         return (try? await probe.framesBeforeBarrier())?.frames?.first(where: isNew)

@@ -243,7 +243,7 @@ enum DecisionCases {
             let (id, sent) = try await c.probe.request(.devicePing, [])
             _ = await c.probe.reply(to: id)
             try await c.probe.sendRaw(sent)
-            let again = await c.newReply(to: id, within: .milliseconds(120))
+            let again = await c.newReply(to: id, after: sent, within: .milliseconds(120))
             try c.require(again == nil, "the duplicate was answered again", sent: sent, seen: again?.wire, expected: "nothing")
         },
         ConformanceCase(

@@ -50,7 +50,7 @@ enum ReliabilityCases {
             let ack = await c.probe.next { $0.packet?.type == .ack }
             try c.require(
                 ack != nil, "the duplicate was not ACKed again", sent: sent, expected: "ACK (every time: the first ACK may have been lost)")
-            let again = await c.newReply(to: id, within: .milliseconds(120))
+            let again = await c.newReply(to: id, after: sent, within: .milliseconds(120))
             try c.require(again == nil, "the duplicate was answered again", sent: sent, seen: again?.wire, expected: "nothing")
             let after = try await c.probe.counters()
             try c.expectDelta("duplicates_dropped", \.duplicatesDropped, before, after, 1, sent: sent)
@@ -64,7 +64,7 @@ enum ReliabilityCases {
             for _ in 0..<70 { try await c.probe.send(Packet(type: .heartbeat, callID: 0)) }
             await c.probe.drain()
             try await c.probe.sendRaw(sent)
-            let again = await c.newReply(to: id, within: .milliseconds(150))
+            let again = await c.newReply(to: id, after: sent, within: .milliseconds(150))
             try c.require(again == nil, "the old copy was executed again", sent: sent, seen: again?.wire, expected: "nothing")
         },
         ConformanceCase(
