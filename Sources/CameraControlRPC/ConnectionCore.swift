@@ -44,6 +44,8 @@ import CameraControlWire
 ///   idle link wakes each side once per interval, not twice.
 ///   Silence is counted only while the host runs: after a gap of more than two intervals between two
 ///   calls into the core (the host was starved or suspended), the device gets one interval to be heard.
+///   A frame still arriving keeps the link alive (§8, v1.2: on a slow line one frame can take longer
+///   than the dead timeout); one that then fails its check does not count.
 ///   Those rules are ``LinkLiveness``'s, a value of its own; where the link stands is ``linkState``
 ///   (no session, established, dead, closed).
 ///
@@ -304,6 +306,7 @@ public struct ConnectionCore: Sendable {
                 if error.code == .unknownPacketType { liveness.heard(at: now) }
             }
         }
+        liveness.bytesArrived(at: now, frameArriving: decoder.isAssemblingFrame)
     }
 
     /// Acts on time: deadlines, heartbeats and the liveness timeout.

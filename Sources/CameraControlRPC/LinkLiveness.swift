@@ -57,6 +57,8 @@ public struct LinkLiveness: Sendable {
     /// When the host last ran the link (a poll or bytes received): a host that did not run could not
     /// hear the device.
     private var lastAwake: Duration?
+    /// When the last byte of a frame still arriving came (nil when no frame is arriving).
+    private var lastFrameByte: Duration?
 
     /// Liveness with `configuration`'s heartbeat interval, dead timeout and heartbeat answering; nothing
     /// sent or heard yet.
@@ -77,6 +79,7 @@ public struct LinkLiveness: Sendable {
         renewed.lastHeartbeatReceived = lastHeartbeatReceived
         renewed.lastReceived = lastReceived
         renewed.lastAwake = lastAwake
+        renewed.lastFrameByte = lastFrameByte
         self = renewed
     }
 
@@ -114,6 +117,15 @@ public struct LinkLiveness: Sendable {
         lastAwake = now
     }
 
+    /// Bytes arrived at `now`; `frameArriving` when, after them, a frame is partly assembled. A frame still
+    /// arriving keeps the link alive (§8, v1.2): on a slow line one frame can take longer than the dead
+    /// timeout (a 330-byte response takes 344 ms at 9600 baud), and the device is sending it. The link
+    /// is dead once no byte of it came for the dead timeout; a frame that then fails its check was never
+    /// valid, so the silence before it counts.
+    public mutating func bytesArrived(at now: Duration, frameArriving: Bool) {
+        lastFrameByte = frameArriving ? now : nil
+    }
+
     // MARK: What is due
 
     /// How long after its last packet the host sends a `HEARTBEAT` (§8): one interval, or a quarter more
@@ -129,7 +141,8 @@ public struct LinkLiveness: Sendable {
     /// The earliest of the next heartbeat and the dead timeout, or nil when neither can be computed yet.
     public var nextTime: Duration? {
         let heartbeat = lastSent.map { $0 + heartbeatDelay }
-        let death = lastReceived.map { $0 + deadTimeout }
+        var death = lastReceived.map { $0 + deadTimeout }
+        if let byte = lastFrameByte, let due = death { death = max(due, byte + deadTimeout) }
         switch (heartbeat, death) {
         case (let a?, let b?): return min(a, b)
         case (let a?, nil): return a
@@ -148,7 +161,7 @@ public struct LinkLiveness: Sendable {
             lastReceived = max(heard, now - deadTimeout + heartbeatInterval)
         }
         if let lastReceived, now - lastReceived >= deadTimeout {
-            return .dead(silence: now - lastReceived)
+            guard let byte = lastFrameByte, now - byte < deadTimeout else { return .dead(silence: now - lastReceived) }
         }
         if let lastSent, now - lastSent >= heartbeatDelay {
             return .sendHeartbeat

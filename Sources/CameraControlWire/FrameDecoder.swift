@@ -145,6 +145,10 @@ public struct FrameDecoder: Sendable {
     /// tests of the memory bound.
     public var bufferedFrameBytes: Int { frameCount }
 
+    /// True while a frame is partly assembled (bytes of it arrived, its delimiter not yet) and not being
+    /// discarded as oversized: a frame is arriving.
+    public var isAssemblingFrame: Bool { stuffedCount > 0 && !discarding }
+
     /// True when no frame is partly assembled and no appended input is waiting.
     public var isIdle: Bool { inputIndex == input.count && stuffedCount == 0 && !discarding }
 

@@ -117,6 +117,40 @@ struct LinkLivenessTests {
         }
     }
 
+    @Test("a frame still arriving keeps the link alive; when its bytes stop for the dead timeout, the link is dead")
+    func frameArriving() {
+        var liveness = liveness()
+        liveness.heard(at: .ms(10))
+        for now in stride(from: 20, through: 400, by: 20) {  // a long frame's bytes, every 20 ms
+            liveness.bytesArrived(at: .ms(now), frameArriving: true)
+            liveness.sent(at: .ms(now))
+            let result = liveness.poll(now: .ms(now))
+            #expect(result == .none, "\(now) ms: a frame is arriving")
+        }
+        #expect(liveness.nextTime == .ms(400 + 40), "the next heartbeat; death waits for the frame's bytes")
+        for now in stride(from: 420, through: 540, by: 20) {  // its bytes stop
+            liveness.sent(at: .ms(now))
+            let result = liveness.poll(now: .ms(now))
+            #expect(result == .none, "\(now) ms: \(now - 400) ms since the last byte")
+        }
+        let dead = liveness.poll(now: .ms(560))
+        #expect(dead == .dead(silence: .ms(550)))
+    }
+
+    @Test("bytes that end a frame and start none leave the dead timeout to the last valid frame")
+    func frameEnded() {
+        var liveness = liveness()
+        for now in stride(from: 20, through: 140, by: 20) {
+            // bytes of a frame from 60 ms; at 120 it ends (a bad check: nothing heard)
+            if now >= 60 { liveness.bytesArrived(at: .ms(now), frameArriving: now < 120) }
+            liveness.sent(at: .ms(now))
+            _ = liveness.poll(now: .ms(now))
+        }
+        liveness.sent(at: .ms(160))
+        let result = liveness.poll(now: .ms(160))
+        #expect(result == .dead(silence: .ms(160)))
+    }
+
     @Test("a new configuration changes the durations and keeps what was sent and heard")
     func reconfigured() {
         var liveness = liveness()
@@ -124,6 +158,42 @@ struct LinkLivenessTests {
         liveness.configure(ConnectionConfiguration(heartbeatInterval: .ms(100)))
         #expect(liveness.lastSent == .ms(10))
         #expect(liveness.nextTime == .ms(110))
+    }
+}
+
+@Suite("ConnectionCore on a slow line")
+struct SlowLineTests {
+    @Test("a valid frame that takes longer than the dead timeout to arrive keeps the link alive and is delivered")
+    func longFrame() {
+        var core = ConnectionCore(configuration: ConnectionConfiguration(heartbeatInterval: .ms(50)))
+        core.markSessionEstablished(now: .zero)
+        _ = core.takeEvents()
+        var device = DeviceFrames()
+        // 330 bytes at 9600 baud: about 344 ms on the wire, 10 bytes every ~10 ms.
+        let frame = device.message(CallID(rawValue: 9), Array(repeating: 7, count: 320))
+        var now = 0
+        for start in stride(from: 0, to: frame.count, by: 10) {
+            now += 10
+            core.receive(frame[start..<min(start + 10, frame.count)], now: .ms(now))
+            core.poll(now: .ms(now))
+        }
+        #expect(now > 200, "longer than the 200 ms dead timeout")
+        #expect(core.linkState == .established)
+        #expect(!core.takeEvents().contains(.linkDead))
+        #expect(core.counters.unknownCallPackets == 1, "the frame arrived whole and valid")
+    }
+
+    @Test("a frame whose bytes stop arriving does not keep the link alive")
+    func stalledFrame() {
+        var core = ConnectionCore(configuration: ConnectionConfiguration(heartbeatInterval: .ms(50)))
+        core.markSessionEstablished(now: .zero)
+        var device = DeviceFrames()
+        let frame = device.message(CallID(rawValue: 9), Array(repeating: 7, count: 320))
+        core.receive(frame.prefix(100), now: .ms(100))
+        for now in stride(from: 110, through: 290, by: 10) { core.poll(now: .ms(now)) }
+        #expect(core.linkState == .established, "190 ms since its last byte (dead timeout 200 ms)")
+        core.poll(now: .ms(300))
+        #expect(core.linkState == .dead, "200 ms since its last byte, 300 ms since the last valid frame")
     }
 }
 
