@@ -35,15 +35,30 @@ public struct LinkLiveness: Sendable {
         case dead(silence: Duration)
     }
 
-    private var heartbeatInterval: Duration
-    /// Half an interval: a device heartbeat is answered when the host was silent this long.
-    private var halfInterval: Duration
-    /// 1.25 intervals: the host's next heartbeat after an answer.
-    private var answeredHeartbeatDelay: Duration
-    /// Two intervals: a longer gap between calls into the link means the host itself did not run.
-    private var starvedGap: Duration
-    private var deadTimeout: Duration
-    private var answersHeartbeats: Bool
+    /// The durations of a configuration, computed once (`Duration`'s generic arithmetic is not free on
+    /// the per-packet path).
+    private struct Timing: Sendable {
+        var heartbeatInterval: Duration
+        /// Half an interval: a device heartbeat is answered when the host was silent this long.
+        var halfInterval: Duration
+        /// 1.25 intervals: the host's next heartbeat after an answer.
+        var answeredHeartbeatDelay: Duration
+        /// Two intervals: a longer gap between calls into the link means the host itself did not run.
+        var starvedGap: Duration
+        var deadTimeout: Duration
+        var answersHeartbeats: Bool
+
+        init(_ configuration: ConnectionConfiguration) {
+            heartbeatInterval = configuration.heartbeatInterval
+            halfInterval = configuration.heartbeatInterval / 2
+            answeredHeartbeatDelay = configuration.heartbeatInterval + configuration.heartbeatInterval / 4
+            starvedGap = configuration.heartbeatInterval * 2
+            deadTimeout = configuration.deadTimeout
+            answersHeartbeats = configuration.answersHeartbeats
+        }
+    }
+
+    private var timing: Timing
 
     /// When the host last sent a packet (any).
     public private(set) var lastSent: Duration?
@@ -63,24 +78,12 @@ public struct LinkLiveness: Sendable {
     /// Liveness with `configuration`'s heartbeat interval, dead timeout and heartbeat answering; nothing
     /// sent or heard yet.
     public init(_ configuration: ConnectionConfiguration) {
-        heartbeatInterval = configuration.heartbeatInterval
-        halfInterval = configuration.heartbeatInterval / 2
-        answeredHeartbeatDelay = configuration.heartbeatInterval + configuration.heartbeatInterval / 4
-        starvedGap = configuration.heartbeatInterval * 2
-        deadTimeout = configuration.deadTimeout
-        answersHeartbeats = configuration.answersHeartbeats
+        timing = Timing(configuration)
     }
 
     /// Takes `configuration`'s durations (the session's announced interval), keeping what was sent and heard.
     public mutating func configure(_ configuration: ConnectionConfiguration) {
-        var renewed = LinkLiveness(configuration)
-        renewed.lastSent = lastSent
-        renewed.lastSentAnsweredHeartbeat = lastSentAnsweredHeartbeat
-        renewed.lastHeartbeatReceived = lastHeartbeatReceived
-        renewed.lastReceived = lastReceived
-        renewed.lastAwake = lastAwake
-        renewed.lastFrameByte = lastFrameByte
-        self = renewed
+        timing = Timing(configuration)
     }
 
     // MARK: What happened
@@ -108,8 +111,8 @@ public struct LinkLiveness: Sendable {
     /// for half an interval.
     public mutating func heardHeartbeat(at now: Duration) -> Bool {
         lastHeartbeatReceived = now
-        guard answersHeartbeats, let lastSent else { return false }
-        return now - lastSent >= halfInterval
+        guard timing.answersHeartbeats, let lastSent else { return false }
+        return now - lastSent >= timing.halfInterval
     }
 
     /// The host ran the link at `now` (it received bytes).
@@ -133,16 +136,16 @@ public struct LinkLiveness: Sendable {
     /// packet answered one): the host then waits for the device's next heartbeat to answer it, so each
     /// side wakes once per interval instead of twice, whatever phase the two timers started in.
     public var heartbeatDelay: Duration {
-        guard answersHeartbeats else { return heartbeatInterval }
+        guard timing.answersHeartbeats else { return timing.heartbeatInterval }
         let heardSince = lastHeartbeatReceived.map { heard in lastSent.map { heard >= $0 } ?? true } ?? false
-        return lastSentAnsweredHeartbeat || heardSince ? answeredHeartbeatDelay : heartbeatInterval
+        return lastSentAnsweredHeartbeat || heardSince ? timing.answeredHeartbeatDelay : timing.heartbeatInterval
     }
 
     /// The earliest of the next heartbeat and the dead timeout, or nil when neither can be computed yet.
     public var nextTime: Duration? {
         let heartbeat = lastSent.map { $0 + heartbeatDelay }
-        var death = lastReceived.map { $0 + deadTimeout }
-        if let byte = lastFrameByte, let due = death { death = max(due, byte + deadTimeout) }
+        var death = lastReceived.map { $0 + timing.deadTimeout }
+        if let byte = lastFrameByte, let due = death { death = max(due, byte + timing.deadTimeout) }
         switch (heartbeat, death) {
         case (let a?, let b?): return min(a, b)
         case (let a?, nil): return a
@@ -157,11 +160,11 @@ public struct LinkLiveness: Sendable {
     /// `now` to be heard before the link is declared dead.
     public mutating func poll(now: Duration) -> Action {
         defer { lastAwake = now }
-        if let awake = lastAwake, now - awake > starvedGap, let heard = lastReceived {
-            lastReceived = max(heard, now - deadTimeout + heartbeatInterval)
+        if let awake = lastAwake, now - awake > timing.starvedGap, let heard = lastReceived {
+            lastReceived = max(heard, now - timing.deadTimeout + timing.heartbeatInterval)
         }
-        if let lastReceived, now - lastReceived >= deadTimeout {
-            guard let byte = lastFrameByte, now - byte < deadTimeout else { return .dead(silence: now - lastReceived) }
+        if let lastReceived, now - lastReceived >= timing.deadTimeout {
+            guard let byte = lastFrameByte, now - byte < timing.deadTimeout else { return .dead(silence: now - lastReceived) }
         }
         if let lastSent, now - lastSent >= heartbeatDelay {
             return .sendHeartbeat
