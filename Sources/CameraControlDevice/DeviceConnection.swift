@@ -2,6 +2,7 @@ import CameraControlPosixTransport
 import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire
+import Synchronization
 
 /// A device that stays connected: it opens a session, streams its input events, and when the link is
 /// lost (unplugged, restarted, heartbeat timeout) reports it and opens a new session, again and again.
@@ -168,16 +169,7 @@ public actor DeviceConnection {
             }
             current = session
             report(.connected(session.info))
-            let ending: RPCError
-            do {
-                let events = try await session.inputEvents()
-                for try await event in events {
-                    report(.input(event))
-                }
-                ending = RPCError(code: .unavailable, message: "the device ended the event stream")
-            } catch {
-                ending = error
-            }
+            let ending = await streamInputEvents(of: session)
             current = nil
             await session.close()
             if Task.isCancelled || stopped { break }
@@ -185,5 +177,59 @@ public actor DeviceConnection {
             if (try? await Task.sleep(for: retryDelay)) == nil { break }
         }
         finish()
+    }
+
+    /// Reports `session`'s input events until its stream ends, and returns why it ended. Each event is
+    /// handed over synchronously on the connection's loop, during the read that brought it when the
+    /// session's port runs on that loop: no task is resumed between the port and ``report(_:)``.
+    private func streamInputEvents(of session: DeviceSession) async -> RPCError {
+        let ending = StreamEnding()
+        let subscription: StreamSubscription
+        do {
+            subscription = try session.inputEvents(deliveringOn: eventLoop) { [weak self] event in
+                switch event {
+                case .message(let input):
+                    // The handler runs on `eventLoop`, this actor's executor.
+                    self?.assumeIsolated { connection in connection.report(.input(input)) }
+                case .ended(let error):
+                    ending.resolve(error ?? RPCError(code: .unavailable, message: "the device ended the event stream"))
+                }
+            }
+        } catch {
+            return error
+        }
+        return await withTaskCancellationHandler {
+            await ending.value()
+        } onCancel: {
+            subscription.cancel()
+        }
+    }
+}
+
+/// The one ending of a handler-delivered stream, awaited by the connection's loop.
+private final class StreamEnding: Sendable {
+    private let state = Mutex<(ending: RPCError?, waiter: CheckedContinuation<RPCError, Never>?)>((nil, nil))
+
+    /// Records the ending and resumes the waiter (only the first ending counts).
+    func resolve(_ error: RPCError) {
+        let waiter = state.withLock { state -> CheckedContinuation<RPCError, Never>? in
+            guard state.ending == nil else { return nil }
+            state.ending = error
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: error)
+    }
+
+    /// Waits for the ending.
+    func value() async -> RPCError {
+        await withCheckedContinuation { (continuation: CheckedContinuation<RPCError, Never>) in
+            let ending = state.withLock { state -> RPCError? in
+                if let ending = state.ending { return ending }
+                state.waiter = continuation
+                return nil
+            }
+            if let ending { continuation.resume(returning: ending) }
+        }
     }
 }

@@ -124,6 +124,17 @@ public final class DeviceSession: Sendable {
         try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest())
     }
 
+    /// Every input event from now on, handed to `handler` on `loop` as it arrives; on the loop that drives
+    /// this session's port, synchronously during the read (see
+    /// `RPCClient.serverStream(_:_:as:deadline:deliveringOn:to:)`). The last call is `.ended`, with
+    /// `UNAVAILABLE` when the link is lost or `CANCELLED` after ``StreamSubscription/cancel()``.
+    /// - Throws: ``RPCError``: `UNAVAILABLE` when the session is closed.
+    public func inputEvents(
+        deliveringOn loop: any EventLoop, to handler: @escaping @Sendable (StreamEvent<InputEvent>) -> Void
+    ) throws(RPCError) -> StreamSubscription {
+        try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), deliveringOn: loop, to: handler)
+    }
+
     /// Raw conditioned samples at the configured rate (best-effort).
     /// - Throws: ``RPCError``: `UNAVAILABLE`; `UNIMPLEMENTED` on a device without raw streaming.
     public func rawSamples(samplesPerBatch: UInt32 = 0) async throws(RPCError) -> RPCStream<RawSampleBatch> {

@@ -11,8 +11,9 @@ import Synchronization
 ///   (`ContinuousClock` or `SuspendingClock`): the transport's one I/O thread reads, runs the core on the
 ///   bytes at once and sleeps in `poll()` until the next byte or the core's
 ///   ``ConnectionCore/nextPollTime``. A call's `REQUEST` is written from the calling task's thread; a
-///   stream message reaches its consumer with one hop (the I/O thread resumes the consuming task). An
-///   idle session wakes only for its heartbeats, each way.
+///   stream message reaches an iterating task with one hop (the I/O thread resumes it), or a handler on
+///   the client's loop (``serverStream(_:_:as:deadline:deliveringOn:to:)``) with none: it is called
+///   during the read. An idle session wakes only for its heartbeats, each way.
 /// - **``Driver/tasks``**, for any other transport or clock (an in-memory pair, a ``ManualClock``): one
 ///   task reads the transport into the core, one writes the core's output in order, and a timer task
 ///   sleeps until ``ConnectionCore/nextPollTime`` (re-armed earlier when new input or a new call brings
@@ -81,7 +82,7 @@ public final class RPCClient: Sendable {
         var core: ConnectionCore
         var output = Output.none
         var unaryWaiters: [CallID: CheckedContinuation<Result<[UInt8], RPCError>, Never>] = [:]
-        var streams: [CallID: StreamChannel] = [:]
+        var streams: [CallID: any StreamConsumer] = [:]
         var closed = false
         /// The core's events are swapped into this buffer to be dispatched (no allocation per flush).
         var events: [ConnectionEvent] = []
@@ -105,8 +106,8 @@ public final class RPCClient: Sendable {
     /// One thing an event of the core asks for, done outside the lock.
     private enum Delivery: Sendable {
         case resume(CheckedContinuation<Result<[UInt8], RPCError>, Never>, Result<[UInt8], RPCError>)
-        case message(CallID, StreamChannel, [UInt8])
-        case finish(StreamChannel, RPCError?)
+        case message(CallID, any StreamConsumer, [UInt8])
+        case finish(any StreamConsumer, RPCError?)
         case link(LinkEvent)
         case linkFinished
     }
@@ -288,16 +289,69 @@ public final class RPCClient: Sendable {
             throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
         }
         let channel = StreamChannel(limit: configuration.streamBufferLimit)
+        let call = try startStream(method, request.serializedBytes(), deadline: deadline, consumer: channel)
+        return RPCStream(handle: RPCStreamHandle(callID: call, method: method, channel: channel, client: self))
+    }
+
+    /// Starts a server-streaming call whose messages go to `handler`, on `loop`, with no task in between.
+    ///
+    /// When the client is driven by `loop` (its transport runs there: ``driver`` is ``Driver/eventLoop``
+    /// and the client was made with that loop), each message reaches the handler synchronously, during
+    /// the read that brought it: the port's bytes, the core, the decode and the handler, on one thread,
+    /// one call. Otherwise each delivery is scheduled on `loop`. Either way the handler runs on `loop`
+    /// (an actor whose executor it is may `assumeIsolated`), one call at a time, in order, never under
+    /// the client's lock; the last call is ``StreamEvent/ended(_:)``. The handler must return promptly:
+    /// while it runs the loop reads nothing. A handler more than
+    /// ``Configuration/streamBufferLimit`` messages behind ends the call with
+    /// ``StatusCode/resourceExhausted``; a message that does not decode ends it with ``StatusCode/internal``.
+    ///
+    /// - Parameters:
+    ///   - method: a server-streaming method, e.g. ``MethodID/inputStreamInputEvents``.
+    ///   - request: the request message.
+    ///   - messageType: the stream's message type (usually inferred).
+    ///   - deadline: how long the whole stream may run; nil for no deadline.
+    ///   - loop: where the handler runs.
+    ///   - handler: takes each message, then the ending.
+    /// - Returns: the call, to cancel it.
+    /// - Throws: as ``serverStream(_:_:as:deadline:)``.
+    public func serverStream<Request: WireMessage, Message: WireMessage>(
+        _ method: MethodID, _ request: Request, as messageType: Message.Type = Message.self,
+        deadline: Duration? = nil, deliveringOn loop: any EventLoop,
+        to handler: @escaping @Sendable (StreamEvent<Message>) -> Void
+    ) throws(RPCError) -> StreamSubscription {
+        guard method.isServerStreaming else {
+            throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
+        }
+        let callSlot = Mutex<CallID?>(nil)
+        let decoding = DecodingStreamHandler<Message>(
+            method: method,
+            cancel: { [weak self] in
+                if let self, let call = callSlot.withLock({ $0 }) { cancel(call) }
+            },
+            handler: handler)
+        let delivery = LoopStreamDelivery(loop: loop, limit: configuration.streamBufferLimit) { decoding.deliver($0) }
+        let call = try startStream(method, request.serializedBytes(), deadline: deadline, consumer: delivery) {
+            call in callSlot.withLock { $0 = call }
+        }
+        return StreamSubscription(callID: call, method: method, client: self, delivery: delivery)
+    }
+
+    /// Starts a stream's call with `consumer` taking its messages; `started` learns the call's id before
+    /// any message can be delivered.
+    private func startStream(
+        _ method: MethodID, _ request: [UInt8], deadline: Duration?, consumer: any StreamConsumer,
+        started: (CallID) -> Void = { _ in }
+    ) throws(RPCError) -> CallID {
         let call = try state.withLock { state throws(RPCError) -> CallID in
             let now = timeline.now()
-            let call = try state.core.startCall(
-                method: method, request: request.serializedBytes(), deadline: deadline.map { now + $0 }, now: now)
-            state.streams[call] = channel
+            let call = try state.core.startCall(method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
+            state.streams[call] = consumer
             flush(&state)
             return call
         }
+        started(call)
         drain()
-        return RPCStream(handle: RPCStreamHandle(callID: call, method: method, channel: channel, client: self))
+        return call
     }
 
     /// Cancels a call in flight (sends `CANCEL`; the call fails with ``StatusCode/cancelled``). Does nothing

@@ -1,8 +1,19 @@
 import Foundation
 
+/// Where ``RPCClient`` hands one stream's payloads and then its ending (`nil` for `OK`, or an error): a
+/// ``StreamChannel`` an ``RPCStream`` iterates, or a ``LoopStreamDelivery`` that calls a handler.
+/// The client calls it outside its lock, one call at a time, in the core's order.
+protocol StreamConsumer: AnyObject, Sendable {
+    /// Takes a message; false when the consumer is `limit` messages behind or ended (the message is not
+    /// taken: the client cancels the call).
+    func yield(_ payload: [UInt8]) -> Bool
+    /// Ends the stream after the messages taken (only the first ending counts).
+    func finish(_ error: RPCError?)
+}
+
 /// The bounded, single-consumer buffer between ``RPCClient`` and one ``RPCStream``: payloads in, then an
 /// ending (`nil` for `OK`, or an error).
-final class StreamChannel: @unchecked Sendable {
+final class StreamChannel: StreamConsumer, @unchecked Sendable {
     /// What the consumer gets next.
     enum Item {
         /// A message payload.

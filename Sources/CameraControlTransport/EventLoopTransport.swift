@@ -49,6 +49,10 @@ public protocol EventLoop: SerialExecutor, TaskExecutor, AnyObject {
     /// in order, elsewhere.
     func shutdown()
 
+    /// True when the caller runs on the loop (its thread, or wherever its jobs run once it ended): code
+    /// that must run on the loop may run here and now.
+    var isCurrent: Bool { get }
+
     /// Runs `body` on the loop (its thread, isolated to it as an executor), `delay` from now, unless the
     /// returned timer is cancelled first: a deadline of the code that runs on the loop, with no task
     /// sleeping for it (NIO's `scheduleTask`). Timers due at the same time run in the order they were set.

@@ -33,7 +33,12 @@ public final class SerialQueueEventLoop: EventLoop, @unchecked Sendable {
 
     /// Stops the process unless the caller runs on the queue.
     public func checkIsolated() {
-        precondition(DispatchQueue.getSpecific(key: Self.key) == ObjectIdentifier(self), "not on \(queue.label)")
+        precondition(isCurrent, "not on \(queue.label)")
+    }
+
+    /// True on the queue.
+    public var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: Self.key) == ObjectIdentifier(self)
     }
 
     /// Nothing to end: the queue goes with the loop.

@@ -24,7 +24,8 @@ struct Bench {
             run: DecodeBench.run),
         Command(
             name: "latency",
-            summary: "host stack over a pty next to the bare pty; press → capture handler over camctl-sim, paced and unpaced",
+            summary:
+                "host stack over a pty next to the bare pty; press → capture handler over camctl-sim, paced and unpaced, and through camctl monitor",
             run: LatencyBench.run),
         Command(
             name: "idle", summary: "an idle connected session's CPU and wake-ups, and an idle camctl monitor's, next to a C heartbeat loop",

@@ -15,8 +15,9 @@ import Synchronization
 /// made negative by the device thread being preempted after it. The next frame is written once the
 /// handler ran. Path: the pty's event-loop thread (`poll()` wakes, read, deframe, `ConnectionCore`) →
 /// `StreamChannel` resumes the consumer task: one thread hop, onto the cooperative pool. With
-/// `onLoopExecutor` the consumer prefers the client's `taskExecutor` and runs on the loop's own thread
-/// right after the read: no hop.
+/// ``Consumer/loopExecutor`` the consumer prefers the client's `taskExecutor` and runs on the loop's own
+/// thread right after the read: no hop, one task resumed. With ``Consumer/handler`` the stream's handler
+/// (`serverStream(…deliveringOn:to:)` on the client's loop) is called during the read: no hop, no task.
 ///
 /// The baseline next to it is a minimal C reader of the same shape (`cc_bench_pty_cross_thread`): a
 /// thread asleep in `poll()` on the subordinate, woken by another thread's `write()` of the same frame,
@@ -32,8 +33,18 @@ enum HostStackLatency {
 
     static func nanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    /// Write → handler samples, µs; the consumer on the cooperative pool, or on the link's own thread.
-    static func samples(count: Int, onLoopExecutor: Bool = false) async throws -> [Double] {
+    /// Who takes the stream's messages.
+    enum Consumer {
+        /// A task iterating the `RPCStream` on the cooperative pool.
+        case pool
+        /// A task iterating it on the client's `taskExecutor` (the loop's thread).
+        case loopExecutor
+        /// A handler called synchronously on the client's loop.
+        case handler
+    }
+
+    /// Write → handler samples, µs, for one kind of consumer.
+    static func samples(count: Int, consumer: Consumer = .pool) async throws -> [Double] {
         var master: Int32 = -1
         var path = [CChar](repeating: 0, count: 128)
         guard cc_bench_open_pty(&master, &path, path.count) == 0 else {
@@ -42,9 +53,25 @@ enum HostStackLatency {
         defer { close(master) }
         let transport = try PTYTransport(
             path: String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), exclusive: false)
-        let client = RPCClient(transport: transport)
+        let loop = try PollEventLoop(name: "cc-bench-stack")
+        defer { loop.shutdown() }
+        let client = RPCClient(transport: transport, eventLoop: loop)
         defer { client.close() }
-        let stream = try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self)
+        let handoff = Handoff()
+        var stream: RPCStream<InputEvent>?
+        var subscription: StreamSubscription?
+        if consumer == .handler {
+            subscription = try client.serverStream(
+                .inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self, deliveringOn: loop
+            ) { event in
+                guard case .message = event else { return }
+                handoff.handled.store(nanos(), ordering: .releasing)
+                handoff.semaphore.signal()
+            }
+        } else {
+            stream = try client.serverStream(.inputStreamInputEvents, StreamInputEventsRequest(), as: InputEvent.self)
+        }
+        defer { subscription?.cancel() }
 
         // The device: read the REQUEST, acknowledge it (so it is not retransmitted), learn its call id.
         var decoder = FrameDecoder()
@@ -71,9 +98,9 @@ enum HostStackLatency {
                         payload: event.serializedBytes())))
         }
 
-        let handoff = Handoff()
-        let executor = onLoopExecutor ? client.taskExecutor : nil
-        let consumer = Task(executorPreference: executor) {
+        let executor = consumer == .loopExecutor ? client.taskExecutor : nil
+        let iterating = Task(executorPreference: executor) { [stream] in
+            guard let stream else { return }
             do {
                 for try await _ in stream {
                     handoff.handled.store(nanos(), ordering: .releasing)
@@ -81,7 +108,7 @@ enum HostStackLatency {
                 }
             } catch {}
         }
-        defer { consumer.cancel() }
+        defer { iterating.cancel() }
         // A thread of its own: it blocks in write() and on the semaphore.
         return await withCheckedContinuation { continuation in
             Thread { [frames, master] in
@@ -128,8 +155,9 @@ enum HostStackLatency {
         let bare = try bareOneWay(count: count)
         let woken = try crossThread(count: count)
         let stack = try await samples(count: count)
-        let inPlace = try await samples(count: count, onLoopExecutor: true)
-        guard stack.count == count, inPlace.count == count else {
+        let inPlace = try await samples(count: count, consumer: .loopExecutor)
+        let handler = try await samples(count: count, consumer: .handler)
+        guard stack.count == count, inPlace.count == count, handler.count == count else {
             throw POSIXError(.ETIMEDOUT)  // the host did not deliver a message within 5 s
         }
         let baseline = "C reader woken by the write"
@@ -144,6 +172,9 @@ enum HostStackLatency {
                 baseline: (baseline, Stats(woken))),
             BenchRow(
                 name: "  same, handler on the link's thread (taskExecutor, 0 hops)", unit: "µs", project: Stats(inPlace),
+                baseline: (baseline, Stats(woken))),
+            BenchRow(
+                name: "  same, handler called during the read (deliveringOn, no task)", unit: "µs", project: Stats(handler),
                 baseline: (baseline, Stats(woken))),
         ]
     }

@@ -122,7 +122,12 @@ enum IdleBench {
         private let errors: URL
 
         /// Starts `camctl monitor port`.
-        init(camctl: String, port: String) throws {
+        convenience init(camctl: String, port: String) throws {
+            try self.init(camctl: camctl, arguments: ["monitor", port], standardOutput: FileHandle.nullDevice)
+        }
+
+        /// Starts `camctl arguments…` with its standard output on `standardOutput` (a `FileHandle` or `Pipe`).
+        init(camctl: String, arguments: [String], standardOutput: Any) throws {
             errors = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-bench-monitor-\(getpid()).err")
             guard FileManager.default.createFile(atPath: errors.path, contents: nil) else {
                 throw BenchSimulator.Failure(description: "cannot create \(errors.path)")
@@ -133,12 +138,12 @@ enum IdleBench {
             let setpriv = "/usr/bin/setpriv"
             if FileManager.default.isExecutableFile(atPath: setpriv) {
                 process.executableURL = URL(fileURLWithPath: setpriv)
-                process.arguments = ["--pdeathsig", "TERM", "--", camctl, "monitor", port]
+                process.arguments = ["--pdeathsig", "TERM", "--", camctl] + arguments
             } else {
                 process.executableURL = URL(fileURLWithPath: camctl)
-                process.arguments = ["monitor", port]
+                process.arguments = arguments
             }
-            process.standardOutput = FileHandle.nullDevice
+            process.standardOutput = standardOutput
             process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
         }

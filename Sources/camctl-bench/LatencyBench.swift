@@ -54,6 +54,7 @@ enum LatencyBench {
             latencies.add(Double(now - (Int64(bitPattern: event.deviceTimestampMicros) + offset)))
         }
         simulator.stop()
+        let monitor = try MonitorLatency.presses(options, clicks: clicks)
         let hostStack = try await HostStackLatency.rows(smoke: options.smoke)
         let paced = try await PacedLatencyBench.measure(options, clicks: pacedClicks).rows
         return hostStack + [
@@ -61,6 +62,9 @@ enum LatencyBench {
             .compare(
                 "press → capture handler (device timestamp → handler)", unit: "µs", latencies.all,
                 against: "one 1 kHz sample period", [1_000]),
+            .compare(
+                "camctl monitor --json: press → its capture line read (0 hops)", unit: "µs", monitor,
+                against: "the library's capture handler", latencies.all),
         ] + paced
     }
 }

@@ -120,6 +120,23 @@ struct PacedSimulatorTests {
         #expect(text.hasSuffix("</svg>\n"))
     }
 
+    @Test("latency prints the handler called during the read and camctl monitor's own path, with their baselines")
+    func latencyPrintsTheHandlerAndMonitorRows() async throws {
+        let run = try await runTool("camctl-bench", ["latency", "--smoke", "--json"], timeout: .seconds(120))
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let rows = run.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let byName = Dictionary(rows.compactMap { row in (row["name"] as? String).map { ($0, row) } }) { first, _ in first }
+        let handler = try #require(byName["  same, handler called during the read (deliveringOn, no task)"], "\(byName.keys)")
+        #expect(handler["baseline"] as? String == "C reader woken by the write")
+        let monitor = try #require(byName["camctl monitor --json: press → its capture line read (0 hops)"], "\(byName.keys)")
+        #expect(monitor["baseline"] as? String == "the library's capture handler")
+        // A latency from the press's device time to a line read: positive, and under the run's 10 s bound.
+        let median = try #require(monitor["median"] as? Double)
+        #expect(median > 0 && median < 10_000_000)
+    }
+
     @Test func scalePrintsBothHostsFigures() async throws {
         let run = try await runTool("camctl-bench", ["scale", "--smoke", "--json"], timeout: .seconds(90))
         #expect(run.status == 0, "stderr: \(run.standardError)")

@@ -1,0 +1,187 @@
+import CameraControlTransport
+import CameraControlWire
+import Synchronization
+
+/// What a stream hands the handler of ``RPCClient/serverStream(_:_:as:deadline:deliveringOn:to:)``: each
+/// message, then its ending, once.
+public enum StreamEvent<Message: Sendable>: Sendable {
+    /// A decoded message.
+    case message(Message)
+    /// The stream ended: nil when the device ended it with `OK`, otherwise why (as ``RPCStream``'s
+    /// iterator would throw it). Nothing follows.
+    case ended(RPCError?)
+}
+
+/// A server-streaming call whose messages go to a handler (``RPCClient/serverStream(_:_:as:deadline:deliveringOn:to:)``).
+/// The call runs until the device ends it, its deadline, the link's end or ``cancel()``; dropping the
+/// subscription does not end it.
+public final class StreamSubscription: Sendable {
+    /// The call's id.
+    public let callID: CallID
+    /// The call's method.
+    public let method: MethodID
+    private weak let client: RPCClient?
+    private let delivery: LoopStreamDelivery
+
+    init(callID: CallID, method: MethodID, client: RPCClient, delivery: LoopStreamDelivery) {
+        self.callID = callID
+        self.method = method
+        self.client = client
+        self.delivery = delivery
+    }
+
+    /// Cancels the call (sends `CANCEL`): no message reaches the handler after this, not even one that had
+    /// arrived already, and the handler then gets ``StreamEvent/ended(_:)`` with ``StatusCode/cancelled``,
+    /// unless the stream had already ended.
+    public func cancel() {
+        delivery.dropMessages()
+        client?.cancel(callID)
+    }
+}
+
+/// A stream consumer that calls a handler on an ``EventLoop``: synchronously, on the thread that delivers,
+/// when that is the loop's (the port's read, for a client driven by that loop: no task and no queue between
+/// the read and the handler); otherwise scheduled on the loop, after what was already waiting. Either way
+/// the handler runs on the loop, one call at a time, in the stream's order — also when a handler's own
+/// call (a cancel) makes the client deliver more while it runs: that waits for it to return.
+final class LoopStreamDelivery: StreamConsumer {
+    /// What the handler gets: a payload, or the ending.
+    enum Item: Sendable {
+        case message([UInt8])
+        case end(RPCError?)
+    }
+
+    private struct State {
+        var pending: [Item] = []
+        /// A call of the handler is running (the one delivering takes what others add meanwhile).
+        var delivering = false
+        /// A delivery is scheduled on the loop.
+        var scheduled = false
+        var ended = false
+        /// The call was cancelled: messages are dropped, only the ending is still delivered.
+        var droppingMessages = false
+    }
+
+    private let loop: any EventLoop
+    private let limit: Int
+    private let handler: @Sendable (Item) -> Void
+    private let state = Mutex(State())
+
+    /// Delivers to `handler` on `loop`, failing a message (``yield(_:)`` false) when `limit` wait undelivered.
+    init(loop: any EventLoop, limit: Int, handler: @escaping @Sendable (Item) -> Void) {
+        self.loop = loop
+        self.limit = max(1, limit)
+        self.handler = handler
+    }
+
+    func yield(_ payload: [UInt8]) -> Bool {
+        push(.message(payload))
+    }
+
+    func finish(_ error: RPCError?) {
+        _ = push(.end(error))
+    }
+
+    /// Drops the messages waiting and every later one (the call is being cancelled); the ending still comes.
+    func dropMessages() {
+        state.withLock { state in
+            state.droppingMessages = true
+            state.pending.removeAll { if case .message = $0 { true } else { false } }
+        }
+    }
+
+    private func push(_ item: Item) -> Bool {
+        let onLoop = loop.isCurrent
+        enum Next { case refused, deliverNow, schedule, nothing }
+        let next = state.withLock { state -> Next in
+            guard !state.ended else { return .refused }
+            if case .message = item {
+                if state.droppingMessages { return .nothing }
+                if state.pending.count >= limit { return .refused }
+            }
+            if case .end = item { state.ended = true }
+            state.pending.append(item)
+            if state.delivering { return .nothing }
+            if onLoop {
+                state.delivering = true
+                return .deliverNow
+            }
+            if state.scheduled { return .nothing }
+            state.scheduled = true
+            return .schedule
+        }
+        switch next {
+        case .refused: return false
+        case .deliverNow: deliverPending()
+        case .schedule: loop.schedule(after: .zero) { [self] in deliverScheduled() }
+        case .nothing: break
+        }
+        return true
+    }
+
+    /// The scheduled delivery, on the loop.
+    private func deliverScheduled() {
+        let start = state.withLock { state -> Bool in
+            state.scheduled = false
+            guard !state.delivering, !state.pending.isEmpty else { return false }
+            state.delivering = true
+            return true
+        }
+        if start { deliverPending() }
+    }
+
+    /// Calls the handler for each waiting item, one at a time, until none is left.
+    private func deliverPending() {
+        while let item = state.withLock({ state -> Item? in
+            guard !state.pending.isEmpty else {
+                state.delivering = false
+                return nil
+            }
+            return state.pending.removeFirst()
+        }) {
+            handler(item)
+        }
+    }
+}
+
+/// Decodes a handler-delivered stream's payloads and ends it on the first that does not decode.
+final class DecodingStreamHandler<Message: WireMessage>: Sendable {
+    private let method: MethodID
+    private let handler: @Sendable (StreamEvent<Message>) -> Void
+    private let cancel: @Sendable () -> Void
+    /// The handler got its ending (only the delivering thread touches it, one call at a time).
+    private let ended = Mutex(false)
+
+    init(
+        method: MethodID, cancel: @escaping @Sendable () -> Void, handler: @escaping @Sendable (StreamEvent<Message>) -> Void
+    ) {
+        self.method = method
+        self.cancel = cancel
+        self.handler = handler
+    }
+
+    func deliver(_ item: LoopStreamDelivery.Item) {
+        guard !ended.withLock({ $0 }) else { return }
+        switch item {
+        case .message(let payload):
+            let message: Message
+            do {
+                message = try Message(serializedBytes: payload)
+            } catch {
+                ended.withLock { $0 = true }
+                handler(
+                    .ended(
+                        RPCError(
+                            code: .internal,
+                            message: "stream message does not decode as \(Message.protoMessageName): \(error.message)",
+                            method: method, cause: error)))
+                cancel()
+                return
+            }
+            handler(.message(message))
+        case .end(let error):
+            ended.withLock { $0 = true }
+            handler(.ended(error))
+        }
+    }
+}
