@@ -31,13 +31,28 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     public var rpcError: RPCError?
     /// The transport error underneath, if any.
     public var transportError: TransportError?
+    /// For a handshake that got no answer: the bytes that came back meanwhile, none of them in a frame of
+    /// this protocol (nil when a frame did arrive, or nothing was counted). Bytes but no frame point at
+    /// the port, not the device: a wrong line speed, or another program or protocol on it.
+    public var unframedBytesHeard: UInt64?
 
     /// An error with a code and message.
-    public init(_ code: Code, _ message: String, rpcError: RPCError? = nil, transportError: TransportError? = nil) {
+    public init(
+        _ code: Code, _ message: String, rpcError: RPCError? = nil, transportError: TransportError? = nil,
+        unframedBytesHeard: UInt64? = nil
+    ) {
         self.code = code
         self.message = message
         self.rpcError = rpcError
         self.transportError = transportError
+        self.unframedBytesHeard = unframedBytesHeard
+    }
+
+    /// True for a handshake that no frame answered (``Code/handshakeFailed`` after a deadline or the
+    /// link's end, not the device's refusal).
+    public var isUnansweredHandshake: Bool {
+        guard code == .handshakeFailed, let rpcError else { return false }
+        return rpcError.code == .deadlineExceeded || rpcError.code == .unavailable
     }
 
     /// `code: message`.

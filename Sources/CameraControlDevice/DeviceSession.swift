@@ -54,8 +54,9 @@ public final class DeviceSession: Sendable {
     /// `deadline`): on a slow line the response takes longer than the backoff to arrive, and a new attempt
     /// would only queue another one behind it (docs/PROTOCOL.md §9, v1.2).
     ///
-    /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached; a device of
-    ///   another major answers `FAILED_PRECONDITION`, reported as ``DeviceError/Code/versionMismatch``),
+    /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached, and
+    ///   ``DeviceError/unframedBytesHeard`` when bytes but no frame came back; a device of another major
+    ///   answers `FAILED_PRECONDITION`, reported as ``DeviceError/Code/versionMismatch``),
     ///   ``DeviceError/Code/badHandshake``.
     public static func connect<C: Clock>(
         transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 8,
@@ -103,9 +104,15 @@ public final class DeviceSession: Sendable {
                 break
             }
         }
+        let wire = client.counters.wire
         client.close()
-        let message = lastError.map { "handshake failed: \($0)" } ?? "handshake failed"
-        throw DeviceError(.handshakeFailed, message, rpcError: lastError)
+        var failure = DeviceError(
+            .handshakeFailed, lastError.map { "handshake failed: \($0)" } ?? "handshake failed", rpcError: lastError)
+        if failure.isUnansweredHandshake, wire.framesDecoded == 0, wire.bytesReceived > 0 {
+            failure.unframedBytesHeard = wire.bytesReceived
+            failure.message += " (\(wire.bytesReceived) bytes came back, but no frame of this protocol)"
+        }
+        throw failure
     }
 
     // MARK: DeviceService

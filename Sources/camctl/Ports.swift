@@ -6,7 +6,6 @@ import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
-import Synchronization
 
 /// PORT arguments (a path, a bare device name, `auto`, a serial number) and `camctl ports`.
 enum Ports {
@@ -196,70 +195,45 @@ enum Ports {
         try await open(path: try await resolve(port), hostName: hostName)
     }
 
-    /// Resolves PORT and starts a ``CameraControlHost`` on it, as ``CameraControlHost/connect(to:hostName:configuration:)``
-    /// does, but the first handshake goes through ``open(path:hostName:eventLoop:)``: a port that sends bytes
-    /// but no frames gets the wrong-baud hint, as `info` and `ping` give it. Every session, the first and
-    /// each reconnect (to the resolved path), runs on the host's event loop: from the port's read to the
-    /// host's handler, one thread. Returns once the host is connected and its clock estimated.
+    /// Resolves PORT and starts a ``CameraControlHost`` on it (`CameraControlHost.connect(configuration:opener:)`:
+    /// every session, the first and each reconnect to the resolved path, on the host's event loop). The
+    /// first open's failure is classified as ``open(path:hostName:eventLoop:)``'s: a port that sends bytes
+    /// but no frames gets the wrong-baud hint. Returns once the host is connected and its clock estimated.
     static func connectHost(
         _ port: String, hostName: String, configuration: CameraControlHost.Configuration = .init()
     ) async throws -> (host: CameraControlHost, path: String) {
         let path = try await resolve(port)
-        let loop = EventLoops.make(name: "camctl-host")
-        let first: DeviceSession
         do {
-            first = try await open(path: path, hostName: hostName, eventLoop: loop)
+            let host = try await CameraControlHost.connect(configuration: configuration) {
+                loop async throws(DeviceError) -> DeviceSession in
+                try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
+            }
+            return (host, path)
         } catch {
-            loop.shutdown()
-            throw error
+            throw failure(error, path: path)
         }
-        let handOff = Mutex<DeviceSession?>(first)
-        let host = CameraControlHost(configuration: configuration, eventLoop: loop) { loop async throws(DeviceError) -> DeviceSession in
-            if let session = handOff.withLock({ $0.take() }) { return session }
-            return try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
-        }
-        await host.start()
-        await host.waitUntilConnected()
-        return (host, path)
     }
 
     /// Opens a session on an already resolved `path` (see ``open(_:hostName:)``), on `eventLoop` or a loop
-    /// of the port's own. A tap on the loop's path counts the bytes that come back, to tell a silent port
-    /// from one that talks another protocol.
+    /// of the port's own.
     static func open(path: String, hostName: String, eventLoop: (any EventLoop)? = nil) async throws -> DeviceSession {
-        let counter = ByteCounter()
-        let transport: TappedTransport
         do {
-            transport = TappedTransport(try Transports.open(path: path), tap: counter)
+            return try await DeviceSession.open(path: path, hostName: hostName, eventLoop: eventLoop)
         } catch {
-            throw DeviceError(.transport, "cannot open \(path): \(error)", transportError: error)
-        }
-        do {
-            return try await DeviceSession.connect(transport: transport, hostName: hostName, eventLoop: eventLoop)
-        } catch {
-            var failure = Failures.classify(error)
-            let heard = counter.bytesReceived
-            if failure.status == .noAnswer, heard > 0 {
-                failure.message = "no answer to the handshake from \(path): \(heard) bytes came back, but no frame of ours"
-                failure.hint =
-                    "the wrong baud rate? The link is 115200 baud 8N1. Or another program or protocol is on this port: "
-                    + "`camctl ports --probe` shows which ports answer"
-            }
-            throw failure
+            throw failure(error, path: path)
         }
     }
-}
 
-/// Counts the bytes a port receives, on the event loop's path (to tell a silent port from a noisy one).
-final class ByteCounter: TransportTap {
-    private let count = Atomic<Int>(0)
-
-    /// The bytes received so far.
-    var bytesReceived: Int { count.load(ordering: .relaxed) }
-
-    func received(_ bytes: UnsafeRawBufferPointer) {
-        count.wrappingAdd(bytes.count, ordering: .relaxed)
+    /// A failed open, for the command line: a handshake that bytes but no frame answered gets the wrong-baud
+    /// hint (the device layer counted them: `DeviceError.unframedBytesHeard`).
+    static func failure(_ error: DeviceError, path: String) -> CLIFailure {
+        var failure = Failures.classify(error)
+        if failure.status == .noAnswer, let heard = error.unframedBytesHeard {
+            failure.message = "no answer to the handshake from \(path): \(heard) bytes came back, but no frame of ours"
+            failure.hint =
+                "the wrong baud rate? The link is 115200 baud 8N1. Or another program or protocol is on this port: "
+                + "`camctl ports --probe` shows which ports answer"
+        }
+        return failure
     }
-
-    func sent(_ bytes: UnsafeRawBufferPointer) {}
 }

@@ -223,14 +223,11 @@ struct DeviceSessionTests {
         await session.close()
     }
 
-    @Test func aSilentPeerIsAHandshakeFailureNotAHang() async throws {
-        let (host, deviceEnd) = InMemoryTransport.makePair()
-        let silentDevice = FakeDevice(transport: deviceEnd) { _ in [] }  // reads and records, never answers
-        await silentDevice.start()
-        let clock = ManualClock()
-        let connecting = Task { () -> DeviceError? in
+    /// One handshake attempt over `transport` in `clock`'s time; its error (nil if it connected).
+    static func connectOnce(_ transport: InMemoryTransport, clock: ManualClock) -> Task<DeviceError?, Never> {
+        Task { () -> DeviceError? in
             do {
-                _ = try await DeviceSession.connect(transport: host, clock: clock, attempts: 1)
+                _ = try await DeviceSession.connect(transport: transport, clock: clock, attempts: 1)
                 return nil
             } catch let error as DeviceError {
                 return error
@@ -238,10 +235,35 @@ struct DeviceSessionTests {
                 return nil
             }
         }
+    }
+
+    @Test func aSilentPeerIsAHandshakeFailureNotAHang() async throws {
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let silentDevice = FakeDevice(transport: deviceEnd) { _ in [] }  // reads and records, never answers
+        await silentDevice.start()
+        let clock = ManualClock()
+        let connecting = Self.connectOnce(host, clock: clock)
         let error = await clock.advance(by: .milliseconds(10), until: connecting)
         #expect(error?.code == .handshakeFailed)
         #expect(error?.rpcError?.code == .deadlineExceeded)
         #expect(await silentDevice.received.contains { $0.type == .request && $0.address == MethodID.deviceHandshake })
+        #expect(error?.unframedBytesHeard == nil, "nothing came back")
+    }
+
+    @Test("a handshake answered by bytes that are no frame says how many came back: the port, not the device")
+    func bytesButNoFrameAreCounted() async throws {
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let noise: [UInt8] = Array(repeating: 0x55, count: 40) + [0x00] + Array(repeating: 0xF0, count: 23)
+        let clock = ManualClock()
+        let connecting = Self.connectOnce(host, clock: clock)
+        // A port at the wrong speed: bytes, none of them a frame of this protocol.
+        _ = try await deviceEnd.receive()
+        try await deviceEnd.send(noise)
+        let error = await clock.advance(by: .milliseconds(10), until: connecting)
+        #expect(error?.isUnansweredHandshake == true)
+        #expect(error?.unframedBytesHeard == UInt64(noise.count))
+        let said = "\(noise.count) bytes came back, but no frame of this protocol"
+        #expect(error?.message.contains(said) == true, "\(String(describing: error))")
     }
 }
 
