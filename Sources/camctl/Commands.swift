@@ -175,8 +175,16 @@ enum Commands {
         let file = try args.required(1, "FILE")
         let steps = try ScenarioFiles.load(file)
         let session = try await Ports.open(port)
-        defer { Task { await session.close() } }
-        let result = try await ScenarioFiles.play(steps, file: file, on: session)
+        // Closed before the command returns (the process may exit right after): the ACK of the last reply
+        // goes out first.
+        let result: RunScenarioResponse
+        do {
+            result = try await ScenarioFiles.play(steps, file: file, on: session)
+        } catch {
+            await session.close()
+            throw error
+        }
+        await session.close()
         if json {
             print(
                 JSONValue.object([
