@@ -320,6 +320,10 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             }
             if shuttingDown && registrations.isEmpty {
                 threadEnded = true
+                // The ending thread's id may be given to the next thread the process makes: from now on
+                // only the fallback queue is the loop (`isCurrent`, `checkIsolated`). No job is left for
+                // this thread (`jobs` was empty just above, and later ones go to the queue).
+                thread = nil
                 lock.unlock()
                 break
             }

@@ -31,8 +31,9 @@ public final class StreamSubscription: Sendable {
     }
 
     /// Cancels the call (sends `CANCEL`): no message reaches the handler after this, not even one that had
-    /// arrived already, and the handler then gets ``StreamEvent/ended(_:)`` with ``StatusCode/cancelled``,
-    /// unless the stream had already ended.
+    /// arrived already — called on the loop (from the handler, or an actor on it); from another thread, a
+    /// message being handed over at that moment may still arrive —, and the handler then gets
+    /// ``StreamEvent/ended(_:)`` with ``StatusCode/cancelled``, unless the stream had already ended.
     public func cancel() {
         delivery.dropMessages()
         client?.cancel(callID)

@@ -340,16 +340,16 @@ public final class RPCClient: Sendable {
     /// any message can be delivered.
     private func startStream(
         _ method: MethodID, _ request: [UInt8], deadline: Duration?, consumer: any StreamConsumer,
-        started: (CallID) -> Void = { _ in }
+        started: (CallID) -> Void = { _ in }  // called under the client's lock: must not call back into it
     ) throws(RPCError) -> CallID {
         let call = try state.withLock { state throws(RPCError) -> CallID in
             let now = timeline.now()
             let call = try state.core.startCall(method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
             state.streams[call] = consumer
+            started(call)  // before the request goes out: a reply can come at once, on the loop's thread
             flush(&state)
             return call
         }
-        started(call)
         drain()
         return call
     }
