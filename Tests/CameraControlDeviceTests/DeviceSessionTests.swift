@@ -318,6 +318,36 @@ struct DeviceConnectionTests {
         #expect(log == ["connected", "disconnected UNAVAILABLE", "connected"])
     }
 
+    @Test(
+        "run() in a task: input events reach the handler in order, on the connection's loop; cancelling the task ends run()",
+        .timeLimit(.minutes(1)))
+    func runCancelledEndsTheStream() async throws {
+        let bridge = EmbeddedDeviceBridge()
+        defer { bridge.stop() }
+        let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 1) {
+            _ async throws(DeviceError) -> DeviceSession in
+            try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
+        }
+        let loop = connection.eventLoop
+        let numbers = Locked([UInt32]())
+        let offLoop = Locked(0)
+        await connection.deliverActivity(
+            to: { activity, _ in
+                if !loop.isCurrent { offLoop.mutate { $0 += 1 } }
+                if case .input(let event) = activity { numbers.mutate { $0.append(event.eventNumber) } }
+            }, whenFinished: {})
+        let running = Task { await connection.run() }
+        #expect(await eventually(within: .seconds(20)) { await connection.session != nil })
+        try bridge.device.play(scenario: "full-click\nbutton volume-up hold=60ms\n")
+        #expect(await eventually(within: .seconds(20)) { numbers.current.count >= 4 }, "\(numbers.current)")
+        running.cancel()
+        await running.value  // returns: the wait for the stream's end ended with the cancellation
+        let seen = numbers.current
+        #expect(seen == Array(1...UInt32(seen.count)), "every event, in order: \(seen)")
+        #expect(offLoop.current == 0, "every activity on the connection's loop")
+        #expect(await connection.session == nil)
+    }
+
     @Test("deliverActivity hands each activity to the handler in order, the session with connected; activity stays empty")
     func activityToAHandler() async throws {
         let bridges = Locked([EmbeddedDeviceBridge]())

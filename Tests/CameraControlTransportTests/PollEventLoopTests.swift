@@ -86,6 +86,24 @@ struct PollEventLoopTests {
         #expect(await actor.notes.last == 99)
     }
 
+    @Test("once its thread has ended, the loop is current only where its jobs now run, not on threads made later")
+    func anEndedLoopIsCurrentOnlyOnItsQueue() async throws {
+        let loop = try PollEventLoop(name: "cc-test-ended")
+        loop.shutdown()  // no port: the thread ends
+        try await Task.sleep(for: .milliseconds(50))
+        let onItsQueue = await withCheckedContinuation { continuation in
+            loop.schedule(after: .zero) { continuation.resume(returning: loop.isCurrent) }
+        }
+        #expect(onItsQueue)
+        // A thread made after the end may be given the ended thread's id (glibc reuses it): none is the loop.
+        for _ in 0..<20 {
+            let current = await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: loop.isCurrent) }.start()
+            }
+            #expect(!current)
+        }
+    }
+
     @Test("a shut-down loop keeps running until its last port ends")
     func shutdownWaitsForPorts() async throws {
         let loop = try PollEventLoop(name: "cc-test-drain")
