@@ -71,18 +71,11 @@ struct PacedSimulatorTests {
     /// with the finger resting (at 19200 baud a resting sensor's stream fits); a 9600-baud line carries
     /// 0.96 KB/s. The firmware must drop
     /// batches on the device and say so in a later batch's `dropped_before`, while the session (its
-    /// heartbeats and replies go first) stays up. A session lost to a stall of the loaded machine (the
-    /// 200 ms link-dead deadline, as real hardware would) is retried once, with a new simulator.
+    /// heartbeats and replies go first) stays up.
     @Test func aRawStreamThatDoesNotFitTheLineCountsItsDrops() async throws {
-        let first: (batches: Int, dropped: UInt64)
-        do {
-            first = try await Self.rawStreamDrops(baud: 9_600, seed: 4)
-        } catch let error as RPCError where error.code == .unavailable || error.code == .failedPrecondition {
-            // The session was lost: the host saw the link die (UNAVAILABLE), or the device had already ended
-            // it and answered the stream's request with "handshake first" (FAILED_PRECONDITION).
-            first = try await Self.rawStreamDrops(baud: 9_600, seed: 5)
-        }
-        #expect(first.dropped > 0, "\(first.batches) batches, none reported dropped samples")
+        // One attempt: a session lost here is a miss to understand, not to retry away.
+        let run = try await Self.rawStreamDrops(baud: 9_600, seed: 4)
+        #expect(run.dropped > 0, "\(run.batches) batches, none reported dropped samples")
     }
 
     /// Streams raw samples from a `camctl-sim --baud baud` until some were reported dropped (or 400
