@@ -285,9 +285,6 @@ public final class RPCClient: Sendable {
         _ method: MethodID, _ request: Request, as messageType: Message.Type = Message.self,
         deadline: Duration? = nil
     ) throws(RPCError) -> RPCStream<Message> {
-        guard method.isServerStreaming else {
-            throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
-        }
         let channel = StreamChannel(limit: configuration.streamBufferLimit)
         let call = try startStream(method, request.serializedBytes(), deadline: deadline, consumer: channel)
         return RPCStream(handle: RPCStreamHandle(callID: call, method: method, channel: channel, client: self))
@@ -319,9 +316,6 @@ public final class RPCClient: Sendable {
         deadline: Duration? = nil, deliveringOn loop: any EventLoop,
         to handler: @escaping @Sendable (StreamEvent<Message>) -> Void
     ) throws(RPCError) -> StreamSubscription {
-        guard method.isServerStreaming else {
-            throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
-        }
         let callSlot = Mutex<CallID?>(nil)
         let decoding = DecodingStreamHandler<Message>(
             method: method,
@@ -342,6 +336,9 @@ public final class RPCClient: Sendable {
         _ method: MethodID, _ request: [UInt8], deadline: Duration?, consumer: any StreamConsumer,
         started: (CallID) -> Void = { _ in }  // called under the client's lock: must not call back into it
     ) throws(RPCError) -> CallID {
+        guard method.isServerStreaming else {
+            throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
+        }
         let call = try state.withLock { state throws(RPCError) -> CallID in
             let now = timeline.now()
             let call = try state.core.startCall(method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
