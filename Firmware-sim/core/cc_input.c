@@ -516,6 +516,7 @@ bool cc_input_last_sample(const cc_input_t *in, cc_raw_sample_t *out)
         out->force_mn = in->last_force_mn;
         out->position = in->position;
         out->touched = in->touched;
+        out->buttons = (uint8_t)in->button_candidates;   /* the last reading's levels (debounce keeps them) */
     }
     return true;
 }

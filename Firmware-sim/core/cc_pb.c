@@ -207,11 +207,19 @@ void cc_pbw_write_input_event(cc_pbw_t *w, const cc_pb_input_event_t *m)
 
 void cc_pbw_write_raw_sample_batch(cc_pbw_t *w, const cc_pb_raw_sample_batch_t *m)
 {
+    size_t i;
     cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_FIRST_TIMESTAMP_US, m->first_timestamp_us);
     cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLE_INTERVAL_US, (uint64_t)m->sample_interval_us);
     cc_pbw_bytes(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLES, m->samples.data, m->samples.len);
     cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_DROPPED_BEFORE, (uint64_t)m->dropped_before);
     cc_pbw_bytes(w, CC_PB_RAW_SAMPLE_BATCH_DELTA_SAMPLES, m->delta_samples.data, m->delta_samples.len);
+    if (m->button_levels_count > 0u) {   /* packed */
+        cc_pbw_begin(w, CC_PB_RAW_SAMPLE_BATCH_BUTTON_LEVELS);
+        for (i = 0; i < m->button_levels_count; i++) {
+            cc_pbw_raw_varint(w, (uint64_t)m->button_levels[i]);
+        }
+        cc_pbw_end(w);
+    }
 }
 
 void cc_pbw_write_run_scenario_response(cc_pbw_t *w, const cc_pb_run_scenario_response_t *m)

@@ -8,16 +8,30 @@
 #include "cc_rpc_reply.h"
 #include "cc_wire.h"
 
-/* Bytes of a RawSampleBatch besides its records: tags, lengths and varints. */
+/* Bytes of a RawSampleBatch besides its records and button levels: tags,
+ * lengths and varints. */
 #define RAW_BATCH_OVERHEAD 24u
-#define RAW_FIT_SAMPLES ((CC_LINK_PAYLOAD_CAP_ANY - RAW_BATCH_OVERHEAD) / CC_RAW_RECORD_BYTES)
+/* Bytes of `n` button_levels entries: a tag, a length, two bytes an entry. */
+#define RAW_BUTTON_BYTES(n) ((n) == 0u ? 0u : 2u + 2u * (n))
+/* The most bytes of one batch: what a frame carries, and at most half the
+ * bulk queue (it must hold two batches). */
+#define RAW_BULK_HALF (CC_TX_BULK_BYTES / 2u - CC_LINK_BULK_LENGTH_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES)
+#define RAW_BATCH_MAX_BYTES (CC_LINK_PAYLOAD_CAP_ANY < RAW_BULK_HALF ? CC_LINK_PAYLOAD_CAP_ANY : RAW_BULK_HALF)
+#define RAW_FIT_SAMPLES ((RAW_BATCH_MAX_BYTES - RAW_BATCH_OVERHEAD) / CC_RAW_RECORD_BYTES)
 #define RAW_LIMIT_SAMPLES \
     (RAW_FIT_SAMPLES < CC_RAW_MAX_SAMPLES_PER_BATCH ? RAW_FIT_SAMPLES : CC_RAW_MAX_SAMPLES_PER_BATCH)
 
-/* The bulk queue must hold at least two of the largest batches. */
-#if 2u * (CC_LINK_BULK_LENGTH_BYTES + CC_WIRE_MAX_ENVELOPE_BYTES + RAW_BATCH_OVERHEAD \
-          + RAW_LIMIT_SAMPLES * CC_RAW_RECORD_BYTES) > CC_TX_BULK_BYTES
+/* The bulk queue must hold at least two batches of CC_RAW_MAX_SAMPLES_PER_BATCH
+ * samples, and a batch must always take one sample with its button change. */
+#if RAW_FIT_SAMPLES < CC_RAW_MAX_SAMPLES_PER_BATCH && CC_LINK_PAYLOAD_CAP_ANY >= RAW_BULK_HALF
 #error "CC_TX_BULK_BYTES must hold two raw sample batches of CC_RAW_MAX_SAMPLES_PER_BATCH"
+#endif
+#if RAW_BATCH_OVERHEAD + CC_RAW_RECORD_BYTES + RAW_BUTTON_BYTES(1u) > RAW_BATCH_MAX_BYTES
+#error "a raw sample batch must hold at least one sample and its button levels"
+#endif
+/* A button_levels entry, sample_index * 16 + levels, is a 2-byte varint. */
+#if CC_RAW_MAX_SAMPLES_PER_BATCH * 16u > 16383u
+#error "CC_RAW_MAX_SAMPLES_PER_BATCH too large for 2-byte button_levels entries"
 #endif
 
 bool cc_streams_kind_reliable(uint32_t kind)
@@ -78,7 +92,7 @@ bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_pe
 /* The messages this file sends, filled field by field below: the build stops
  * when the schema gives one a field not filled here. */
 typedef char cc_pb_filled_input_event[CC_PB_INPUT_EVENT_FIELD_COUNT == 8u ? 1 : -1];
-typedef char cc_pb_filled_raw_sample_batch[CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT == 5u ? 1 : -1];
+typedef char cc_pb_filled_raw_sample_batch[CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT == 6u ? 1 : -1];
 
 /* Writes a stream message for call into the link's payload buffer. */
 static void begin_stream_message(cc_device_t *dev, const cc_call_t *call, cc_pbw_t *w)
@@ -132,7 +146,9 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
     cc_pbw_t w;
     cc_pb_raw_sample_batch_t batch;
     uint8_t delta[CC_RAW_MAX_SAMPLES_PER_BATCH * CC_RAW_RECORD_BYTES];
+    uint32_t levels[CC_RAW_MAX_BUTTON_CHANGES];
     size_t delta_len = 0;
+    size_t i;
 
     if (b->count == 0u) {
         return;
@@ -148,6 +164,11 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
     batch.dropped_before = b->dropped_before;
     batch.delta_samples.data = delta;
     batch.delta_samples.len = delta_len;
+    for (i = 0; i < b->button_change_count; i++) {
+        levels[i] = b->button_changes[i];
+    }
+    batch.button_levels = levels;
+    batch.button_levels_count = b->button_change_count;
     begin_stream_message(dev, call, &w);
     cc_pbw_write_raw_sample_batch(&w, &batch);
     if (cc_pbw_ok(&w)
@@ -159,23 +180,55 @@ static void send_batch(cc_device_t *dev, cc_call_t *call, uint64_t now_us)
     b->count = 0;
 }
 
+/* True when a batch of `count` records and `changes` button entries fits
+ * RAW_BATCH_MAX_BYTES (the records' size bounds the delta coding's). */
+static bool raw_fits(uint32_t count, uint32_t changes)
+{
+    return RAW_BATCH_OVERHEAD + count * CC_RAW_RECORD_BYTES + RAW_BUTTON_BYTES(changes) <= RAW_BATCH_MAX_BYTES;
+}
+
+/* Adds one sample to a raw stream's batch: its record and, when its button
+ * levels differ from the sample before it in the batch (all up before the
+ * first), an entry of RawSampleBatch.button_levels. A batch with no room for
+ * them is sent first; a full batch is sent after. */
+static void add_sample(cc_device_t *dev, cc_call_t *call, const cc_raw_sample_t *sample, uint64_t now_us)
+{
+    cc_raw_batch_t *b = &call->raw;
+    uint8_t levels = (uint8_t)(sample->buttons & 0x0Fu);
+    uint32_t change;
+    if (b->count == 0u) {
+        b->buttons = 0u;
+        b->button_change_count = 0u;
+    }
+    change = levels != b->buttons ? 1u : 0u;
+    if (b->count != 0u && ((change != 0u && b->button_change_count == CC_RAW_MAX_BUTTON_CHANGES)
+                           || !raw_fits((uint32_t)b->count + 1u, (uint32_t)b->button_change_count + change))) {
+        send_batch(dev, call, now_us);
+        b->buttons = 0u;
+        b->button_change_count = 0u;
+        change = levels != 0u ? 1u : 0u;
+    }
+    if (change != 0u) {
+        b->buttons = levels;
+        b->button_changes[b->button_change_count++] = (uint16_t)((uint32_t)b->count * 16u + levels);
+    }
+    if (b->count == 0u) {
+        b->first_timestamp_us = sample->timestamp_us;
+        b->interval_us = dev->sample_period_us;
+    }
+    cc_streams_pack_record(sample, &b->records[(size_t)b->count * CC_RAW_RECORD_BYTES]);
+    b->count++;
+    if (b->count >= b->samples_per_batch) {
+        send_batch(dev, call, now_us);
+    }
+}
+
 void cc_streams_publish_sample(cc_device_t *dev, const cc_raw_sample_t *sample, uint64_t now_us)
 {
     size_t i;
     for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
-        cc_call_t *call = &dev->calls.calls[i];
-        cc_raw_batch_t *b = &call->raw;
-        if (call->kind != CC_CALL_RAW_STREAM) {
-            continue;
-        }
-        if (b->count == 0u) {
-            b->first_timestamp_us = sample->timestamp_us;
-            b->interval_us = dev->sample_period_us;
-        }
-        cc_streams_pack_record(sample, &b->records[(size_t)b->count * CC_RAW_RECORD_BYTES]);
-        b->count++;
-        if (b->count >= b->samples_per_batch) {
-            send_batch(dev, call, now_us);
+        if (dev->calls.calls[i].kind == CC_CALL_RAW_STREAM) {
+            add_sample(dev, &dev->calls.calls[i], sample, now_us);
         }
     }
 }

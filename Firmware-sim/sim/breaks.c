@@ -95,7 +95,8 @@ const ccsim_break_t ccsim_breaks[] = {
     {"reused-id-refused", "a REQUEST on a live call id gets ERROR ALREADY_EXISTS (the v1.0 rule)", "duplicate-request-ignored"},
     {"responses-best-effort", "RESPONSE and ERROR are sent best-effort (the filter ACKs them for the host)",
      "responses-reliable link-packets-lenient reset-counters frames-received"},
-    {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period", "raw-batch-timing raw-samples-delta"},
+    {"batch-interval-doubled", "RawSampleBatch.sample_interval_us is twice the sampling period",
+     "raw-batch-timing raw-samples-delta raw-button-levels"},
     {"first-event-stream-only", "with two StreamInputEvents calls open only the older one gets events",
      "several-event-streams"},
     {"method-before-limit", "at the call limit an unknown InputService method gets UNIMPLEMENTED, not RESOURCE_EXHAUSTED",
@@ -107,6 +108,8 @@ const ccsim_break_t ccsim_breaks[] = {
      "link-packets-lenient"},
     {"raw-delta-v11", "a v1.1 session's raw sample batches come delta-coded (delta_samples, not samples)", "raw-samples-delta"},
     {"raw-delta-drift", "each delta-coded force step after a batch's first sample is one zigzag step off", "raw-samples-delta"},
+    {"raw-buttons-missing", "raw sample batches never carry the buttons' levels (RawSampleBatch.button_levels)",
+     "raw-button-levels"},
     {"reliable-count-off-by-one",
      "a reliable event's reliable_event_number counts only the reliable events before it (1.1's example misread)",
      "reliable-event-number"},
@@ -1007,6 +1010,18 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
 
 /* ---- device -> host ---- */
 
+/* raw-buttons-missing: RawSampleBatch's payload without button_levels (field
+ * 6, packed, the last field the firmware writes). */
+static void raw_buttons_drop(pkt_t *p, bool *changed)
+{
+    uint64_t v;
+    size_t at, n;
+    if (pb_find(p->payload, p->payload_len, 6u, &v, &at, &n) && at + n == p->payload_len && n < 128u && at >= 2u) {
+        p->payload_len = at - 2u;   /* the key and the one-byte length go too */
+        *changed = true;
+    }
+}
+
 /* raw-delta-v11, raw-delta-drift: RawSampleBatch's payload with its samples moved from the records (field 3)
  * to delta_samples (field 5), or delta_samples with every force step after the first one zigzag step off. */
 static void raw_delta_break(pkt_t *p, bool *changed)
@@ -1276,6 +1291,9 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         }
         if (c != 0 && c->service == 2u && c->method == 2u) {
             raw_delta_break(p, changed);
+        }
+        if (c != 0 && c->service == 2u && c->method == 2u && brk("raw-buttons-missing")) {
+            raw_buttons_drop(p, changed);
         }
         if (c != 0 && c->service == 2u && c->method == 2u && brk("batch-interval-doubled")) {
             pb_set(p->payload, &p->payload_len, sizeof(p->payload), 2u, 2u * pb_get(p->payload, p->payload_len, 2u));

@@ -67,7 +67,7 @@ bool ccsim_replay_read(FILE *in, ccsim_replay_sample_t **samples, size_t *count,
         {INT32_MIN, INT32_MAX, "force_mn a 32-bit integer"},
         {0, 65535, "position 0..65535"},
         {0, 1, "touched 0 or 1"},
-        {0, 7, "buttons 0..7"},
+        {0, 15, "buttons 0..15"},
         {0, 255, "remote_clicks 0..255"},
     };
     char line[CCSIM_REPLAY_MAX_LINE + 2u];

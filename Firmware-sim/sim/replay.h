@@ -12,7 +12,7 @@
  *
  * six decimal integers separated by one space (t_us from the first sample,
  * rising or equal; force_mn a signed 32-bit value; position 0..65535;
- * touched 0..1; buttons 0..7; remote_clicks 0..255). The reader is strict,
+ * touched 0..1; buttons 0..15; remote_clicks 0..255). The reader is strict,
  * bounded (CCSIM_REPLAY_MAX_SAMPLES samples, CCSIM_REPLAY_MAX_LINE bytes a
  * line) and names the first bad line.
  *

@@ -601,10 +601,112 @@ static void test_raw_samples_delta_from_v12(void)
     cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
 }
 
+
+/* The levels `pattern` gives sample i (position 100 + i): the buttons' raw
+ * levels read with it. */
+typedef uint32_t (*levels_pattern_t)(uint32_t i);
+
+static uint32_t held_then_bouncing(uint32_t i)
+{
+    if (i < 3u) {
+        return 0u;
+    }
+    if (i < 6u) {
+        return (i & 1u) != 0u ? CC_BUTTON_VOLUME_UP : 0u;   /* chatter: up, down, up */
+    }
+    if (i < 40u) {
+        return CC_BUTTON_VOLUME_UP | (i >= 30u ? CC_BUTTON_ACTION : 0u);   /* held across a batch boundary */
+    }
+    return 0u;
+}
+
+static uint32_t chattering(uint32_t i)
+{
+    return (i & 1u) != 0u ? CC_BUTTON_VOLUME_DOWN : 0u;   /* a level change every sample */
+}
+
+/* Streams `n` samples with the levels of `pattern` (1.1 session, records) and
+ * checks every batch's button_levels against them, sample by sample;
+ * returns the batches seen (0 on a failed check). */
+static size_t check_button_levels(uint32_t n, levels_pattern_t pattern, size_t *most_entries)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    size_t k;
+    size_t batches = 0;
+    uint32_t i;
+    uint32_t seen = 0;
+    *most_entries = 0;
+    if (!hx_handshake(h, 1u)) {
+        return 0;
+    }
+    req.samples_per_batch = 0;   /* the device's choice: 25, fewer in a small frame */
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_poll(h);
+    h->reading.touched = true;
+    for (i = 0; i < n; i++) {
+        h->reading.position = (uint16_t)(100u + i);
+        h->buttons = pattern(i);
+        hx_advance_alive(h, 1000);
+    }
+    for (k = 0; k < h->npackets; k++) {
+        const hx_packet_t *p = &h->packets[k];
+        Cameracontrol__V1__RawSampleBatch *b;
+        uint32_t levels = 0u;
+        size_t next = 0;
+        size_t entry = 0;
+        size_t s;
+        if (p->type != CC_PKT_STREAM_MESSAGE || p->call_id != 2u) {
+            continue;
+        }
+        b = cameracontrol__v1__raw_sample_batch__unpack(NULL, p->payload_len, p->payload);
+        if (b == NULL) {
+            CHECK(b != NULL);
+            return 0;
+        }
+        batches++;
+        if (b->n_button_levels > *most_entries) {
+            *most_entries = b->n_button_levels;
+        }
+        for (s = 0; s < b->samples.len / 4u; s++) {
+            uint32_t position = ((uint32_t)b->samples.data[s * 4u + 2u] | (uint32_t)b->samples.data[s * 4u + 3u] << 8) & 0x7FFFu;
+            /* the entries: in order, each a change, the first at 0 only when not all up */
+            while (entry < b->n_button_levels && b->button_levels[entry] >> 4 == s) {
+                uint32_t now = b->button_levels[entry] & 15u;
+                CHECK(now != levels);
+                CHECK(b->button_levels[entry] >> 4 >= next);
+                levels = now;
+                next = s + 1u;
+                entry++;
+            }
+            if (position >= 100u) {
+                CHECK_EQ(levels, pattern(position - 100u));
+                seen++;
+            }
+        }
+        CHECK_EQ(entry, b->n_button_levels);   /* none past the last sample */
+        cameracontrol__v1__raw_sample_batch__free_unpacked(b, NULL);
+    }
+    CHECK(seen + 25u >= n && seen > 0u);   /* every sample but the batch still filling */
+    return batches;
+}
+
+static void test_raw_samples_carry_button_levels(void)
+{
+    size_t most = 0;
+    /* chatter, a hold across batches (the next batch starts with its levels), a second button, release */
+    CHECK(check_button_levels(60u, held_then_bouncing, &most) >= 2u);
+    CHECK(most >= 1u && most <= CC_RAW_MAX_BUTTON_CHANGES);
+    /* a change every sample: batches end early at CC_RAW_MAX_BUTTON_CHANGES entries, none lost */
+    CHECK(check_button_levels(60u, chattering, &most) > 60u / 25u + 1u);
+    CHECK_EQ(most, CC_RAW_MAX_BUTTON_CHANGES);
+}
+
 const cc_test_case_t cc_tests_services[] = {
     {"raw_record_layout", test_raw_record_layout},
     {"raw_delta_coding", test_raw_delta_coding},
     {"raw_samples_delta_from_v12", test_raw_samples_delta_from_v12},
+    {"raw_samples_carry_button_levels", test_raw_samples_carry_button_levels},
     {"ping_echoes", test_ping_echoes},
     {"ping_too_big_for_arena_or_frame", test_ping_too_big_for_arena_or_frame},
     {"get_config_and_configure", test_get_config_and_configure},

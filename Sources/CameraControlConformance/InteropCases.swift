@@ -212,6 +212,56 @@ enum InteropCases {
             try c.require(boundaries >= 1, "no batch boundary without a gap in 600 ms", expected: "consecutive batches")
         },
         ConformanceCase(
+            "raw-button-levels", "input.proto RawSampleBatch.button_levels, PROTOCOL.md §7",
+            "Every raw batch's button_levels are canonical: in sample order, each a change, the first sample's only when a level is 1, none past the last sample; with SimulatorService a 100 ms volume-up press shows in the raw levels as volume up alone, held 100 ms give or take its contacts' bounce, and a batch that starts while it is held starts with it.",
+            requires: .forceSensor
+        ) { c in
+            let scenario = c.capabilities.isSimulator ? "button volume-up hold=100ms\nwait 60ms\n" : nil
+            var heldSamples = 0
+            var startsHeld = 0
+            var unseen = 0  // samples dropped or skipped between batches (a loaded device skips, §7)
+            var interval = 1_000
+            var end: UInt64?  // where the batch before ended by the formula
+            for (frame, batch) in try await rawBatches(c, scenario: scenario) {
+                let levels: [RawButtonLevels]
+                do {
+                    levels = try RawButtonLevels.decode(batch.buttonLevels, sampleCount: batch.decodedSamples.count)
+                } catch {
+                    throw ConformanceFailure(
+                        "button_levels \(batch.buttonLevels) do not decode: \(error)", seen: frame.wire,
+                        expected: "entries sample_index × 16 + levels, in sample order, below the sample count")
+                }
+                try c.require(
+                    RawButtonLevels.encode(levels) == batch.buttonLevels,
+                    "button_levels \(batch.buttonLevels) over \(levels.count) samples are not canonical", seen: frame.wire,
+                    expected: "an entry only where the levels change, the first sample's only when a level is 1")
+                guard scenario != nil else { continue }
+                if let other = levels.first(where: { !$0.subtracting(.volumeUp).isEmpty }) {
+                    throw ConformanceFailure(
+                        "raw levels \(other.rawValue) while only volume up was pressed", seen: frame.wire,
+                        expected: "bit 1 (volume up) alone")
+                }
+                heldSamples += levels.filter { $0.contains(.volumeUp) }.count
+                if levels.first?.contains(.volumeUp) == true { startsHeld += 1 }
+                interval = max(1, Int(batch.sampleIntervalMicros))
+                if let end, batch.firstTimestampMicros > end {
+                    unseen += Int((batch.firstTimestampMicros - end) / UInt64(interval))
+                }
+                end = batch.timestampMicros(ofSample: levels.count)
+            }
+            guard scenario != nil else { return }
+            // The simulator's contacts chatter for 1 to 4 ms after each edge (docs/SIMULATOR.md §2): the raw level
+            // is down for 100 ms, ± 4 ms at each edge; samples the link dropped or a late device skipped are not seen.
+            let heldMicros = heldSamples * interval
+            try c.require(
+                heldMicros <= 108_000 && heldMicros + unseen * interval >= 92_000,
+                "volume up held \(heldMicros) µs in the raw levels (\(unseen) samples not seen between batches)",
+                expected: "100 ms, ± 4 ms of bounce at each edge")
+            try c.require(
+                startsHeld >= 1, "no batch starts with volume up held (\(heldMicros) µs held)",
+                expected: "each batch decoded on its own: one starting within the press says so at its first sample")
+        },
+        ConformanceCase(
             "server-stream-in-order", "PROTOCOL.md §7",
             "StreamRawSamples: batches arrive in order (sequence numbers and first_timestamp_us increasing).",
             requires: .forceSensor

@@ -3,8 +3,9 @@ import CameraControlHost
 import CameraControlWire
 
 /// The input a recording holds, sample by sample, for replaying it into the simulator's firmware
-/// (`camctl test --replay`, docs/SIMULATOR.md "Replay"): the raw samples' force, slide position and touch,
-/// the button levels its debounced `BUTTON_DOWN`/`BUTTON_UP` events give, and its remote clicks.
+/// (`camctl test --replay`, docs/SIMULATOR.md "Replay"): the raw samples' force, slide position, touch and
+/// the buttons' raw levels (bounce included; from a device that does not send them, the levels its debounced
+/// `BUTTON_DOWN`/`BUTTON_UP` events give), and its remote clicks.
 package struct RecordedInput: Sendable {
     /// One sample: device time, and what the sensors and buttons read.
     package struct Sample: Hashable, Sendable {
@@ -16,7 +17,7 @@ package struct RecordedInput: Sendable {
         package var position: UInt32
         /// Touched.
         package var touched: Bool
-        /// Buttons held (`CC_BUTTON_*` bits: 1 volume up, 2 volume down, 4 action).
+        /// Buttons held (`CC_BUTTON_*` bits: 1 volume up, 2 volume down, 4 action, 8 the full-press switch).
         package var buttons: UInt32
         /// Remote clicks since the previous sample.
         package var remoteClicks: UInt32
@@ -41,8 +42,13 @@ package struct RecordedInput: Sendable {
     }
 
     /// The input of a recording of `camctl record` (which keeps the raw-sample stream unless `--no-raw`).
+    ///
+    /// The buttons come from the raw samples' levels (`RawSampleBatch.button_levels`) when any batch carries
+    /// them; otherwise (a device that does not send them) from the debounced button events, shifted by the
+    /// debounce and without the contacts' bounce.
     package init(recording frames: [RecordedFrame]) {
-        var raw: [(micros: UInt64, force: UInt32, position: UInt32, touch: Bool)] = []
+        var raw: [(micros: UInt64, force: UInt32, position: UInt32, touch: Bool, levels: RawButtonLevels)] = []
+        var rawLevelsSeen = false
         var edges: [(micros: UInt64, bit: UInt32, down: Bool)] = []
         var clicks: [UInt64] = []
         var gestures: [String] = []
@@ -50,11 +56,13 @@ package struct RecordedInput: Sendable {
         let engine = ReplayEngine()
         engine.onCapture = { event, _ in captures.append("\(event.phase.rawValue) \(event.source)") }
         engine.onRawSamples = { batch in
+            if !batch.buttonLevels.isEmpty { rawLevelsSeen = true }
+            let levels = batch.decodedButtonLevels
             for (index, record) in batch.records.enumerated() {
                 raw.append(
                     (
                         batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros), record.force, record.position,
-                        record.touch
+                        record.touch, index < levels.count ? levels[index] : []
                     ))
             }
         }
@@ -79,9 +87,13 @@ package struct RecordedInput: Sendable {
         var edge = 0
         var click = 0
         for (sample, force) in zip(raw, forces) {
-            while edge < edges.count, edges[edge].micros <= sample.micros {
-                buttons = edges[edge].down ? buttons | edges[edge].bit : buttons & ~edges[edge].bit
-                edge += 1
+            if rawLevelsSeen {
+                buttons = UInt32(sample.levels.rawValue)
+            } else {
+                while edge < edges.count, edges[edge].micros <= sample.micros {
+                    buttons = edges[edge].down ? buttons | edges[edge].bit : buttons & ~edges[edge].bit
+                    edge += 1
+                }
             }
             var remote: UInt32 = 0
             while click < clicks.count, clicks[click] <= sample.micros {
@@ -121,7 +133,7 @@ package struct RecordedInput: Sendable {
     /// The samples as the replay sample file `camctl-sim --replay` reads (docs/SIMULATOR.md, "Replay"): the
     /// header line, then one line per sample of six decimal integers separated by one space, the time in
     /// microseconds from the first sample, the applied force (mN), the strip position (counts, 0…65535), touch
-    /// (0, 1), the `CC_BUTTON_*` levels (0…7) and the remote clicks (0…255) delivered with it.
+    /// (0, 1), the `CC_BUTTON_*` levels (0…15) and the remote clicks (0…255) delivered with it.
     package func sampleFile() -> String {
         let origin = samples.first?.micros ?? 0
         var text = Self.sampleFileHeader + "\n"
@@ -129,7 +141,7 @@ package struct RecordedInput: Sendable {
         for sample in samples {
             let fields = [
                 String(sample.micros - origin), String(sample.forceMillinewtons), String(min(sample.position, 65_535)),
-                sample.touched ? "1" : "0", String(sample.buttons & 7), String(min(sample.remoteClicks, 255)),
+                sample.touched ? "1" : "0", String(sample.buttons & 15), String(min(sample.remoteClicks, 255)),
             ]
             text += fields.joined(separator: " ") + "\n"
         }
@@ -139,7 +151,7 @@ package struct RecordedInput: Sendable {
     /// A trace from another tool: text lines `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`
     /// (commas, spaces or tabs; `#` starts a comment), the force as applied (not filtered), the position
     /// 0…1 along the strip, touch 0 or 1, the buttons as `CC_BUTTON_*` bits (1 volume up, 2 volume down, 4
-    /// action). It holds no gestures or captures to compare with.
+    /// action, 8 the Camera Control's full-press switch). It holds no gestures or captures to compare with.
     ///
     /// - Throws: ``RecordingError`` naming the first bad line; times must not go back.
     package init(csv text: String, name: String, slideResolution: UInt32 = 1024) throws(RecordingError) {
@@ -156,7 +168,7 @@ package struct RecordedInput: Sendable {
             else { throw bad("found '\(line.prefix(80))'") }
             let buttons = fields.count > 4 ? UInt32(fields[4]) : 0
             let clicks = fields.count > 5 ? UInt32(fields[5]) : 0
-            guard let buttons, buttons < 8, let clicks, clicks <= 100 else { throw bad("buttons 0…7, remote clicks 0…100") }
+            guard let buttons, buttons < 16, let clicks, clicks <= 100 else { throw bad("buttons 0…15, remote clicks 0…100") }
             guard time >= last else { throw bad("time goes back") }
             last = time
             samples.append(

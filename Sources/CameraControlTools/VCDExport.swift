@@ -15,6 +15,8 @@ import CameraControlWire
 /// $var wire 1 E full_press $end
 /// $var wire 1 F volume_up $end              debounced button levels (input events)
 /// …
+/// $var wire 1 K volume_up_raw $end          the buttons' raw levels (raw samples, v1.2 button_levels),
+/// …                                         bounce included; only when the recording carries them
 /// $scope module gestures $end               one pulse (1 ms) per recognised gesture, a wire per kind
 /// ```
 ///
@@ -53,8 +55,9 @@ package struct VCDExport {
     /// An empty timeline.
     package init() {}
 
-    /// The timeline of a recording: raw samples (force, slide, touch), the firmware's press stages and
-    /// button levels from its input events, and the gestures the host pipeline recognises replaying it.
+    /// The timeline of a recording: raw samples (force, slide, touch, and the buttons' raw levels when the
+    /// device sends them), the firmware's press stages and debounced button levels from its input events, and
+    /// the gestures the host pipeline recognises replaying it.
     package init(recording frames: [RecordedFrame]) {
         var timeline = VCDExport()
         let force = timeline.signal("force_mn", isReal: true)
@@ -69,9 +72,26 @@ package struct VCDExport {
         let remote = timeline.signal("remote_click")
         let engine = ReplayEngine()
         var last: (force: UInt32, position: UInt32, touch: Bool)?
+        // The raw button wires, declared at the first batch that carries levels (a device before them sends none).
+        let rawBits: [(RawButtonLevels, String)] = [
+            (.volumeUp, "volume_up_raw"), (.volumeDown, "volume_down_raw"), (.actionButton, "action_button_raw"),
+            (.shutterSwitch, "shutter_switch_raw"),
+        ]
+        var rawWires: [Int] = []
+        var lastLevels = RawButtonLevels()
         engine.onRawSamples = { batch in
+            if rawWires.isEmpty, !batch.buttonLevels.isEmpty {
+                rawWires = rawBits.map { timeline.signal($0.1) }
+            }
+            let levels = rawWires.isEmpty ? [] : batch.decodedButtonLevels
             for (index, record) in batch.records.enumerated() {
                 let at = batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros)
+                if index < levels.count, levels[index] != lastLevels {
+                    for (wire, bit) in zip(rawWires, rawBits) where levels[index].contains(bit.0) != lastLevels.contains(bit.0) {
+                        timeline.changes.append(Change(micros: at, signal: wire, value: levels[index].contains(bit.0) ? 1 : 0))
+                    }
+                    lastLevels = levels[index]
+                }
                 if last?.force != record.force { timeline.changes.append(Change(micros: at, signal: force, value: record.force)) }
                 if last?.position != record.position {
                     timeline.changes.append(Change(micros: at, signal: slide, value: record.position))

@@ -38,7 +38,12 @@ struct FaultInjectionPropertyTests {
         if strictAfterV11 {
             #expect(tally.silentLostFullClicks == 0, "a lost full click surfaces as cancelled plus a loss report")
             #expect(tally.rawDuplicates == 0, "raw batches are delivered at most once")
-            #expect(tally.connectFailures * 10 < tally.connectAttempts, "the handshake retries")
+            // The handshake retries: most connects succeed although faults hit them too. A device makes only 5 to
+            // 7 connects here, each failing at a few per cent (the ~330-byte response comes through 1 % byte
+            // corruption whole only by the device's retransmissions and the host's re-handshakes), so one
+            // failure is chance (a change to any byte sent re-rolls it) and the bound is a quarter; without the
+            // retries most would fail. The retry schedule itself is pinned by DeviceSessionTests.handshakeRetriedWithBackoff.
+            #expect(tally.connectFailures * 4 < tally.connectAttempts, "the handshake retries")
         }
     }
 

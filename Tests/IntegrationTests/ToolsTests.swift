@@ -440,24 +440,60 @@ extension OverRealPTY.ToolsTests {
 
         let show = try await runTool(sigrok, ["-I", "vcd", "-i", vcd, "--show"])
         #expect(show.status == 0, "\(show.standardError)")
-        for channel in ["touch", "light_press", "full_press", "volume_up", "press_began", "press_ended", "double_light_press"] {
+        for channel in [
+            "touch", "light_press", "full_press", "volume_up", "volume_up_raw", "press_began", "press_ended", "double_light_press",
+        ] {
             #expect(show.standardOutput.contains("- \(channel): logic"), "\(channel) in \(show.standardOutput)")
         }
         // The samples sigrok reads back: touch, the full press, volume up and the double light press are high
         // for as long as they were (in µs at 1 MHz).
-        let channels = ["touch", "full_press", "volume_up", "double_light_press"]
+        let channels = ["touch", "full_press", "volume_up", "double_light_press", "volume_up_raw"]
         let csv = try await runTool(sigrok, ["-I", "vcd", "-i", vcd, "-C", channels.joined(separator: ","), "-O", "csv"])
         #expect(csv.status == 0, "\(csv.standardError)")
         var high = [Int](repeating: 0, count: channels.count)
-        for line in csv.standardOutput.split(separator: "\n") where !line.hasPrefix(";") && !line.hasPrefix("META") {
-            for (index, field) in line.split(separator: ",").enumerated() where index < high.count && field == "1" {
-                high[index] += 1
+        var firstHigh = [Int?](repeating: nil, count: channels.count)
+        var rises = [Int](repeating: 0, count: channels.count)
+        var previous = [Bool](repeating: false, count: channels.count)
+        var micros = 0
+        // sigrok orders the columns as the VCD declares them, and says so: `; Channels (5/9): touch, full_press, …`.
+        var column: [Int] = []
+        for line in csv.standardOutput.split(separator: "\n") {
+            if line.hasPrefix("; Channels"), let colon = line.range(of: "): ") {
+                column = line[colon.upperBound...].split(separator: ",").compactMap { name in
+                    channels.firstIndex(of: name.trimmingCharacters(in: .whitespaces))
+                }
+                continue
             }
+            let fields = line.split(separator: ",")
+            guard column.count == channels.count, fields.count == channels.count, fields.allSatisfy({ $0 == "0" || $0 == "1" })
+            else { continue }
+            for (at, field) in fields.enumerated() {
+                let index = column[at]
+                let isHigh = field == "1"
+                if isHigh {
+                    high[index] += 1
+                    if firstHigh[index] == nil { firstHigh[index] = micros }
+                    if !previous[index] { rises[index] += 1 }
+                }
+                previous[index] = isHigh
+            }
+            micros += 1
         }
+        #expect(column.count == channels.count, "sigrok's channel line names \(column.count) of \(channels)")
         #expect(high[0] > 300_000, "touched for the click, the double press and in between: \(high)")
         #expect((100_000...130_000).contains(high[1]), "a full click's full press lasts 113–116 ms: \(high)")
         #expect((95_000...105_000).contains(high[2]), "volume up held 100 ms (debounced): \(high)")
         #expect(high[3] == Int(1_000), "one double light press, a 1 ms pulse: \(high)")
+        // The buttons' raw levels (RawSampleBatch.button_levels): down for the 100 ms press give or take the
+        // contacts' 1–4 ms of chatter at each edge, and down before the debounced level by at least the 5 ms
+        // debounce (counted from the last bounce).
+        #expect((92_000...108_000).contains(high[4]), "volume up's raw level down for 100 ms ± its bounce: \(high)")
+        #expect(rises[4] >= 1, "volume up's raw level rises: \(rises)")
+        if let raw = firstHigh[4], let debounced = firstHigh[2] {
+            #expect(debounced - raw >= 5_000, "the raw level went down at \(raw) µs, the debounced one at \(debounced) µs")
+        } else {
+            Issue.record("volume up's raw or debounced level never went down: \(firstHigh)")
+        }
     }
 }
 

@@ -28,10 +28,20 @@ typedef enum cc_call_kind {
 /* Bytes of one raw sample record (input.proto RawSampleBatch.samples). */
 #define CC_RAW_RECORD_BYTES CC_WIRE_RAW_RECORD_BYTES
 
+/* Button level changes one batch holds (RawSampleBatch.button_levels); a
+ * batch that would need more ends early. Eight hold a bouncing press and its
+ * release (docs/SIMULATOR.md: 1 to 4 ms of chatter an edge at 1 kHz). */
+#ifndef CC_RAW_MAX_BUTTON_CHANGES
+#define CC_RAW_MAX_BUTTON_CHANGES 8u
+#endif
+
 /* A raw sample stream's batch under construction. */
 typedef struct cc_raw_batch {
     uint16_t samples_per_batch;
     uint16_t count;                 /* records in this batch so far */
+    uint8_t buttons;                /* the levels of the batch's last sample (0 before its first) */
+    uint8_t button_change_count;    /* entries in button_changes */
+    uint16_t button_changes[CC_RAW_MAX_BUTTON_CHANGES];   /* sample_index * 16 + levels */
     uint32_t interval_us;           /* sample period of the records */
     uint64_t first_timestamp_us;
     uint32_t dropped_before;        /* samples dropped since the last batch sent */

@@ -53,6 +53,7 @@ typedef struct cc_raw_sample {
     uint16_t force_mn;   /* tared, filtered, saturating */
     uint16_t position;   /* 0 .. 0x7FFF */
     bool touched;
+    uint8_t buttons;     /* raw levels, CC_BUTTON_* bits, before debouncing */
 } cc_raw_sample_t;
 
 /* All state of the pipeline; the caller owns the storage. */

@@ -278,7 +278,8 @@ extern "C" {
 #define CC_PB_RAW_SAMPLE_BATCH_SAMPLES 3u
 #define CC_PB_RAW_SAMPLE_BATCH_DROPPED_BEFORE 4u
 #define CC_PB_RAW_SAMPLE_BATCH_DELTA_SAMPLES 5u
-#define CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT 5u
+#define CC_PB_RAW_SAMPLE_BATCH_BUTTON_LEVELS 6u
+#define CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT 6u
 
 /* cameracontrol.v1.RunScenarioRequest */
 #define CC_PB_RUN_SCENARIO_REQUEST_SCENARIO 1u
@@ -444,6 +445,8 @@ typedef struct cc_pb_raw_sample_batch {
     cc_pb_bytes_t samples;   /* Sample records, 4 bytes each, little-endian: bits 0..15 conditioned force (tared, filtered) in millinewtons (saturating at 65535) bits 16..30 slide position bit 31 touch In a session below v1.2 every batch carries its samples here. From v1.2 a batch carries them here or in delta_samples, never both (docs/PROTOCOL.md §7). */
     uint32_t dropped_before;   /* Samples the device dropped before this batch because the link was full. */
     cc_pb_bytes_t delta_samples;   /* v1.2: the same samples delta-coded, sent only in a session negotiated at v1.2 or later, and then whenever it is shorter than the 4-byte records. Each sample, in order, against the one before it (the first against force 0, position 0), with zigzag(d) = 2d for d >= 0 and -2d - 1 for d < 0: varint zigzag(force - previous force) * 4 + moved * 2 + touch varint zigzag(position - previous position), only when moved is 1 moved is 1 exactly when the position differs from the previous one; touch is the sample's touch bit itself (not a delta). Force stays in 0..65535, position in 0..32767; the sample count is the number of samples decoded. A batch is decoded on its own: a lost batch costs nothing later. */
+    const uint32_t *button_levels;   /* button_levels_count values */
+    size_t button_levels_count;
 } cc_pb_raw_sample_batch_t;
 
 /* cameracontrol.v1.RunScenarioResponse, as the device sends it. */

@@ -363,17 +363,28 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
     /// position in 0..32767; the sample count is the number of samples decoded.
     /// A batch is decoded on its own: a lost batch costs nothing later.
     public var deltaSamples: [UInt8] = []
+    /// v1.2: the buttons' raw levels, read with each sample before the device
+    /// debounces them, as bits: 1 volume up, 2 volume down, 4 action button,
+    /// 8 the Camera Control's full-press switch. One entry
+    ///   sample_index * 16 + levels
+    /// for the batch's first sample when any level is 1, and one for every later
+    /// sample whose levels differ from the sample before it, in sample order;
+    /// none when every button stayed up. Decoded on its own, like the samples.
+    /// Older hosts skip the field; a device that does not read its buttons
+    /// sends none.
+    public var buttonLevels: [UInt32] = []
 
     /// Every field at its zero value (message fields absent).
     public init() {}
 
     /// A message with the fields given; the others are at their zero value.
-    public init(firstTimestampMicros: UInt64 = 0, sampleIntervalMicros: UInt32 = 0, samples: [UInt8] = [], droppedBefore: UInt32 = 0, deltaSamples: [UInt8] = []) {
+    public init(firstTimestampMicros: UInt64 = 0, sampleIntervalMicros: UInt32 = 0, samples: [UInt8] = [], droppedBefore: UInt32 = 0, deltaSamples: [UInt8] = [], buttonLevels: [UInt32] = []) {
         self.firstTimestampMicros = firstTimestampMicros
         self.sampleIntervalMicros = sampleIntervalMicros
         self.samples = samples
         self.droppedBefore = droppedBefore
         self.deltaSamples = deltaSamples
+        self.buttonLevels = buttonLevels
     }
 
     /// `cameracontrol.v1.RawSampleBatch`.
@@ -394,6 +405,7 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
         if !samples.isEmpty { let v = samples; n += 1 + ProtoSize.lengthDelimited(v.count) }
         if droppedBefore != 0 { let v = droppedBefore; n += 1 + ProtoSize.varint(UInt64(v)) }
         if !deltaSamples.isEmpty { let v = deltaSamples; n += 1 + ProtoSize.lengthDelimited(v.count) }
+        if !buttonLevels.isEmpty { var body = 0; for v in buttonLevels { body += ProtoSize.varint(UInt64(v)) }; n += 1 + ProtoSize.lengthDelimited(body) }
         return n
     }
 
@@ -403,6 +415,12 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
         if !samples.isEmpty { let v = samples; writer.varint(26); writer.lengthDelimited(v) }
         if droppedBefore != 0 { let v = droppedBefore; writer.varint(32); writer.varint(UInt64(v)) }
         if !deltaSamples.isEmpty { let v = deltaSamples; writer.varint(42); writer.lengthDelimited(v) }
+        if !buttonLevels.isEmpty {
+            var body = 0
+            for v in buttonLevels { body += ProtoSize.varint(UInt64(v)) }
+            writer.varint(50); writer.varint(UInt64(body))
+            for v in buttonLevels { writer.varint(UInt64(v)) }
+        }
     }
 
     mutating func merge(from reader: inout ProtoReader) throws(WireError) {
@@ -418,6 +436,11 @@ public struct RawSampleBatch: WireMessage, ProtoCodable {
                 let r = try reader.varint(); droppedBefore = UInt32(truncatingIfNeeded: r)
             case (5, 2):
                 deltaSamples = try reader.bytes()
+            case (6, 2):
+                var packed = try reader.nested()
+                while !packed.isAtEnd { let r = try packed.varint(); buttonLevels.append(UInt32(truncatingIfNeeded: r)) }
+            case (6, 0):
+                let r = try reader.varint(); buttonLevels.append(UInt32(truncatingIfNeeded: r))
             default:
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
@@ -433,6 +456,7 @@ extension RawSampleBatch: ProtoJSONMessage {
         ProtoFieldInfo(name: "samples", jsonName: "samples", number: 3, type: .scalar([UInt8].self)),
         ProtoFieldInfo(name: "dropped_before", jsonName: "droppedBefore", number: 4, type: .scalar(UInt32.self)),
         ProtoFieldInfo(name: "delta_samples", jsonName: "deltaSamples", number: 5, type: .scalar([UInt8].self)),
+        ProtoFieldInfo(name: "button_levels", jsonName: "buttonLevels", number: 6, type: .scalar(UInt32.self), isRepeated: true),
     ]
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
@@ -443,6 +467,7 @@ extension RawSampleBatch: ProtoJSONMessage {
         json.scalar("samples", samples)
         json.scalar("droppedBefore", droppedBefore)
         json.scalar("deltaSamples", deltaSamples)
+        json.repeated("buttonLevels", buttonLevels)
         return json.value
     }
 
@@ -455,5 +480,6 @@ extension RawSampleBatch: ProtoJSONMessage {
         if let v = try reader.scalar("samples", [UInt8].self) { samples = v }
         if let v = try reader.scalar("droppedBefore", UInt32.self) { droppedBefore = v }
         if let v = try reader.scalar("deltaSamples", [UInt8].self) { deltaSamples = v }
+        if let v = try reader.repeated("buttonLevels", UInt32.self) { buttonLevels = v }
     }
 }

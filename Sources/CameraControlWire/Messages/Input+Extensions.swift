@@ -60,14 +60,25 @@ public struct RawSample: Hashable, Sendable {
 extension RawSampleBatch {
     /// A batch from decoded samples, as 4-byte records in ``samples`` (what every session gets below v1.2), or
     /// delta-coded in ``deltaSamples`` when `deltaCoded` (``RawSampleDeltaCoding``, v1.2).
+    ///
+    /// `buttons`, when not empty, holds the buttons' raw levels at each sample (one per sample), coded in
+    /// ``buttonLevels`` (``RawButtonLevels/encode(_:)``).
     public init(
         firstTimestampMicros: UInt64, sampleIntervalMicros: UInt32, samples: [RawSample], droppedBefore: UInt32 = 0,
-        deltaCoded: Bool = false
+        deltaCoded: Bool = false, buttons: [RawButtonLevels] = []
     ) {
         self.init(
             firstTimestampMicros: firstTimestampMicros, sampleIntervalMicros: sampleIntervalMicros,
             samples: deltaCoded ? [] : samples.flatMap(\.recordBytes), droppedBefore: droppedBefore,
-            deltaSamples: deltaCoded ? RawSampleDeltaCoding.encode(samples) : [])
+            deltaSamples: deltaCoded ? RawSampleDeltaCoding.encode(samples) : [],
+            buttonLevels: RawButtonLevels.encode(buttons))
+    }
+
+    /// The buttons' raw levels at each of ``decodedSamples`` (v1.2, ``buttonLevels``): all up where the batch
+    /// carries no entry. Entries out of order or past the last sample are ignored from the first such one (the
+    /// batch ``isMalformed``).
+    public var decodedButtonLevels: [RawButtonLevels] {
+        RawButtonLevels.decodePrefix(buttonLevels, sampleCount: decodedSamples.count).levels
     }
 
     /// The samples, from ``samples``' 4-byte records or, when the batch came delta-coded (v1.2), from
@@ -94,9 +105,12 @@ extension RawSampleBatch {
     /// True when ``samples`` is not a whole number of 4-byte records (a malformed batch).
     public var hasPartialRecord: Bool { samples.count % RawSample.recordBytes != 0 }
 
-    /// True when the batch is malformed: a partial record, a delta coding that does not decode, or samples in
-    /// both fields (PROTOCOL.md §7 allows one).
+    /// True when the batch is malformed: a partial record, a delta coding that does not decode, samples in
+    /// both fields (PROTOCOL.md §7 allows one), or button levels out of order or past the last sample.
     public var isMalformed: Bool {
+        if !buttonLevels.isEmpty, RawButtonLevels.decodePrefix(buttonLevels, sampleCount: decodedSamples.count).error != nil {
+            return true
+        }
         if deltaSamples.isEmpty { return hasPartialRecord }
         return !samples.isEmpty || RawSampleDeltaCoding.decodePrefix(deltaSamples).error != nil
     }
@@ -201,5 +215,74 @@ public enum RawSampleDeltaCoding {
             if byte & 0x80 == 0 { return value }
         }
         return nil
+    }
+}
+
+/// The buttons' raw levels with one raw sample, before the device debounces them: the bits of
+/// ``RawSampleBatch/buttonLevels`` (protocol v1.2, docs/PROTOCOL.md §7), which are the firmware's
+/// `CC_BUTTON_*` bits.
+///
+/// A batch codes them as changes, one entry `sample_index × 16 + levels` for its first sample when any level
+/// is 1 and one for every later sample whose levels differ from the sample before it; no entry means every
+/// button stayed up.
+public struct RawButtonLevels: OptionSet, Hashable, Sendable {
+    /// The bits: 1 volume up, 2 volume down, 4 action button, 8 the full-press switch.
+    public let rawValue: UInt8
+
+    /// Levels from their bits; only the low four mean anything.
+    public init(rawValue: UInt8) { self.rawValue = rawValue & 0x0F }
+
+    /// The volume-up button is down.
+    public static let volumeUp = RawButtonLevels(rawValue: 1)
+    /// The volume-down button is down.
+    public static let volumeDown = RawButtonLevels(rawValue: 2)
+    /// The action button is down.
+    public static let actionButton = RawButtonLevels(rawValue: 4)
+    /// The Camera Control's full-press switch is closed (boards that have one).
+    public static let shutterSwitch = RawButtonLevels(rawValue: 8)
+
+    /// The entries of ``RawSampleBatch/buttonLevels`` for these levels, one per sample (canonical: only
+    /// changes, the first sample's only when not all up).
+    public static func encode(_ levels: [RawButtonLevels]) -> [UInt32] {
+        var entries: [UInt32] = []
+        var previous = RawButtonLevels()
+        for (index, level) in levels.enumerated() where level != previous {
+            entries.append(UInt32(index) * 16 + UInt32(level.rawValue))
+            previous = level
+        }
+        return entries
+    }
+
+    /// The levels at each of `sampleCount` samples that `entries` code.
+    /// - Throws: ``WireError`` `invalidValue` for an entry whose sample index does not follow the one before it
+    ///   or is not below `sampleCount`.
+    public static func decode(_ entries: [UInt32], sampleCount: Int) throws(WireError) -> [RawButtonLevels] {
+        let result = decodePrefix(entries, sampleCount: sampleCount)
+        if let error = result.error { throw error }
+        return result.levels
+    }
+
+    /// The levels, every sample's, with the entries up to the first fault applied, and that fault.
+    static func decodePrefix(_ entries: [UInt32], sampleCount: Int) -> (levels: [RawButtonLevels], error: WireError?) {
+        var levels: [RawButtonLevels] = []
+        levels.reserveCapacity(max(0, sampleCount))
+        var current = RawButtonLevels()
+        var next = 0
+        var error: WireError?
+        for (number, entry) in entries.enumerated() {
+            let index = Int(entry >> 4)
+            guard index >= next, index < sampleCount else {
+                error = WireError(
+                    .invalidValue,
+                    "button_levels: entry \(number) is for sample \(index) of \(sampleCount)"
+                        + (index < next ? ", not after the entry before it" : ""))
+                break
+            }
+            while levels.count < index { levels.append(current) }
+            current = RawButtonLevels(rawValue: UInt8(entry & 0x0F))
+            next = index + 1
+        }
+        while levels.count < sampleCount { levels.append(current) }
+        return (levels, error)
     }
 }

@@ -194,10 +194,23 @@ struct  Cameracontrol__V1__RawSampleBatch
    * A batch is decoded on its own: a lost batch costs nothing later.
    */
   ProtobufCBinaryData delta_samples;
+  /*
+   * v1.2: the buttons' raw levels, read with each sample before the device
+   * debounces them, as bits: 1 volume up, 2 volume down, 4 action button,
+   * 8 the Camera Control's full-press switch. One entry
+   *   sample_index * 16 + levels
+   * for the batch's first sample when any level is 1, and one for every later
+   * sample whose levels differ from the sample before it, in sample order;
+   * none when every button stayed up. Decoded on its own, like the samples.
+   * Older hosts skip the field; a device that does not read its buttons
+   * sends none.
+   */
+  size_t n_button_levels;
+  uint32_t *button_levels;
 };
 #define CAMERACONTROL__V1__RAW_SAMPLE_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__raw_sample_batch__descriptor) \
-    , 0, 0, {0,NULL}, 0, {0,NULL} }
+    , 0, 0, {0,NULL}, 0, {0,NULL}, 0,NULL }
 
 
 /* Cameracontrol__V1__InputEvent methods */

@@ -372,7 +372,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__stream_raw_samples_request__
   (ProtobufCMessageInit) cameracontrol__v1__stream_raw_samples_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor cameracontrol__v1__raw_sample_batch__field_descriptors[5] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__raw_sample_batch__field_descriptors[6] =
 {
   {
     "first_timestamp_us",
@@ -434,8 +434,21 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__raw_sample_batch__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "button_levels",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Cameracontrol__V1__RawSampleBatch, n_button_levels),
+    offsetof(Cameracontrol__V1__RawSampleBatch, button_levels),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__raw_sample_batch__field_indices_by_name[] = {
+  5,   /* field[5] = button_levels */
   4,   /* field[4] = delta_samples */
   3,   /* field[3] = dropped_before */
   0,   /* field[0] = first_timestamp_us */
@@ -445,7 +458,7 @@ static const unsigned cameracontrol__v1__raw_sample_batch__field_indices_by_name
 static const ProtobufCIntRange cameracontrol__v1__raw_sample_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__raw_sample_batch__descriptor =
 {
@@ -455,7 +468,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__raw_sample_batch__descriptor
   "Cameracontrol__V1__RawSampleBatch",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__RawSampleBatch),
-  5,
+  6,
   cameracontrol__v1__raw_sample_batch__field_descriptors,
   cameracontrol__v1__raw_sample_batch__field_indices_by_name,
   1,  cameracontrol__v1__raw_sample_batch__number_ranges,

@@ -1,0 +1,81 @@
+import CameraControlWire
+import Testing
+
+@testable import CameraControlTools
+
+/// What a replay takes from a recording (`RecordedInput`, docs/SIMULATOR.md "Replay"): the buttons' raw
+/// levels when the raw samples carry them, the debounced events' levels when they do not.
+@Suite struct RecordedInputTests {
+    /// A session: the handshake, an event stream (call 3) and a raw stream (call 5) opened, then `batches` on
+    /// the raw stream and `events` on the event stream, in time order.
+    static func session(batches: [RawSampleBatch], events: [InputEvent]) throws -> [RecordedFrame] {
+        var frames: [RecordedFrame] = []
+        var sequence: UInt16 = 0
+        func device(_ type: PacketType, _ callID: UInt32, _ payload: [UInt8], at micros: UInt64) throws {
+            sequence += 1
+            let packet = Packet(type: type, isReliable: type != .streamMessage, sequence: sequence, callID: callID, payload: payload)
+            frames.append(try DecodeTests.frame(packet, .fromDevice, at: micros))
+        }
+        func request(_ method: MethodID, _ callID: UInt32, at micros: UInt64) throws {
+            let packet = Packet(type: .request, isReliable: true, sequence: UInt16(callID), callID: callID, address: method)
+            frames.append(try DecodeTests.frame(packet, .toDevice, at: micros))
+        }
+        try request(.deviceHandshake, 1, at: 0)
+        let capabilities = Capabilities(
+            hasForceSensor: true, hasTouchSensor: true, hasSlideStrip: true, buttons: [.volumeUp, .volumeDown],
+            slideResolution: 1024, sampleRatesHertz: [1_000])
+        try device(.response, 1, HandshakeResponse(capabilities: capabilities).serializedBytes(), at: 100)
+        try request(.inputStreamInputEvents, 3, at: 200)
+        try request(.inputStreamRawSamples, 5, at: 300)
+        for batch in batches {
+            try device(.streamMessage, 5, batch.serializedBytes(), at: batch.firstTimestampMicros + 30_000)
+        }
+        for event in events {
+            try device(.streamMessage, 3, event.serializedBytes(), at: event.timestampMicros + 500)
+        }
+        return frames.sorted { $0.timeMicros < $1.timeMicros }
+    }
+
+    /// Two batches of 25 samples at 1 kHz from 10 ms, the strip untouched, and volume up's raw level per sample.
+    static func batches(volumeUp: (Int) -> Bool) -> [RawSampleBatch] {
+        (0..<2).map { batch in
+            let indices = (batch * 25)..<(batch * 25 + 25)
+            return RawSampleBatch(
+                firstTimestampMicros: 10_000 + UInt64(indices.lowerBound) * 1_000, sampleIntervalMicros: 1_000,
+                samples: indices.map { _ in RawSample(forceMillinewtons: 0, position: 0, isTouched: false) }, deltaCoded: true,
+                buttons: indices.map { volumeUp($0) ? .volumeUp : [] })
+        }
+    }
+
+    @Test("a recording whose raw samples carry the buttons' levels replays them sample for sample, bounce included")
+    func rawLevelsWin() throws {
+        // Down at sample 5 with chatter (6 up, 7 down), held across the batch boundary, up at 40.
+        let pressed = { (i: Int) in i >= 5 && i < 40 && i != 6 }
+        // The debounced events a device sends for it (5 ms after the last bounce): these must not be used.
+        let events = [
+            InputEvent(timestampMicros: 22_000, kind: .buttonDown, source: .volumeUp, eventNumber: 1, reliableEventNumber: 1),
+            InputEvent(timestampMicros: 55_000, kind: .buttonUp, source: .volumeUp, eventNumber: 2, reliableEventNumber: 2),
+        ]
+        let input = RecordedInput(recording: try Self.session(batches: Self.batches(volumeUp: pressed), events: events))
+        #expect(input.samples.count == 50)
+        for (index, sample) in input.samples.enumerated() {
+            #expect(sample.micros == 10_000 + UInt64(index) * 1_000)
+            #expect(sample.buttons == (pressed(index) ? 1 : 0), "sample \(index): buttons \(sample.buttons)")
+        }
+        #expect(input.sampleFile().contains("\n5000 0 0 0 1 0\n6000 0 0 0 0 0\n7000 0 0 0 1 0\n"))
+    }
+
+    @Test("from a device that sends no raw levels, the buttons are the debounced events' levels")
+    func eventsWithoutRawLevels() throws {
+        let events = [
+            InputEvent(timestampMicros: 22_000, kind: .buttonDown, source: .volumeUp, eventNumber: 1, reliableEventNumber: 1),
+            InputEvent(timestampMicros: 45_000, kind: .buttonUp, source: .volumeUp, eventNumber: 2, reliableEventNumber: 2),
+        ]
+        let input = RecordedInput(recording: try Self.session(batches: Self.batches { _ in false }, events: events))
+        #expect(input.samples.count == 50)
+        for sample in input.samples {
+            let held = sample.micros >= 22_000 && sample.micros < 45_000
+            #expect(sample.buttons == (held ? 1 : 0), "at \(sample.micros) µs: buttons \(sample.buttons)")
+        }
+    }
+}
