@@ -145,6 +145,16 @@ public final class CameraApp: Sendable {
     /// The reactions the picker offers, in index order.
     public static let reactionTitles = ["none", "hearts", "balloons", "confetti", "fireworks", "lasers"]
 
+    /// The formats of the app's synthetic camera (``SyntheticCamera/setActiveFormat(_:)``; a scenario's
+    /// `host format NAME`): `wide` (active first: zoom 1–10×, ±8 EV, 2× and 5× prominent), `tele` (3–15×,
+    /// ±4 EV, 5× and 10× prominent) and `fixed` (a fixed lens without exposure bias: both system sliders
+    /// disabled).
+    public static let cameraFormats = [
+        CameraFormat(name: "wide", zoomFactorRange: 1...10, exposureBiasRange: -8...8, prominentZoomFactors: [2, 5]),
+        CameraFormat(name: "tele", zoomFactorRange: 3...15, exposureBiasRange: -4...4, prominentZoomFactors: [5, 10]),
+        CameraFormat(name: "fixed", zoomFactorRange: nil, exposureBiasRange: nil),
+    ]
+
     /// The camera the system sliders drive and photos are taken with (a ``SyntheticCamera`` unless the app
     /// was made with ``init(device:executor:clock:soundPlayer:hostMicros:focusExposureLock:log:)``).
     public let device: any CameraDevice
@@ -176,7 +186,7 @@ public final class CameraApp: Sendable {
         log: @escaping @Sendable (Event) -> Void
     ) throws(ControlError) {
         try self.init(
-            device: try SyntheticCamera(), executor: executor, clock: clock, soundPlayer: soundPlayer,
+            device: try SyntheticCamera(formats: Self.cameraFormats), executor: executor, clock: clock, soundPlayer: soundPlayer,
             focusExposureLock: focusExposureLock, log: log)
     }
 

@@ -431,16 +431,22 @@ static const char *parse_step(ccsim_step_t *s, uint32_t allowed, const token_t *
     return 0;
 }
 
-/* An `expect` line (a host-side expectation, any length, any bytes): its
- * first word is `expect`. The firmware skips it like a comment. */
-static bool is_expect_line(const char *p, size_t n)
+/* True when the line's first word is `word` (`len` bytes). */
+static bool first_word_is(const char *p, size_t n, const char *word, size_t len)
 {
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t')) {
         i++;
     }
-    return n - i >= 6u && memcmp(p + i, "expect", 6u) == 0 &&
-           (n - i == 6u || p[i + 6u] == ' ' || p[i + 6u] == '\t');
+    return n - i >= len && memcmp(p + i, word, len) == 0 && (n - i == len || p[i + len] == ' ' || p[i + len] == '\t');
+}
+
+/* A host-side line (any length, any bytes): an `expect` line (an
+ * expectation) or a `host` line (a step the host takes: its orientation, the
+ * camera's format). The firmware skips it like a comment. */
+static bool is_host_side_line(const char *p, size_t n)
+{
+    return first_word_is(p, n, "expect", 6u) || first_word_is(p, n, "host", 4u);
 }
 
 /* Records an error at line, column (1-based; 0 for none). */
@@ -508,7 +514,7 @@ int ccsim_scenario_parse(const char *text, size_t len, ccsim_scenario_t *out,
         if (end > start && text[end - 1] == '\r') {
             end--;
         }
-        if (is_expect_line(text + start, end - start)) {
+        if (is_host_side_line(text + start, end - start)) {
             continue; /* the host's: checked and stripped there (docs/SIMULATOR.md) */
         }
         if (end - start > CCSIM_MAX_LINE) {

@@ -190,7 +190,9 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
     private func deviceChanged(_ change: CameraPropertyChange) {
         guard let binding, change.property == binding.property else { return }
         if case .control(let source) = change.source, source == id { return }
-        reRange(binding)
+        // A format without the range: the slider is disabled and keeps its value (the camera's, clamped into a
+        // domain it no longer has, would be a value nobody set); it takes the camera's when a range comes back.
+        guard reRange(binding) else { return }
         // Read the device under the slider's lock rather than trusting `change.value`: with writers on
         // several threads, notifications can arrive out of order, and the slider must end at the
         // device's value. (Lock order slider → device is safe: devices never call out under their lock.)
@@ -206,9 +208,10 @@ public class SliderControl: CaptureControl, @unchecked Sendable {
 
 extension SliderControl {
     /// Takes the camera's current range (a format change): a new domain and prominent values, the value
-    /// clamped by the caller; no usable range disables the slider until one comes back.
-    fileprivate func reRange(_ binding: Binding) {
-        guard let domainForDevice = binding.domainForDevice else { return }
+    /// clamped by the caller; no usable range disables the slider until one comes back. Returns false when
+    /// the camera has no usable range.
+    fileprivate func reRange(_ binding: Binding) -> Bool {
+        guard let domainForDevice = binding.domainForDevice else { return true }
         let fresh = domainForDevice(binding.device)
         core.withLock { state in
             if let (domain, prominent) = fresh {
@@ -225,6 +228,7 @@ extension SliderControl {
                 state.isEnabled = false
             }
         }
+        return fresh != nil
     }
 }
 

@@ -54,6 +54,15 @@ public final class HostEventLog: Sendable {
         }
     }
 
+    /// A scenario's `host` step taken (`host format tele`), at `deviceMicros` (the scenario's start on the
+    /// device's clock plus the step's time): what follows it is stamped no earlier.
+    public func record(_ step: ScenarioHostStep, atDeviceMicros deviceMicros: UInt64) {
+        state.withLock { state in
+            state.lastDeviceMicros = max(state.lastDeviceMicros, deviceMicros)
+            state.events.append(ObservedEvent(micros: state.lastDeviceMicros, text: step.description))
+        }
+    }
+
     /// An event of the example app (captures, photos, actions, delegate calls).
     public func record(_ event: CameraApp.Event) {
         add(VirtualControlsRig.describe(event))

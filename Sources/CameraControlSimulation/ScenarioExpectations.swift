@@ -1,3 +1,5 @@
+import CameraAppExample
+import CameraControlControls
 import CameraControlEmbedded
 import CameraControlWire
 
@@ -125,12 +127,45 @@ public struct ObservedEvent: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(ScenarioScript.milliseconds(micros)) ms \(text)" }
 }
 
+/// One `host` line of a scenario file: a step the host takes while the firmware plays the others
+/// (docs/SIMULATOR.md, "Host steps"), when the step before it ends (before any step: at the scenario's start).
+///
+/// ```
+/// host orientation landscape-right
+/// host format tele
+/// ```
+public struct ScenarioHostStep: Hashable, Sendable, CustomStringConvertible {
+    /// What the host does.
+    public enum Action: Hashable, Sendable {
+        /// The app's interface orientation changes (`CameraControlHost.setInterfaceOrientation(_:)`).
+        case orientation(InterfaceOrientation)
+        /// The camera's active format changes to the one of this name (the example app's
+        /// `CameraApp.cameraFormats`): the system sliders re-range.
+        case format(String)
+    }
+
+    /// What the host does.
+    public var action: Action
+    /// The line in the scenario text (1-based).
+    public var line: Int
+    /// When, microseconds from the scenario's start: the end of the step before the line (0 before any step).
+    public var atMicros: UInt64
+
+    /// `host orientation landscape-right`, `host format tele`.
+    public var description: String {
+        switch action {
+        case .orientation(let orientation): "host orientation \(orientation)"
+        case .format(let name): "host format \(name)"
+        }
+    }
+}
+
 /// A scenario text with its `expect` lines parsed and its steps placed in time.
 public struct ScenarioScript: Sendable {
     /// The first words an event has (what an expectation's first word must be).
     public static let eventKinds = [
         "gesture", "capture", "overlay", "action", "delegate", "photo", "haptic", "firmware-haptic", "firmware-sound",
-        "firmware-indicator", "default-action", "default-sound", "refused",
+        "firmware-indicator", "default-action", "default-sound", "refused", "host",
     ]
 
     /// The gesture names (`gesture NAME …`).
@@ -144,6 +179,8 @@ public struct ScenarioScript: Sendable {
     public let text: String
     /// The expectations, in file order.
     public let expectations: [ScenarioExpectation]
+    /// The `host` lines, in file order (and so in time order).
+    public let hostSteps: [ScenarioHostStep]
     /// The steps, placed in time by the planner.
     public let timeline: [ScenarioParser.TimedStep]
 
@@ -158,18 +195,25 @@ public struct ScenarioScript: Sendable {
         self.text = text
         timeline = try ScenarioParser.timeline(text)
         var expectations: [ScenarioExpectation] = []
+        var hostSteps: [ScenarioHostStep] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if let action = try Self.parseHostLine(line, number: index + 1) {
+                let before = timeline.last { $0.line < index + 1 }
+                hostSteps.append(ScenarioHostStep(action: action, line: index + 1, atMicros: before?.endMicros ?? 0))
+                continue
+            }
             guard var expectation = try Self.parseLine(line, number: index + 1) else { continue }
             expectation.anchor = timeline.last { $0.line < expectation.line }
             expectations.append(expectation)
         }
         self.expectations = expectations
+        self.hostSteps = hostSteps
     }
 
-    /// `text` without its `expect` lines (each left blank, so the others keep their numbers).
+    /// `text` without its `expect` and `host` lines (each left blank, so the others keep their numbers).
     public static func withoutExpectations(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { isExpectLine($0) ? "" : String($0) }
+            .map { isHostSideLine($0) ? "" : String($0) }
             .joined(separator: "\n")
     }
 
@@ -177,6 +221,51 @@ public struct ScenarioScript: Sendable {
     public static func isExpectLine(_ line: Substring) -> Bool {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
         return words.first == "expect"
+    }
+
+    /// Whether the line is the host's, not the firmware's: its first word is `expect` or `host` (the firmware's
+    /// parser skips both like comments).
+    public static func isHostSideLine(_ line: Substring) -> Bool {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        return words.first == "expect" || words.first == "host"
+    }
+
+    /// The names a `host format` line may give: the example app's camera formats.
+    public static var formatNames: [String] { CameraApp.cameraFormats.map(\.name) }
+
+    /// A `host` line's action; nil for another line.
+    static func parseHostLine(_ line: Substring, number: Int) throws(ScenarioError) -> ScenarioHostStep.Action? {
+        let content = commentStart(line).map { line[..<$0] } ?? line
+        let words = Self.words(of: content)
+        guard let keyword = words.first, keyword.text == "host" else { return nil }
+        func fail(_ column: Int, _ reason: String) -> ScenarioError {
+            ScenarioError(line: number, column: column, reason: reason)
+        }
+        let forms = "host orientation NAME or host format NAME"
+        guard words.count == 3 else {
+            throw fail(words.count > 3 ? words[3].column : keyword.column, "expected \(forms)")
+        }
+        let value = String(words[2].text)
+        /// `unknown WHAT (did you mean …?); WHATs: …` at the value.
+        func unknown(_ what: String, _ plural: String, _ names: [String]) -> ScenarioError {
+            let near = NearMatch.best(for: value, among: names)
+            return fail(
+                words[2].column,
+                "unknown \(what)" + (near.map { " (did you mean \($0)?)" } ?? "") + "; \(plural): " + names.joined(separator: ", "))
+        }
+        switch words[1].text {
+        case "orientation":
+            guard let orientation = InterfaceOrientation(rawValue: value) else {
+                throw unknown("orientation", "orientations", InterfaceOrientation.allCases.map(\.rawValue))
+            }
+            return .orientation(orientation)
+        case "format":
+            guard formatNames.contains(value) else { throw unknown("camera format", "formats", formatNames) }
+            return .format(value)
+        default:
+            let near = NearMatch.best(for: String(words[1].text), among: ["orientation", "format"])
+            throw fail(words[1].column, "expected \(forms)" + (near.map { " (did you mean \($0)?)" } ?? ""))
+        }
     }
 
     // MARK: Parsing

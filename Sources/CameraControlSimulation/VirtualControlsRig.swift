@@ -95,7 +95,7 @@ public final class VirtualControlsRig {
     ///   - overlay: the overlay's tuning.
     ///   - focusExposureLock: the host's AE/AF lock setting (off by default, as Apple's). The app's camera
     ///     is attached with the app's override (``CameraApp/focusExposureLock``: on), which wins.
-    ///   - camera: the app's camera (default: a ``SyntheticCamera`` with its default ranges).
+    ///   - camera: the app's camera (default: a ``SyntheticCamera`` with the example app's formats, `CameraApp.cameraFormats`).
     /// - Throws: ``VirtualControlsRigError``.
     public init(
         seed: UInt64 = 1, reactionsEnabled: Bool = true, overlay: OverlayConfiguration = OverlayConfiguration(),
@@ -110,7 +110,7 @@ public final class VirtualControlsRig {
         self.executor = executor
         do throws(ControlError) {
             let device: SyntheticCamera
-            if let camera { device = camera } else { device = try SyntheticCamera() }
+            if let camera { device = camera } else { device = try SyntheticCamera(formats: CameraApp.cameraFormats) }
             app = try CameraApp(device: device, executor: executor, clock: captureRig.captureClock) { event in
                 recorder.add(Self.describe(event))
             }
@@ -219,6 +219,25 @@ public final class VirtualControlsRig {
     /// to dismiss itself after the last touch, so a log always ends with the overlay hidden).
     public func runUntilScenarioEnds(settleMicros: UInt64 = 2_600_000, timeoutMicros: UInt64 = 120_000_000) {
         captureRig.runUntilScenarioEnds(settleMicros: settleMicros, timeoutMicros: timeoutMicros)
+    }
+
+    /// Takes a scenario's `host` step now (``ScenarioHostStep``), logged as its line (`host format tele`): the
+    /// host core's interface orientation, or the camera's active format (the system sliders re-range).
+    ///
+    /// - Throws: ``ControlError`` `indexOutOfRange` when the camera has no format of that name.
+    public func apply(_ step: ScenarioHostStep) throws(ControlError) {
+        recorder.setTime(nowMicros)
+        recorder.add(step.description)
+        switch step.action {
+        case .orientation(let orientation):
+            captureRig.core.interfaceOrientation = orientation
+        case .format(let name):
+            guard let index = camera.formats.firstIndex(where: { $0.name == name }) else {
+                throw ControlError(.indexOutOfRange, "the camera has no format \(name)")
+            }
+            try camera.setActiveFormat(index)
+        }
+        executor.runAll()
     }
 
     /// A zoom change from outside the controls (a pinch on the preview): the slider follows it with origin

@@ -209,8 +209,8 @@ enum Commands {
 /// Scenario files: checked offline with the firmware's parser, sent without comments, and errors
 /// reported at the file's own lines and columns.
 enum ScenarioFiles {
-    /// A scenario's steps (comments and blank lines removed: a frame holds ~1 KB) and, for each line of
-    /// the steps, the line of the file it came from.
+    /// A scenario's steps (comments, blank lines, `expect` and `host` lines removed: a frame holds ~1 KB)
+    /// and, for each line of the steps, the line of the file it came from.
     struct Steps: Sendable {
         var text: String
         var fileLines: [Int]
@@ -223,7 +223,7 @@ enum ScenarioFiles {
         var lines: [Int] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !ScenarioScript.isExpectLine(line) else { continue }
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !ScenarioScript.isHostSideLine(line) else { continue }
             kept.append(trimmed)
             lines.append(index + 1)
         }
@@ -249,7 +249,9 @@ enum ScenarioFiles {
             }
             let code = content.prefix { $0 != UInt8(ascii: "#") }
             let words = code.split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-            guard let first = words.first, !first.elementsEqual("seed".utf8), !first.elementsEqual("expect".utf8) else { return }
+            guard let first = words.first, !first.elementsEqual("seed".utf8), !first.elementsEqual("expect".utf8),
+                !first.elementsEqual("host".utf8)
+            else { return }
             steps += 1
             guard steps <= ScenarioParser.maxSteps else {
                 throw CLIFailure(

@@ -251,10 +251,25 @@ enum TestCommand {
         // earliest start and allow the latest.
         let before = try await session.simulatorStatus().deviceTimeMicros
         _ = try await ScenarioFiles.play(steps, file: file, on: session)
+        let playing = ContinuousClock.now
         let after = try await session.simulatorStatus().deviceTimeMicros
         let start = max(EmbeddedDevice.bootSettleMicros, before)
         let uncertainty = max(EmbeddedDevice.bootSettleMicros, after) - start
-        try await Task.sleep(for: .microseconds(Int64(script.durationMicros + settleMicros)))
+        // The host steps on the host's clock, from when RunScenario was answered (docs/SIMULATOR.md, "Host steps").
+        for step in script.hostSteps {
+            try await Task.sleep(until: playing + .microseconds(Int64(step.atMicros)))
+            log.record(step, atDeviceMicros: start + step.atMicros)
+            switch step.action {
+            case .orientation(let orientation):
+                await host.setInterfaceOrientation(orientation)
+            case .format(let name):
+                guard let index = app.camera.formats.firstIndex(where: { $0.name == name }) else {
+                    throw CLIFailure(status: .failure, message: "\(file):\(step.line): the camera has no format \(name)")
+                }
+                try app.camera.setActiveFormat(index)
+            }
+        }
+        try await Task.sleep(until: playing + .microseconds(Int64(script.durationMicros + settleMicros)))
         let counters = try? await session.counters()
         let end = (try? await session.simulatorStatus().deviceTimeMicros) ?? start + script.durationMicros + settleMicros
         let run = ScenarioRun(

@@ -29,9 +29,12 @@ struct SystemSliderFormatTests {
         try camera.setActiveFormat(2)
         #expect(!zoom.isEnabled && !exposure.isEnabled)
         #expect(zoom.snapshot.isEnabled == false)
+        // Disabled, the slider keeps its value: the camera's 1× clamped into 2…6 would be a value nobody set.
+        #expect(camera.zoomFactor == 1 && zoom.value == 6)
 
         try camera.setActiveFormat(0)
         #expect(zoom.isEnabled && exposure.isEnabled)
+        #expect(zoom.value == 1)  // the camera's again
         #expect(zoom.domain == .continuous(1...10, scale: .logarithmic))
         #expect(exposure.domain.lowerBound == -2 && exposure.domain.upperBound == 2)
         #expect(throws: ControlError.self) { try camera.setActiveFormat(3) }

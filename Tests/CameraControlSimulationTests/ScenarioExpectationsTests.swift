@@ -66,6 +66,50 @@ struct ScenarioExpectationsTests {
         }
     }
 
+    @Test("host lines: an orientation or a camera format, taken when the step before them ends; not the firmware's")
+    func hostSteps() throws {
+        let script = try ScenarioScript(
+            """
+            host format tele
+            full-click
+            host orientation landscape-right   # a note
+            pause 100ms
+            expect no capture
+            host format fixed
+            """)
+        #expect(script.timeline.map(\.line) == [2, 4])
+        #expect(script.hostSteps.map(\.line) == [1, 3, 6])
+        #expect(script.hostSteps.map(\.action) == [.format("tele"), .orientation(.landscapeRight), .format("fixed")])
+        #expect(script.hostSteps.map(\.atMicros) == [0, 195_000, 295_000])
+        #expect(script.hostSteps.map(\.description) == ["host format tele", "host orientation landscape-right", "host format fixed"])
+        #expect(script.expectations.map(\.line) == [5])
+        #expect(ScenarioScript.isHostSideLine("  host format wide") && ScenarioScript.isHostSideLine("expect no capture"))
+        #expect(!ScenarioScript.isHostSideLine("hostile") && !ScenarioScript.isHostSideLine("full-click"))
+        // The firmware's parser skips them like comments: the device plays the same steps.
+        let device = EmbeddedDevice(seed: 1)
+        try device.play(scenario: script.text)
+    }
+
+    @Test(
+        "a bad host line names its line, column and reason",
+        arguments: [
+            ("host", 1, "expected host orientation NAME or host format NAME"),
+            ("host orientation", 1, "expected host orientation NAME or host format NAME"),
+            ("host orientation sideways", 18, "unknown orientation; orientations: portrait, portrait-upside-down"),
+            ("host orientation landscape-lft", 18, "unknown orientation (did you mean landscape-left?)"),
+            ("host format teel", 13, "unknown camera format (did you mean tele?); formats: wide, tele, fixed"),
+            ("host formt tele", 6, "expected host orientation NAME or host format NAME (did you mean format?)"),
+            ("host format tele now", 18, "expected host orientation NAME or host format NAME"),
+        ])
+    func hostErrors(line: String, column: Int, reason: String) {
+        #expect {
+            _ = try ScenarioScript("full-click\n" + line + "\n")
+        } throws: { error in
+            guard let error = error as? ScenarioError else { return false }
+            return error.line == 2 && error.column == column && error.reason.hasPrefix(reason)
+        }
+    }
+
     @Test("the firmware's errors come through with their positions")
     func stepErrors() {
         #expect(throws: ScenarioError(line: 2, column: 1, reason: "unknown step")) {
