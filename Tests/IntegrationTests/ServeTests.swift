@@ -37,6 +37,53 @@ extension OverRealPTY {
             }
         }
 
+        @Test("the systemd unit and the launchd plist in tools/ start camctl serve with arguments it accepts")
+        func serviceFiles() async throws {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            // systemd: ExecStart with the unit's Environment= defaults, as systemd substitutes them (`${NAME}`:
+            // the value as one argument).
+            let unit = try String(contentsOf: root.appendingPathComponent("tools/systemd/camctl-serve.service"), encoding: .utf8)
+            var environment: [String: String] = [:]
+            var execStart: String?
+            for line in unit.split(separator: "\n") {
+                if line.hasPrefix("Environment=") {
+                    var assignment = line.dropFirst("Environment=".count)
+                    if assignment.hasPrefix("\""), assignment.hasSuffix("\"") {
+                        assignment = assignment.dropFirst().dropLast()
+                    }
+                    let unquoted = assignment.replacingOccurrences(of: "\\\"", with: "\"")
+                    guard let equals = unquoted.firstIndex(of: "=") else { continue }
+                    environment[String(unquoted[..<equals])] = String(unquoted[unquoted.index(after: equals)...])
+                } else if line.hasPrefix("ExecStart=") {
+                    execStart = String(line.dropFirst("ExecStart=".count))
+                }
+            }
+            let systemd = try #require(execStart, "the unit has an ExecStart").split(separator: " ").map { word in
+                guard word.hasPrefix("${"), word.hasSuffix("}") else { return String(word) }
+                return environment[String(word.dropFirst(2).dropLast())] ?? "<unset \(word)>"
+            }
+            #expect(systemd.prefix(3) == ["/usr/local/bin/camctl", "serve", "auto"], "\(systemd)")
+            #expect(systemd.contains("/usr/local/bin/camera-app \"$CAMCTL_PORT\""), "\(systemd)")
+            #expect(unit.contains("Restart=always") && unit.contains("StartLimitIntervalSec=0"))
+            // launchd: ProgramArguments.
+            let plist = try Data(contentsOf: root.appendingPathComponent("tools/launchd/org.cameracontrol.camctl-serve.plist"))
+            let agent = try #require(try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])
+            let launchd = try #require(agent["ProgramArguments"] as? [String], "the plist has ProgramArguments")
+            #expect(agent["KeepAlive"] as? Bool == true && agent["RunAtLoad"] as? Bool == true)
+            #expect(launchd == systemd, "the two start serve alike")
+            // Both command lines, with the built camctl and camctl-sim's pty for `auto`, for 2 seconds: serve
+            // accepts them and holds the device.
+            for arguments in [systemd, launchd] {
+                try await withSimulator(seed: 92) { simulator in
+                    let run = try await runTool(
+                        "camctl", arguments.dropFirst().map { $0 == "auto" ? simulator.ptyPath : $0 } + ["--seconds", "2"],
+                        timeout: .seconds(30))
+                    #expect(run.status == 0, "\(arguments): \(run.standardError)")
+                }
+            }
+        }
+
         @Test("usage errors exit 2 with what to fix: no --launch, an unknown trigger, a window out of range")
         func usageErrors() async throws {
             let missing = try await runTool("camctl", ["serve", "/dev/null"])
