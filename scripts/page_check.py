@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Drives the live page in a real headless Chromium over the DevTools protocol (python3-websocket) and
-checks what a person would see: the page connects to the device, a press on the virtual Camera Control
-(pointer down, dragged down past the full-press force, up) produces a capture event that the page lists,
-and a screenshot has something drawn where the force trace and the overlay are.
+checks what a person would see: the page connects to the device, shows the camera's live picture, a press
+on the virtual Camera Control (pointer down, dragged down past the full-press force, up) produces a capture
+event that the page lists, and a screenshot has something drawn where the force trace, the overlay and the
+camera preview are.
 
     scripts/page_check.py URL [--screenshot OUT.png]
 
@@ -206,6 +207,9 @@ def main():
             page.wait_for("getComputedStyle(document.getElementById('virtual')).display === 'block'",
                           "the virtual Camera Control is shown for a simulator")
             page.wait_for("document.getElementById('counters').textContent.includes('framesReceived')", "the link counters")
+            page.wait_for("getComputedStyle(document.getElementById('preview')).display === 'block'"
+                          " && document.getElementById('preview').naturalWidth > 0",
+                          "the camera's live picture (GET /camera, MJPEG) is shown")
             slow = abuse(url)
             box = page.evaluate("(() => { const r = document.getElementById('control').getBoundingClientRect();"
                                 " return {x: r.x, y: r.y, width: r.width, height: r.height}; })()")
@@ -233,7 +237,7 @@ def main():
             data = base64.b64decode(shot["data"])
             scale = page.evaluate("window.devicePixelRatio") or 1
             image = png_pixels(data)
-            for name in ("trace", "overlay"):
+            for name in ("trace", "overlay", "preview"):
                 rect = page.evaluate("(() => { const r = document.getElementById('%s').getBoundingClientRect();"
                                      " return {x: r.x, y: r.y, width: r.width, height: r.height}; })()" % name)
                 fraction = drawn_fraction(image, rect, scale)

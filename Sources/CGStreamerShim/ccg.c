@@ -228,6 +228,28 @@ int ccg_write_jpeg(const uint8_t *rgbx, int width, int height, int quality, cons
     return finish(p, 10 * GST_SECOND, error);
 }
 
+ccg_pipeline *ccg_jpeg_encoder_open(int width, int height, int quality, char **error) {
+    gchar *launch = g_strdup_printf(
+        "appsrc name=src format=time caps=video/x-raw,format=RGBx,width=%d,height=%d,framerate=0/1 ! videoconvert ! "
+        "jpegenc quality=%d ! appsink name=sink sync=false max-buffers=2 drop=false",
+        width, height, quality);
+    ccg_pipeline *p = start(launch, "sink", "src", 0, NULL, NULL, error);
+    g_free(launch);
+    return p;
+}
+
+int ccg_jpeg_encode(ccg_pipeline *encoder, const uint8_t *rgbx, size_t size, uint64_t timeout_ns, uint8_t **jpeg,
+                    size_t *jpeg_size, char **error) {
+    if (push(encoder, rgbx, size, GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE, error) != 0) return -1;
+    ccg_frame *image = NULL;
+    int status = ccg_capture_pull(encoder, timeout_ns, &image, error);
+    if (status != 1 || !image) return status < 0 ? -1 : 0;
+    *jpeg_size = image->map.size;
+    *jpeg = g_memdup2(image->map.data, image->map.size);
+    ccg_frame_free(image);
+    return 1;
+}
+
 ccg_pipeline *ccg_recorder_open(const char *path, int width, int height, int fps, char **error) {
     gchar *launch = g_strdup_printf(
         "appsrc name=src format=time caps=video/x-raw,format=RGBx,width=%d,height=%d,framerate=%d/1 ! queue ! "

@@ -169,7 +169,15 @@ public final class GStreamerCamera: CameraDevice {
         var stopped = false
         var observers: [UInt64: @Sendable (CameraPropertyChange) -> Void] = [:]
         var captureObservers: [UInt64: @Sendable (CaptureOutcome) -> Void] = [:]
+        var previewObservers: [UInt64: Preview] = [:]
         var nextObserver: UInt64 = 1
+    }
+
+    /// A preview observer: its rate and when it last got a frame.
+    struct Preview {
+        var intervalMicros: UInt64
+        var lastHostMicros: UInt64?
+        var observer: @Sendable ([UInt8]) -> Void
     }
 
     /// The configuration it was made with.
@@ -388,11 +396,27 @@ public final class GStreamerCamera: CameraDevice {
         }
     }
 
-    /// Removes an observer (of either kind).
+    /// Adds an observer of the live picture: a JPEG image (``Configuration/jpegQuality``, the output size, the
+    /// digital zoom and gain applied) of a frame at most `framesPerSecond` times a second, called on the
+    /// camera's thread without its lock (`camctl monitor --http … --camera` feeds the page's preview with it).
+    /// Frames are encoded only while a preview observer is added.
+    public func addPreviewObserver(
+        framesPerSecond: Int = 10, _ observer: @escaping @Sendable ([UInt8]) -> Void
+    ) -> ObserverToken {
+        core.state.withLock { state in
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.previewObservers[id] = Preview(intervalMicros: 1_000_000 / UInt64(max(1, framesPerSecond)), observer: observer)
+            return ObserverToken(rawValue: id)
+        }
+    }
+
+    /// Removes an observer (of any kind).
     public func removeObserver(_ token: ObserverToken) {
         core.state.withLock { state in
             state.observers.removeValue(forKey: token.rawValue)
             state.captureObservers.removeValue(forKey: token.rawValue)
+            state.previewObservers.removeValue(forKey: token.rawValue)
         }
     }
 
@@ -480,6 +504,8 @@ final class CameraCore: Sendable {
     typealias State = GStreamerCamera.State
     typealias Press = GStreamerCamera.Press
     let state: Mutex<State>
+    /// The live preview's encoder, made at its first frame (only the camera's thread uses it).
+    private let previewEncoder = Mutex<PreviewEncoder?>(nil)
     let configuration: GStreamerCamera.Configuration
     let clockOffsetMicros: Int64
     let opticalZoom: Bool
@@ -527,6 +553,8 @@ final class CameraCore: Sendable {
         guard pixels.count == width * height * 4 else { return }
         var pushes: [(Recorder, Frame)] = []
         var opens: [CaptureEventID] = []
+        var previewers: [@Sendable ([UInt8]) -> Void] = []
+        var previewFrame: Frame?
         state.withLock { state in
             let digitalZoom = opticalZoom ? 1 : state.zoomFactor
             let frame = Frame(
@@ -534,6 +562,13 @@ final class CameraCore: Sendable {
                 digitalGain: Pixels.gain(forBias: state.exposureBias, digital: !deviceBias),
                 zoomFactor: state.zoomFactor, exposureBias: state.exposureBias)
             state.ring.append(frame)
+            for id in state.previewObservers.keys.sorted() {
+                guard let preview = state.previewObservers[id] else { continue }
+                if let last = preview.lastHostMicros, host < last + preview.intervalMicros, host >= last { continue }
+                state.previewObservers[id]?.lastHostMicros = host
+                previewers.append(preview.observer)
+                previewFrame = frame
+            }
             for id in state.presses.keys {
                 state.presses[id]?.selection.offer(frame)
                 guard let press = state.presses[id], host >= press.selection.pressHostMicros else { continue }
@@ -547,6 +582,20 @@ final class CameraCore: Sendable {
         }
         for (recorder, frame) in pushes { recorder.push(frame) }
         for id in opens { startRecording(id) }
+        if let previewFrame, !previewers.isEmpty, let jpeg = preview(previewFrame) {
+            for observer in previewers { observer(jpeg) }
+        }
+    }
+
+    /// The preview's JPEG image of `frame`, from an encoder made at the first preview (nil when it fails: a
+    /// preview is best-effort, the camera goes on).
+    private func preview(_ frame: Frame) -> [UInt8]? {
+        previewEncoder.withLock { encoder -> [UInt8]? in
+            if encoder == nil || encoder?.width != frame.width || encoder?.height != frame.height {
+                encoder = try? PreviewEncoder(width: frame.width, height: frame.height, quality: configuration.jpegQuality)
+            }
+            return try? encoder?.encode(Pixels.process(frame))
+        }
     }
 
     /// A press held long enough: open its recorder and hand it the frames so far.

@@ -119,6 +119,47 @@ final class Handle: @unchecked Sendable {
     }
 }
 
+/// RGBx frames of one size to JPEG images in memory (a live preview's frames): one GStreamer encoder,
+/// used from one thread at a time.
+final class PreviewEncoder: @unchecked Sendable {
+    let width: Int
+    let height: Int
+    private let pipeline: OpaquePointer
+
+    /// An encoder for `width` × `height` frames at JPEG `quality`.
+    /// - Throws: ``ControlError/Code/cameraUnavailable`` when GStreamer cannot start it (no `jpegenc`).
+    init(width: Int, height: Int, quality: Int) throws(ControlError) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let pointer = ccg_jpeg_encoder_open(Int32(width), Int32(height), Int32(quality), &error) else {
+            throw ControlError(.cameraUnavailable, "preview encoder: \(GStreamer.take(error) ?? "cannot start")")
+        }
+        self.width = width
+        self.height = height
+        pipeline = pointer
+    }
+
+    deinit { ccg_pipeline_close(pipeline) }
+
+    /// The JPEG image of `pixels` (RGBx, the encoder's size).
+    /// - Throws: ``ControlError/Code/captureFailed`` when the encoder fails or gives nothing within a second.
+    func encode(_ pixels: [UInt8]) throws(ControlError) -> [UInt8] {
+        guard pixels.count == width * height * 4 else {
+            throw ControlError(.captureFailed, "preview encoder: \(pixels.count) bytes for a \(width)×\(height) frame")
+        }
+        var jpeg: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let status = pixels.withUnsafeBufferPointer { buffer in
+            ccg_jpeg_encode(pipeline, buffer.baseAddress, buffer.count, 1_000_000_000, &jpeg, &size, &error)
+        }
+        guard status == 1, let jpeg else {
+            throw ControlError(.captureFailed, "preview encoder: \(GStreamer.take(error) ?? "no image within 1 s")")
+        }
+        defer { ccg_free(jpeg) }
+        return Array(UnsafeBufferPointer(start: jpeg, count: size))
+    }
+}
+
 /// Pixel arithmetic for the digital fallbacks.
 enum Pixels {
     /// 2^bias when the bias is applied digitally, else 1.

@@ -21,7 +21,7 @@ import Synchronization
 enum Monitor {
     static let command = Command(
         name: "monitor", summary: "print input events, gestures and capture events as they arrive",
-        usage: "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--json | --http [HOST:]PORT]",
+        usage: "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--json | --http [HOST:]PORT [--camera SOURCE [-o DIR]]]",
         details: """
             After an unplug it waits for the device to come back at the same path and carries on.
               --seconds N      stop after N seconds (default: run until Ctrl-C)
@@ -29,19 +29,27 @@ enum Monitor {
               --no-reconnect   exit (status 1) when the device goes away
               --plain          print lines even on a terminal (off a terminal, or with --json, it always does)
               --http ADDRESS   serve the live page instead (PORT, HOST:PORT; loopback, and a free port for 0); prints its URL
+              --camera SOURCE  with --http: the example app on a camera (test, /dev/videoN or libcamera, as `shoot`),
+                               its live picture on the page; its photos and videos go to -o DIR (default .)
               --json           one object per line: {"type": "input"|"gesture"|"capture"|"overlay"|"haptic"|"note", "tMs",
                                "deviceTimeUs", …} (README, "JSON")
             """,
         examples: [
             "monitor /dev/ttyACM0", "monitor auto --json | jq .", "monitor /tmp/camctl0 --scenario Firmware-sim/scenarios/buttons.scenario",
+            "monitor /tmp/camctl0 --http 8080 --camera test -o /tmp/shots",
         ],
         run: run)
 
     static func run(_ argv: [String]) async throws {
+        let argv = argv.map { $0 == "-o" ? "--output" : $0 }
         let args = try Arguments(
-            argv, valued: ["seconds", "scenario", "http"], switches: ["no-reconnect", "json", "plain"], positionals: ["PORT"])
+            argv, valued: ["seconds", "scenario", "http", "camera", "output"], switches: ["no-reconnect", "json", "plain"],
+            positionals: ["PORT"])
         if let address = args.value("http") {
             return try await runPage(args, address: address)
+        }
+        if args.value("camera") != nil || args.value("output") != nil {
+            throw Arguments.Failure(description: "--camera and -o go with --http (the page shows the camera)")
         }
         if !args.flag("plain"), !args.flag("json"), isatty(1) != 0 {
             return try await runScreen(args)

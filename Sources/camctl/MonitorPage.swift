@@ -2,6 +2,7 @@ import CameraAppExample
 import CameraControlControls
 import CameraControlDevice
 import CameraControlEmbedded
+import CameraControlGStreamer
 import CameraControlHTTP
 import CameraControlHost
 import CameraControlLivePage
@@ -33,6 +34,15 @@ extension Monitor {
         let (pageHost, pagePort) = try pageAddress(address)
         var seconds = try args.integer("seconds", default: 0)
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
+        if args.value("output") != nil, args.value("camera") == nil {
+            throw Arguments.Failure(description: "-o goes with --camera (where its photos go)")
+        }
+        // The camera first: a missing one is an error before the device is touched.
+        let camera = try args.value("camera").map { name in
+            try GStreamerCamera(
+                configuration: .init(source: try CameraSource(parsing: name), outputDirectory: args.value("output") ?? "."))
+        }
+        defer { camera?.stop() }
         let reconnects = !args.flag("no-reconnect")
         let (host, port) = try await Ports.connectHost(
             try args.required(0, "PORT"), hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
@@ -67,16 +77,27 @@ extension Monitor {
         let printer = EventPrinter(json: true)
         printer.offsetSource = { host.clockOffsetMicros }
         printer.sink = { page.publish(json: $0) }
-        let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
+        let app: CameraApp
+        if let camera {
+            app = try CameraApp(
+                device: camera, executor: InlineExecutor(), soundPlayer: host,
+                hostMicros: { device in host.clockOffsetMicros.map { UInt64(clamping: Int64(bitPattern: device) + $0) } }
+            ) { printer.app($0) }
+            // The live picture, 10 images a second, the zoom and exposure the sliders set applied.
+            _ = camera.addPreviewObserver(framesPerSecond: 10) { page.publishFrame(jpeg: $0) }
+        } else {
+            app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
+        }
         @Sendable func show(_ info: DeviceInfo) {
             let identity = info.identity
             isSimulator.withLock { $0 = info.capabilities.isSimulator }
-            page.publish(
-                json: JSONValue.object([
-                    JSONMember("type", .string("device")),
-                    JSONMember("name", .string("\(identity.vendor) \(identity.model) on \(port)")),
-                    JSONMember("simulator", .bool(info.capabilities.isSimulator)),
-                ]).compactText, sticky: "device")
+            var members = [
+                JSONMember("type", .string("device")),
+                JSONMember("name", .string("\(identity.vendor) \(identity.model) on \(port)")),
+                JSONMember("simulator", .bool(info.capabilities.isSimulator)),
+            ]
+            if camera != nil { members.append(JSONMember("camera", .string("/camera"))) }
+            page.publish(json: JSONValue.object(members).compactText, sticky: "device")
         }
         if let info = await host.deviceInfo { show(info) }
         await host.onConnect { show($0) }

@@ -4,6 +4,7 @@ import CameraControlGStreamer
 import CameraControlGestures
 import CameraControlWire
 import Foundation
+import Synchronization
 import Testing
 
 /// The GStreamer camera on `videotestsrc` (real frames in real time: nothing here can run in virtual
@@ -112,6 +113,39 @@ struct GStreamerCameraTests {
         let sameAsWide = Self.meanAbsoluteDifference(tele.pixels, wide.pixels)
         #expect(sameAsCrop < 6, "the 2× photo is the crop of the 1× one (JPEG noise only): \(sameAsCrop)")
         #expect(sameAsWide > 20, "and not the 1× photo: \(sameAsWide)")
+    }
+
+    @Test("the preview: JPEG images of the live picture, gain applied, at most the rate asked; none once removed")
+    func preview() async throws {
+        let camera = try Self.camera(.test(pattern: "solid-color foreground-color=0xff404040"))
+        defer { camera.stop() }
+        try camera.setExposureBias(1, source: .external)
+        let images = Mutex<[[UInt8]]>([])
+        let started = Self.clock.nowMicros()
+        let token = camera.addPreviewObserver(framesPerSecond: 5) { jpeg in images.withLock { $0.append(jpeg) } }
+        // Three images (a loaded machine may take long: no bound on the wait but a generous one).
+        while images.withLock({ $0.count }) < 3, Self.clock.nowMicros() < started + 20_000_000 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let elapsed = Self.clock.nowMicros() - started
+        let seen = images.withLock { $0 }
+        try #require(seen.count >= 3, "3 preview images within 20 s")
+        // At most one image per 200 ms of frames (the frames' own times, which run with the clock), +1 for
+        // the first and +1 for the one in flight when counting stopped.
+        #expect(seen.count <= Int(elapsed / 200_000) + 2, "\(seen.count) images in \(elapsed) µs at 5 a second")
+        for image in seen {
+            #expect(image.prefix(2) == [0xFF, 0xD8] && image.suffix(2) == [0xFF, 0xD9], "a whole JPEG image")
+        }
+        let path = Self.directory() + ".jpg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(seen[0]).write(to: URL(fileURLWithPath: path))
+        let decoded = try GStreamerMedia.decode(path: path)
+        #expect(decoded.width == 320 && decoded.height == 240)
+        #expect(abs(decoded.meanBrightness - 128) < 8, "+1 EV doubles the pattern's grey, as in a photo: \(decoded.meanBrightness)")
+        camera.removeObserver(token)
+        let before = images.withLock { $0.count }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(images.withLock { $0.count } <= before + 1, "no image after the observer was removed (one may be in flight)")
     }
 
     @Test("each EV doubles the mean brightness (digital gain 2^EV) until it clips")

@@ -25,6 +25,23 @@ struct CamctlBadInputTests {
         try handle.close()
     }
 
+    @Test("monitor --camera and -o need --http (and -o a --camera), a camera that does not exist is one line: exit 2, 1")
+    func monitorCameraArguments() async throws {
+        for (arguments, says) in [
+            (["--camera", "test"], "--camera and -o go with --http"),
+            (["-o", "/tmp"], "--camera and -o go with --http"),
+            (["--http", "0", "-o", "/tmp"], "-o goes with --camera"),
+        ] {
+            let run = try await runTool("camctl", ["monitor", "/dev/null"] + arguments)
+            #expect(run.status == 2, "\(arguments): \(run.standardError)")
+            #expect(run.standardError.contains(says), "\(arguments): \(run.standardError)")
+        }
+        let missing = try await runTool("camctl", ["monitor", "/dev/null", "--http", "0", "--camera", "/dev/video99"])
+        #expect(missing.status == 1, "\(missing.standardError)")
+        #expect(missing.standardError.contains("/dev/video99"), "\(missing.standardError)")
+        #expect(missing.standardError.split(separator: "\n").count == 1, "\(missing.standardError)")
+    }
+
     @Test("decode - < /dev/zero stops at the first byte: not hex, exit 1")
     func decodeZeros() async throws {
         let zero = try #require(FileHandle(forReadingAtPath: "/dev/zero"))

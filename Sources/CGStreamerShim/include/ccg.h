@@ -44,6 +44,15 @@ void ccg_frame_free(ccg_frame *frame);
 /// Encodes RGBx pixels as a JPEG file. 0, or -1 with *error set.
 int ccg_write_jpeg(const uint8_t *rgbx, int width, int height, int quality, const char *path, char **error);
 
+/// Starts an in-memory JPEG encoder: RGBx frames of one size in (ccg_jpeg_encode), JPEG images out. NULL
+/// with *error set.
+ccg_pipeline *ccg_jpeg_encoder_open(int width, int height, int quality, char **error);
+
+/// Encodes one RGBx frame of the encoder's size: 1 with *jpeg (free it with ccg_free) and *jpeg_size, 0 when
+/// no image came within timeout_ns, or -1 with *error set.
+int ccg_jpeg_encode(ccg_pipeline *encoder, const uint8_t *rgbx, size_t size, uint64_t timeout_ns, uint8_t **jpeg,
+                    size_t *jpeg_size, char **error);
+
 /// Starts a recorder: RGBx frames in, Motion-JPEG in Matroska out (plugins-good). NULL with *error set.
 ccg_pipeline *ccg_recorder_open(const char *path, int width, int height, int fps, char **error);
 /// Queues one frame at pts_ns (from the start of the video) lasting duration_ns. 0, or -1 with *error.
