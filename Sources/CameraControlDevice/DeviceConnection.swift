@@ -7,13 +7,14 @@ import Synchronization
 /// A device that stays connected: it opens a session, streams its input events, and when the link is
 /// lost (unplugged, restarted, heartbeat timeout) reports it and opens a new session, again and again.
 ///
-/// The capture layer listens to ``activity`` and cancels any press in flight on ``Activity/disconnected(_:)``
-/// — a press whose release was never seen must never turn into a capture.
+/// Its one output is the handler given to ``run(_:)``: every ``Activity``, in order, the moment it happens.
+/// The capture layer cancels any press in flight on ``Activity/disconnected(_:)`` — a press whose release
+/// was never seen must never turn into a capture.
 ///
 /// The connection runs on an ``EventLoop`` (``eventLoop``: its executor), which it gives its ``Opener``.
 /// Sessions opened on that loop (`DeviceSession.connect(transport:hostName:attempts:deadline:eventLoop:)`
 /// with it; the path convenience of the `CameraControlPorts` module does so) deliver each input event
-/// from the port's read to ``activity``'s consumer on one thread, with no hop.
+/// from the port's read to the handler on one thread, with no queue, no task and no hop.
 public actor DeviceConnection {
     /// What happens to the connection, in order.
     public enum Activity: Sendable {
@@ -32,7 +33,7 @@ public actor DeviceConnection {
     public typealias Opener = @Sendable (_ eventLoop: any EventLoop) async throws(DeviceError) -> DeviceSession
 
     /// Takes each activity as it happens, on the connection's executor (with the session for
-    /// ``Activity/connected(_:)``); see ``deliverActivity(to:whenFinished:)``.
+    /// ``Activity/connected(_:)``); see ``run(_:)``.
     public typealias ActivityHandler = @Sendable (Activity, DeviceSession?) -> Void
 
     /// The loop this connection runs on (its actor executor); share it with the sessions it opens.
@@ -41,20 +42,13 @@ public actor DeviceConnection {
     private let opener: Opener
     private let retryDelay: Duration
     private let maxConsecutiveFailures: Int?
-    private var loop: Task<Void, Never>?
     private var current: DeviceSession?
+    /// ``run(_:)``'s handler, while it runs.
     private var handler: ActivityHandler?
-    private var finishHandler: (@Sendable () -> Void)?
-    private var finishReported = false
-    /// ``run()`` has begun (in a caller's task or ``start()``'s).
+    /// ``run(_:)`` has begun: a connection runs once.
     private var running = false
     /// ``stop()`` was called: no new session starts.
     private var stopped = false
-    private let continuation: AsyncStream<Activity>.Continuation
-    /// Every activity, from the first connect on. Finishes when ``stop()`` is called, attempts ran out,
-    /// or the consumer fell more than 4096 activities behind (then the connection stops: a consumer that
-    /// silently missed a `.disconnected` could leave a press uncancelled).
-    public nonisolated let activity: AsyncStream<Activity>
 
     /// A connection that opens sessions with `opener`, waiting `retryDelay` between attempts and giving
     /// up after `maxConsecutiveFailures` failed connects in a row (nil: never). It runs on `eventLoop`
@@ -78,7 +72,6 @@ public actor DeviceConnection {
         self.maxConsecutiveFailures = maxConsecutiveFailures
         self.eventLoop = eventLoop
         self.ownsEventLoop = ownsEventLoop
-        (activity, continuation) = AsyncStream<Activity>.makeStream(bufferingPolicy: .bufferingOldest(4096))
     }
 
     deinit {
@@ -91,62 +84,34 @@ public actor DeviceConnection {
     /// The session in use, nil while disconnected.
     public var session: DeviceSession? { current }
 
-    /// Hands every activity to `handler` instead of ``activity`` (which then only finishes), synchronously,
-    /// in order, on the connection's executor, the moment it happens: an input event straight from the
-    /// session's stream, with no queue and no task in between. `whenFinished` runs once, when the connection
-    /// is done (stopped, or out of attempts). Call it before ``start()``. Whatever `handler` does must be
-    /// short: the connection (and, on a shared ``EventLoop``, its ports) waits for it.
-    public func deliverActivity(to handler: @escaping ActivityHandler, whenFinished: @escaping @Sendable () -> Void) {
-        self.handler = handler
-        finishHandler = whenFinished
-    }
-
-    /// Starts connecting in a task of its own (does nothing when already started or running); see ``run()``.
-    public func start() {
-        guard loop == nil, !running else { return }
-        loop = Task { await self.run() }
-    }
-
-    /// Connects, streams, reconnects, in the calling task, until ``stop()``, the task's cancellation, or
-    /// attempts running out (does nothing when already running or stopped). A parent that owns the
-    /// connection's work (a task group) runs it here; cancelling that task stops it, a handshake in
-    /// progress included.
-    public func run() async {
+    /// Connects, streams, reconnects, in the calling task, handing every activity to `handler` —
+    /// synchronously, in order, on the connection's executor, the moment it happens: an input event straight
+    /// from the session's stream, with no queue and no task in between — until ``stop()``, the task's
+    /// cancellation (a handshake in progress included) or attempts running out; then it returns, and the
+    /// connection is done. A parent that owns the connection's work (a task group) runs it here. It runs
+    /// once: a second call, or one after ``stop()``, returns at once. Whatever `handler` does must be short:
+    /// the connection (and, on a shared ``EventLoop``, its ports) waits for it.
+    public func run(_ handler: @escaping ActivityHandler) async {
         guard !running, !stopped else { return }
         running = true
+        self.handler = handler
         await runLoop()
+        self.handler = nil
     }
 
-    /// Stops: closes the session and finishes ``activity``; a loop of the connection's own ends.
+    /// Stops: no new session starts and the session in use closes, so ``run(_:)`` returns (after the retry
+    /// delay or the handshake in progress, unless its task is cancelled); a loop of the connection's own
+    /// ends.
     public func stop() async {
         stopped = true
-        loop?.cancel()
-        loop = nil
         if let current { await current.close() }
         current = nil
-        finish()
         if ownsEventLoop { eventLoop.shutdown() }
     }
 
-    /// Hands an activity to the handler, or yields it; a full buffer ends the stream and the loop instead
-    /// of dropping it.
+    /// Hands an activity to ``run(_:)``'s handler.
     private func report(_ activity: Activity) {
-        if let handler {
-            handler(activity, current)
-            return
-        }
-        if case .dropped = continuation.yield(activity) {
-            finish()
-            loop?.cancel()
-        }
-    }
-
-    /// Finishes ``activity`` and tells the finish handler, once.
-    private func finish() {
-        continuation.finish()
-        guard !finishReported else { return }
-        finishReported = true
-        finishHandler?()
+        handler?(activity, current)
     }
 
     private func runLoop() async {
@@ -176,7 +141,6 @@ public actor DeviceConnection {
             report(.disconnected(ending))
             if (try? await Task.sleep(for: retryDelay)) == nil { break }
         }
-        finish()
     }
 
     /// Reports `session`'s input events until its stream ends, and returns why it ended. Each event is

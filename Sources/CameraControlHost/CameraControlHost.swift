@@ -371,17 +371,16 @@ public actor CameraControlHost: CaptureSoundPlaying {
         let (clockWork, clockQueue) = AsyncStream<ClockWork>.makeStream(bufferingPolicy: .bufferingNewest(16))
         self.hapticQueue = hapticQueue
         self.clockQueue = clockQueue
-        // The connection shares this host's executor (``eventLoop``): its activity is handled right where
-        // it happens, an input event on the thread that read it.
-        await connection.deliverActivity(
-            to: { [weak self] activity, session in
-                self?.assumeIsolated { host in host.handle(activity, session: session) }
-            },
-            whenFinished: { [weak self] in
-                self?.assumeIsolated { host in host.signalStop() }
-            })
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.connection.run() }
+            // The connection shares this host's executor (``eventLoop``): its activity is handled right where
+            // it happens, an input event on the thread that read it. When it is done (stopped, or out of
+            // attempts), so is the host.
+            group.addTask {
+                await self.connection.run { [weak self] activity, session in
+                    self?.assumeIsolated { host in host.handle(activity, session: session) }
+                }
+                await self.signalStop()
+            }
             group.addTask {
                 for await pattern in haptics { await self.play(pattern) }
             }

@@ -269,53 +269,24 @@ struct DeviceSessionTests {
 
 @Suite("DeviceConnection")
 struct DeviceConnectionTests {
-    @Test func connectFailuresAreReportedAndTheActivityEndsWhenAttemptsRunOut() async throws {
+    @Test("connect failures reach the handler, and run() returns when attempts run out; a second run() returns at once")
+    func connectFailuresAreReportedAndRunReturnsWhenAttemptsRunOut() async throws {
         let connection = DeviceConnection(retryDelay: .milliseconds(1), maxConsecutiveFailures: 3) {
             _ async throws(DeviceError) -> DeviceSession in
             throw DeviceError(.transport, "no such port")
         }
-        await connection.start()
-        var failures = 0
-        for await activity in connection.activity {
-            if case .connectFailed(let error) = activity {
-                #expect(error.code == .transport)
-                failures += 1
+        let failures = Locked(0)
+        let others = Locked([String]())
+        await connection.run { activity, session in
+            if case .connectFailed(let error) = activity, error.code == .transport, session == nil {
+                failures.mutate { $0 += 1 }
             } else {
-                Issue.record("unexpected \(activity)")
+                others.mutate { $0.append("\(activity)") }
             }
         }
-        #expect(failures == 3)
-    }
-
-    @Test func aLostSessionIsReportedThenANewOneOpens() async throws {
-        let bridges = Locked([EmbeddedDeviceBridge]())
-        let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 5) {
-            _ async throws(DeviceError) -> DeviceSession in
-            let bridge = EmbeddedDeviceBridge()
-            bridges.mutate { $0.append(bridge) }
-            return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
-        }
-        await connection.start()
-        var log: [String] = []
-        for await activity in connection.activity {
-            switch activity {
-            case .connected:
-                log.append("connected")
-                if log.filter({ $0 == "connected" }).count == 1 {
-                    bridges.mutate { $0.first?.stop() }  // unplug the first device
-                } else {
-                    await connection.stop()
-                }
-            case .disconnected(let error):
-                log.append("disconnected \(error.code)")
-            case .connectFailed(let error):
-                log.append("failed \(error.code)")
-            case .input:
-                break
-            }
-        }
-        bridges.mutate { $0.forEach { $0.stop() } }
-        #expect(log == ["connected", "disconnected UNAVAILABLE", "connected"])
+        #expect(failures.current == 3)
+        #expect(others.current.isEmpty, "\(others.current)")
+        await connection.run { _, _ in Issue.record("a connection runs once") }
     }
 
     @Test(
@@ -331,12 +302,12 @@ struct DeviceConnectionTests {
         let loop = connection.eventLoop
         let numbers = Locked([UInt32]())
         let offLoop = Locked(0)
-        await connection.deliverActivity(
-            to: { activity, _ in
+        let running = Task {
+            await connection.run { activity, _ in
                 if !loop.isCurrent { offLoop.mutate { $0 += 1 } }
                 if case .input(let event) = activity { numbers.mutate { $0.append(event.eventNumber) } }
-            }, whenFinished: {})
-        let running = Task { await connection.run() }
+            }
+        }
         #expect(await eventually(within: .seconds(20)) { await connection.session != nil })
         try bridge.device.play(scenario: "full-click\nbutton volume-up hold=60ms\n")
         #expect(await eventually(within: .seconds(20)) { numbers.current.count >= 4 }, "\(numbers.current)")
@@ -348,8 +319,8 @@ struct DeviceConnectionTests {
         #expect(await connection.session == nil)
     }
 
-    @Test("deliverActivity hands each activity to the handler in order, the session with connected; activity stays empty")
-    func activityToAHandler() async throws {
+    @Test("a lost session is reported, then a new one opens, each connected with its session; stop() ends run()")
+    func aLostSessionIsReportedThenANewOneOpens() async throws {
         let bridges = Locked([EmbeddedDeviceBridge]())
         let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 5) {
             _ async throws(DeviceError) -> DeviceSession in
@@ -358,9 +329,8 @@ struct DeviceConnectionTests {
             return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
         }
         let log = Locked([String]())
-        let finishes = Locked(0)
-        await connection.deliverActivity(
-            to: { activity, session in
+        let running = Task {
+            await connection.run { activity, session in
                 switch activity {
                 case .connected(let info):
                     log.mutate { $0.append("connected \(session?.info == info)") }
@@ -369,19 +339,16 @@ struct DeviceConnectionTests {
                 case .connectFailed(let error): log.mutate { $0.append("failed \(error.code)") }
                 case .input: break
                 }
-            },
-            whenFinished: { finishes.mutate { $0 += 1 } })
-        await connection.start()
+            }
+        }
         let reconnected = await eventually(within: .seconds(20)) { log.current.count >= 3 }
         #expect(reconnected)
         await connection.stop()
         await connection.stop()
+        await running.value  // run() returns once stopped
         bridges.mutate { $0.forEach { $0.stop() } }
         #expect(Array(log.current.prefix(3)) == ["connected true", "disconnected UNAVAILABLE", "connected true"])
-        #expect(finishes.current == 1, "whenFinished runs once")
-        var streamed = 0
-        for await _ in connection.activity { streamed += 1 }
-        #expect(streamed == 0, "the stream only finishes")
+        #expect(await connection.session == nil)
     }
 }
 

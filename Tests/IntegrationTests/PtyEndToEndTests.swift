@@ -508,8 +508,7 @@ extension OverRealPTY {
         func freezeAndRecover() async throws {
             try await withSimulator { simulator in
                 let connection = DeviceConnection(path: simulator.ptyPath, retryDelay: .milliseconds(50))
-                await connection.start()
-                let activity = ActivityReader(connection.activity)
+                let activity = ActivityReader(running: connection)
                 let first = try #require(await activity.nextConnected())
 
                 // Silence: the host's heartbeat timeout declares the link dead.
@@ -534,8 +533,7 @@ extension OverRealPTY {
             let first = try SimulatorProcess(seed: 11, linkPath: link)
             defer { first.kill() }
             let connection = DeviceConnection(path: link, retryDelay: .milliseconds(50))
-            await connection.start()
-            let activity = ActivityReader(connection.activity)
+            let activity = ActivityReader(running: connection)
 
             let firstInfo = try #require(await activity.nextConnected())
             #expect(firstInfo.identity.serialNumber == "SIM-0000000B")
@@ -552,7 +550,7 @@ extension OverRealPTY {
             let session = try #require(await connection.session)
             #expect(try await session.ping([4, 2]).payload == [4, 2])
             await connection.stop()
-            #expect(await activity.finishes(), "activity goes on after stop()")
+            #expect(await activity.finishes(), "run() returns after stop()")
         }
     }
 }
@@ -575,8 +573,14 @@ struct PingPayload: Sendable, CustomTestStringConvertible {
 final class ActivityReader: @unchecked Sendable {
     private var iterator: AsyncStream<DeviceConnection.Activity>.Iterator
 
-    init(_ stream: AsyncStream<DeviceConnection.Activity>) {
+    /// Runs `connection` in a task of its own, its activity read here; the stream ends when `run(_:)` returns.
+    init(running connection: DeviceConnection) {
+        let (stream, continuation) = AsyncStream<DeviceConnection.Activity>.makeStream()
         iterator = stream.makeAsyncIterator()
+        Task {
+            await connection.run { activity, _ in continuation.yield(activity) }
+            continuation.finish()
+        }
     }
 
     /// The next `.connected`, or nil when the stream ended or nothing came within `timeout`.
