@@ -32,11 +32,13 @@ struct HostLifecycleTests {
         let host = CameraControlHost { _ async throws(DeviceError) -> DeviceSession in
             entered.wrappingAdd(1, ordering: .relaxed)
             // A device that never answers: waits until the host cancels the attempt.
-            while !Task.isCancelled { await Task.yield() }
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }  // no busy loop on the pool
             throw DeviceError(.handshakeFailed, "cancelled")
         }
         let running = Task { await host.run() }
-        #expect(await eventually { entered.load(ordering: .relaxed) == 1 })
+        // A bound against a hang, not a timing: the whole suite starts at once, and on two cores a task can
+        // wait tens of seconds for its first turn.
+        #expect(await eventually(within: .seconds(60)) { entered.load(ordering: .relaxed) == 1 })
         await host.stop()
         await running.value
         #expect(entered.load(ordering: .relaxed) == 1, "no new attempt after stop()")
@@ -51,7 +53,7 @@ struct HostLifecycleTests {
             throw DeviceError(.transport, "unplugged")
         }
         await host.start()
-        #expect(await eventually { attempts.load(ordering: .relaxed) >= 3 })
+        #expect(await eventually(within: .seconds(60)) { attempts.load(ordering: .relaxed) >= 3 })
         await host.stop()
         let after = attempts.load(ordering: .relaxed)
         try await Task.sleep(for: .milliseconds(100))

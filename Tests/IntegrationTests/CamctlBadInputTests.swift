@@ -198,11 +198,17 @@ extension OverRealPTY {
             }
         }
 
+        /// The device never answers the first session's clock pings: the deadline ends the monitor while its
+        /// first connect waits for them (exit 0), or, when the machine is slow enough for that wait to run out
+        /// first, the connect fails with the hint that fits (exit 3). Either way it ends, and says why.
         @Test("monitor --seconds 3 against a device that answers every handshake and nothing else: it ends")
         func monitorSecondsWhileReconnecting() async throws {
             try await withQuietDevice { path in
                 let run = try await runTool("camctl", ["monitor", path, "--seconds", "3", "--plain"], timeout: .seconds(60))
-                #expect(run.status == 0, "\(run.standardError)")
+                #expect(run.status == 0 || run.status == 3, "\(run.standardError)")
+                if run.status == 3 {
+                    #expect(run.standardError.contains("answered the handshake, then went quiet"), "\(run.standardError)")
+                }
             }
         }
 
