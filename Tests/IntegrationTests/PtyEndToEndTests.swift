@@ -504,6 +504,23 @@ extension OverRealPTY {
             }
         }
 
+        @Test("a handshake sent while the simulator is stopped starts a session that outlives the simulator's catch-up")
+        func handshakeDuringStall() async throws {
+            try await withSimulator { simulator in
+                // The handshake waits in the pty while camctl-sim is stopped (a machine that did not run it); when
+                // it runs again it catches the stopped time up in a moment, and the host's answers come in real
+                // time after the response: that catch-up is not host silence (docs/SIMULATOR.md).
+                simulator.send(signal: SIGSTOP)
+                let opening = Task { try await DeviceSession.open(path: simulator.ptyPath) }
+                try await Task.sleep(for: .seconds(2))  // ten dead timeouts (4 heartbeat intervals of 50 ms, PROTOCOL.md §8)
+                simulator.send(signal: SIGCONT)
+                let session = try await opening.value
+                #expect(try await session.ping([3]).payload == [3])
+                #expect(try await session.counters().heartbeatTimeouts == 0)
+                await session.close()
+            }
+        }
+
         @Test("a device that freezes and comes back: DeviceConnection reports disconnected, then a new session")
         func freezeAndRecover() async throws {
             try await withSimulator { simulator in
