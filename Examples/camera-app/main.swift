@@ -1,6 +1,7 @@
 // `camera-app PORT`: the WWDC25 talk's camera app (Examples/CameraApp) on a Camera Control at PORT — a real
-// prototype, or the pty `camctl-sim` prints. Prints what the app does: captures and the input that made each,
-// photos, control actions, overlay delegate calls.
+// prototype, the pty `camctl-sim` prints, or `camctl serve`'s socket. Prints what the app does, a line each,
+// flushed at once: the device connected or lost, captures and the input that made each, photos, control
+// actions, overlay delegate calls.
 //
 // A port that does not open (busy, missing) or a device that does not answer is reported in one line on
 // stderr, with the exit status camctl uses (README, "Exit status"): 1 a runtime failure, 3 no answer.
@@ -15,6 +16,12 @@ import CameraControlPorts
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// Prints `line` on stdout and flushes it (stdout may be a pipe or a file: each line is news at once).
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}
 
 /// Prints `message` on stderr as one line and exits with `status`.
 func fail(_ message: String, status: Int32) -> Never {
@@ -31,8 +38,16 @@ do {
     let noAnswer = error.code == .handshakeFailed
     fail(error.message, status: noAnswer ? 3 : 1)
 }
+say("device connected")
 do {
-    let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { event in print(event) }
+    await host.observe { effect in
+        switch effect {
+        case .connected: say("device connected")
+        case .deviceLost: say("device lost")
+        default: break
+        }
+    }
+    let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { event in say("\(event)") }
     await host.attach(app.interaction)
     app.install(in: try await host.makeControlsSession())
     await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)  // a light press held locks AE/AF

@@ -74,6 +74,10 @@ static const char usage[] =
     "                         or --camctl PATH, or camctl on PATH\n"
     "  --camctl PATH          the camctl that reads a --replay FILE\n"
     "  --start-now            start the scenario (or the replay) immediately instead\n"
+    "  --control PATH         make a FIFO at PATH (removed on exit): each scenario written\n"
+    "                         to it, ended by an empty line, plays at once, whoever holds\n"
+    "                         the pty (a test bench pressing the control of a device that\n"
+    "                         camctl serve owns); errors on stderr\n"
     "  --seed N               seed of the finger and sensor model (default 1)\n"
     "  --settings FILE        keep the device's settings store (ConfigService/SetSettings) in\n"
     "                         FILE, read at start and rewritten at every change, so settings\n"
@@ -718,7 +722,7 @@ static uint64_t next_wake_ns(uint64_t now_ns)
  * sleep ends spin_ns early and the rest is spent polling the pty and reading
  * the clock in a loop, so the wake-up comes at the deadline, not the tens of
  * microseconds after it that a timer wake-up takes. Returns ppoll's result. */
-static int wait_for(struct pollfd *pfd, uint64_t deadline_ns, uint64_t spin_ns)
+static int wait_for(struct pollfd *pfd, nfds_t nfds, uint64_t deadline_ns, uint64_t spin_ns)
 {
     struct timespec timeout;
     uint64_t now = monotonic_ns();
@@ -729,13 +733,13 @@ static int wait_for(struct pollfd *pfd, uint64_t deadline_ns, uint64_t spin_ns)
             sleep_ns -= spin_ns;
             timeout.tv_sec = (time_t)(sleep_ns / 1000000000u);
             timeout.tv_nsec = (long)(sleep_ns % 1000000000u);
-            r = ppoll(pfd, 1, &timeout, 0);
+            r = ppoll(pfd, nfds, &timeout, 0);
             if (r != 0) {
                 return r;
             }
         }
         do {
-            r = poll(pfd, 1, 0);
+            r = poll(pfd, nfds, 0);
             if (r != 0) {
                 return r;
             }
@@ -744,7 +748,56 @@ static int wait_for(struct pollfd *pfd, uint64_t deadline_ns, uint64_t spin_ns)
     }
     timeout.tv_sec = (time_t)(sleep_ns / 1000000000u);
     timeout.tv_nsec = (long)(sleep_ns % 1000000000u);
-    return ppoll(pfd, 1, &timeout, 0);
+    return ppoll(pfd, nfds, &timeout, 0);
+}
+
+/* --control: the FIFO, and what was read from it of a scenario not ended yet. */
+static int g_control_fd = -1;
+static char g_control[MAX_SCENARIO_BYTES + 1u];
+static size_t g_control_len;
+static bool g_control_overflow;
+
+/* Reads what the --control FIFO holds and plays each scenario ended by an empty line. */
+static void read_control(ccsim_device_t *sim)
+{
+    for (;;) {
+        size_t room = sizeof(g_control) - 1u - g_control_len;
+        ssize_t n;
+        size_t k;
+        if (room == 0u) {   /* no empty line in a whole scenario's worth: drop it */
+            g_control_len = 0;
+            g_control_overflow = true;
+            room = sizeof(g_control) - 1u;
+        }
+        n = read(g_control_fd, g_control + g_control_len, room);
+        if (n <= 0) {
+            return;
+        }
+        g_control_len += (size_t)n;
+        for (k = 0; k + 1u < g_control_len; k++) {
+            if (g_control[k] == '\n' && g_control[k + 1u] == '\n') {
+                ccsim_parse_error_t err;
+                size_t used = k + 2u;
+                if (g_control_overflow) {
+                    fprintf(stderr, "camctl-sim: --control: a scenario over %u bytes was dropped\n",
+                            (unsigned)MAX_SCENARIO_BYTES);
+                    g_control_overflow = false;
+                } else if (ccsim_device_play_scenario(sim, g_control, k + 1u, &err) != 0) {
+                    if (err.line != 0u) {
+                        fprintf(stderr, "camctl-sim: --control:%u:%u: %s\n", (unsigned)err.line, (unsigned)err.column,
+                                err.message);
+                    } else {
+                        fprintf(stderr, "camctl-sim: --control: %s\n", err.message);
+                    }
+                } else if (!g_quiet) {
+                    fprintf(stderr, "camctl-sim: --control: scenario started\n");
+                }
+                memmove(g_control, g_control + used, g_control_len - used);
+                g_control_len -= used;
+                k = (size_t)-1;   /* look again from the start */
+            }
+        }
+    }
 }
 
 /* The device's bytes that are ready (line_ready) go to the pty, as far as it
@@ -771,7 +824,7 @@ static bool write_ready(int master)
 
 int main(int argc, char **argv)
 {
-    const char *link_path = 0, *scenario_path = 0, *replay_path = 0, *camctl_path = 0;
+    const char *link_path = 0, *scenario_path = 0, *replay_path = 0, *camctl_path = 0, *control_path = 0;
     ccsim_replay_sample_t *replay = 0;   /* --replay: the samples, kept for the process's life */
     size_t replay_count = 0;
     bool replay_pending = false;         /* --replay: waiting for the host's handshake */
@@ -798,6 +851,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--link") == 0 && i + 1 < argc) {
             link_path = argv[++i];
+        } else if (strcmp(a, "--control") == 0 && i + 1 < argc) {
+            control_path = argv[++i];
         } else if (strcmp(a, "--scenario") == 0 && i + 1 < argc) {
             scenario_path = argv[++i];
         } else if (strcmp(a, "--replay") == 0 && i + 1 < argc) {
@@ -945,6 +1000,21 @@ int main(int argc, char **argv)
         close(master);
         return 1;
     }
+    if (control_path != 0) {
+        struct stat st;
+        if (lstat(control_path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+            (void)unlink(control_path);   /* left by a simulator that was killed */
+        }
+        /* Opened read-write: the FIFO always has a writer, so a writer closing is no end of file. */
+        if (mkfifo(control_path, 0600) != 0 || (g_control_fd = open(control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+            fprintf(stderr, "camctl-sim: cannot make the FIFO %s: %s\n", control_path, strerror(errno));
+            if (link_path != 0) {
+                remove_link(link_path, slave);
+            }
+            close(master);
+            return 1;
+        }
+    }
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -988,7 +1058,8 @@ int main(int argc, char **argv)
     uint64_t stall_us = 0;   /* the lag when the current catch-up began (0: not catching up) */
     bool heard_in_catch_up = false; /* host bytes were read during the current catch-up */
     while (!g_stop) {
-        struct pollfd pfd;
+        struct pollfd pfds[2];
+        struct pollfd *const pfd_master = &pfds[0];
         uint64_t now, now_ns, wake_ns;
         bool active, lagging;
 
@@ -1036,34 +1107,37 @@ int main(int argc, char **argv)
         now_ns = monotonic_ns();
         wake_ns = next_wake_ns(now_ns);
         if (g_hung_up) {
-            pfd.fd = master;
-            pfd.events = POLLIN;
-            pfd.revents = 0;
-            if (master >= 0 && poll(&pfd, 1, 0) >= 0 && (pfd.revents & POLLHUP) == 0) {
+            pfd_master->fd = master;
+            pfd_master->events = POLLIN;
+            pfd_master->revents = 0;
+            if (master >= 0 && poll(pfd_master, 1, 0) >= 0 && (pfd_master->revents & POLLHUP) == 0) {
                 g_hung_up = false;
                 note("host opened the port");
             } else {
-                struct timespec timeout;
-                uint64_t sleep_ns = wake_ns > now_ns ? wake_ns - now_ns : 0u;
-                timeout.tv_sec = (time_t)(sleep_ns / 1000000000u);
-                timeout.tv_nsec = (long)(sleep_ns % 1000000000u);
-                (void)ppoll(0, 0, &timeout, 0);
+                struct pollfd control;
+                control.fd = g_control_fd;
+                control.events = POLLIN;
+                control.revents = 0;
+                (void)wait_for(&control, g_control_fd >= 0 ? 1u : 0u, wake_ns, 0u);
             }
         } else {
             size_t room = ccsim_faults_active() ? ccsim_faults_room(CCSIM_TO_DEVICE) : device_room();
-            pfd.fd = master;
+            pfd_master->fd = master;
             /* No room for host bytes (in the firmware's receive ring, less what
              * is on the line to it): do not wait for input (it would wake us at
              * once), wait for the deadline instead. */
-            pfd.events = (short)((room > g_rx_line.len && line_room(&g_rx_line) > 0u ? POLLIN : 0) |
+            pfd_master->events = (short)((room > g_rx_line.len && line_room(&g_rx_line) > 0u ? POLLIN : 0) |
                                  (line_ready(&g_tx_line, now_ns) > 0u ? POLLOUT : 0));
-            pfd.revents = 0;
-            if (wait_for(&pfd, wake_ns, spin_ns) < 0 && errno != EINTR) {
+            pfd_master->revents = 0;
+            pfds[1].fd = g_control_fd;
+            pfds[1].events = POLLIN;
+            pfds[1].revents = 0;
+            if (wait_for(pfds, g_control_fd >= 0 ? 2u : 1u, wake_ns, spin_ns) < 0 && errno != EINTR) {
                 fprintf(stderr, "camctl-sim: ppoll: %s\n", strerror(errno));
                 status = 1;
                 break;
             }
-            if ((pfd.revents & POLLHUP) != 0 && (pfd.revents & POLLIN) == 0) {
+            if ((pfd_master->revents & POLLHUP) != 0 && (pfd_master->revents & POLLIN) == 0) {
                 g_hung_up = true;
                 line_clear(&g_tx_line);
                 line_clear(&g_rx_line);
@@ -1101,6 +1175,10 @@ int main(int argc, char **argv)
                 note("host closed the port");
             }
             break;
+        }
+
+        if (g_control_fd >= 0) {
+            read_control(&g_sim);
         }
 
         /* Device time follows the monotonic clock (run_device_to: in steps at
@@ -1204,6 +1282,10 @@ int main(int argc, char **argv)
     }
     if (master >= 0) {
         close(master);
+    }
+    if (g_control_fd >= 0) {
+        close(g_control_fd);
+        (void)unlink(control_path);
     }
     free(replay);
     ccsim_faults_report();

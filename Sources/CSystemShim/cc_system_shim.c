@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <pthread.h>
 #include <signal.h>
@@ -211,4 +213,96 @@ long cc_shim_write_nosigpipe(int fd, const void *buffer, size_t count) {
     (void)pthread_sigmask(SIG_SETMASK, &previous, NULL);
     errno = saved;
     return (long)written;
+}
+
+static int unix_address(const char *path, struct sockaddr_un *address) {
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof address->sun_path) {
+        return ENAMETOOLONG;
+    }
+    strcpy(address->sun_path, path);
+    return 0;
+}
+
+/* Makes the new socket s close-on-exec and non-blocking and writes it to *fd, or closes it. */
+static int own_socket(int s, int *fd) {
+    int status = cc_shim_set_cloexec(s);
+    if (status == 0) {
+        status = cc_shim_set_nonblocking(s, 1);
+    }
+    if (status != 0) {
+        close(s);
+        return status;
+    }
+    *fd = s;
+    return 0;
+}
+
+static int unix_socket(int *fd) {
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    return s < 0 ? errno : own_socket(s, fd);
+}
+
+int cc_shim_unix_connect(const char *path, int *fd) {
+    struct sockaddr_un address;
+    int s = -1;
+    int status = unix_address(path, &address);
+    if (status != 0 || (status = unix_socket(&s)) != 0) {
+        return status;
+    }
+    /* A local connect completes at once or fails; EINPROGRESS is not used for AF_UNIX (EAGAIN: backlog full). */
+    while (connect(s, (const struct sockaddr *)&address, sizeof address) != 0) {
+        if (errno == EINTR) {
+            continue;
+        }
+        status = errno;
+        close(s);
+        return status;
+    }
+    *fd = s;
+    return 0;
+}
+
+int cc_shim_unix_listen(const char *path, int *fd) {
+    struct sockaddr_un address;
+    int s = -1;
+    int status = unix_address(path, &address);
+    if (status != 0 || (status = unix_socket(&s)) != 0) {
+        return status;
+    }
+    if (bind(s, (const struct sockaddr *)&address, sizeof address) != 0 || listen(s, 16) != 0) {
+        status = errno;
+        close(s);
+        return status;
+    }
+    *fd = s;
+    return 0;
+}
+
+int cc_shim_unix_accept(int listener, int *fd) {
+    int s;
+    do {
+        s = accept(listener, NULL, NULL);
+    } while (s < 0 && errno == EINTR);
+    return s < 0 ? errno : own_socket(s, fd);
+}
+
+int cc_shim_peer_pid(int fd, int *pid) {
+#if defined(__APPLE__)
+    pid_t peer = 0;
+    socklen_t length = sizeof peer;
+    if (getsockopt(fd, SOL_LOCAL, LOCAL_PEERPID, &peer, &length) != 0) {
+        return errno;
+    }
+    *pid = (int)peer;
+#else
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) {
+        return errno;
+    }
+    *pid = (int)credentials.pid;
+#endif
+    return 0;
 }

@@ -26,7 +26,9 @@ package enum SystemFileType: Hashable, Sendable {
     case directory
     /// A character device (a terminal, a serial port).
     case characterDevice
-    /// Anything else (a FIFO, a socket, a block device).
+    /// A local (Unix-domain) socket: `camctl serve`'s, for the apps that attach to it.
+    case socket
+    /// Anything else (a FIFO, a block device).
     case other
 }
 
@@ -228,6 +230,7 @@ private enum LiveCalls {
         case S_IFREG: return .success(.regular)
         case S_IFDIR: return .success(.directory)
         case S_IFCHR: return .success(.characterDevice)
+        case S_IFSOCK: return .success(.socket)
         default: return .success(.other)
         }
     }

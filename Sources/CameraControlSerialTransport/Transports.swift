@@ -11,6 +11,8 @@ import CameraControlTransport
 public enum Transports {
     /// Opens `path` as a device link, claimed for this host.
     ///
+    /// A local socket (`camctl serve --socket PATH`) gets a ``LocalSocketTransport``: the app attaches to the
+    /// service that owns the device (docs/CAPTURE.md, "Apps attached to camctl serve"), not exclusively.
     /// Pseudo-terminals (`/dev/pts/N`, macOS `/dev/ttysN`, and symlinks to them, resolved first) get a
     /// ``PTYTransport``; anything else is opened as a serial port with libserialport
     /// (``SerialPortTransport``). A terminal that libserialport does not know falls back to termios. Either
@@ -26,6 +28,9 @@ public enum Transports {
         path: String, baudRate: Int = SerialPortTransport.defaultBaudRate
     ) throws(TransportError) -> any EventLoopTransport {
         let resolved = resolvedPath(path)
+        if case .success(.socket) = SystemCalls.live.fileType(resolved) {
+            return try LocalSocketTransport(connectingTo: path)
+        }
         try checkDevice(path: path, resolved: resolved)
         do {
             if isPseudoTerminalPath(resolved) {
@@ -59,7 +64,7 @@ public enum Transports {
             throw TransportError(code: .notATerminal, message: "\(named) is a regular file, not a serial port or pseudo-terminal")
         case .success(.directory):
             throw TransportError(code: .notATerminal, message: "\(named) is a directory, not a serial port or pseudo-terminal")
-        case .success(.other):
+        case .success(.other), .success(.socket):
             throw TransportError(
                 code: .notATerminal, message: "\(named) is not a character device, so not a serial port or pseudo-terminal")
         case .failure(let error) where error.rawValue == ENOENT || error.rawValue == ENOTDIR:

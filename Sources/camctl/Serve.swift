@@ -1,25 +1,39 @@
 import CameraControlGestures
 import CameraControlHost
+import CameraControlPosixTransport
+import CameraControlSerialTransport
 import CameraControlTools
+import CameraControlTransport
 import Foundation
 import Synchronization
 
-/// `camctl serve PORT --launch CMD`: the system's part of the Camera Control (docs/CAPTURE.md, "Launch on
-/// click"). It holds the device while no app has it; a click (or a double click) launches the camera app,
-/// a click-and-hold its own action, and the program launched gets the device: `serve` lets the port go,
-/// runs the command with `CAMCTL_PORT` set to the port, and takes the device back when the command exits.
-///
-/// Not yet: apps that attach to a running `serve` through a socket, several at once with Apple's foreground
-/// rules (issue 23). Until then the program launched opens the port itself.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `camctl serve PORT`: the system's part of the Camera Control (docs/CAPTURE.md, "Apps attached to camctl
+/// serve", "Launch on click"). It owns the device's port; apps attach over a local socket with the same API
+/// they use on a port (`CameraControlHost.connect(to: SOCKET)`), and the one that attached last is in front
+/// (``ForegroundApps``): serve relays the wire protocol between it and the device, and nothing to the others.
+/// While no app is attached serve holds the device itself: a click (or a double click) launches the camera
+/// app with `CAMCTL_PORT` set to the socket, a click-and-hold its own action.
 enum Serve {
     static let command = Command(
-        name: "serve", summary: "hold the device for the system: a click launches the camera app, which then gets the device",
-        usage: "PORT --launch CMD [--launch-on click|double-click] [--double-click-ms N] [--hold CMD] [--seconds N]",
+        name: "serve", summary: "own the device for the apps that attach over a local socket; a click launches the camera app",
+        usage:
+            "PORT [--socket PATH] [--launch CMD] [--launch-on click|double-click] [--double-click-ms N] [--hold CMD] [--seconds N]",
         details: """
-            While no program has the device, serve holds it. A Camera Control click launches CMD (with sh -c, and
-            CAMCTL_PORT set to the port); serve lets the port go first and takes it back when CMD exits, so CMD
-            (a camera app) opens it itself. Apple's Settings > Camera > Camera Control > Launch Camera.
-              --launch CMD          the camera app
+            serve owns PORT. Apps attach at the socket as they would open a port (camera-app SOCKET,
+            CameraControlHost.connect(to: SOCKET)); the app that attached last is in front and alone gets the
+            device: its press in flight is cancelled when another app attaches, and when it leaves the app
+            before it comes back to the front. While no app is attached serve holds the device, and a Camera
+            Control click launches CMD (sh -c, CAMCTL_PORT set to the socket). Apple's Settings > Camera >
+            Camera Control > Launch Camera.
+              --socket PATH         where apps attach (default: $XDG_RUNTIME_DIR/camctl-serve.sock, or
+                                    /tmp/camctl-serve-UID.sock)
+              --launch CMD          the camera app, launched by a click while no app is attached
               --launch-on TRIGGER   click (default) or double-click: two clicks, the second ending within the window
               --double-click-ms N   the double-click window (default 400)
               --hold CMD            a click-and-hold runs CMD instead (iPhone: Visual Intelligence); without it a
@@ -28,16 +42,21 @@ enum Serve {
             """,
         examples: [
             "serve /dev/ttyACM0 --launch '.build/debug/camera-app \"$CAMCTL_PORT\"'",
-            "serve auto --launch 'my-camera' --launch-on double-click --hold 'say hello'",
+            "serve auto --socket /tmp/cc.sock --launch 'my-camera' --launch-on double-click --hold 'say hello'",
         ],
         run: run)
 
+    /// The socket apps attach to when `--socket` is not given.
+    static var defaultSocketPath: String {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime + "/camctl-serve.sock"
+        }
+        return "/tmp/camctl-serve-\(getuid()).sock"
+    }
+
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["launch", "launch-on", "double-click-ms", "hold", "seconds"], switches: [], positionals: ["PORT"])
-        guard let camera = args.value("launch") else {
-            throw Arguments.Failure(description: "serve needs --launch CMD (the camera app to launch on a click)")
-        }
+            argv, valued: ["socket", "launch", "launch-on", "double-click-ms", "hold", "seconds"], switches: [], positionals: ["PORT"])
         let hold = args.value("hold")
         let triggerName = args.value("launch-on") ?? LaunchOnClick.Trigger.click.rawValue
         guard let trigger = LaunchOnClick.Trigger(rawValue: triggerName) else {
@@ -48,77 +67,302 @@ enum Serve {
             throw Arguments.Failure(description: "--double-click-ms \(window): expected 50 to 2000")
         }
         let seconds = try args.integer("seconds", default: 0)
+        let port = try args.required(0, "PORT")
+        let socketPath = args.value("socket") ?? defaultSocketPath
         let end: ContinuousClock.Instant? = seconds > 0 ? .now + .seconds(seconds) : nil
-        let rules = SharedRules(
-            LaunchOnClick(trigger: trigger, doubleClickWindowMicros: UInt64(window) * 1000, holdHasAction: hold != nil))
+        let rules = LaunchOnClick(trigger: trigger, doubleClickWindowMicros: UInt64(window) * 1000, holdHasAction: hold != nil)
 
         // The first connect must work (a typo in PORT is an error, not an endless retry).
-        var (host, path) = try await Ports.connectHost(try args.required(0, "PORT"), hostName: "camctl serve")
-        while true {
-            print("serve: holding \(path); waiting for a click")
-            let launch = await waitForLaunch(on: host, rules: rules, until: end)
+        let (host, path) = try await Ports.connectHost(port, hostName: "camctl serve")
+        let listener: LocalSocketListener
+        do {
+            listener = try LocalSocketListener(path: socketPath)
+        } catch {
             await host.stop()
-            guard let launch else { return }  // --seconds passed
-            let commandLine = launch == .hold ? hold ?? camera : camera
-            print("serve: \(launch == .hold ? "hold" : "click") → launching `\(commandLine)` (the device is its own until it exits)")
-            let status = await runCommand(commandLine, port: path)
-            print("serve: `\(commandLine)` exited with status \(status); taking the device back")
-            guard let next = await reacquire(path, until: end) else { return }
-            host = next
+            throw CLIFailure(status: .failure, message: "\(error)")
+        }
+        defer { listener.close() }
+        let engine = ServeEngine(
+            path: path, socketPath: socketPath, launch: args.value("launch"), hold: hold, rules: rules, end: end)
+        await engine.holdDevice(host)
+        print("serve: holding \(path); apps attach at \(socketPath)")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await connection in listener.connections { await engine.accepted(connection) }
+            }
+            group.addTask {
+                // The apps that left (process ended, or no connection for the grace time) are noticed here.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    await engine.tick()
+                }
+            }
+            group.addTask {
+                if let end {
+                    try? await Task.sleep(until: end, clock: .continuous)
+                } else {
+                    await waitForever()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+            listener.close()
+        }
+        await engine.shutdown()
+    }
+
+    private static func waitForever() async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+/// `camctl serve`'s I/O: the device's port held by a ``CameraControlHost`` (no app attached) or carried raw
+/// between the device and the app in front; the rules are ``ForegroundApps`` and ``LaunchOnClick``.
+actor ServeEngine {
+    private let path: String
+    private let socketPath: String
+    private let launchCommand: String?
+    private let holdCommand: String?
+    private var rules: LaunchOnClick
+    private let end: ContinuousClock.Instant?
+    private let started = ContinuousClock.now
+
+    private var foreground = ForegroundApps()
+    private var connections: [ForegroundApps.ConnectionID: LocalSocketTransport] = [:]
+    private var nextConnection = 0
+    /// The device's host while serve holds it.
+    private var host: CameraControlHost?
+    /// The device's port, raw, while an app has it.
+    private var device: (any ByteTransport)?
+    private var devicePump: Task<Void, Never>?
+    private var appPump: Task<Void, Never>?
+    /// The connection whose bytes are carried.
+    private var relayed: ForegroundApps.ConnectionID?
+    /// The command launched last, while it runs.
+    private var launched: Process?
+    /// The held host's gestures, to the launch rules; finished when the host stops.
+    private var gestureFeed: AsyncStream<Gesture?>.Continuation?
+
+    init(path: String, socketPath: String, launch: String?, hold: String?, rules: LaunchOnClick, end: ContinuousClock.Instant?) {
+        self.path = path
+        self.socketPath = socketPath
+        self.launchCommand = launch
+        self.holdCommand = hold
+        self.rules = rules
+        self.end = end
+    }
+
+    private var nowMicros: UInt64 {
+        let elapsed = ContinuousClock.now - started
+        return UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000)
+    }
+
+    // MARK: Apps
+
+    func accepted(_ connection: LocalSocketTransport) async {
+        nextConnection += 1
+        let id = nextConnection
+        connections[id] = connection
+        let pid = connection.peerProcessID.map { "pid \($0)" } ?? "an app"
+        let known = foreground.apps.contains { $0.processID == connection.peerProcessID }
+        print("serve: \(pid) \(known ? "reconnected" : "attached") (connection \(id))")
+        await apply(foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros))
+    }
+
+    func tick() async {
+        await apply(foreground.expire(nowMicros: nowMicros) { pid in kill(pid, 0) == 0 || errno == EPERM })
+    }
+
+    /// A connection's bytes ended (the app closed it, or serve did).
+    private func ended(_ id: ForegroundApps.ConnectionID) {
+        connections.removeValue(forKey: id)?.close()
+        foreground.disconnected(id, nowMicros: nowMicros)
+        if relayed == id {
+            relayed = nil
+            appPump = nil
         }
     }
 
-    /// Waits for a press that launches something, or for `end`; the host runs meanwhile.
-    private static func waitForLaunch(
-        on host: CameraControlHost, rules: SharedRules, until end: ContinuousClock.Instant?
-    ) async -> LaunchOnClick.Launch? {
-        let (launches, continuation) = AsyncStream<LaunchOnClick.Launch>.makeStream()
+    private func apply(_ actions: [ForegroundApps.Action]) async {
+        for action in actions {
+            switch action {
+            case .close(let id):
+                print("serve: closing connection \(id)")
+                if relayed == id {
+                    appPump?.cancel()
+                    appPump = nil
+                    relayed = nil
+                }
+                ended(id)
+            case .park(let id):
+                print("serve: connection \(id) waits in the background")
+            case .relay(let id):
+                await relay(id)
+            case .hold:
+                print("serve: no app attached; taking the device back")
+                await releaseDevice()
+                await holdDevice(await reacquire())
+            }
+        }
+    }
+
+    /// Carries the device's bytes between connection `id` and the device.
+    private func relay(_ id: ForegroundApps.ConnectionID) async {
+        guard let connection = connections[id] else { return }
+        if let host {
+            self.host = nil
+            gestureFeed?.finish()
+            await host.stop()
+        }
+        appPump?.cancel()
+        if devicePump == nil {
+            // Open the port now, so that the app's first bytes (its handshake) find it; a port that does not
+            // open yet (unplugged) is opened by the pump, every 250 ms.
+            startDevicePump(opened: try? Transports.open(path: path))
+        }
+        relayed = id
+        let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
+        print("serve: \(pid) in front (connection \(id))")
+        // End any half frame the app before left on the line.
+        try? await device?.send([0])
+        appPump = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let bytes = try? await connection.receive() else { break }
+                guard let self, await self.relayed == id else { return }
+                await self.toDevice(bytes)
+            }
+            await self?.appEnded(id)
+        }
+    }
+
+    private func appEnded(_ id: ForegroundApps.ConnectionID) {
+        guard connections[id] != nil else { return }
+        print("serve: connection \(id) ended")
+        ended(id)
+    }
+
+    private func toDevice(_ bytes: [UInt8]) async {
+        try? await device?.send(bytes)
+    }
+
+    private func toFront(_ bytes: [UInt8]) async {
+        guard let relayed, let connection = connections[relayed] else { return }
+        try? await connection.send(bytes)
+    }
+
+    /// Reads the device's port raw (opened again after an unplug) and carries what it sends to the app in front.
+    private func startDevicePump(opened: (any ByteTransport)?) {
+        let path = path
+        device = opened
+        devicePump = Task { [weak self] in
+            var reported = false
+            var next = opened
+            while !Task.isCancelled {
+                let port: any ByteTransport
+                do {
+                    if let opened = next {
+                        port = opened
+                        next = nil
+                    } else {
+                        port = try Transports.open(path: path)
+                    }
+                } catch {
+                    if !reported {
+                        print("serve: cannot open \(path) (\(error)); trying again every 250 ms")
+                        reported = true
+                    }
+                    try? await Task.sleep(for: .milliseconds(250))
+                    continue
+                }
+                reported = false
+                guard let self else { port.close(); return }
+                await self.setDevice(port)
+                while !Task.isCancelled {
+                    guard let bytes = try? await port.receive() else { break }
+                    await self.toFront(bytes)
+                }
+                await self.portEnded(port)
+                port.close()
+            }
+        }
+    }
+
+    private func setDevice(_ port: any ByteTransport) {
+        device = port
+    }
+
+    /// `port` ended (unplugged, or closed by ``releaseDevice()``); a port opened since stays.
+    private func portEnded(_ port: any ByteTransport) {
+        if let device, device === port { self.device = nil }
+    }
+
+    /// Stops carrying bytes and closes the raw port.
+    private func releaseDevice() async {
+        appPump?.cancel()
+        appPump = nil
+        relayed = nil
+        devicePump?.cancel()
+        device?.close()  // ends the pump's receive
+        devicePump = nil
+        device = nil
+    }
+
+    // MARK: Holding the device
+
+    /// Holds the device with `host` (nil: it could not be opened before the end) and launches on a click.
+    func holdDevice(_ host: CameraControlHost?) async {
+        guard let host else { return }
+        self.host = host
+        // The host's observer runs on its loop; one task takes the gestures in order.
+        let (gestures, continuation) = AsyncStream<Gesture?>.makeStream()
+        gestureFeed = continuation
         await host.observe { effect in
             switch effect {
-            case .gesture(let gesture):
-                if let launch = rules.state.withLock({ $0.take(gesture) }) { continuation.yield(launch) }
-            case .deviceLost:
-                rules.state.withLock { $0.reset() }
-            default:
-                break
+            case .gesture(let gesture): continuation.yield(gesture)
+            case .deviceLost: continuation.yield(nil)
+            default: break
             }
         }
-        let timer = end.map { end in
-            Task {
-                try? await Task.sleep(until: end, clock: .continuous)
-                continuation.finish()
+        Task { [weak self] in
+            for await gesture in gestures {
+                guard let self else { return }
+                if let gesture {
+                    await self.take(gesture)
+                } else {
+                    await self.resetRules()
+                }
             }
         }
-        defer { timer?.cancel() }
-        for await launch in launches {
-            continuation.finish()
-            return launch
-        }
-        return nil
     }
 
-    /// Runs `commandLine` with `sh -c`, `CAMCTL_PORT` set to `port`, and returns its exit status (127 when
-    /// it could not start).
-    private static func runCommand(_ commandLine: String, port: String) async -> Int32 {
+    private func resetRules() { rules.reset() }
+
+    private func take(_ gesture: Gesture) {
+        guard host != nil, foreground.apps.isEmpty, let launch = rules.take(gesture) else { return }
+        if let launched, launched.isRunning {
+            print("serve: `\(launched.arguments?.last ?? "")` is starting; the press reaches no app")
+            return
+        }
+        guard let command = launch == .hold ? holdCommand ?? launchCommand : launchCommand else { return }
+        print("serve: \(launch == .hold ? "hold" : "click") → launching `\(command)` (CAMCTL_PORT=\(socketPath))")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", commandLine]
-        process.environment = ProcessInfo.processInfo.environment.merging(["CAMCTL_PORT": port]) { _, new in new }
-        return await withCheckedContinuation { continuation in
-            process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                FileHandle.standardError.write(Data("camctl serve: cannot run /bin/sh: \(error)\n".utf8))
-                continuation.resume(returning: 127)
-            }
+        process.arguments = ["-c", command]
+        process.environment = ProcessInfo.processInfo.environment.merging(["CAMCTL_PORT": socketPath]) { _, new in new }
+        process.terminationHandler = { ended in
+            print("serve: `\(command)` exited with status \(ended.terminationStatus)")
+        }
+        do {
+            try process.run()
+            launched = process
+        } catch {
+            FileHandle.standardError.write(Data("camctl serve: cannot run /bin/sh: \(error)\n".utf8))
         }
     }
 
-    /// Connects to `path` again, every 250 ms until it works or `end` passes (the device may have been
-    /// unplugged while the program had it).
-    private static func reacquire(_ path: String, until end: ContinuousClock.Instant?) async -> CameraControlHost? {
+    /// Connects to the device again, every 250 ms until it works or the end passes (it may have been
+    /// unplugged while an app had it).
+    private func reacquire() async -> CameraControlHost? {
         var reported = false
         while end.map({ ContinuousClock.now < $0 }) ?? true {
             do {
@@ -133,10 +377,16 @@ enum Serve {
         }
         return nil
     }
-}
 
-/// The launch rules, shared by the host's observer (on its loop) across sessions.
-private final class SharedRules: Sendable {
-    let state: Mutex<LaunchOnClick>
-    init(_ rules: LaunchOnClick) { state = Mutex(rules) }
+    /// Closes every connection and lets the device go.
+    func shutdown() async {
+        for connection in connections.values { connection.close() }
+        connections.removeAll()
+        await releaseDevice()
+        if let host {
+            self.host = nil
+            gestureFeed?.finish()
+            await host.stop()
+        }
+    }
 }

@@ -2,29 +2,31 @@ import CameraControlTestSupport
 import Foundation
 import Testing
 
-/// `camctl serve` over a real pty: a click launches the camera command, which gets the device (it opens
-/// the port itself), a click-and-hold the hold command, and serve takes the device back in between.
+/// `camctl serve` over a real pty: apps attach at its socket with Apple's foreground rules; a click launches the
+/// camera command, which gets the device through the socket, a click-and-hold the hold command, and serve takes
+/// the device back in between.
 extension OverRealPTY {
     @Suite("camctl serve")
     struct Serve {
-        @Test("a click launches the camera command, which opens the port itself; a click-and-hold the hold command")
+        @Test("a click launches the camera command, which gets the device through serve's socket; a click-and-hold the hold command")
         func launchOnClick() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-serve-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             // The click 0.5 s after serve's handshake; the hold 4 s later, room for the launched command to
-            // open the port, handshake, exit, and for serve to take the device back on a loaded machine.
+            // attach, handshake, exit, and for serve to take the device back on a loaded machine.
             let scenario = folder.appendingPathComponent("serve.scenario")
             try "pause 500ms\nfull-click\npause 4000ms\nclick-and-hold 1000ms\npause 500ms\n"
                 .write(to: scenario, atomically: true, encoding: .utf8)
             let log = folder.appendingPathComponent("launched.log").path
             let info = folder.appendingPathComponent("info.txt").path
             let camctl = try BuiltProducts.executable("camctl")
+            let socket = folder.appendingPathComponent("serve.sock").path
             try await withSimulator(seed: 91, extraArguments: ["--scenario", scenario.path]) { simulator in
                 let run = try await runTool(
                     "camctl",
                     [
-                        "serve", simulator.ptyPath,
+                        "serve", simulator.ptyPath, "--socket", socket,
                         "--launch", "'\(camctl)' info \"$CAMCTL_PORT\" > '\(info)' 2>&1; echo camera $? >> '\(log)'",
                         "--hold", "echo hold >> '\(log)'", "--seconds", "12",
                     ], timeout: .seconds(40))
@@ -34,6 +36,63 @@ extension OverRealPTY {
                 let infoText = (try? String(contentsOfFile: info, encoding: .utf8)) ?? ""
                 #expect(infoText.contains("SIM-"), "the launched command had the device: \(infoText)")
                 #expect(run.standardOutput.contains("taking the device back"))
+                #expect(run.standardOutput.contains("(CAMCTL_PORT=\(socket))"), "the camera command attached at serve's socket")
+            }
+        }
+
+        @Test(
+            "apps attached to one camctl serve: the last attached gets every capture, the others none; a new app cancels the press in flight of the one before; leaving hands back"
+        )
+        func appsAttachedWithForegroundRules() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let control = folder + "/control"
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 93, extraArguments: ["--control", control]) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                /// Plays `scenario` on the device, whoever holds its pty (camctl-sim --control).
+                func press(_ scenario: String) throws {
+                    let fifo = try #require(FileHandle(forWritingAtPath: control))
+                    fifo.write(Data((scenario + "\n\n").utf8))
+                    try fifo.close()
+                }
+
+                let first = try Background("camera-app", [socket])
+                defer { first.stop() }
+                try await first.waitFor("device connected")
+                try press("full-click")
+                try await first.waitFor("photo 1")
+
+                // A second app attaches: it is in front, the first goes to the background and gets nothing.
+                let second = try Background("camera-app", [socket])
+                defer { second.stop() }
+                try await second.waitFor("device connected")
+                try await first.waitFor("device lost")
+                try press("full-click")
+                try await second.waitFor("photo 1")
+
+                // A press in flight in the second when a third attaches: cancelled there, never captured.
+                try press("click-and-hold 10000ms")
+                let held = ContinuousClock.now
+                try await second.waitFor("capture began", count: 2)
+                let third = try Background("camera-app", [socket])
+                defer { third.stop() }
+                try await third.waitFor("device connected")
+                try await second.waitFor("capture cancelled primary camera-control")
+
+                // The third leaves: the second comes back to the front and gets the next click.
+                third.stop()
+                try await second.waitFor("device connected", count: 2)
+                try await Task.sleep(until: held + .milliseconds(10_500), clock: .continuous)  // the finger lifted
+                try press("full-click")
+                try await second.waitFor("photo 2")
+
+                #expect(first.count("capture began") == 1, "the first app captured in the background:\n\(first.text)")
+                #expect(!third.text.contains("capture"), "the third app saw the press it attached in the middle of:\n\(third.text)")
+                #expect(!second.text.contains("photo 3") && second.count("capture ended") == 2, "\(second.text)")
+                #expect(serve.text.contains("waits in the background"), "\(serve.text)")
             }
         }
 
@@ -84,11 +143,11 @@ extension OverRealPTY {
             }
         }
 
-        @Test("usage errors exit 2 with what to fix: no --launch, an unknown trigger, a window out of range")
+        @Test("usage errors exit 2 with what to fix: no PORT, an unknown trigger, a window out of range")
         func usageErrors() async throws {
-            let missing = try await runTool("camctl", ["serve", "/dev/null"])
+            let missing = try await runTool("camctl", ["serve", "--launch", "true"])
             #expect(missing.status == 2)
-            #expect(missing.standardError.contains("--launch"), "\(missing.standardError)")
+            #expect(missing.standardError.contains("PORT"), "\(missing.standardError)")
             let trigger = try await runTool("camctl", ["serve", "/dev/null", "--launch", "true", "--launch-on", "triple"])
             #expect(trigger.status == 2)
             #expect(trigger.standardError.contains("click or double-click"), "\(trigger.standardError)")
@@ -97,5 +156,46 @@ extension OverRealPTY {
             #expect(window.status == 2)
             #expect(window.standardError.contains("50 to 2000"), "\(window.standardError)")
         }
+    }
+}
+
+/// A built executable running in the background for a test, its stdout collected; killed by ``stop()``.
+final class Background: @unchecked Sendable {
+    private let process = Process()
+    private let output: PipeCollector
+    private let name: String
+
+    /// Starts `name ARGS` (a built product).
+    init(_ name: String, _ arguments: [String]) throws {
+        self.name = name
+        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable(name))
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        output = PipeCollector(out.fileHandleForReading)
+    }
+
+    deinit { stop() }
+
+    /// Everything printed so far.
+    var text: String { output.text }
+
+    /// How many times `needle` was printed so far.
+    func count(_ needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    /// Waits (a guard against a hang, not a timing: 60 s) until `needle` was printed `count` times.
+    func waitFor(_ needle: String, count: Int = 1) async throws {
+        let seen = await eventually(within: .seconds(60)) { self.count(needle) >= count }
+        if !seen {
+            throw ChildProcessFailure(description: "\(name) never printed '\(needle)' (\(count)×); it printed:\n\(text)")
+        }
+    }
+
+    /// Ends the process (SIGTERM, then SIGKILL) and reaps it. Idempotent.
+    func stop() {
+        _ = terminateChild(process, grace: .seconds(5))
     }
 }

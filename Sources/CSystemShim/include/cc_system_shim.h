@@ -56,6 +56,21 @@ int cc_shim_set_thread_name(const char *name);
  * before is left alone). Returns write's result; errno as write leaves it. */
 long cc_shim_write_nosigpipe(int fd, const void *buffer, size_t count);
 
+/*
+ * Local (Unix-domain) stream sockets, for `camctl serve` and the apps that attach to it. Each descriptor
+ * written is close-on-exec and non-blocking; nothing is left open on failure. ENAMETOOLONG when path does
+ * not fit a socket address.
+ *
+ * cc_shim_unix_connect connects to the socket at path (ECONNREFUSED when nobody listens there).
+ * cc_shim_unix_listen binds a new socket at path (which must not exist) and listens, backlog 16.
+ * cc_shim_unix_accept takes the next connection (EAGAIN when none waits).
+ * cc_shim_peer_pid writes the process id of the connected peer (SO_PEERCRED; LOCAL_PEERPID on macOS).
+ */
+int cc_shim_unix_connect(const char *path, int *fd);
+int cc_shim_unix_listen(const char *path, int *fd);
+int cc_shim_unix_accept(int listener, int *fd);
+int cc_shim_peer_pid(int fd, int *pid);
+
 /* Makes the process's stdout line-buffered, so a pipe sees each line as it is printed
  * (Swift 6 cannot name C's `stdout` global safely). */
 void cc_shim_line_buffer_stdout(void);

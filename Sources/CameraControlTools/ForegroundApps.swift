@@ -1,0 +1,100 @@
+/// Which of the apps attached to `camctl serve` is in front: Apple's rule for the Camera Control, where
+/// only the app actively using the camera receives capture events (docs/CAPTURE.md, "Apps attached to
+/// camctl serve"). Sans-IO: connections and clock ticks in, what to do with each connection out;
+/// `camctl serve` carries the bytes.
+///
+/// - The app that attached **last** is in front: the service relays the device's bytes between it and the
+///   device, and nothing to the others.
+/// - An app is a **process** (the peer of its connection): a connection from a process already attached is
+///   that app reconnecting (after a lost link, or after being sent to the background), which keeps its place.
+/// - When a new app attaches, the connection of the app in front is **closed**: its host sees the device go
+///   away, so a press in flight ends `cancelled` for it, never a capture; it reconnects and waits in the
+///   background, its connection parked (nothing carried).
+/// - An app **leaves** when its process ends, or when it stays without a connection for
+///   ``reconnectGraceMicros``. When the app in front leaves, the one attached before it comes to the front:
+///   its parked connection is closed, and its next one (its host reconnects at once) is relayed. When the
+///   last one leaves, the service holds the device itself again (``Action/hold``).
+public struct ForegroundApps: Sendable {
+    /// A connection's number, given by the service.
+    public typealias ConnectionID = Int
+
+    /// How long an attached app may be without a connection before it counts as gone: several of a host's
+    /// reconnect attempts (250 ms apart by default) and a handshake's 3 s deadline.
+    public static let reconnectGraceMicros: UInt64 = 5_000_000
+
+    /// One attached app.
+    public struct App: Sendable, Equatable {
+        /// Its process, or a negative stand-in unique to its first connection when the OS did not say.
+        public var processID: Int32
+        /// Its open connection, if any.
+        public var connection: ConnectionID?
+        /// When its last connection ended (service time), while it has none.
+        public var disconnectedAtMicros: UInt64?
+    }
+
+    /// What the service does with a connection.
+    public enum Action: Sendable, Equatable {
+        /// Carry the device's bytes between this connection and the device (the service lets go of the
+        /// device first if it holds it); the bytes of any other connection stop.
+        case relay(ConnectionID)
+        /// Keep the connection and carry nothing: its app is in the background.
+        case park(ConnectionID)
+        /// End the connection (its app went to the background, or reconnected on another).
+        case close(ConnectionID)
+        /// No app is attached: the service holds the device itself (and launches on a click).
+        case hold
+    }
+
+    /// The attached apps in the order they attached; the last is in front.
+    public private(set) var apps: [App] = []
+
+    /// No app attached.
+    public init() {}
+
+    /// The app in front, if any.
+    public var front: App? { apps.last }
+
+    /// A connection was accepted from process `processID` (nil: unknown) at `nowMicros`.
+    public mutating func connected(_ connection: ConnectionID, processID: Int32?, nowMicros: UInt64) -> [Action] {
+        let pid = processID ?? -Int32(truncatingIfNeeded: connection + 1)
+        if let index = apps.firstIndex(where: { $0.processID == pid }) {
+            var actions: [Action] = apps[index].connection.map { [.close($0)] } ?? []
+            apps[index].connection = connection
+            apps[index].disconnectedAtMicros = nil
+            actions.append(index == apps.count - 1 ? .relay(connection) : .park(connection))
+            return actions
+        }
+        var actions: [Action] = []
+        if let last = apps.indices.last, let previous = apps[last].connection {
+            actions.append(.close(previous))
+            apps[last].connection = nil
+            apps[last].disconnectedAtMicros = nowMicros
+        }
+        apps.append(App(processID: pid, connection: connection, disconnectedAtMicros: nil))
+        actions.append(.relay(connection))
+        return actions
+    }
+
+    /// `connection` ended (the app closed it, or the service did) at `nowMicros`.
+    public mutating func disconnected(_ connection: ConnectionID, nowMicros: UInt64) {
+        guard let index = apps.firstIndex(where: { $0.connection == connection }) else { return }
+        apps[index].connection = nil
+        apps[index].disconnectedAtMicros = nowMicros
+    }
+
+    /// Removes the apps that left by `nowMicros`: their process ended (`isRunning` false), or they stayed
+    /// without a connection for ``reconnectGraceMicros``. Returns what to do when the front changed.
+    public mutating func expire(nowMicros: UInt64, isRunning: (Int32) -> Bool) -> [Action] {
+        let before = front
+        apps.removeAll { app in
+            if app.processID > 0 && !isRunning(app.processID) { return true }
+            guard let since = app.disconnectedAtMicros else { return false }
+            return nowMicros >= since && nowMicros - since >= Self.reconnectGraceMicros
+        }
+        guard front?.processID != before?.processID else { return [] }
+        guard let now = front else { return [.hold] }
+        // Its parked connection may hold handshakes long given up: end it, and the app's next connection
+        // (at once: its host reconnects) is relayed, with a fresh handshake.
+        return now.connection.map { [.close($0)] } ?? []
+    }
+}
