@@ -1056,7 +1056,7 @@ int main(int argc, char **argv)
                      : "running; the scenario starts at the host's handshake");
 
     uint64_t stall_us = 0;   /* the lag when the current catch-up began (0: not catching up) */
-    bool heard_in_catch_up = false; /* host bytes were read during the current catch-up */
+    uint64_t heard_at_us = 0; /* when host bytes were last read during a catch-up (real time, since t0) */
     while (!g_stop) {
         struct pollfd pfds[2];
         struct pollfd *const pfd_master = &pfds[0];
@@ -1165,7 +1165,9 @@ int main(int argc, char **argv)
             n = read(master, in, room < sizeof(in) ? room : sizeof(in));
             if (n > 0) {
                 line_push(&g_rx_line, in, (size_t)n, dev_ns(lagging ? ccsim_device_now_us(&g_sim) : now));
-                heard_in_catch_up = heard_in_catch_up || lagging;
+                if (lagging) {
+                    heard_at_us = now;
+                }
                 continue;
             }
             if (n < 0 && errno == EIO) {
@@ -1196,16 +1198,16 @@ int main(int argc, char **argv)
             if (stall_us == 0u) {
                 stall_us = now - ccsim_device_now_us(&g_sim);
             }
-            /* Host bytes read during the catch-up were sent in real time, most likely at its end, but
-             * reach the firmware at its start: the host is alive now, however long the stall, so the rest
-             * of the catch-up is not its silence either (a handshake sent while the simulator was stopped
-             * would otherwise start a session that dies in the catch-up, before the host could answer). */
-            cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim), heard_in_catch_up ? MAX_STEP_US : stall_us,
-                                 MAX_STEP_US);
+            /* Host bytes read during the catch-up were sent in real time, by the moment they were read,
+             * but reach the firmware at the catch-up's start: the host was alive up to that moment however
+             * long the stall, so the catch-up up to it is not its silence either (a handshake sent while
+             * the simulator was stopped would otherwise start a session that dies in the catch-up, before
+             * the host could answer). Past that moment host silence counts again. */
+            cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim),
+                                 ccsim_device_now_us(&g_sim) < heard_at_us ? MAX_STEP_US : stall_us, MAX_STEP_US);
             now = ccsim_device_now_us(&g_sim) + MAX_STEP_US;
         } else {
             stall_us = 0u;
-            heard_in_catch_up = false;
         }
         run_device_to(now > ccsim_device_now_us(&g_sim) ? now : ccsim_device_now_us(&g_sim));
 

@@ -203,7 +203,7 @@ extension CaseContext {
     func inputEvents(of scenario: String) async throws -> [(frame: ReceivedFrame, packet: Packet, event: InputEvent)] {
         let stream = try await openStream(.inputStreamInputEvents)
         let body = RunScenarioRequest(scenario: scenario).serializedBytes()
-        let (request, reply) = try await probe.call(.simulatorRunScenario, body, within: .seconds(1))
+        let (request, reply) = try await probe.call(.simulatorRunScenario, body)
         let packet = try expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
         let run = try RunScenarioResponse(serializedBytes: packet.payload)
         let frames = try await framesUntilScenarioEnd(scenarioMicros: run.durationMicros)

@@ -313,9 +313,18 @@ public actor Probe {
         return (id, wire)
     }
 
+    /// How long a call waits for its answer by default: 5.1 s, the horizon of §6's reliable layer (8
+    /// transmissions, the timeout doubling from 20 ms), within which a reliable `RESPONSE` may still come. The
+    /// spec sets no answer time, and on a loaded machine a device (the simulator, or the probe itself) runs
+    /// late: the suite judges what a device answers, not how fast, and "no answer" means none in that time.
+    public static let answerWait: Duration = .milliseconds(5100)
+
+    /// How long a handshake waits for its response: 3 s, a host's default handshake deadline (§9).
+    public static let handshakeWait: Duration = .seconds(3)
+
     /// A unary call: the REQUEST, then the first packet on its call id (nil when none came in time).
     public func call(
-        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = .seconds(2)
+        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = Probe.answerWait
     ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
         let (id, wire) = try await request(method, payload)
         return (wire, await reply(to: id, within: timeout))
@@ -334,7 +343,7 @@ public actor Probe {
         sentAt.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
-        let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: .seconds(1))
+        let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: Probe.handshakeWait)
         guard let reply, let packet = reply.packet, packet.type == .response else {
             throw ConformanceFailure(
                 "the handshake was not answered with a RESPONSE", sent: wire, seen: reply?.wire,
@@ -360,7 +369,7 @@ public actor Probe {
 
     /// Ping with `payload`; the RESPONSE, or a failure naming what came instead.
     @discardableResult
-    public func ping(_ payload: [UInt8] = [], within timeout: Duration = .seconds(2)) async throws -> PingResponse {
+    public func ping(_ payload: [UInt8] = [], within timeout: Duration = Probe.answerWait) async throws -> PingResponse {
         let (wire, reply) = try await call(.devicePing, PingRequest(payload: payload).serializedBytes(), within: timeout)
         guard let packet = reply?.packet, packet.type == .response else {
             throw ConformanceFailure(

@@ -1,6 +1,7 @@
 import CameraControlRPC
 import CameraControlTransport
 import CameraControlWire
+import Synchronization
 
 /// A live session with one device: the handshake done, typed calls for every v1 service.
 ///
@@ -62,7 +63,10 @@ public final class DeviceSession: Sendable {
         transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 8,
         deadline: Duration = .seconds(3), eventLoop: (any EventLoop)? = nil
     ) async throws(DeviceError) -> DeviceSession where C.Duration == Duration {
-        let client = RPCClient(transport: transport, clock: clock, eventLoop: eventLoop)
+        let client = RPCClient(
+            transport: transport,
+            configuration: RPCClient.Configuration(connection: ConnectionConfiguration(firstCallID: nextFirstCallID())),
+            clock: clock, eventLoop: eventLoop)
         let request = HandshakeRequest(hostVersion: hostVersion, hostName: hostName)
         var lastError: RPCError?
         let start = clock.now
@@ -242,3 +246,15 @@ public final class DeviceSession: Sendable {
         await client.shutdown()
     }
 }
+
+/// The first call id of the next session in this process: 1, 9, 17, … 57, then 1 again. A reconnect's
+/// handshake never has the call id of the session before (docs/PROTOCOL.md §9): a device whose session
+/// outlived the link's loss would otherwise take it for that handshake's retransmission and answer with the
+/// old session. Eight apart, as a handshake makes at most 8 attempts by default, and below 64, so that call
+/// ids stay one byte long for a long session's first calls (a frame's room, §7).
+private func nextFirstCallID() -> UInt32 {
+    let session = sessionsStarted.add(1, ordering: .relaxed).oldValue
+    return (session % 8) * 8 + 1
+}
+
+private let sessionsStarted = Atomic<UInt32>(0)

@@ -112,6 +112,7 @@ public struct ConnectionCore: Sendable {
     public init(configuration: ConnectionConfiguration = ConnectionConfiguration()) {
         self.configuration = configuration
         self.liveness = LinkLiveness(configuration)
+        self.nextCallID = configuration.firstCallID
     }
 
     // MARK: Inspection

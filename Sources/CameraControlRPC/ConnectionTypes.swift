@@ -41,13 +41,17 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     /// interval more (§8, v1.1): both sides wake once per interval instead of twice. False: heartbeats on
     /// the host's own timer only, one interval after the host last sent.
     public var answersHeartbeats: Bool
+    /// The call id of the first call (the handshake's): a host that reconnects gives its new session's
+    /// handshake a call id other than the last session's, so that a device whose session outlived the link's
+    /// loss does not take it for that handshake's retransmission (§9). Ids after it count up from it.
+    public var firstCallID: UInt32
 
     /// The link-dead timeout: ``deadIntervals`` × ``heartbeatInterval`` (200 ms by default).
     public var deadTimeout: Duration { heartbeatInterval * deadIntervals }
 
     /// Settings with v1's defaults: 128-byte frames, 50 ms heartbeats, dead after 4 intervals, unary
     /// deadline 2 s, 64 calls in flight, retransmissions after 20 ms (doubling, 8 transmissions at
-    /// most), streams confirmed within 1 s, device heartbeats answered.
+    /// most), streams confirmed within 1 s, device heartbeats answered, the first call id 1.
     public init(
         maxFrameBytes: Int = WireFormat.minMaxFrameBytes,
         heartbeatInterval: Duration = .milliseconds(50),
@@ -57,7 +61,8 @@ public struct ConnectionConfiguration: Hashable, Sendable {
         retransmissionTimeout: Duration = .milliseconds(20),
         maxTransmissions: Int = 8,
         streamOpenTimeout: Duration = .seconds(1),
-        answersHeartbeats: Bool = true
+        answersHeartbeats: Bool = true,
+        firstCallID: UInt32 = 1
     ) {
         self.maxFrameBytes = maxFrameBytes
         self.heartbeatInterval = heartbeatInterval
@@ -68,6 +73,7 @@ public struct ConnectionConfiguration: Hashable, Sendable {
         self.maxTransmissions = max(1, maxTransmissions)
         self.streamOpenTimeout = streamOpenTimeout
         self.answersHeartbeats = answersHeartbeats
+        self.firstCallID = max(1, firstCallID)
     }
 }
 
