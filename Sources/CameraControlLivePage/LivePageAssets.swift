@@ -37,7 +37,7 @@ enum LivePageAssets {
         </style>
         </head>
         <body>
-        <header><h1>CameraControl</h1><span id="device">no device</span><span id="status">connecting…</span></header>
+        <header><h1>CameraControl</h1><span id="device">no device</span><span id="front"></span><span id="status">connecting…</span></header>
         <main>
           <div>
             <section><h2>Force, touch and slide</h2><canvas id="trace" width="900" height="220"></canvas></section>
@@ -92,6 +92,7 @@ enum LivePageAssets {
             case "overlay": overlayEffect(m.effect || ""); break;
             case "counters": $("counters").textContent = Object.entries(m.values || {}).map(([k, v]) => `${k.padEnd(22)} ${v}`).join("\n"); break;
             case "lost": $("status").textContent = "device lost — reconnecting"; break;
+            case "front": $("front").textContent = m.text || ""; break;
           }
         }
         function overlayEffect(effect) {

@@ -51,22 +51,12 @@ extension Monitor {
             stopping.value.withLock { $0 = true }
             await host.stop()
         }
-        let isSimulator = Mutex(false)
+        let isSimulator = SharedFlag()
         let page: LivePageServer
         do {
-            page = try LivePageServer(configuration: .init(host: pageHost, port: pagePort)) { step in
-                do {
-                    _ = try ScenarioParser.check(step.text)
-                } catch {
-                    return .invalid("\(error)")
-                }
-                guard isSimulator.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
-                Task {
-                    guard let session = await host.session else { return }
-                    _ = try? await session.runScenario(step.text + "\n")
-                }
-                return .accepted
-            }
+            page = try LivePageServer(
+                configuration: .init(host: pageHost, port: pagePort),
+                control: virtualControl(isSimulator: isSimulator) { await host.session })
         } catch {
             await host.stop()
             throw Arguments.Failure(description: "--http: \(error)")
@@ -75,8 +65,6 @@ extension Monitor {
         print("page: http://\(pageHost):\(page.http.port)/")
 
         let printer = EventPrinter(json: true)
-        printer.offsetSource = { host.clockOffsetMicros }
-        printer.sink = { page.publish(json: $0) }
         let app: CameraApp
         if let camera {
             app = try CameraApp(
@@ -88,15 +76,65 @@ extension Monitor {
         } else {
             app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
         }
+        let tasks = await feed(
+            page, from: host, portName: port, printer: printer, isSimulator: isSimulator, camera: camera != nil,
+            isStopping: { stopping.value.withLock { $0 } })
+        defer { for task in tasks { task.cancel() } }
+        await host.attach(app.interaction)
+        app.install(in: try await host.makeControlsSession())
+        app.interaction.setSessionRunning(true)
+
+        if let scenario, let session = await host.session {
+            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
+            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+        }
+        if seconds > 0 {
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                await stop()
+            }
+        }
+        await host.run()
+    }
+
+    /// The page's virtual Camera Control: a step that parses is played with `SimulatorService/RunScenario` on
+    /// the session `session` gives, when the device is a simulator.
+    static func virtualControl(
+        isSimulator: SharedFlag, session: @escaping @Sendable () async -> DeviceSession?
+    ) -> @Sendable (VirtualControlStep) -> VirtualControlOutcome {
+        { step in
+            do {
+                _ = try ScenarioParser.check(step.text)
+            } catch {
+                return .invalid("\(error)")
+            }
+            guard isSimulator.value.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
+            Task {
+                guard let session = await session() else { return }
+                _ = try? await session.runScenario(step.text + "\n")
+            }
+            return .accepted
+        }
+    }
+
+    /// Feeds `page` from `host` until the tasks returned are cancelled: the device (sticky), every host effect
+    /// through `printer` (JSON), each session's thresholds and raw samples (the force trace), the link
+    /// counters once a second; `lost` when the device goes away while not `isStopping`.
+    static func feed(
+        _ page: LivePageServer, from host: CameraControlHost, portName: String, printer: EventPrinter,
+        isSimulator: SharedFlag, camera: Bool, isStopping: @escaping @Sendable () -> Bool
+    ) async -> [Task<Void, Never>] {
+        printer.offsetSource = { host.clockOffsetMicros }
+        printer.sink = { page.publish(json: $0) }
         @Sendable func show(_ info: DeviceInfo) {
             let identity = info.identity
-            isSimulator.withLock { $0 = info.capabilities.isSimulator }
+            isSimulator.value.withLock { $0 = info.capabilities.isSimulator }
             var members = [
                 JSONMember("type", .string("device")),
-                JSONMember("name", .string("\(identity.vendor) \(identity.model) on \(port)")),
+                JSONMember("name", .string("\(identity.vendor) \(identity.model) on \(portName)")),
                 JSONMember("simulator", .bool(info.capabilities.isSimulator)),
             ]
-            if camera != nil { members.append(JSONMember("camera", .string("/camera"))) }
+            if camera { members.append(JSONMember("camera", .string("/camera"))) }
             page.publish(json: JSONValue.object(members).compactText, sticky: "device")
         }
         if let info = await host.deviceInfo { show(info) }
@@ -105,15 +143,11 @@ extension Monitor {
             switch effect {
             case .connected: printer.resetOrigin()
             case .deviceLost:
-                if !stopping.value.withLock({ $0 }) { page.publish(json: #"{"type":"lost"}"#) }
+                if !isStopping() { page.publish(json: #"{"type":"lost"}"#) }
             default: printer.effect(effect)
             }
         }
-        await host.attach(app.interaction)
-        app.install(in: try await host.makeControlsSession())
-        app.interaction.setSessionRunning(true)
-
-        let tasks = [
+        return [
             // Each session: its thresholds, then its raw samples for the force trace (when offered).
             Task {
                 var served: ObjectIdentifier?
@@ -142,19 +176,6 @@ extension Monitor {
                 }
             },
         ]
-        defer { for task in tasks { task.cancel() } }
-
-        if let scenario, let session = await host.session {
-            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
-            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
-        }
-        if seconds > 0 {
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                await stop()
-            }
-        }
-        await host.run()
     }
 
     /// `{"type":"thresholds", "lightPressMn", "lightReleaseMn", "fullPressMn", "fullReleaseMn"}`.
@@ -186,4 +207,10 @@ extension Monitor {
             JSONMember("type", .string("counters")), JSONMember("values", counters.jsonValue(includingDefaults: true)),
         ]).compactText
     }
+}
+
+/// A true-or-false shared by closures on several threads (whether the device is a simulator, for the page).
+final class SharedFlag: Sendable {
+    /// The value.
+    let value = Mutex(false)
 }

@@ -1,9 +1,12 @@
+import CameraControlDevice
 import CameraControlGestures
 import CameraControlHost
+import CameraControlLivePage
 import CameraControlPosixTransport
 import CameraControlSerialTransport
 import CameraControlTools
 import CameraControlTransport
+import CameraControlWire
 import Foundation
 import Synchronization
 
@@ -23,7 +26,7 @@ enum Serve {
     static let command = Command(
         name: "serve", summary: "own the device for the apps that attach over a local socket; a click launches the camera app",
         usage:
-            "PORT [--socket PATH] [--launch CMD] [--launch-on click|double-click] [--double-click-ms N] [--hold CMD] [--seconds N]",
+            "PORT [--socket PATH] [--launch CMD] [--launch-on click|double-click] [--double-click-ms N] [--hold CMD] [--http ADDR] [--seconds N]",
         details: """
             serve owns PORT. Apps attach at the socket as they would open a port (camera-app SOCKET,
             CameraControlHost.connect(to: SOCKET)); the app that attached last is in front and alone gets the
@@ -38,6 +41,9 @@ enum Serve {
               --double-click-ms N   the double-click window (default 400)
               --hold CMD            a click-and-hold runs CMD instead (iPhone: Visual Intelligence); without it a
                                     hold is a click
+              --http [HOST:]PORT    serve the live page there (loopback by default): the device while serve
+                                    holds it (force trace, gestures, counters, the virtual control on a
+                                    simulator), and which app has it while one is in front
               --seconds N           stop after N seconds (default: run until Ctrl-C)
             """,
         examples: [
@@ -56,7 +62,8 @@ enum Serve {
 
     static func run(_ argv: [String]) async throws {
         let args = try Arguments(
-            argv, valued: ["socket", "launch", "launch-on", "double-click-ms", "hold", "seconds"], switches: [], positionals: ["PORT"])
+            argv, valued: ["socket", "launch", "launch-on", "double-click-ms", "hold", "http", "seconds"], switches: [],
+            positionals: ["PORT"])
         let hold = args.value("hold")
         let triggerName = args.value("launch-on") ?? LaunchOnClick.Trigger.click.rawValue
         guard let trigger = LaunchOnClick.Trigger(rawValue: triggerName) else {
@@ -72,6 +79,7 @@ enum Serve {
         let end: ContinuousClock.Instant? = seconds > 0 ? .now + .seconds(seconds) : nil
         let rules = LaunchOnClick(trigger: trigger, doubleClickWindowMicros: UInt64(window) * 1000, holdHasAction: hold != nil)
 
+        let pageAddress = try args.value("http").map { try Monitor.pageAddress($0) }
         // The first connect must work (a typo in PORT is an error, not an endless retry).
         let (host, path) = try await Ports.connectHost(port, hostName: "camctl serve")
         let listener: LocalSocketListener
@@ -84,6 +92,15 @@ enum Serve {
         defer { listener.close() }
         let engine = ServeEngine(
             path: path, socketPath: socketPath, launch: args.value("launch"), hold: hold, rules: rules, end: end)
+        if let (pageHost, pagePort) = pageAddress {
+            do {
+                let page = try await engine.startPage(host: pageHost, port: pagePort)
+                print("page: http://\(pageHost):\(page.http.port)/")
+            } catch {
+                await host.stop()
+                throw Arguments.Failure(description: "--http: \(error)")
+            }
+        }
         await engine.holdDevice(host)
         print("serve: holding \(path); apps attach at \(socketPath)")
         await withTaskGroup(of: Void.self) { group in
@@ -142,6 +159,12 @@ actor ServeEngine {
     private var launched: Process?
     /// The held host's gestures, to the launch rules; finished when the host stops.
     private var gestureFeed: AsyncStream<Gesture?>.Continuation?
+    /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:camera:isStopping:)``).
+    private var page: LivePageServer?
+    private var pageFeed: [Task<Void, Never>] = []
+    /// Set before serve stops the held host itself (not a lost device, for the page).
+    private var releasing = StopFlag()
+    private let isSimulator = SharedFlag()
 
     init(path: String, socketPath: String, launch: String?, hold: String?, rules: LaunchOnClick, end: ContinuousClock.Instant?) {
         self.path = path
@@ -212,6 +235,9 @@ actor ServeEngine {
         if let host {
             self.host = nil
             gestureFeed?.finish()
+            releasing.value.withLock { $0 = true }
+            for task in pageFeed { task.cancel() }
+            pageFeed = []
             await host.stop()
         }
         appPump?.cancel()
@@ -223,6 +249,7 @@ actor ServeEngine {
         relayed = id
         let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
         print("serve: \(pid) in front (connection \(id))")
+        showFront("\(pid) has the device")
         // End any half frame the app before left on the line.
         try? await device?.send([0])
         appPump = Task { [weak self] in
@@ -309,10 +336,37 @@ actor ServeEngine {
 
     // MARK: Holding the device
 
+    /// Starts the live page (`--http`): the virtual control plays through the held host's session.
+    func startPage(host address: String, port: UInt16) throws -> LivePageServer {
+        let page = try LivePageServer(
+            configuration: .init(host: address, port: port),
+            control: Monitor.virtualControl(isSimulator: isSimulator) { [weak self] in await self?.heldSession() })
+        self.page = page
+        return page
+    }
+
+    private func heldSession() async -> DeviceSession? {
+        await host?.session
+    }
+
+    /// Tells the page who has the device (sticky: a page opened later sees it first).
+    private func showFront(_ text: String) {
+        let json = JSONValue.object([JSONMember("type", .string("front")), JSONMember("text", .string(text))]).compactText
+        page?.publish(json: json, sticky: "front")
+    }
+
     /// Holds the device with `host` (nil: it could not be opened before the end) and launches on a click.
     func holdDevice(_ host: CameraControlHost?) async {
         guard let host else { return }
         self.host = host
+        if let page {
+            showFront("held by camctl serve: no app attached")
+            let releasing = StopFlag()
+            self.releasing = releasing
+            pageFeed = await Monitor.feed(
+                page, from: host, portName: path, printer: EventPrinter(json: true), isSimulator: isSimulator, camera: false,
+                isStopping: { releasing.value.withLock { $0 } })
+        }
         // The host's observer runs on its loop; one task takes the gestures in order.
         let (gestures, continuation) = AsyncStream<Gesture?>.makeStream()
         gestureFeed = continuation
@@ -380,6 +434,8 @@ actor ServeEngine {
 
     /// Closes every connection and lets the device go.
     func shutdown() async {
+        for task in pageFeed { task.cancel() }
+        page?.shutdown()
         for connection in connections.values { connection.close() }
         connections.removeAll()
         await releaseDevice()

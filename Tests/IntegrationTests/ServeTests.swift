@@ -96,6 +96,41 @@ extension OverRealPTY {
             }
         }
 
+        @Test("serve --http: the page shows the device while serve holds it, and which app has it while one is in front")
+        func page() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 94) { simulator in
+                let serve = try Background(
+                    "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "60"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at")
+                let url = try #require(serve.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
+                let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
+                /// The page's event stream until it shows `needle` (a new page gets the sticky messages first).
+                func events(until needle: String) async throws -> String {
+                    try await onOwnThread {
+                        let client = try LoopbackClient(port: port)
+                        client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                        return client.read { $0.contains(needle) }
+                    }
+                }
+                let held = try await events(until: "held by camctl serve")
+                #expect(held.contains(#""type":"device""#) && held.contains("on \(simulator.ptyPath)"), "\(held)")
+                #expect(held.contains(#""simulator":true"#), "the virtual control is offered: \(held)")
+
+                let app = try Background("camera-app", [socket])
+                defer { app.stop() }
+                try await app.waitFor("device connected")
+                let front = try await events(until: "has the device")
+                #expect(front.contains(#""type":"front""#), "\(front)")
+                app.stop()
+                let back = try await events(until: "held by camctl serve")
+                #expect(back.contains("held by camctl serve"), "serve took the device back: \(serve.text)")
+            }
+        }
+
         @Test("the systemd unit and the launchd plist in tools/ start camctl serve with arguments it accepts")
         func serviceFiles() async throws {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
