@@ -162,6 +162,10 @@ actor ServeEngine {
     /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:camera:isStopping:)``).
     private var page: LivePageServer?
     private var pageFeed: [Task<Void, Never>] = []
+    /// `--http` while an app is in front: what its session streams, read as it passes by, and its gestures.
+    private var tap = SessionTap()
+    private var recognizer = GestureRecognizer()
+    private let relayPrinter = EventPrinter(json: true)
     /// Set before serve stops the held host itself (not a lost device, for the page).
     private var releasing = StopFlag()
     private let isSimulator = SharedFlag()
@@ -250,6 +254,9 @@ actor ServeEngine {
         let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
         print("serve: \(pid) in front (connection \(id))")
         showFront("\(pid) has the device")
+        tap = SessionTap()
+        recognizer = GestureRecognizer()
+        relayPrinter.resetOrigin()
         // End any half frame the app before left on the line.
         try? await device?.send([0])
         appPump = Task { [weak self] in
@@ -269,12 +276,27 @@ actor ServeEngine {
     }
 
     private func toDevice(_ bytes: [UInt8]) async {
+        if page != nil { tap.hostSent(bytes) }
         try? await device?.send(bytes)
     }
 
     private func toFront(_ bytes: [UInt8]) async {
         guard let relayed, let connection = connections[relayed] else { return }
         try? await connection.send(bytes)
+        if let page { show(tap.deviceSent(bytes), on: page) }
+    }
+
+    /// What the app in front's session streamed, on the page: its gestures (recognised here from its input
+    /// events, as the app's host does) and its raw samples when it asked for them.
+    private func show(_ items: [SessionTap.Item], on page: LivePageServer) {
+        for item in items {
+            switch item {
+            case .input(let event):
+                for gesture in recognizer.handle(event) { relayPrinter.gesture(gesture) }
+            case .samples(let batch):
+                page.publish(json: Monitor.samplesJSON(batch))
+            }
+        }
     }
 
     /// Reads the device's port raw (opened again after an unplug) and carries what it sends to the app in front.
@@ -342,6 +364,7 @@ actor ServeEngine {
             configuration: .init(host: address, port: port),
             control: Monitor.virtualControl(isSimulator: isSimulator) { [weak self] in await self?.heldSession() })
         self.page = page
+        relayPrinter.sink = { page.publish(json: $0) }
         return page
     }
 

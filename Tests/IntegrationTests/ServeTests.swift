@@ -96,12 +96,13 @@ extension OverRealPTY {
             }
         }
 
-        @Test("serve --http: the page shows the device while serve holds it, and which app has it while one is in front")
+        @Test("serve --http: the page shows the device while serve holds it, and which app has it and its gestures while one is in front")
         func page() async throws {
             let folder = try makeTemporaryFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let socket = folder + "/serve.sock"
-            try await withSimulator(seed: 94) { simulator in
+            let control = folder + "/control"
+            try await withSimulator(seed: 94, extraArguments: ["--control", control]) { simulator in
                 let serve = try Background(
                     "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "60"])
                 defer { serve.stop() }
@@ -125,6 +126,19 @@ extension OverRealPTY {
                 try await app.waitFor("device connected")
                 let front = try await events(until: "has the device")
                 #expect(front.contains(#""type":"front""#), "\(front)")
+                // The app's session passes through serve: a click on the device shows on the page as gestures.
+                let clicked = try await onOwnThread {
+                    let client = try LoopbackClient(port: port)
+                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                    var seen = client.read { $0.contains("has the device") }
+                    let fifo = FileHandle(forWritingAtPath: control)
+                    fifo?.write(Data("full-click\n\n".utf8))
+                    try fifo?.close()
+                    seen += client.read { $0.contains(#""type":"gesture""#) && $0.contains("press-ended") }
+                    return seen
+                }
+                #expect(clicked.contains(#""type":"gesture""#), "no gesture on the page: \(clicked.suffix(600))")
+                try await app.waitFor("photo 1")
                 app.stop()
                 let back = try await events(until: "held by camctl serve")
                 #expect(back.contains("held by camctl serve"), "serve took the device back: \(serve.text)")
