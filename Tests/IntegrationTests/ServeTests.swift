@@ -104,18 +104,27 @@ extension OverRealPTY {
             let control = folder + "/control"
             try await withSimulator(seed: 94, extraArguments: ["--control", control]) { simulator in
                 let serve = try Background(
-                    "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "60"])
+                    "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "300"])
                 defer { serve.stop() }
                 try await serve.waitFor("apps attach at")
                 let url = try #require(serve.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
                 let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
-                /// The page's event stream until it shows `needle` (a new page gets the sticky messages first).
-                func events(until needle: String) async throws -> String {
-                    try await onOwnThread {
+                /// The page's event stream until it shows `needle` (a new page gets the sticky messages first), or
+                /// fails after 30 s (a guard, not a timing) with what the page and serve said.
+                func events(until needle: String, _ context: @autoclosure () -> String = "") async throws -> String {
+                    let text = try await onOwnThread {
                         let client = try LoopbackClient(port: port)
                         client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-                        return client.read { $0.contains(needle) }
+                        let end = ContinuousClock.now + .seconds(30)
+                        return client.read { $0.contains(needle) || ContinuousClock.now > end }
                     }
+                    guard text.contains(needle) else {
+                        throw ChildProcessFailure(
+                            description:
+                                "the page never showed '\(needle)'; it sent:\n\(text.suffix(1200))\nserve printed:\n\(serve.text)\(context())"
+                        )
+                    }
+                    return text
                 }
                 let held = try await events(until: "held by camctl serve")
                 #expect(held.contains(#""type":"device""#) && held.contains("on \(simulator.ptyPath)"), "\(held)")
@@ -124,23 +133,28 @@ extension OverRealPTY {
                 let app = try Background("camera-app", [socket])
                 defer { app.stop() }
                 try await app.waitFor("device connected")
-                let front = try await events(until: "has the device")
+                let front = try await events(until: "has the device", "\ncamera-app printed:\n\(app.text)")
                 #expect(front.contains(#""type":"front""#), "\(front)")
                 // The app's session passes through serve: a click on the device shows on the page as gestures.
                 let clicked = try await onOwnThread {
                     let client = try LoopbackClient(port: port)
                     client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-                    var seen = client.read { $0.contains("has the device") }
+                    let end = ContinuousClock.now + .seconds(30)
+                    var seen = client.read { $0.contains("has the device") || ContinuousClock.now > end }
                     let fifo = FileHandle(forWritingAtPath: control)
                     fifo?.write(Data("full-click\n\n".utf8))
                     try fifo?.close()
-                    seen += client.read { $0.contains(#""type":"gesture""#) && $0.contains("press-ended") }
+                    seen += client.read {
+                        ($0.contains(#""type":"gesture""#) && $0.contains("press-ended")) || ContinuousClock.now > end
+                    }
                     return seen
                 }
-                #expect(clicked.contains(#""type":"gesture""#), "no gesture on the page: \(clicked.suffix(600))")
+                #expect(
+                    clicked.contains(#""type":"gesture""#) && clicked.contains("press-ended"),
+                    "no gesture on the page: \(clicked.suffix(600))\nserve printed:\n\(serve.text)")
                 try await app.waitFor("photo 1")
                 app.stop()
-                let back = try await events(until: "held by camctl serve")
+                let back = try await events(until: "held by camctl serve", "\ncamera-app printed:\n\(app.text)")
                 #expect(back.contains("held by camctl serve"), "serve took the device back: \(serve.text)")
             }
         }
@@ -181,11 +195,16 @@ extension OverRealPTY {
             #expect(agent["KeepAlive"] as? Bool == true && agent["RunAtLoad"] as? Bool == true)
             #expect(launchd == systemd, "the two start serve alike")
             // Both command lines, with the built camctl and camctl-sim's pty for `auto`, for 2 seconds: serve
-            // accepts them and holds the device.
+            // accepts them and holds the device (its socket in a folder of the test's, not the user's default).
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
             for arguments in [systemd, launchd] {
                 try await withSimulator(seed: 92) { simulator in
                     let run = try await runTool(
-                        "camctl", arguments.dropFirst().map { $0 == "auto" ? simulator.ptyPath : $0 } + ["--seconds", "2"],
+                        "camctl",
+                        arguments.dropFirst().map { $0 == "auto" ? simulator.ptyPath : $0 } + [
+                            "--seconds", "2", "--socket", folder + "/serve.sock",
+                        ],
                         timeout: .seconds(30))
                     #expect(run.status == 0, "\(arguments): \(run.standardError)")
                 }
