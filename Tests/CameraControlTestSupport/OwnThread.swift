@@ -24,5 +24,19 @@ public func onOwnThread<T: Sendable>(
     }
 }
 
+/// Runs `body`, which blocks on I/O (a socket's reads, say), on a thread of its own and waits for it without
+/// holding a thread of Swift's cooperative pool — and without the gate of ``onOwnThread(_:_:)``: it waits
+/// rather than computes, and behind that gate it would wait for every long computation of the test process
+/// (a property test's minutes) while its peer (a server with a deadline of its own) runs on.
+public func blockingOnOwnThread<T: Sendable>(
+    _ name: String = "cameracontrol.test.io", _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.name = name
+        thread.start()
+    }
+}
+
 /// Lets one ``onOwnThread(_:_:)`` body compute at a time.
 private let ownThreadGate = DispatchSemaphore(value: 1)

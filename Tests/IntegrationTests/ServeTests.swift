@@ -112,7 +112,7 @@ extension OverRealPTY {
                 /// The page's event stream until it shows `needle` (a new page gets the sticky messages first), or
                 /// fails after 30 s (a guard, not a timing) with what the page and serve said.
                 func events(until needle: String, _ context: @autoclosure () -> String = "") async throws -> String {
-                    let text = try await onOwnThread {
+                    let text = try await blockingOnOwnThread {
                         let client = try LoopbackClient(port: port)
                         client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
                         let end = ContinuousClock.now + .seconds(30)
@@ -136,7 +136,7 @@ extension OverRealPTY {
                 let front = try await events(until: "has the device", "\ncamera-app printed:\n\(app.text)")
                 #expect(front.contains(#""type":"front""#), "\(front)")
                 // The app's session passes through serve: a click on the device shows on the page as gestures.
-                let clicked = try await onOwnThread {
+                let clicked = try await blockingOnOwnThread {
                     let client = try LoopbackClient(port: port)
                     client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
                     let end = ContinuousClock.now + .seconds(30)
