@@ -228,7 +228,14 @@ actor ServeEngine {
             case .hold:
                 print("serve: no app attached; taking the device back")
                 await releaseDevice()
-                await holdDevice(await reacquire())
+                // An app may attach while the device is reopened (this actor takes it meanwhile): then it
+                // has the device, and the host just made goes.
+                let host = await reacquire()
+                if foreground.apps.isEmpty {
+                    await holdDevice(host)
+                } else {
+                    await host?.stop()
+                }
             }
         }
     }
@@ -437,11 +444,11 @@ actor ServeEngine {
         }
     }
 
-    /// Connects to the device again, every 250 ms until it works or the end passes (it may have been
-    /// unplugged while an app had it).
+    /// Connects to the device again, every 250 ms until it works, the end passes or an app attaches (the
+    /// device may have been unplugged while an app had it).
     private func reacquire() async -> CameraControlHost? {
         var reported = false
-        while end.map({ ContinuousClock.now < $0 }) ?? true {
+        while (end.map { ContinuousClock.now < $0 } ?? true) && foreground.apps.isEmpty {
             do {
                 return try await Ports.connectHost(path, hostName: "camctl serve").host
             } catch {
