@@ -62,12 +62,19 @@ enum LinkCases {
             // Counted against the device's clock: the heartbeats between two Pings' answers, over the span of
             // their device_time_us. A stall of this host or of the device's process bunches heartbeats or
             // delays them past a host-time window, but does not change how many the device sent in that span;
-            // a device at twice the period sends half as many.
+            // a device at twice the period sends half as many. The second Ping is a barrier: what the device
+            // sent after answering it (a device catching up a stall sends on at once) is not counted.
             let start = try await c.probe.ping().deviceTimeMicros
             await c.probe.drain()
-            var frames = await c.probe.collect(for: .milliseconds(Int(interval * 16)))
-            let end = try await c.probe.ping().deviceTimeMicros
-            frames += await c.probe.drain()
+            try? await Task.sleep(for: .milliseconds(Int(interval * 16)))
+            let barrier = try await c.probe.framesBeforeBarrier()
+            guard let frames = barrier.frames, let answer = barrier.answer?.packet, answer.type == .response,
+                let end = (try? PingResponse(serializedBytes: answer.payload))?.deviceTimeMicros
+            else {
+                throw ConformanceFailure(
+                    "the Ping that ends the count was not answered with a RESPONSE", sent: barrier.ping,
+                    seen: barrier.answer?.wire, expected: "RESPONSE PingResponse on call \(Probe.callIDOf(barrier.ping))")
+            }
             let beats = frames.filter { $0.packet?.type == .heartbeat }
             let span = Double(end &- start) / 1_000
             // The Pings' answers count as traffic (a heartbeat follows an idle interval), so one fewer.

@@ -274,22 +274,24 @@ public actor Probe {
         return drain()
     }
 
-    /// Sends a Ping as a barrier and returns, removed from the inbox, everything received before its answer
-    /// (the answer itself is dropped). A device answers in order, so whatever it answers to what was sent
-    /// before the Ping arrives before this, however late a loaded machine makes both. Nil when the Ping was
-    /// not answered within `timeout` (what came meanwhile stays in the inbox), with the Ping's wire bytes.
+    /// Sends a Ping as a barrier and returns, removed from the inbox, everything received before its answer,
+    /// and the answer. A device answers in order, so whatever it answers to what was sent before the Ping
+    /// arrives before this, however late a loaded machine makes both, and whatever it sent after answering
+    /// stays in the inbox. Nil frames when the Ping was not answered within `timeout` (what came meanwhile
+    /// stays in the inbox), with the Ping's wire bytes.
     public func framesBeforeBarrier(
-        within timeout: Duration = .seconds(2)
-    ) async throws -> (frames: [ReceivedFrame]?, ping: [UInt8]) {
+        within timeout: Duration = Probe.answerWait
+    ) async throws -> (frames: [ReceivedFrame]?, ping: [UInt8], answer: ReceivedFrame?) {
         let (id, wire) = try await request(.devicePing, PingRequest().serializedBytes())
         let deadline = ContinuousClock.now + timeout
         while true {
             if let index = inbox.firstIndex(where: { $0.packet?.callID == id && $0.packet?.type != .ack }) {
                 let before = Array(inbox[..<index])
+                let answer = inbox[index]
                 inbox.removeSubrange(...index)
-                return (before, wire)
+                return (before, wire, answer)
             }
-            if ContinuousClock.now >= deadline || closed { return (nil, wire) }
+            if ContinuousClock.now >= deadline || closed { return (nil, wire, nil) }
             try? await Task.sleep(for: .milliseconds(1))
         }
     }
