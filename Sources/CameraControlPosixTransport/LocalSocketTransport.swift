@@ -13,7 +13,7 @@ import Synchronization
 /// owns. The service relays the wire protocol between the device's port and the app that is active, so the
 /// bytes are the same as on the port itself (docs/CAPTURE.md, "Apps attached to camctl serve").
 ///
-/// Driven like ``PTYTransport`` (one ``FileDescriptorLink``): ``receive()`` or an event loop. The end of the
+/// Driven like ``PTYTransport`` (one `FileDescriptorLink`): ``receive()`` or an event loop. The end of the
 /// stream (the service closed the connection: another app became active, or the service stopped) ends
 /// it with ``TransportError/Code/closed`` after the bytes received before; writes never raise `SIGPIPE`.
 public final class LocalSocketTransport: EventLoopTransport {
