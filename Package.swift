@@ -283,7 +283,7 @@ let package = Package(
         .testTarget(
             name: "CameraControlCaptureTests",
             dependencies: [
-                "CameraControlWire", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlTestSupport",
+                "CameraControlWire", "CameraControlTransport", "CameraControlRPC", "CameraControlGestures", "CameraControlCapture", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

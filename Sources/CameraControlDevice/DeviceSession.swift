@@ -34,18 +34,8 @@ public final class DeviceSession: Sendable {
         self.info = info
     }
 
-    /// Handshakes over an open transport, timed by the system clock (see
-    /// ``connect(transport:clock:hostName:attempts:deadline:eventLoop:)``).
-    public static func connect(
-        transport: any ByteTransport, hostName: String = "camctl", attempts: Int = 8, deadline: Duration = .seconds(3),
-        eventLoop: (any EventLoop)? = nil
-    ) async throws(DeviceError) -> DeviceSession {
-        try await connect(
-            transport: transport, clock: ContinuousClock(), hostName: hostName, attempts: attempts, deadline: deadline,
-            eventLoop: eventLoop)
-    }
-
-    /// Handshakes over an open transport, timed by `clock` (docs/PROTOCOL.md §9, v1.1).
+    /// Handshakes over an open transport on `eventLoop` (or a loop of the transport's own), timed by the
+    /// loop's clock (docs/PROTOCOL.md §9, v1.1): the system's, or a test's `ManualClock`.
     ///
     /// The handshake `REQUEST` is sent reliably (retransmitted until the device acknowledges it), and
     /// re-sent with a fresh call id with backoff: an attempt waits 100 ms, then 200 ms, 400 ms, … for its
@@ -59,21 +49,21 @@ public final class DeviceSession: Sendable {
     ///   ``DeviceError/unframedBytesHeard`` when bytes but no frame came back; a device of another major
     ///   answers `FAILED_PRECONDITION`, reported as ``DeviceError/Code/versionMismatch``),
     ///   ``DeviceError/Code/badHandshake``.
-    public static func connect<C: Clock>(
-        transport: any ByteTransport, clock: C, hostName: String = "camctl", attempts: Int = 8,
+    public static func connect(
+        transport: any EventLoopTransport, hostName: String = "camctl", attempts: Int = 8,
         deadline: Duration = .seconds(3), eventLoop: (any EventLoop)? = nil
-    ) async throws(DeviceError) -> DeviceSession where C.Duration == Duration {
+    ) async throws(DeviceError) -> DeviceSession {
         let client = RPCClient(
             transport: transport,
             configuration: RPCClient.Configuration(connection: ConnectionConfiguration(firstCallID: nextFirstCallID())),
-            clock: clock, eventLoop: eventLoop)
+            eventLoop: eventLoop)
         let request = HandshakeRequest(hostVersion: hostVersion, hostName: hostName)
         var lastError: RPCError?
-        let start = clock.now
+        let start = client.now
         var wait = Self.firstHandshakeWait
         let attempts = max(1, attempts)
         for attempt in 0..<attempts {
-            let remaining = deadline - start.duration(to: clock.now)
+            let remaining = deadline - (client.now - start)
             guard remaining > .zero else { break }
             let thisWait = attempt == attempts - 1 ? remaining : min(wait, remaining)
             wait *= 2

@@ -18,7 +18,7 @@ extension DeviceSession {
     public static func open(
         path: String, hostName: String = "camctl", eventLoop: (any EventLoop)? = nil
     ) async throws(DeviceError) -> DeviceSession {
-        let transport: any ByteTransport
+        let transport: any EventLoopTransport
         do {
             transport = try Transports.open(path: path)
         } catch {

@@ -510,6 +510,9 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
         if wakeNeeded { loop.wake() }
     }
 
+    /// The system's monotonic time (see ``EventLoopControl/now``).
+    package var now: Duration { LoopTime.now }
+
     /// Sets the link's timer (see ``EventLoopControl/setTimer(after:)``).
     package func setTimer(after delay: Duration?) {
         let deadline = delay.map { ContinuousClock.now.advanced(by: $0) }

@@ -2,30 +2,27 @@ import CameraControlTransport
 import CameraControlWire
 import Synchronization
 
-/// The async RPC client: a ``ConnectionCore`` driven by a ``ByteTransport`` and a `Clock`.
+/// The async RPC client: a ``ConnectionCore`` driven by an ``EventLoopTransport`` on an ``EventLoop``.
 ///
 /// The core runs under a lock, in place, wherever its input comes from; there is no actor and no hop
-/// between the bytes and the code that handles them. How the client is driven (``driver``):
+/// between the bytes and the code that handles them. The transport's loop reads, runs the core on the
+/// bytes at once and sleeps (in `poll()` for a port) until the next byte or the core's
+/// ``ConnectionCore/nextPollTime``, set as the loop's timer. A call's `REQUEST` is written from the
+/// calling task's thread; a stream message reaches an iterating task with one hop (the loop resumes it),
+/// or a handler on the client's loop (``serverStream(_:_:as:deadline:deliveringOn:to:)``) with none: it is
+/// called during the read. An idle session wakes only for its heartbeats, each way.
 ///
-/// - **``Driver/eventLoop``**, for an ``EventLoopTransport`` (a serial port, a pty) timed by a real clock
-///   (`ContinuousClock` or `SuspendingClock`): the transport's one I/O thread reads, runs the core on the
-///   bytes at once and sleeps in `poll()` until the next byte or the core's
-///   ``ConnectionCore/nextPollTime``. A call's `REQUEST` is written from the calling task's thread; a
-///   stream message reaches an iterating task with one hop (the I/O thread resumes it), or a handler on
-///   the client's loop (``serverStream(_:_:as:deadline:deliveringOn:to:)``) with none: it is called
-///   during the read. An idle session wakes only for its heartbeats, each way.
-/// - **``Driver/tasks``**, for any other transport or clock (an in-memory pair, a ``ManualClock``): one
-///   task reads the transport into the core, one writes the core's output in order, and a timer task
-///   sleeps until ``ConnectionCore/nextPollTime`` (re-armed earlier when new input or a new call brings
-///   that time forward). With a ``ManualClock`` nothing time-driven happens until the test advances it.
+/// Time is the loop's (``EventLoopControl/now``): the system's monotonic clock on a port, a
+/// ``ManualClock`` for an ``InMemoryTransport`` on a `SerialQueueEventLoop(name:clock:)` — nothing
+/// time-driven happens there until the test advances the clock. Tests run the same driver as a port.
 ///
 /// Several calls may be in flight at once from any number of tasks; responses are matched by call id.
 ///
 /// Errors, for every call: ``StatusCode/unavailable`` when the link died (no packet for 4 heartbeat
-/// intervals after the handshake), the transport closed, or the client was closed;
-/// ``StatusCode/deadlineExceeded`` when the deadline passed; ``StatusCode/cancelled`` when the calling task
-/// was cancelled; ``StatusCode/internal`` when the response does not decode; otherwise the device's
-/// status (`UNIMPLEMENTED`, `INVALID_ARGUMENT`, `FAILED_PRECONDITION`, …). See ``RPCError``.
+/// intervals after the handshake), the transport closed or could not be started, or the client was
+/// closed; ``StatusCode/deadlineExceeded`` when the deadline passed; ``StatusCode/cancelled`` when the
+/// calling task was cancelled; ``StatusCode/internal`` when the response does not decode; otherwise the
+/// device's status (`UNIMPLEMENTED`, `INVALID_ARGUMENT`, `FAILED_PRECONDITION`, …). See ``RPCError``.
 public final class RPCClient: Sendable {
     /// Settings of a client.
     public struct Configuration: Sendable {
@@ -56,41 +53,25 @@ public final class RPCClient: Sendable {
         case deviceError(RPCError)
     }
 
-    /// How a client is driven (see ``RPCClient``).
-    public enum Driver: Hashable, Sendable {
-        /// The transport's own I/O thread runs the core in place and times it with `poll()`.
-        case eventLoop
-        /// Tasks read, write and sleep until the core's next poll time.
-        case tasks
-    }
-
     /// Link changes, as they happen (the newest 64 are kept when nobody listens). Finishes at close.
     public let linkEvents: AsyncStream<LinkEvent>
-
-    /// Where the core's output goes.
-    private enum Output: Sendable {
-        /// Nowhere yet (the client is starting): the core keeps it.
-        case none
-        /// Written from the producing thread through the transport's event loop.
-        case eventLoop(any EventLoopControl)
-        /// Handed to the writer task.
-        case tasks(AsyncStream<[UInt8]>.Continuation)
-    }
 
     /// Everything that changes, under one lock.
     private struct State: Sendable {
         var core: ConnectionCore
-        var output = Output.none
+        /// The transport's loop, once it started (until then the core keeps its output).
+        var control: (any EventLoopControl)?
+        /// The loop's time when the client started: the origin of the core's timeline.
+        var origin = Duration.zero
+
+        /// The core's time: the loop's, since the client started.
+        var now: Duration { control.map { $0.now - origin } ?? .zero }
         var unaryWaiters: [CallID: CheckedContinuation<Result<[UInt8], RPCError>, Never>] = [:]
         var streams: [CallID: any StreamConsumer] = [:]
         var closed = false
         /// The core's events are swapped into this buffer to be dispatched (no allocation per flush).
         var events: [ConnectionEvent] = []
-        /// Task-driven: the reader and writer tasks.
-        var tasks: [Task<Void, Never>] = []
-        /// Task-driven: the task sleeping until ``ConnectionCore/nextPollTime``, and when it wakes.
-        var timer: (task: Task<Void, Never>, wake: Duration)?
-        /// Event-loop-driven: the time the loop's timer is set for (nil: none).
+        /// The time the loop's timer is set for (nil: none), on the client's timeline.
         var armedWake: Duration?
         /// What the core's events ask of the waiting calls, streams and link listeners, in the core's order:
         /// carried out by ``drain()`` after the lock is released (nothing is resumed under it).
@@ -113,84 +94,39 @@ public final class RPCClient: Sendable {
     }
 
     private let state: Mutex<State>
-    private let transport: any ByteTransport
-    private let timeline: Timeline
+    private let transport: any EventLoopTransport
     private let configuration: Configuration
     private let linkContinuation: AsyncStream<LinkEvent>.Continuation
 
-    /// A client over `transport`, timed by `clock`; starts reading, writing and polling at once.
+    /// A client over `transport`, driven by `eventLoop` (shared with other links, and with the actors that
+    /// use it as their executor, so what a read resumes runs on the same thread) or by a loop of the
+    /// transport's own; starts reading, writing and polling at once.
     ///
-    /// An ``EventLoopTransport`` with a real clock (`ContinuousClock`, `SuspendingClock`) is driven by an
-    /// event loop: `eventLoop` (shared with other links, and with the actors that use it as their executor,
-    /// so what a read resumes runs on the same thread), or one of the transport's own; anything else by
-    /// tasks (see ``driver``).
-    public init<C: Clock>(
-        transport: any ByteTransport, configuration: Configuration = Configuration(), clock: C,
+    /// A transport that cannot start on a loop (it was read with `receive()` already, or closed) gives a
+    /// closed client: every call fails with ``StatusCode/unavailable``.
+    public init(
+        transport: any EventLoopTransport, configuration: Configuration = Configuration(),
         eventLoop: (any EventLoop)? = nil
-    ) where C.Duration == Duration {
+    ) {
         self.transport = transport
         self.configuration = configuration
-        self.timeline = Timeline(clock: clock)
         self.state = Mutex(State(core: ConnectionCore(configuration: configuration.connection)))
         let (linkEvents, linkContinuation) = AsyncStream<LinkEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         self.linkEvents = linkEvents
         self.linkContinuation = linkContinuation
 
-        let realTime = clock is ContinuousClock || clock is SuspendingClock
-        if realTime, let loopTransport = transport as? any EventLoopTransport {
-            let delegate = LoopDelegate(client: self)
-            let started = state.withLock { state in
-                // Under the lock: the loop's first delivery waits until the output is in place.
-                guard let control = loopTransport.startEventLoop(delegate: delegate, on: eventLoop) else { return false }
-                state.output = .eventLoop(control)
-                return true
-            }
-            if started { return }
+        let delegate = LoopDelegate(client: self)
+        let started = state.withLock { state in
+            // Under the lock: the loop's first delivery waits until the output is in place.
+            guard let control = transport.startEventLoop(delegate: delegate, on: eventLoop) else { return false }
+            state.origin = control.now
+            state.control = control
+            return true
         }
-        let (outboundStream, outbound) = AsyncStream<[UInt8]>.makeStream()
-        let reader = Task { [weak self, transport] in
-            while true {
-                let bytes: [UInt8]
-                do {
-                    bytes = try await transport.receive()
-                } catch {
-                    self?.transportEnded(error)
-                    return
-                }
-                guard let self else { return }
-                bytes.withUnsafeBytes { self.received($0) }
-            }
+        if !started {
+            shutDown(reason: "\(transport.name) cannot be driven by an event loop (it was read already, or closed)")
+            markTransportDone()
         }
-        let writer = Task { [weak self, transport] in
-            for await chunk in outboundStream {
-                do {
-                    try await transport.send(chunk)
-                } catch {
-                    self?.transportEnded(error)
-                    return
-                }
-            }
-        }
-        state.withLock { state in
-            if state.closed {
-                reader.cancel()
-                writer.cancel()
-                outbound.finish()
-            } else {
-                state.tasks = [reader, writer]
-                state.output = .tasks(outbound)
-                flush(&state)
-            }
-        }
-        drain()
-    }
-
-    /// A client over `transport` timed by the system's `ContinuousClock` (on `eventLoop`, or a loop of the
-    /// transport's own, when the transport is an ``EventLoopTransport``).
-    public convenience init(
-        transport: any ByteTransport, configuration: Configuration = Configuration(), eventLoop: (any EventLoop)? = nil
-    ) {
-        self.init(transport: transport, configuration: configuration, clock: ContinuousClock(), eventLoop: eventLoop)
     }
 
     deinit {
@@ -245,7 +181,7 @@ public final class RPCClient: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], RPCError>, Never>) in
                 let started = state.withLock { state -> Result<CallID, RPCError> in
-                    let now = timeline.now()
+                    let now = state.now
                     do throws(RPCError) {
                         let call = try state.core.startCall(
                             method: method, request: request, deadline: deadline.map { now + $0 },
@@ -292,8 +228,8 @@ public final class RPCClient: Sendable {
 
     /// Starts a server-streaming call whose messages go to `handler`, on `loop`, with no task in between.
     ///
-    /// When the client is driven by `loop` (its transport runs there: ``driver`` is ``Driver/eventLoop``
-    /// and the client was made with that loop), each message reaches the handler synchronously, during
+    /// When the client is driven by `loop` (it was made with that loop, and its transport runs there),
+    /// each message reaches the handler synchronously, during
     /// the read that brought it: the port's bytes, the core, the decode and the handler, on one thread,
     /// one call. Otherwise each delivery is scheduled on `loop`. Either way the handler runs on `loop`
     /// (an actor whose executor it is may `assumeIsolated`), one call at a time, in order, never under
@@ -340,7 +276,7 @@ public final class RPCClient: Sendable {
             throw RPCError(code: .invalidArgument, message: "a unary method called as a stream", method: method)
         }
         let call = try state.withLock { state throws(RPCError) -> CallID in
-            let now = timeline.now()
+            let now = state.now
             let call = try state.core.startCall(method: method, request: request, deadline: deadline.map { now + $0 }, now: now)
             state.streams[call] = consumer
             started(call)  // before the request goes out: a reply can come at once, on the loop's thread
@@ -356,7 +292,7 @@ public final class RPCClient: Sendable {
     public func cancel(_ call: CallID) {
         state.withLock { state in
             guard !state.closed else { return }
-            state.core.cancelCall(call, now: timeline.now())
+            state.core.cancelCall(call, now: state.now)
             flush(&state)
         }
         drain()
@@ -374,21 +310,16 @@ public final class RPCClient: Sendable {
             guard !state.closed else { return }
             state.core.markSessionEstablished(
                 heartbeatInterval: heartbeatInterval, maxFrameBytes: maxFrameBytes, streamsConfirmed: streamsConfirmed,
-                now: timeline.now())
+                now: state.now)
             flush(&state)
         }
         drain()
     }
 
-    /// How this client is driven: by its transport's event loop, or by tasks.
-    public var driver: Driver {
-        state.withLock { state in
-            if case .eventLoop = state.output { return .eventLoop }
-            return .tasks
-        }
-    }
+    /// The client's time: the loop's (``EventLoopControl/now``) since the client started.
+    public var now: Duration { state.withLock { $0.now } }
 
-    /// The I/O thread of an event-loop-driven client, as a task executor (nil when tasks drive it).
+    /// The client's loop, as a task executor (nil when the transport could not start on one).
     ///
     /// A stream consumed in a task that prefers it runs on that thread, right after the read that
     /// delivered its message: no thread hop at all between the device's bytes and the loop's body.
@@ -401,8 +332,7 @@ public final class RPCClient: Sendable {
     /// ```
     public var taskExecutor: (any TaskExecutor)? {
         state.withLock { state in
-            if case .eventLoop(let control) = state.output { return control.taskExecutor }
-            return nil
+            state.control?.taskExecutor
         }
     }
 
@@ -441,27 +371,22 @@ public final class RPCClient: Sendable {
 
     // MARK: Driving
 
-    /// Bytes from the device (the event loop's thread, or the reader task).
+    /// Bytes from the device (on the loop).
     fileprivate func received(_ bytes: UnsafeRawBufferPointer) {
         state.withLock { state in
             guard !state.closed else { return }
-            state.core.receive(bytes, now: timeline.now())
+            state.core.receive(bytes, now: state.now)
             flush(&state)
         }
         drain()
     }
 
-    /// The timer set for `wake` fired (nil: the event loop's timer, of which there is one).
-    fileprivate func timerFired(_ wake: Duration?) {
+    /// The loop's timer fired.
+    fileprivate func timerFired() {
         state.withLock { state in
             guard !state.closed else { return }
-            if let wake {
-                guard let armed = state.timer, armed.wake == wake else { return }  // a superseded timer
-                state.timer = nil
-            } else {
-                state.armedWake = nil
-            }
-            state.core.poll(now: timeline.now())
+            state.armedWake = nil
+            state.core.poll(now: state.now)
             flush(&state)
         }
         drain()
@@ -485,27 +410,17 @@ public final class RPCClient: Sendable {
     private func shutDown(reason: String) {
         let wasOpen = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            state.core.closeLink(now: timeline.now(), reason: reason)
+            state.core.closeLink(now: state.now, reason: reason)
             flush(&state)
             state.closed = true
-            switch state.output {
-            case .tasks(let outbound): outbound.finish()
-            case .eventLoop(let control): control.setTimer(after: nil)
-            case .none: break
-            }
-            for task in state.tasks { task.cancel() }
-            state.tasks.removeAll()
-            state.timer?.task.cancel()
-            state.timer = nil
+            state.control?.setTimer(after: nil)
             state.deferred.append(.linkFinished)
             return true
         }
         drain()
         guard wasOpen else { return }
+        // The loop reports the transport's end to the delegate, after the link's last bytes went out.
         transport.close()
-        // Driven by tasks (or not yet at all), the transport is done once closed; an event loop reports
-        // its end to the delegate, after the link's last bytes went out.
-        if state.withLock({ if case .eventLoop = $0.output { return false } else { return true } }) { markTransportDone() }
     }
 
     /// Hands the core's events to the waiting calls and streams, then writes its output (a consumer is
@@ -523,14 +438,8 @@ public final class RPCClient: Sendable {
                 events.removeAll(keepingCapacity: true)
                 state.events = events
             }
-            switch state.output {
-            case .eventLoop(let control):
+            if let control = state.control {
                 state.core.drainOutbound { control.write($0) }
-            case .tasks(let outbound):
-                let bytes = state.core.takeOutbound()
-                if !bytes.isEmpty { outbound.yield(bytes) }
-            case .none:
-                break
             }
         } while state.core.hasEvents
         arm(&state)
@@ -540,30 +449,9 @@ public final class RPCClient: Sendable {
     private func arm(_ state: inout State) {
         guard !state.closed else { return }
         let next = state.core.nextPollTime
-        switch state.output {
-        case .eventLoop(let control):
-            guard next != state.armedWake else { return }
-            state.armedWake = next
-            control.setTimer(after: next.map { $0 - timeline.now() })
-        case .tasks:
-            // Armed for that time or earlier: an early wake finds nothing to do and re-arms.
-            guard let next else { return }
-            if let armed = state.timer {
-                guard next < armed.wake else { return }
-                armed.task.cancel()
-            }
-            let task = Task { [weak self, timeline] in
-                do {
-                    try await timeline.sleepUntil(next)
-                } catch {
-                    return  // superseded or closed
-                }
-                self?.timerFired(next)
-            }
-            state.timer = (task, next)
-        case .none:
-            break
-        }
+        guard let control = state.control, next != state.armedWake else { return }
+        state.armedWake = next
+        control.setTimer(after: next.map { $0 - state.now })
     }
 
     /// Turns one event of the core into what it asks for, queued in order (run by ``drain()``).
@@ -628,7 +516,7 @@ public final class RPCClient: Sendable {
             let method = state.withLock { state -> MethodID? in
                 let method = state.core.method(of: call)
                 if state.streams[call] === channel { state.streams[call] = nil }
-                state.core.cancelCall(call, now: timeline.now())
+                state.core.cancelCall(call, now: state.now)
                 flush(&state)
                 return method
             }
@@ -660,7 +548,7 @@ private final class LoopDelegate: EventLoopDelegate {
     }
 
     func eventLoopTimerFired() {
-        client?.timerFired(nil)
+        client?.timerFired()
     }
 
     func eventLoopEnded(_ error: TransportError) {
@@ -686,25 +574,5 @@ private final class CallTicket: Sendable {
             slot.cancelled = true
             return slot.call
         }
-    }
-}
-
-/// A clock reduced to what the client needs: the time since the client started, and sleeping.
-struct Timeline: Sendable {
-    let now: @Sendable () -> Duration
-    /// Sleeps until a time since the start (at once when it has passed).
-    let sleepUntil: @Sendable (Duration) async throws -> Void
-
-    init<C: Clock>(clock: C) where C.Duration == Duration {
-        if let continuous = clock as? ContinuousClock {
-            // The usual clock, read without generic dispatch: `now()` runs on every packet.
-            let origin = continuous.now
-            now = { origin.duration(to: ContinuousClock.now) }
-            sleepUntil = { time in try await continuous.sleep(until: origin.advanced(by: time), tolerance: nil) }
-            return
-        }
-        let origin = clock.now
-        now = { origin.duration(to: clock.now) }
-        sleepUntil = { time in try await clock.sleep(until: origin.advanced(by: time), tolerance: nil) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The bounded buffer between a producer (a reader thread, or the other end of an in-memory pair) and the
-/// single consumer calling ``ByteTransport/receive()``.
+/// single consumer calling ``ByteTransport/receive()``, or woken to take what came
+/// (``consumeByWakes(_:)``, an in-memory end on an event loop).
 ///
 /// `capacity` bounds what is buffered: a producer may add a chunk only while fewer than `capacity` bytes are
 /// buffered, so memory stays below `capacity` plus one chunk.
@@ -14,6 +15,10 @@ package final class ChunkQueue: @unchecked Sendable {
     private var receiver: (id: UInt64, continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>)?
     private var pushers: [(id: UInt64, continuation: CheckedContinuation<Result<Void, TransportError>, Never>)] = []
     private var nextWaiterID: UInt64 = 1
+    /// Set by ``consumeByWakes(_:)``: called when bytes or the ending arrive.
+    private var wakeConsumer: (@Sendable () -> Void)?
+    /// A wake was sent and the consumer has not yet found the queue empty since.
+    private var wakeOutstanding = false
 
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -54,12 +59,7 @@ package final class ChunkQueue: @unchecked Sendable {
 
     private func popNow() -> PopOutcome {
         condition.lock()
-        if let bytes = takeAllLocked() {
-            let wake = wakePushersLocked()
-            condition.unlock()
-            for continuation in wake { continuation.resume(returning: .success(())) }
-            return .bytes(bytes)
-        }
+        if let bytes = takeAllUnlocking() { return .bytes(bytes) }
         if let ending {
             condition.unlock()
             return .failure(ending)
@@ -105,7 +105,62 @@ package final class ChunkQueue: @unchecked Sendable {
         waiting?.resume(returning: .failure(Self.cancelledError))
     }
 
+    /// What ``takeNow()`` found.
+    package enum Take {
+        /// Everything that was buffered.
+        case bytes([UInt8])
+        /// Nothing buffered; the next bytes or the ending will wake the consumer.
+        case empty
+        /// Nothing buffered and the queue ended.
+        case ended(TransportError)
+    }
+
+    /// Makes the consumer one that is woken: `wake` is called (from the producer's thread, outside the
+    /// lock) when bytes or the ending arrive and no earlier wake is outstanding; the consumer then calls
+    /// ``takeNow()`` until it finds the queue empty or ended. Called once, instead of ``pop()``.
+    package func consumeByWakes(_ wake: @escaping @Sendable () -> Void) {
+        condition.lock()
+        wakeConsumer = wake
+        let wakeNow = !chunks.isEmpty || ending != nil
+        wakeOutstanding = wakeNow
+        condition.unlock()
+        if wakeNow { wake() }
+    }
+
+    /// Everything buffered, without waiting (see ``consumeByWakes(_:)``).
+    package func takeNow() -> Take {
+        condition.lock()
+        if let bytes = takeAllUnlocking() { return .bytes(bytes) }
+        wakeOutstanding = false
+        let ending = ending
+        condition.unlock()
+        return ending.map(Take.ended) ?? .empty
+    }
+
     // MARK: Producers
+
+    /// Adds bytes without waiting, past the capacity up to `limit` buffered bytes (a writer that cannot
+    /// wait: an event loop's). Returns the queue's ending when it ended, and an ``TransportError/Code/io``
+    /// error, adding nothing, when the bytes would pass `limit`.
+    package func pushWithoutWaiting(_ bytes: [UInt8], limit: Int) -> TransportError? {
+        guard !bytes.isEmpty else { return nil }
+        condition.lock()
+        if let ending {
+            condition.unlock()
+            return ending
+        }
+        guard bufferedBytes + bytes.count <= limit else {
+            let buffered = bufferedBytes
+            condition.unlock()
+            return TransportError(code: .io, message: "the reader does not read: \(buffered) bytes wait to be read")
+        }
+        let handOff = appendLocked(bytes)
+        let wake = consumerWakeLocked()
+        condition.unlock()
+        if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
+        wake?()
+        return nil
+    }
 
     /// Adds bytes from a thread, blocking while the buffer is full. Returns false when the queue ended.
     package func pushBlocking(_ bytes: [UInt8]) -> Bool {
@@ -119,8 +174,10 @@ package final class ChunkQueue: @unchecked Sendable {
             return false
         }
         let handOff = appendLocked(bytes)
+        let wake = consumerWakeLocked()
         condition.unlock()
         if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
+        wake?()
         return true
     }
 
@@ -162,8 +219,10 @@ package final class ChunkQueue: @unchecked Sendable {
         }
         if bufferedBytes < capacity {
             let handOff = appendLocked(bytes)
+            let wake = consumerWakeLocked()
             condition.unlock()
             if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
+            wake?()
             return .done
         }
         let id = nextWaiterID
@@ -217,8 +276,10 @@ package final class ChunkQueue: @unchecked Sendable {
         }
         let waitingPushers = pushers.map(\.continuation)
         pushers.removeAll()
+        let wake = consumerWakeLocked()
         condition.broadcast()
         condition.unlock()
+        wake?()
         waitingReceiver?.resume(returning: .failure(error))
         for pusher in waitingPushers { pusher.resume(returning: .failure(error)) }
     }
@@ -234,6 +295,23 @@ package final class ChunkQueue: @unchecked Sendable {
         bufferedBytes = 0
         condition.broadcast()
         return bytes
+    }
+
+    /// With the lock held: everything buffered, the lock released and the waiting producers woken; nil,
+    /// the lock still held, when nothing is buffered.
+    private func takeAllUnlocking() -> [UInt8]? {
+        guard let bytes = takeAllLocked() else { return nil }
+        let wake = wakePushersLocked()
+        condition.unlock()
+        for continuation in wake { continuation.resume(returning: .success(())) }
+        return bytes
+    }
+
+    /// The consumer's wake, when one is due (bytes or the ending arrived and none is outstanding).
+    private func consumerWakeLocked() -> (@Sendable () -> Void)? {
+        guard let wakeConsumer, !wakeOutstanding else { return nil }
+        wakeOutstanding = true
+        return wakeConsumer
     }
 
     private func wakePushersLocked() -> [CheckedContinuation<Result<Void, TransportError>, Never>] {

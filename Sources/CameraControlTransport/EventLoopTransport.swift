@@ -58,6 +58,24 @@ public protocol EventLoop: SerialExecutor, TaskExecutor, AnyObject {
     /// sleeping for it (NIO's `scheduleTask`). Timers due at the same time run in the order they were set.
     @discardableResult
     func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> LoopTimer
+
+    /// The loop's time, which its timers count in: the time since an origin of the loop's (the system's
+    /// monotonic clock for a loop on a thread, a ``ManualClock`` for a loop a test drives). Only
+    /// differences mean anything.
+    var now: Duration { get }
+}
+
+extension EventLoop {
+    /// The system's monotonic time (see ``EventLoop/now``): the time of every loop that runs on a thread.
+    public var now: Duration { LoopTime.now }
+}
+
+/// The system's monotonic time as loops count it: since an origin fixed when it is first read.
+package enum LoopTime {
+    private static let origin = ContinuousClock.now
+
+    /// The time since the origin.
+    package static var now: Duration { origin.duration(to: .now) }
 }
 
 /// A body scheduled on an ``EventLoop`` (``EventLoop/schedule(after:_:)``); cancel it to keep it from
@@ -105,6 +123,10 @@ public protocol EventLoopControl: Sendable {
     /// Sets the loop's one timer: ``EventLoopDelegate/eventLoopTimerFired()`` is called once, `delay` from
     /// now (at once for a delay of zero or less). A new setting replaces the previous one; nil clears it.
     func setTimer(after delay: Duration?)
+
+    /// The loop's time, which ``setTimer(after:)`` counts in (see ``EventLoop/now``): a ``ManualClock``'s
+    /// for a transport on a loop a test drives, the system's monotonic time otherwise.
+    var now: Duration { get }
 
     /// The loop's thread as a task executor: a task that prefers it
     /// (`withTaskExecutorPreference(control.taskExecutor) { … }`) runs on the I/O thread, between reads,

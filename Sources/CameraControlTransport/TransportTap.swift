@@ -93,6 +93,7 @@ private struct TappedControl: EventLoopControl {
     }
 
     func setTimer(after delay: Duration?) { control.setTimer(after: delay) }
+    var now: Duration { control.now }
 
     var taskExecutor: any TaskExecutor { control.taskExecutor }
 }

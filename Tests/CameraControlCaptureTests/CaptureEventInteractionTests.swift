@@ -2,6 +2,7 @@ import CameraControlCapture
 import CameraControlGestures
 import CameraControlRPC
 import CameraControlTestSupport
+import CameraControlTransport
 import CameraControlWire
 import Dispatch
 import Testing

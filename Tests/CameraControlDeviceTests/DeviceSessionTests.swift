@@ -19,7 +19,7 @@ import Testing
 /// and heartbeats happen in virtual time whatever the host's rules are, however loaded the machine is.
 final class EmbeddedDeviceBridge: Sendable {
     let device: EmbeddedDevice
-    /// The virtual time of the host and the device: give it to ``DeviceSession/connect(transport:clock:hostName:attempts:)``.
+    /// The virtual time of the host and the device (the host's end runs on a loop it times).
     let clock: ManualClock
     /// The host's end of the link.
     let host: LockstepLink
@@ -27,7 +27,7 @@ final class EmbeddedDeviceBridge: Sendable {
 
     init(seed: UInt64 = 5, clock: ManualClock = ManualClock(), step: Duration = .milliseconds(1)) {
         let device = EmbeddedDevice(seed: seed)
-        let host = LockstepLink(device: device)
+        let host = LockstepLink(device: device, clock: clock)
         self.device = device
         self.clock = clock
         self.host = host
@@ -60,101 +60,118 @@ final class EmbeddedDeviceBridge: Sendable {
     }
 }
 
-/// The host's end of an ``EmbeddedDeviceBridge``: writes go straight into the device; the bridge hands
-/// the device's output over and can tell whether the host has taken it.
-final class LockstepLink: ByteTransport, Sendable {
+/// The host's end of an ``EmbeddedDeviceBridge``, on an event loop timed by the bridge's clock: writes
+/// go straight into the device; the bridge hands the device's output over and can tell whether the host
+/// has taken it.
+final class LockstepLink: EventLoopTransport, Sendable {
     private struct State {
-        var inbound: [UInt8] = []
-        var receiver: (id: UInt64, continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>)?
-        var nextReceiverID: UInt64 = 0
-        var handedOut = false  // bytes were returned and the host has not asked for more since
+        var delegate: (any EventLoopDelegate)?
+        var timer: LoopTimer?
+        var undelivered = 0
         var closed = false
+        var ended = false
         var cut = false
         var writes: UInt64 = 0
     }
 
     private let device: EmbeddedDevice
+    private let loop: SerialQueueEventLoop
     private let state = Mutex(State())
     let name = "lockstep"
 
-    init(device: EmbeddedDevice) { self.device = device }
+    init(device: EmbeddedDevice, clock: ManualClock) {
+        self.device = device
+        self.loop = SerialQueueEventLoop(name: "lockstep", clock: clock)
+    }
 
     /// Whether the link is closed.
     var isClosed: Bool { state.withLock { $0.closed } }
     /// How many writes the host made.
     var writes: UInt64 { state.withLock { $0.writes } }
-    /// Whether every byte handed over was taken and the host has come back for more (or never got any).
-    var hasTakenEverything: Bool { state.withLock { $0.inbound.isEmpty && !$0.handedOut } }
+    /// Whether every byte handed over reached the host.
+    var hasTakenEverything: Bool { state.withLock { $0.undelivered == 0 } }
 
     func send(_ bytes: [UInt8]) async throws(TransportError) {
-        let (closed, cut) = state.withLock { state in
-            state.writes += 1
-            return (state.closed, state.cut)
-        }
-        if closed { throw TransportError(code: .closed, message: "the lockstep link is closed") }
-        if !cut { device.write(bytes) }
+        throw TransportError(code: .concurrentReceive, message: "the lockstep link runs on its event loop")
     }
 
     func receive() async throws(TransportError) -> [UInt8] {
-        let id = state.withLock { state in
-            state.nextReceiverID += 1
-            return state.nextReceiverID
+        throw TransportError(code: .concurrentReceive, message: "the lockstep link runs on its event loop")
+    }
+
+    /// Runs on the link's own loop, timed by the bridge's clock (any loop given counts as none).
+    func startEventLoop(delegate: any EventLoopDelegate, on _: (any EventLoop)?) -> (any EventLoopControl)? {
+        let fresh = state.withLock { state -> Bool in
+            guard state.delegate == nil, !state.closed else { return false }
+            state.delegate = delegate
+            return true
         }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>) in
-                let now: Result<[UInt8], TransportError>? = state.withLock { state in
-                    state.handedOut = false
-                    if !state.inbound.isEmpty {
-                        defer { state.inbound = [] }
-                        state.handedOut = true
-                        return .success(state.inbound)
-                    }
-                    if state.closed { return .failure(TransportError(code: .closed, message: "the lockstep link is closed")) }
-                    if state.receiver != nil { return .failure(TransportError(code: .concurrentReceive, message: "already receiving")) }
-                    if Task.isCancelled { return .failure(TransportError(code: .cancelled, message: "cancelled")) }
-                    state.receiver = (id, continuation)
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                guard state.receiver?.id == id else { return nil as CheckedContinuation<Result<[UInt8], TransportError>, Never>? }
-                defer { state.receiver = nil }
-                return state.receiver?.continuation
-            }
-            waiter?.resume(returning: .failure(TransportError(code: .cancelled, message: "cancelled")))
-        }
-        return try result.get()
+        return fresh ? LockstepControl(link: self) : nil
     }
 
     func close() {
-        let waiter = state.withLock { state in
-            state.closed = true
-            defer { state.receiver = nil }
-            return state.receiver?.continuation
+        state.withLock { $0.closed = true }
+        loop.schedule(after: .zero) { [self] in
+            let delegate = state.withLock { state -> (any EventLoopDelegate)? in
+                guard !state.ended else { return nil }
+                state.ended = true
+                state.timer?.cancel()
+                return state.delegate
+            }
+            delegate?.eventLoopEnded(TransportError(code: .closed, message: "the lockstep link was closed"))
         }
-        waiter?.resume(returning: .failure(TransportError(code: .closed, message: "the lockstep link was closed")))
     }
 
-    /// Hands the device's bytes to the host (lost when the wire is cut or the link closed).
+    /// Hands the device's bytes to the host on its loop (lost when the wire is cut or the link closed).
     func deliver(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        let waiter = state.withLock { state -> CheckedContinuation<Result<[UInt8], TransportError>, Never>? in
-            guard !state.closed && !state.cut else { return nil }
-            if let receiver = state.receiver {
-                state.receiver = nil
-                state.handedOut = true
-                return receiver.continuation
-            }
-            state.inbound += bytes
-            return nil
+        let delegate = state.withLock { state -> (any EventLoopDelegate)? in
+            guard !state.closed && !state.cut, let delegate = state.delegate else { return nil }
+            state.undelivered += 1
+            return delegate
         }
-        waiter?.resume(returning: .success(bytes))
+        guard let delegate else { return }
+        loop.schedule(after: .zero) { [self] in
+            if !state.withLock({ $0.ended }) { bytes.withUnsafeBytes { delegate.eventLoopReceived($0) } }
+            state.withLock { $0.undelivered -= 1 }
+        }
     }
 
     /// Loses every byte from now on, both ways.
     func cut() { state.withLock { $0.cut = true } }
+
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer) {
+        let lost = state.withLock { state in
+            state.writes += 1
+            return state.closed || state.cut
+        }
+        if !lost { device.write(Array(bytes)) }
+    }
+
+    fileprivate func setTimer(after delay: Duration?) {
+        let timer = delay.map { delay in
+            loop.schedule(after: delay) { [self] in
+                let delegate = state.withLock { $0.ended ? nil : $0.delegate }
+                delegate?.eventLoopTimerFired()
+            }
+        }
+        state.withLock { state in
+            state.timer?.cancel()
+            state.timer = timer
+        }
+    }
+
+    fileprivate var taskExecutor: any TaskExecutor { loop }
+    fileprivate var now: Duration { loop.now }
+}
+
+/// The controls of a ``LockstepLink``.
+private struct LockstepControl: EventLoopControl {
+    let link: LockstepLink
+    func write(_ bytes: UnsafeRawBufferPointer) { link.write(bytes) }
+    func setTimer(after delay: Duration?) { link.setTimer(after: delay) }
+    var now: Duration { link.now }
+    var taskExecutor: any TaskExecutor { link.taskExecutor }
 }
 
 @Suite("DeviceSession against the real firmware core")
@@ -162,7 +179,7 @@ struct DeviceSessionTests {
     @Test func connectsAndServesEveryKindOfCall() async throws {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
-        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
+        let session = try await DeviceSession.connect(transport: bridge.host, hostName: "device-tests")
         #expect(session.info.identity.model.isEmpty == false)
         #expect(session.info.capabilities.isSimulator)
         #expect(try await session.ping([0, 1, 2, 0xFF]).payload == [0, 1, 2, 0xFF])
@@ -189,7 +206,7 @@ struct DeviceSessionTests {
     @Test func anIdleSessionIsKeptAliveByHeartbeatsInVirtualTime() async throws {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
-        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
+        let session = try await DeviceSession.connect(transport: bridge.host, hostName: "device-tests")
         let interval = session.client.connectionConfiguration.heartbeatInterval
         let before = session.client.counters
         try await bridge.clock.sleep(for: interval * 10)  // ten heartbeat intervals of silence from the app
@@ -204,7 +221,7 @@ struct DeviceSessionTests {
     @Test func aDeviceThatFallsSilentIsDeclaredDeadInVirtualTime() async throws {
         let bridge = EmbeddedDeviceBridge()
         defer { bridge.stop() }
-        let session = try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock, hostName: "device-tests")
+        let session = try await DeviceSession.connect(transport: bridge.host, hostName: "device-tests")
         let configuration = session.client.connectionConfiguration
         let events = try await session.inputEvents()  // a call without a deadline, open when the wire is cut
         let cutAt = bridge.clock.now
@@ -227,7 +244,8 @@ struct DeviceSessionTests {
     static func connectOnce(_ transport: InMemoryTransport, clock: ManualClock) -> Task<DeviceError?, Never> {
         Task { () -> DeviceError? in
             do {
-                _ = try await DeviceSession.connect(transport: transport, clock: clock, attempts: 1)
+                _ = try await DeviceSession.connect(
+                    transport: transport, attempts: 1, eventLoop: SerialQueueEventLoop(name: "connect", clock: clock))
                 return nil
             } catch let error as DeviceError {
                 return error
@@ -297,7 +315,7 @@ struct DeviceConnectionTests {
         defer { bridge.stop() }
         let connection = DeviceConnection(retryDelay: .milliseconds(10), maxConsecutiveFailures: 1) {
             _ async throws(DeviceError) -> DeviceSession in
-            try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
+            try await DeviceSession.connect(transport: bridge.host)
         }
         let loop = connection.eventLoop
         let numbers = Locked([UInt32]())
@@ -326,7 +344,7 @@ struct DeviceConnectionTests {
             _ async throws(DeviceError) -> DeviceSession in
             let bridge = EmbeddedDeviceBridge()
             bridges.mutate { $0.append(bridge) }
-            return try await DeviceSession.connect(transport: bridge.host, clock: bridge.clock)
+            return try await DeviceSession.connect(transport: bridge.host)
         }
         let log = Locked([String]())
         let running = Task {
@@ -430,7 +448,8 @@ struct HandshakeRetryTests {
         defer { device.stop() }
         let connect = Task { () -> Result<DeviceSession, DeviceError> in
             do {
-                return .success(try await DeviceSession.connect(transport: host, clock: clock))
+                return .success(
+                    try await DeviceSession.connect(transport: host, eventLoop: SerialQueueEventLoop(name: "connect", clock: clock)))
             } catch {
                 return .failure((error as? DeviceError) ?? DeviceError(.handshakeFailed, "\(error)"))
             }

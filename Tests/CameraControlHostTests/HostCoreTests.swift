@@ -4,6 +4,7 @@ import CameraControlGestures
 import CameraControlHost
 import CameraControlRPC
 import CameraControlTestSupport
+import CameraControlTransport
 import CameraControlWire
 import Testing
 

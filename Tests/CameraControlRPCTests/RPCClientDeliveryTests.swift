@@ -12,7 +12,7 @@ struct RPCClientDeliveryTests {
         let (host, deviceEnd) = InMemoryTransport.makePair()
         let device = FakeDevice(transport: deviceEnd, respond: echoResponder)
         await device.start()
-        return (RPCClient(transport: host, clock: ManualClock()), device)
+        return (RPCClient(transport: host, eventLoop: SerialQueueEventLoop(name: "client", clock: ManualClock())), device)
     }
 
     @Test(

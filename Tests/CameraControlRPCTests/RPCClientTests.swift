@@ -17,7 +17,8 @@ struct RPCClientTests {
         let (host, deviceEnd) = InMemoryTransport.makePair()
         let device = FakeDevice(transport: deviceEnd, respond: respond)
         await device.start()
-        let client = RPCClient(transport: host, configuration: configuration, clock: clock)
+        let client = RPCClient(
+            transport: host, configuration: configuration, eventLoop: SerialQueueEventLoop(name: "test", clock: clock))
         return (client, device)
     }
 
@@ -364,13 +365,13 @@ struct RPCClientTests {
         #expect(client.isClosed)
     }
 
-    @Test("a pty with a real clock is driven by its event loop; an in-memory pair or a manual clock by tasks")
-    func driverFollowsTransportAndClock() async throws {
+    @Test("one driver: a pty and an in-memory end both run on an event loop; a transport that cannot start on one gives a closed client")
+    func oneDriverForEveryTransport() async throws {
         let pair = try PseudoTerminalPair.open()
         defer { pair.master.close() }
         let looping = RPCClient(transport: pair.subordinate)
         defer { looping.close() }
-        #expect(looping.driver == .eventLoop)
+        #expect(looping.taskExecutor != nil)
         let device = FakeDevice(transport: pair.master) { packet in
             guard packet.type == .request, packet.address == MethodID.inputStreamInputEvents else { return echoResponder(packet) }
             return [1, 2, 3].map { Packet(type: .streamMessage, isReliable: true, callID: packet.callID, payload: [$0]) }
@@ -387,16 +388,26 @@ struct RPCClientTests {
         #expect(received == [Blob([1]), Blob([2]), Blob([3])])
         await device.waitUntil { $0.filter { $0.type == .ack }.count >= 3 }
 
-        let second = try PseudoTerminalPair.open()
-        defer { second.master.close() }
-        let manual = RPCClient(transport: second.subordinate, clock: ManualClock())
-        defer { manual.close() }
-        #expect(manual.driver == .tasks, "virtual time cannot be a poll() timeout")
-
-        let (host, _) = InMemoryTransport.makePair()
-        let inMemory = RPCClient(transport: host)
+        // An in-memory end on a loop timed by a manual clock: the same driver, in virtual time.
+        let clock = ManualClock()
+        let loop = SerialQueueEventLoop(name: "test", clock: clock)
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let inMemoryDevice = FakeDevice(transport: deviceEnd, respond: echoResponder)
+        await inMemoryDevice.start()
+        let inMemory = RPCClient(transport: host, eventLoop: loop)
         defer { inMemory.close() }
-        #expect(inMemory.driver == .tasks)
+        #expect(inMemory.taskExecutor != nil)
+        #expect(try await inMemory.unary(.devicePing, Blob([9]), as: Blob.self) == Blob([9]))
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { inMemory.now == .seconds(1) }, "the client's time is the loop's")
+
+        // An end already on a loop cannot start another: the client is closed, its calls unavailable.
+        let (taken, _) = InMemoryTransport.makePair()
+        _ = taken.startEventLoop(delegate: IgnoringDelegate())
+        let refused = RPCClient(transport: taken)
+        #expect(refused.isClosed)
+        #expect(refused.taskExecutor == nil)
+        await #expect(throws: RPCError.self) { _ = try await refused.unary(.devicePing, Blob([1]), as: Blob.self) }
     }
 
     @Test("a client nobody holds any more closes its transport")
@@ -405,7 +416,7 @@ struct RPCClientTests {
         defer { pair.master.close() }
         do {
             let client = RPCClient(transport: pair.subordinate)
-            #expect(client.driver == .eventLoop)
+            #expect(client.taskExecutor != nil)
         }
         // The subordinate end was closed with the client: the master sees the hang-up.
         var ending: TransportError?
@@ -449,7 +460,6 @@ struct RPCClientTests {
         client.close()
         let after = await Task(executorPreference: executor) { 42 }.value
         #expect(after == 42, "a job enqueued after the loop ended still runs")
-        #expect(RPCClient(transport: InMemoryTransport.makePair().0).taskExecutor == nil)
     }
 
 }
@@ -458,4 +468,11 @@ struct RPCClientTests {
 func currentThreadName() -> String? {
     guard let text = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) else { return nil }
     return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// A delegate that ignores everything (for an end started only so that nothing else can start it).
+final class IgnoringDelegate: EventLoopDelegate {
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {}
+    func eventLoopTimerFired() {}
+    func eventLoopEnded(_ error: TransportError) {}
 }

@@ -30,7 +30,7 @@ struct StreamHandlerTests {
         defer { pair.master.close() }
         let client = RPCClient(transport: pair.subordinate, eventLoop: loop)
         defer { client.close() }
-        #expect(client.driver == .eventLoop)
+        #expect(client.taskExecutor != nil)
         let device = FakeDevice(transport: pair.master, respond: Self.streamingResponder(count: 5))
         await device.start()
         let log = HandlerLog(loop: loop)  // its own marker goes to the loop itself, not counted
@@ -41,12 +41,12 @@ struct StreamHandlerTests {
         #expect(counting.scheduled == 0, "a delivery was scheduled instead of made during the read")
     }
 
-    @Test("from a client driven elsewhere (tasks), deliveries are scheduled on the loop, in order")
+    @Test("from a client driven by another loop, deliveries are scheduled on the loop, in order")
     func scheduledFromElsewhere() async throws {
         let loop = SerialQueueEventLoop(name: "handler-test")
         let counting = SchedulingCounter(loop)
         let (host, deviceEnd) = InMemoryTransport.makePair()
-        let client = RPCClient(transport: host, clock: ManualClock())
+        let client = RPCClient(transport: host, eventLoop: SerialQueueEventLoop(name: "client", clock: ManualClock()))
         defer { client.close() }
         let device = FakeDevice(transport: deviceEnd, respond: Self.streamingResponder(count: 40))
         await device.start()
@@ -63,7 +63,7 @@ struct StreamHandlerTests {
         for round in 0..<40 {
             let loop = SerialQueueEventLoop(name: "handler-close")
             let (host, deviceEnd) = InMemoryTransport.makePair()
-            let client = RPCClient(transport: host, clock: ManualClock())
+            let client = RPCClient(transport: host, eventLoop: SerialQueueEventLoop(name: "client", clock: ManualClock()))
             let device = FakeDevice(transport: deviceEnd, respond: echoResponder)
             await device.start()
             let log = HandlerLog(loop: loop)
@@ -110,7 +110,7 @@ struct StreamHandlerTests {
     func undecodableMessageEndsTheStream() async throws {
         let loop = SerialQueueEventLoop(name: "handler-decode")
         let (host, deviceEnd) = InMemoryTransport.makePair()
-        let client = RPCClient(transport: host, clock: ManualClock())
+        let client = RPCClient(transport: host, eventLoop: SerialQueueEventLoop(name: "client", clock: ManualClock()))
         defer { client.close() }
         let device = FakeDevice(transport: deviceEnd, respond: echoResponder)
         await device.start()
@@ -129,7 +129,8 @@ struct StreamHandlerTests {
         let loop = SerialQueueEventLoop(name: "handler-slow")
         let (host, deviceEnd) = InMemoryTransport.makePair()
         let client = RPCClient(
-            transport: host, configuration: RPCClient.Configuration(streamBufferLimit: 4), clock: ManualClock())
+            transport: host, configuration: RPCClient.Configuration(streamBufferLimit: 4),
+            eventLoop: SerialQueueEventLoop(name: "client", clock: ManualClock()))
         defer { client.close() }
         let device = FakeDevice(transport: deviceEnd, respond: echoResponder)
         await device.start()

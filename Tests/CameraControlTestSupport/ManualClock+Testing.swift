@@ -1,5 +1,6 @@
 import CameraControlCapture
 import CameraControlRPC
+import CameraControlTransport
 import Synchronization
 
 /// The product's virtual clock seen the ways the tests need it: as host microseconds for

@@ -1,4 +1,5 @@
 import CameraControlTransport
+import Synchronization
 import Testing
 
 @Suite("In-memory transport")
@@ -58,5 +59,112 @@ struct InMemoryTransportTests {
         }
         device.close()
         #expect(await blocked.value?.code == .closed)
+    }
+}
+
+/// An end on an event loop: what an ``EventLoopTransport`` client sees.
+extension InMemoryTransportTests {
+    @Test("on a loop: the peer's bytes reach the delegate in order, on the loop; its writes reach the peer; then one ending")
+    func onALoop() async throws {
+        let loop = SerialQueueEventLoop(name: "in-memory-test", clock: ManualClock())
+        let (host, device) = InMemoryTransport.makePair()
+        let recorder = InMemoryLoopRecorder(loop: loop)
+        let control = try #require(host.startEventLoop(delegate: recorder, on: loop))
+        #expect(host.startEventLoop(delegate: recorder, on: loop) == nil, "an end starts one loop")
+        for chunk in 0..<50 { try await device.send([UInt8(chunk)]) }
+        [UInt8]([200, 201]).withUnsafeBytes { control.write($0) }
+        #expect(try await receiveBytes(2, from: device) == [200, 201])
+        device.close()
+        await recorder.waitForEnd()
+        #expect(recorder.bytes == (0..<50).map { UInt8($0) })
+        #expect(recorder.endings == ["closed"])
+        #expect(recorder.everyCallOnTheLoop)
+        await #expect(throws: TransportError.self) { _ = try await host.receive() }
+    }
+
+    @Test("on a loop timed by a manual clock: the timer fires when the clock gets there, a new setting replaces the old")
+    func timerInVirtualTime() async throws {
+        let clock = ManualClock()
+        let loop = SerialQueueEventLoop(name: "in-memory-timer", clock: clock)
+        let (host, device) = InMemoryTransport.makePair()
+        defer { withExtendedLifetime(device) {} }  // a released peer closes the pair
+        let recorder = InMemoryLoopRecorder(loop: loop)
+        let control = try #require(host.startEventLoop(delegate: recorder, on: loop))
+        control.setTimer(after: .milliseconds(10))
+        control.setTimer(after: .milliseconds(30))
+        clock.advance(by: .milliseconds(20))
+        #expect(recorder.timerFirings == 0, "the first setting was replaced")
+        #expect(control.now == .milliseconds(20))
+        clock.advance(by: .milliseconds(10))
+        #expect(recorder.timerFirings == 1, "fired before advance returned")
+        control.setTimer(after: .milliseconds(5))
+        control.setTimer(after: nil)
+        clock.advance(by: .seconds(1))
+        #expect(recorder.timerFirings == 1)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("on a loop, writes to a peer that reads nothing end the pair with .io past the bound, not memory without end")
+    func aPeerThatNeverReads() async throws {
+        let loop = SerialQueueEventLoop(name: "in-memory-flood")
+        let (host, device) = InMemoryTransport.makePair()
+        defer { withExtendedLifetime(device) {} }  // a released peer closes the pair
+        let recorder = InMemoryLoopRecorder(loop: loop)
+        let control = try #require(host.startEventLoop(delegate: recorder, on: loop))
+        let chunk = [UInt8](repeating: 0x55, count: 4096)
+        for _ in 0...(InMemoryTransport.loopWriteLimit / chunk.count) { chunk.withUnsafeBytes { control.write($0) } }
+        await recorder.waitForEnd()
+        #expect(recorder.endings == ["io"])
+    }
+}
+
+/// Records an end's delegate calls, and whether each came on its loop.
+final class InMemoryLoopRecorder: EventLoopDelegate, Sendable {
+    private struct State {
+        var bytes: [UInt8] = []
+        var timerFirings = 0
+        var endings: [String] = []
+        var offLoop = 0
+    }
+
+    private let loop: SerialQueueEventLoop
+    private let state = Mutex(State())
+
+    init(loop: SerialQueueEventLoop) { self.loop = loop }
+
+    var bytes: [UInt8] { state.withLock { $0.bytes } }
+    var timerFirings: Int { state.withLock { $0.timerFirings } }
+    var endings: [String] { state.withLock { $0.endings } }
+    var everyCallOnTheLoop: Bool { state.withLock { $0.offLoop == 0 } }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        let onLoop = loop.isCurrent
+        state.withLock {
+            $0.bytes += bytes
+            if !onLoop { $0.offLoop += 1 }
+        }
+    }
+
+    func eventLoopTimerFired() {
+        let onLoop = loop.isCurrent
+        state.withLock {
+            $0.timerFirings += 1
+            if !onLoop { $0.offLoop += 1 }
+        }
+    }
+
+    func eventLoopEnded(_ error: TransportError) {
+        let onLoop = loop.isCurrent
+        state.withLock {
+            $0.endings.append("\(error.code)")
+            if !onLoop { $0.offLoop += 1 }
+        }
+    }
+
+    /// Waits (up to 20 s, for a broken implementation) until the end was reported.
+    func waitForEnd() async {
+        for _ in 0..<4_000 where endings.isEmpty {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }

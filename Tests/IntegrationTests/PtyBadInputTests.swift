@@ -511,26 +511,30 @@ func withTappedSession(_ body: (TapTransport, DeviceSession) async throws -> Voi
 }
 
 /// A ``PTYTransport`` that lets a test write raw bytes next to a live ``RPCClient``, hold the client's
-/// writes back for a while, and see every packet the device sends on the test's own call ids.
+/// writes back for a while, and see every packet the device sends on the test's own call ids. It runs on
+/// the pty's event loop like any port: the client's writes and the device's bytes pass through it there.
 ///
-/// Every `send` is written whole before the next (the transport's contract), so raw frames never land
-/// inside the client's frames. Call ids from ``rawCallIDBase`` up are the test's; the client never
-/// reaches them (it counts from 1), and drops the answers as packets of unknown calls.
+/// Every write goes out whole, under one lock, so raw frames never land inside the client's frames. Call
+/// ids from ``rawCallIDBase`` up are the test's; the client never reaches them (it counts from 1), and
+/// drops the answers as packets of unknown calls.
 ///
 /// Since v1.1 the device drops every packet whose sequence number it has seen (§6), so the tap numbers
 /// every frame it writes, the client's and the raw ones, from one counter (a retransmission of the
 /// client's keeps its number); frames that do not decode go out as they are.
-final class TapTransport: ByteTransport, @unchecked Sendable {
+final class TapTransport: EventLoopTransport, @unchecked Sendable {
     /// The first call id for raw frames (a 5-byte varint).
     static let rawCallIDBase: UInt32 = 0x1000_0000
 
     private let inner: PTYTransport
-    private let gate = WriteGate()
     private let lock = NSLock()
     private var decoder = FrameDecoder()
     private var seen: [UInt32: [Packet]] = [:]
     private var nextCall = TapTransport.rawCallIDBase
     private var renumbering = Renumbering()
+    /// The pty's loop, once the client started it.
+    private var control: (any EventLoopControl)?
+    /// The client's writes held back (nil: not holding).
+    private var held: [[UInt8]]?
 
     /// Opens the pty at `path`.
     init(path: String) throws {
@@ -540,30 +544,50 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
     var name: String { "tap of \(inner.name)" }
 
     func send(_ bytes: [UInt8]) async throws(TransportError) {
-        await gate.enter()
-        do {
-            try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: true) })
-        } catch {
-            await gate.leave()
-            throw error
-        }
-        await gate.leave()
+        try await inner.send(bytes)
     }
 
     func receive() async throws(TransportError) -> [UInt8] {
-        let bytes = try await inner.receive()
+        try await inner.receive()
+    }
+
+    func close() { inner.close() }
+
+    func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
+        guard let control = inner.startEventLoop(delegate: TapDelegate(tap: self, delegate: delegate), on: loop) else {
+            return nil
+        }
+        lock.withLock { self.control = control }
+        return TapControl(tap: self, control: control)
+    }
+
+    /// The device's bytes, on their way to the client.
+    fileprivate func observe(_ bytes: UnsafeRawBufferPointer) {
         lock.withLock {
-            decoder.append(bytes)
+            decoder.append(Array(bytes))
             while let output = decoder.next() {
                 if case .packet(let packet) = output, packet.callID >= Self.rawCallIDBase {
                     seen[packet.callID, default: []].append(packet)
                 }
             }
         }
-        return bytes
     }
 
-    func close() { inner.close() }
+    /// The client's bytes: out now, renumbered, or held.
+    fileprivate func clientWrite(_ bytes: UnsafeRawBufferPointer) {
+        lock.withLock {
+            if held != nil {
+                held?.append(Array(bytes))
+            } else {
+                writeLocked(renumbering.rewrite(Array(bytes), keepingRetransmissions: true))
+            }
+        }
+    }
+
+    private func writeLocked(_ bytes: [UInt8]) {
+        guard let control else { return }
+        bytes.withUnsafeBytes { control.write($0) }
+    }
 
     /// A fresh call id for a raw frame.
     func nextRawCallID() -> UInt32 {
@@ -580,9 +604,9 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
         return nextCall + 1
     }
 
-    /// Writes `bytes` to the pty as they are, bypassing the client (and its hold).
+    /// Writes `bytes` to the pty, renumbered, bypassing the client (and its hold).
     func inject(_ bytes: [UInt8]) async throws {
-        try await inner.send(lock.withLock { renumbering.rewrite(bytes, keepingRetransmissions: false) })
+        lock.withLock { writeLocked(renumbering.rewrite(bytes, keepingRetransmissions: false)) }
     }
 
     /// `bytes` with every frame numbered as ``inject(_:)`` would (for writing in pieces with
@@ -593,19 +617,19 @@ final class TapTransport: ByteTransport, @unchecked Sendable {
 
     /// Writes `bytes` to the pty exactly as they are.
     func injectVerbatim(_ bytes: [UInt8]) async throws {
-        try await inner.send(bytes)
+        lock.withLock { writeLocked(bytes) }
     }
 
-    /// Runs `body` while the client's writes wait (writes already started finish first).
+    /// Runs `body` while the client's writes wait; they go out, in order, afterwards.
     func whileHoldingClient(_ body: () async throws -> Void) async throws {
-        await gate.hold()
-        do {
-            try await body()
-        } catch {
-            await gate.release()
-            throw error
+        lock.withLock { held = [] }
+        defer {
+            lock.withLock {
+                for chunk in held ?? [] { writeLocked(renumbering.rewrite(chunk, keepingRetransmissions: true)) }
+                held = nil
+            }
         }
-        await gate.release()
+        try await body()
     }
 
     /// Every packet the device sent on `callID` so far.
@@ -686,45 +710,33 @@ struct Renumbering {
     }
 }
 
-/// Holds writers back: ``hold()`` waits for writes in progress and keeps new ones waiting until
-/// ``release()``.
-actor WriteGate {
-    private var held = false
-    private var active = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var drained: [CheckedContinuation<Void, Never>] = []
+/// The tap in the path of the device's bytes.
+private final class TapDelegate: EventLoopDelegate {
+    let tap: TapTransport
+    let delegate: any EventLoopDelegate
 
-    /// Waits while the gate is held, then counts the caller as writing.
-    func enter() async {
-        while held {
-            await withCheckedContinuation { waiting.append($0) }
-        }
-        active += 1
+    init(tap: TapTransport, delegate: any EventLoopDelegate) {
+        self.tap = tap
+        self.delegate = delegate
     }
 
-    /// The caller finished writing.
-    func leave() {
-        active -= 1
-        if active == 0 {
-            let ready = drained
-            drained = []
-            for continuation in ready { continuation.resume() }
-        }
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        tap.observe(bytes)
+        delegate.eventLoopReceived(bytes)
     }
 
-    /// Holds new writers and waits until the ones in progress finished.
-    func hold() async {
-        held = true
-        if active > 0 {
-            await withCheckedContinuation { drained.append($0) }
-        }
-    }
+    func eventLoopTimerFired() { delegate.eventLoopTimerFired() }
 
-    /// Lets waiting writers go.
-    func release() {
-        held = false
-        let ready = waiting
-        waiting = []
-        for continuation in ready { continuation.resume() }
-    }
+    func eventLoopEnded(_ error: TransportError) { delegate.eventLoopEnded(error) }
+}
+
+/// The tap in the path of the client's bytes.
+private struct TapControl: EventLoopControl {
+    let tap: TapTransport
+    let control: any EventLoopControl
+
+    func write(_ bytes: UnsafeRawBufferPointer) { tap.clientWrite(bytes) }
+    func setTimer(after delay: Duration?) { control.setTimer(after: delay) }
+    var now: Duration { control.now }
+    var taskExecutor: any TaskExecutor { control.taskExecutor }
 }

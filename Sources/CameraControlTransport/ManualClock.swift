@@ -4,7 +4,10 @@ import Foundation
 /// (in the spirit of SwiftNIO's `EmbeddedEventLoop.advanceTime(by:)`).
 ///
 /// `sleep(until:)` suspends until ``advance(by:)`` or ``advance(to:)`` moves ``now`` to or past the
-/// deadline; a sleeping task that is cancelled throws `CancellationError` at once.
+/// deadline; a sleeping task that is cancelled throws `CancellationError` at once. A
+/// ``SerialQueueEventLoop`` made with the clock (`SerialQueueEventLoop(name:clock:)`) sets its timers on
+/// it: they fall due as the clock is advanced, and count here as sleepers (``sleeperCount``,
+/// ``nextDeadline``, ``wakeCount``) like sleeping tasks.
 public final class ManualClock: Clock, @unchecked Sendable {
     /// A point on the manual timeline: the time since the clock's origin.
     public struct Instant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
@@ -28,9 +31,18 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// A body to run when the clock reaches its deadline (a loop's timer), unless cancelled first.
+    private struct Alarm {
+        var id: UInt64
+        var deadline: Instant
+        var timer: LoopTimer
+        var body: @Sendable () -> Void
+    }
+
     private let lock = NSLock()
     private var current: Instant
     private var sleepers: [Sleeper] = []
+    private var alarms: [Alarm] = []
     private var nextSleeperID: UInt64 = 0
     private var wakes = 0
 
@@ -49,11 +61,11 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// The smallest step the clock resolves: one nanosecond.
     public var minimumResolution: Duration { .nanoseconds(1) }
 
-    /// How many tasks are sleeping on this clock right now.
+    /// How many tasks are sleeping on this clock right now, and loop timers set on it and not cancelled.
     public var sleeperCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return sleepers.count
+        return sleepers.count + alarms.count { !$0.timer.isCancelled }
     }
 
     /// How many sleeps have ended because the clock reached their deadline (cancelled ones not counted):
@@ -64,11 +76,12 @@ public final class ManualClock: Clock, @unchecked Sendable {
         return wakes
     }
 
-    /// The earliest deadline of a sleeping task, if any.
+    /// The earliest deadline of a sleeping task or a loop timer not cancelled, if any.
     public var nextDeadline: Instant? {
         lock.lock()
         defer { lock.unlock() }
-        return sleepers.map(\.deadline).min()
+        let alarm = alarms.lazy.filter { !$0.timer.isCancelled }.map(\.deadline).min()
+        return [sleepers.map(\.deadline).min(), alarm].compactMap { $0 }.min()
     }
 
     /// Moves time forward by `duration` (negative durations are ignored) and wakes every sleeper whose
@@ -87,11 +100,34 @@ public final class ManualClock: Clock, @unchecked Sendable {
         let now = current
         let due = sleepers.filter { $0.deadline <= now }
         sleepers.removeAll { $0.deadline <= now }
-        wakes += due.count
+        alarms.removeAll { $0.timer.isCancelled }
+        let dueAlarms = alarms.filter { $0.deadline <= now }
+        alarms.removeAll { $0.deadline <= now }
+        wakes += due.count + dueAlarms.count
         lock.unlock()
         for sleeper in due.sorted(by: { $0.deadline < $1.deadline }) {
             sleeper.continuation.resume()
         }
+        // Alarms due at the same time run in the order they were set (their ids grow).
+        for alarm in dueAlarms.sorted(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) }) where !alarm.timer.isCancelled {
+            alarm.body()
+        }
+    }
+
+    /// Calls `body` (on the thread that advances the clock) once the clock reaches `deadline`, unless
+    /// `timer` is cancelled first; at once, here, when the clock is there already. What a loop timed by
+    /// this clock builds its timers on.
+    package func whenReached(_ deadline: Instant, unless timer: LoopTimer, _ body: @escaping @Sendable () -> Void) {
+        lock.lock()
+        guard deadline > current else {
+            lock.unlock()
+            body()
+            return
+        }
+        nextSleeperID += 1
+        alarms.removeAll { $0.timer.isCancelled }
+        alarms.append(Alarm(id: nextSleeperID, deadline: deadline, timer: timer, body: body))
+        lock.unlock()
     }
 
     /// Suspends until the clock reaches `deadline`.
