@@ -8,58 +8,55 @@ import Foundation
     import Darwin
 #endif
 
-/// The I/O engine shared by ``PTYTransport`` and ``SerialPortTransport``: one open, non-blocking
-/// descriptor, driven one of two ways, chosen by the first use:
+/// The I/O engine shared by ``PTYTransport``, ``SerialPortTransport`` and ``LocalSocketTransport``: one
+/// open, non-blocking descriptor, always driven by an event loop (see ``EventLoopTransport``): the
+/// descriptor joins a ``PollEventLoop`` (a shared one, or one of its own that ends with the link), whose
+/// thread hands each read to the delegate in place; writes come straight from the thread that produced
+/// them (what the descriptor does not take at once is written by the loop when `poll()` says it can), and
+/// `poll()`'s timeout is the delegate's timer. Nothing else wakes: an idle link costs one wake-up per byte
+/// burst and per timer.
 ///
-/// - **As a ``ByteTransport``** (the first call is ``receive()``): the thread reads into a bounded
-///   ``ChunkQueue`` that ``receive()`` drains, and a serial queue writes what ``send(_:)`` is given.
-/// - **On an event loop** (the first call is ``startEventLoop(delegate:on:)``, see ``EventLoopTransport``):
-///   the descriptor joins a ``PollEventLoop`` (a shared one, or one of its own that ends with the link),
-///   whose thread hands each read to the delegate in place; writes come straight from the thread that
-///   produced them (what the descriptor does not take at once is written by the loop when `poll()` says
-///   it can), and `poll()`'s timeout is the delegate's timer. Nothing else wakes: an idle link costs one
-///   wake-up per byte burst and per timer.
+/// ``receive()`` and ``send(_:)`` are an adapter over that one path, for code that reads a link itself
+/// (the conformance probe, relays): the first of them starts the link on a loop of its own whose delegate
+/// fills a bounded buffer that ``receive()`` drains; while that buffer is full the loop waits, so reading
+/// pauses as a slow reader would want.
 ///
-/// Nothing is read before that first use. In stream mode a self-pipe wakes the reader and a blocked
-/// writer when ``close()`` is called, so closing is prompt. The descriptor is released (by `release`, on
-/// the writer queue) only once the reader or the loop no longer touches it and the transport is closed,
-/// so no thread ever touches a closed or reused descriptor.
+/// Nothing is read before that first use. The descriptor is released (by `release`) only once the loop no
+/// longer touches it and the transport is closed, so no thread ever touches a closed or reused descriptor;
+/// there is no wake-up pipe of the link's own (the loop owns the waking).
 ///
 /// Every OS call goes through ``SystemCalls`` (``SystemCalls/live`` unless a test scripts it). `EINTR` is
 /// retried; `EAGAIN` waits in `poll()`; a short write is continued; the end of the stream (end of file,
 /// a hang-up, `EIO`, `EPIPE`) ends it with ``TransportError/Code/closed``; any other failure with
 /// ``TransportError/Code/io``.
 package final class FileDescriptorLink: @unchecked Sendable {
-    /// How many received bytes may wait for the consumer before the reader pauses.
+    /// How many received bytes may wait for ``receive()`` before reading pauses.
     package static let receiveCapacity = 64 * 1024
     /// How many reads in a row may return 0 bytes on a terminal that has not hung up before the link takes
     /// it for the end of file (one such read is another reader taking the bytes first).
     package static let emptyReadLimit = 64
-    /// The name of a link's thread in stream mode.
-    package static let readerThreadName = "cc-link-reader"
-    /// The name of a link's thread in event-loop mode.
+    /// The name of a link's own loop thread.
     package static let loopThreadName = "cc-link-loop"
-    /// How many bytes may wait to be written in event-loop mode before the link ends with
-    /// ``TransportError/Code/io`` (the device stopped reading).
+    /// How many bytes may wait to be written before the link ends with ``TransportError/Code/io`` (the
+    /// device stopped reading).
     package static let writeQueueLimit = LoopRegistration.writeQueueLimit
 
-    /// How the link is driven; decided by the first ``receive()`` or ``startEventLoop(delegate:)``.
+    /// How the link is driven; decided by the first ``receive()``, ``send(_:)`` or
+    /// ``startEventLoop(delegate:on:)``.
     private enum Mode {
         /// Not yet used: no thread runs, nothing is read.
         case idle
-        /// ``receive()`` / ``send(_:)``: the reader thread fills ``inbound``.
-        case stream
-        /// The descriptor is registered on an event loop.
+        /// On a loop for a delegate of the caller's.
         case eventLoop(LoopRegistration)
+        /// On a loop of its own for ``receive()`` and ``send(_:)``.
+        case adapter(LoopRegistration)
     }
 
     /// The name for messages.
     package let name: String
     private let descriptor: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// What ``receive()`` drains (the adapter's delegate fills it).
     private let inbound = ChunkQueue(capacity: FileDescriptorLink.receiveCapacity)
-    private let writer: DispatchQueue
     private let release: @Sendable (Int32) -> Void
     private let onClose: @Sendable () -> Void
     private let system: SystemCalls
@@ -68,96 +65,81 @@ package final class FileDescriptorLink: @unchecked Sendable {
     private let lock = NSLock()
     private var mode = Mode.idle
     private var closed = false
-    private var threadRunning = false
+    private var loopRunning = false
     private var released = false
 
     /// Takes ownership of `descriptor` (already open, non-blocking). Nothing is read until the first
-    /// ``receive()`` or ``startEventLoop(delegate:)``.
+    /// ``receive()``, ``send(_:)`` or ``startEventLoop(delegate:on:)``.
     ///
     /// `onClose` runs once, synchronously, in ``close()`` (a port lock is released there, so the port can be
-    /// opened again at once); `release` closes the descriptor once the link's thread has stopped.
+    /// opened again at once); `release` closes the descriptor once the link's loop has let it go.
     package init(
         descriptor: Int32, name: String, system: SystemCalls = .live, onClose: @escaping @Sendable () -> Void = {},
         release: @escaping @Sendable (Int32) -> Void
-    ) throws(TransportError) {
-        let pipeEnds: (read: Int32, write: Int32)
-        switch system.pipe() {
-        case .success(let ends): pipeEnds = ends
-        case .failure(let error):
-            onClose()
-            release(descriptor)
-            throw TransportError(code: .openFailed, message: "cannot create a wake-up pipe for \(name)", errno: error.rawValue)
-        }
-        _ = system.setCloseOnExec(pipeEnds.read)
-        _ = system.setCloseOnExec(pipeEnds.write)
-        _ = system.setNonblocking(pipeEnds.write)
+    ) {
         self.descriptor = descriptor
-        self.wakeRead = pipeEnds.read
-        self.wakeWrite = pipeEnds.write
         self.name = name
         self.release = release
         self.onClose = onClose
         self.system = system
-        self.writer = DispatchQueue(label: "cameracontrol.transport.writer.\(name)")
     }
 
-    // MARK: ByteTransport
+    // MARK: ByteTransport (the adapter)
 
-    /// Writes all of `bytes` (see ``ByteTransport/send(_:)``). In event-loop mode the bytes join the
-    /// loop's write queue, in order with ``EventLoopControl/write(_:)``, and this returns once they are queued.
-    package func send(_ bytes: [UInt8]) async throws(TransportError) {
-        let (isClosed, registration) = sendMode()
-        if isClosed {
-            throw TransportError(code: .closed, message: "\(name) is closed")
-        }
-        guard !bytes.isEmpty else { return }
-        if let registration {
-            bytes.withUnsafeBytes { registration.write($0) }
-            return
-        }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, TransportError>, Never>) in
-            writer.async { [self] in
-                continuation.resume(returning: writeAll(bytes))
-            }
-        }
-        try result.get()
-    }
-
-    /// Whether the link is closed, and its registration when an event loop drives it.
-    private func sendMode() -> (closed: Bool, registration: LoopRegistration?) {
-        lock.lock()
-        defer { lock.unlock() }
-        if case .eventLoop(let registration) = mode { return (closed, registration) }
-        return (closed, nil)
-    }
-
-    /// The next received bytes (see ``ByteTransport/receive()``). The first call starts the reader thread.
+    /// Hands `bytes` to the loop's writer, after everything written before (see ``ByteTransport/send(_:)``):
+    /// what the descriptor takes now is written from this thread, the rest by the loop, in order.
     ///
-    /// - Throws: as ``ByteTransport/receive()``; ``TransportError/Code/concurrentReceive`` when the link is
-    ///   driven by an event loop.
+    /// - Throws: ``TransportError/Code/closed`` when the link is closed or its peer went away,
+    ///   ``TransportError/Code/io`` when a write failed or the device stopped reading: the link's ending,
+    ///   when it has ended (by this write or before it).
+    package func send(_ bytes: [UInt8]) async throws(TransportError) {
+        let registration = try registration(sending: true)
+        guard !bytes.isEmpty else { return }
+        bytes.withUnsafeBytes { registration.write($0) }
+        if let ending = registration.ending { throw ending }
+    }
+
+    /// The next received bytes (see ``ByteTransport/receive()``). The first use starts the adapter's loop.
+    ///
+    /// - Throws: as ``ByteTransport/receive()``; ``TransportError/Code/concurrentReceive`` when the link
+    ///   runs on an event loop for a delegate of the caller's.
     package func receive() async throws(TransportError) -> [UInt8] {
-        try startReaderIfIdle()
+        do {
+            _ = try registration(sending: false)
+        } catch  where error.code == .concurrentReceive {
+            throw error
+        } catch {
+            // Closed: what was read before still comes first, then the ending.
+        }
         return try await inbound.pop()
     }
 
-    /// The first ``receive()`` starts the reader thread (stream mode).
-    private func startReaderIfIdle() throws(TransportError) {
+    /// The registration ``receive()`` and ``send(_:)`` use, started on a loop of the link's own at the
+    /// first use; `sending` also takes a caller's loop (its writes join that loop's queue).
+    private func registration(sending: Bool) throws(TransportError) -> LoopRegistration {
         lock.lock()
+        defer { lock.unlock() }
         switch mode {
-        case .idle where !closed:
-            mode = .stream
-            threadRunning = true
-            lock.unlock()
-            startNamedThread(FileDescriptorLink.readerThreadName) { [self] in readLoop() }
-        case .eventLoop:
-            lock.unlock()
-            throw TransportError(code: .concurrentReceive, message: "\(name) is driven by an event loop")
-        default:
-            lock.unlock()
+        case .adapter(let registration):
+            if closed { throw TransportError(code: .closed, message: "\(name) is closed") }
+            return registration
+        case .eventLoop(let registration):
+            guard sending else {
+                throw TransportError(code: .concurrentReceive, message: "\(name) is driven by an event loop")
+            }
+            if closed { throw TransportError(code: .closed, message: "\(name) is closed") }
+            return registration
+        case .idle:
+            if closed { throw TransportError(code: .closed, message: "\(name) is closed") }
+            guard let registration = registerLocked(delegate: ReceiveBuffer(inbound: inbound), on: nil) else {
+                throw TransportError(code: .openFailed, message: "cannot start an event loop for \(name)")
+            }
+            mode = .adapter(registration)
+            return registration
         }
     }
 
-    /// Stops the link's thread, runs `onClose` and releases the descriptor soon (see ``ByteTransport/close()``).
+    /// Stops the link's loop, runs `onClose` and releases the descriptor soon (see ``ByteTransport/close()``).
     package func close() {
         lock.lock()
         if closed {
@@ -166,16 +148,15 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
         closed = true
         var registration: LoopRegistration?
-        if case .eventLoop(let registered) = mode { registration = registered }
+        switch mode {
+        case .eventLoop(let registered), .adapter(let registered): registration = registered
+        case .idle: break
+        }
         lock.unlock()
         onClose()
-        if let registration {
-            registration.close(TransportError(code: .closed, message: "\(name) was closed"))
-        } else {
-            wake()  // the reader thread (stream mode); in loop mode the loop owns the waking
-        }
+        registration?.close(TransportError(code: .closed, message: "\(name) was closed"))
         inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
-        writer.async { [self] in releaseIfDone() }
+        releaseIfDone()
     }
 
     // MARK: EventLoopTransport
@@ -183,12 +164,21 @@ package final class FileDescriptorLink: @unchecked Sendable {
     /// Registers the link on `loop` (a ``PollEventLoop``), or on a loop of its own that ends with it, for
     /// `delegate` (see ``EventLoopTransport/startEventLoop(delegate:on:)``).
     ///
-    /// - Returns: nil when the link was already used through ``receive()``, already runs on a loop, is
-    ///   closed, or no loop could be made.
+    /// - Returns: nil when the link was already used through ``receive()`` or ``send(_:)``, already runs
+    ///   on a loop, is closed, or no loop could be made.
     package func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
         lock.lock()
         defer { lock.unlock() }
         guard case .idle = mode, !closed else { return nil }
+        guard let registration = registerLocked(delegate: delegate, on: loop) else { return nil }
+        mode = .eventLoop(registration)
+        return registration
+    }
+
+    // MARK: Private
+
+    /// Registers the descriptor on `loop`, or on a loop of its own (under `lock`).
+    private func registerLocked(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> LoopRegistration? {
         let pollLoop: PollEventLoop
         let own: Bool
         if let shared = loop as? PollEventLoop {
@@ -199,46 +189,30 @@ package final class FileDescriptorLink: @unchecked Sendable {
             pollLoop = made
             own = true
         }
-        threadRunning = true
+        loopRunning = true
         let registration = pollLoop.register(descriptor: descriptor, name: name, delegate: delegate) { [self] in
-            threadStopped()
+            loopStopped()
         }
         if own { pollLoop.shutdown() }  // it ends once this link has ended
-        mode = .eventLoop(registration)
         return registration
     }
 
-    // MARK: Private
-
-    /// Wakes the link's thread out of `poll()` (one byte on the self-pipe; a full pipe wakes it already).
-    private func wake() {
-        let one: [UInt8] = [1]
-        _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
-    }
-
-    /// Runs on the writer queue: releases the descriptor once closed and the link's thread has stopped.
+    /// Releases the descriptor once closed and no loop touches it any more (once).
     private func releaseIfDone() {
         lock.lock()
-        let ready = closed && !threadRunning && !released
+        let ready = closed && !loopRunning && !released
         if ready { released = true }
         lock.unlock()
         guard ready else { return }
         release(descriptor)
     }
 
-    deinit {
-        // The wake-up pipe lives as long as the link object: a wake() racing the release (close() while
-        // the reader ends by itself) writes into this pipe, never into a closed or reused descriptor.
-        _ = system.close(wakeRead)
-        _ = system.close(wakeWrite)
-    }
-
-    /// The reader or the loop no longer touches the descriptor: lets `releaseIfDone` release it.
-    private func threadStopped() {
+    /// The loop no longer touches the descriptor.
+    private func loopStopped() {
         lock.lock()
-        threadRunning = false
+        loopRunning = false
         lock.unlock()
-        writer.async { [self] in releaseIfDone() }
+        releaseIfDone()
     }
 
     /// What one read of the descriptor gave.
@@ -252,7 +226,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
     }
 
     /// Reads `descriptor` once after `poll()` reported `events` on it; `emptyReads` counts 0-byte reads in
-    /// a row on a terminal. (Stream mode's reader and the event loop share this.)
+    /// a row on a terminal.
     static func readOnce(
         system: SystemCalls, descriptor: Int32, name: String, into buffer: inout [UInt8], events: Int32,
         isTerminal: Bool, emptyReads: inout Int
@@ -287,104 +261,23 @@ package final class FileDescriptorLink: @unchecked Sendable {
             return .end(TransportError(code: .io, message: "read from \(name) failed", errno: error))
         }
     }
+}
 
-    /// Stream mode: reads into ``inbound`` until the end or ``close()``.
-    private func readLoop() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var ending = TransportError(code: .closed, message: "\(name) was closed")
-        var local = false
-        var emptyReads = 0
-        let isTerminal = system.isTerminal(descriptor)
-        var fds = [
-            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-        ]
-        loop: while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            if case .failure(let failure) = system.poll(&fds, -1) {
-                let error = failure.rawValue
-                if error == EINTR || error == EAGAIN { continue }
-                ending = TransportError(code: .io, message: "poll on \(name) failed", errno: error)
-                break
-            }
-            if fds[1].revents != 0 {
-                local = true
-                break
-            }
-            let events = Int32(fds[0].revents)
-            if events & Int32(POLLNVAL) != 0 {
-                ending = TransportError(code: .io, message: "\(name): descriptor is not open")
-                break
-            }
-            guard events & Int32(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
-            switch Self.readOnce(
-                system: system, descriptor: descriptor, name: name, into: &buffer, events: events, isTerminal: isTerminal,
-                emptyReads: &emptyReads)
-            {
-            case .bytes(let count):
-                if !inbound.pushBlocking(Array(buffer[0..<count])) {
-                    local = true
-                    break loop
-                }
-            case .again:
-                continue
-            case .end(let error):
-                ending = error
-                break loop
-            }
-        }
-        if local {
-            inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
-        } else {
-            inbound.finish(ending, discardBuffered: false)
-        }
-        threadStopped()
+/// The adapter's delegate: fills the buffer ``FileDescriptorLink/receive()`` drains; while it is full the
+/// link's own loop waits (reading pauses).
+private final class ReceiveBuffer: EventLoopDelegate {
+    let inbound: ChunkQueue
+
+    init(inbound: ChunkQueue) { self.inbound = inbound }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        _ = inbound.pushBlocking(Array(bytes))
     }
 
-    /// Stream mode, on the writer queue: writes all of `bytes`, waiting in `poll()` while the device is full.
-    private func writeAll(_ bytes: [UInt8]) -> Result<Void, TransportError> {
-        var offset = 0
-        while offset < bytes.count {
-            lock.lock()
-            let isClosed = closed
-            lock.unlock()
-            if isClosed {
-                return .failure(TransportError(code: .closed, message: "\(name) was closed"))
-            }
-            let result = bytes.withUnsafeBytes { raw in
-                system.write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
-            }
-            let error: Int32
-            switch result {
-            case .success(let written):
-                offset += written
-                continue
-            case .failure(let failure):
-                error = failure.rawValue
-            }
-            switch error {
-            case EINTR:
-                continue
-            case EAGAIN:
-                var fds = [
-                    pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
-                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                ]
-                _ = system.poll(&fds, 100)
-                if fds[1].revents != 0 {
-                    return .failure(TransportError(code: .closed, message: "\(name) was closed"))
-                }
-                if Int32(fds[0].revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
-                    return .failure(TransportError(code: .closed, message: "the peer of \(name) hung up"))
-                }
-            case EIO, EPIPE:
-                return .failure(TransportError(code: .closed, message: "the peer of \(name) closed", errno: error))
-            default:
-                return .failure(TransportError(code: .io, message: "write to \(name) failed", errno: error))
-            }
-        }
-        return .success(())
+    func eventLoopTimerFired() {}
+
+    func eventLoopEnded(_ error: TransportError) {
+        inbound.finish(error, discardBuffered: false)
     }
 }
 

@@ -49,14 +49,14 @@ public final class LocalSocketTransport: EventLoopTransport {
         peerProcessID = cc_shim_peer_pid(descriptor, &pid) == 0 && pid > 0 ? pid : nil
         self.name = name
         let system = SystemCalls.live
-        link = try FileDescriptorLink(descriptor: descriptor, name: name, system: system, release: { _ = system.close($0) })
+        link = FileDescriptorLink(descriptor: descriptor, name: name, system: system, release: { _ = system.close($0) })
     }
 
     deinit {
         link.close()
     }
 
-    /// Writes all of `bytes`.
+    /// Hands `bytes` to the socket's loop (see ``ByteTransport/send(_:)``).
     ///
     /// - Throws: ``TransportError/Code/closed`` after ``close()`` or when the peer is gone,
     ///   ``TransportError/Code/io`` when the write fails.
@@ -74,7 +74,7 @@ public final class LocalSocketTransport: EventLoopTransport {
 
     /// Runs the connection on an event loop for `delegate` (see ``EventLoopTransport/startEventLoop(delegate:on:)``).
     ///
-    /// - Returns: nil after ``receive()`` was called, a loop was started already, or the connection is closed.
+    /// - Returns: nil after ``receive()`` or ``send(_:)`` was called, a loop was started already, or the connection is closed.
     public func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
         link.startEventLoop(delegate: delegate, on: loop)
     }

@@ -109,7 +109,7 @@ public final class PTYTransport: EventLoopTransport {
                 TransportError(code: .configurationFailed, message: "cannot configure \(path) raw 8N1", errno: error.rawValue))
         }
         self.path = path
-        self.link = try FileDescriptorLink(
+        self.link = FileDescriptorLink(
             descriptor: descriptor, name: path, system: system, onClose: { lock?.release() },
             release: { _ = system.close($0) })
     }
@@ -118,7 +118,7 @@ public final class PTYTransport: EventLoopTransport {
         link.close()
     }
 
-    /// Writes all of `bytes` to the terminal.
+    /// Hands `bytes` to the terminal's loop (see ``ByteTransport/send(_:)``).
     ///
     /// - Throws: ``TransportError/Code/closed`` after ``close()`` or when the peer is gone,
     ///   ``TransportError/Code/io`` when the write fails.
@@ -139,12 +139,12 @@ public final class PTYTransport: EventLoopTransport {
     /// terminal's own) hands each read to the delegate in place and sleeps in `poll()` until the next byte or
     /// the delegate's timer.
     ///
-    /// - Returns: nil after ``receive()`` was called, a loop was started already, or the terminal is closed.
+    /// - Returns: nil after ``receive()`` or ``send(_:)`` was called, a loop was started already, or the terminal is closed.
     public func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
         link.startEventLoop(delegate: delegate, on: loop)
     }
 
-    /// Stops the reader and closes the descriptor.
+    /// Ends the terminal's loop and closes the descriptor.
     public func close() {
         link.close()
     }

@@ -513,6 +513,9 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     /// The system's monotonic time (see ``EventLoopControl/now``).
     package var now: Duration { LoopTime.now }
 
+    /// Why the link ends or ended, once it does.
+    package var ending: TransportError? { loop.withLock { endingLocked } }
+
     /// Sets the link's timer (see ``EventLoopControl/setTimer(after:)``).
     package func setTimer(after delay: Duration?) {
         let deadline = delay.map { ContinuousClock.now.advanced(by: $0) }

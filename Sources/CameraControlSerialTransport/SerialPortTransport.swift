@@ -131,7 +131,7 @@ public final class SerialPortTransport: EventLoopTransport {
         self.baudRate = baudRate
         let portHandle = SerialPortHandle(port: port)
         let claim = lock
-        self.link = try FileDescriptorLink(
+        self.link = FileDescriptorLink(
             descriptor: descriptor, name: portName, system: system, onClose: { claim?.release() }
         ) { _ in
             sp_close(portHandle.port)
@@ -143,7 +143,7 @@ public final class SerialPortTransport: EventLoopTransport {
         link.close()
     }
 
-    /// Writes all of `bytes` to the port.
+    /// Hands `bytes` to the port's loop (see ``ByteTransport/send(_:)``).
     ///
     /// - Throws: ``TransportError/Code/closed`` after ``close()`` or when the device is gone,
     ///   ``TransportError/Code/io`` when the write fails.
@@ -164,12 +164,12 @@ public final class SerialPortTransport: EventLoopTransport {
     /// port's own) hands each read to the delegate in place and sleeps in `poll()` until the next byte or
     /// the delegate's timer.
     ///
-    /// - Returns: nil after ``receive()`` was called, a loop was started already, or the port is closed.
+    /// - Returns: nil after ``receive()`` or ``send(_:)`` was called, a loop was started already, or the port is closed.
     public func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
         link.startEventLoop(delegate: delegate, on: loop)
     }
 
-    /// Stops the reader and closes the port.
+    /// Ends the port's loop and closes the port.
     public func close() {
         link.close()
     }
@@ -192,7 +192,7 @@ public final class SerialPortTransport: EventLoopTransport {
     }
 }
 
-/// The libserialport port, passed to the release closure (only used from the link's writer queue).
+/// The libserialport port, passed to the release closure (used once the link's loop has let it go).
 private final class SerialPortHandle: @unchecked Sendable {
     let port: OpaquePointer
     init(port: OpaquePointer) { self.port = port }

@@ -3,7 +3,9 @@
 /// Transports move bytes only; framing is the wire layer's job. Every implementation follows the same
 /// contract:
 ///
-/// - ``send(_:)`` writes all the bytes, in order, or throws. Sends from several tasks are written one
+/// - ``send(_:)`` hands all the bytes to the link, in order, or throws: a port writes what the device takes
+///   at once and queues the rest for its event loop (bounded: a device that stops reading ends the link with
+///   ``TransportError/Code/io``); an in-memory end waits for room. Sends from several tasks go out one
 ///   after another, never interleaved.
 /// - ``receive()`` suspends until bytes arrive and returns them as one non-empty chunk (everything buffered
 ///   so far, in order). When the transport is closed it throws ``TransportError/Code/closed``: at once after
@@ -16,11 +18,15 @@
 ///
 /// Received bytes are buffered up to a bound per transport; when the consumer does not keep up, reading
 /// pauses (and the peer's writes eventually block) rather than memory growing.
+///
+/// Clients that run a connection (the RPC client) drive an ``EventLoopTransport`` on its loop instead;
+/// on a port `receive()` and `send(_:)` are an adapter over that same loop, for code that reads a link
+/// itself (the conformance probe, relays, tests' fake devices).
 public protocol ByteTransport: AnyObject, Sendable {
     /// A name for logs: the path, the port name, or `in-memory`.
     var name: String { get }
 
-    /// Writes all of `bytes`.
+    /// Hands all of `bytes` to the link (see the contract above).
     ///
     /// - Throws: ``TransportError/Code/closed`` when the transport or its peer is closed,
     ///   ``TransportError/Code/io`` when the write fails.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The bounded buffer between a producer (a reader thread, or the other end of an in-memory pair) and the
+/// The bounded buffer between a producer (a link's loop, or the other end of an in-memory pair) and the
 /// single consumer calling ``ByteTransport/receive()``, or woken to take what came
 /// (``consumeByWakes(_:)``, an in-memory end on an event loop).
 ///

@@ -144,16 +144,20 @@ struct EventLoopTransportTests {
         #expect(watcher.endings.map(\.code) == [.closed])
     }
 
-    @Test("a transport is driven one way only: receive() first means no loop; a loop first refuses receive()")
+    @Test("a transport is driven one way only: receive() or send() first means no loop of the caller's; a loop first refuses receive()")
     func oneWayOnly() async throws {
         let pair = try PseudoTerminalPair.open()
+        let other = try PseudoTerminalPair.open()
         defer {
             pair.master.close()
             pair.subordinate.close()
+            other.master.close()
+            other.subordinate.close()
         }
-        try await pair.master.send([7])
-        #expect(try await pair.subordinate.receive() == [7])
-        #expect(pair.subordinate.startEventLoop(delegate: LoopRecorder()) == nil)
+        try await other.master.send([7])
+        #expect(try await other.subordinate.receive() == [7])
+        #expect(other.subordinate.startEventLoop(delegate: LoopRecorder()) == nil)
+        #expect(other.master.startEventLoop(delegate: LoopRecorder()) == nil)
 
         let recorder = LoopRecorder()
         let control = try #require(pair.master.startEventLoop(delegate: recorder))

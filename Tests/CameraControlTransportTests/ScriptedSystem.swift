@@ -9,8 +9,8 @@ import Foundation
 #endif
 
 /// A scripted stand-in for the OS behind ``SystemCalls``: one device descriptor whose `poll`, `read`,
-/// `write` and `flock` results come from scripts, and a wake-up pipe that works like a real one. No real
-/// descriptor is involved.
+/// `write` and `flock` results come from scripts, and an event loop's wake-up pipe that works like a real
+/// one. No real descriptor is involved.
 final class ScriptedSystem: @unchecked Sendable {
     /// What one `poll()` of the device reports.
     enum PollStep {
@@ -71,12 +71,12 @@ final class ScriptedSystem: @unchecked Sendable {
     var bytesWritten: [UInt8] { condition.withLock { written } }
     /// The calls made so far that touch locks and descriptors, e.g. `flock(50, 6)`, `exclusive(50, true)`.
     var calls: [String] { condition.withLock { log } }
-    /// How many times the reader polled the device.
+    /// How many scripted polls of the device the link's loop has taken.
     var readerPolls: Int { condition.withLock { pollCount } }
 
     /// A link over the scripted device.
     func makeLink() throws(TransportError) -> FileDescriptorLink {
-        try FileDescriptorLink(descriptor: Self.device, name: "scripted", system: system) { [self] descriptor in
+        FileDescriptorLink(descriptor: Self.device, name: "scripted", system: system) { [self] descriptor in
             _ = system.close(descriptor)
         }
     }
@@ -85,36 +85,51 @@ final class ScriptedSystem: @unchecked Sendable {
         condition.withLock { log.append(call) }
     }
 
-    private func poll(_ fds: inout [pollfd]) -> Result<Int32, SystemErrno> {
+    /// One `poll()` of the link's event loop: the wake-up pipe when it was written to, the device's
+    /// `POLLOUT` at once when asked for, otherwise the next scripted step; with nothing scripted it sleeps
+    /// like a quiet device until woken or timed out.
+    private func poll(_ fds: inout [pollfd], timeout: Int32) -> Result<Int32, SystemErrno> {
         condition.lock()
         defer { condition.unlock() }
-        if Int32(fds[0].events) & Int32(POLLOUT) != 0 {
-            log.append("poll-out")
-            fds[0].revents = Int16(POLLOUT)
-            return .success(1)
-        }
+        let wake = fds.firstIndex { $0.fd == Self.wakeRead }
+        let device = fds.firstIndex { $0.fd == Self.device }
+        let deadline = timeout >= 0 ? Date(timeIntervalSinceNow: Double(timeout) / 1_000) : nil
         while true {
-            if woken {
-                fds[1].revents = Int16(POLLIN)
+            if woken, let wake {
+                fds[wake].revents = Int16(POLLIN)
                 return .success(1)
             }
-            if !pollSteps.isEmpty {
+            if let device, Int32(fds[device].events) & Int32(POLLOUT) != 0 {
+                log.append("poll-out")
+                fds[device].revents = Int16(POLLOUT)
+                return .success(1)
+            }
+            if let device, !pollSteps.isEmpty {
                 pollCount += 1
                 switch pollSteps.removeFirst() {
                 case .events(let events):
-                    fds[0].revents = Int16(truncatingIfNeeded: events)
+                    fds[device].revents = Int16(truncatingIfNeeded: events)
                     return .success(1)
                 case .fail(let error):
                     return .failure(SystemErrno(error))
                 }
             }
-            condition.wait()  // nothing scripted: block like a quiet device until close() wakes us
+            if let deadline {
+                if !condition.wait(until: deadline) { return .success(0) }
+            } else {
+                condition.wait()  // nothing scripted: block like a quiet device until woken
+            }
         }
     }
 
-    private func read(_ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno> {
+    private func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno> {
         condition.lock()
         defer { condition.unlock() }
+        if descriptor == Self.wakeRead {
+            guard woken else { return .failure(SystemErrno(EAGAIN)) }
+            woken = false
+            return .success(1)
+        }
         guard !readSteps.isEmpty else { return .failure(SystemErrno(EAGAIN)) }
         switch readSteps.removeFirst() {
         case .bytes(let bytes):
@@ -170,9 +185,9 @@ final class ScriptedSystem: @unchecked Sendable {
                 record("close(\(descriptor))")
                 return .success(())
             },
-            read: { [self] _, buffer in read(buffer) },
+            read: { [self] descriptor, buffer in read(descriptor, buffer) },
             write: { [self] descriptor, buffer in write(descriptor, buffer) },
-            poll: { [self] fds, _ in poll(&fds) },
+            poll: { [self] fds, timeout in poll(&fds, timeout: timeout) },
             pipe: { .success((ScriptedSystem.wakeRead, ScriptedSystem.wakeWrite)) },
             setNonblocking: { _ in .success(()) },
             setCloseOnExec: { _ in .success(()) },

@@ -1,4 +1,5 @@
 import CameraControlPosixTransport
+import CameraControlTestSupport
 import CameraControlTransport
 import Foundation
 import Testing
@@ -130,16 +131,15 @@ struct ScriptedSystemCallTests {
 
     // MARK: Writing
 
-    @Test("a short write is continued, EINTR retried, EAGAIN waits for POLLOUT: every byte goes out in order")
+    @Test("a short write is continued, EINTR retried, the rest after EAGAIN written by the link's loop: every byte goes out in order")
     func shortWritesAreContinued() async throws {
         let system = ScriptedSystem(writes: [.accept(2), .fail(EINTR), .accept(1), .fail(EAGAIN), .accept(10)])
         let link = try system.makeLink()
         defer { link.close() }
         try await link.send([1, 2, 3, 4, 5, 6])
-        #expect(system.bytesWritten == [1, 2, 3, 4, 5, 6])
-        #expect(system.calls.filter { $0 == "poll-out" }.count == 1)
+        #expect(await eventually { system.bytesWritten == [1, 2, 3, 4, 5, 6] })
         try await link.send([7])
-        #expect(system.bytesWritten == [1, 2, 3, 4, 5, 6, 7])
+        #expect(await eventually { system.bytesWritten == [1, 2, 3, 4, 5, 6, 7] })
     }
 
     @Test("write failing with EIO is .closed (the peer is gone), with errno EIO; the bytes before it were written")

@@ -300,26 +300,27 @@ extension OverRealPTY {
             client.close()
         }
 
-        @Test("a peer that never reads: a send blocked on the full pty ends with .closed when the transport closes")
-        func blockedSendEndsAtClose() async throws {
+        @Test(
+            "a peer that never reads: a send past the write queue's bound ends the link with .io, no block and no growth; later sends say so"
+        )
+        func sendToAPeerThatNeverReads() async throws {
             let pair = try PseudoTerminalPair.open()
-            defer { pair.subordinate.close() }
-            let master = pair.master
-            let sender = Task<TransportError?, Never> {
-                do {
-                    try await master.send([UInt8](repeating: 0x41, count: 4 << 20))  // far more than a pty holds
-                    return nil
-                } catch let error as TransportError {
-                    return error
-                } catch {
-                    return TransportError(code: .io, message: "not a TransportError: \(error)")
-                }
+            defer {
+                pair.subordinate.close()
+                pair.master.close()
             }
-            // Give the writer time to fill the pty and block (the outcome is the same if it has not yet).
-            try await Task.sleep(for: .milliseconds(50))
+            let master = pair.master
+            let tooMuch = [UInt8](repeating: 0x41, count: FileDescriptorLink.writeQueueLimit + (1 << 20))
+            let error = try await withTimeout(.seconds(10), "a send to a peer that never reads") {
+                await #expect(throws: TransportError.self) { try await master.send(tooMuch) }
+            }
+            #expect(error?.code == .io)
+            #expect(error?.message.contains("does not read") == true)
+            let later = await #expect(throws: TransportError.self) { try await master.send([1]) }
+            #expect(later?.code == .io)
             master.close()
-            let error = try await withTimeout(.seconds(10), "a blocked send after close") { await sender.value }
-            #expect(error?.code == .closed)
+            let afterClose = await #expect(throws: TransportError.self) { try await master.send([1]) }
+            #expect(afterClose?.code == .closed)
         }
 
         @Test("the pty closing mid-call: the call and the stream in flight fail with UNAVAILABLE, no hang")
