@@ -3,6 +3,7 @@ import CameraControlSerialTransport
 import CameraControlTransport
 import CameraControlWire
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,10 @@ import Foundation
 /// through the relay. B is any port: `camctl-sim`'s pty, a real board's serial port. `unplug=D:U`
 /// cuts both directions for U every D (and removes the `--link` symlink meanwhile); `reset=` needs
 /// the device's cooperation and is refused here (`camctl-sim --faults reset=…` does it).
+///
+/// Both sides run on one event loop (``RelayEngine``): what one side reads goes through its direction's
+/// ``FaultInjector`` and out of the other side in the same wake-up, and the loop wakes again only when
+/// the injectors or the cable have something due (a stall's end, a held frame, a replug).
 package enum Relay {
     /// Carries bytes between `hostSide` (a port, or `pty`) and `deviceSide` through `faults`, until either
     /// side ends or `seconds` (0: no limit) pass; `linkPath` is a symlink to a `pty` host side.
@@ -26,15 +31,14 @@ package enum Relay {
         let log = RelayLog(quiet: quiet)
 
         let device = try Transports.open(path: deviceSide)
-        let host: any ByteTransport
+        let host: any EventLoopTransport
         var keepAlive: PseudoTerminalPair?
         var holder: Int32 = -1
         var linkPath: String?
         if hostSide == "pty" {
             let pair = try PseudoTerminalPair.open()
             // Hold the subordinate open with a descriptor nobody reads (so the master sees no hang-up
-            // between hosts), and close the pair's own subordinate transport, whose reader would take
-            // the bytes meant for the host.
+            // between hosts), and close the pair's own subordinate transport.
             holder = open(pair.subordinatePath, O_RDWR | O_NOCTTY)
             pair.subordinate.close()
             keepAlive = pair
@@ -49,32 +53,23 @@ package enum Relay {
             print("relay: \(host.name) ⇄ \(device.name)")
         }
         print("relay: faults \(faults.isEmpty ? "none" : faults.description)")
-        let cable = Cable(faults: faults, log: log, linkPath: linkPath, linkTarget: keepAlive?.subordinatePath)
-        let toDevice = Direction(name: "host→device", injector: FaultInjector(faults: faults, stream: 1, keepsRecords: true), out: device)
-        let toHost = Direction(name: "device→host", injector: FaultInjector(faults: faults, stream: 2, keepsRecords: true), out: host)
-
+        let loop = try PollEventLoop(name: "cc-relay")
+        defer { loop.shutdown() }
+        let engine = RelayEngine(
+            faults: faults, log: log, loop: loop, linkPath: linkPath, linkTarget: keepAlive?.subordinatePath)
+        try engine.start(host: host, device: device)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await pump(from: host, into: toDevice, cable: cable, log: log) }
-            group.addTask { await pump(from: device, into: toHost, cable: cable, log: log) }
-            group.addTask {
-                // Releases what stalls and reordering held back, and plugs and unplugs.
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(2))
-                    await cable.tick()
-                    await toDevice.flushDue(cable: cable, log: log)
-                    await toHost.flushDue(cable: cable, log: log)
-                }
-            }
+            group.addTask { await engine.firstEnding() }
             if seconds > 0 {
                 group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
             }
             await group.next()
             group.cancelAll()
+            // Closing ends both sides, and so the wait for the first ending.
             host.close()
             device.close()
         }
-        let up = await toDevice.injector.counts
-        let down = await toHost.injector.counts
+        let (up, down) = engine.counts
         print("relay: host→device \(summary(up)); device→host \(summary(down))")
         if let linkPath { try? FileManager.default.removeItem(atPath: linkPath) }
         withExtendedLifetime(keepAlive) {}
@@ -94,19 +89,6 @@ package enum Relay {
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
     }
 
-    /// Reads `source` until it ends, through `direction`'s faults.
-    package static func pump(from source: any ByteTransport, into direction: Direction, cable: Cable, log: RelayLog) async {
-        while !Task.isCancelled {
-            do {
-                let bytes = try await source.receive()
-                await direction.carry(bytes, cable: cable, log: log)
-            } catch {
-                log.note("\(direction.name): \(source.name) ended: \(error)")
-                return
-            }
-        }
-    }
-
     /// Microseconds since the relay started.
     package static let start = ContinuousClock.now
     package static var nowMicros: UInt64 {
@@ -115,76 +97,179 @@ package enum Relay {
     }
 }
 
-/// Whether the cable is plugged in (`unplug=` faults), shared by both directions.
-package actor Cable {
-    private let faults: LinkFaults
-    private let log: RelayLog
-    private let linkPath: String?
-    private let linkTarget: String?
-    private var unpluggedUntil: UInt64?
-    private var nextUnplug: UInt64?
-
-    package init(faults: LinkFaults, log: RelayLog, linkPath: String?, linkTarget: String?) {
-        self.faults = faults
-        self.log = log
-        self.linkPath = linkPath
-        self.linkTarget = linkTarget
-        nextUnplug = faults.unplugEveryMicros
+/// The relay on its event loop: both sides' reads, the two directions' injectors, the cable's plugs and
+/// unplugs and the one timer for whatever falls due next. Everything runs on the loop's thread, under one
+/// lock (the counts are read from elsewhere once the relay ends).
+package final class RelayEngine: Sendable {
+    /// One direction: its injector and where its bytes go.
+    private struct Direction {
+        let name: String
+        var injector: FaultInjector
+        var out: (any EventLoopControl)?
     }
 
-    package var isUnplugged: Bool { unpluggedUntil != nil }
+    private struct State {
+        var toDevice: Direction
+        var toHost: Direction
+        var unpluggedUntil: UInt64?
+        var nextUnplug: UInt64?
+        var timer: LoopTimer?
+        var ended = false
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
+    }
 
-    package func tick() {
-        let now = Relay.nowMicros
-        if let until = unpluggedUntil, now >= until {
-            unpluggedUntil = nil
-            if let linkPath, let linkTarget { try? Relay.placeLink(linkPath, to: linkTarget) }
-            log.note("replug after \(faults.unplugForMicros / 1000) ms")
-        } else if let next = nextUnplug, now >= next, unpluggedUntil == nil {
-            unpluggedUntil = now + faults.unplugForMicros
-            nextUnplug = now + (faults.unplugEveryMicros ?? 0) + faults.unplugForMicros
-            if let linkPath { try? FileManager.default.removeItem(atPath: linkPath) }
-            log.note("unplug for \(faults.unplugForMicros / 1000) ms")
+    private let faults: LinkFaults
+    private let log: RelayLog
+    private let loop: PollEventLoop
+    private let linkPath: String?
+    private let linkTarget: String?
+    private let state: Mutex<State>
+
+    package init(faults: LinkFaults, log: RelayLog, loop: PollEventLoop, linkPath: String?, linkTarget: String?) {
+        self.faults = faults
+        self.log = log
+        self.loop = loop
+        self.linkPath = linkPath
+        self.linkTarget = linkTarget
+        state = Mutex(
+            State(
+                toDevice: Direction(
+                    name: "host→device", injector: FaultInjector(faults: faults, stream: 1, keepsRecords: true)),
+                toHost: Direction(
+                    name: "device→host", injector: FaultInjector(faults: faults, stream: 2, keepsRecords: true)),
+                nextUnplug: faults.unplugEveryMicros.map { Relay.nowMicros + $0 }))
+    }
+
+    /// Runs both sides on the engine's loop.
+    package func start(host: any EventLoopTransport, device: any EventLoopTransport) throws {
+        guard let hostControl = host.startEventLoop(delegate: Side(engine: self, name: host.name, toDevice: true), on: loop),
+            let deviceControl = device.startEventLoop(
+                delegate: Side(engine: self, name: device.name, toDevice: false), on: loop)
+        else {
+            throw TransportError(code: .openFailed, message: "cannot run \(host.name) and \(device.name) on the relay's loop")
         }
+        state.withLock { state in
+            state.toDevice.out = deviceControl
+            state.toHost.out = hostControl
+            armLocked(&state)
+        }
+    }
+
+    /// Returns once either side has ended.
+    package func firstEnding() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state -> Bool in
+                if !state.ended { state.endWaiters.append(continuation) }
+                return state.ended
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// What each direction carried and damaged.
+    package var counts: (toDevice: FaultInjector.Counts, toHost: FaultInjector.Counts) {
+        state.withLock { ($0.toDevice.injector.counts, $0.toHost.injector.counts) }
+    }
+
+    fileprivate func received(_ bytes: UnsafeRawBufferPointer, toDevice: Bool) {
+        state.withLock { state in
+            let now = Relay.nowMicros
+            if toDevice {
+                carryLocked(&state.toDevice, Array(bytes), unplugged: state.unpluggedUntil != nil, now: now)
+            } else {
+                carryLocked(&state.toHost, Array(bytes), unplugged: state.unpluggedUntil != nil, now: now)
+            }
+            armLocked(&state)
+        }
+    }
+
+    fileprivate func sideEnded(_ name: String, toDevice: Bool, _ error: TransportError) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.timer?.cancel()
+            state.ended = true
+            defer { state.endWaiters = [] }
+            return state.endWaiters
+        }
+        log.note("\(toDevice ? "host→device" : "device→host"): \(name) ended: \(error)")
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The timer: plugs or unplugs the cable and releases what the injectors held back.
+    private func tick() {
+        let note: String? = state.withLock { state in
+            let now = Relay.nowMicros
+            var note: String?
+            if let until = state.unpluggedUntil, now >= until {
+                state.unpluggedUntil = nil
+                if let linkPath, let linkTarget { try? Relay.placeLink(linkPath, to: linkTarget) }
+                note = "replug after \(faults.unplugForMicros / 1000) ms"
+            } else if let next = state.nextUnplug, now >= next, state.unpluggedUntil == nil {
+                state.unpluggedUntil = now + faults.unplugForMicros
+                state.nextUnplug = now + (faults.unplugEveryMicros ?? 0) + faults.unplugForMicros
+                if let linkPath { try? FileManager.default.removeItem(atPath: linkPath) }
+                note = "unplug for \(faults.unplugForMicros / 1000) ms"
+            }
+            let unplugged = state.unpluggedUntil != nil
+            flushDueLocked(&state.toDevice, unplugged: unplugged, now: now)
+            flushDueLocked(&state.toHost, unplugged: unplugged, now: now)
+            armLocked(&state)
+            return note
+        }
+        if let note { log.note(note) }
+    }
+
+    private func carryLocked(_ direction: inout Direction, _ bytes: [UInt8], unplugged: Bool, now: UInt64) {
+        if unplugged {
+            direction.injector.flush()
+            return
+        }
+        direction.injector.feed(bytes, atMicros: now)
+        flushDueLocked(&direction, unplugged: unplugged, now: now)
+    }
+
+    private func flushDueLocked(_ direction: inout Direction, unplugged: Bool, now: UInt64) {
+        for record in direction.injector.takeRecords() { log.note("\(direction.name) \(record)", atMicros: record.atMicros) }
+        if unplugged {
+            direction.injector.flush()
+            return
+        }
+        let bytes = direction.injector.take(atMicros: now)
+        guard !bytes.isEmpty, let out = direction.out else { return }
+        bytes.withUnsafeBytes { out.write($0) }
+    }
+
+    /// Sets the one timer for the earliest of what falls due (nothing due: no timer).
+    private func armLocked(_ state: inout State) {
+        state.timer?.cancel()
+        state.timer = nil
+        guard !state.ended else { return }
+        let due = [
+            state.toDevice.injector.nextDueMicros, state.toHost.injector.nextDueMicros, state.unpluggedUntil,
+            state.unpluggedUntil == nil ? state.nextUnplug : nil,
+        ].compactMap { $0 }.min()
+        guard let due else { return }
+        let delay = Duration.microseconds(Int64(due) - Int64(Relay.nowMicros))
+        state.timer = loop.schedule(after: max(delay, .zero)) { [weak self] in self?.tick() }
     }
 }
 
-/// One direction: its injector and where its bytes go.
-package actor Direction {
-    package let name: String
-    private(set) var injector: FaultInjector
-    private let out: any ByteTransport
+/// One side of the relay: its reads go into its direction.
+private final class Side: EventLoopDelegate {
+    let engine: RelayEngine
+    let name: String
+    let toDevice: Bool
 
-    package init(name: String, injector: FaultInjector, out: any ByteTransport) {
+    init(engine: RelayEngine, name: String, toDevice: Bool) {
+        self.engine = engine
         self.name = name
-        self.injector = injector
-        self.out = out
+        self.toDevice = toDevice
     }
 
-    package func carry(_ bytes: [UInt8], cable: Cable, log: RelayLog) async {
-        if await cable.isUnplugged {
-            injector.flush()
-            return
-        }
-        injector.feed(bytes, atMicros: Relay.nowMicros)
-        await flushDue(cable: cable, log: log)
-    }
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) { engine.received(bytes, toDevice: toDevice) }
 
-    package func flushDue(cable: Cable, log: RelayLog) async {
-        let now = Relay.nowMicros
-        for record in injector.takeRecords() { log.note("\(name) \(record)", atMicros: record.atMicros) }
-        if await cable.isUnplugged {
-            injector.flush()
-            return
-        }
-        let bytes = injector.take(atMicros: now)
-        guard !bytes.isEmpty else { return }
-        do {
-            try await out.send(bytes)
-        } catch {
-            log.note("\(name): cannot send to \(out.name): \(error)")
-        }
-    }
+    func eventLoopTimerFired() {}
+
+    func eventLoopEnded(_ error: TransportError) { engine.sideEnded(name, toDevice: toDevice, error) }
 }
 
 /// The relay's log on stderr: `  12.345678 host→device drop-frame frame 12, 30 bytes`.
