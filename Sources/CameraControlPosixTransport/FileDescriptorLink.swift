@@ -1,6 +1,7 @@
 import CSystemShim
 import CameraControlTransport
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,9 +18,10 @@ import Foundation
 /// burst and per timer.
 ///
 /// ``receive()`` and ``send(_:)`` are an adapter over that one path, for code that reads a link itself
-/// (the conformance probe, relays): the first of them starts the link on a loop of its own whose delegate
-/// fills a bounded buffer that ``receive()`` drains; while that buffer is full the loop waits, so reading
-/// pauses as a slow reader would want.
+/// (the conformance probe, serve's relay): the first of them starts the link on a loop of its own whose
+/// delegate fills a bounded buffer that ``receive()`` drains; while that buffer is full the loop stops
+/// reading the descriptor (its writes, its timer and the end of the stream go on), as a slow reader would
+/// want.
 ///
 /// Nothing is read before that first use. The descriptor is released (by `release`) only once the loop no
 /// longer touches it and the transport is closed, so no thread ever touches a closed or reused descriptor;
@@ -106,9 +108,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
     package func receive() async throws(TransportError) -> [UInt8] {
         do {
             _ = try registration(sending: false)
-        } catch  where error.code == .concurrentReceive {
-            throw error
-        } catch {
+        } catch  where error.code == .closed {
             // Closed: what was read before still comes first, then the ending.
         }
         return try await inbound.pop()
@@ -131,9 +131,11 @@ package final class FileDescriptorLink: @unchecked Sendable {
             return registration
         case .idle:
             if closed { throw TransportError(code: .closed, message: "\(name) is closed") }
-            guard let registration = registerLocked(delegate: ReceiveBuffer(inbound: inbound), on: nil) else {
+            let buffer = ReceiveBuffer(inbound: inbound)
+            guard let registration = registerLocked(delegate: buffer, on: nil) else {
                 throw TransportError(code: .openFailed, message: "cannot start an event loop for \(name)")
             }
+            buffer.attach(registration)
             mode = .adapter(registration)
             return registration
         }
@@ -263,21 +265,46 @@ package final class FileDescriptorLink: @unchecked Sendable {
     }
 }
 
-/// The adapter's delegate: fills the buffer ``FileDescriptorLink/receive()`` drains; while it is full the
-/// link's own loop waits (reading pauses).
-private final class ReceiveBuffer: EventLoopDelegate {
+/// The adapter's delegate: fills the buffer ``FileDescriptorLink/receive()`` drains. Once it holds the
+/// receive capacity the loop stops reading the descriptor (its writes and its end go on), and reads again
+/// when ``FileDescriptorLink/receive()`` has taken what was buffered.
+private final class ReceiveBuffer: EventLoopDelegate, Sendable {
     let inbound: ChunkQueue
+    private let reading = Mutex<(registration: LoopRegistration?, paused: Bool)>((nil, false))
 
-    init(inbound: ChunkQueue) { self.inbound = inbound }
+    init(inbound: ChunkQueue) {
+        self.inbound = inbound
+        inbound.whenTaken { [weak self] in self?.taken() }
+    }
+
+    func attach(_ registration: LoopRegistration) {
+        reading.withLock { $0.registration = registration }
+    }
 
     func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
-        _ = inbound.pushBlocking(Array(bytes))
+        _ = inbound.pushWithoutWaiting(Array(bytes), limit: .max)
+        reading.withLock { reading in
+            guard !reading.paused, inbound.bufferedByteCount >= FileDescriptorLink.receiveCapacity,
+                let registration = reading.registration
+            else { return }
+            reading.paused = true
+            registration.setReading(false)
+        }
     }
 
     func eventLoopTimerFired() {}
 
     func eventLoopEnded(_ error: TransportError) {
         inbound.finish(error, discardBuffered: false)
+    }
+
+    /// The consumer took what was buffered: read again.
+    private func taken() {
+        reading.withLock { reading in
+            guard reading.paused, inbound.bufferedByteCount < FileDescriptorLink.receiveCapacity else { return }
+            reading.paused = false
+            reading.registration?.setReading(true)
+        }
     }
 }
 

@@ -331,7 +331,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             polled.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             for registration in registrations where registration.endingLocked == nil {
-                let events = POLLIN | (registration.wantsToWriteLocked ? POLLOUT : 0)
+                let events = (registration.readingLocked ? POLLIN : 0) | (registration.wantsToWriteLocked ? POLLOUT : 0)
                 fds.append(pollfd(fd: registration.descriptor, events: Int16(events), revents: 0))
                 polled.append(registration)
             }
@@ -451,6 +451,8 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     var timerDeadlineLocked: ContinuousClock.Instant?
     /// Why the link ends (set once): it leaves the loop at the next turn.
     var endingLocked: TransportError?
+    /// Whether the loop reads the descriptor (``setReading(_:)``).
+    var readingLocked = true
     private var pending: [UInt8] = []
     private var pendingStart = 0
     private var finished = false
@@ -512,6 +514,17 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
 
     /// The system's monotonic time (see ``EventLoopControl/now``).
     package var now: Duration { LoopTime.now }
+
+    /// Stops or resumes reading the descriptor (a consumer whose buffer is full, then drained); writes,
+    /// the timer and the end of the stream still work while reading is off.
+    package func setReading(_ reading: Bool) {
+        let wakeNeeded: Bool = loop.withLock {
+            guard readingLocked != reading else { return false }
+            readingLocked = reading
+            return reading && endingLocked == nil && loop.attentionNeededLocked()
+        }
+        if wakeNeeded { loop.wake() }
+    }
 
     /// Why the link ends or ended, once it does.
     package var ending: TransportError? { loop.withLock { endingLocked } }

@@ -140,18 +140,23 @@ package final class RelayEngine: Sendable {
                 nextUnplug: faults.unplugEveryMicros.map { Relay.nowMicros + $0 }))
     }
 
-    /// Runs both sides on the engine's loop.
+    /// Runs both sides on the engine's loop. Under the engine's lock: what a side reads at once waits
+    /// until both outputs are in place. Neither side runs when the other cannot (both are closed then).
     package func start(host: any EventLoopTransport, device: any EventLoopTransport) throws {
-        guard let hostControl = host.startEventLoop(delegate: Side(engine: self, name: host.name, toDevice: true), on: loop),
-            let deviceControl = device.startEventLoop(
-                delegate: Side(engine: self, name: device.name, toDevice: false), on: loop)
-        else {
-            throw TransportError(code: .openFailed, message: "cannot run \(host.name) and \(device.name) on the relay's loop")
-        }
-        state.withLock { state in
+        let started = state.withLock { state -> Bool in
+            guard let hostControl = host.startEventLoop(delegate: Side(engine: self, name: host.name, toDevice: true), on: loop),
+                let deviceControl = device.startEventLoop(
+                    delegate: Side(engine: self, name: device.name, toDevice: false), on: loop)
+            else { return false }
             state.toDevice.out = deviceControl
             state.toHost.out = hostControl
             armLocked(&state)
+            return true
+        }
+        guard started else {
+            host.close()
+            device.close()
+            throw TransportError(code: .openFailed, message: "cannot run \(host.name) and \(device.name) on the relay's loop")
         }
     }
 

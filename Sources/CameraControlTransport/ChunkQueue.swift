@@ -19,9 +19,26 @@ package final class ChunkQueue: @unchecked Sendable {
     private var wakeConsumer: (@Sendable () -> Void)?
     /// A wake was sent and the consumer has not yet found the queue empty since.
     private var wakeOutstanding = false
+    /// Called after the consumer took buffered bytes (``whenTaken(_:)``).
+    private var takenHook: (@Sendable () -> Void)?
 
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
+    }
+
+    /// How many bytes are buffered now.
+    package var bufferedByteCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return bufferedBytes
+    }
+
+    /// Calls `hook` (from the consumer's thread, outside the lock) each time the consumer has taken what
+    /// was buffered: a producer that stopped at the capacity may go on.
+    package func whenTaken(_ hook: @escaping @Sendable () -> Void) {
+        condition.lock()
+        takenHook = hook
+        condition.unlock()
     }
 
     /// True once ``finish(_:discardBuffered:)`` was called.
@@ -76,10 +93,7 @@ package final class ChunkQueue: @unchecked Sendable {
 
     private func register(receiver continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>, id: UInt64) {
         condition.lock()
-        if let bytes = takeAllLocked() {
-            let wake = wakePushersLocked()
-            condition.unlock()
-            for pusher in wake { pusher.resume(returning: .success(())) }
+        if let bytes = takeAllUnlocking() {
             continuation.resume(returning: .success(bytes))
         } else if let ending {
             condition.unlock()
@@ -127,6 +141,13 @@ package final class ChunkQueue: @unchecked Sendable {
         if wakeNow { wake() }
     }
 
+    /// Forgets the wake given to ``consumeByWakes(_:)`` (the consumer has ended).
+    package func stopWakes() {
+        condition.lock()
+        wakeConsumer = nil
+        condition.unlock()
+    }
+
     /// Everything buffered, without waiting (see ``consumeByWakes(_:)``).
     package func takeNow() -> Take {
         condition.lock()
@@ -160,25 +181,6 @@ package final class ChunkQueue: @unchecked Sendable {
         if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
         wake?()
         return nil
-    }
-
-    /// Adds bytes from a thread, blocking while the buffer is full. Returns false when the queue ended.
-    package func pushBlocking(_ bytes: [UInt8]) -> Bool {
-        guard !bytes.isEmpty else { return true }
-        condition.lock()
-        while ending == nil && bufferedBytes >= capacity {
-            condition.wait()
-        }
-        if ending != nil {
-            condition.unlock()
-            return false
-        }
-        let handOff = appendLocked(bytes)
-        let wake = consumerWakeLocked()
-        condition.unlock()
-        if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
-        wake?()
-        return true
     }
 
     /// Adds bytes from a task, suspending while the buffer is full.
@@ -302,8 +304,10 @@ package final class ChunkQueue: @unchecked Sendable {
     private func takeAllUnlocking() -> [UInt8]? {
         guard let bytes = takeAllLocked() else { return nil }
         let wake = wakePushersLocked()
+        let hook = takenHook
         condition.unlock()
         for continuation in wake { continuation.resume(returning: .success(())) }
+        hook?()
         return bytes
     }
 

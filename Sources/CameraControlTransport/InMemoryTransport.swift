@@ -94,34 +94,39 @@ public final class InMemoryTransport: EventLoopTransport {
         }
         guard fresh else { return nil }
         let control = InMemoryLoopControl(
-            end: self, loop: loop ?? SerialQueueEventLoop(name: "in-memory"), delegate: delegate)
-        // Weakly: the queue must not keep the control (and with it this end) alive.
-        inbound.consumeByWakes { [weak control] in
-            guard let control else { return }
-            control.loop.schedule(after: .zero) { control.drain() }
-        }
+            name: name, inbound: inbound, outbound: outbound, loop: loop ?? SerialQueueEventLoop(name: "in-memory"),
+            delegate: delegate)
+        // The queue keeps the control (and its delegate) until the end is reported (`finish` lets go).
+        inbound.consumeByWakes { control.loop.schedule(after: .zero) { control.drain() } }
         return control
-    }
-
-    fileprivate func takeInbound() -> ChunkQueue.Take { inbound.takeNow() }
-
-    fileprivate func write(_ bytes: [UInt8]) -> TransportError? {
-        if inbound.isFinished { return TransportError(code: .closed, message: "\(name) is closed") }
-        return outbound.pushWithoutWaiting(bytes, limit: Self.loopWriteLimit)
     }
 }
 
 /// An in-memory end on an event loop: delivers what the peer sent, times the delegate, writes to the peer.
 private final class InMemoryLoopControl: EventLoopControl, Sendable {
-    let loop: any EventLoop
-    private let end: InMemoryTransport
-    private let delegate: any EventLoopDelegate
-    /// The timer set last, why a write ended the pair, and whether the delegate heard the end (nothing
-    /// is called after that).
-    private let state = Mutex<(timer: LoopTimer?, failure: TransportError?, ended: Bool)>((nil, nil, false))
+    private struct State {
+        /// The timer on the loop, and when it falls due (loop time).
+        var timer: (handle: LoopTimer, at: Duration)?
+        /// When the delegate wants its timer (loop time); a later setting keeps an earlier timer, which
+        /// then sets itself again for the rest.
+        var wanted: Duration?
+        /// Why a write ended the pair.
+        var failure: TransportError?
+        /// The delegate heard the end: nothing is called after that.
+        var ended = false
+    }
 
-    init(end: InMemoryTransport, loop: any EventLoop, delegate: any EventLoopDelegate) {
-        self.end = end
+    let loop: any EventLoop
+    private let name: String
+    private let inbound: ChunkQueue
+    private let outbound: ChunkQueue
+    private let delegate: any EventLoopDelegate
+    private let state = Mutex(State())
+
+    init(name: String, inbound: ChunkQueue, outbound: ChunkQueue, loop: any EventLoop, delegate: any EventLoopDelegate) {
+        self.name = name
+        self.inbound = inbound
+        self.outbound = outbound
         self.loop = loop
         self.delegate = delegate
     }
@@ -133,7 +138,7 @@ private final class InMemoryLoopControl: EventLoopControl, Sendable {
     /// On the loop: hands everything the peer sent to the delegate, then the end if it came.
     func drain() {
         while true {
-            switch end.takeInbound() {
+            switch inbound.takeNow() {
             case .bytes(let bytes):
                 guard !state.withLock({ $0.ended }) else { return }
                 bytes.withUnsafeBytes { delegate.eventLoopReceived($0) }
@@ -148,35 +153,67 @@ private final class InMemoryLoopControl: EventLoopControl, Sendable {
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty, !state.withLock({ $0.ended }) else { return }
-        if let error = end.write(Array(bytes)), error.code == .io {
+        if inbound.isFinished { return }  // this end is closed: the delegate hears it from the loop
+        if let error = outbound.pushWithoutWaiting(Array(bytes), limit: InMemoryTransport.loopWriteLimit), error.code == .io {
             // The peer stopped reading: the pair ends, and the delegate hears why from the loop.
             state.withLock { $0.failure = $0.failure ?? error }
-            end.close()
+            let closed = TransportError(code: .closed, message: "\(name) was closed")
+            inbound.finish(closed, discardBuffered: true)
+            outbound.finish(closed, discardBuffered: false)
         }
     }
 
     func setTimer(after delay: Duration?) {
-        let timer = delay.map { delay in
-            loop.schedule(after: delay) { [self] in
-                guard !state.withLock({ $0.ended }) else { return }
-                delegate.eventLoopTimerFired()
+        let now = loop.now
+        let superseded = state.withLock { state -> LoopTimer? in
+            guard !state.ended else { return nil }
+            state.wanted = delay.map { now + max($0, .zero) }
+            guard let wanted = state.wanted else {
+                defer { state.timer = nil }
+                return state.timer?.handle
             }
+            if let timer = state.timer, timer.at <= wanted { return nil }  // it fires first and sets itself again
+            let previous = state.timer?.handle
+            scheduleLocked(&state, at: wanted, now: now)
+            return previous
         }
-        let previous = state.withLock { state -> LoopTimer? in
-            defer { state.timer = state.ended ? nil : timer }
-            return state.ended ? timer : state.timer
-        }
-        previous?.cancel()
+        superseded?.cancel()
     }
 
-    /// On the loop: the delegate hears the end, once.
-    private func finish(_ error: TransportError) {
-        let first = state.withLock { state -> Bool in
-            defer { state.ended = true }
-            state.timer?.cancel()
+    /// Under the lock: the loop's timer for `at`.
+    private func scheduleLocked(_ state: inout State, at: Duration, now: Duration) {
+        let handle = loop.schedule(after: at - now) { [self] in timerFired() }
+        state.timer = (handle, at)
+    }
+
+    /// On the loop: the delegate's timer when it is due, or the timer again for the rest.
+    private func timerFired() {
+        let now = loop.now
+        let due = state.withLock { state -> Bool in
             state.timer = nil
-            return !state.ended
+            guard !state.ended, let wanted = state.wanted else { return false }
+            if wanted <= now {
+                state.wanted = nil
+                return true
+            }
+            scheduleLocked(&state, at: wanted, now: now)
+            return false
         }
+        if due { delegate.eventLoopTimerFired() }
+    }
+
+    /// On the loop: the delegate hears the end, once; the queue lets the control go.
+    private func finish(_ error: TransportError) {
+        let (first, timer) = state.withLock { state -> (Bool, LoopTimer?) in
+            defer {
+                state.ended = true
+                state.timer = nil
+                state.wanted = nil
+            }
+            return (!state.ended, state.timer?.handle)
+        }
+        timer?.cancel()
+        inbound.stopWakes()
         if first { delegate.eventLoopEnded(error) }
     }
 }

@@ -114,19 +114,15 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
     }
 
-    /// Calls `body` (on the thread that advances the clock) once the clock reaches `deadline`, unless
-    /// `timer` is cancelled first; at once, here, when the clock is there already. What a loop timed by
-    /// this clock builds its timers on.
-    package func whenReached(_ deadline: Instant, unless timer: LoopTimer, _ body: @escaping @Sendable () -> Void) {
+    /// Calls `body` (on the thread that advances the clock, from ``advance(to:)``) once the clock has moved
+    /// `delay` (more than zero) past now, unless `timer` is cancelled first. Never calls it from here: the
+    /// deadline is taken under the clock's lock, so a concurrent ``advance(to:)`` cannot make it due
+    /// before it is recorded. What a loop timed by this clock builds its timers on.
+    package func whenAdvanced(by delay: Duration, unless timer: LoopTimer, _ body: @escaping @Sendable () -> Void) {
         lock.lock()
-        guard deadline > current else {
-            lock.unlock()
-            body()
-            return
-        }
         nextSleeperID += 1
         alarms.removeAll { $0.timer.isCancelled }
-        alarms.append(Alarm(id: nextSleeperID, deadline: deadline, timer: timer, body: body))
+        alarms.append(Alarm(id: nextSleeperID, deadline: current.advanced(by: max(delay, .nanoseconds(1))), timer: timer, body: body))
         lock.unlock()
     }
 

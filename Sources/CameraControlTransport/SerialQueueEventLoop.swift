@@ -77,7 +77,7 @@ public final class SerialQueueEventLoop: EventLoop, @unchecked Sendable {
         if let clock {
             // Run before `advance` returns (after the jobs already queued): a test that moves the clock
             // sees what fell due done, as with SwiftNIO's `EmbeddedEventLoop.advanceTime(by:)`.
-            clock.whenReached(clock.now.advanced(by: delay), unless: timer) { [self] in
+            clock.whenAdvanced(by: delay, unless: timer) { [self] in
                 let run = { if !timer.isCancelled { body() } }
                 if isCurrent { run() } else { queue.sync(execute: run) }
             }

@@ -1,5 +1,6 @@
 import CameraControlPosixTransport
 import CameraControlSerialTransport
+import CameraControlTestSupport
 import CameraControlTransport
 import Foundation
 import Testing
@@ -21,6 +22,32 @@ struct PTYTransportTests {
         let toHost = pattern(2000, seed: 7)
         try await pair.master.send(toHost)
         #expect(try await receiveBytes(toHost.count, from: pair.subordinate) == toHost)
+    }
+
+    @Test(
+        "a reader that falls behind: reading pauses at the receive capacity, its writes still go out, and every byte arrives in order once it reads"
+    )
+    func aReaderBehindStillWrites() async throws {
+        let pair = try PseudoTerminalPair.open()
+        defer {
+            pair.master.close()
+            pair.subordinate.close()
+        }
+        try await pair.subordinate.send([1])  // starts the subordinate's loop: it reads from now on
+        #expect(try await pair.master.receive() == [1])
+        let flood = pattern(FileDescriptorLink.receiveCapacity * 3, seed: 3)
+        try await pair.master.send(flood)
+        // Nobody reads the subordinate: it buffers its capacity and stops reading; its writes, more than
+        // the pty takes at once (the rest waits for its loop), still go out.
+        try await Task.sleep(for: .milliseconds(100))
+        let reply = pattern(256 * 1024, seed: 4)
+        try await pair.subordinate.send(reply)
+        let master = pair.master
+        let echoed = try await withTimeout(.seconds(20), "the behind reader's writes") {
+            try await receiveBytes(reply.count, from: master)
+        }
+        #expect(echoed == reply)
+        #expect(try await receiveBytes(flood.count, from: pair.subordinate) == flood)
     }
 
     @Test("closing the master ends the subordinate's stream with .closed")
