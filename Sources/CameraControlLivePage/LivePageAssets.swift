@@ -148,7 +148,12 @@ enum LivePageAssets {
         }
         // The virtual control: its gestures become scenario steps played through SimulatorService.
         let pressing = null;
-        function post(step) { return fetch("/control", { method: "POST", headers: { "Content-Type": "text/plain" }, body: step }); }
+        // One step after the other: each post waits for the one before, so they reach the device in order.
+        let posting = Promise.resolve();
+        function post(step) {
+          posting = posting.catch(() => {}).then(() => fetch("/control", { method: "POST", headers: { "Content-Type": "text/plain" }, body: step }));
+          return posting;
+        }
         function position(ev) { const r = $("control").getBoundingClientRect(); return Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)); }
         function showFinger(p, force) { const f = $("finger"); f.style.opacity = p === null ? 0 : 1; if (p !== null) f.style.left = `${p * 100}%`; $("forceBar").style.width = `${Math.min(100, force / 40)}%`; }
         $("control").addEventListener("pointerdown", (ev) => {

@@ -98,21 +98,29 @@ extension Monitor {
     }
 
     /// The page's virtual Camera Control: a step that parses is played with `SimulatorService/RunScenario` on
-    /// the session `session` gives, when the device is a simulator.
+    /// the session `session` gives, when the device is a simulator — one step after the other, in the
+    /// order they were posted (a step replaces the one playing, so a `touch` overtaken by the `release`
+    /// before it would leave the finger up).
     static func virtualControl(
         isSimulator: SharedFlag, session: @escaping @Sendable () async -> DeviceSession?
     ) -> @Sendable (VirtualControlStep) -> VirtualControlOutcome {
-        { step in
+        // The page posts a step at most every 30–40 ms per gesture; a burst beyond this bound is a page
+        // gone wrong, and its oldest steps are the ones to lose.
+        let (steps, queue) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        Task {
+            for await step in steps {
+                guard let session = await session() else { continue }
+                _ = try? await session.runScenario(step + "\n")
+            }
+        }
+        return { step in
             do {
                 _ = try ScenarioParser.check(step.text)
             } catch {
                 return .invalid("\(error)")
             }
             guard isSimulator.value.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
-            Task {
-                guard let session = await session() else { return }
-                _ = try? await session.runScenario(step.text + "\n")
-            }
+            queue.yield(step.text)
             return .accepted
         }
     }
