@@ -18,7 +18,7 @@ import Synchronization
 /// burst and per timer.
 ///
 /// ``receive()`` and ``send(_:)`` are an adapter over that one path, for code that reads a link itself
-/// (the conformance probe, serve's relay): the first of them starts the link on a loop of its own whose
+/// (the conformance probe, tests' fake devices): the first of them starts the link on a loop of its own whose
 /// delegate fills a bounded buffer that ``receive()`` drains; while that buffer is full the loop stops
 /// reading the descriptor (its writes, its timer and the end of the stream go on), as a slow reader would
 /// want.

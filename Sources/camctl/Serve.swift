@@ -149,10 +149,10 @@ actor ServeEngine {
     private var nextConnection = 0
     /// The device's host while serve holds it.
     private var host: CameraControlHost?
-    /// The device's port, raw, while an app has it.
-    private var device: (any ByteTransport)?
+    /// The bytes between the device's port and the app in front, on one event loop.
+    private let wire = ServeWire()
+    /// Opens the device's port (again after an unplug) while an app has it.
     private var devicePump: Task<Void, Never>?
-    private var appPump: Task<Void, Never>?
     /// The connection whose bytes are carried.
     private var relayed: ForegroundApps.ConnectionID?
     /// The command launched last, while it runs.
@@ -162,10 +162,6 @@ actor ServeEngine {
     /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:camera:isStopping:)``).
     private var page: LivePageServer?
     private var pageFeed: [Task<Void, Never>] = []
-    /// `--http` while an app is in front: what its session streams, read as it passes by, and its gestures.
-    private var tap = SessionTap()
-    private var recognizer = GestureRecognizer()
-    private let relayPrinter = EventPrinter(json: true)
     /// Set before serve stops the held host itself (not a lost device, for the page).
     private var releasing = StopFlag()
     private let isSimulator = SharedFlag()
@@ -206,7 +202,7 @@ actor ServeEngine {
         foreground.disconnected(id, nowMicros: nowMicros)
         if relayed == id {
             relayed = nil
-            appPump = nil
+            wire.setFront(nil)
         }
     }
 
@@ -216,8 +212,7 @@ actor ServeEngine {
             case .close(let id):
                 print("serve: closing connection \(id)")
                 if relayed == id {
-                    appPump?.cancel()
-                    appPump = nil
+                    wire.setFront(nil)
                     relayed = nil
                 }
                 ended(id)
@@ -251,7 +246,6 @@ actor ServeEngine {
             pageFeed = []
             await host.stop()
         }
-        appPump?.cancel()
         if devicePump == nil {
             // Open the port now, so that the app's first bytes (its handshake) find it; a port that does not
             // open yet (unplugged) is opened by the pump, every 250 ms.
@@ -261,18 +255,9 @@ actor ServeEngine {
         let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
         print("serve: \(pid) in front (connection \(id))")
         showFront("\(pid) has the device")
-        tap = SessionTap()
-        recognizer = GestureRecognizer()
-        relayPrinter.resetOrigin()
-        // End any half frame the app before left on the line.
-        try? await device?.send([0])
-        appPump = Task { [weak self] in
-            while !Task.isCancelled {
-                guard let bytes = try? await connection.receive() else { break }
-                guard let self, await self.relayed == id else { return }
-                await self.toDevice(bytes)
-            }
-            await self?.appEnded(id)
+        // End any half frame the app before left on the line, then carry this app's bytes.
+        wire.setFront(connection) { [weak self] in
+            Task { await self?.appEnded(id) }
         }
     }
 
@@ -282,39 +267,17 @@ actor ServeEngine {
         ended(id)
     }
 
-    private func toDevice(_ bytes: [UInt8]) async {
-        if page != nil { tap.hostSent(bytes) }
-        try? await device?.send(bytes)
-    }
-
-    private func toFront(_ bytes: [UInt8]) async {
-        guard let relayed, let connection = connections[relayed] else { return }
-        try? await connection.send(bytes)
-        if let page { show(tap.deviceSent(bytes), on: page) }
-    }
-
-    /// What the app in front's session streamed, on the page: its gestures (recognised here from its input
-    /// events, as the app's host does) and its raw samples when it asked for them.
-    private func show(_ items: [SessionTap.Item], on page: LivePageServer) {
-        for item in items {
-            switch item {
-            case .input(let event):
-                for gesture in recognizer.handle(event) { relayPrinter.gesture(gesture) }
-            case .samples(let batch):
-                page.publish(json: Monitor.samplesJSON(batch))
-            }
-        }
-    }
-
-    /// Reads the device's port raw (opened again after an unplug) and carries what it sends to the app in front.
-    private func startDevicePump(opened: (any ByteTransport)?) {
+    /// Opens the device's port (again after an unplug) and carries its bytes to and from the app in front
+    /// until ``releaseDevice()``.
+    private func startDevicePump(opened: (any EventLoopTransport)?) {
         let path = path
-        device = opened
-        devicePump = Task { [weak self] in
+        let wire = wire
+        wire.allowDevice()
+        devicePump = Task {
             var reported = false
             var next = opened
             while !Task.isCancelled {
-                let port: any ByteTransport
+                let port: any EventLoopTransport
                 do {
                     if let opened = next {
                         port = opened
@@ -331,36 +294,21 @@ actor ServeEngine {
                     continue
                 }
                 reported = false
-                guard let self else { port.close(); return }
-                await self.setDevice(port)
-                while !Task.isCancelled {
-                    guard let bytes = try? await port.receive() else { break }
-                    await self.toFront(bytes)
-                }
-                await self.portEnded(port)
+                let carried = await wire.carryDevice(port)
                 port.close()
+                if !carried { break }  // released meanwhile
             }
+            next?.close()
         }
-    }
-
-    private func setDevice(_ port: any ByteTransport) {
-        device = port
-    }
-
-    /// `port` ended (unplugged, or closed by ``releaseDevice()``); a port opened since stays.
-    private func portEnded(_ port: any ByteTransport) {
-        if let device, device === port { self.device = nil }
     }
 
     /// Stops carrying bytes and closes the raw port.
     private func releaseDevice() async {
-        appPump?.cancel()
-        appPump = nil
+        wire.setFront(nil)
         relayed = nil
         devicePump?.cancel()
-        device?.close()  // ends the pump's receive
+        wire.closeDevice()  // ends the pump's carry
         devicePump = nil
-        device = nil
     }
 
     // MARK: Holding the device
@@ -371,7 +319,7 @@ actor ServeEngine {
             configuration: .init(host: address, port: port),
             control: Monitor.virtualControl(isSimulator: isSimulator) { [weak self] in await self?.heldSession() })
         self.page = page
-        relayPrinter.sink = { page.publish(json: $0) }
+        wire.showSessions(on: page)
         return page
     }
 
@@ -474,5 +422,139 @@ actor ServeEngine {
             gestureFeed?.finish()
             await host.stop()
         }
+    }
+}
+
+/// The bytes between the device's port and the app in front, on one event loop: what one side reads goes
+/// out of the other in the same wake-up, and with `--http` the front app's session is read as it passes
+/// (``SessionTap``): its gestures (recognised here from its input events, as the app's host does) and its
+/// raw samples go to the page. The engine decides who is in front; the wire carries.
+final class ServeWire: Sendable {
+    private struct State {
+        var device: (port: any EventLoopTransport, control: any EventLoopControl)?
+        /// Set by ``closeDevice()`` until ``allowDevice()``: a port handed over meanwhile is closed.
+        var deviceStopped = false
+        var deviceEnded: CheckedContinuation<Bool, Never>?
+        var front: (connection: LocalSocketTransport, control: any EventLoopControl)?
+        var page: LivePageServer?
+        var tap = SessionTap()
+        var recognizer = GestureRecognizer()
+    }
+
+    /// Serve's loop (nil when none can be made: each port then runs on a loop of its own).
+    private let loop = try? PollEventLoop(name: "cc-serve")
+    private let state = Mutex(State())
+    private let printer = EventPrinter(json: true)
+
+    /// With `--http`: the front app's gestures and raw samples go to `page`.
+    func showSessions(on page: LivePageServer) {
+        printer.sink = { page.publish(json: $0) }
+        state.withLock { $0.page = page }
+    }
+
+    /// A port may be carried again (after ``closeDevice()``).
+    func allowDevice() {
+        state.withLock { $0.deviceStopped = false }
+    }
+
+    /// Carries `port`'s bytes until it ends (unplugged, or ``closeDevice()``); false at once when the wire
+    /// is closed to ports (or the port cannot run on the loop).
+    func carryDevice(_ port: any EventLoopTransport) async -> Bool {
+        await withCheckedContinuation { (ended: CheckedContinuation<Bool, Never>) in
+            let started = state.withLock { state -> Bool in
+                guard !state.deviceStopped,
+                    let control = port.startEventLoop(delegate: WireSide(wire: self, connection: nil), on: loop)
+                else { return false }
+                state.device = (port, control)
+                state.deviceEnded = ended
+                return true
+            }
+            if !started { ended.resume(returning: false) }
+        }
+    }
+
+    /// Closes the port being carried; ports handed over later are closed until ``allowDevice()``.
+    func closeDevice() {
+        let port = state.withLock { state -> (any EventLoopTransport)? in
+            state.deviceStopped = true
+            return state.device?.port
+        }
+        port?.close()
+    }
+
+    /// Puts `connection` in front (nil: nobody): a zero byte first ends any half frame the app before left on
+    /// the line, then what it sends goes to the device and what the device sends to it. `ended` is called
+    /// once, when its connection ends.
+    func setFront(_ connection: LocalSocketTransport?, ended: @escaping @Sendable () -> Void = {}) {
+        guard let connection else {
+            state.withLock { $0.front = nil }
+            return
+        }
+        state.withLock { state in
+            state.front = nil
+            state.tap = SessionTap()
+            state.recognizer = GestureRecognizer()
+            printer.resetOrigin()
+            if let device = state.device { [UInt8(0)].withUnsafeBytes { device.control.write($0) } }
+            guard
+                let control = connection.startEventLoop(
+                    delegate: WireSide(wire: self, connection: connection, ended: ended), on: loop)
+            else { return }
+            state.front = (connection, control)
+        }
+    }
+
+    /// Bytes read from the device (`connection` nil) or from an app's connection: only the app in front
+    /// reaches the device.
+    fileprivate func received(_ bytes: UnsafeRawBufferPointer, from connection: LocalSocketTransport?) {
+        state.withLock { state in
+            if connection == nil {
+                guard let front = state.front else { return }
+                front.control.write(bytes)
+                guard let page = state.page else { return }
+                for item in state.tap.deviceSent(Array(bytes)) {
+                    switch item {
+                    case .input(let event):
+                        for gesture in state.recognizer.handle(event) { printer.gesture(gesture) }
+                    case .samples(let batch):
+                        page.publish(json: Monitor.samplesJSON(batch))
+                    }
+                }
+            } else {
+                guard let front = state.front, front.connection === connection else { return }
+                if state.page != nil { state.tap.hostSent(Array(bytes)) }
+                state.device?.control.write(bytes)
+            }
+        }
+    }
+
+    fileprivate func deviceEnded() {
+        let ended = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.device = nil
+            defer { state.deviceEnded = nil }
+            return state.deviceEnded
+        }
+        ended?.resume(returning: true)
+    }
+}
+
+/// One side of the wire: the device's port (`connection` nil), or an app's connection.
+private final class WireSide: EventLoopDelegate {
+    let wire: ServeWire
+    let connection: LocalSocketTransport?
+    let ended: @Sendable () -> Void
+
+    init(wire: ServeWire, connection: LocalSocketTransport?, ended: @escaping @Sendable () -> Void = {}) {
+        self.wire = wire
+        self.connection = connection
+        self.ended = ended
+    }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) { wire.received(bytes, from: connection) }
+
+    func eventLoopTimerFired() {}
+
+    func eventLoopEnded(_ error: TransportError) {
+        if connection == nil { wire.deviceEnded() } else { ended() }
     }
 }
