@@ -7,7 +7,7 @@ import Foundation
 /// `capacity` bounds what is buffered: a producer may add a chunk only while fewer than `capacity` bytes are
 /// buffered, so memory stays below `capacity` plus one chunk.
 package final class ChunkQueue: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let lock = NSLock()
     private let capacity: Int
     private var chunks: [[UInt8]] = []
     private var bufferedBytes = 0
@@ -28,23 +28,23 @@ package final class ChunkQueue: @unchecked Sendable {
 
     /// How many bytes are buffered now.
     package var bufferedByteCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return bufferedBytes
     }
 
     /// Calls `hook` (from the consumer's thread, outside the lock) each time the consumer has taken what
     /// was buffered: a producer that stopped at the capacity may go on.
     package func whenTaken(_ hook: @escaping @Sendable () -> Void) {
-        condition.lock()
+        lock.lock()
         takenHook = hook
-        condition.unlock()
+        lock.unlock()
     }
 
     /// True once ``finish(_:discardBuffered:)`` was called.
     package var isFinished: Bool {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return ending != nil
     }
 
@@ -75,47 +75,47 @@ package final class ChunkQueue: @unchecked Sendable {
     }
 
     private func popNow() -> PopOutcome {
-        condition.lock()
+        lock.lock()
         if let bytes = takeAllUnlocking() { return .bytes(bytes) }
         if let ending {
-            condition.unlock()
+            lock.unlock()
             return .failure(ending)
         }
         if receiver != nil {
-            condition.unlock()
+            lock.unlock()
             return .failure(TransportError(code: .concurrentReceive, message: "another task is already receiving"))
         }
         let id = nextWaiterID
         nextWaiterID += 1
-        condition.unlock()
+        lock.unlock()
         return .wait(id)
     }
 
     private func register(receiver continuation: CheckedContinuation<Result<[UInt8], TransportError>, Never>, id: UInt64) {
-        condition.lock()
+        lock.lock()
         if let bytes = takeAllUnlocking() {
             continuation.resume(returning: .success(bytes))
         } else if let ending {
-            condition.unlock()
+            lock.unlock()
             continuation.resume(returning: .failure(ending))
         } else if Task.isCancelled {
-            condition.unlock()
+            lock.unlock()
             continuation.resume(returning: .failure(Self.cancelledError))
         } else if receiver != nil {
-            condition.unlock()
+            lock.unlock()
             continuation.resume(
                 returning: .failure(TransportError(code: .concurrentReceive, message: "another task is already receiving")))
         } else {
             receiver = (id, continuation)
-            condition.unlock()
+            lock.unlock()
         }
     }
 
     private func cancelReceiver(id: UInt64) {
-        condition.lock()
+        lock.lock()
         let waiting = receiver?.id == id ? receiver?.continuation : nil
         if waiting != nil { receiver = nil }
-        condition.unlock()
+        lock.unlock()
         waiting?.resume(returning: .failure(Self.cancelledError))
     }
 
@@ -133,28 +133,28 @@ package final class ChunkQueue: @unchecked Sendable {
     /// lock) when bytes or the ending arrive and no earlier wake is outstanding; the consumer then calls
     /// ``takeNow()`` until it finds the queue empty or ended. Called once, instead of ``pop()``.
     package func consumeByWakes(_ wake: @escaping @Sendable () -> Void) {
-        condition.lock()
+        lock.lock()
         wakeConsumer = wake
         let wakeNow = !chunks.isEmpty || ending != nil
         wakeOutstanding = wakeNow
-        condition.unlock()
+        lock.unlock()
         if wakeNow { wake() }
     }
 
     /// Forgets the wake given to ``consumeByWakes(_:)`` (the consumer has ended).
     package func stopWakes() {
-        condition.lock()
+        lock.lock()
         wakeConsumer = nil
-        condition.unlock()
+        lock.unlock()
     }
 
     /// Everything buffered, without waiting (see ``consumeByWakes(_:)``).
     package func takeNow() -> Take {
-        condition.lock()
+        lock.lock()
         if let bytes = takeAllUnlocking() { return .bytes(bytes) }
         wakeOutstanding = false
         let ending = ending
-        condition.unlock()
+        lock.unlock()
         return ending.map(Take.ended) ?? .empty
     }
 
@@ -165,19 +165,19 @@ package final class ChunkQueue: @unchecked Sendable {
     /// error, adding nothing, when the bytes would pass `limit`.
     package func pushWithoutWaiting(_ bytes: [UInt8], limit: Int) -> TransportError? {
         guard !bytes.isEmpty else { return nil }
-        condition.lock()
+        lock.lock()
         if let ending {
-            condition.unlock()
+            lock.unlock()
             return ending
         }
         guard bufferedBytes + bytes.count <= limit else {
             let buffered = bufferedBytes
-            condition.unlock()
+            lock.unlock()
             return TransportError(code: .io, message: "the reader does not read: \(buffered) bytes wait to be read")
         }
         let handOff = appendLocked(bytes)
         let wake = consumerWakeLocked()
-        condition.unlock()
+        lock.unlock()
         if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
         wake?()
         return nil
@@ -214,60 +214,60 @@ package final class ChunkQueue: @unchecked Sendable {
     }
 
     private func pushNow(_ bytes: [UInt8]) -> PushOutcome {
-        condition.lock()
+        lock.lock()
         if let ending {
-            condition.unlock()
+            lock.unlock()
             return .failure(ending)
         }
         if bufferedBytes < capacity {
             let handOff = appendLocked(bytes)
             let wake = consumerWakeLocked()
-            condition.unlock()
+            lock.unlock()
             if let handOff { handOff.continuation.resume(returning: .success(handOff.bytes)) }
             wake?()
             return .done
         }
         let id = nextWaiterID
         nextWaiterID += 1
-        condition.unlock()
+        lock.unlock()
         return .wait(id)
     }
 
     private func register(pusher continuation: CheckedContinuation<Result<Void, TransportError>, Never>, id: UInt64) {
-        condition.lock()
+        lock.lock()
         if let ending {
-            condition.unlock()
+            lock.unlock()
             continuation.resume(returning: .failure(ending))
         } else if bufferedBytes < capacity {
-            condition.unlock()
+            lock.unlock()
             continuation.resume(returning: .success(()))
         } else if Task.isCancelled {
-            condition.unlock()
+            lock.unlock()
             continuation.resume(returning: .failure(Self.cancelledError))
         } else {
             pushers.append((id, continuation))
-            condition.unlock()
+            lock.unlock()
         }
     }
 
     private func cancelPusher(id: UInt64) {
-        condition.lock()
+        lock.lock()
         let index = pushers.firstIndex { $0.id == id }
         let waiting = index.map { pushers.remove(at: $0).continuation }
-        condition.unlock()
+        lock.unlock()
         waiting?.resume(returning: .failure(Self.cancelledError))
     }
 
     /// Ends the queue. With `discardBuffered` the consumer gets `error` at once; otherwise after the
     /// buffered bytes. Only the first call has an effect.
     package func finish(_ error: TransportError, discardBuffered: Bool) {
-        condition.lock()
+        lock.lock()
         if discardBuffered {
             chunks.removeAll()
             bufferedBytes = 0
         }
         guard ending == nil else {
-            condition.unlock()
+            lock.unlock()
             return
         }
         ending = error
@@ -279,8 +279,7 @@ package final class ChunkQueue: @unchecked Sendable {
         let waitingPushers = pushers.map(\.continuation)
         pushers.removeAll()
         let wake = consumerWakeLocked()
-        condition.broadcast()
-        condition.unlock()
+        lock.unlock()
         wake?()
         waitingReceiver?.resume(returning: .failure(error))
         for pusher in waitingPushers { pusher.resume(returning: .failure(error)) }
@@ -295,7 +294,6 @@ package final class ChunkQueue: @unchecked Sendable {
         let bytes = chunks.count == 1 ? chunks[0] : Array(chunks.joined())
         chunks.removeAll(keepingCapacity: true)
         bufferedBytes = 0
-        condition.broadcast()
         return bytes
     }
 
@@ -305,7 +303,7 @@ package final class ChunkQueue: @unchecked Sendable {
         guard let bytes = takeAllLocked() else { return nil }
         let wake = wakePushersLocked()
         let hook = takenHook
-        condition.unlock()
+        lock.unlock()
         for continuation in wake { continuation.resume(returning: .success(())) }
         hook?()
         return bytes
