@@ -68,6 +68,10 @@ enum InteropCases {
                 let id2 = await c.probe.nextCallID() % 100 + 1
                 let (_, sent2) = try await c.probe.request(.devicePing, pingBody(count: max - overhead), callID: id2)
                 let reply2 = await c.probe.reply(to: id2)
+                // device_time_us's varint gains a byte when the clock passes 2^21 µs (2.1 s), 2^28 µs...: between
+                // the two Pings on a slow machine. The echo then cannot fit, and RESOURCE_EXHAUSTED is the right
+                // answer to it (as above): measure again.
+                if reply2?.packet?.type == .error, reply2?.packet?.status == .resourceExhausted { continue }
                 try c.expect(reply2, .response, callID: id2, sent: sent2, "a Ping whose response is max_frame_bytes")
                 let size2 = try COBS.decode(reply2!.wire.dropLast()).count
                 if size2 == max {

@@ -121,7 +121,7 @@ struct PTYTransportTests {
     @Test("opening a regular file throws .notATerminal")
     func notATerminal() throws {
         let path = NSTemporaryDirectory() + "cc-not-a-tty-\(getpid())"
-        FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect {
             _ = try PTYTransport(path: path)
