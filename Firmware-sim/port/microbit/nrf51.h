@@ -25,6 +25,7 @@
 #define UART0_EVENTS_TXDRDY NRF_REG(UART0_BASE + 0x11Cu)
 #define UART0_EVENTS_ERROR NRF_REG(UART0_BASE + 0x124u)
 #define UART0_INTENSET NRF_REG(UART0_BASE + 0x304u)
+#define UART0_INTENCLR NRF_REG(UART0_BASE + 0x308u)
 #define UART0_ERRORSRC NRF_REG(UART0_BASE + 0x480u)
 #define UART0_ENABLE NRF_REG(UART0_BASE + 0x500u)     /* 4: enabled */
 #define UART0_PSELTXD NRF_REG(UART0_BASE + 0x50Cu)
@@ -35,6 +36,7 @@
 #define UART_INT_RXDRDY (1u << 2)
 #define UART_INT_TXDRDY (1u << 7)
 #define UART_INT_ERROR (1u << 9)
+#define UART_ERRORSRC_OVERRUN (1u << 0)   /* a byte arrived with RXD and the FIFO full: it is lost */
 #define UART_BAUD_115200 0x01D7E000u
 
 /* ADC (peripheral id 7) */
