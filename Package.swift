@@ -326,7 +326,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CameraControlToolsTests",
-            dependencies: ["CameraControlWire", "CameraControlGestures", "CameraControlTools"],
+            dependencies: [
+                "CameraControlWire", "CameraControlGestures", "CameraControlTools", "CameraControlTransport",
+                "CameraControlPosixTransport", "CameraControlTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",

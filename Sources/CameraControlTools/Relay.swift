@@ -281,6 +281,11 @@ private final class Side: EventLoopDelegate {
 package struct RelayLog: Sendable {
     package let quiet: Bool
 
+    /// A log that notes on standard error, or not at all when `quiet`.
+    package init(quiet: Bool) {
+        self.quiet = quiet
+    }
+
     package func note(_ text: String, atMicros micros: UInt64 = Relay.nowMicros) {
         guard !quiet else { return }
         let line = String(format: "%10.6f ", Double(micros) / 1_000_000) + text + "\n"

@@ -49,6 +49,7 @@ final class ScriptedSystem: @unchecked Sendable {
     private var writeSteps: [WriteStep]
     private var flockResults: [Int32]
     private var openResult: Result<Int32, SystemErrno>
+    private let pipeResult: Result<(read: Int32, write: Int32), SystemErrno>
     private var woken = false
     private var written: [UInt8] = []
     private var log: [String] = []
@@ -57,9 +58,11 @@ final class ScriptedSystem: @unchecked Sendable {
 
     init(
         polls: [PollStep] = [], reads: [ReadStep] = [], writes: [WriteStep] = [], flockErrors: [Int32] = [],
-        open: Result<Int32, SystemErrno> = .success(ScriptedSystem.device), terminal: Bool = true
+        open: Result<Int32, SystemErrno> = .success(ScriptedSystem.device), terminal: Bool = true,
+        pipe: Result<(read: Int32, write: Int32), SystemErrno> = .success((ScriptedSystem.wakeRead, ScriptedSystem.wakeWrite))
     ) {
         self.terminal = terminal
+        pipeResult = pipe
         pollSteps = polls
         readSteps = reads
         writeSteps = writes
@@ -188,7 +191,7 @@ final class ScriptedSystem: @unchecked Sendable {
             read: { [self] descriptor, buffer in read(descriptor, buffer) },
             write: { [self] descriptor, buffer in write(descriptor, buffer) },
             poll: { [self] fds, timeout in poll(&fds, timeout: timeout) },
-            pipe: { .success((ScriptedSystem.wakeRead, ScriptedSystem.wakeWrite)) },
+            pipe: { [pipeResult] in pipeResult },
             setNonblocking: { _ in .success(()) },
             setCloseOnExec: { _ in .success(()) },
             isTerminal: { [terminal] _ in terminal },

@@ -163,6 +163,22 @@ struct ScriptedSystemCallTests {
         #expect(error?.errno == ENOSPC)
     }
 
+    @Test("no event loop can be made (pipe fails with EMFILE): receive() and send() throw .openFailed, never wait")
+    func noEventLoop() async throws {
+        let system = ScriptedSystem(pipe: .failure(SystemErrno(EMFILE)))
+        let link = try system.makeLink()
+        let received = await #expect(throws: TransportError.self) {
+            try await withTimeout(.seconds(10), "receive() without a loop") { try await link.receive() }
+        }
+        #expect(received?.code == .openFailed)
+        let sent = await #expect(throws: TransportError.self) { try await link.send([1]) }
+        #expect(sent?.code == .openFailed)
+        #expect(system.bytesWritten.isEmpty)
+        // The descriptor, which no loop ever touched, is released by close().
+        link.close()
+        #expect(system.calls.contains("close(\(ScriptedSystem.device))"))
+    }
+
     // MARK: Claiming a port
 
     static let noLockFiles = PortLock.Options(lockDirectories: [], processDirectory: nil)
