@@ -9,7 +9,7 @@ import Testing
 @Suite("Relay engine")
 struct RelayEngineTests {
     /// A delegate that only notes the end of its link.
-    final class Ending: EventLoopDelegate, @unchecked Sendable {
+    final class Ending: EventLoopDelegate, Sendable {
         func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {}
         func eventLoopTimerFired() {}
         func eventLoopEnded(_ error: TransportError) {}

@@ -160,11 +160,12 @@ void microbit_uart_irq(void)
         (void)port_ring_push(&g_rx, (uint8_t)UART0_RXD);
     }
     if (UART0_EVENTS_ERROR != 0u) {
+        uint32_t errors = UART0_ERRORSRC;
         UART0_EVENTS_ERROR = 0u;
-        if ((UART0_ERRORSRC & UART_ERRORSRC_OVERRUN) != 0u) {
+        if ((errors & UART_ERRORSRC_OVERRUN) != 0u) {
             g_rx_overruns++;
         }
-        UART0_ERRORSRC = UART0_ERRORSRC;   /* write 1s to clear */
+        UART0_ERRORSRC = errors;   /* write 1s to clear what was read (and counted) */
     }
     if (UART0_EVENTS_TXDRDY != 0u) {
         UART0_EVENTS_TXDRDY = 0u;
