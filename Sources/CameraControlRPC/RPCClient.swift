@@ -373,9 +373,16 @@ public final class RPCClient: Sendable {
 
     /// Bytes from the device (on the loop).
     fileprivate func received(_ bytes: UnsafeRawBufferPointer) {
+        // What the bytes brought is delivered first (a stream handler called, a call resumed), then the
+        // core's output goes out: a message reaches its consumer before its `ACK` is written.
         state.withLock { state in
             guard !state.closed else { return }
             state.core.receive(bytes, now: state.now)
+            dispatchEvents(&state)
+        }
+        drain()
+        state.withLock { state in
+            guard !state.closed else { return }
             flush(&state)
         }
         drain()
@@ -410,6 +417,8 @@ public final class RPCClient: Sendable {
     private func shutDown(reason: String) {
         let wasOpen = state.withLock { state -> Bool in
             guard !state.closed else { return false }
+            // What is queued goes out first: the `ACK` of a message still being delivered (``received(_:)``).
+            if let control = state.control { state.core.drainOutbound { control.write($0) } }
             state.core.closeLink(now: state.now, reason: reason)
             flush(&state)
             state.closed = true
@@ -423,26 +432,31 @@ public final class RPCClient: Sendable {
         transport.close()
     }
 
-    /// Hands the core's events to the waiting calls and streams, then writes its output (a consumer is
-    /// woken before the `ACK` of its message goes out, not after), again while that produced more, then
-    /// sets the timer for the core's next poll time. Runs under the lock.
+    /// Queues the core's events for the waiting calls and streams (``drain()`` delivers them), then writes
+    /// its output, again while that produced more, then sets the timer for the core's next poll time.
+    /// Runs under the lock.
     private func flush(_ state: inout State) {
         repeat {
-            if state.core.hasEvents {
-                var events = state.events
-                state.events = []
-                state.core.takeEvents(into: &events)
-                for event in events {
-                    dispatch(event, &state)
-                }
-                events.removeAll(keepingCapacity: true)
-                state.events = events
-            }
+            dispatchEvents(&state)
             if let control = state.control {
                 state.core.drainOutbound { control.write($0) }
             }
         } while state.core.hasEvents
         arm(&state)
+    }
+
+    /// Queues the core's events for the waiting calls and streams, in order (``drain()`` delivers them).
+    /// Runs under the lock.
+    private func dispatchEvents(_ state: inout State) {
+        guard state.core.hasEvents else { return }
+        var events = state.events
+        state.events = []
+        state.core.takeEvents(into: &events)
+        for event in events {
+            dispatch(event, &state)
+        }
+        events.removeAll(keepingCapacity: true)
+        state.events = events
     }
 
     /// Sets the timer for the core's next poll time (nothing scheduled: no timer).

@@ -41,6 +41,31 @@ struct StreamHandlerTests {
         #expect(counting.scheduled == 0, "a delivery was scheduled instead of made during the read")
     }
 
+    @Test("on the client's own loop, each message reaches the handler before its ACK is written")
+    func handlerBeforeItsAck() async throws {
+        let loop = SerialQueueEventLoop(name: "client", clock: ManualClock())
+        let wire = WireOrder()
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let client = RPCClient(transport: TappedTransport(host, tap: wire), eventLoop: loop)
+        defer { client.close() }
+        let device = FakeDevice(transport: deviceEnd, respond: Self.streamingResponder(count: 5))
+        await device.start()
+        let log = HandlerLog(loop: loop)
+        _ = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self, deliveringOn: loop) { event in
+            if case .message(let blob) = event { wire.note("message \(blob.bytes[0])") }
+            log.record(event)
+        }
+        #expect(await log.ending() == ["0", "1", "2", "3", "4", "end ok"])
+        await device.waitUntil { packets in packets.filter { $0.type == .ack }.count >= 5 }
+        // The device numbers its packets from 0: message k is sequence k.
+        let entries = wire.entries
+        for message in 0..<5 {
+            let delivered = try #require(entries.firstIndex(of: "message \(message)"), "\(entries)")
+            let acknowledged = try #require(entries.firstIndex(of: "ACK \(message)"), "\(entries)")
+            #expect(delivered < acknowledged, "message \(message) was acknowledged before its handler ran: \(entries)")
+        }
+    }
+
     @Test("from a client driven by another loop, deliveries are scheduled on the loop, in order")
     func scheduledFromElsewhere() async throws {
         let loop = SerialQueueEventLoop(name: "handler-test")
@@ -228,5 +253,29 @@ final class SchedulingCounter: EventLoop, @unchecked Sendable {
     func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> LoopTimer {
         count.withLock { $0 += 1 }
         return base.schedule(after: delay, body)
+    }
+}
+
+/// The order of what a handler saw and what the client wrote: `ACK n` for each `ACK` of sequence n sent
+/// (a tap on the client's transport), and the handler's own notes.
+final class WireOrder: TransportTap {
+    private let state = Mutex<(decoder: FrameDecoder, entries: [String])>((FrameDecoder(), []))
+
+    var entries: [String] { state.withLock { $0.entries } }
+
+    func note(_ text: String) {
+        state.withLock { $0.entries.append(text) }
+    }
+
+    func received(_ bytes: UnsafeRawBufferPointer) {}
+
+    func sent(_ bytes: UnsafeRawBufferPointer) {
+        state.withLock { state in
+            state.decoder.append(Array(bytes))
+            while let output = state.decoder.next() {
+                guard case .packet(let packet) = output, packet.type == .ack, packet.payload.count == 2 else { continue }
+                state.entries.append("ACK \(UInt16(packet.payload[0]) | UInt16(packet.payload[1]) << 8)")
+            }
+        }
     }
 }
