@@ -180,11 +180,14 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
             if (n > sizeof dev->rx_chunk) {
                 n = sizeof dev->rx_chunk;   /* a broken HAL must not overrun the chunk */
             }
-            if (dev->hal->uart_take_overruns != NULL) {
-                dev->counters.rx_overruns += dev->hal->uart_take_overruns(dev->hal->ctx);
-            }
             if (n == 0u) {
                 return;   /* until empty: a HAL may return short reads (rx_off == rx_len here) */
+            }
+            /* Bytes a HAL dropped were dropped while it held others (its ring full, or the
+             * UART's FIFO unread): they are counted with the next bytes read, not asked
+             * for at every poll. */
+            if (dev->hal->uart_take_overruns != NULL) {
+                dev->counters.rx_overruns += dev->hal->uart_take_overruns(dev->hal->ctx);
             }
             dev->counters.bytes_received += (uint32_t)n;
             dev->rx_len = n;
