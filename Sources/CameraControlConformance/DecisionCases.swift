@@ -11,6 +11,21 @@ enum DecisionCases {
         try await c.probe.ping()
     }
 
+    /// `frames` in a few words for a failure's message: how many of each packet type, and when the first and
+    /// last came after `start` ("nothing" when none did).
+    static func summary(_ frames: [ReceivedFrame], since start: ContinuousClock.Instant) -> String {
+        guard let first = frames.first, let last = frames.last else { return "nothing" }
+        var counts: [String: Int] = [:]
+        for frame in frames { counts[frame.packet.map { "\($0.type)" } ?? "undecodable", default: 0] += 1 }
+        let kinds = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        func millis(_ instant: ContinuousClock.Instant) -> String {
+            let elapsed = start.duration(to: instant).components
+            let value = Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
+            return value < 0 ? "\(value) ms" : "+\(value) ms"
+        }
+        return "\(kinds) (the first at \(millis(first.at)), the last at \(millis(last.at)))"
+    }
+
     static let all: [ConformanceCase] = [
         ConformanceCase(
             "empty-frame-ignored", "PROTOCOL.md §2", "A stuffed empty frame (01 00) is ignored, not a framing error.", decision: "S1"
@@ -328,12 +343,23 @@ enum DecisionCases {
             decision: "R6"
         ) { c in
             let before = try await c.probe.counters()
+            let garbageSent = ContinuousClock.now
             try await c.probe.sendRaw([UInt8](repeating: 0x41, count: 15_000) + [0])
             let (wire, reply) = try await c.probe.call(.devicePing, PingRequest().serializedBytes(), within: .seconds(2))
             guard let packet = reply?.packet else {
                 // R6, as in pipelined-burst: a device that cannot hold the host back (a UART) may drop bytes, the
                 // delimiter after the garbage too, but never without counting them; it must then resynchronise.
-                let after = try await c.probe.counters()
+                let meanwhile = await c.probe.drain()
+                let after: Counters
+                do {
+                    after = try await c.probe.counters()
+                } catch var failure as ConformanceFailure {
+                    // What the device did while nothing was answered tells a stalled device from a slow one.
+                    failure.message +=
+                        "; after the garbage (sent at +0 ms) and the unanswered Ping, the device sent "
+                        + Self.summary(meanwhile, since: garbageSent)
+                    throw failure
+                }
                 let overruns = Int(after.rxOverruns) - Int(before.rxOverruns)
                 guard overruns > 0 else {
                     throw ConformanceFailure(
