@@ -374,7 +374,8 @@ public final class RPCClient: Sendable {
     /// Bytes from the device (on the loop).
     fileprivate func received(_ bytes: UnsafeRawBufferPointer) {
         // What the bytes brought is delivered first (a stream handler called, a call resumed), then the
-        // core's output goes out: a message reaches its consumer before its `ACK` is written.
+        // core's output is handed to the transport: a message reaches its consumer before its `ACK` leaves,
+        // on every transport (a port's loop defers its own thread's writes anyway; an in-memory peer does not).
         state.withLock { state in
             guard !state.closed else { return }
             state.core.receive(bytes, now: state.now)
