@@ -19,8 +19,7 @@ enum DecisionCases {
         for frame in frames { counts[frame.packet.map { "\($0.type)" } ?? "undecodable", default: 0] += 1 }
         let kinds = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         func millis(_ instant: ContinuousClock.Instant) -> String {
-            let elapsed = start.duration(to: instant).components
-            let value = Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
+            let value = Int(ReliabilityCases.ms(start, instant))
             return value < 0 ? "\(value) ms" : "+\(value) ms"
         }
         return "\(kinds) (the first at \(millis(first.at)), the last at \(millis(last.at)))"
