@@ -57,8 +57,8 @@ package final class FileDescriptorLink: @unchecked Sendable {
     /// The name for messages.
     package let name: String
     private let descriptor: Int32
-    /// What ``receive()`` drains (the adapter's delegate fills it).
-    private let inbound = ChunkQueue(capacity: FileDescriptorLink.receiveCapacity)
+    /// The delegate of the adapter's loop: what ``receive()`` drains.
+    private let inbound = ReceiveAdapter(capacity: FileDescriptorLink.receiveCapacity)
     private let release: @Sendable (Int32) -> Void
     private let onClose: @Sendable () -> Void
     private let system: SystemCalls
@@ -111,7 +111,7 @@ package final class FileDescriptorLink: @unchecked Sendable {
         } catch  where error.code == .closed {
             // Closed: what was read before still comes first, then the ending.
         }
-        return try await inbound.pop()
+        return try await inbound.receive()
     }
 
     /// The registration ``receive()`` and ``send(_:)`` use, started on a loop of the link's own at the
@@ -131,11 +131,10 @@ package final class FileDescriptorLink: @unchecked Sendable {
             return registration
         case .idle:
             if closed { throw TransportError(code: .closed, message: "\(name) is closed") }
-            let buffer = ReceiveBuffer(inbound: inbound)
-            guard let registration = registerLocked(delegate: buffer, on: nil) else {
+            guard let registration = registerLocked(delegate: inbound, on: nil) else {
                 throw TransportError(code: .openFailed, message: "cannot start an event loop for \(name)")
             }
-            buffer.attach(registration)
+            inbound.attach { registration.setReading($0) }
             mode = .adapter(registration)
             return registration
         }
@@ -261,49 +260,6 @@ package final class FileDescriptorLink: @unchecked Sendable {
             return .end(TransportError(code: .closed, message: "the peer of \(name) closed", errno: error))
         default:
             return .end(TransportError(code: .io, message: "read from \(name) failed", errno: error))
-        }
-    }
-}
-
-/// The adapter's delegate: fills the buffer ``FileDescriptorLink/receive()`` drains. Once it holds the
-/// receive capacity the loop stops reading the descriptor (its writes and its end go on), and reads again
-/// when ``FileDescriptorLink/receive()`` has taken what was buffered.
-private final class ReceiveBuffer: EventLoopDelegate, Sendable {
-    let inbound: ChunkQueue
-    private let reading = Mutex<(registration: LoopRegistration?, paused: Bool)>((nil, false))
-
-    init(inbound: ChunkQueue) {
-        self.inbound = inbound
-        inbound.whenTaken { [weak self] in self?.taken() }
-    }
-
-    func attach(_ registration: LoopRegistration) {
-        reading.withLock { $0.registration = registration }
-    }
-
-    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
-        _ = inbound.pushWithoutWaiting(Array(bytes), limit: .max)
-        reading.withLock { reading in
-            guard !reading.paused, inbound.bufferedByteCount >= FileDescriptorLink.receiveCapacity,
-                let registration = reading.registration
-            else { return }
-            reading.paused = true
-            registration.setReading(false)
-        }
-    }
-
-    func eventLoopTimerFired() {}
-
-    func eventLoopEnded(_ error: TransportError) {
-        inbound.finish(error, discardBuffered: false)
-    }
-
-    /// The consumer took what was buffered: read again.
-    private func taken() {
-        reading.withLock { reading in
-            guard reading.paused, inbound.bufferedByteCount < FileDescriptorLink.receiveCapacity else { return }
-            reading.paused = false
-            reading.registration?.setReading(true)
         }
     }
 }

@@ -3,47 +3,56 @@ import Synchronization
 /// One end of an in-memory byte pipe: what one end writes, the other reads. A first-class transport for
 /// tests and for running the firmware in-process.
 ///
-/// An end is driven like a port, one way or the other:
-/// - **On an event loop** (``startEventLoop(delegate:on:)``, what ``EventLoopTransport`` clients such as
-///   the RPC client do): it joins any ``EventLoop`` — a ``SerialQueueEventLoop`` timed by a
+/// An end always runs on an event loop, like a port:
+/// - **On a loop of the caller's** (``startEventLoop(delegate:on:)``, what ``EventLoopTransport`` clients
+///   such as the RPC client do): it joins any ``EventLoop`` — a ``SerialQueueEventLoop`` timed by a
 ///   ``ManualClock`` runs a link in virtual time —, hands what the peer sent to the delegate there, in
 ///   order, and times the delegate's timer with the loop's ``EventLoop/schedule(after:_:)``.
-/// - **By ``receive()`` and ``send(_:)``** (a fake device in a test, the conformance probe).
+/// - **Read by ``receive()``** (a fake device in a test, the conformance probe): the first call starts the
+///   end on a loop of its own whose delegate buffers for it (at most `capacity` bytes: then delivery
+///   pauses until ``receive()`` takes them).
 ///
-/// Buffering is bounded: ``send(_:)`` suspends while the peer has `capacity` or more bytes unread; a loop's
-/// write, which cannot wait, ends the pair with ``TransportError/Code/io`` past 1 MiB unread. Closing an end
+/// ``send(_:)`` and a loop's write hand bytes to the peer without waiting; what the peer has not taken yet
+/// is bounded: past 1 MiB (``loopWriteLimit``) the pair ends with ``TransportError/Code/io``. Closing an end
 /// makes its own pending ``receive()`` throw ``TransportError/Code/closed`` at once, and the peer's after it
 /// has read what was already sent; sending on either end then throws ``TransportError/Code/closed``.
 public final class InMemoryTransport: EventLoopTransport {
-    /// The default bound of unread bytes per direction.
+    /// The default bound of bytes buffered for ``receive()``.
     public static let defaultCapacity = 64 * 1024
-    /// How many unread bytes a loop's writes may leave before the pair ends (they cannot wait for room).
+    /// How many bytes written to an end and not yet taken by it may wait before the pair ends with
+    /// ``TransportError/Code/io`` (a writer never waits).
     public static let loopWriteLimit = 1 << 20
 
     /// `in-memory` plus the end's label.
     public let name: String
-    private let inbound: ChunkQueue
-    private let outbound: ChunkQueue
+    /// What the peer wrote to this end.
+    private let inbox: InMemoryInbox
+    /// The peer's inbox.
+    private let outbox: InMemoryInbox
+    private let capacity: Int
     private let mode = Mutex(Mode.unused)
 
     private enum Mode {
         case unused
-        case receiving
+        /// Read by ``receive()``.
+        case receiving(ReceiveAdapter)
         case eventLoop
     }
 
-    private init(name: String, inbound: ChunkQueue, outbound: ChunkQueue) {
+    private init(name: String, inbox: InMemoryInbox, outbox: InMemoryInbox, capacity: Int) {
         self.name = name
-        self.inbound = inbound
-        self.outbound = outbound
+        self.inbox = inbox
+        self.outbox = outbox
+        self.capacity = capacity
     }
 
-    /// Two connected ends, `host` and `device` (the names are only labels: the ends are symmetric).
+    /// Two connected ends, `host` and `device` (the names are only labels: the ends are symmetric);
+    /// `capacity` bounds what each end buffers for ``receive()``.
     public static func makePair(capacity: Int = defaultCapacity) -> (host: InMemoryTransport, device: InMemoryTransport) {
-        let toDevice = ChunkQueue(capacity: capacity)
-        let toHost = ChunkQueue(capacity: capacity)
-        let host = InMemoryTransport(name: "in-memory (host end)", inbound: toHost, outbound: toDevice)
-        let device = InMemoryTransport(name: "in-memory (device end)", inbound: toDevice, outbound: toHost)
+        let toDevice = InMemoryInbox()
+        let toHost = InMemoryInbox()
+        let host = InMemoryTransport(name: "in-memory (host end)", inbox: toHost, outbox: toDevice, capacity: capacity)
+        let device = InMemoryTransport(name: "in-memory (device end)", inbox: toDevice, outbox: toHost, capacity: capacity)
         return (host, device)
     }
 
@@ -51,36 +60,48 @@ public final class InMemoryTransport: EventLoopTransport {
         close()
     }
 
-    /// Hands `bytes` to the peer, waiting while its buffer is full.
+    /// Hands `bytes` to the peer, without waiting.
     ///
-    /// - Throws: ``TransportError/Code/closed`` when either end is closed, ``TransportError/Code/cancelled``
-    ///   when the task is cancelled while waiting for room.
+    /// - Throws: ``TransportError/Code/closed`` when either end is closed; ``TransportError/Code/io`` when
+    ///   the peer has more than ``loopWriteLimit`` bytes not taken (the pair ends).
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        if inbound.isFinished {
+        if inbox.isFinished {
             throw TransportError(code: .closed, message: "\(name) is closed")
         }
-        try await outbound.push(bytes)
+        if let error = bytes.withUnsafeBytes({ InMemoryInbox.write($0, to: outbox, from: inbox, name: name) }) {
+            throw error
+        }
     }
 
-    /// The next bytes the peer sent (see ``ByteTransport/receive()``).
+    /// The next bytes the peer sent (see ``ByteTransport/receive()``). The first call starts the end on a
+    /// loop of its own.
     ///
     /// - Throws: ``TransportError/Code/closed``, ``TransportError/Code/cancelled``,
-    ///   ``TransportError/Code/concurrentReceive`` (also when the end runs on an event loop).
+    ///   ``TransportError/Code/concurrentReceive`` (also when the end runs on a caller's event loop).
     public func receive() async throws(TransportError) -> [UInt8] {
-        let onLoop = mode.withLock { mode -> Bool in
-            if case .unused = mode { mode = .receiving }
-            return mode == .eventLoop
+        let adapter = try mode.withLock { mode throws(TransportError) -> ReceiveAdapter in
+            switch mode {
+            case .receiving(let adapter): return adapter
+            case .eventLoop: throw TransportError(code: .concurrentReceive, message: "\(name) runs on an event loop")
+            case .unused:
+                let adapter = ReceiveAdapter(capacity: capacity)
+                adapter.attach { [inbox] in inbox.setReading($0) }
+                _ = start(delegate: adapter, on: SerialQueueEventLoop(name: "in-memory"))
+                mode = .receiving(adapter)
+                return adapter
+            }
         }
-        if onLoop {
-            throw TransportError(code: .concurrentReceive, message: "\(name) runs on an event loop")
-        }
-        return try await inbound.pop()
+        return try await adapter.receive()
     }
 
     /// Closes this end (and so the pipe in both directions).
     public func close() {
-        inbound.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: true)
-        outbound.finish(TransportError(code: .closed, message: "the peer of the in-memory pair closed"), discardBuffered: false)
+        let closed = TransportError(code: .closed, message: "\(name) was closed")
+        inbox.finish(closed, discardBuffered: true)
+        outbox.finish(TransportError(code: .closed, message: "the peer of the in-memory pair closed"), discardBuffered: false)
+        if case .receiving(let adapter) = mode.withLock({ $0 }) {
+            adapter.finish(closed, discardBuffered: true)
+        }
     }
 
     /// Runs this end on `loop` (a ``SerialQueueEventLoop`` of its own when nil): see
@@ -93,12 +114,135 @@ public final class InMemoryTransport: EventLoopTransport {
             return true
         }
         guard fresh else { return nil }
-        let control = InMemoryLoopControl(
-            name: name, inbound: inbound, outbound: outbound, loop: loop ?? SerialQueueEventLoop(name: "in-memory"),
-            delegate: delegate)
-        // The queue keeps the control (and its delegate) until the end is reported (`finish` lets go).
-        inbound.consumeByWakes { control.loop.schedule(after: .zero) { control.drain() } }
+        return start(delegate: delegate, on: loop ?? SerialQueueEventLoop(name: "in-memory"))
+    }
+
+    private func start(delegate: any EventLoopDelegate, on loop: any EventLoop) -> InMemoryLoopControl {
+        let control = InMemoryLoopControl(name: name, inbox: inbox, outbox: outbox, loop: loop, delegate: delegate)
+        // The inbox keeps the control (and its delegate) until the end is reported (`finish` lets go).
+        inbox.deliver { control.loop.schedule(after: .zero) { control.drain() } }
         return control
+    }
+}
+
+/// What one end of an in-memory pair was sent and has not taken yet: the peer writes into it from any
+/// thread; the end's loop, woken once per burst, takes it all (``take()``). Bounded by
+/// ``InMemoryTransport/loopWriteLimit``.
+final class InMemoryInbox: Sendable {
+    private struct State {
+        var chunks: [[UInt8]] = []
+        var bytes = 0
+        var ending: TransportError?
+        /// Wakes the end's loop to take what came (set once the end runs on a loop).
+        var wake: (@Sendable () -> Void)?
+        /// A wake was sent and the loop has not found the inbox empty since.
+        var wakeOutstanding = false
+        /// False while the end's reader asked to stop taking bytes (its buffer is full).
+        var reading = true
+    }
+
+    private let state = Mutex(State())
+
+    /// What ``take()`` found.
+    enum Take {
+        case bytes([UInt8])
+        /// Nothing to take now; the next bytes or the ending wake the loop.
+        case empty
+        case ended(TransportError)
+    }
+
+    /// True once the inbox ended (its end, or the pair, was closed).
+    var isFinished: Bool { state.withLock { $0.ending != nil } }
+
+    /// Writes `bytes` into `inbox` for the end whose own inbox is `own`. Returns why nothing was written:
+    /// the inbox's ending when it ended; ``TransportError/Code/io`` when the bytes would pass
+    /// ``InMemoryTransport/loopWriteLimit`` — then the pair ends (both inboxes).
+    static func write(
+        _ bytes: UnsafeRawBufferPointer, to inbox: InMemoryInbox, from own: InMemoryInbox, name: String
+    ) -> TransportError? {
+        guard !bytes.isEmpty, let error = inbox.add(bytes) else { return nil }
+        if error.code == .io {
+            own.finish(error, discardBuffered: true)
+            inbox.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: false)
+        }
+        return error
+    }
+
+    private func add(_ bytes: UnsafeRawBufferPointer) -> TransportError? {
+        let (error, wake) = state.withLock { state -> (TransportError?, (@Sendable () -> Void)?) in
+            if let ending = state.ending { return (ending, nil) }
+            guard state.bytes + bytes.count <= InMemoryTransport.loopWriteLimit else {
+                return (TransportError(code: .io, message: "the reader does not read: \(state.bytes) bytes wait to be read"), nil)
+            }
+            state.chunks.append([UInt8](bytes))
+            state.bytes += bytes.count
+            return (nil, wakeLocked(&state))
+        }
+        wake?()
+        return error
+    }
+
+    /// Makes the end's loop the taker: `wake` is called (outside the lock) when bytes or the ending come and
+    /// no earlier wake is outstanding; the loop then calls ``take()`` until it finds nothing.
+    func deliver(by wake: @escaping @Sendable () -> Void) {
+        let wakeNow = state.withLock { state -> (@Sendable () -> Void)? in
+            state.wake = wake
+            return wakeLocked(&state)
+        }
+        wakeNow?()
+    }
+
+    /// Everything written, unless the reader stopped reading; the ending once nothing is left.
+    func take() -> Take {
+        state.withLock { state in
+            if state.reading, !state.chunks.isEmpty {
+                let bytes = state.chunks.count == 1 ? state.chunks[0] : Array(state.chunks.joined())
+                state.chunks.removeAll(keepingCapacity: true)
+                state.bytes = 0
+                return .bytes(bytes)
+            }
+            state.wakeOutstanding = false
+            if state.chunks.isEmpty, let ending = state.ending { return .ended(ending) }
+            return .empty
+        }
+    }
+
+    /// Stops (`false`) or restarts taking bytes (the ending still comes once nothing is left).
+    func setReading(_ reading: Bool) {
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
+            state.reading = reading
+            return reading ? wakeLocked(&state) : nil
+        }
+        wake?()
+    }
+
+    /// Ends the inbox: with `discardBuffered` at once, otherwise after what was written. The first ending
+    /// counts.
+    func finish(_ error: TransportError, discardBuffered: Bool) {
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
+            if discardBuffered {
+                state.chunks.removeAll()
+                state.bytes = 0
+            }
+            guard state.ending == nil else { return nil }
+            state.ending = error
+            return wakeLocked(&state)
+        }
+        wake?()
+    }
+
+    /// Forgets the loop's wake (the end reported its ending).
+    func stopDelivering() {
+        state.withLock { $0.wake = nil }
+    }
+
+    /// The loop's wake, when one is due: something to take (or the ending), none outstanding.
+    private func wakeLocked(_ state: inout State) -> (@Sendable () -> Void)? {
+        guard let wake = state.wake, !state.wakeOutstanding,
+            (state.reading && !state.chunks.isEmpty) || (state.chunks.isEmpty && state.ending != nil)
+        else { return nil }
+        state.wakeOutstanding = true
+        return wake
     }
 }
 
@@ -110,23 +254,21 @@ private final class InMemoryLoopControl: EventLoopControl, Sendable {
         /// When the delegate wants its timer (loop time); a later setting keeps an earlier timer, which
         /// then sets itself again for the rest.
         var wanted: Duration?
-        /// Why a write ended the pair.
-        var failure: TransportError?
         /// The delegate heard the end: nothing is called after that.
         var ended = false
     }
 
     let loop: any EventLoop
     private let name: String
-    private let inbound: ChunkQueue
-    private let outbound: ChunkQueue
+    private let inbox: InMemoryInbox
+    private let outbox: InMemoryInbox
     private let delegate: any EventLoopDelegate
     private let state = Mutex(State())
 
-    init(name: String, inbound: ChunkQueue, outbound: ChunkQueue, loop: any EventLoop, delegate: any EventLoopDelegate) {
+    init(name: String, inbox: InMemoryInbox, outbox: InMemoryInbox, loop: any EventLoop, delegate: any EventLoopDelegate) {
         self.name = name
-        self.inbound = inbound
-        self.outbound = outbound
+        self.inbox = inbox
+        self.outbox = outbox
         self.loop = loop
         self.delegate = delegate
     }
@@ -138,14 +280,14 @@ private final class InMemoryLoopControl: EventLoopControl, Sendable {
     /// On the loop: hands everything the peer sent to the delegate, then the end if it came.
     func drain() {
         while true {
-            switch inbound.takeNow() {
+            switch inbox.take() {
             case .bytes(let bytes):
                 guard !state.withLock({ $0.ended }) else { return }
                 bytes.withUnsafeBytes { delegate.eventLoopReceived($0) }
             case .empty:
                 return
             case .ended(let error):
-                finish(state.withLock { $0.failure } ?? error)
+                finish(error)
                 return
             }
         }
@@ -153,14 +295,9 @@ private final class InMemoryLoopControl: EventLoopControl, Sendable {
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty, !state.withLock({ $0.ended }) else { return }
-        if inbound.isFinished { return }  // this end is closed: the delegate hears it from the loop
-        if let error = outbound.pushWithoutWaiting(Array(bytes), limit: InMemoryTransport.loopWriteLimit), error.code == .io {
-            // The peer stopped reading: the pair ends, and the delegate hears why from the loop.
-            state.withLock { $0.failure = $0.failure ?? error }
-            let closed = TransportError(code: .closed, message: "\(name) was closed")
-            inbound.finish(closed, discardBuffered: true)
-            outbound.finish(closed, discardBuffered: false)
-        }
+        if inbox.isFinished { return }  // this end is closed: the delegate hears it from the loop
+        // The peer not reading ends the pair; the delegate hears why (.io) from the loop.
+        _ = InMemoryInbox.write(bytes, to: outbox, from: inbox, name: name)
     }
 
     func setTimer(after delay: Duration?) {
@@ -213,7 +350,7 @@ private final class InMemoryLoopControl: EventLoopControl, Sendable {
             return (!state.ended, state.timer?.handle)
         }
         timer?.cancel()
-        inbound.stopWakes()
+        inbox.stopDelivering()
         if first { delegate.eventLoopEnded(error) }
     }
 }

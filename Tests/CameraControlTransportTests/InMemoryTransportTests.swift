@@ -34,31 +34,47 @@ struct InMemoryTransportTests {
         #expect(own.error?.code == .closed)
     }
 
-    @Test("a sender waits while the peer's buffer is full and continues once it is read")
+    @Test("a sender never waits: past the bound of bytes the peer has not taken the pair ends with .io; nothing sent before is lost")
     func boundedBuffering() async throws {
         let (host, device) = InMemoryTransport.makePair(capacity: 16)
         try await host.send(pattern(16))
-        let blocked = Task { try await host.send([0xAA]) }
-        // The second send cannot complete before the receiver drains; draining lets it through.
-        #expect(try await receiveBytes(16, from: device) == pattern(16))
-        try await blocked.value
-        #expect(try await device.receive() == [0xAA])
+        #expect(try await receiveBytes(16, from: device) == pattern(16))  // the device's reader runs
+        // It takes nothing more: once its buffer holds 16 bytes or more, delivery pauses (ReceiveAdapterTests)
+        // and the rest waits in the pipe, up to the bound.
+        let chunk = [UInt8](repeating: 0x55, count: 4096)
+        var sent = 0
+        var failure: TransportError?
+        for _ in 0...(2 * InMemoryTransport.loopWriteLimit / chunk.count + 1) {
+            do {
+                try await host.send(chunk)
+                sent += chunk.count
+            } catch {
+                failure = error
+                break
+            }
+        }
+        #expect(failure?.code == .io)
+        #expect(sent <= 2 * InMemoryTransport.loopWriteLimit)
+        let ending = await receiveUntilEnd(from: device)
+        #expect(ending.bytes.count == sent, "what was sent before the end is still read")
+        #expect(ending.error?.code == .closed)
     }
 
-    @Test("closing unblocks a sender waiting for room")
-    func closeUnblocksSender() async throws {
-        let (host, device) = InMemoryTransport.makePair(capacity: 4)
-        try await host.send([1, 2, 3, 4])
-        let blocked = Task { () -> TransportError? in
+    @Test("closing an end ends its own waiting receive at once")
+    func closeEndsOwnReceive() async throws {
+        let (host, device) = InMemoryTransport.makePair()
+        defer { withExtendedLifetime(host) {} }
+        let waiting = Task { () -> TransportError? in
             do {
-                try await host.send([5])
+                _ = try await device.receive()
                 return nil
             } catch {
                 return error as? TransportError
             }
         }
+        try await Task.sleep(for: .milliseconds(20))  // let it wait (it ends either way)
         device.close()
-        #expect(await blocked.value?.code == .closed)
+        #expect(await waiting.value?.code == .closed)
     }
 }
 
