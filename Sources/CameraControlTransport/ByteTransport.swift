@@ -5,8 +5,8 @@
 ///
 /// - ``send(_:)`` hands all the bytes to the link, in order, or throws: a port writes what the device takes
 ///   at once and queues the rest for its event loop (bounded: a device that stops reading ends the link with
-///   ``TransportError/Code/io``); an in-memory end waits for room. Sends from several tasks go out one
-///   after another, never interleaved.
+///   ``TransportError/Code/io``); an in-memory end hands them to its peer at once (bounded the same way).
+///   Sends from several tasks go out one after another, never interleaved.
 /// - ``receive()`` suspends until bytes arrive and returns them as one non-empty chunk (everything buffered
 ///   so far, in order). When the transport is closed it throws ``TransportError/Code/closed``: at once after
 ///   a local ``close()``, or once every byte received before the peer went away has been returned. Only one
@@ -17,11 +17,12 @@
 ///   descriptor or port. Sending after it throws ``TransportError/Code/closed``.
 ///
 /// Received bytes are buffered up to a bound per transport; when the consumer does not keep up, reading
-/// pauses (and the peer's writes eventually block) rather than memory growing.
+/// pauses rather than memory growing (a port's device then waits on the line; an in-memory peer's writes
+/// collect up to their own bound, past which the pair ends with ``TransportError/Code/io``).
 ///
 /// Clients that run a connection (the RPC client) drive an ``EventLoopTransport`` on its loop instead;
-/// on a port `receive()` and `send(_:)` are an adapter over that same loop, for code that reads a link
-/// itself (the conformance probe, relays, tests' fake devices).
+/// `receive()` and `send(_:)` are an adapter over that same loop, for code that reads a link itself (the
+/// conformance probe, relays, tests' fake devices).
 public protocol ByteTransport: AnyObject, Sendable {
     /// A name for logs: the path, the port name, or `in-memory`.
     var name: String { get }

@@ -9,19 +9,23 @@ import Synchronization
 ///   ``ManualClock`` runs a link in virtual time —, hands what the peer sent to the delegate there, in
 ///   order, and times the delegate's timer with the loop's ``EventLoop/schedule(after:_:)``.
 /// - **Read by ``receive()``** (a fake device in a test, the conformance probe): the first call starts the
-///   end on a loop of its own whose delegate buffers for it (at most `capacity` bytes: then delivery
-///   pauses until ``receive()`` takes them).
+///   end on a loop of its own whose delegate buffers for it; once `capacity` bytes wait there, delivery
+///   pauses until ``receive()`` takes them.
 ///
 /// ``send(_:)`` and a loop's write hand bytes to the peer without waiting; what the peer has not taken yet
-/// is bounded: past 1 MiB (``loopWriteLimit``) the pair ends with ``TransportError/Code/io``. Closing an end
+/// is bounded: past 1 MiB (``unreadLimit``; one larger write to an empty pipe is let through) the pair
+/// ends with ``TransportError/Code/io``, and what each end was sent before still reaches it. An end read by
+/// ``receive()`` holds at most `capacity` plus one take (up to the bound) in its buffer and the bound in
+/// the pipe. Closing an end
 /// makes its own pending ``receive()`` throw ``TransportError/Code/closed`` at once, and the peer's after it
 /// has read what was already sent; sending on either end then throws ``TransportError/Code/closed``.
 public final class InMemoryTransport: EventLoopTransport {
     /// The default bound of bytes buffered for ``receive()``.
     public static let defaultCapacity = 64 * 1024
     /// How many bytes written to an end and not yet taken by it may wait before the pair ends with
-    /// ``TransportError/Code/io`` (a writer never waits).
-    public static let loopWriteLimit = 1 << 20
+    /// ``TransportError/Code/io`` (a writer never waits; a write larger than this is let through only into an
+    /// empty pipe).
+    public static let unreadLimit = 1 << 20
 
     /// `in-memory` plus the end's label.
     public let name: String
@@ -63,7 +67,7 @@ public final class InMemoryTransport: EventLoopTransport {
     /// Hands `bytes` to the peer, without waiting.
     ///
     /// - Throws: ``TransportError/Code/closed`` when either end is closed; ``TransportError/Code/io`` when
-    ///   the peer has more than ``loopWriteLimit`` bytes not taken (the pair ends).
+    ///   the peer has more than ``unreadLimit`` bytes not taken (the pair ends).
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
         if inbox.isFinished {
             throw TransportError(code: .closed, message: "\(name) is closed")
@@ -127,7 +131,7 @@ public final class InMemoryTransport: EventLoopTransport {
 
 /// What one end of an in-memory pair was sent and has not taken yet: the peer writes into it from any
 /// thread; the end's loop, woken once per burst, takes it all (``take()``). Bounded by
-/// ``InMemoryTransport/loopWriteLimit``.
+/// ``InMemoryTransport/unreadLimit``.
 final class InMemoryInbox: Sendable {
     private struct State {
         var chunks: [[UInt8]] = []
@@ -156,13 +160,13 @@ final class InMemoryInbox: Sendable {
 
     /// Writes `bytes` into `inbox` for the end whose own inbox is `own`. Returns why nothing was written:
     /// the inbox's ending when it ended; ``TransportError/Code/io`` when the bytes would pass
-    /// ``InMemoryTransport/loopWriteLimit`` — then the pair ends (both inboxes).
+    /// ``InMemoryTransport/unreadLimit`` — then the pair ends (both inboxes).
     static func write(
         _ bytes: UnsafeRawBufferPointer, to inbox: InMemoryInbox, from own: InMemoryInbox, name: String
     ) -> TransportError? {
         guard !bytes.isEmpty, let error = inbox.add(bytes) else { return nil }
         if error.code == .io {
-            own.finish(error, discardBuffered: true)
+            own.finish(error, discardBuffered: false)  // what this end was sent still reaches it
             inbox.finish(TransportError(code: .closed, message: "\(name) was closed"), discardBuffered: false)
         }
         return error
@@ -171,7 +175,7 @@ final class InMemoryInbox: Sendable {
     private func add(_ bytes: UnsafeRawBufferPointer) -> TransportError? {
         let (error, wake) = state.withLock { state -> (TransportError?, (@Sendable () -> Void)?) in
             if let ending = state.ending { return (ending, nil) }
-            guard state.bytes + bytes.count <= InMemoryTransport.loopWriteLimit else {
+            guard state.bytes == 0 || state.bytes + bytes.count <= InMemoryTransport.unreadLimit else {
                 return (TransportError(code: .io, message: "the reader does not read: \(state.bytes) bytes wait to be read"), nil)
             }
             state.chunks.append([UInt8](bytes))
@@ -217,15 +221,18 @@ final class InMemoryInbox: Sendable {
     }
 
     /// Ends the inbox: with `discardBuffered` at once, otherwise after what was written. The first ending
-    /// counts.
+    /// counts; a later discard still lets the loop hear it (a paused reader's bytes no longer hold it back).
     func finish(_ error: TransportError, discardBuffered: Bool) {
         let wake = state.withLock { state -> (@Sendable () -> Void)? in
             if discardBuffered {
                 state.chunks.removeAll()
                 state.bytes = 0
             }
-            guard state.ending == nil else { return nil }
-            state.ending = error
+            if state.ending == nil {
+                state.ending = error
+            } else if !discardBuffered {
+                return nil
+            }
             return wakeLocked(&state)
         }
         wake?()

@@ -1,6 +1,7 @@
-import CameraControlTransport
 import Synchronization
 import Testing
+
+@testable import CameraControlTransport
 
 @Suite("In-memory transport")
 struct InMemoryTransportTests {
@@ -44,7 +45,7 @@ struct InMemoryTransportTests {
         let chunk = [UInt8](repeating: 0x55, count: 4096)
         var sent = 0
         var failure: TransportError?
-        for _ in 0...(2 * InMemoryTransport.loopWriteLimit / chunk.count + 1) {
+        for _ in 0...(2 * InMemoryTransport.unreadLimit / chunk.count + 1) {
             do {
                 try await host.send(chunk)
                 sent += chunk.count
@@ -54,27 +55,55 @@ struct InMemoryTransportTests {
             }
         }
         #expect(failure?.code == .io)
-        #expect(sent <= 2 * InMemoryTransport.loopWriteLimit)
+        #expect(sent <= 2 * InMemoryTransport.unreadLimit)
         let ending = await receiveUntilEnd(from: device)
         #expect(ending.bytes.count == sent, "what was sent before the end is still read")
         #expect(ending.error?.code == .closed)
     }
 
-    @Test("closing an end ends its own waiting receive at once")
+    @Test("closing an end: its own receive throws .closed at once, and what was buffered for it is dropped")
     func closeEndsOwnReceive() async throws {
         let (host, device) = InMemoryTransport.makePair()
         defer { withExtendedLifetime(host) {} }
-        let waiting = Task { () -> TransportError? in
-            do {
-                _ = try await device.receive()
-                return nil
-            } catch {
-                return error as? TransportError
-            }
-        }
-        try await Task.sleep(for: .milliseconds(20))  // let it wait (it ends either way)
+        try await host.send([0])
+        #expect(try await device.receive() == [0])  // the device's reader runs
+        try await host.send([1, 2, 3])
+        try await Task.sleep(for: .milliseconds(20))  // let them reach the reader's buffer
         device.close()
-        #expect(await waiting.value?.code == .closed)
+        do {
+            let bytes = try await device.receive()
+            Issue.record("received \(bytes) after a local close")
+        } catch {
+            #expect(error.code == .closed)
+        }
+    }
+
+    @Test("a single write larger than the bound goes through into an empty pipe")
+    func oneLargeWrite() async throws {
+        let (host, device) = InMemoryTransport.makePair()
+        let large = pattern(InMemoryTransport.unreadLimit + 1)
+        try await host.send(large)
+        #expect(try await receiveBytes(large.count, from: device) == large)
+    }
+
+    @Test("the inbox of a paused in-memory reader: a peer's close waits behind its bytes, a local close ends it at once")
+    func pausedInboxEnds() throws {
+        let inbox = InMemoryInbox()
+        let peer = InMemoryInbox()
+        let wakes = Mutex(0)
+        inbox.deliver { wakes.withLock { $0 += 1 } }
+        try [UInt8]([1, 2]).withUnsafeBytes { raw in
+            if let error = InMemoryInbox.write(raw, to: inbox, from: peer, name: "test") { throw error }
+        }
+        #expect(wakes.withLock { $0 } == 1)
+        inbox.setReading(false)
+        guard case .empty = inbox.take() else { throw TransportError(code: .io, message: "a paused inbox gave bytes") }
+        inbox.finish(TransportError(code: .closed, message: "peer closed"), discardBuffered: false)
+        #expect(wakes.withLock { $0 } == 1, "the ending waits behind the bytes the reader has not taken")
+        inbox.finish(TransportError(code: .closed, message: "closed here"), discardBuffered: true)
+        #expect(wakes.withLock { $0 } == 2, "a local close wakes the loop, so the end lets its loop go")
+        guard case .ended(let error) = inbox.take() else { throw TransportError(code: .io, message: "no ending") }
+        #expect(error.message == "peer closed")
     }
 }
 
@@ -128,7 +157,7 @@ extension InMemoryTransportTests {
         let recorder = InMemoryLoopRecorder(loop: loop)
         let control = try #require(host.startEventLoop(delegate: recorder, on: loop))
         let chunk = [UInt8](repeating: 0x55, count: 4096)
-        for _ in 0...(InMemoryTransport.loopWriteLimit / chunk.count) { chunk.withUnsafeBytes { control.write($0) } }
+        for _ in 0...(InMemoryTransport.unreadLimit / chunk.count) { chunk.withUnsafeBytes { control.write($0) } }
         await recorder.waitForEnd()
         #expect(recorder.endings == ["io"])
     }
