@@ -652,7 +652,7 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
      * scheduled on a loaded machine, the host's and this checker's own (its clock reads a frame when it
      * runs, not when the frame arrived), still one and a half intervals short of the 4-interval dead
      * timeout. */
-    if (g_strict_last_in_session && !handshake
+    if (g_strict_last_in_session && !handshake && now_us > g_strict_last_us
         && now_us - g_strict_last_us > 5u * CC_HEARTBEAT_INTERVAL_MS * 1000u / 2u) {
         violation(V_HEARTBEAT, wire, wire_len);
     }
@@ -712,12 +712,23 @@ static void strict_tick(uint64_t now_us, bool session)
 {
     unsigned i;
     for (i = 0; i < 32u; i++) {
-        if (g_pending[i].used && now_us - g_pending[i].sent_us > 200000u) {
+        if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u) {
             violation(V_UNACKED, g_pending[i].wire, g_pending[i].wire_len);
             g_pending[i].used = false;
         }
     }
     (void)session;
+}
+
+void ccsim_filter_stalled(uint64_t device_us)
+{
+    unsigned i;
+    for (i = 0; i < 32u; i++) {
+        if (g_pending[i].used) {
+            g_pending[i].sent_us += device_us;
+        }
+    }
+    g_strict_last_us += device_us;
 }
 
 /* ---- host -> device ---- */

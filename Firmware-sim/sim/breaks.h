@@ -46,6 +46,13 @@ size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
  * breaker that fakes host packets), and the checker's timers. */
 size_t ccsim_filter_tick(uint64_t now_us, bool session, uint8_t *out, size_t cap);
 
+/* Device time that passed while the simulator caught up after a stall of its own (a loaded machine did
+ * not run it): it passes in a moment of real time, so the host could not answer in it, and the checker's
+ * clocks (the 200 ms to acknowledge a reliable packet, the host's silence in a session) do not count it.
+ * Without this, a handshake response sent at the start of a catch-up was "never acknowledged" once the
+ * catch-up had run 200 ms of device time in a few milliseconds. */
+void ccsim_filter_stalled(uint64_t device_us);
+
 /* Prints the checker's summary on stderr (violations with counts and the
  * first offending bytes). Returns the number of violations. */
 unsigned ccsim_strict_report(void);

@@ -1205,6 +1205,9 @@ int main(int argc, char **argv)
              * the host could answer). Past that moment host silence counts again. */
             cc_device_note_stall(ccsim_device_core(&g_sim), ccsim_device_now_us(&g_sim),
                                  ccsim_device_now_us(&g_sim) < heard_at_us ? MAX_STEP_US : stall_us, MAX_STEP_US);
+            if (ccsim_filter_active()) {
+                ccsim_filter_stalled(MAX_STEP_US); /* --strict: nor is it the host's time to answer in */
+            }
             now = ccsim_device_now_us(&g_sim) + MAX_STEP_US;
         } else {
             stall_us = 0u;
