@@ -158,34 +158,16 @@ void cc_pbw_write_ping_response(cc_pbw_t *w, const cc_pb_ping_response_t *m)
     cc_pbw_varint(w, CC_PB_PING_RESPONSE_DEVICE_TIME_US, m->device_time_us);
 }
 
+/* Counters.frames_received .. unexpected_packets lie uint32_t after uint32_t: its writer loops over them. */
+typedef char cc_pb_counters_run_frames_received[offsetof(cc_pb_counters_t, unexpected_packets) == offsetof(cc_pb_counters_t, frames_received) + 24u * sizeof(uint32_t) ? 1 : -1];
 void cc_pbw_write_counters(cc_pbw_t *w, const cc_pb_counters_t *m)
 {
+    uint32_t k;
     cc_pbw_varint(w, CC_PB_COUNTERS_UPTIME_US, m->uptime_us);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_FRAMES_RECEIVED, m->frames_received);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_FRAMES_SENT, m->frames_sent);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_BYTES_RECEIVED, m->bytes_received);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_BYTES_SENT, m->bytes_sent);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_CHECK_ERRORS, m->check_errors);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_FRAMING_ERRORS, m->framing_errors);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_OVERSIZED_FRAMES, m->oversized_frames);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_UNKNOWN_PACKET_TYPES, m->unknown_packet_types);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_UNIMPLEMENTED_CALLS, m->unimplemented_calls);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_INVALID_ARGUMENTS, m->invalid_arguments);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_CANCELLED_CALLS, m->cancelled_calls);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_RETRANSMISSIONS, m->retransmissions);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_DUPLICATES_DROPPED, m->duplicates_dropped);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_SEQUENCE_GAPS, m->sequence_gaps);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_HEARTBEAT_TIMEOUTS, m->heartbeat_timeouts);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_CALLS_REFUSED, m->calls_refused);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_TX_DROPPED, m->tx_dropped);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_RELIABLE_GIVEN_UP, m->reliable_given_up);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_RELIABLE_UNPROTECTED, m->reliable_unprotected);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_RX_OVERRUNS, m->rx_overruns);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_DUPLICATE_REQUESTS, m->duplicate_requests);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_EMPTY_FRAMES, m->empty_frames);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_SHORT_FRAMES, m->short_frames);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_ENVELOPE_ERRORS, m->envelope_errors);
-    cc_pbw_varint32(w, CC_PB_COUNTERS_UNEXPECTED_PACKETS, m->unexpected_packets);
+    /* frames_received .. unexpected_packets: uint32_t after uint32_t (checked above) */
+    for (k = 0; k < 25u; k++) {
+        cc_pbw_varint32(w, CC_PB_COUNTERS_FRAMES_RECEIVED + k, *(const uint32_t *)(const void *)((const unsigned char *)m + offsetof(cc_pb_counters_t, frames_received) + k * sizeof(uint32_t)));
+    }
 }
 
 void cc_pbw_write_feedback_response(cc_pbw_t *w, const cc_pb_feedback_response_t *m)
