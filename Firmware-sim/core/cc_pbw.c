@@ -164,6 +164,16 @@ void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text)
     }
 }
 
+/* Moves n bytes at p up by `by` bytes (a loop: no memmove linked for the
+ * one or two bytes a longer length takes). */
+static void move_up(uint8_t *p, size_t n, size_t by)
+{
+    while (n > 0u) {
+        n--;
+        p[n + by] = p[n];
+    }
+}
+
 /* An embedded message's length goes before its body, which is written first
  * after one byte kept for the length; a longer length moves the body up. */
 void cc_pbw_begin(cc_pbw_t *w, uint32_t field)
@@ -199,7 +209,7 @@ void cc_pbw_end(cc_pbw_t *w)
         if (!room(w, extra)) {
             return;
         }
-        memmove(w->buf + start + extra, w->buf + start, body);
+        move_up(w->buf + start, body, extra);
         w->len += extra;
     }
     w->len = start - 1u;
