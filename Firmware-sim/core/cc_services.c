@@ -72,16 +72,22 @@ static void thresholds_of(cc_pb_thresholds_t *t, const cc_input_config_t *cfg)
 
 /* ---- DeviceService ---- */
 
+/* "device speaks protocol 1.2, host ": the device's version is text at compile
+ * time (one string, not four appends); the digits are checked against the numbers. */
+#define DEVICE_MAJOR 1
+#define DEVICE_MINOR 2
+#if DEVICE_MAJOR != CC_PROTOCOL_MAJOR || DEVICE_MINOR != CC_PROTOCOL_MINOR
+#error "DEVICE_MAJOR and DEVICE_MINOR must be CC_PROTOCOL_MAJOR and CC_PROTOCOL_MINOR"
+#endif
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+#define DEVICE_SPEAKS "device speaks protocol " TEXT(DEVICE_MAJOR) "." TEXT(DEVICE_MINOR) ", host "
+
 static void handshake_mismatch(cc_device_t *dev, uint32_t call_id, uint32_t host_major, uint32_t host_minor,
                                uint64_t now_us)
 {
     char message[64];
-    size_t pos = 0;
-    pos = cc_text_append(message, pos, sizeof message, "device speaks protocol ");
-    pos = cc_text_append_u32(message, pos, sizeof message, CC_PROTOCOL_MAJOR);
-    pos = cc_text_append(message, pos, sizeof message, ".");
-    pos = cc_text_append_u32(message, pos, sizeof message, CC_PROTOCOL_MINOR);
-    pos = cc_text_append(message, pos, sizeof message, ", host ");
+    size_t pos = cc_text_append(message, 0, sizeof message, DEVICE_SPEAKS);
     pos = cc_text_append_u32(message, pos, sizeof message, host_major);
     pos = cc_text_append(message, pos, sizeof message, ".");
     (void)cc_text_append_u32(message, pos, sizeof message, host_minor);
