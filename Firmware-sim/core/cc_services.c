@@ -237,6 +237,17 @@ static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, uint64_t now
 
 static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why, uint64_t now_us);
 
+/* Opens a stream and confirms it (both InputService methods, one body). */
+static void open_stream(cc_device_t *dev, const cc_envelope_t *env, cc_call_kind_t kind, uint32_t samples_per_batch,
+                        uint64_t now_us)
+{
+    if (!cc_streams_open(dev, env->call_id, kind, samples_per_batch)) {
+        invalid_argument(dev, env->call_id, "samples_per_batch must be 0 or 1..32", now_us);
+        return;
+    }
+    cc_rpc_confirm_stream(dev, env->call_id, now_us);
+}
+
 static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
     cc_pb_stream_input_events_request_in_t req;
@@ -244,8 +255,7 @@ static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *en
                      now_us)) {
         return;
     }
-    cc_streams_open_events(dev, env->call_id);
-    cc_rpc_confirm_stream(dev, env->call_id, now_us);
+    open_stream(dev, env, CC_CALL_EVENT_STREAM, 0u, now_us);
 }
 
 static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
@@ -255,11 +265,7 @@ static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env
                      now_us)) {
         return;
     }
-    if (!cc_streams_open_raw(dev, env->call_id, req.samples_per_batch)) {
-        invalid_argument(dev, env->call_id, "samples_per_batch must be 0 or 1..32", now_us);
-        return;
-    }
-    cc_rpc_confirm_stream(dev, env->call_id, now_us);
+    open_stream(dev, env, CC_CALL_RAW_STREAM, req.samples_per_batch, now_us);
 }
 
 /* ---- ConfigService ---- */
