@@ -89,6 +89,7 @@ static bool is_handshake(const cc_envelope_t *env)
 static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
     const cc_method_t *method;
+    cc_request_t rq;
     bool service_known = false;
 
     if (env->call_id == CC_WIRE_LINK_CALL_ID) {
@@ -121,7 +122,9 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
         unimplemented(dev, env, true, now_us);
         return;
     }
-    method->handler(dev, env, now_us);   /* it reads its request (cc_rpc_read) */
+    rq.env = env;
+    rq.now_us = now_us;
+    method->handler(dev, &rq);   /* it reads its request (cc_rpc_read) */
 }
 
 static void receive_cancel(cc_device_t *dev, const cc_envelope_t *env)
