@@ -52,9 +52,9 @@ bool cc_rpc_read(cc_device_t *dev, const cc_request_t *rq, cc_pbr_status_t statu
     return false;
 }
 
-void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w)
+void cc_rpc_begin_response(cc_device_t *dev, const cc_request_t *rq, cc_pbw_t *w)
 {
-    cc_pbw_init(w, cc_link_payload(&dev->link), cc_link_payload_cap(CC_PKT_RESPONSE, call_id));
+    cc_pbw_init(w, cc_link_payload(&dev->link), cc_link_payload_cap(CC_PKT_RESPONSE, rq->env->call_id));
 }
 
 void cc_rpc_respond_written(cc_device_t *dev, const cc_request_t *rq, const cc_pbw_t *w)

@@ -45,9 +45,9 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
 /* The same for the request rq. */
 void cc_rpc_fail(cc_device_t *dev, const cc_request_t *rq, uint8_t status, const char *message);
 
-/* Starts writing a RESPONSE message for call_id into the link's payload
+/* Starts writing a RESPONSE message for the request rq into the link's payload
  * buffer (with a generated writer of cc_pb.h); cc_rpc_respond_written() sends it. */
-void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w);
+void cc_rpc_begin_response(cc_device_t *dev, const cc_request_t *rq, cc_pbw_t *w);
 
 /* Answers a unary call with the message written since cc_rpc_begin_response
  * (ERROR RESOURCE_EXHAUSTED if it did not fit the frame). */

@@ -210,7 +210,7 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     resp.capabilities = &caps;
     resp.device_time_us = rq->now_us;
     resp.session_id = dev->session_id;
-    cc_rpc_begin_response(dev, env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_handshake_response(&w, &resp);
     cc_rpc_respond_written(dev, rq, &w);
 }
@@ -229,7 +229,7 @@ static void handle_ping(cc_device_t *dev, const cc_request_t *rq)
     /* the payload is a view into the received frame, not into the link's payload buffer */
     resp.payload = req.payload;
     resp.device_time_us = rq->now_us;
-    cc_rpc_begin_response(dev, env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_ping_response(&w, &resp);
     cc_rpc_respond_written(dev, rq, &w);
 }
@@ -282,7 +282,7 @@ static void respond_config(cc_device_t *dev, const cc_request_t *rq)
     config.sample_rate_hz = dev->config.sample_rate_hz;
     config.slide_interval_ms = dev->config.slide_interval_ms;
     config.debounce_ms = dev->config.debounce_ms;
-    cc_rpc_begin_response(dev, rq->env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_config(&w, &config);
     cc_rpc_respond_written(dev, rq, &w);
 }
@@ -406,7 +406,7 @@ static void respond_settings(cc_device_t *dev, const cc_request_t *rq)
     resp.settings = &settings;
     resp.origin = dev->settings.origin;
     resp.writes = dev->settings.writes;
-    cc_rpc_begin_response(dev, rq->env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_settings_response(&w, &resp);
     cc_rpc_respond_written(dev, rq, &w);
 }
@@ -514,7 +514,7 @@ static void respond_feedback(cc_device_t *dev, const cc_request_t *rq)
     cc_pbw_t w;
     cc_pb_feedback_response_t resp;
     resp.device_time_us = rq->now_us;
-    cc_rpc_begin_response(dev, rq->env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_feedback_response(&w, &resp);
     cc_rpc_respond_written(dev, rq, &w);
 }
@@ -628,7 +628,7 @@ static void respond_counters(cc_device_t *dev, const cc_request_t *rq, const cc_
     cc_pb_counters_t resp;
     resp.uptime_us = rq->now_us;
     memcpy((unsigned char *)&resp + COUNTERS_AT, c, sizeof *c);
-    cc_rpc_begin_response(dev, rq->env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_counters(&w, &resp);
     cc_rpc_respond_written(dev, rq, &w);
 }
