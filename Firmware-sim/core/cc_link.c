@@ -228,11 +228,7 @@ uint8_t *cc_link_payload(cc_link_t *link)
 
 size_t cc_link_payload_cap(uint8_t type, uint32_t call_id)
 {
-    cc_envelope_t env;
-    memset(&env, 0, sizeof env);
-    env.type = type;
-    env.call_id = call_id;
-    return CC_MAX_FRAME_BYTES - CC_WIRE_CHECK_BYTES - cc_envelope_size(&env);
+    return CC_MAX_FRAME_BYTES - CC_WIRE_CHECK_BYTES - cc_envelope_size_of(type, call_id);
 }
 
 /* Transmits (or retransmits) a reliable slot if the tx buffer has room. */
