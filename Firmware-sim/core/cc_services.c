@@ -622,12 +622,17 @@ typedef char cc_counters_fit[COUNTERS_AT + sizeof(cc_counters_t) <= sizeof(cc_pb
 CC_COUNTER_FIELDS(CC_COUNTER_AT)
 #undef CC_COUNTER_AT
 
-static void respond_counters(cc_device_t *dev, const cc_request_t *rq, const cc_counters_t *c)
+/* Answers with the counters; reset: clears them once they are in the answer
+ * (it carries the values that were cleared). */
+static void respond_counters(cc_device_t *dev, const cc_request_t *rq, bool reset)
 {
     cc_pbw_t w;
     cc_pb_counters_t resp;
     resp.uptime_us = rq->now_us;
-    memcpy((unsigned char *)&resp + COUNTERS_AT, c, sizeof *c);
+    memcpy((unsigned char *)&resp + COUNTERS_AT, &dev->counters, sizeof dev->counters);
+    if (reset) {
+        memset(&dev->counters, 0, sizeof dev->counters);
+    }
     cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_counters(&w, &resp);
     cc_rpc_respond_written(dev, rq, &w);
@@ -640,19 +645,17 @@ static void handle_get_counters(cc_device_t *dev, const cc_request_t *rq)
     if (!cc_rpc_read(dev, rq, cc_pbr_read_get_counters_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    respond_counters(dev, rq, &dev->counters);
+    respond_counters(dev, rq, false);
 }
 
 static void handle_reset_counters(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
     cc_pb_reset_counters_request_in_t req;
-    cc_counters_t before = dev->counters;
     if (!cc_rpc_read(dev, rq, cc_pbr_read_reset_counters_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    memset(&dev->counters, 0, sizeof dev->counters);
-    respond_counters(dev, rq, &before);   /* the values that were cleared */
+    respond_counters(dev, rq, true);
 }
 
 /* ---- the table ---- */
