@@ -61,21 +61,24 @@ static uint32_t mix32(uint32_t x)
 
 /* Thresholds (common.proto) from a configuration. */
 CC_PB_FILLED(thresholds, CC_PB_THRESHOLDS_FIELD_COUNT, 5u);
-/* cc_input_config_t begins with the thresholds, member for member (checked:
- * the same offsets and sizes), so they are copied whole: 20 bytes less flash
- * on the micro:bit than five copies, in the handshake and in respond_config. */
-#define THRESHOLD_AT(name)                                                                                  \
-    typedef char cc_threshold_at_##name[offsetof(cc_pb_thresholds_t, name) == offsetof(cc_input_config_t, name) \
-                                                && sizeof(((cc_pb_thresholds_t *)0)->name)                   \
-                                                       == sizeof(((cc_input_config_t *)0)->name)             \
-                                            ? 1                                                              \
-                                            : -1]
-typedef char cc_thresholds_fit[sizeof(cc_pb_thresholds_t) <= sizeof(cc_input_config_t) ? 1 : -1];
-THRESHOLD_AT(light_press_on_mn);
-THRESHOLD_AT(light_press_off_mn);
-THRESHOLD_AT(full_press_on_mn);
-THRESHOLD_AT(full_press_off_mn);
-THRESHOLD_AT(min_stage_gap_mn);
+/* A view struct copied whole from the start of a core struct: the member lies
+ * at the same offset with the same size in both (checked at compile time). */
+#define SAME_MEMBER(view, core, name)                                                                           \
+    typedef char cc_same_##core##_##name[offsetof(view, name) == offsetof(core, name)                           \
+                                                 && sizeof(((view *)0)->name) == sizeof(((core *)0)->name)      \
+                                             ? 1                                                                \
+                                             : -1]
+#define VIEW_FITS(view, core) typedef char cc_fits_##view[sizeof(view) <= sizeof(core) ? 1 : -1]
+
+/* cc_input_config_t begins with the thresholds, member for member, so they are
+ * copied whole: 20 bytes less flash on the micro:bit than five copies, in the
+ * handshake and in respond_config. */
+VIEW_FITS(cc_pb_thresholds_t, cc_input_config_t);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, light_press_on_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, light_press_off_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, full_press_on_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, full_press_off_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, min_stage_gap_mn);
 static void thresholds_of(cc_pb_thresholds_t *t, const cc_input_config_t *cfg)
 {
     memcpy(t, cfg, sizeof *t);
@@ -122,6 +125,15 @@ CC_PB_FILLED(handshake_response, CC_PB_HANDSHAKE_RESPONSE_FIELD_COUNT, 6u);
 CC_PB_FILLED(protocol_version, CC_PB_PROTOCOL_VERSION_FIELD_COUNT, 2u);
 CC_PB_FILLED(device_identity, CC_PB_DEVICE_IDENTITY_FIELD_COUNT, 6u);
 CC_PB_FILLED(capabilities, CC_PB_CAPABILITIES_FIELD_COUNT, 20u);
+/* cc_device_info_t begins with the identity's members, so the handshake copies
+ * them whole: 16 bytes less flash on the micro:bit than six copies. */
+VIEW_FITS(cc_pb_device_identity_t, cc_device_info_t);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, vendor);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, model);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, serial_number);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, firmware_version);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_vendor_id);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_product_id);
 
 static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
 {
@@ -164,12 +176,7 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
 
     negotiated.major = CC_PROTOCOL_MAJOR;
     negotiated.minor = dev->negotiated_minor;
-    identity.vendor = info->vendor;
-    identity.model = info->model;
-    identity.serial_number = info->serial_number;
-    identity.firmware_version = info->firmware_version;
-    identity.usb_vendor_id = info->usb_vendor_id;
-    identity.usb_product_id = info->usb_product_id;
+    memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
 
     caps.has_force_sensor = info->has_force_sensor;
     caps.has_touch_sensor = info->has_touch_sensor;
