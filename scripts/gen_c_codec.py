@@ -60,6 +60,19 @@ SCALARS = {
     FD.TYPE_SFIXED64: ("int64_t", 1, "(int64_t)v", "(uint64_t){x}", "fixed64"),
     FD.TYPE_DOUBLE: ("double", 1, "cc_pbr_double(v)", "cc_pbw_double_bits({x})", "fixed64"),
 }
+# The writer's call for a singular or packed varint value of 32 bits (uint32, bool; int32 and enums,
+# sign-extended in cc_pbw_int32 as protobuf does): 32-bit arguments, shorter calls on a 32-bit CPU
+# than the 64-bit cc_pbw_varint(). type -> (field call, raw call, raw value of `x`); others use SCALARS.
+WRITE32 = {
+    FD.TYPE_UINT32: ("varint32", "raw_varint32", "{x}"),
+    FD.TYPE_BOOL: ("varint32", "raw_varint32", "({x} ? 1u : 0u)"),
+    FD.TYPE_INT32: ("int32", "raw_varint", "(uint64_t)(int64_t){x}"),
+    FD.TYPE_ENUM: ("int32", "raw_varint", "(uint64_t)(int64_t){x}"),
+}
+# A run of at least RUN_MIN singular uint32 fields, declared in a row with numbers in a row (Counters),
+# is written by one loop over the view struct, not one call per field: the same bytes, a tenth of the
+# code. Shorter runs keep one call per field (the loop's setup would not pay).
+RUN_MIN = 8
 WIRE_NAMES = {0: "CC_PB_WIRE_VARINT", 1: "CC_PB_WIRE_FIXED64", 2: "CC_PB_WIRE_LEN", 5: "CC_PB_WIRE_FIXED32"}
 
 
@@ -296,16 +309,40 @@ def gen_writer(codec, t):
     s = codec.schema
     m = s.message(t)
     n = snake(m.name)
-    L = [f"void cc_pbw_write_{n}(cc_pbw_t *w, const cc_pb_{n}_t *m)", "{"]
+    L = []
+    for first, last in uint32_runs(m).items():
+        L += [f"/* {m.name}.{first} .. {last.name} lie uint32_t after uint32_t: its writer loops over them. */",
+              f"typedef char cc_pb_{n}_run_{first}[offsetof(cc_pb_{n}_t, {last.name}) == offsetof(cc_pb_{n}_t, {first})"
+              f" + {last.number - m.field[[x.name for x in m.field].index(first)].number}u * sizeof(uint32_t) ? 1 : -1];"]
+    L += [f"void cc_pbw_write_{n}(cc_pbw_t *w, const cc_pb_{n}_t *m)", "{"]
     if any(is_repeated(f) for f in m.field):
         L.append("    size_t i;")
     if not m.field:
         L.append("    (void)w;")
         L.append("    (void)m;")
+    runs = uint32_runs(m)
+    if runs:
+        L.append("    uint32_t k;")
     written = 0
+    skip = 0
     for f in m.field:
         num = f"CC_PB_{upper(m.name)}_{f.name.upper()}"
         x = f"m->{f.name}"
+        if skip:
+            skip -= 1
+            written += 1
+            continue
+        if f.name in runs:
+            last = runs[f.name]
+            n_run = last.number - f.number + 1
+            at = f"offsetof(cc_pb_{n}_t, {f.name})"
+            L += [f"    /* {f.name} .. {last.name}: uint32_t after uint32_t (checked above) */",
+                  f"    for (k = 0; k < {n_run}u; k++) {{",
+                  f"        cc_pbw_varint32(w, {num} + k, *(const uint32_t *)(const void *)((const unsigned char *)m + {at} + k * sizeof(uint32_t)));",
+                  "    }"]
+            skip = n_run - 1
+            written += 1
+            continue
         if f.type == FD.TYPE_MESSAGE:
             sub = cname(s, f.type_name)
             if is_repeated(f):
@@ -342,23 +379,46 @@ def gen_writer(codec, t):
                 L.append(f"    cc_pbw_bytes(w, {num}, {x}.data, {x}.len);")
         else:
             _, wire, _, enc, call = SCALARS[f.type]
+            field_call, raw_call = call, f"raw_{call}"
+            field_x = enc.format(x=x)
+            if f.type in WRITE32:
+                field_call, raw_call, enc = WRITE32[f.type]
+                field_x = x if field_call == "int32" else enc.format(x=x)
             if is_repeated(f):
                 L += [f"    if (m->{f.name}_count > 0u) {{   /* packed */",
                       f"        cc_pbw_begin(w, {num});",
                       f"        for (i = 0; i < m->{f.name}_count; i++) {{",
-                      f"            cc_pbw_raw_{call}(w, {enc.format(x=x + '[i]')});", "        }",
+                      f"            cc_pbw_{raw_call}(w, {enc.format(x=x + '[i]')});", "        }",
                       "        cc_pbw_end(w);", "    }"]
             elif f.proto3_optional:
                 L += [f"    if (m->has_{f.name}) {{",
                       f"        cc_pbw_tag(w, {num}, {WIRE_NAMES[wire]});",
-                      f"        cc_pbw_raw_{call}(w, {enc.format(x=x)});", "    }"]
+                      f"        cc_pbw_{raw_call}(w, {enc.format(x=x)});", "    }"]
             else:
-                L.append(f"    cc_pbw_{call}(w, {num}, {enc.format(x=x)});")
+                L.append(f"    cc_pbw_{field_call}(w, {num}, {field_x});")
         written += 1
     if written != len(m.field):
         sys.exit(f"gen_c_codec: {m.name}: a sent field has no writer")
     L += ["}", ""]
     return L
+
+
+def uint32_runs(m):
+    """The runs of RUN_MIN or more singular uint32 fields of m, declared and numbered in a row: first
+    field's name -> last field."""
+    runs, i, fields = {}, 0, list(m.field)
+
+    def plain(f):
+        return f.type == FD.TYPE_UINT32 and not is_repeated(f) and not f.proto3_optional
+    while i < len(fields):
+        j = i
+        while plain(fields[i]) and j + 1 < len(fields) and plain(fields[j + 1]) \
+                and fields[j + 1].number == fields[j].number + 1:
+            j += 1
+        if plain(fields[i]) and j - i + 1 >= RUN_MIN:
+            runs[fields[i].name] = fields[j]
+        i = j + 1
+    return runs
 
 
 def gen_reader(codec, t):

@@ -650,7 +650,7 @@ def write_c_counters(schema, path):
          f"/* The firmware's counters: the fields of {fd.package}.{m.name} ({fd.name})",
          "   except " + ", ".join(f"{k} (taken from {v})" for k, v in COUNTERS_DERIVED.items()) + ".",
          "   X(name) is called once per counter, in field order; cc_counters.h declares the struct",
-         "   with it and cc_services.c copies it into the protobuf-c message. */",
+         "   with it and cc_services.c copies it into the Counters view struct of cc_pb.h. */",
          "#ifndef CC_COUNTERS_FIELDS_H", "#define CC_COUNTERS_FIELDS_H", "",
          "#define CC_COUNTER_FIELDS(X) \\"]
     L += [f"    X({f.name}) \\" for f in fields]

@@ -114,11 +114,15 @@ static size_t extra_bytes(uint8_t type)
     }
 }
 
-size_t cc_envelope_size(const cc_envelope_t *env)
+size_t cc_envelope_size_of(uint8_t type, uint32_t call_id)
 {
     uint8_t scratch[CC_WIRE_CALL_ID_MAX_BYTES];
-    return CC_WIRE_CALL_ID_OFFSET + cc_varint_write(env->call_id, scratch, sizeof scratch)
-           + extra_bytes(env->type);
+    return CC_WIRE_CALL_ID_OFFSET + cc_varint_write(call_id, scratch, sizeof scratch) + extra_bytes(type);
+}
+
+size_t cc_envelope_size(const cc_envelope_t *env)
+{
+    return cc_envelope_size_of(env->type, env->call_id);
 }
 
 size_t cc_envelope_write(const cc_envelope_t *env, uint8_t *out, size_t cap)

@@ -14,6 +14,16 @@ void cc_link_init(cc_link_t *link, cc_counters_t *counters, uint32_t heartbeat_i
     link->heartbeat_interval_us = heartbeat_interval_ms * US_PER_MS;
 }
 
+/* Moves n bytes from src down to dst (dst < src; they may overlap): a byte
+ * loop of our own, so newlib's memmove (176 bytes) is not linked. */
+static void move_down(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        dst[i] = src[i];
+    }
+}
+
 static void clear_slots(cc_link_t *link)
 {
     size_t i;
@@ -32,7 +42,7 @@ static void slot_free(cc_link_t *link, cc_reliable_slot_t *slot)
 
     CC_ASSERT(slot->used && start + len <= link->store_used);
     slot->used = false;
-    memmove(link->store + start, link->store + start + len, link->store_used - start - len);
+    move_down(link->store + start, link->store + start + len, link->store_used - start - len);
     link->store_used -= len;
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         if (link->slots[i].used && link->slots[i].offset > start) {
@@ -104,7 +114,7 @@ static void tx_make_room(cc_link_t *link, size_t need)
     if (CC_TX_BUFFER_BYTES - link->tx_tail >= need || link->tx_head == 0u) {
         return;
     }
-    memmove(link->tx_buf, link->tx_buf + link->tx_head, pending);
+    move_down(link->tx_buf, link->tx_buf + link->tx_head, pending);
     link->tx_head = 0;
     link->tx_tail = pending;
 }
@@ -218,11 +228,7 @@ uint8_t *cc_link_payload(cc_link_t *link)
 
 size_t cc_link_payload_cap(uint8_t type, uint32_t call_id)
 {
-    cc_envelope_t env;
-    memset(&env, 0, sizeof env);
-    env.type = type;
-    env.call_id = call_id;
-    return CC_MAX_FRAME_BYTES - CC_WIRE_CHECK_BYTES - cc_envelope_size(&env);
+    return CC_MAX_FRAME_BYTES - CC_WIRE_CHECK_BYTES - cc_envelope_size_of(type, call_id);
 }
 
 /* Transmits (or retransmits) a reliable slot if the tx buffer has room. */
@@ -296,7 +302,7 @@ cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_
     body = write_body(link, type, false, call_id, 0, payload_len, &body_len);   /* sequence set when started */
     need = CC_LINK_BULK_LENGTH_BYTES + body_len;
     if (need > CC_TX_BULK_BYTES - link->bulk_tail && link->bulk_head != 0u) {
-        memmove(link->bulk_buf, link->bulk_buf + link->bulk_head, link->bulk_tail - link->bulk_head);
+        move_down(link->bulk_buf, link->bulk_buf + link->bulk_head, link->bulk_tail - link->bulk_head);
         link->bulk_tail -= link->bulk_head;
         link->bulk_head = 0;
     }

@@ -25,17 +25,17 @@ static void read_get_simulator_status_request(cc_pbr_t *r, cc_pb_get_simulator_s
 
 void cc_pbw_write_protocol_version(cc_pbw_t *w, const cc_pb_protocol_version_t *m)
 {
-    cc_pbw_varint(w, CC_PB_PROTOCOL_VERSION_MAJOR, (uint64_t)m->major);
-    cc_pbw_varint(w, CC_PB_PROTOCOL_VERSION_MINOR, (uint64_t)m->minor);
+    cc_pbw_varint32(w, CC_PB_PROTOCOL_VERSION_MAJOR, m->major);
+    cc_pbw_varint32(w, CC_PB_PROTOCOL_VERSION_MINOR, m->minor);
 }
 
 void cc_pbw_write_thresholds(cc_pbw_t *w, const cc_pb_thresholds_t *m)
 {
-    cc_pbw_varint(w, CC_PB_THRESHOLDS_LIGHT_PRESS_ON_MN, (uint64_t)m->light_press_on_mn);
-    cc_pbw_varint(w, CC_PB_THRESHOLDS_LIGHT_PRESS_OFF_MN, (uint64_t)m->light_press_off_mn);
-    cc_pbw_varint(w, CC_PB_THRESHOLDS_FULL_PRESS_ON_MN, (uint64_t)m->full_press_on_mn);
-    cc_pbw_varint(w, CC_PB_THRESHOLDS_FULL_PRESS_OFF_MN, (uint64_t)m->full_press_off_mn);
-    cc_pbw_varint(w, CC_PB_THRESHOLDS_MIN_STAGE_GAP_MN, (uint64_t)m->min_stage_gap_mn);
+    cc_pbw_varint32(w, CC_PB_THRESHOLDS_LIGHT_PRESS_ON_MN, m->light_press_on_mn);
+    cc_pbw_varint32(w, CC_PB_THRESHOLDS_LIGHT_PRESS_OFF_MN, m->light_press_off_mn);
+    cc_pbw_varint32(w, CC_PB_THRESHOLDS_FULL_PRESS_ON_MN, m->full_press_on_mn);
+    cc_pbw_varint32(w, CC_PB_THRESHOLDS_FULL_PRESS_OFF_MN, m->full_press_off_mn);
+    cc_pbw_varint32(w, CC_PB_THRESHOLDS_MIN_STAGE_GAP_MN, m->min_stage_gap_mn);
 }
 
 void cc_pbw_write_config(cc_pbw_t *w, const cc_pb_config_t *m)
@@ -45,17 +45,17 @@ void cc_pbw_write_config(cc_pbw_t *w, const cc_pb_config_t *m)
         cc_pbw_write_thresholds(w, m->thresholds);
         cc_pbw_end(w);
     }
-    cc_pbw_varint(w, CC_PB_CONFIG_SAMPLE_RATE_HZ, (uint64_t)m->sample_rate_hz);
-    cc_pbw_varint(w, CC_PB_CONFIG_SLIDE_INTERVAL_MS, (uint64_t)m->slide_interval_ms);
-    cc_pbw_varint(w, CC_PB_CONFIG_DEBOUNCE_MS, (uint64_t)m->debounce_ms);
+    cc_pbw_varint32(w, CC_PB_CONFIG_SAMPLE_RATE_HZ, m->sample_rate_hz);
+    cc_pbw_varint32(w, CC_PB_CONFIG_SLIDE_INTERVAL_MS, m->slide_interval_ms);
+    cc_pbw_varint32(w, CC_PB_CONFIG_DEBOUNCE_MS, m->debounce_ms);
 }
 
 void cc_pbw_write_settings(cc_pbw_t *w, const cc_pb_settings_t *m)
 {
-    cc_pbw_varint(w, CC_PB_SETTINGS_LIGHT_PRESS_FORCE, (uint64_t)(int64_t)m->light_press_force);
-    cc_pbw_varint(w, CC_PB_SETTINGS_DOUBLE_LIGHT_PRESS_SPEED, (uint64_t)(int64_t)m->double_light_press_speed);
-    cc_pbw_varint(w, CC_PB_SETTINGS_CAMERA_CONTROL, (uint64_t)(int64_t)m->camera_control);
-    cc_pbw_varint(w, CC_PB_SETTINGS_CAMERA_ADJUSTMENTS, (uint64_t)(int64_t)m->camera_adjustments);
+    cc_pbw_int32(w, CC_PB_SETTINGS_LIGHT_PRESS_FORCE, m->light_press_force);
+    cc_pbw_int32(w, CC_PB_SETTINGS_DOUBLE_LIGHT_PRESS_SPEED, m->double_light_press_speed);
+    cc_pbw_int32(w, CC_PB_SETTINGS_CAMERA_CONTROL, m->camera_control);
+    cc_pbw_int32(w, CC_PB_SETTINGS_CAMERA_ADJUSTMENTS, m->camera_adjustments);
 }
 
 void cc_pbw_write_settings_response(cc_pbw_t *w, const cc_pb_settings_response_t *m)
@@ -65,8 +65,8 @@ void cc_pbw_write_settings_response(cc_pbw_t *w, const cc_pb_settings_response_t
         cc_pbw_write_settings(w, m->settings);
         cc_pbw_end(w);
     }
-    cc_pbw_varint(w, CC_PB_SETTINGS_RESPONSE_ORIGIN, (uint64_t)(int64_t)m->origin);
-    cc_pbw_varint(w, CC_PB_SETTINGS_RESPONSE_WRITES, (uint64_t)m->writes);
+    cc_pbw_int32(w, CC_PB_SETTINGS_RESPONSE_ORIGIN, m->origin);
+    cc_pbw_varint32(w, CC_PB_SETTINGS_RESPONSE_WRITES, m->writes);
 }
 
 void cc_pbw_write_device_identity(cc_pbw_t *w, const cc_pb_device_identity_t *m)
@@ -75,16 +75,16 @@ void cc_pbw_write_device_identity(cc_pbw_t *w, const cc_pb_device_identity_t *m)
     cc_pbw_string(w, CC_PB_DEVICE_IDENTITY_MODEL, m->model);
     cc_pbw_string(w, CC_PB_DEVICE_IDENTITY_SERIAL_NUMBER, m->serial_number);
     cc_pbw_string(w, CC_PB_DEVICE_IDENTITY_FIRMWARE_VERSION, m->firmware_version);
-    cc_pbw_varint(w, CC_PB_DEVICE_IDENTITY_USB_VENDOR_ID, (uint64_t)m->usb_vendor_id);
-    cc_pbw_varint(w, CC_PB_DEVICE_IDENTITY_USB_PRODUCT_ID, (uint64_t)m->usb_product_id);
+    cc_pbw_varint32(w, CC_PB_DEVICE_IDENTITY_USB_VENDOR_ID, m->usb_vendor_id);
+    cc_pbw_varint32(w, CC_PB_DEVICE_IDENTITY_USB_PRODUCT_ID, m->usb_product_id);
 }
 
 void cc_pbw_write_capabilities(cc_pbw_t *w, const cc_pb_capabilities_t *m)
 {
     size_t i;
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_FORCE_SENSOR, (m->has_force_sensor ? 1u : 0u));
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_TOUCH_SENSOR, (m->has_touch_sensor ? 1u : 0u));
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_SLIDE_STRIP, (m->has_slide_strip ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HAS_FORCE_SENSOR, (m->has_force_sensor ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HAS_TOUCH_SENSOR, (m->has_touch_sensor ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HAS_SLIDE_STRIP, (m->has_slide_strip ? 1u : 0u));
     if (m->buttons_count > 0u) {   /* packed */
         cc_pbw_begin(w, CC_PB_CAPABILITIES_BUTTONS);
         for (i = 0; i < m->buttons_count; i++) {
@@ -92,20 +92,20 @@ void cc_pbw_write_capabilities(cc_pbw_t *w, const cc_pb_capabilities_t *m)
         }
         cc_pbw_end(w);
     }
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_FORCE_MAX_MN, (uint64_t)m->force_max_mn);
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_SLIDE_RESOLUTION, (uint64_t)m->slide_resolution);
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_SLIDE_LENGTH_UM, (uint64_t)m->slide_length_um);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_FORCE_MAX_MN, m->force_max_mn);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_SLIDE_RESOLUTION, m->slide_resolution);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_SLIDE_LENGTH_UM, m->slide_length_um);
     if (m->sample_rates_hz_count > 0u) {   /* packed */
         cc_pbw_begin(w, CC_PB_CAPABILITIES_SAMPLE_RATES_HZ);
         for (i = 0; i < m->sample_rates_hz_count; i++) {
-            cc_pbw_raw_varint(w, (uint64_t)m->sample_rates_hz[i]);
+            cc_pbw_raw_varint32(w, m->sample_rates_hz[i]);
         }
         cc_pbw_end(w);
     }
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_MAX_FRAME_BYTES, (uint64_t)m->max_frame_bytes);
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_MAX_CONCURRENT_CALLS, (uint64_t)m->max_concurrent_calls);
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_MAX_CONTROLS, (uint64_t)m->max_controls);
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_SUPPORTS_CONTROLS, (m->supports_controls ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_MAX_FRAME_BYTES, m->max_frame_bytes);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_MAX_CONCURRENT_CALLS, m->max_concurrent_calls);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_MAX_CONTROLS, m->max_controls);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_SUPPORTS_CONTROLS, (m->supports_controls ? 1u : 0u));
     if (m->haptic_patterns_count > 0u) {   /* packed */
         cc_pbw_begin(w, CC_PB_CAPABILITIES_HAPTIC_PATTERNS);
         for (i = 0; i < m->haptic_patterns_count; i++) {
@@ -113,17 +113,17 @@ void cc_pbw_write_capabilities(cc_pbw_t *w, const cc_pb_capabilities_t *m)
         }
         cc_pbw_end(w);
     }
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_SPEAKER, (m->has_speaker ? 1u : 0u));
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_INDICATOR_LED, (m->has_indicator_led ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HAS_SPEAKER, (m->has_speaker ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HAS_INDICATOR_LED, (m->has_indicator_led ? 1u : 0u));
     if (m->thresholds != NULL) {
         cc_pbw_begin(w, CC_PB_CAPABILITIES_THRESHOLDS);
         cc_pbw_write_thresholds(w, m->thresholds);
         cc_pbw_end(w);
     }
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS, (uint64_t)m->heartbeat_interval_ms);
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_IS_SIMULATOR, (m->is_simulator ? 1u : 0u));
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_HAS_SETTINGS, (m->has_settings ? 1u : 0u));
-    cc_pbw_varint(w, CC_PB_CAPABILITIES_SETTINGS_PERSIST, (m->settings_persist ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS, m->heartbeat_interval_ms);
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_IS_SIMULATOR, (m->is_simulator ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_HAS_SETTINGS, (m->has_settings ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_CAPABILITIES_SETTINGS_PERSIST, (m->settings_persist ? 1u : 0u));
 }
 
 void cc_pbw_write_handshake_response(cc_pbw_t *w, const cc_pb_handshake_response_t *m)
@@ -149,7 +149,7 @@ void cc_pbw_write_handshake_response(cc_pbw_t *w, const cc_pb_handshake_response
         cc_pbw_end(w);
     }
     cc_pbw_varint(w, CC_PB_HANDSHAKE_RESPONSE_DEVICE_TIME_US, m->device_time_us);
-    cc_pbw_varint(w, CC_PB_HANDSHAKE_RESPONSE_SESSION_ID, (uint64_t)m->session_id);
+    cc_pbw_varint32(w, CC_PB_HANDSHAKE_RESPONSE_SESSION_ID, m->session_id);
 }
 
 void cc_pbw_write_ping_response(cc_pbw_t *w, const cc_pb_ping_response_t *m)
@@ -158,34 +158,16 @@ void cc_pbw_write_ping_response(cc_pbw_t *w, const cc_pb_ping_response_t *m)
     cc_pbw_varint(w, CC_PB_PING_RESPONSE_DEVICE_TIME_US, m->device_time_us);
 }
 
+/* Counters.frames_received .. unexpected_packets lie uint32_t after uint32_t: its writer loops over them. */
+typedef char cc_pb_counters_run_frames_received[offsetof(cc_pb_counters_t, unexpected_packets) == offsetof(cc_pb_counters_t, frames_received) + 24u * sizeof(uint32_t) ? 1 : -1];
 void cc_pbw_write_counters(cc_pbw_t *w, const cc_pb_counters_t *m)
 {
+    uint32_t k;
     cc_pbw_varint(w, CC_PB_COUNTERS_UPTIME_US, m->uptime_us);
-    cc_pbw_varint(w, CC_PB_COUNTERS_FRAMES_RECEIVED, (uint64_t)m->frames_received);
-    cc_pbw_varint(w, CC_PB_COUNTERS_FRAMES_SENT, (uint64_t)m->frames_sent);
-    cc_pbw_varint(w, CC_PB_COUNTERS_BYTES_RECEIVED, (uint64_t)m->bytes_received);
-    cc_pbw_varint(w, CC_PB_COUNTERS_BYTES_SENT, (uint64_t)m->bytes_sent);
-    cc_pbw_varint(w, CC_PB_COUNTERS_CHECK_ERRORS, (uint64_t)m->check_errors);
-    cc_pbw_varint(w, CC_PB_COUNTERS_FRAMING_ERRORS, (uint64_t)m->framing_errors);
-    cc_pbw_varint(w, CC_PB_COUNTERS_OVERSIZED_FRAMES, (uint64_t)m->oversized_frames);
-    cc_pbw_varint(w, CC_PB_COUNTERS_UNKNOWN_PACKET_TYPES, (uint64_t)m->unknown_packet_types);
-    cc_pbw_varint(w, CC_PB_COUNTERS_UNIMPLEMENTED_CALLS, (uint64_t)m->unimplemented_calls);
-    cc_pbw_varint(w, CC_PB_COUNTERS_INVALID_ARGUMENTS, (uint64_t)m->invalid_arguments);
-    cc_pbw_varint(w, CC_PB_COUNTERS_CANCELLED_CALLS, (uint64_t)m->cancelled_calls);
-    cc_pbw_varint(w, CC_PB_COUNTERS_RETRANSMISSIONS, (uint64_t)m->retransmissions);
-    cc_pbw_varint(w, CC_PB_COUNTERS_DUPLICATES_DROPPED, (uint64_t)m->duplicates_dropped);
-    cc_pbw_varint(w, CC_PB_COUNTERS_SEQUENCE_GAPS, (uint64_t)m->sequence_gaps);
-    cc_pbw_varint(w, CC_PB_COUNTERS_HEARTBEAT_TIMEOUTS, (uint64_t)m->heartbeat_timeouts);
-    cc_pbw_varint(w, CC_PB_COUNTERS_CALLS_REFUSED, (uint64_t)m->calls_refused);
-    cc_pbw_varint(w, CC_PB_COUNTERS_TX_DROPPED, (uint64_t)m->tx_dropped);
-    cc_pbw_varint(w, CC_PB_COUNTERS_RELIABLE_GIVEN_UP, (uint64_t)m->reliable_given_up);
-    cc_pbw_varint(w, CC_PB_COUNTERS_RELIABLE_UNPROTECTED, (uint64_t)m->reliable_unprotected);
-    cc_pbw_varint(w, CC_PB_COUNTERS_RX_OVERRUNS, (uint64_t)m->rx_overruns);
-    cc_pbw_varint(w, CC_PB_COUNTERS_DUPLICATE_REQUESTS, (uint64_t)m->duplicate_requests);
-    cc_pbw_varint(w, CC_PB_COUNTERS_EMPTY_FRAMES, (uint64_t)m->empty_frames);
-    cc_pbw_varint(w, CC_PB_COUNTERS_SHORT_FRAMES, (uint64_t)m->short_frames);
-    cc_pbw_varint(w, CC_PB_COUNTERS_ENVELOPE_ERRORS, (uint64_t)m->envelope_errors);
-    cc_pbw_varint(w, CC_PB_COUNTERS_UNEXPECTED_PACKETS, (uint64_t)m->unexpected_packets);
+    /* frames_received .. unexpected_packets: uint32_t after uint32_t (checked above) */
+    for (k = 0; k < 25u; k++) {
+        cc_pbw_varint32(w, CC_PB_COUNTERS_FRAMES_RECEIVED + k, *(const uint32_t *)(const void *)((const unsigned char *)m + offsetof(cc_pb_counters_t, frames_received) + k * sizeof(uint32_t)));
+    }
 }
 
 void cc_pbw_write_feedback_response(cc_pbw_t *w, const cc_pb_feedback_response_t *m)
@@ -196,27 +178,27 @@ void cc_pbw_write_feedback_response(cc_pbw_t *w, const cc_pb_feedback_response_t
 void cc_pbw_write_input_event(cc_pbw_t *w, const cc_pb_input_event_t *m)
 {
     cc_pbw_varint(w, CC_PB_INPUT_EVENT_TIMESTAMP_US, m->timestamp_us);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_KIND, (uint64_t)(int64_t)m->kind);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_SOURCE, (uint64_t)(int64_t)m->source);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_FORCE_MN, (uint64_t)m->force_mn);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_POSITION, (uint64_t)m->position);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_PEAK_FORCE_MN, (uint64_t)m->peak_force_mn);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_EVENT_NUMBER, (uint64_t)m->event_number);
-    cc_pbw_varint(w, CC_PB_INPUT_EVENT_RELIABLE_EVENT_NUMBER, (uint64_t)m->reliable_event_number);
+    cc_pbw_int32(w, CC_PB_INPUT_EVENT_KIND, m->kind);
+    cc_pbw_int32(w, CC_PB_INPUT_EVENT_SOURCE, m->source);
+    cc_pbw_varint32(w, CC_PB_INPUT_EVENT_FORCE_MN, m->force_mn);
+    cc_pbw_varint32(w, CC_PB_INPUT_EVENT_POSITION, m->position);
+    cc_pbw_varint32(w, CC_PB_INPUT_EVENT_PEAK_FORCE_MN, m->peak_force_mn);
+    cc_pbw_varint32(w, CC_PB_INPUT_EVENT_EVENT_NUMBER, m->event_number);
+    cc_pbw_varint32(w, CC_PB_INPUT_EVENT_RELIABLE_EVENT_NUMBER, m->reliable_event_number);
 }
 
 void cc_pbw_write_raw_sample_batch(cc_pbw_t *w, const cc_pb_raw_sample_batch_t *m)
 {
     size_t i;
     cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_FIRST_TIMESTAMP_US, m->first_timestamp_us);
-    cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLE_INTERVAL_US, (uint64_t)m->sample_interval_us);
+    cc_pbw_varint32(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLE_INTERVAL_US, m->sample_interval_us);
     cc_pbw_bytes(w, CC_PB_RAW_SAMPLE_BATCH_SAMPLES, m->samples.data, m->samples.len);
-    cc_pbw_varint(w, CC_PB_RAW_SAMPLE_BATCH_DROPPED_BEFORE, (uint64_t)m->dropped_before);
+    cc_pbw_varint32(w, CC_PB_RAW_SAMPLE_BATCH_DROPPED_BEFORE, m->dropped_before);
     cc_pbw_bytes(w, CC_PB_RAW_SAMPLE_BATCH_DELTA_SAMPLES, m->delta_samples.data, m->delta_samples.len);
     if (m->button_levels_count > 0u) {   /* packed */
         cc_pbw_begin(w, CC_PB_RAW_SAMPLE_BATCH_BUTTON_LEVELS);
         for (i = 0; i < m->button_levels_count; i++) {
-            cc_pbw_raw_varint(w, (uint64_t)m->button_levels[i]);
+            cc_pbw_raw_varint32(w, m->button_levels[i]);
         }
         cc_pbw_end(w);
     }
@@ -224,13 +206,13 @@ void cc_pbw_write_raw_sample_batch(cc_pbw_t *w, const cc_pb_raw_sample_batch_t *
 
 void cc_pbw_write_run_scenario_response(cc_pbw_t *w, const cc_pb_run_scenario_response_t *m)
 {
-    cc_pbw_varint(w, CC_PB_RUN_SCENARIO_RESPONSE_STEPS, (uint64_t)m->steps);
+    cc_pbw_varint32(w, CC_PB_RUN_SCENARIO_RESPONSE_STEPS, m->steps);
     cc_pbw_varint(w, CC_PB_RUN_SCENARIO_RESPONSE_DURATION_US, m->duration_us);
 }
 
 void cc_pbw_write_simulator_status(cc_pbw_t *w, const cc_pb_simulator_status_t *m)
 {
-    cc_pbw_varint(w, CC_PB_SIMULATOR_STATUS_SCENARIO_RUNNING, (m->scenario_running ? 1u : 0u));
+    cc_pbw_varint32(w, CC_PB_SIMULATOR_STATUS_SCENARIO_RUNNING, (m->scenario_running ? 1u : 0u));
     cc_pbw_varint(w, CC_PB_SIMULATOR_STATUS_DEVICE_TIME_US, m->device_time_us);
 }
 

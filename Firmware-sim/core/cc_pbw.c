@@ -12,7 +12,7 @@ void cc_pbw_init(cc_pbw_t *w, uint8_t *buf, size_t cap)
     w->depth = 0;
 }
 
-static size_t varint_size(uint64_t v)
+static size_t varint_size(size_t v)
 {
     size_t n = 1;
     while (v >= 0x80u) {
@@ -31,16 +31,30 @@ static bool room(cc_pbw_t *w, size_t n)
     return true;
 }
 
-void cc_pbw_raw_varint(cc_pbw_t *w, uint64_t v)
+/* One byte; a byte that does not fit marks the writer overflowed. */
+static void put(cc_pbw_t *w, uint8_t b)
 {
-    if (!room(w, varint_size(v))) {
-        return;
+    if (room(w, 1u)) {
+        w->buf[w->len++] = b;
     }
+}
+
+void cc_pbw_raw_varint32(cc_pbw_t *w, uint32_t v)
+{
     while (v >= 0x80u) {
-        w->buf[w->len++] = (uint8_t)(v | 0x80u);
+        put(w, (uint8_t)(v | 0x80u));
         v >>= 7;
     }
-    w->buf[w->len++] = (uint8_t)v;
+    put(w, (uint8_t)v);
+}
+
+void cc_pbw_raw_varint(cc_pbw_t *w, uint64_t v)
+{
+    while ((v >> 32) != 0u) {   /* the bytes of the upper bits; the rest in 32-bit arithmetic */
+        put(w, (uint8_t)(v | 0x80u));
+        v >>= 7;
+    }
+    cc_pbw_raw_varint32(w, (uint32_t)v);
 }
 
 static void put_le(cc_pbw_t *w, uint64_t v, size_t n)
@@ -66,7 +80,7 @@ void cc_pbw_raw_fixed64(cc_pbw_t *w, uint64_t value)
 
 void cc_pbw_tag(cc_pbw_t *w, uint32_t field, uint32_t wire_type)
 {
-    cc_pbw_raw_varint(w, ((uint64_t)field << 3) | wire_type);
+    cc_pbw_raw_varint32(w, (field << 3) | wire_type);   /* a field number is at most 2^29 - 1 */
 }
 
 void cc_pbw_varint(cc_pbw_t *w, uint32_t field, uint64_t value)
@@ -76,6 +90,19 @@ void cc_pbw_varint(cc_pbw_t *w, uint32_t field, uint64_t value)
     }
     cc_pbw_tag(w, field, CC_PB_WIRE_VARINT);
     cc_pbw_raw_varint(w, value);
+}
+
+void cc_pbw_varint32(cc_pbw_t *w, uint32_t field, uint32_t value)
+{
+    if (value != 0u) {
+        cc_pbw_tag(w, field, CC_PB_WIRE_VARINT);
+        cc_pbw_raw_varint32(w, value);
+    }
+}
+
+void cc_pbw_int32(cc_pbw_t *w, uint32_t field, int32_t value)
+{
+    cc_pbw_varint(w, field, (uint64_t)(int64_t)value);   /* a negative value: ten bytes, as protobuf */
 }
 
 void cc_pbw_fixed32(cc_pbw_t *w, uint32_t field, uint32_t value)
@@ -96,16 +123,29 @@ void cc_pbw_fixed64(cc_pbw_t *w, uint32_t field, uint64_t value)
 
 void cc_pbw_raw_bytes(cc_pbw_t *w, const void *data, size_t len)
 {
-    cc_pbw_raw_varint(w, len);
+    cc_pbw_raw_varint32(w, (uint32_t)len);   /* len > cap fails the room check below */
     if (len > 0u && room(w, len)) {
         memcpy(w->buf + w->len, data, len);
         w->len += len;
     }
 }
 
+/* The length of text, counted up to the writer's capacity: a longer string
+ * does not fit whatever its length (its tag or length comes first). The
+ * bound also keeps the compiler from making the loop a call of strlen(),
+ * which takes 92 bytes of flash for this one use. */
+static size_t text_len(const cc_pbw_t *w, const char *text)
+{
+    size_t n = 0;
+    while (n < w->cap && text[n] != '\0') {
+        n++;
+    }
+    return n;
+}
+
 void cc_pbw_raw_string(cc_pbw_t *w, const char *text)
 {
-    cc_pbw_raw_bytes(w, text, text != NULL ? strlen(text) : 0u);
+    cc_pbw_raw_bytes(w, text, text != NULL ? text_len(w, text) : 0u);
 }
 
 void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
@@ -120,7 +160,17 @@ void cc_pbw_bytes(cc_pbw_t *w, uint32_t field, const void *data, size_t len)
 void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text)
 {
     if (text != NULL) {
-        cc_pbw_bytes(w, field, text, strlen(text));
+        cc_pbw_bytes(w, field, text, text_len(w, text));
+    }
+}
+
+/* Moves n bytes at p up by `by` bytes (a loop: no memmove linked for the
+ * one or two bytes a longer length takes). */
+static void move_up(uint8_t *p, size_t n, size_t by)
+{
+    while (n > 0u) {
+        n--;
+        p[n + by] = p[n];
     }
 }
 
@@ -159,11 +209,11 @@ void cc_pbw_end(cc_pbw_t *w)
         if (!room(w, extra)) {
             return;
         }
-        memmove(w->buf + start + extra, w->buf + start, body);
+        move_up(w->buf + start, body, extra);
         w->len += extra;
     }
     w->len = start - 1u;
-    cc_pbw_raw_varint(w, body);
+    cc_pbw_raw_varint32(w, (uint32_t)body);
     w->len += body;
 }
 

@@ -31,8 +31,9 @@ static const cc_method_t *find_method(const cc_device_t *dev, uint8_t service, u
 }
 
 /* Answers UNIMPLEMENTED naming what is missing: "no such method 1.7". */
-static void unimplemented(cc_device_t *dev, const cc_envelope_t *env, bool service_known, uint64_t now_us)
+static void unimplemented(cc_device_t *dev, const cc_request_t *rq, bool service_known)
 {
+    const cc_envelope_t *env = rq->env;
     char message[40];
     size_t pos = cc_text_append(message, 0, sizeof message, service_known ? "no such method " : "no such service ");
     pos = cc_text_append_u32(message, pos, sizeof message, env->service);
@@ -41,33 +42,34 @@ static void unimplemented(cc_device_t *dev, const cc_envelope_t *env, bool servi
         (void)cc_text_append_u32(message, pos, sizeof message, env->method);
     }
     dev->counters.unimplemented_calls++;
-    cc_rpc_error(dev, env->call_id, CC_STATUS_UNIMPLEMENTED, message, now_us);
+    cc_rpc_fail(dev, rq, CC_STATUS_UNIMPLEMENTED, message);
 }
 
 /* A method of a service the core does not serve: the extension's. */
-static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void dispatch_extension(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     size_t resp_len = 0;
     size_t resp_cap = cc_link_payload_cap(CC_PKT_RESPONSE, env->call_id);
     const char *message = NULL;
     int status;
 
     if (dev->extension == NULL) {
-        unimplemented(dev, env, false, now_us);
+        unimplemented(dev, rq, false);
         return;
     }
     status = dev->extension(dev->extension_ctx, env->service, env->method, env->payload, env->payload_len,
                             cc_link_payload(&dev->link), resp_cap, &resp_len, &message);
     if (status == CC_EXTENSION_NOT_MINE) {
-        unimplemented(dev, env, true, now_us);
+        unimplemented(dev, rq, true);
         return;
     }
     if (status == (int)CC_STATUS_OK) {
         if (resp_len > resp_cap) {
-            cc_rpc_error(dev, env->call_id, CC_STATUS_INTERNAL, "extension overran its buffer", now_us);
+            cc_rpc_fail(dev, rq, CC_STATUS_INTERNAL, "extension overran its buffer");
             return;
         }
-        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, env->call_id, 0, resp_len, now_us);
+        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, env->call_id, 0, resp_len, rq->now_us);
         return;
     }
     if (status < 0 || status > 0xFF) {
@@ -78,7 +80,7 @@ static void dispatch_extension(cc_device_t *dev, const cc_envelope_t *env, uint6
     } else if (status == (int)CC_STATUS_UNIMPLEMENTED) {
         dev->counters.unimplemented_calls++;
     }
-    cc_rpc_error(dev, env->call_id, (uint8_t)status, message, now_us);
+    cc_rpc_fail(dev, rq, (uint8_t)status, message);
 }
 
 static bool is_handshake(const cc_envelope_t *env)
@@ -89,7 +91,11 @@ static bool is_handshake(const cc_envelope_t *env)
 static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
 {
     const cc_method_t *method;
+    cc_request_t rq;
     bool service_known = false;
+
+    rq.env = env;
+    rq.now_us = now_us;
 
     if (env->call_id == CC_WIRE_LINK_CALL_ID) {
         dev->counters.framing_errors++;   /* a request needs a call id; nowhere to answer */
@@ -97,7 +103,7 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
     }
     if (!is_handshake(env)) {
         if (!cc_link_session(&dev->link)) {
-            cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "handshake first", now_us);
+            cc_rpc_fail(dev, &rq, CC_STATUS_FAILED_PRECONDITION, "handshake first");
             return;
         }
         if (cc_call_find(&dev->calls, env->call_id) != NULL) {
@@ -108,20 +114,20 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
         }
         if (cc_call_count(&dev->calls) >= CC_MAX_CONCURRENT_CALLS) {
             dev->counters.calls_refused++;
-            cc_rpc_error(dev, env->call_id, CC_STATUS_RESOURCE_EXHAUSTED, "too many calls", now_us);
+            cc_rpc_fail(dev, &rq, CC_STATUS_RESOURCE_EXHAUSTED, "too many calls");
             return;
         }
     }
     method = find_method(dev, env->service, env->method, &service_known);
     if (method == NULL) {
         if (!service_known) {
-            dispatch_extension(dev, env, now_us);
+            dispatch_extension(dev, &rq);
             return;
         }
-        unimplemented(dev, env, true, now_us);
+        unimplemented(dev, &rq, true);
         return;
     }
-    method->handler(dev, env, now_us);   /* it reads its request (cc_rpc_read) */
+    method->handler(dev, &rq);   /* it reads its request (cc_rpc_read) */
 }
 
 static void receive_cancel(cc_device_t *dev, const cc_envelope_t *env)

@@ -33,32 +33,38 @@ void cc_rpc_error(cc_device_t *dev, uint32_t call_id, uint8_t status, const char
     (void)cc_link_send(&dev->link, CC_PKT_ERROR, true, call_id, status, len, now_us);   /* R1: reliable */
 }
 
-bool cc_rpc_read(cc_device_t *dev, const cc_envelope_t *env, cc_pbr_status_t status, uint64_t now_us)
+void cc_rpc_fail(cc_device_t *dev, const cc_request_t *rq, uint8_t status, const char *message)
+{
+    cc_rpc_error(dev, rq->env->call_id, status, message, rq->now_us);
+}
+
+bool cc_rpc_read(cc_device_t *dev, const cc_request_t *rq, cc_pbr_status_t status)
 {
     if (status == CC_PBR_OK) {
         return true;
     }
     if (status == CC_PBR_TOO_LARGE) {
-        cc_rpc_error(dev, env->call_id, CC_STATUS_RESOURCE_EXHAUSTED, "request too large", now_us);
+        cc_rpc_fail(dev, rq, CC_STATUS_RESOURCE_EXHAUSTED, "request too large");
         return false;
     }
     dev->counters.invalid_arguments++;
-    cc_rpc_error(dev, env->call_id, CC_STATUS_INVALID_ARGUMENT, "malformed request", now_us);
+    cc_rpc_fail(dev, rq, CC_STATUS_INVALID_ARGUMENT, "malformed request");
     return false;
 }
 
-void cc_rpc_begin_response(cc_device_t *dev, uint32_t call_id, cc_pbw_t *w)
+void cc_rpc_begin_response(cc_device_t *dev, const cc_request_t *rq, cc_pbw_t *w)
 {
-    cc_pbw_init(w, cc_link_payload(&dev->link), cc_link_payload_cap(CC_PKT_RESPONSE, call_id));
+    cc_pbw_init(w, cc_link_payload(&dev->link), cc_link_payload_cap(CC_PKT_RESPONSE, rq->env->call_id));
 }
 
-void cc_rpc_respond_written(cc_device_t *dev, uint32_t call_id, const cc_pbw_t *w, uint64_t now_us)
+void cc_rpc_respond_written(cc_device_t *dev, const cc_request_t *rq, const cc_pbw_t *w)
 {
     if (!cc_pbw_ok(w)) {
-        cc_rpc_error(dev, call_id, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame", now_us);
+        cc_rpc_fail(dev, rq, CC_STATUS_RESOURCE_EXHAUSTED, "response does not fit the frame");
         return;
     }
-    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, cc_pbw_len(w), now_us);   /* R1: reliable */
+    (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, rq->env->call_id, 0, cc_pbw_len(w),
+                       rq->now_us);   /* R1: reliable */
 }
 
 void cc_rpc_end_all_calls(cc_device_t *dev)
@@ -93,9 +99,9 @@ void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now
     }
 }
 
-void cc_rpc_confirm_stream(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+void cc_rpc_confirm_stream(cc_device_t *dev, const cc_request_t *rq)
 {
     if (dev->negotiated_minor >= 1u) {   /* a v1.0 host would count it as unexpected */
-        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, call_id, 0, 0, now_us);
+        (void)cc_link_send(&dev->link, CC_PKT_RESPONSE, true, rq->env->call_id, 0, 0, rq->now_us);
     }
 }

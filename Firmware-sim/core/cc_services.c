@@ -2,6 +2,7 @@
  * ConfigService, FeedbackService, DiagnosticsService). */
 #include "cc_services.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "cc_ids.h"
@@ -60,31 +61,50 @@ static uint32_t mix32(uint32_t x)
 
 /* Thresholds (common.proto) from a configuration. */
 CC_PB_FILLED(thresholds, CC_PB_THRESHOLDS_FIELD_COUNT, 5u);
+/* A view struct copied whole from the start of a core struct: the member lies
+ * at the same offset with the same size in both (checked at compile time). */
+#define SAME_MEMBER(view, core, name)                                                                           \
+    typedef char cc_same_##core##_##name[offsetof(view, name) == offsetof(core, name)                           \
+                                                 && sizeof(((view *)0)->name) == sizeof(((core *)0)->name)      \
+                                             ? 1                                                                \
+                                             : -1]
+#define VIEW_FITS(view, core) typedef char cc_fits_##view[sizeof(view) <= sizeof(core) ? 1 : -1]
+
+/* cc_input_config_t begins with the thresholds, member for member, so they are
+ * copied whole: 20 bytes less flash on the micro:bit than five copies, in the
+ * handshake and in respond_config. */
+VIEW_FITS(cc_pb_thresholds_t, cc_input_config_t);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, light_press_on_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, light_press_off_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, full_press_on_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, full_press_off_mn);
+SAME_MEMBER(cc_pb_thresholds_t, cc_input_config_t, min_stage_gap_mn);
 static void thresholds_of(cc_pb_thresholds_t *t, const cc_input_config_t *cfg)
 {
-    t->light_press_on_mn = cfg->light_press_on_mn;
-    t->light_press_off_mn = cfg->light_press_off_mn;
-    t->full_press_on_mn = cfg->full_press_on_mn;
-    t->full_press_off_mn = cfg->full_press_off_mn;
-    t->min_stage_gap_mn = cfg->min_stage_gap_mn;
+    memcpy(t, cfg, sizeof *t);
 }
 
 /* ---- DeviceService ---- */
 
-static void handshake_mismatch(cc_device_t *dev, uint32_t call_id, uint32_t host_major, uint32_t host_minor,
-                               uint64_t now_us)
+/* "device speaks protocol 1.2, host ": the device's version is text at compile
+ * time (one string, not four appends); the digits are checked against the numbers. */
+#define DEVICE_MAJOR 1
+#define DEVICE_MINOR 2
+#if DEVICE_MAJOR != CC_PROTOCOL_MAJOR || DEVICE_MINOR != CC_PROTOCOL_MINOR
+#error "DEVICE_MAJOR and DEVICE_MINOR must be CC_PROTOCOL_MAJOR and CC_PROTOCOL_MINOR"
+#endif
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+#define DEVICE_SPEAKS "device speaks protocol " TEXT(DEVICE_MAJOR) "." TEXT(DEVICE_MINOR) ", host "
+
+static void handshake_mismatch(cc_device_t *dev, const cc_request_t *rq, uint32_t host_major, uint32_t host_minor)
 {
     char message[64];
-    size_t pos = 0;
-    pos = cc_text_append(message, pos, sizeof message, "device speaks protocol ");
-    pos = cc_text_append_u32(message, pos, sizeof message, CC_PROTOCOL_MAJOR);
-    pos = cc_text_append(message, pos, sizeof message, ".");
-    pos = cc_text_append_u32(message, pos, sizeof message, CC_PROTOCOL_MINOR);
-    pos = cc_text_append(message, pos, sizeof message, ", host ");
+    size_t pos = cc_text_append(message, 0, sizeof message, DEVICE_SPEAKS);
     pos = cc_text_append_u32(message, pos, sizeof message, host_major);
     pos = cc_text_append(message, pos, sizeof message, ".");
     (void)cc_text_append_u32(message, pos, sizeof message, host_minor);
-    cc_rpc_error(dev, call_id, CC_STATUS_FAILED_PRECONDITION, message, now_us);
+    cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, message);
 }
 
 static uint32_t next_session_id(cc_device_t *dev, uint64_t now_us)
@@ -105,9 +125,19 @@ CC_PB_FILLED(handshake_response, CC_PB_HANDSHAKE_RESPONSE_FIELD_COUNT, 6u);
 CC_PB_FILLED(protocol_version, CC_PB_PROTOCOL_VERSION_FIELD_COUNT, 2u);
 CC_PB_FILLED(device_identity, CC_PB_DEVICE_IDENTITY_FIELD_COUNT, 6u);
 CC_PB_FILLED(capabilities, CC_PB_CAPABILITIES_FIELD_COUNT, 20u);
+/* cc_device_info_t begins with the identity's members, so the handshake copies
+ * them whole: 16 bytes less flash on the micro:bit than six copies. */
+VIEW_FITS(cc_pb_device_identity_t, cc_device_info_t);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, vendor);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, model);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, serial_number);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, firmware_version);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_vendor_id);
+SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_product_id);
 
-static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_handshake_request_in_t req;
     const cc_device_info_t *info = dev->info;
     const cc_hal_t *hal = dev->hal;
@@ -125,33 +155,28 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, uint64_
     cc_pb_capabilities_t caps;
     cc_pb_handshake_response_t resp;
 
-    if (!cc_rpc_read(dev, env, cc_pbr_read_handshake_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_handshake_request(&req, env->payload, env->payload_len))) {
         return;
     }
     host_major = req.host_version.major;   /* 0 when absent */
     host_minor = req.host_version.minor;
     if (host_major != CC_PROTOCOL_MAJOR) {
-        handshake_mismatch(dev, env->call_id, host_major, host_minor, now_us);
+        handshake_mismatch(dev, rq, host_major, host_minor);
         return;
     }
 
     /* A new session: end every call (ERROR CANCELLED, before the response),
      * reset the sequence state, new id. Configuration is device state: it
      * survives (PROTOCOL.md §9). */
-    cc_rpc_cancel_all_calls(dev, "new session", now_us);
+    cc_rpc_cancel_all_calls(dev, "new session", rq->now_us);
     dev->negotiated_minor = min_u32(host_minor, CC_PROTOCOL_MINOR);
     dev->session_call_id = env->call_id;
-    dev->session_id = next_session_id(dev, now_us);
-    cc_link_start_session(&dev->link, env->sequence, now_us);
+    dev->session_id = next_session_id(dev, rq->now_us);
+    cc_link_start_session(&dev->link, env->sequence, rq->now_us);
 
     negotiated.major = CC_PROTOCOL_MAJOR;
     negotiated.minor = dev->negotiated_minor;
-    identity.vendor = info->vendor;
-    identity.model = info->model;
-    identity.serial_number = info->serial_number;
-    identity.firmware_version = info->firmware_version;
-    identity.usb_vendor_id = info->usb_vendor_id;
-    identity.usb_product_id = info->usb_product_id;
+    memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
 
     caps.has_force_sensor = info->has_force_sensor;
     caps.has_touch_sensor = info->has_touch_sensor;
@@ -201,65 +226,71 @@ static void handle_handshake(cc_device_t *dev, const cc_envelope_t *env, uint64_
     resp.negotiated_version = &negotiated;
     resp.identity = &identity;
     resp.capabilities = &caps;
-    resp.device_time_us = now_us;
+    resp.device_time_us = rq->now_us;
     resp.session_id = dev->session_id;
-    cc_rpc_begin_response(dev, env->call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_handshake_response(&w, &resp);
-    cc_rpc_respond_written(dev, env->call_id, &w, now_us);
+    cc_rpc_respond_written(dev, rq, &w);
 }
 
 CC_PB_FILLED(ping_response, CC_PB_PING_RESPONSE_FIELD_COUNT, 2u);
 
-static void handle_ping(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_ping(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_ping_request_in_t req;
     cc_pb_ping_response_t resp;
     cc_pbw_t w;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_ping_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_ping_request(&req, env->payload, env->payload_len))) {
         return;
     }
     /* the payload is a view into the received frame, not into the link's payload buffer */
     resp.payload = req.payload;
-    resp.device_time_us = now_us;
-    cc_rpc_begin_response(dev, env->call_id, &w);
+    resp.device_time_us = rq->now_us;
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_ping_response(&w, &resp);
-    cc_rpc_respond_written(dev, env->call_id, &w, now_us);
+    cc_rpc_respond_written(dev, rq, &w);
 }
 
 /* ---- InputService ---- */
 
-static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why, uint64_t now_us);
+static void invalid_argument(cc_device_t *dev, const cc_request_t *rq, const char *why);
 
-static void handle_stream_input_events(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+/* Opens a stream and confirms it (both InputService methods, one body). */
+static void open_stream(cc_device_t *dev, const cc_request_t *rq, cc_call_kind_t kind, uint32_t samples_per_batch)
 {
-    cc_pb_stream_input_events_request_in_t req;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_stream_input_events_request(&req, env->payload, env->payload_len),
-                     now_us)) {
+    if (!cc_streams_open(dev, rq->env->call_id, kind, samples_per_batch)) {
+        invalid_argument(dev, rq, "samples_per_batch must be 0 or 1..32");
         return;
     }
-    cc_streams_open_events(dev, env->call_id);
-    cc_rpc_confirm_stream(dev, env->call_id, now_us);
+    cc_rpc_confirm_stream(dev, rq);
 }
 
-static void handle_stream_raw_samples(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_stream_input_events(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
+    cc_pb_stream_input_events_request_in_t req;
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_stream_input_events_request(&req, env->payload, env->payload_len))) {
+        return;
+    }
+    open_stream(dev, rq, CC_CALL_EVENT_STREAM, 0u);
+}
+
+static void handle_stream_raw_samples(cc_device_t *dev, const cc_request_t *rq)
+{
+    const cc_envelope_t *env = rq->env;
     cc_pb_stream_raw_samples_request_in_t req;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_stream_raw_samples_request(&req, env->payload, env->payload_len),
-                     now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_stream_raw_samples_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    if (!cc_streams_open_raw(dev, env->call_id, req.samples_per_batch)) {
-        invalid_argument(dev, env->call_id, "samples_per_batch must be 0 or 1..32", now_us);
-        return;
-    }
-    cc_rpc_confirm_stream(dev, env->call_id, now_us);
+    open_stream(dev, rq, CC_CALL_RAW_STREAM, req.samples_per_batch);
 }
 
 /* ---- ConfigService ---- */
 
 CC_PB_FILLED(config, CC_PB_CONFIG_FIELD_COUNT, 4u);
 
-static void respond_config(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+static void respond_config(cc_device_t *dev, const cc_request_t *rq)
 {
     cc_pbw_t w;
     cc_pb_thresholds_t thresholds;
@@ -269,38 +300,40 @@ static void respond_config(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
     config.sample_rate_hz = dev->config.sample_rate_hz;
     config.slide_interval_ms = dev->config.slide_interval_ms;
     config.debounce_ms = dev->config.debounce_ms;
-    cc_rpc_begin_response(dev, call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_config(&w, &config);
-    cc_rpc_respond_written(dev, call_id, &w, now_us);
+    cc_rpc_respond_written(dev, rq, &w);
 }
 
-static void handle_get_config(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_get_config(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_get_config_request_in_t req;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_get_config_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_get_config_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    respond_config(dev, env->call_id, now_us);
+    respond_config(dev, rq);
 }
 
-static void invalid_argument(cc_device_t *dev, uint32_t call_id, const char *why, uint64_t now_us)
+static void invalid_argument(cc_device_t *dev, const cc_request_t *rq, const char *why)
 {
     dev->counters.invalid_arguments++;
-    cc_rpc_error(dev, call_id, CC_STATUS_INVALID_ARGUMENT, why, now_us);
+    cc_rpc_fail(dev, rq, CC_STATUS_INVALID_ARGUMENT, why);
 }
 
-static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_configure_request_in_t req;
     const cc_pb_config_in_t *c = &req.config;
     cc_input_config_t cfg;
     const char *why = NULL;
 
-    if (!cc_rpc_read(dev, env, cc_pbr_read_configure_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_configure_request(&req, env->payload, env->payload_len))) {
         return;
     }
     if (!req.has_config || !c->has_thresholds) {
-        invalid_argument(dev, env->call_id, "config and thresholds are required", now_us);
+        invalid_argument(dev, rq, "config and thresholds are required");
         return;
     }
     cfg.light_press_on_mn = c->thresholds.light_press_on_mn;
@@ -314,19 +347,19 @@ static void handle_configure(cc_device_t *dev, const cc_envelope_t *env, uint64_
     if (cfg.light_press_on_mn == 0u || cfg.light_press_off_mn == 0u || cfg.full_press_on_mn == 0u
         || cfg.full_press_off_mn == 0u || cfg.min_stage_gap_mn == 0u || cfg.sample_rate_hz == 0u
         || cfg.slide_interval_ms == 0u || cfg.debounce_ms == 0u) {
-        invalid_argument(dev, env->call_id, "zero is not a valid value", now_us);
+        invalid_argument(dev, rq, "zero is not a valid value");
         return;
     }
     if (!cc_services_sample_rate_supported(cfg.sample_rate_hz)) {
-        invalid_argument(dev, env->call_id, "unsupported sample_rate_hz", now_us);
+        invalid_argument(dev, rq, "unsupported sample_rate_hz");
         return;
     }
     if (cc_input_validate_config(&cfg, &why) != 0) {
-        invalid_argument(dev, env->call_id, why != NULL ? why : "invalid config", now_us);
+        invalid_argument(dev, rq, why != NULL ? why : "invalid config");
         return;
     }
-    dev->apply_config(dev, &cfg, now_us);   /* installed by cc_device_init */
-    respond_config(dev, env->call_id, now_us);
+    dev->apply_config(dev, &cfg, rq->now_us);   /* installed by cc_device_init */
+    respond_config(dev, rq);
 }
 
 /* ---- ConfigService: the user's settings (v1.2) ---- */
@@ -378,7 +411,7 @@ void cc_services_load_settings(cc_device_t *dev, uint64_t now_us)
 CC_PB_FILLED(settings, CC_PB_SETTINGS_FIELD_COUNT, 4u);
 CC_PB_FILLED(settings_response, CC_PB_SETTINGS_RESPONSE_FIELD_COUNT, 3u);
 
-static void respond_settings(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+static void respond_settings(cc_device_t *dev, const cc_request_t *rq)
 {
     cc_pbw_t w;
     cc_pb_settings_t settings;
@@ -391,18 +424,19 @@ static void respond_settings(cc_device_t *dev, uint32_t call_id, uint64_t now_us
     resp.settings = &settings;
     resp.origin = dev->settings.origin;
     resp.writes = dev->settings.writes;
-    cc_rpc_begin_response(dev, call_id, &w);
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_settings_response(&w, &resp);
-    cc_rpc_respond_written(dev, call_id, &w, now_us);
+    cc_rpc_respond_written(dev, rq, &w);
 }
 
-static void handle_get_settings(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_get_settings(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_get_settings_request_in_t req;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_get_settings_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_get_settings_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    respond_settings(dev, env->call_id, now_us);
+    respond_settings(dev, rq);
 }
 
 /* A requested field: 0 keeps *field, 1..max replaces it; false above max. */
@@ -450,179 +484,196 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
     return CC_STATUS_OK;
 }
 
-static void handle_set_settings(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_set_settings(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_set_settings_request_in_t req;
     const cc_pb_settings_in_t *r = &req.settings;
     cc_settings_t next = dev->settings.current;
     const char *why = NULL;
     uint8_t status;
 
-    if (!cc_rpc_read(dev, env, cc_pbr_read_set_settings_request(&req, env->payload, env->payload_len),
-                     now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_set_settings_request(&req, env->payload, env->payload_len))) {
         return;
     }
     if (req.has_settings) {
         if (!take_setting(&next.light_press_force, r->light_press_force, CC_PB_LIGHT_PRESS_FORCE_MAX)) {
-            invalid_argument(dev, env->call_id, "unknown light_press_force", now_us);
+            invalid_argument(dev, rq, "unknown light_press_force");
             return;
         }
         if (!take_setting(&next.double_light_press_speed, r->double_light_press_speed,
                           CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX)) {
-            invalid_argument(dev, env->call_id, "unknown double_light_press_speed", now_us);
+            invalid_argument(dev, rq, "unknown double_light_press_speed");
             return;
         }
         if (!take_setting(&next.camera_control, r->camera_control, CC_PB_SETTING_SWITCH_MAX)) {
-            invalid_argument(dev, env->call_id, "unknown camera_control", now_us);
+            invalid_argument(dev, rq, "unknown camera_control");
             return;
         }
         if (!take_setting(&next.camera_adjustments, r->camera_adjustments, CC_PB_SETTING_SWITCH_MAX)) {
-            invalid_argument(dev, env->call_id, "unknown camera_adjustments", now_us);
+            invalid_argument(dev, rq, "unknown camera_adjustments");
             return;
         }
     }
-    status = cc_services_change_settings(dev, &next, now_us, &why);
+    status = cc_services_change_settings(dev, &next, rq->now_us, &why);
     if (status != CC_STATUS_OK) {
-        cc_rpc_error(dev, env->call_id, status, why, now_us);
+        cc_rpc_fail(dev, rq, status, why);
         return;
     }
-    respond_settings(dev, env->call_id, now_us);
+    respond_settings(dev, rq);
 }
 
 /* ---- FeedbackService ---- */
 
 CC_PB_FILLED(feedback_response, CC_PB_FEEDBACK_RESPONSE_FIELD_COUNT, 1u);
 
-static void respond_feedback(cc_device_t *dev, uint32_t call_id, uint64_t now_us)
+static void respond_feedback(cc_device_t *dev, const cc_request_t *rq)
 {
     cc_pbw_t w;
     cc_pb_feedback_response_t resp;
-    resp.device_time_us = now_us;
-    cc_rpc_begin_response(dev, call_id, &w);
+    resp.device_time_us = rq->now_us;
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_feedback_response(&w, &resp);
-    cc_rpc_respond_written(dev, call_id, &w, now_us);
+    cc_rpc_respond_written(dev, rq, &w);
 }
 
-static void handle_play_haptic(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_play_haptic_request_in_t req;
     uint32_t pattern;
     uint32_t intensity;
 
-    if (!cc_rpc_read(dev, env, cc_pbr_read_play_haptic_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_play_haptic_request(&req, env->payload, env->payload_len))) {
         return;
     }
     pattern = (uint32_t)req.pattern;
     intensity = req.intensity_percent;
 
     if (dev->hal->haptic_play == NULL) {
-        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no haptic actuator", now_us);
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no haptic actuator");
         return;
     }
     if (pattern == 0u || pattern > HAPTIC_PATTERN_MAX) {
-        invalid_argument(dev, env->call_id, "unknown haptic pattern", now_us);
+        invalid_argument(dev, rq, "unknown haptic pattern");
         return;
     }
     if ((dev->info->haptic_patterns & (1u << pattern)) == 0u) {
-        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable", now_us);
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable");
         return;
     }
     if (intensity > INTENSITY_MAX) {
-        invalid_argument(dev, env->call_id, "intensity_percent must be 0..100", now_us);
+        invalid_argument(dev, rq, "intensity_percent must be 0..100");
         return;
     }
     if (intensity == 0u) {
         intensity = CC_DEFAULT_HAPTIC_INTENSITY;
     }
     dev->hal->haptic_play(dev->hal->ctx, pattern, intensity);
-    respond_feedback(dev, env->call_id, now_us);
+    respond_feedback(dev, rq);
 }
 
-static void handle_play_sound(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_play_sound_request_in_t req;
     uint32_t sound;
 
-    if (!cc_rpc_read(dev, env, cc_pbr_read_play_sound_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_play_sound_request(&req, env->payload, env->payload_len))) {
         return;
     }
     sound = (uint32_t)req.sound;
 
     if (dev->hal->sound_play == NULL || !dev->info->has_speaker) {
-        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no speaker", now_us);
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no speaker");
         return;
     }
     if (sound == 0u || sound > SOUND_MAX) {
-        invalid_argument(dev, env->call_id, "unknown sound", now_us);
+        invalid_argument(dev, rq, "unknown sound");
         return;
     }
     dev->hal->sound_play(dev->hal->ctx, sound);
-    respond_feedback(dev, env->call_id, now_us);
+    respond_feedback(dev, rq);
 }
 
-static void handle_set_indicator(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_set_indicator_request_in_t req;
     uint32_t mode;
 
-    if (!cc_rpc_read(dev, env, cc_pbr_read_set_indicator_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_set_indicator_request(&req, env->payload, env->payload_len))) {
         return;
     }
     mode = (uint32_t)req.mode;
 
     if (dev->hal->indicator_set == NULL || !dev->info->has_indicator_led) {
-        cc_rpc_error(dev, env->call_id, CC_STATUS_FAILED_PRECONDITION, "no indicator LED", now_us);
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no indicator LED");
         return;
     }
     if (mode > INDICATOR_MODE_MAX) {
-        invalid_argument(dev, env->call_id, "unknown indicator mode", now_us);
+        invalid_argument(dev, rq, "unknown indicator mode");
         return;
     }
     if (req.rgb > RGB_MAX) {
-        invalid_argument(dev, env->call_id, "rgb must be 0xRRGGBB", now_us);
+        invalid_argument(dev, rq, "rgb must be 0xRRGGBB");
         return;
     }
     dev->hal->indicator_set(dev->hal->ctx, mode, req.rgb);
-    respond_feedback(dev, env->call_id, now_us);
+    respond_feedback(dev, rq);
 }
 
 /* ---- DiagnosticsService ---- */
 
 /* Counters (diagnostics.proto): uptime_us from the clock, every other field
- * from cc_counters_t (CC_COUNTER_FIELDS: the schema's counters, generated). */
+ * from cc_counters_t (CC_COUNTER_FIELDS: the schema's counters, generated).
+ * cc_counters_t lies in cc_pb_counters_t after uptime_us member for member
+ * (checked below), so it is copied whole: 88 bytes less flash on the micro:bit
+ * than a copy field by field. */
 CC_PB_FILLED(counters, CC_PB_COUNTERS_FIELD_COUNT, CC_COUNTER_COUNT + 1u);
+#define COUNTERS_AT (offsetof(cc_pb_counters_t, uptime_us) + sizeof(uint64_t))   /* the counters after uptime_us */
+typedef char cc_counters_fit[COUNTERS_AT + sizeof(cc_counters_t) <= sizeof(cc_pb_counters_t) ? 1 : -1];
+#define CC_COUNTER_AT(name) \
+    typedef char cc_counter_at_##name[offsetof(cc_pb_counters_t, name) == COUNTERS_AT + offsetof(cc_counters_t, name) \
+                                          ? 1                                                                        \
+                                          : -1];
+CC_COUNTER_FIELDS(CC_COUNTER_AT)
+#undef CC_COUNTER_AT
 
-static void respond_counters(cc_device_t *dev, uint32_t call_id, const cc_counters_t *c, uint64_t now_us)
+/* Answers with the counters; reset: clears them once they are in the answer
+ * (it carries the values that were cleared). */
+static void respond_counters(cc_device_t *dev, const cc_request_t *rq, bool reset)
 {
     cc_pbw_t w;
     cc_pb_counters_t resp;
-    resp.uptime_us = now_us;
-#define CC_COUNTER_COPY(name) resp.name = c->name;
-    CC_COUNTER_FIELDS(CC_COUNTER_COPY)
-#undef CC_COUNTER_COPY
-    cc_rpc_begin_response(dev, call_id, &w);
+    resp.uptime_us = rq->now_us;
+    memcpy((unsigned char *)&resp + COUNTERS_AT, &dev->counters, sizeof dev->counters);
+    if (reset) {
+        memset(&dev->counters, 0, sizeof dev->counters);
+    }
+    cc_rpc_begin_response(dev, rq, &w);
     cc_pbw_write_counters(&w, &resp);
-    cc_rpc_respond_written(dev, call_id, &w, now_us);
+    cc_rpc_respond_written(dev, rq, &w);
 }
 
-static void handle_get_counters(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_get_counters(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_get_counters_request_in_t req;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_get_counters_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_get_counters_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    respond_counters(dev, env->call_id, &dev->counters, now_us);
+    respond_counters(dev, rq, false);
 }
 
-static void handle_reset_counters(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us)
+static void handle_reset_counters(cc_device_t *dev, const cc_request_t *rq)
 {
+    const cc_envelope_t *env = rq->env;
     cc_pb_reset_counters_request_in_t req;
-    cc_counters_t before = dev->counters;
-    if (!cc_rpc_read(dev, env, cc_pbr_read_reset_counters_request(&req, env->payload, env->payload_len), now_us)) {
+    if (!cc_rpc_read(dev, rq, cc_pbr_read_reset_counters_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    memset(&dev->counters, 0, sizeof dev->counters);
-    respond_counters(dev, env->call_id, &before, now_us);   /* the values that were cleared */
+    respond_counters(dev, rq, true);
 }
 
 /* ---- the table ---- */

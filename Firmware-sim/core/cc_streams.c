@@ -63,29 +63,23 @@ void cc_streams_pack_record(const cc_raw_sample_t *sample, uint8_t out[4])
     out[3] = (uint8_t)(record >> 24);
 }
 
-void cc_streams_open_events(cc_device_t *dev, uint32_t call_id)
-{
-    cc_call_t *call = cc_call_open(&dev->calls, call_id, CC_CALL_EVENT_STREAM);
-    (void)call;   /* the dispatcher checked there is room */
-}
-
-bool cc_streams_open_raw(cc_device_t *dev, uint32_t call_id, uint32_t samples_per_batch)
+bool cc_streams_open(cc_device_t *dev, uint32_t call_id, cc_call_kind_t kind, uint32_t samples_per_batch)
 {
     cc_call_t *call;
-    if (samples_per_batch == 0u) {
-        samples_per_batch = CC_RAW_DEFAULT_SAMPLES_PER_BATCH > RAW_LIMIT_SAMPLES ? RAW_LIMIT_SAMPLES
-                                                                                : CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
+    if (kind == CC_CALL_RAW_STREAM) {
+        if (samples_per_batch == 0u) {
+            samples_per_batch = CC_RAW_DEFAULT_SAMPLES_PER_BATCH > RAW_LIMIT_SAMPLES
+                                    ? RAW_LIMIT_SAMPLES
+                                    : CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
+        }
+        if (samples_per_batch > RAW_LIMIT_SAMPLES) {
+            return false;   /* refused, not clamped (PROTOCOL.md §7, v1.1) */
+        }
     }
-    if (samples_per_batch > RAW_LIMIT_SAMPLES) {
-        return false;   /* refused, not clamped (PROTOCOL.md §7, v1.1) */
+    call = cc_call_open(&dev->calls, call_id, kind);   /* cleared: a raw batch starts empty */
+    if (call != NULL && kind == CC_CALL_RAW_STREAM) {   /* NULL cannot happen: the dispatcher checked there is room */
+        call->raw.samples_per_batch = (uint16_t)samples_per_batch;
     }
-    call = cc_call_open(&dev->calls, call_id, CC_CALL_RAW_STREAM);
-    if (call == NULL) {
-        return true;   /* cannot happen: the dispatcher checked there is room */
-    }
-    call->raw.samples_per_batch = (uint16_t)samples_per_batch;
-    call->raw.count = 0;
-    call->raw.dropped_before = 0;
     return true;
 }
 

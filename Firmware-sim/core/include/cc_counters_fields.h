@@ -2,7 +2,7 @@
 /* The firmware's counters: the fields of cameracontrol.v1.Counters (cameracontrol/v1/diagnostics.proto)
    except uptime_us (taken from the device clock).
    X(name) is called once per counter, in field order; cc_counters.h declares the struct
-   with it and cc_services.c copies it into the protobuf-c message. */
+   with it and cc_services.c copies it into the Counters view struct of cc_pb.h. */
 #ifndef CC_COUNTERS_FIELDS_H
 #define CC_COUNTERS_FIELDS_H
 

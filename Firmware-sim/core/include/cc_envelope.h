@@ -50,6 +50,8 @@ size_t cc_envelope_write(const cc_envelope_t *env, uint8_t *out, size_t cap);
 
 /* Bytes cc_envelope_write will write for env. */
 size_t cc_envelope_size(const cc_envelope_t *env);
+/* The same from the two fields it depends on: an envelope of type with call_id. */
+size_t cc_envelope_size_of(uint8_t type, uint32_t call_id);
 
 /* LEB128 varint of a call id: writes 1-5 bytes, returns how many (0 if cap too small). */
 size_t cc_varint_write(uint32_t value, uint8_t *out, size_t cap);

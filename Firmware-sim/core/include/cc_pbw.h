@@ -13,7 +13,8 @@
  *
  * Bounded: every write checks the room left; once something did not fit the
  * writer is marked overflowed and writes nothing more (cc_pbw_len() then
- * says 0 and cc_pbw_ok() false). No heap, no I/O.
+ * says 0 and cc_pbw_ok() false; the bytes of a varint that fitted before it
+ * may stay in the buffer, never sent). No heap, no I/O.
  */
 #ifndef CC_PBW_H
 #define CC_PBW_H
@@ -55,6 +56,10 @@ void cc_pbw_init(cc_pbw_t *w, uint8_t *buf, size_t cap);
 /* Fields of implicit presence (proto3): nothing when the value is 0 / empty. */
 /* A varint field (its value already converted: sign-extended, zigzag, 0/1). */
 void cc_pbw_varint(cc_pbw_t *w, uint32_t field, uint64_t value);
+/* The same for a value of 32 bits (uint32, bool as 0/1): shorter and faster on a 32-bit CPU. */
+void cc_pbw_varint32(cc_pbw_t *w, uint32_t field, uint32_t value);
+/* An int32 or enum field: sign-extended to 64 bits, as protobuf does (a negative value is ten bytes). */
+void cc_pbw_int32(cc_pbw_t *w, uint32_t field, int32_t value);
 /* A 4-byte and an 8-byte field (fixed32, sfixed32, float bits; fixed64, ...). */
 void cc_pbw_fixed32(cc_pbw_t *w, uint32_t field, uint32_t value);
 void cc_pbw_fixed64(cc_pbw_t *w, uint32_t field, uint64_t value);
@@ -67,6 +72,7 @@ void cc_pbw_string(cc_pbw_t *w, uint32_t field, const char *text);
  * repeated entries, packed bodies). */
 void cc_pbw_tag(cc_pbw_t *w, uint32_t field, uint32_t wire_type);
 void cc_pbw_raw_varint(cc_pbw_t *w, uint64_t value);
+void cc_pbw_raw_varint32(cc_pbw_t *w, uint32_t value);
 void cc_pbw_raw_fixed32(cc_pbw_t *w, uint32_t value);
 void cc_pbw_raw_fixed64(cc_pbw_t *w, uint64_t value);
 void cc_pbw_raw_bytes(cc_pbw_t *w, const void *data, size_t len);   /* length, then the bytes */
