@@ -130,14 +130,16 @@ void cc_pbw_raw_bytes(cc_pbw_t *w, const void *data, size_t len)
     }
 }
 
-/* The length of text, counted up to the writer's capacity: a longer string
- * does not fit whatever its length (its tag or length comes first). The
- * bound also keeps the compiler from making the loop a call of strlen(),
- * which takes 92 bytes of flash for this one use. */
+/* The length of text, counted up to one past the writer's capacity: a longer
+ * string does not fit whatever its length (its tag or length comes first), and
+ * one past still does not, even in a writer of capacity 0. The bound also
+ * keeps the compiler from making the loop a call of strlen(), which takes 92
+ * bytes of flash for this one use. text[n] is read only after text[n - 1]
+ * was not the terminator. */
 static size_t text_len(const cc_pbw_t *w, const char *text)
 {
     size_t n = 0;
-    while (n < w->cap && text[n] != '\0') {
+    while (n <= w->cap && text[n] != '\0') {
         n++;
     }
     return n;

@@ -4,6 +4,7 @@
 #include "cc_cobs.h"
 #include "cc_crc16.h"
 #include "cc_envelope.h"
+#include "cc_pbw.h"
 #include "cc_test.h"
 #include "cc_wire.h"
 
@@ -287,6 +288,42 @@ static void test_envelope_rejects_short_and_bad(void)
     CHECK_EQ(env.flags & CC_WIRE_FLAG_RELIABLE, 0);
 }
 
+/* The protobuf writer at its edges: a string fits exactly or not at all (a
+ * writer of capacity 0 included: nothing is silently left out), and a uint32
+ * above 2^31 takes five varint bytes. */
+static void test_pbw_strings_at_capacity_and_large_uint32(void)
+{
+    uint8_t buf[8];
+    cc_pbw_t w;
+    static const uint8_t large[] = {0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F};
+
+    cc_pbw_init(&w, buf, 0);
+    cc_pbw_string(&w, 1, "a");
+    CHECK(!cc_pbw_ok(&w));
+    cc_pbw_init(&w, buf, 0);
+    cc_pbw_string(&w, 1, "");   /* an empty string is not written at all */
+    CHECK(cc_pbw_ok(&w));
+    CHECK_EQ(cc_pbw_len(&w), 0);
+
+    cc_pbw_init(&w, buf, 8);
+    cc_pbw_string(&w, 1, "abcdef");   /* tag, length, six bytes: exactly 8 */
+    CHECK(cc_pbw_ok(&w));
+    CHECK_EQ(cc_pbw_len(&w), 8);
+    CHECK(buf[0] == 0x0A && buf[1] == 6 && memcmp(buf + 2, "abcdef", 6) == 0);
+    cc_pbw_init(&w, buf, 8);
+    cc_pbw_string(&w, 1, "abcdefg");   /* one byte more */
+    CHECK(!cc_pbw_ok(&w));
+    cc_pbw_init(&w, buf, 8);
+    cc_pbw_string(&w, 1, "abcdefghijklmnop");   /* far longer than the writer */
+    CHECK(!cc_pbw_ok(&w));
+
+    cc_pbw_init(&w, buf, 8);
+    cc_pbw_varint32(&w, 1, 0xFFFFFFFFu);
+    CHECK(cc_pbw_ok(&w));
+    CHECK_EQ(cc_pbw_len(&w), sizeof large);
+    CHECK(memcmp(buf, large, sizeof large) == 0);
+}
+
 const cc_test_case_t cc_tests_wire[] = {
     {"crc_check_value", test_crc_check_value},
     {"crc_detects_single_bit_flips", test_crc_detects_single_bit_flips},
@@ -298,5 +335,6 @@ const cc_test_case_t cc_tests_wire[] = {
     {"envelope_round_trips", test_envelope_round_trips},
     {"envelope_heartbeat_example", test_envelope_heartbeat_example},
     {"envelope_rejects_short_and_bad", test_envelope_rejects_short_and_bad},
+    {"pbw_strings_at_capacity_and_large_uint32", test_pbw_strings_at_capacity_and_large_uint32},
 };
 const size_t cc_tests_wire_count = CC_TEST_COUNT(cc_tests_wire);
