@@ -62,12 +62,15 @@ static uint32_t mix32(uint32_t x)
 /* Thresholds (common.proto) from a configuration. */
 CC_PB_FILLED(thresholds, CC_PB_THRESHOLDS_FIELD_COUNT, 5u);
 /* A view struct copied whole from the start of a core struct: the member lies
- * at the same offset with the same size in both (checked at compile time). */
+ * at the same offset with the same size in both, and has the same type (a
+ * comparison of distinct pointer types is a diagnostic, an error under -Werror;
+ * checked at compile time, nothing is evaluated). */
 #define SAME_MEMBER(view, core, name)                                                                           \
     typedef char cc_same_##core##_##name[offsetof(view, name) == offsetof(core, name)                           \
                                                  && sizeof(((view *)0)->name) == sizeof(((core *)0)->name)      \
                                              ? 1                                                                \
-                                             : -1]
+                                             : -1];                                                             \
+    typedef char cc_same_type_##core##_##name[sizeof(&((view *)0)->name == &((core *)0)->name)]
 #define VIEW_FITS(view, core) typedef char cc_fits_##view[sizeof(view) <= sizeof(core) ? 1 : -1]
 
 /* cc_input_config_t begins with the thresholds, member for member, so they are
