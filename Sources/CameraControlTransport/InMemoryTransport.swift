@@ -16,9 +16,9 @@ import Synchronization
 /// is bounded: past 1 MiB (``unreadLimit``; one larger write to an empty pipe is let through) the pair
 /// ends with ``TransportError/Code/io``, and what each end was sent before still reaches it. An end read by
 /// ``receive()`` holds at most `capacity` plus one take (up to the bound) in its buffer and the bound in
-/// the pipe. Closing an end
-/// makes its own pending ``receive()`` throw ``TransportError/Code/closed`` at once, and the peer's after it
-/// has read what was already sent; sending on either end then throws ``TransportError/Code/closed``.
+/// the pipe. Closing an end makes its own pending ``receive()`` throw ``TransportError/Code/closed`` at
+/// once, and the peer's after it has read what was already sent; sending on either end then throws
+/// ``TransportError/Code/closed``.
 public final class InMemoryTransport: EventLoopTransport {
     /// The default bound of bytes buffered for ``receive()``.
     public static let defaultCapacity = 64 * 1024
