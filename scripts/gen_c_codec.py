@@ -310,17 +310,18 @@ def gen_writer(codec, t):
     m = s.message(t)
     n = snake(m.name)
     L = []
-    for first, last in uint32_runs(m).items():
+    runs = uint32_runs(m)
+    numbers = {f.name: f.number for f in m.field}
+    for first, last in runs.items():
         L += [f"/* {m.name}.{first} .. {last.name} lie uint32_t after uint32_t: its writer loops over them. */",
               f"typedef char cc_pb_{n}_run_{first}[offsetof(cc_pb_{n}_t, {last.name}) == offsetof(cc_pb_{n}_t, {first})"
-              f" + {last.number - m.field[[x.name for x in m.field].index(first)].number}u * sizeof(uint32_t) ? 1 : -1];"]
+              f" + {last.number - numbers[first]}u * sizeof(uint32_t) ? 1 : -1];"]
     L += [f"void cc_pbw_write_{n}(cc_pbw_t *w, const cc_pb_{n}_t *m)", "{"]
     if any(is_repeated(f) for f in m.field):
         L.append("    size_t i;")
     if not m.field:
         L.append("    (void)w;")
         L.append("    (void)m;")
-    runs = uint32_runs(m)
     if runs:
         L.append("    uint32_t k;")
     written = 0

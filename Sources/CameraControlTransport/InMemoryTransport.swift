@@ -134,8 +134,7 @@ public final class InMemoryTransport: EventLoopTransport {
 /// ``InMemoryTransport/unreadLimit``.
 final class InMemoryInbox: Sendable {
     private struct State {
-        var chunks: [[UInt8]] = []
-        var bytes = 0
+        var pending = PendingBytes()
         var ending: TransportError?
         /// Wakes the end's loop to take what came (set once the end runs on a loop).
         var wake: (@Sendable () -> Void)?
@@ -175,11 +174,13 @@ final class InMemoryInbox: Sendable {
     private func add(_ bytes: UnsafeRawBufferPointer) -> TransportError? {
         let (error, wake) = state.withLock { state -> (TransportError?, (@Sendable () -> Void)?) in
             if let ending = state.ending { return (ending, nil) }
-            guard state.bytes == 0 || state.bytes + bytes.count <= InMemoryTransport.unreadLimit else {
-                return (TransportError(code: .io, message: "the reader does not read: \(state.bytes) bytes wait to be read"), nil)
+            guard state.pending.isEmpty || state.pending.count + bytes.count <= InMemoryTransport.unreadLimit else {
+                return (
+                    TransportError(code: .io, message: "the reader does not read: \(state.pending.count) bytes wait to be read"),
+                    nil
+                )
             }
-            state.chunks.append([UInt8](bytes))
-            state.bytes += bytes.count
+            state.pending.append([UInt8](bytes))
             return (nil, wakeLocked(&state))
         }
         wake?()
@@ -199,14 +200,11 @@ final class InMemoryInbox: Sendable {
     /// Everything written, unless the reader stopped reading; the ending once nothing is left.
     func take() -> Take {
         state.withLock { state in
-            if state.reading, !state.chunks.isEmpty {
-                let bytes = state.chunks.count == 1 ? state.chunks[0] : Array(state.chunks.joined())
-                state.chunks.removeAll(keepingCapacity: true)
-                state.bytes = 0
+            if state.reading, let bytes = state.pending.takeAll() {
                 return .bytes(bytes)
             }
             state.wakeOutstanding = false
-            if state.chunks.isEmpty, let ending = state.ending { return .ended(ending) }
+            if state.pending.isEmpty, let ending = state.ending { return .ended(ending) }
             return .empty
         }
     }
@@ -225,8 +223,7 @@ final class InMemoryInbox: Sendable {
     func finish(_ error: TransportError, discardBuffered: Bool) {
         let wake = state.withLock { state -> (@Sendable () -> Void)? in
             if discardBuffered {
-                state.chunks.removeAll()
-                state.bytes = 0
+                state.pending.removeAll()
             }
             if state.ending == nil {
                 state.ending = error
@@ -246,7 +243,7 @@ final class InMemoryInbox: Sendable {
     /// The loop's wake, when one is due: something to take (or the ending), none outstanding.
     private func wakeLocked(_ state: inout State) -> (@Sendable () -> Void)? {
         guard let wake = state.wake, !state.wakeOutstanding,
-            (state.reading && !state.chunks.isEmpty) || (state.chunks.isEmpty && state.ending != nil)
+            (state.reading && !state.pending.isEmpty) || (state.pending.isEmpty && state.ending != nil)
         else { return nil }
         state.wakeOutstanding = true
         return wake

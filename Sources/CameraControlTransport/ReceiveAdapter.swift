@@ -11,8 +11,7 @@ package final class ReceiveAdapter: EventLoopDelegate, Sendable {
     private typealias Receiver = CheckedContinuation<Result<[UInt8], TransportError>, Never>
 
     private struct State {
-        var chunks: [[UInt8]] = []
-        var bufferedBytes = 0
+        var pending = PendingBytes()
         /// Why the transport ended; ``receive()`` throws it once the buffer is drained.
         var ending: TransportError?
         /// The task waiting in ``receive()``, with an id its cancellation can name.
@@ -46,13 +45,12 @@ package final class ReceiveAdapter: EventLoopDelegate, Sendable {
         let copy = [UInt8](bytes)
         let waiting = state.withLock { state -> Receiver? in
             guard state.ending == nil else { return nil }
-            if let receiver = state.receiver, state.chunks.isEmpty {
+            if let receiver = state.receiver, state.pending.isEmpty {
                 state.receiver = nil
                 return receiver.continuation
             }
-            state.chunks.append(copy)
-            state.bufferedBytes += copy.count
-            if !state.paused, state.bufferedBytes >= capacity, let setReading = state.setReading {
+            state.pending.append(copy)
+            if !state.paused, state.pending.count >= capacity, let setReading = state.setReading {
                 state.paused = true
                 setReading(false)
             }
@@ -98,13 +96,12 @@ package final class ReceiveAdapter: EventLoopDelegate, Sendable {
     package func finish(_ error: TransportError, discardBuffered: Bool) {
         let waiting = state.withLock { state -> Receiver? in
             if discardBuffered {
-                state.chunks.removeAll()
-                state.bufferedBytes = 0
+                state.pending.removeAll()
             }
             guard state.ending == nil else { return nil }
             state.ending = error
             state.setReading = nil
-            guard state.chunks.isEmpty, let receiver = state.receiver else { return nil }
+            guard state.pending.isEmpty, let receiver = state.receiver else { return nil }
             state.receiver = nil
             return receiver.continuation
         }
@@ -156,10 +153,7 @@ package final class ReceiveAdapter: EventLoopDelegate, Sendable {
 
     /// Everything buffered (reading restarts if it was stopped), or nil when nothing is.
     private func takeAllLocked(_ state: inout State) -> [UInt8]? {
-        guard !state.chunks.isEmpty else { return nil }
-        let bytes = state.chunks.count == 1 ? state.chunks[0] : Array(state.chunks.joined())
-        state.chunks.removeAll(keepingCapacity: true)
-        state.bufferedBytes = 0
+        guard let bytes = state.pending.takeAll() else { return nil }
         if state.paused {
             state.paused = false
             state.setReading?(true)
