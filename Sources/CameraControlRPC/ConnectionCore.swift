@@ -474,16 +474,25 @@ public struct ConnectionCore: Sendable {
     }
 
     private mutating func expireDeadlines(now: Duration) {
-        let expired = calls.filter { $0.value.deadline.map { $0 <= now } ?? false }.keys.sorted()
-        for id in expired {
+        // One pass that allocates nothing while no deadline has passed: this runs on every poll.
+        var expired: [CallID] = []
+        var unconfirmed: [CallID] = []
+        for (id, call) in calls {
+            if let deadline = call.deadline, deadline <= now {
+                expired.append(id)
+            } else if let openDeadline = call.openDeadline, openDeadline <= now {
+                unconfirmed.append(id)
+            }
+        }
+        guard !expired.isEmpty || !unconfirmed.isEmpty else { return }
+        for id in expired.sorted() {
             guard let call = calls.removeValue(forKey: id) else { continue }
             sendCancel(id, now: now)
             extraCounters.deadlinesExceeded += 1
             events.append(
                 .failed(id, RPCError(code: .deadlineExceeded, message: "the call's deadline passed", method: call.method)))
         }
-        let unconfirmed = calls.filter { $0.value.openDeadline.map { $0 <= now } ?? false }.keys.sorted()
-        for id in unconfirmed {
+        for id in unconfirmed.sorted() {
             guard let call = calls.removeValue(forKey: id) else { continue }
             sendCancel(id, now: now)
             extraCounters.streamsUnconfirmed += 1
@@ -500,6 +509,8 @@ public struct ConnectionCore: Sendable {
     /// Sends again the reliable packets whose retransmission timeout passed (§6); forgets those of calls
     /// that ended and those that had all their transmissions.
     private mutating func retransmit(now: Duration) {
+        // Nothing due (the common case, on every poll): no sorted copy of the keys.
+        guard unacked.values.contains(where: { $0.due <= now }) else { return }
         for sequence in unacked.keys.sorted() {
             guard var entry = unacked[sequence], entry.due <= now else { continue }
             guard calls[entry.call] != nil, !isClosed else {

@@ -189,7 +189,8 @@ public struct FaultInjector: Sendable {
         guard faults.corruptRate > 0 || faults.dropByteRate > 0 else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
-        for (offset, byte) in bytes.enumerated() {
+        for offset in bytes.indices {
+            let byte = bytes[offset]
             if roll(faults.dropByteRate) {
                 counts.droppedBytes += 1
                 note(now, "drop", "byte \(offset) of \(bytes.count)")
