@@ -31,9 +31,14 @@ extension OverRealPTY {
                 #expect(try await session.ping([0x00, 0xFF]).payload == [0x00, 0xFF])
                 let after = try await session.counters()
                 #expect(bad.count(after) == bad.count(before) + bad.expectedCount, "\(bad) not counted as expected")
-                let answers = tap.packets(callID: call)
+                // A reliable answer sent again before the host's ACK reached the device (a loaded machine)
+                // is the same answer: one per sequence number.
+                var answers: [Packet] = []
+                for packet in tap.packets(callID: call) where !answers.contains(where: { $0.sequence == packet.sequence }) {
+                    answers.append(packet)
+                }
                 if let status = bad.expectedAnswer {
-                    #expect(answers.map(\.type) == [.error])
+                    #expect(answers.map(\.type) == [.error], "\(answers)")
                     #expect(answers.first?.status == status)
                 } else {
                     #expect(answers.isEmpty, "the device answered a frame it should drop: \(answers)")
