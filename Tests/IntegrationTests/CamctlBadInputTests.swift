@@ -138,7 +138,7 @@ struct CamctlBadInputTests {
     }
 }
 
-extension OverRealPTYSecondLane {
+extension OverRealPTY {
     /// A device that answers the handshake and then only sends heartbeats (alive, but answering no call),
     /// on a pty camctl opens.
     @Suite("camctl and a device that goes quiet after the handshake")

@@ -6,7 +6,7 @@ import Testing
 /// `camctl diagnose` against a real `camctl-sim`: the simulator announces its capability, so diagnose plays
 /// every step itself and the check runs unattended. A sound simulator passes every step, each event from
 /// the input asked for; one that reports volume-down under VOLUME_UP fails exactly that step.
-extension OverRealPTYSecondLane {
+extension OverRealPTY {
     @Suite("camctl diagnose", .serialized)
     struct DiagnoseTests {
         /// The steps a simulator announces inputs for, in diagnose's order, with the source each must come from.

@@ -5,16 +5,10 @@ import Testing
     import Glibc
 #endif
 
-/// The tests that talk to a real `camctl-sim` run in two lanes, each one test after another: simulators
-/// run in real time with 200 ms liveness timeouts, and a machine of two cores is better not crowded with
-/// them (two at a time: one a core, as each must pass with the other core kept busy). This is the first.
+/// Every test that talks to a real `camctl-sim`, run one after another: simulators run in real time with
+/// 200 ms liveness timeouts, and a machine with few cores is better not crowded with them.
 @Suite("Over a real pseudo-terminal", .serialized)
 struct OverRealPTY {}
-
-/// The second lane of ``OverRealPTY``: suites of about half its time (diagnose, the quiet device,
-/// `camctl-sim --faults`, end to end, the relay), run one after another beside the first lane.
-@Suite("Over a real pseudo-terminal, second lane", .serialized)
-struct OverRealPTYSecondLane {}
 
 /// Runs `body` with a new pseudo-terminal pair and its subordinate's path, which only the tool under test
 /// reads: a second reader (the pair's own subordinate transport) takes bytes from under it, and a raw

@@ -13,7 +13,7 @@ import Testing
 
 /// The host stack (Swift) against the firmware (C) in `camctl-sim`, over a real pseudo-terminal: the
 /// command-line tool, the handshake, every kind of call, streams, cancellation, reconnects.
-extension OverRealPTYSecondLane {
+extension OverRealPTY {
     @Suite("End to end")
     struct EndToEnd {
         // MARK: camctl as a subprocess

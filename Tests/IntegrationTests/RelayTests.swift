@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `camctl relay` between `camctl ping` and `camctl-sim` over real pseudo-terminals.
-extension OverRealPTYSecondLane {
+extension OverRealPTY {
     @Suite("Relay with faults")
     struct RelayFaults {
         /// The faults a v1.0 host survives (duplicates, reordering, stalls); after protocol v1.1

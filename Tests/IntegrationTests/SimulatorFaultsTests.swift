@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `camctl-sim --faults SPEC` and the scenario's `fault` lines, with `camctl` over real pseudo-terminals.
-extension OverRealPTYSecondLane {
+extension OverRealPTY {
     @Suite("camctl-sim --faults")
     struct SimulatorFaults {
         /// A `camctl-sim` whose stderr is kept (the fault log and the counts), stopped by `SIGTERM`.
