@@ -11,13 +11,14 @@
 #include "cc_rpc_reply.h"
 #include "cc_services.h"
 #include "cc_streams.h"
+#include "cc_udiv.h"
 #include "cc_wire.h"
 
 #define US_PER_S 1000000u
 
 static uint32_t period_us(uint32_t rate_hz)
 {
-    return rate_hz == 0u ? US_PER_S : US_PER_S / rate_hz;
+    return rate_hz == 0u ? US_PER_S : CC_UDIV32(US_PER_S, rate_hz);
 }
 
 /* Applies a validated configuration (sampling period, input pipeline); the

@@ -36,6 +36,7 @@ CC_TEST_TABLE(cc_tests_services);
 CC_TEST_TABLE(cc_tests_vectors);
 CC_TEST_TABLE(cc_tests_v11);
 CC_TEST_TABLE(cc_tests_settings);
+CC_TEST_TABLE(cc_tests_udiv);
 
 #define CC_TEST_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 

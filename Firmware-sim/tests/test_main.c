@@ -35,6 +35,7 @@ int main(void)
         {"vectors", cc_tests_vectors, &cc_tests_vectors_count},
         {"v11", cc_tests_v11, &cc_tests_v11_count},
         {"settings", cc_tests_settings, &cc_tests_settings_count},
+        {"udiv", cc_tests_udiv, &cc_tests_udiv_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;
