@@ -50,9 +50,10 @@ INCLUDES = -I. -I$(COMMON) -I$(FW)/core/include -I$(FW)/simlib/include
 CORE_SRC := $(wildcard $(FW)/core/*.c)
 SIMLIB_SRC := $(wildcard $(FW)/simlib/*.c)
 # port/common's sources every firmware image links besides port_start.c (which is in
-# BOARD_OBJ, as the fault image links it without the core): none since the core's own
-# codec replaced protobuf-c (no fallback allocator, no float compares to stand in for)
-COMMON_SRC :=
+# BOARD_OBJ, as the fault image links it without the core): memcpy and memset as byte
+# loops (smaller than newlib's; no longer a fallback allocator or float compares since the
+# core's own codec replaced protobuf-c)
+COMMON_SRC := port_mem.c
 # what a "-sim" image links besides simlib: its main loop, a small snprintf (newlib's brings malloc)
 SIM_SRC := main_sim.c mini_snprintf.c
 # the benchmark image's main (instructions per poll under QEMU -icount)
@@ -80,6 +81,8 @@ $(OUT)/objects/%.o: $(1)/%.c Makefile ../firmware.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(INCLUDES) -MMD -MP -c $$< -o $$@
 endef
+# memcpy and memset themselves: their loops must not become calls of memcpy and memset
+$(OUT)/objects/port_mem.o: CFLAGS += -fno-tree-loop-distribute-patterns
 $(eval $(call compile,$(FW)/core,$(PEDANTIC) $$(CORE_LTO)))
 $(eval $(call compile,$(FW)/simlib,$(PEDANTIC)))
 $(eval $(call compile,$(COMMON),$(PEDANTIC)))

@@ -37,6 +37,7 @@ CC_TEST_TABLE(cc_tests_vectors);
 CC_TEST_TABLE(cc_tests_v11);
 CC_TEST_TABLE(cc_tests_settings);
 CC_TEST_TABLE(cc_tests_udiv);
+CC_TEST_TABLE(cc_tests_port_mem);
 
 #define CC_TEST_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 

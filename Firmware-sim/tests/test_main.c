@@ -36,6 +36,7 @@ int main(void)
         {"v11", cc_tests_v11, &cc_tests_v11_count},
         {"settings", cc_tests_settings, &cc_tests_settings_count},
         {"udiv", cc_tests_udiv, &cc_tests_udiv_count},
+        {"port_mem", cc_tests_port_mem, &cc_tests_port_mem_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;
