@@ -68,7 +68,7 @@ void board_init(void)
     UART0_TASKS_STARTRX = 1u;
     UART0_TASKS_STARTTX = 1u;
 
-    NVIC_ISER = (1u << UART0_IRQN) | (1u << TIMER0_IRQN);
+    NVIC_ISER = MICROBIT_IRQS_ENABLED;
     nrf_irq_enable();
 }
 
