@@ -38,11 +38,13 @@ PEDANTIC := -pedantic
 # Only the core is built with -flto, so the link-time objects in a map file (*.ltrans.o) are the
 # core's (common/footprint.py) and every port file keeps its own object. The sampling poll's two
 # files are left out: the poll's figures (instructions under QEMU -icount) are those of -Os without
-# link-time inlining, which made a poll slower. `make LTO=` builds without it.
+# link-time inlining, which made a poll slower. `make LTO=` builds without it. The link-time code
+# generation gets -ffunction-sections -fdata-sections too (LDFLAGS), so --gc-sections drops a core
+# function that only an unused function of a file outside the link-time unit called.
 LTO ?= -flto
 LTO_EXCLUDE := cc_device.c cc_input.c
 CORE_LTO = $(if $(filter $(LTO_EXCLUDE),$(notdir $<)),,$(LTO))
-LDFLAGS := $(ARCH) -Os $(LTO) -specs=nano.specs -specs=nosys.specs -nostartfiles -T $(LDSCRIPT) \
+LDFLAGS := $(ARCH) -Os $(LTO) -ffunction-sections -fdata-sections -specs=nano.specs -specs=nosys.specs -nostartfiles -T $(LDSCRIPT) \
     -Wl,--gc-sections -Wl,--fatal-warnings -Wl,--print-memory-usage
 
 INCLUDES = -I. -I$(COMMON) -I$(FW)/core/include -I$(FW)/simlib/include
