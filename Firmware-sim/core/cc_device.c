@@ -61,8 +61,7 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
 
 void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator)
 {
-    dev->extension = fn;
-    dev->extension_ctx = ctx;
+    cc_rpc_set_extension(dev, fn, ctx);
     dev->is_simulator = is_simulator;
 }
 
