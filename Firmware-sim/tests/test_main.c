@@ -37,6 +37,7 @@ int main(void)
         {"settings", cc_tests_settings, &cc_tests_settings_count},
         {"udiv", cc_tests_udiv, &cc_tests_udiv_count},
         {"port_mem", cc_tests_port_mem, &cc_tests_port_mem_count},
+        {"utf8", cc_tests_utf8, &cc_tests_utf8_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;
