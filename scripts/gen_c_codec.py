@@ -549,7 +549,7 @@ def gen_reader(codec, t):
     L += ["        cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */",
           "    }", "}", "",
           f"cc_pbr_status_t cc_pbr_read_{n}(cc_pb_{n}_in_t *m, const uint8_t *data, size_t len)",
-          "{", "    cc_pbr_t r;", "    memset(m, 0, sizeof *m);", "    cc_pbr_init(&r, data, len);",
+          "{", "    cc_pbr_t r;", "    cc_pbr_start(&r, m, sizeof *m, data, len);",
           f"    read_{n}(&r, m);", "    return cc_pbr_status(&r);", "}", ""]
     return L
 

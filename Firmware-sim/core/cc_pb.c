@@ -235,8 +235,7 @@ static void read_protocol_version(cc_pbr_t *r, cc_pb_protocol_version_in_t *m)
 cc_pbr_status_t cc_pbr_read_protocol_version(cc_pb_protocol_version_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_protocol_version(&r, m);
     return cc_pbr_status(&r);
 }
@@ -260,8 +259,7 @@ static void read_thresholds(cc_pbr_t *r, cc_pb_thresholds_in_t *m)
 cc_pbr_status_t cc_pbr_read_thresholds(cc_pb_thresholds_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_thresholds(&r, m);
     return cc_pbr_status(&r);
 }
@@ -300,8 +298,7 @@ static void read_config(cc_pbr_t *r, cc_pb_config_in_t *m)
 cc_pbr_status_t cc_pbr_read_config(cc_pb_config_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_config(&r, m);
     return cc_pbr_status(&r);
 }
@@ -319,8 +316,7 @@ static void read_get_config_request(cc_pbr_t *r, cc_pb_get_config_request_in_t *
 cc_pbr_status_t cc_pbr_read_get_config_request(cc_pb_get_config_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_config_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -352,8 +348,7 @@ static void read_configure_request(cc_pbr_t *r, cc_pb_configure_request_in_t *m)
 cc_pbr_status_t cc_pbr_read_configure_request(cc_pb_configure_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_configure_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -377,8 +372,7 @@ static void read_settings(cc_pbr_t *r, cc_pb_settings_in_t *m)
 cc_pbr_status_t cc_pbr_read_settings(cc_pb_settings_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_settings(&r, m);
     return cc_pbr_status(&r);
 }
@@ -396,8 +390,7 @@ static void read_get_settings_request(cc_pbr_t *r, cc_pb_get_settings_request_in
 cc_pbr_status_t cc_pbr_read_get_settings_request(cc_pb_get_settings_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_settings_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -429,8 +422,7 @@ static void read_set_settings_request(cc_pbr_t *r, cc_pb_set_settings_request_in
 cc_pbr_status_t cc_pbr_read_set_settings_request(cc_pb_set_settings_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_set_settings_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -470,8 +462,7 @@ static void read_handshake_request(cc_pbr_t *r, cc_pb_handshake_request_in_t *m)
 cc_pbr_status_t cc_pbr_read_handshake_request(cc_pb_handshake_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_handshake_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -499,8 +490,7 @@ static void read_ping_request(cc_pbr_t *r, cc_pb_ping_request_in_t *m)
 cc_pbr_status_t cc_pbr_read_ping_request(cc_pb_ping_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_ping_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -518,8 +508,7 @@ static void read_get_counters_request(cc_pbr_t *r, cc_pb_get_counters_request_in
 cc_pbr_status_t cc_pbr_read_get_counters_request(cc_pb_get_counters_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_counters_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -537,8 +526,7 @@ static void read_reset_counters_request(cc_pbr_t *r, cc_pb_reset_counters_reques
 cc_pbr_status_t cc_pbr_read_reset_counters_request(cc_pb_reset_counters_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_reset_counters_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -562,8 +550,7 @@ static void read_play_haptic_request(cc_pbr_t *r, cc_pb_play_haptic_request_in_t
 cc_pbr_status_t cc_pbr_read_play_haptic_request(cc_pb_play_haptic_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_play_haptic_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -591,8 +578,7 @@ static void read_play_sound_request(cc_pbr_t *r, cc_pb_play_sound_request_in_t *
 cc_pbr_status_t cc_pbr_read_play_sound_request(cc_pb_play_sound_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_play_sound_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -616,8 +602,7 @@ static void read_set_indicator_request(cc_pbr_t *r, cc_pb_set_indicator_request_
 cc_pbr_status_t cc_pbr_read_set_indicator_request(cc_pb_set_indicator_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_set_indicator_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -635,8 +620,7 @@ static void read_stream_input_events_request(cc_pbr_t *r, cc_pb_stream_input_eve
 cc_pbr_status_t cc_pbr_read_stream_input_events_request(cc_pb_stream_input_events_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_stream_input_events_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -664,8 +648,7 @@ static void read_stream_raw_samples_request(cc_pbr_t *r, cc_pb_stream_raw_sample
 cc_pbr_status_t cc_pbr_read_stream_raw_samples_request(cc_pb_stream_raw_samples_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_stream_raw_samples_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -694,8 +677,7 @@ static void read_run_scenario_request(cc_pbr_t *r, cc_pb_run_scenario_request_in
 cc_pbr_status_t cc_pbr_read_run_scenario_request(cc_pb_run_scenario_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_run_scenario_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -713,8 +695,7 @@ static void read_get_simulator_status_request(cc_pbr_t *r, cc_pb_get_simulator_s
 cc_pbr_status_t cc_pbr_read_get_simulator_status_request(cc_pb_get_simulator_status_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_simulator_status_request(&r, m);
     return cc_pbr_status(&r);
 }

@@ -23,6 +23,12 @@ cc_pbr_status_t cc_pbr_status(const cc_pbr_t *r)
     return r->status;
 }
 
+void cc_pbr_start(cc_pbr_t *r, void *m, size_t size, const uint8_t *data, size_t len)
+{
+    memset(m, 0, size);
+    cc_pbr_init(r, data, len);
+}
+
 bool cc_pbr_more(const cc_pbr_t *r)
 {
     return r->status == CC_PBR_OK && r->pos < r->end;
