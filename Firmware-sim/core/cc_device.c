@@ -11,13 +11,14 @@
 #include "cc_rpc_reply.h"
 #include "cc_services.h"
 #include "cc_streams.h"
+#include "cc_udiv.h"
 #include "cc_wire.h"
 
 #define US_PER_S 1000000u
 
 static uint32_t period_us(uint32_t rate_hz)
 {
-    return rate_hz == 0u ? US_PER_S : US_PER_S / rate_hz;
+    return rate_hz == 0u ? US_PER_S : CC_UDIV32(US_PER_S, rate_hz);
 }
 
 /* Applies a validated configuration (sampling period, input pipeline); the
@@ -60,8 +61,7 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
 
 void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator)
 {
-    dev->extension = fn;
-    dev->extension_ctx = ctx;
+    cc_rpc_set_extension(dev, fn, ctx);
     dev->is_simulator = is_simulator;
 }
 

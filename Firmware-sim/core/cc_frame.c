@@ -4,6 +4,7 @@
 #include "cc_assert.h"
 #include "cc_cobs.h"
 #include "cc_crc16.h"
+#include "cc_udiv.h"
 #include "cc_wire.h"
 
 void cc_frame_decoder_init(cc_frame_decoder_t *dec)
@@ -105,4 +106,9 @@ size_t cc_frame_encode(const uint8_t *body, size_t len, uint8_t *out, size_t cap
     }
     out[n] = CC_WIRE_DELIMITER;
     return n + 1u;
+}
+
+size_t cc_frame_wire_bytes(size_t n)
+{
+    return n + CC_UDIV32((uint32_t)n + 253u, 254u) + 1u;
 }

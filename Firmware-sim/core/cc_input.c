@@ -36,6 +36,7 @@
 #include "cc_input.h"
 
 #include "cc_pb.h"
+#include "cc_udiv.h"
 
 #define CC_INPUT_FRAC_BITS 12
 #define CC_INPUT_ONE_Q ((int32_t)1 << CC_INPUT_FRAC_BITS)
@@ -135,11 +136,11 @@ static void apply_rate(cc_input_t *in)
     case 500u:  in->filter_shift = 2u; in->drift_shift = 11u; break;
     default:    in->filter_shift = 3u; in->drift_shift = 12u; break;
     }
-    in->tare_target = CC_INPUT_TARE_MS * in->config.sample_rate_hz / 1000u;
+    in->tare_target = CC_UDIV32(CC_INPUT_TARE_MS * in->config.sample_rate_hz, 1000u);
     if (in->tare_target < CC_INPUT_TARE_MIN_SAMPLES) {
         in->tare_target = CC_INPUT_TARE_MIN_SAMPLES;
     }
-    in->tare_give_up = CC_INPUT_TARE_GIVE_UP_MS * in->config.sample_rate_hz / 1000u;
+    in->tare_give_up = CC_UDIV32(CC_INPUT_TARE_GIVE_UP_MS * in->config.sample_rate_hz, 1000u);
 }
 
 void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
@@ -287,7 +288,7 @@ static void condition_force(cc_input_t *in, const cc_sensor_reading_t *r)
             int32_t mean = 0;
             if (in->tare_count > 0u) {
                 uint32_t magnitude = in->tare_sum_mn >= 0 ? (uint32_t)in->tare_sum_mn : (uint32_t)-in->tare_sum_mn;
-                mean = (int32_t)(magnitude / in->tare_count);
+                mean = (int32_t)CC_UDIV32(magnitude, in->tare_count);
                 mean = in->tare_sum_mn >= 0 ? mean : -mean;
             }
             in->baseline_q = mean * CC_INPUT_ONE_Q;

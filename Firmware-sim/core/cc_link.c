@@ -326,6 +326,7 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
                               uint8_t status, size_t payload_len, uint64_t now_us)
 {
     size_t body_len;
+    size_t wire_len;
     uint8_t *frame;
     size_t n;
 
@@ -333,11 +334,12 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
         return CC_SEND_TOO_BIG;
     }
     frame = write_body(link, type, reliable, call_id, status, payload_len, &body_len);
+    wire_len = cc_frame_wire_bytes(body_len + CC_WIRE_CHECK_BYTES);
 
     if (reliable) {
         cc_reliable_slot_t *slot = free_slot(link);
         if (slot != NULL
-            && CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES) <= CC_RELIABLE_STORE_BYTES - link->store_used) {
+            && wire_len <= CC_RELIABLE_STORE_BYTES - link->store_used) {
             n = cc_frame_encode(frame, body_len, link->store + link->store_used,
                                 CC_RELIABLE_STORE_BYTES - link->store_used);
             CC_ASSERT(n != 0u);
@@ -360,7 +362,7 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
         link->counters->reliable_unprotected++;
     }
 
-    tx_make_room(link, CC_FRAME_WIRE_BYTES(body_len + CC_WIRE_CHECK_BYTES));
+    tx_make_room(link, wire_len);
     n = cc_frame_encode(frame, body_len, link->tx_buf + link->tx_tail, CC_TX_BUFFER_BYTES - link->tx_tail);
     if (n == 0u) {
         link->counters->tx_dropped++;

@@ -216,28 +216,17 @@ void cc_pbw_write_simulator_status(cc_pbw_t *w, const cc_pb_simulator_status_t *
     cc_pbw_varint(w, CC_PB_SIMULATOR_STATUS_DEVICE_TIME_US, m->device_time_us);
 }
 
+/* ProtocolVersion.major .. minor (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */
+typedef char cc_pb_protocol_version_in_run_major[offsetof(cc_pb_protocol_version_in_t, minor) == offsetof(cc_pb_protocol_version_in_t, major) + 1u * sizeof(uint32_t) ? 1 : -1];
 static void read_protocol_version(cc_pbr_t *r, cc_pb_protocol_version_in_t *m)
 {
     uint32_t field;
     uint32_t wire;
     while (cc_pbr_next(r, &field, &wire)) {
-        switch (field) {
-        case CC_PB_PROTOCOL_VERSION_MAJOR:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->major = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_PROTOCOL_VERSION_MINOR:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->minor = (uint32_t)v;
-                continue;
-            }
-            break;
-        default:
-            break;
+        if (wire == CC_PB_WIRE_VARINT && field - CC_PB_PROTOCOL_VERSION_MAJOR < 2u) {   /* major .. minor (checked above) */
+            uint64_t v = cc_pbr_raw_varint(r);
+            *(uint32_t *)(void *)((unsigned char *)m + offsetof(cc_pb_protocol_version_in_t, major) + (field - CC_PB_PROTOCOL_VERSION_MAJOR) * sizeof(uint32_t)) = (uint32_t)v;
+            continue;
         }
         cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
     }
@@ -246,55 +235,22 @@ static void read_protocol_version(cc_pbr_t *r, cc_pb_protocol_version_in_t *m)
 cc_pbr_status_t cc_pbr_read_protocol_version(cc_pb_protocol_version_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_protocol_version(&r, m);
     return cc_pbr_status(&r);
 }
 
+/* Thresholds.light_press_on_mn .. min_stage_gap_mn (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */
+typedef char cc_pb_thresholds_in_run_light_press_on_mn[offsetof(cc_pb_thresholds_in_t, min_stage_gap_mn) == offsetof(cc_pb_thresholds_in_t, light_press_on_mn) + 4u * sizeof(uint32_t) ? 1 : -1];
 static void read_thresholds(cc_pbr_t *r, cc_pb_thresholds_in_t *m)
 {
     uint32_t field;
     uint32_t wire;
     while (cc_pbr_next(r, &field, &wire)) {
-        switch (field) {
-        case CC_PB_THRESHOLDS_LIGHT_PRESS_ON_MN:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->light_press_on_mn = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_THRESHOLDS_LIGHT_PRESS_OFF_MN:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->light_press_off_mn = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_THRESHOLDS_FULL_PRESS_ON_MN:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->full_press_on_mn = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_THRESHOLDS_FULL_PRESS_OFF_MN:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->full_press_off_mn = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_THRESHOLDS_MIN_STAGE_GAP_MN:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->min_stage_gap_mn = (uint32_t)v;
-                continue;
-            }
-            break;
-        default:
-            break;
+        if (wire == CC_PB_WIRE_VARINT && field - CC_PB_THRESHOLDS_LIGHT_PRESS_ON_MN < 5u) {   /* light_press_on_mn .. min_stage_gap_mn (checked above) */
+            uint64_t v = cc_pbr_raw_varint(r);
+            *(uint32_t *)(void *)((unsigned char *)m + offsetof(cc_pb_thresholds_in_t, light_press_on_mn) + (field - CC_PB_THRESHOLDS_LIGHT_PRESS_ON_MN) * sizeof(uint32_t)) = (uint32_t)v;
+            continue;
         }
         cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
     }
@@ -303,18 +259,24 @@ static void read_thresholds(cc_pbr_t *r, cc_pb_thresholds_in_t *m)
 cc_pbr_status_t cc_pbr_read_thresholds(cc_pb_thresholds_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_thresholds(&r, m);
     return cc_pbr_status(&r);
 }
 
+/* Config.sample_rate_hz .. debounce_ms (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */
+typedef char cc_pb_config_in_run_sample_rate_hz[offsetof(cc_pb_config_in_t, debounce_ms) == offsetof(cc_pb_config_in_t, sample_rate_hz) + 2u * sizeof(uint32_t) ? 1 : -1];
 static void read_config(cc_pbr_t *r, cc_pb_config_in_t *m)
 {
     uint32_t field;
     uint32_t wire;
     cc_pbr_t sub;
     while (cc_pbr_next(r, &field, &wire)) {
+        if (wire == CC_PB_WIRE_VARINT && field - CC_PB_CONFIG_SAMPLE_RATE_HZ < 3u) {   /* sample_rate_hz .. debounce_ms (checked above) */
+            uint64_t v = cc_pbr_raw_varint(r);
+            *(uint32_t *)(void *)((unsigned char *)m + offsetof(cc_pb_config_in_t, sample_rate_hz) + (field - CC_PB_CONFIG_SAMPLE_RATE_HZ) * sizeof(uint32_t)) = (uint32_t)v;
+            continue;
+        }
         switch (field) {
         case CC_PB_CONFIG_THRESHOLDS:
             if (wire == CC_PB_WIRE_LEN) {
@@ -323,27 +285,6 @@ static void read_config(cc_pbr_t *r, cc_pb_config_in_t *m)
                     read_thresholds(&sub, &m->thresholds);   /* a repeated occurrence merges */
                     cc_pbr_join(r, &sub);
                 }
-                continue;
-            }
-            break;
-        case CC_PB_CONFIG_SAMPLE_RATE_HZ:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->sample_rate_hz = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_CONFIG_SLIDE_INTERVAL_MS:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->slide_interval_ms = (uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_CONFIG_DEBOUNCE_MS:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->debounce_ms = (uint32_t)v;
                 continue;
             }
             break;
@@ -357,8 +298,7 @@ static void read_config(cc_pbr_t *r, cc_pb_config_in_t *m)
 cc_pbr_status_t cc_pbr_read_config(cc_pb_config_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_config(&r, m);
     return cc_pbr_status(&r);
 }
@@ -376,8 +316,7 @@ static void read_get_config_request(cc_pbr_t *r, cc_pb_get_config_request_in_t *
 cc_pbr_status_t cc_pbr_read_get_config_request(cc_pb_get_config_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_config_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -409,48 +348,22 @@ static void read_configure_request(cc_pbr_t *r, cc_pb_configure_request_in_t *m)
 cc_pbr_status_t cc_pbr_read_configure_request(cc_pb_configure_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_configure_request(&r, m);
     return cc_pbr_status(&r);
 }
 
+/* Settings.light_press_force .. camera_adjustments (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */
+typedef char cc_pb_settings_in_run_light_press_force[offsetof(cc_pb_settings_in_t, camera_adjustments) == offsetof(cc_pb_settings_in_t, light_press_force) + 3u * sizeof(uint32_t) ? 1 : -1];
 static void read_settings(cc_pbr_t *r, cc_pb_settings_in_t *m)
 {
     uint32_t field;
     uint32_t wire;
     while (cc_pbr_next(r, &field, &wire)) {
-        switch (field) {
-        case CC_PB_SETTINGS_LIGHT_PRESS_FORCE:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->light_press_force = (int32_t)(uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_SETTINGS_DOUBLE_LIGHT_PRESS_SPEED:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->double_light_press_speed = (int32_t)(uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_SETTINGS_CAMERA_CONTROL:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->camera_control = (int32_t)(uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_SETTINGS_CAMERA_ADJUSTMENTS:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->camera_adjustments = (int32_t)(uint32_t)v;
-                continue;
-            }
-            break;
-        default:
-            break;
+        if (wire == CC_PB_WIRE_VARINT && field - CC_PB_SETTINGS_LIGHT_PRESS_FORCE < 4u) {   /* light_press_force .. camera_adjustments (checked above) */
+            uint64_t v = cc_pbr_raw_varint(r);
+            *(uint32_t *)(void *)((unsigned char *)m + offsetof(cc_pb_settings_in_t, light_press_force) + (field - CC_PB_SETTINGS_LIGHT_PRESS_FORCE) * sizeof(uint32_t)) = (uint32_t)v;
+            continue;
         }
         cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
     }
@@ -459,8 +372,7 @@ static void read_settings(cc_pbr_t *r, cc_pb_settings_in_t *m)
 cc_pbr_status_t cc_pbr_read_settings(cc_pb_settings_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_settings(&r, m);
     return cc_pbr_status(&r);
 }
@@ -478,8 +390,7 @@ static void read_get_settings_request(cc_pbr_t *r, cc_pb_get_settings_request_in
 cc_pbr_status_t cc_pbr_read_get_settings_request(cc_pb_get_settings_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_settings_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -511,8 +422,7 @@ static void read_set_settings_request(cc_pbr_t *r, cc_pb_set_settings_request_in
 cc_pbr_status_t cc_pbr_read_set_settings_request(cc_pb_set_settings_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_set_settings_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -552,8 +462,7 @@ static void read_handshake_request(cc_pbr_t *r, cc_pb_handshake_request_in_t *m)
 cc_pbr_status_t cc_pbr_read_handshake_request(cc_pb_handshake_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_handshake_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -581,8 +490,7 @@ static void read_ping_request(cc_pbr_t *r, cc_pb_ping_request_in_t *m)
 cc_pbr_status_t cc_pbr_read_ping_request(cc_pb_ping_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_ping_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -600,8 +508,7 @@ static void read_get_counters_request(cc_pbr_t *r, cc_pb_get_counters_request_in
 cc_pbr_status_t cc_pbr_read_get_counters_request(cc_pb_get_counters_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_counters_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -619,34 +526,22 @@ static void read_reset_counters_request(cc_pbr_t *r, cc_pb_reset_counters_reques
 cc_pbr_status_t cc_pbr_read_reset_counters_request(cc_pb_reset_counters_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_reset_counters_request(&r, m);
     return cc_pbr_status(&r);
 }
 
+/* PlayHapticRequest.pattern .. intensity_percent (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */
+typedef char cc_pb_play_haptic_request_in_run_pattern[offsetof(cc_pb_play_haptic_request_in_t, intensity_percent) == offsetof(cc_pb_play_haptic_request_in_t, pattern) + 1u * sizeof(uint32_t) ? 1 : -1];
 static void read_play_haptic_request(cc_pbr_t *r, cc_pb_play_haptic_request_in_t *m)
 {
     uint32_t field;
     uint32_t wire;
     while (cc_pbr_next(r, &field, &wire)) {
-        switch (field) {
-        case CC_PB_PLAY_HAPTIC_REQUEST_PATTERN:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->pattern = (int32_t)(uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_PLAY_HAPTIC_REQUEST_INTENSITY_PERCENT:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->intensity_percent = (uint32_t)v;
-                continue;
-            }
-            break;
-        default:
-            break;
+        if (wire == CC_PB_WIRE_VARINT && field - CC_PB_PLAY_HAPTIC_REQUEST_PATTERN < 2u) {   /* pattern .. intensity_percent (checked above) */
+            uint64_t v = cc_pbr_raw_varint(r);
+            *(uint32_t *)(void *)((unsigned char *)m + offsetof(cc_pb_play_haptic_request_in_t, pattern) + (field - CC_PB_PLAY_HAPTIC_REQUEST_PATTERN) * sizeof(uint32_t)) = (uint32_t)v;
+            continue;
         }
         cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
     }
@@ -655,8 +550,7 @@ static void read_play_haptic_request(cc_pbr_t *r, cc_pb_play_haptic_request_in_t
 cc_pbr_status_t cc_pbr_read_play_haptic_request(cc_pb_play_haptic_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_play_haptic_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -684,34 +578,22 @@ static void read_play_sound_request(cc_pbr_t *r, cc_pb_play_sound_request_in_t *
 cc_pbr_status_t cc_pbr_read_play_sound_request(cc_pb_play_sound_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_play_sound_request(&r, m);
     return cc_pbr_status(&r);
 }
 
+/* SetIndicatorRequest.mode .. rgb (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */
+typedef char cc_pb_set_indicator_request_in_run_mode[offsetof(cc_pb_set_indicator_request_in_t, rgb) == offsetof(cc_pb_set_indicator_request_in_t, mode) + 1u * sizeof(uint32_t) ? 1 : -1];
 static void read_set_indicator_request(cc_pbr_t *r, cc_pb_set_indicator_request_in_t *m)
 {
     uint32_t field;
     uint32_t wire;
     while (cc_pbr_next(r, &field, &wire)) {
-        switch (field) {
-        case CC_PB_SET_INDICATOR_REQUEST_MODE:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->mode = (int32_t)(uint32_t)v;
-                continue;
-            }
-            break;
-        case CC_PB_SET_INDICATOR_REQUEST_RGB:
-            if (wire == CC_PB_WIRE_VARINT) {
-                uint64_t v = cc_pbr_raw_varint(r);
-                m->rgb = (uint32_t)v;
-                continue;
-            }
-            break;
-        default:
-            break;
+        if (wire == CC_PB_WIRE_VARINT && field - CC_PB_SET_INDICATOR_REQUEST_MODE < 2u) {   /* mode .. rgb (checked above) */
+            uint64_t v = cc_pbr_raw_varint(r);
+            *(uint32_t *)(void *)((unsigned char *)m + offsetof(cc_pb_set_indicator_request_in_t, mode) + (field - CC_PB_SET_INDICATOR_REQUEST_MODE) * sizeof(uint32_t)) = (uint32_t)v;
+            continue;
         }
         cc_pbr_skip(r, wire);   /* unknown, or a known field of another wire type: skipped */
     }
@@ -720,8 +602,7 @@ static void read_set_indicator_request(cc_pbr_t *r, cc_pb_set_indicator_request_
 cc_pbr_status_t cc_pbr_read_set_indicator_request(cc_pb_set_indicator_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_set_indicator_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -739,8 +620,7 @@ static void read_stream_input_events_request(cc_pbr_t *r, cc_pb_stream_input_eve
 cc_pbr_status_t cc_pbr_read_stream_input_events_request(cc_pb_stream_input_events_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_stream_input_events_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -768,8 +648,7 @@ static void read_stream_raw_samples_request(cc_pbr_t *r, cc_pb_stream_raw_sample
 cc_pbr_status_t cc_pbr_read_stream_raw_samples_request(cc_pb_stream_raw_samples_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_stream_raw_samples_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -798,8 +677,7 @@ static void read_run_scenario_request(cc_pbr_t *r, cc_pb_run_scenario_request_in
 cc_pbr_status_t cc_pbr_read_run_scenario_request(cc_pb_run_scenario_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_run_scenario_request(&r, m);
     return cc_pbr_status(&r);
 }
@@ -817,8 +695,7 @@ static void read_get_simulator_status_request(cc_pbr_t *r, cc_pb_get_simulator_s
 cc_pbr_status_t cc_pbr_read_get_simulator_status_request(cc_pb_get_simulator_status_request_in_t *m, const uint8_t *data, size_t len)
 {
     cc_pbr_t r;
-    memset(m, 0, sizeof *m);
-    cc_pbr_init(&r, data, len);
+    cc_pbr_start(&r, m, sizeof *m, data, len);
     read_get_simulator_status_request(&r, m);
     return cc_pbr_status(&r);
 }

@@ -23,6 +23,12 @@ cc_pbr_status_t cc_pbr_status(const cc_pbr_t *r)
     return r->status;
 }
 
+void cc_pbr_start(cc_pbr_t *r, void *m, size_t size, const uint8_t *data, size_t len)
+{
+    memset(m, 0, size);
+    cc_pbr_init(r, data, len);
+}
+
 bool cc_pbr_more(const cc_pbr_t *r)
 {
     return r->status == CC_PBR_OK && r->pos < r->end;
@@ -139,53 +145,51 @@ void cc_pbr_skip(cc_pbr_t *r, uint32_t wire_type)
     }
 }
 
-/* UTF-8 as Unicode defines it: shortest forms only, no surrogates, at most U+10FFFF. */
+/* The length of the UTF-8 sequence at p (left > 0 bytes there), 0 when it is
+ * not one as Unicode defines it: shortest forms only, no surrogates, at most
+ * U+10FFFF. A lead byte C2..DF has one continuation byte, E0..EF two, F0..F4
+ * three; 80..BF only continue, C0 and C1 begin only overlong forms, F5..FF
+ * only code points beyond U+10FFFF. */
+static size_t utf8_sequence(const uint8_t *p, size_t left)
+{
+    uint8_t b = p[0];
+    size_t n;
+    size_t k;
+    uint32_t cp;
+    if (b < 0x80u) {
+        return 1u;
+    }
+    if (b < 0xC2u || b > 0xF4u) {
+        return 0u;
+    }
+    n = b >= 0xF0u ? 3u : b >= 0xE0u ? 2u : 1u;
+    if (left <= n) {
+        return 0u;
+    }
+    cp = b & (0x3Fu >> n);
+    for (k = 1u; k <= n; k++) {
+        if ((p[k] & 0xC0u) != 0x80u) {
+            return 0u;
+        }
+        cp = (cp << 6) | (p[k] & 0x3Fu);
+    }
+    if ((n == 2u && cp < 0x800u) || (n == 3u && (cp < 0x10000u || cp > 0x10FFFFu))
+        || (cp >= 0xD800u && cp <= 0xDFFFu)) {
+        return 0u;
+    }
+    return n + 1u;
+}
+
 void cc_pbr_check_utf8(cc_pbr_t *r, cc_pb_bytes_t s)
 {
     size_t i = 0;
     while (i < s.len) {
-        uint8_t b = s.data[i];
-        size_t n;
-        uint32_t cp;
-        uint32_t min;
-        size_t k;
-        if (b < 0x80u) {
-            i++;
-            continue;
-        }
-        if ((b & 0xE0u) == 0xC0u) {
-            n = 1u;
-            cp = b & 0x1Fu;
-            min = 0x80u;
-        } else if ((b & 0xF0u) == 0xE0u) {
-            n = 2u;
-            cp = b & 0x0Fu;
-            min = 0x800u;
-        } else if ((b & 0xF8u) == 0xF0u) {
-            n = 3u;
-            cp = b & 0x07u;
-            min = 0x10000u;
-        } else {
+        size_t n = utf8_sequence(s.data + i, s.len - i);
+        if (n == 0u) {
             cc_pbr_fail(r, CC_PBR_MALFORMED);
             return;
         }
-        if (s.len - i - 1u < n) {
-            cc_pbr_fail(r, CC_PBR_MALFORMED);
-            return;
-        }
-        for (k = 1u; k <= n; k++) {
-            uint8_t c = s.data[i + k];
-            if ((c & 0xC0u) != 0x80u) {
-                cc_pbr_fail(r, CC_PBR_MALFORMED);
-                return;
-            }
-            cp = (cp << 6) | (c & 0x3Fu);
-        }
-        if (cp < min || cp > 0x10FFFFu || (cp >= 0xD800u && cp <= 0xDFFFu)) {
-            cc_pbr_fail(r, CC_PBR_MALFORMED);
-            return;
-        }
-        i += n + 1u;
+        i += n;
     }
 }
 

@@ -45,7 +45,9 @@ static void unimplemented(cc_device_t *dev, const cc_request_t *rq, bool service
     cc_rpc_fail(dev, rq, CC_STATUS_UNIMPLEMENTED, message);
 }
 
-/* A method of a service the core does not serve: the extension's. */
+/* A method of a service the core does not serve: the extension's (installed
+ * by cc_rpc_set_extension only, so an image without an extension links none
+ * of this). */
 static void dispatch_extension(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
@@ -54,10 +56,6 @@ static void dispatch_extension(cc_device_t *dev, const cc_request_t *rq)
     const char *message = NULL;
     int status;
 
-    if (dev->extension == NULL) {
-        unimplemented(dev, rq, false);
-        return;
-    }
     status = dev->extension(dev->extension_ctx, env->service, env->method, env->payload, env->payload_len,
                             cc_link_payload(&dev->link), resp_cap, &resp_len, &message);
     if (status == CC_EXTENSION_NOT_MINE) {
@@ -81,6 +79,13 @@ static void dispatch_extension(cc_device_t *dev, const cc_request_t *rq)
         dev->counters.unimplemented_calls++;
     }
     cc_rpc_fail(dev, rq, (uint8_t)status, message);
+}
+
+void cc_rpc_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx)
+{
+    dev->extension = fn;
+    dev->extension_ctx = ctx;
+    dev->extension_dispatch = fn != NULL ? dispatch_extension : NULL;
 }
 
 static bool is_handshake(const cc_envelope_t *env)
@@ -121,7 +126,11 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
     method = find_method(dev, env->service, env->method, &service_known);
     if (method == NULL) {
         if (!service_known) {
-            dispatch_extension(dev, &rq);
+            if (dev->extension_dispatch == NULL) {
+                unimplemented(dev, &rq, false);
+                return;
+            }
+            dev->extension_dispatch(dev, &rq);
             return;
         }
         unimplemented(dev, &rq, true);

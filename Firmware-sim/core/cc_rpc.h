@@ -16,6 +16,10 @@
 /* Installs the methods the core serves (count entries; the table must outlive the device). */
 void cc_rpc_set_methods(cc_device_t *dev, const cc_method_t *methods, size_t count);
 
+/* Installs the extension handler (NULL: none) that serves the services the
+ * table does not have. */
+void cc_rpc_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx);
+
 /* A packet the link delivered (not ACK/HEARTBEAT, not a duplicate). */
 void cc_rpc_receive(cc_device_t *dev, const cc_envelope_t *env, uint64_t now_us);
 

@@ -69,15 +69,7 @@ void cc_rpc_respond_written(cc_device_t *dev, const cc_request_t *rq, const cc_p
 
 void cc_rpc_end_all_calls(cc_device_t *dev)
 {
-    size_t i;
-    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
-        cc_call_t *call = &dev->calls.calls[i];
-        if (call->kind != CC_CALL_FREE) {
-            cc_link_forget_call(&dev->link, call->id);
-            cc_call_close(&dev->calls, call);
-            dev->counters.cancelled_calls++;
-        }
-    }
+    cc_rpc_cancel_all_calls(dev, NULL, 0u);
 }
 
 void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now_us)
@@ -93,8 +85,10 @@ void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now
             /* v1.2: best-effort. The new session forgets the old one's packets,
              * so nothing would retransmit it, and an ACK of its old number
              * could free a packet of the new numbering (PROTOCOL.md §9). */
-            (void)cc_link_send(&dev->link, CC_PKT_ERROR, false, id, CC_STATUS_CANCELLED,
-                               error_payload(dev, id, message), now_us);
+            if (message != NULL) {
+                (void)cc_link_send(&dev->link, CC_PKT_ERROR, false, id, CC_STATUS_CANCELLED,
+                                   error_payload(dev, id, message), now_us);
+            }
         }
     }
 }

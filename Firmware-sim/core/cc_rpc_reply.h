@@ -53,11 +53,13 @@ void cc_rpc_begin_response(cc_device_t *dev, const cc_request_t *rq, cc_pbw_t *w
  * (ERROR RESOURCE_EXHAUSTED if it did not fit the frame). */
 void cc_rpc_respond_written(cc_device_t *dev, const cc_request_t *rq, const cc_pbw_t *w);
 
-/* Ends every call without a word (link dead); counts them as cancelled. */
+/* Ends every call without a word (link dead); counts them as cancelled.
+ * cc_rpc_cancel_all_calls without a message. */
 void cc_rpc_end_all_calls(cc_device_t *dev);
 
 /* Ends every call with ERROR CANCELLED message (a new handshake, PROTOCOL.md
- * §9, v1.1), sent best-effort (v1.2); counts them as cancelled. */
+ * §9, v1.1), sent best-effort (v1.2), or without a word when message is NULL;
+ * counts them as cancelled. */
 void cc_rpc_cancel_all_calls(cc_device_t *dev, const char *message, uint64_t now_us);
 
 /* Confirms a server stream just opened (PROTOCOL.md §7, v1.1): an empty

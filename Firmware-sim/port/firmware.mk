@@ -38,11 +38,13 @@ PEDANTIC := -pedantic
 # Only the core is built with -flto, so the link-time objects in a map file (*.ltrans.o) are the
 # core's (common/footprint.py) and every port file keeps its own object. The sampling poll's two
 # files are left out: the poll's figures (instructions under QEMU -icount) are those of -Os without
-# link-time inlining, which made a poll slower. `make LTO=` builds without it.
+# link-time inlining, which made a poll slower. `make LTO=` builds without it. The link-time code
+# generation gets -ffunction-sections -fdata-sections too (LDFLAGS), so --gc-sections drops a core
+# function that only an unused function of a file outside the link-time unit called.
 LTO ?= -flto
 LTO_EXCLUDE := cc_device.c cc_input.c
 CORE_LTO = $(if $(filter $(LTO_EXCLUDE),$(notdir $<)),,$(LTO))
-LDFLAGS := $(ARCH) -Os $(LTO) -specs=nano.specs -specs=nosys.specs -nostartfiles -T $(LDSCRIPT) \
+LDFLAGS := $(ARCH) -Os $(LTO) -ffunction-sections -fdata-sections -specs=nano.specs -specs=nosys.specs -nostartfiles -T $(LDSCRIPT) \
     -Wl,--gc-sections -Wl,--fatal-warnings -Wl,--print-memory-usage
 
 INCLUDES = -I. -I$(COMMON) -I$(FW)/core/include -I$(FW)/simlib/include
@@ -50,9 +52,10 @@ INCLUDES = -I. -I$(COMMON) -I$(FW)/core/include -I$(FW)/simlib/include
 CORE_SRC := $(wildcard $(FW)/core/*.c)
 SIMLIB_SRC := $(wildcard $(FW)/simlib/*.c)
 # port/common's sources every firmware image links besides port_start.c (which is in
-# BOARD_OBJ, as the fault image links it without the core): none since the core's own
-# codec replaced protobuf-c (no fallback allocator, no float compares to stand in for)
-COMMON_SRC :=
+# BOARD_OBJ, as the fault image links it without the core): memcpy and memset as byte
+# loops (smaller than newlib's; no longer a fallback allocator or float compares since the
+# core's own codec replaced protobuf-c)
+COMMON_SRC := port_mem.c
 # what a "-sim" image links besides simlib: its main loop, a small snprintf (newlib's brings malloc)
 SIM_SRC := main_sim.c mini_snprintf.c
 # the benchmark image's main (instructions per poll under QEMU -icount)
@@ -80,6 +83,8 @@ $(OUT)/objects/%.o: $(1)/%.c Makefile ../firmware.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(INCLUDES) -MMD -MP -c $$< -o $$@
 endef
+# memcpy and memset themselves: their loops must not become calls of memcpy and memset
+$(OUT)/objects/port_mem.o: CFLAGS += -fno-tree-loop-distribute-patterns
 $(eval $(call compile,$(FW)/core,$(PEDANTIC) $$(CORE_LTO)))
 $(eval $(call compile,$(FW)/simlib,$(PEDANTIC)))
 $(eval $(call compile,$(COMMON),$(PEDANTIC)))

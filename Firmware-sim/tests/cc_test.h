@@ -36,6 +36,9 @@ CC_TEST_TABLE(cc_tests_services);
 CC_TEST_TABLE(cc_tests_vectors);
 CC_TEST_TABLE(cc_tests_v11);
 CC_TEST_TABLE(cc_tests_settings);
+CC_TEST_TABLE(cc_tests_udiv);
+CC_TEST_TABLE(cc_tests_port_mem);
+CC_TEST_TABLE(cc_tests_utf8);
 
 #define CC_TEST_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 

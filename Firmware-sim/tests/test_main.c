@@ -35,6 +35,9 @@ int main(void)
         {"vectors", cc_tests_vectors, &cc_tests_vectors_count},
         {"v11", cc_tests_v11, &cc_tests_v11_count},
         {"settings", cc_tests_settings, &cc_tests_settings_count},
+        {"udiv", cc_tests_udiv, &cc_tests_udiv_count},
+        {"port_mem", cc_tests_port_mem, &cc_tests_port_mem_count},
+        {"utf8", cc_tests_utf8, &cc_tests_utf8_count},
     };
     unsigned passed = 0;
     unsigned failed = 0;

@@ -25,6 +25,8 @@
 
 /* A method table entry of the core (core/cc_rpc_reply.h); opaque here. */
 struct cc_method;
+/* A request being answered (core/cc_rpc_reply.h); opaque here. */
+struct cc_request;
 
 /* Applies a validated configuration; installed by cc_device_init so that
  * ConfigService (cc_services.c) can change the sampling without calling up
@@ -41,6 +43,11 @@ struct cc_device {
     uint32_t sample_period_us;
     size_t rx_len;
     size_t rx_off;
+    /* cc_rpc.c's dispatcher of the extension's services, installed with the
+     * extension (cc_device_set_extension); NULL without one, and then an
+     * image links no extension dispatch (a board's own). Here it fills the
+     * 4 bytes before the link (8-byte aligned): no RAM. */
+    void (*extension_dispatch)(cc_device_t *dev, const struct cc_request *rq);
     /* the link next: its own per-poll fields come first in cc_link_t */
     cc_link_t link;
 

@@ -31,7 +31,8 @@ extern "C" {
 /* Most stuffed bytes buffered before a frame counts as oversized. */
 #define CC_FRAME_STUFFED_CAP (CC_MAX_FRAME_BYTES + (CC_MAX_FRAME_BYTES + 253u) / 254u)
 
-/* Bytes on the wire for an unstuffed frame of n bytes, delimiter included. */
+/* Bytes on the wire for an unstuffed frame of n bytes, delimiter included
+ * (cc_frame_wire_bytes computes it at run time). */
 #define CC_FRAME_WIRE_BYTES(n) ((n) + ((n) + 253u) / 254u + 1u)
 
 /* What one byte completed. */
@@ -67,6 +68,10 @@ const uint8_t *cc_frame_decoder_body(const cc_frame_decoder_t *dec, size_t *len)
  * length, 0 when it does not fit in cap (at most CC_FRAME_WIRE_BYTES(len + 2)).
  */
 size_t cc_frame_encode(const uint8_t *body, size_t len, uint8_t *out, size_t cap);
+
+/* CC_FRAME_WIRE_BYTES(n) for n known only at run time (n below 2^32 - 253),
+ * divided by CC_UDIV32: no libgcc divider linked. */
+size_t cc_frame_wire_bytes(size_t n);
 
 #ifdef __cplusplus
 }

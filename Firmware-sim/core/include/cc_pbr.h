@@ -39,6 +39,17 @@ typedef struct cc_pbr {
 
 void cc_pbr_init(cc_pbr_t *r, const uint8_t *data, size_t len);
 
+/* A generated reader's start: clears its struct m (size bytes, every field
+ * absent) and starts *r on data[0..len). Kept out of line (GCC's and clang's
+ * noinline): link-time optimisation would copy it into every request's handler
+ * (48 bytes more flash on the micro:bit). */
+#if defined(__GNUC__)
+#define CC_PBR_OUT_OF_LINE __attribute__((noinline))
+#else
+#define CC_PBR_OUT_OF_LINE
+#endif
+CC_PBR_OUT_OF_LINE void cc_pbr_start(cc_pbr_t *r, void *m, size_t size, const uint8_t *data, size_t len);
+
 /* The next field's key: false at the end or after an error. */
 bool cc_pbr_next(cc_pbr_t *r, uint32_t *field, uint32_t *wire_type);
 

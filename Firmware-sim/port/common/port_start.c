@@ -19,10 +19,10 @@ void port_start_memory(void)
 
 static void hex32(char *out, uint32_t v)
 {
-    static const char digits[] = "0123456789abcdef";
     int i;
     for (i = 7; i >= 0; i--) {
-        out[i] = digits[v & 0xFu];
+        uint32_t d = v & 0xFu;
+        out[i] = (char)(d < 10u ? '0' + d : 'a' - 10u + d);
         v >>= 4;
     }
 }

@@ -68,7 +68,7 @@ void board_init(void)
     UART0_TASKS_STARTRX = 1u;
     UART0_TASKS_STARTTX = 1u;
 
-    NVIC_ISER = (1u << UART0_IRQN) | (1u << TIMER0_IRQN);
+    NVIC_ISER = MICROBIT_IRQS_ENABLED;
     nrf_irq_enable();
 }
 
@@ -239,14 +239,13 @@ void board_idle(void)
 
 void board_serial_number(char out[17])
 {
-    static const char digits[] = "0123456789ABCDEF";
     uint32_t words[2];
     int i;
     words[0] = FICR_DEVICEID(1);
     words[1] = FICR_DEVICEID(0);
     for (i = 0; i < 16; i++) {
-        uint32_t w = words[i / 8];
-        out[i] = digits[(w >> (28 - 4 * (i % 8))) & 0xFu];
+        uint32_t d = (words[i / 8] >> (28 - 4 * (i % 8))) & 0xFu;
+        out[i] = (char)(d < 10u ? '0' + d : 'A' - 10u + d);
     }
     out[16] = '\0';
 }

@@ -78,6 +78,9 @@
 
 /* Cortex-M0 system control */
 #define NVIC_ISER NRF_REG(0xE000E100u)
+/* The only interrupts this port enables (board.c): startup.c's vector table
+ * ends with the last of them. */
+#define MICROBIT_IRQS_ENABLED ((1u << UART0_IRQN) | (1u << TIMER0_IRQN))
 #define SCB_AIRCR NRF_REG(0xE000ED0Cu)
 #define SCB_AIRCR_SYSRESET 0x05FA0004u
 
