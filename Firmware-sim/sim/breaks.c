@@ -615,8 +615,34 @@ typedef struct {
     uint64_t sent_us;
     uint8_t wire[64];
     size_t wire_len;
+    uint32_t whole; /* the whole frame's hash: a retransmission is the same frame */
+    size_t whole_len;
 } pending_t;
 static pending_t g_pending[32];
+/* The reliable packets acknowledged most recently (sequence and whole frame). The device sends a packet
+ * again until the host's ACK reaches it; an ACK the host wrote is still on the line (its wire time, or a
+ * loaded machine's delay) while the device retransmits, and a host that closes the port after that ACK,
+ * as it may, never sees the copy. A copy of an acknowledged packet is owed nothing more. Matched by the
+ * whole frame, not by the sequence alone: a new session numbers its packets from the start again. */
+typedef struct {
+    bool used;
+    uint16_t seq;
+    uint32_t whole;
+    size_t whole_len;
+} acked_t;
+static acked_t g_acked[8];
+static unsigned g_acked_next;
+
+/* FNV-1a over a whole frame. */
+static uint32_t frame_hash(const uint8_t *wire, size_t n)
+{
+    uint32_t h = 2166136261u;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h = (h ^ wire[i]) * 16777619u;
+    }
+    return h;
+}
 static uint64_t g_strict_last_us;
 static bool g_strict_last_in_session;
 
@@ -668,6 +694,12 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
         uint16_t acked = (uint16_t)(p->payload[0] | (p->payload[1] << 8));
         for (i = 0; i < 32u; i++) {
             if (g_pending[i].used && g_pending[i].seq == acked) {
+                acked_t *a = &g_acked[g_acked_next];
+                g_acked_next = (g_acked_next + 1u) % (unsigned)(sizeof g_acked / sizeof g_acked[0]);
+                a->used = true;
+                a->seq = acked;
+                a->whole = g_pending[i].whole;
+                a->whole_len = g_pending[i].whole_len;
                 g_pending[i].used = false;
             }
         }
@@ -686,8 +718,15 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
 static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, uint64_t now_us)
 {
     unsigned i, free_slot = 32u;
+    uint32_t whole;
     if ((p->flags & F_RELIABLE) == 0u) {
         return;
+    }
+    whole = frame_hash(wire, wire_len);
+    for (i = 0; i < sizeof g_acked / sizeof g_acked[0]; i++) {
+        if (g_acked[i].used && g_acked[i].seq == p->seq && g_acked[i].whole == whole && g_acked[i].whole_len == wire_len) {
+            return; /* a copy of a packet the host acknowledged: its ACK had not reached the device yet */
+        }
     }
     for (i = 0; i < 32u; i++) {
         if (g_pending[i].used && g_pending[i].seq == p->seq) {
@@ -705,6 +744,8 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
         s->sent_us = now_us;
         s->wire_len = wire_len < sizeof(s->wire) ? wire_len : sizeof(s->wire);
         memcpy(s->wire, wire, s->wire_len);
+        s->whole = whole;
+        s->whole_len = wire_len;
     }
 }
 

@@ -574,6 +574,19 @@ static size_t from_device_faulty(uint8_t *out, size_t cap)
 
 static bool g_hung_up = true; /* no slave open (yet): what the firmware sends is dropped */
 
+/* The host closed the port: what the device sends from now on has nobody to
+ * read it (the device -> host line is emptied), but the host's bytes already
+ * read from the pty were sent before the close and are on the line: they
+ * finish their time there and reach the firmware, as on a UART (a host's last
+ * ACK, written just before it closed, is not lost; the --strict checker would
+ * otherwise count its packet unacknowledged). */
+static void host_closed(void)
+{
+    g_hung_up = true;
+    line_clear(&g_tx_line);
+    note("host closed the port");
+}
+
 /* The host's bytes that have completed on the line by device time at_us go
  * to the firmware (through the --faults injector when it is on), as far as
  * it has room; the rest waits on the line (nothing is dropped). */
@@ -1138,10 +1151,7 @@ int main(int argc, char **argv)
                 break;
             }
             if ((pfd_master->revents & POLLHUP) != 0 && (pfd_master->revents & POLLIN) == 0) {
-                g_hung_up = true;
-                line_clear(&g_tx_line);
-                line_clear(&g_rx_line);
-                note("host closed the port");
+                host_closed();
             }
         }
 
@@ -1171,10 +1181,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (n < 0 && errno == EIO) {
-                g_hung_up = true;
-                line_clear(&g_tx_line);
-                line_clear(&g_rx_line);
-                note("host closed the port");
+                host_closed();
             }
             break;
         }
@@ -1231,10 +1238,7 @@ int main(int argc, char **argv)
 
         /* Device -> host: the bytes that have completed on the line. */
         if (!g_hung_up && !write_ready(master)) {
-            g_hung_up = true;
-            line_clear(&g_tx_line);
-            line_clear(&g_rx_line);
-            note("host closed the port");
+            host_closed();
         }
 
         /* --exit-with-parent: once reparented, whoever started us is gone. */
