@@ -139,6 +139,19 @@ static void test_configure_rejects_invalid(void)
         p = hx_find(h, CC_PKT_ERROR, 10u + i);
         REQUIRE(p != NULL);
         CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+        {
+            /* The reason, word for word: a zero member (cases 0-7) is refused as such, before the
+             * checks that would refuse it anyway with another text (an ordering, a rate). */
+            char text[CC_MAX_FRAME_BYTES + 1];
+            const char *want = i < 8u ? "zero is not a valid value" : i == 8u ? "unsupported sample_rate_hz" : NULL;
+            memcpy(text, p->payload, p->payload_len);
+            text[p->payload_len] = '\0';
+            if (want != NULL) {
+                CHECK(strcmp(text, want) == 0);
+            } else {
+                CHECK(strcmp(text, "zero is not a valid value") != 0 && strcmp(text, "unsupported sample_rate_hz") != 0);
+            }
+        }
         CHECK(memcmp(cc_device_config(&h->dev), &good, sizeof good) == 0);   /* unchanged */
     }
     CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 11);

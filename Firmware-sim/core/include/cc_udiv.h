@@ -4,10 +4,11 @@
  * high word, so at -Os even a division by a constant is a call of libgcc's
  * __aeabi_uidiv: 280 bytes of flash on the micro:bit, for the few divisions
  * the core makes (a sampling rate set, a tare ended, a frame sent, a number
- * written into a status text), none of them on the sampling poll. The core
+ * written into a status text), none of them run for every sample. The core
  * divides with CC_UDIV32: this file's loop, or the C operator where the
  * target has a divide instruction (a Cortex-M3/M4's UDIV: no libgcc call).
- * The host build takes the loop, so its tests run the Cortex-M0's code.
+ * An x86-64 host build takes the loop (an arm64 host has UDIV, and takes the
+ * operator); the C tests call cc_udiv32 itself, so they run the loop anyway.
  */
 #ifndef CC_UDIV_H
 #define CC_UDIV_H
@@ -28,7 +29,8 @@ extern "C" {
 #define CC_UDIV_CONST
 #endif
 
-/* n / d rounded down, for every n and every d > 0 (d == 0 gives 0xFFFFFFFF),
+/* n / d rounded down, for every n and every d > 0 (the loop gives 0xFFFFFFFF
+ * for d == 0; CC_UDIV32's operator, where it is used, is undefined there),
  * one bit a step: 32 steps whatever the values. */
 CC_UDIV_CONST uint32_t cc_udiv32(uint32_t n, uint32_t d);
 
