@@ -632,6 +632,13 @@ typedef struct {
 } acked_t;
 static acked_t g_acked[8];
 static unsigned g_acked_next;
+/* The host's requests seen most recently, matched the same way: a host sends a reliable packet again with
+ * the same number until the device's ACK reaches it (§6), and on a slow line that ACK waits behind the
+ * device's frames already on the line (a 330-byte HandshakeResponse takes 344 ms at 9600 baud). A copy is
+ * the packet it copies (the device drops it as a duplicate, §6): its call was checked when the first copy
+ * came, and is not "reused". */
+static acked_t g_host_reliable[16];
+static unsigned g_host_reliable_next;
 
 /* FNV-1a over a whole frame. */
 static uint32_t frame_hash(const uint8_t *wire, size_t n)
@@ -645,6 +652,19 @@ static uint32_t frame_hash(const uint8_t *wire, size_t n)
 }
 static uint64_t g_strict_last_us;
 static bool g_strict_last_in_session;
+/* When the host had this session's HandshakeResponse (its last byte reached the host): a host knows of a
+ * session, and owes it heartbeats, from then on, not from its handshake. */
+static uint64_t g_strict_heard_us;
+/* --baud: the device time at which the line to the host has sent what it holds, and one byte's time, as
+ * main.c last told (ccsim_filter_out_line); a device frame reaches the host when its last byte has. */
+static uint64_t g_out_line_free_us;
+static uint64_t g_out_byte_ns;
+
+void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns)
+{
+    g_out_line_free_us = line_free_us;
+    g_out_byte_ns = byte_ns;
+}
 
 unsigned ccsim_strict_report(void)
 {
@@ -667,19 +687,45 @@ unsigned ccsim_strict_report(void)
     return total;
 }
 
+/* A copy of a host request seen before (remembered otherwise). */
+static bool host_copy(const pkt_t *p, const uint8_t *wire, size_t wire_len)
+{
+    uint32_t whole = frame_hash(wire, wire_len);
+    acked_t *a;
+    unsigned i;
+    for (i = 0; i < sizeof g_host_reliable / sizeof g_host_reliable[0]; i++) {
+        a = &g_host_reliable[i];
+        if (a->used && a->seq == p->seq && a->whole == whole && a->whole_len == wire_len) {
+            return true;
+        }
+    }
+    a = &g_host_reliable[g_host_reliable_next];
+    g_host_reliable_next = (g_host_reliable_next + 1u) % (unsigned)(sizeof g_host_reliable / sizeof g_host_reliable[0]);
+    a->used = true;
+    a->seq = p->seq;
+    a->whole = whole;
+    a->whole_len = wire_len;
+    return false;
+}
+
+/* start_us: when the frame's first byte reached the device; now_us: when its last did. */
 static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, const uint8_t *wire, size_t wire_len,
-                        bool session, uint64_t now_us)
+                        bool session, uint64_t start_us, uint64_t now_us)
 {
     unsigned i;
     bool handshake = kind == FRAME_OK && p->type == T_REQUEST && p->extra[0] == 1u && p->extra[1] == 1u;
+    bool copy = kind == FRAME_OK && p->type == T_REQUEST && host_copy(p, wire, wire_len);
+    uint64_t since = g_strict_last_us > g_strict_heard_us ? g_strict_last_us : g_strict_heard_us;
     /* A host that comes back after a silence longer than 2.5 heartbeat intervals, in the same session,
      * missed its heartbeats (a host that closes the port and never returns, or reconnects with a
      * handshake, did not). A host may wait 1.25 intervals (§8); the rest is the margin for two processes
      * scheduled on a loaded machine, the host's and this checker's own (its clock reads a frame when it
      * runs, not when the frame arrived), still one and a half intervals short of the 4-interval dead
-     * timeout. */
-    if (g_strict_last_in_session && !handshake && now_us > g_strict_last_us
-        && now_us - g_strict_last_us > 5u * CC_HEARTBEAT_INTERVAL_MS * 1000u / 2u) {
+     * timeout. The silence ends when the frame's first byte arrives (on a slow line its own bytes take
+     * their time: at 19200 baud a 250-byte frame takes 130 ms), and starts when the host's last frame
+     * ended or, in a new session, when the host had the HandshakeResponse, whichever came later. */
+    if (g_strict_last_in_session && !handshake && start_us > since
+        && start_us - since > 5u * CC_HEARTBEAT_INTERVAL_MS * 1000u / 2u) {
         violation(V_HEARTBEAT, wire, wire_len);
     }
     g_strict_last_us = now_us;
@@ -706,16 +752,17 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
     }
     if (p->type == T_REQUEST) {
         call_t *c = call_find(p->call);
-        if (!session && !handshake) {
+        if (!session && !handshake && !copy) {
             violation(V_BEFORE_HANDSHAKE, wire, wire_len);
         }
-        if (c != 0 && c->live && !handshake) {
+        if (c != 0 && c->live && !handshake && !copy) {
             violation(V_REUSED, wire, wire_len);
         }
     }
 }
 
-static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, uint64_t now_us)
+/* delivered_us: when the frame's last byte reaches the host. */
+static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, uint64_t delivered_us)
 {
     unsigned i, free_slot = 32u;
     uint32_t whole;
@@ -736,12 +783,15 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
             free_slot = i;
         }
     }
+    if (p->type == T_RESPONSE && is_handshake(call_find(p->call))) {
+        g_strict_heard_us = delivered_us; /* the first copy: a host that had it knows of the session */
+    }
     if (free_slot < 32u) {
         pending_t *s = &g_pending[free_slot];
         s->used = true;
         s->reported = false;
         s->seq = p->seq;
-        s->sent_us = now_us;
+        s->sent_us = delivered_us; /* its 200 ms count from when the host has it */
         s->wire_len = wire_len < sizeof(s->wire) ? wire_len : sizeof(s->wire);
         memcpy(s->wire, wire, s->wire_len);
         s->whole = whole;
@@ -770,6 +820,7 @@ void ccsim_filter_stalled(uint64_t device_us)
         }
     }
     g_strict_last_us += device_us;
+    g_strict_heard_us += g_strict_heard_us > 0u ? device_us : 0u;
 }
 
 /* ---- host -> device ---- */
@@ -804,7 +855,7 @@ static bool drop_setting_switches(pkt_t *p)
 }
 
 static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_t len, size_t cap, bool session,
-                       bool last_in_burst, uint64_t now_us)
+                       bool last_in_burst, uint64_t start_us, uint64_t now_us)
 {
     static pkt_t p;
     size_t unstuffed = 0;
@@ -813,7 +864,7 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     bool reemit = false;
 
     if (g_strict) {
-        strict_host(&p, kind, unstuffed, wire, wire_len, session, now_us);
+        strict_host(&p, kind, unstuffed, wire, wire_len, session, start_us, now_us);
     }
     if (brk("lax-call-ids") || brk("non-minimal-refused")) {
         size_t r = in_call_id(wire, wire_len, out, len, cap);
@@ -1016,6 +1067,7 @@ typedef struct {
     uint8_t buf[WIRE_CAP];
     size_t len;
     bool passthrough; /* a frame too long to hold: bytes go through as they come */
+    uint64_t first_us; /* when the frame's first byte came */
 } assembler_t;
 
 static assembler_t g_in_asm, g_out_asm;
@@ -1043,13 +1095,16 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
             }
             continue;
         }
+        if (a->len == 0u) {
+            a->first_us = now_us;
+        }
         a->buf[a->len++] = b;
         if (b == 0u) {
             /* drop-under-burst: a burst is a read of 512 bytes or more holding 8 frames or more (garbage
              * followed by one request is not a burst) */
             bool last = len >= 512u && frames >= 8u && i + 1u == last_end;
             n = a->len == 1u ? emit_raw(a->buf, 1u, out, n, cap)
-                             : in_frame(a->buf, a->len, out, n, cap, session, last, now_us);
+                             : in_frame(a->buf, a->len, out, n, cap, session, last, a->first_us, now_us);
             a->len = 0;
         } else if (a->len >= WIRE_CAP) {
             n = emit_raw(a->buf, a->len, out, n, cap);
@@ -1428,7 +1483,10 @@ size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
                 bool changed = false;
                 size_t r;
                 if (g_strict) {
-                    strict_device(&p, a->buf, a->len, now_us);
+                    /* the frame as the device sent it ends at the (n + a->len)-th byte handed to the line
+                     * from line_free_us (a breaker may change it below; the checker runs without one) */
+                    uint64_t base = g_out_line_free_us > now_us ? g_out_line_free_us : now_us;
+                    strict_device(&p, a->buf, a->len, base + (uint64_t)(n + a->len) * g_out_byte_ns / 1000u);
                 }
                 r = g_break >= 0 ? out_packet(&p, out, n, cap, &changed) : (size_t)-1;
                 n = r == (size_t)-1 ? emit_raw(a->buf, a->len, out, n, cap) : r;

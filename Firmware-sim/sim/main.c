@@ -638,6 +638,10 @@ static void pull_tx(uint64_t at_us)
         if (room == 0u) {
             return;
         }
+        if (ccsim_filter_active()) {
+            uint64_t free_us = dev_us_at_or_after(g_tx_line.free_ns);
+            ccsim_filter_out_line(free_us > at_us ? free_us : at_us, g_tx_line.byte_ns);
+        }
         n = ccsim_faults_active() ? from_device_faulty(buf, room) : from_device(buf, room);
         if (n == 0u) {
             return;

@@ -294,6 +294,9 @@ struct ConformanceTests {
         try await probe.handshake()
         let stream = try await probe.request(.inputStreamInputEvents)
         let (_, reused) = try await probe.request(.devicePing, [], callID: stream.callID)  // a call id still live
+        // The same packet again (its number and bytes): a copy, which the device drops as a duplicate (§6),
+        // as it does a reliable request's retransmission; not a second reuse (the count below stays 1).
+        try await probe.sendRaw(reused)
         let large = Probe.frame(body: [0x08, 0x00, 0x01, 0x00] + [UInt8](repeating: 0x41, count: 1100))
         try await probe.sendRaw(large)  // a frame over the announced 1024 bytes
         await probe.setAcknowledges(false)  // the next reliable event is never acknowledged

@@ -71,6 +71,25 @@ struct StrictHostTests {
         #expect(report.contains("strict: 0 violations"), "\(report)")
     }
 
+    /// The commands on a 9600-baud line: the ~330-byte handshake response takes 344 ms to arrive, and the
+    /// 20 ms retransmission timeouts of both sides send copies of packets whose ACK waits behind it (§6 allows
+    /// them). The checker counts a device packet's 200 ms from when it has reached the host, a host's silence
+    /// from when it had the handshake response to the first byte of its next frame, and a copy of a host's
+    /// request as the request it copies; it counted heartbeats missing, call ids reused and packets never
+    /// acknowledged here before.
+    @Test(
+        "on a 9600-baud line the command runs and the checker counts 0 violations",
+        arguments: [
+            Case(arguments: ["info", "@"]), Case(arguments: ["ping", "@", "--count", "3"]),
+            Case(arguments: ["monitor", "@", "--seconds", "2"]),
+        ])
+    func strictPassesOnASlowLine(_ command: Case) async throws {
+        let (run, report, folder) = try await Self.runStrict(command.arguments, simulatorArguments: ["--baud", "9600"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(report.contains("strict: 0 violations"), "\(report)")
+    }
+
     /// Starts `camctl-sim --strict` (with `simulatorArguments`), runs camctl with `arguments` against it, stops
     /// the simulator and returns the run, the simulator's stderr and the scratch folder.
     static func runStrict(_ arguments: [String], simulatorArguments: [String] = []) async throws -> (ToolRun, String, String) {

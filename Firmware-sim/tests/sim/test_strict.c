@@ -1,8 +1,11 @@
 /*
  * camctl-sim's host checker (--strict, sim/breaks.c) on scripted frames: the
  * device time a catch-up runs after the simulator's own stall is not the
- * host's time to answer in, and the checker still catches a host that does
- * not acknowledge or falls silent.
+ * host's time to answer in; on a slow line a device packet's time to be
+ * acknowledged and a new session's silence count from when the host has the
+ * frame, and a host's copy of its own request is no reuse; and the checker
+ * still catches a host that does not acknowledge, falls silent or reuses a
+ * live call id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,20 +24,51 @@ static int g_failures;
         }                                                                            \
     } while (0)
 
-/* One frame on the wire: type|flags, sequence, call id 0 (one varint byte), payload. */
-static size_t frame(uint8_t type, uint8_t flags, uint16_t sequence, const uint8_t *payload, size_t payload_len,
-                    uint8_t *out, size_t cap)
+/* One frame on the wire: type|flags, sequence, a call id of one varint byte, payload (a REQUEST's service
+ * and method first). */
+static size_t call_frame(uint8_t type, uint8_t flags, uint16_t sequence, uint8_t call, const uint8_t *payload,
+                         size_t payload_len, uint8_t *out, size_t cap)
 {
     uint8_t body[32];
     size_t n = 0, i;
     body[n++] = (uint8_t)(type | flags);
     body[n++] = (uint8_t)(sequence & 0xFFu);
     body[n++] = (uint8_t)(sequence >> 8);
-    body[n++] = 0u;
+    body[n++] = call;
     for (i = 0; i < payload_len; i++) {
         body[n++] = payload[i];
     }
     return cc_frame_encode(body, n, out, cap);
+}
+
+/* The same on call id 0 (link packets). */
+static size_t frame(uint8_t type, uint8_t flags, uint16_t sequence, const uint8_t *payload, size_t payload_len,
+                    uint8_t *out, size_t cap)
+{
+    return call_frame(type, flags, sequence, 0u, payload, payload_len, out, cap);
+}
+
+/* The host's reliable REQUEST numbered `sequence` on `call` for service.method (no fields). */
+static void host_requests(uint16_t sequence, uint8_t call, uint8_t service, uint8_t method, uint64_t now_us)
+{
+    uint8_t payload[2], wire[64], out[128];
+    size_t n;
+    payload[0] = service;
+    payload[1] = method;
+    n = call_frame(CC_PKT_REQUEST, CC_WIRE_FLAG_RELIABLE, sequence, call, payload, sizeof payload, wire, sizeof wire);
+    CHECK(n > 0u);
+    CHECK(ccsim_filter_in(wire, n, out, sizeof out, now_us, true) == n);
+}
+
+/* The device's reliable RESPONSE numbered `sequence` on `call`. */
+static void device_responds(uint16_t sequence, uint8_t call, uint64_t now_us)
+{
+    static const uint8_t payload[2] = {0x08u, 0x01u};
+    uint8_t wire[64], out[128];
+    size_t n = call_frame(CC_PKT_RESPONSE, CC_WIRE_FLAG_RELIABLE, sequence, call, payload, sizeof payload, wire,
+                          sizeof wire);
+    CHECK(n > 0u);
+    CHECK(ccsim_filter_out(wire, n, out, sizeof out, now_us) == n);
 }
 
 /* The device sends a reliable RESPONSE numbered `sequence`. */
@@ -98,10 +132,41 @@ int main(void)
     host_sends(CC_PKT_HEARTBEAT, 5u, 0u, t + 300000u);
     CHECK(ccsim_strict_report() == 2u);
 
+    /* A 9600-baud line (one byte 1.04 ms) that has 340 ms of earlier frames still to send: a new session's
+     * HandshakeResponse reaches the host about 350 ms after the host's handshake, and another reliable
+     * response 100 ms after that. The host acknowledges each as it arrives, and its next heartbeat
+     * follows 60 ms after the last ACK: it was silent for 350 ms after its handshake, but it knew of
+     * the session only then, and the second packet waited 150 ms for its ACK, 40 of them on the line.
+     * Nothing is a violation. */
+    t += 400000u;
+    host_requests(6u, 1u, 1u, 1u, t);
+    ccsim_filter_out_line(t + 340000u, 1041667u);
+    device_responds(20u, 1u, t + 1000u);
+    ccsim_filter_out_line(t + 450000u, 1041667u);
+    device_responds(21u, 9u, t + 110000u);
+    tick(t + 300000u);
+    host_sends(CC_PKT_ACK, 7u, 20u, t + 352000u);
+    tick(t + 400000u);
+    host_sends(CC_PKT_ACK, 8u, 21u, t + 462000u);
+    host_sends(CC_PKT_HEARTBEAT, 9u, 0u, t + 522000u);
+    ccsim_filter_out_line(0u, 0u);
+    CHECK(ccsim_strict_report() == 2u);
+
+    /* A request whose ACK is late is sent again, the same packet (its number and bytes): a copy, not a
+     * reuse of its call id. A new request on that still live call is a reuse. */
+    t += 530000u;
+    host_requests(10u, 3u, 2u, 2u, t);
+    host_requests(10u, 3u, 2u, 2u, t + 20000u);
+    host_requests(10u, 3u, 2u, 2u, t + 60000u);
+    CHECK(ccsim_strict_report() == 2u);
+    host_requests(11u, 3u, 3u, 1u, t + 80000u);
+    CHECK(ccsim_strict_report() == 3u);
+
     if (g_failures != 0) {
         fprintf(stderr, "test_strict: %d check(s) failed\n", g_failures);
         return EXIT_FAILURE;
     }
-    printf("test_strict: the host checker discounts the simulator's own stalls and still catches a host\n");
+    printf("test_strict: the host checker discounts the simulator's own stalls and a slow line's, takes a copy for "
+           "its request, and still catches a host\n");
     return EXIT_SUCCESS;
 }
