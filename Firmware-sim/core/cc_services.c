@@ -194,7 +194,7 @@ static void write_capabilities(cc_pbw_t *w, const cc_device_t *dev)
     if (info->has_remote) {
         buttons[buttons_count++] = CC_PB_INPUT_SOURCE_REMOTE;
     }
-    if (hal->haptic_play != NULL) {
+    if (CC_HAL_HAS_HAPTIC(hal)) {
         for (field = 1u; field <= HAPTIC_PATTERN_MAX; field++) {
             if ((info->haptic_patterns & (1u << field)) != 0u) {
                 patterns[patterns_count++] = field;
@@ -214,7 +214,7 @@ static void write_capabilities(cc_pbw_t *w, const cc_device_t *dev)
     value[CC_PB_CAPABILITIES_MAX_CONCURRENT_CALLS] = CC_MAX_CONCURRENT_CALLS;
     value[CC_PB_CAPABILITIES_MAX_CONTROLS] = info->max_controls;
     value[CC_PB_CAPABILITIES_SUPPORTS_CONTROLS] = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
-    value[CC_PB_CAPABILITIES_HAS_SPEAKER] = info->has_speaker && hal->sound_play != NULL;
+    value[CC_PB_CAPABILITIES_HAS_SPEAKER] = info->has_speaker && CC_HAL_HAS_SOUND(hal);
     value[CC_PB_CAPABILITIES_HAS_INDICATOR_LED] = info->has_indicator_led && hal->indicator_set != NULL;
     value[CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS] = CC_HEARTBEAT_INTERVAL_MS;
     value[CC_PB_CAPABILITIES_IS_SIMULATOR] = dev->is_simulator;
@@ -631,7 +631,7 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
     pattern = (uint32_t)req.pattern;
     intensity = req.intensity_percent;
 
-    if (dev->hal->haptic_play == NULL) {
+    if (!CC_HAL_HAS_HAPTIC(dev->hal)) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no haptic actuator");
         return;
     }
@@ -665,7 +665,7 @@ static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
     }
     sound = (uint32_t)req.sound;
 
-    if (dev->hal->sound_play == NULL || !dev->info->has_speaker) {
+    if (!CC_HAL_HAS_SOUND(dev->hal) || !dev->info->has_speaker) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no speaker");
         return;
     }

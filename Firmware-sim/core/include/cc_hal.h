@@ -82,6 +82,28 @@ typedef struct cc_hal {
     bool (*settings_write)(void *ctx, uint32_t slot, const uint8_t *buf, size_t len);
 } cc_hal_t;
 
+/*
+ * A board's own image may be built without the code for parts its board
+ * lacks: with CC_HAL_NO_HAPTIC (no haptic actuator) or CC_HAL_NO_SOUND (no
+ * speaker) defined, the core acts as if haptic_play or sound_play were NULL,
+ * whatever the HAL holds: PlayHaptic answers "no haptic actuator", PlaySound
+ * "no speaker", Capabilities announces no haptic pattern and no speaker, a
+ * full press plays nothing; and none of the code behind them is linked (the
+ * micro:bit's and the STM32F4's board images, BOARD_CORE_DEFS in their
+ * Makefiles: 340 bytes of flash on the micro:bit). An image whose HAL has the
+ * part (the simulator's) is built without the switch.
+ */
+#if defined(CC_HAL_NO_HAPTIC)
+#define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
+#else
+#define CC_HAL_HAS_HAPTIC(hal) ((hal)->haptic_play != NULL)
+#endif
+#if defined(CC_HAL_NO_SOUND)
+#define CC_HAL_HAS_SOUND(hal) ((void)(hal), false)
+#else
+#define CC_HAL_HAS_SOUND(hal) ((hal)->sound_play != NULL)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,143 @@
+/*
+ * The core as a board's own image builds it, without the code for parts the
+ * board lacks (core/include/cc_hal.h: compiled with CC_HAL_NO_HAPTIC and
+ * CC_HAL_NO_SOUND, as port/microbit and port/stm32f4 build it; `make
+ * without-parts`). The harness's HAL has a haptic actuator and a speaker all
+ * the same: the device must act as if it had neither, with the same answers
+ * as a device whose HAL has none (tests/test_services.c,
+ * feedback_without_hal), and keep everything else. Its own runner: the last
+ * line is "N passed, M failed".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cc_ids.h"
+#include "cc_test.h"
+#include "cc_wire.h"
+#include "harness.h"
+
+#if !defined(CC_HAL_NO_HAPTIC) || !defined(CC_HAL_NO_SOUND)
+#error "build with -DCC_HAL_NO_HAPTIC -DCC_HAL_NO_SOUND (Makefile: without-parts)"
+#endif
+
+static int current_failed;
+
+void cc_test_fail(const char *file, int line, const char *what)
+{
+    current_failed = 1;
+    fprintf(stderr, "  %s:%d: check failed: %s\n", file, line, what);
+}
+
+void cc_test_fail_eq(const char *file, int line, const char *a, const char *b,
+                     unsigned long long va, unsigned long long vb)
+{
+    current_failed = 1;
+    fprintf(stderr, "  %s:%d: %s == %s failed: %llu (0x%llx) != %llu (0x%llx)\n", file, line, a, b, va, va, vb, vb);
+}
+
+/* An ERROR with this status and exactly this text. */
+static bool error_says(const hx_packet_t *p, uint8_t status, const char *text)
+{
+    return p != NULL && p->status == status && p->payload_len == strlen(text)
+           && memcmp(p->payload, text, p->payload_len) == 0;
+}
+
+static void test_capabilities_announce_neither(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__HandshakeResponse *resp;
+    const hx_packet_t *p;
+    uint8_t repacked[CC_MAX_FRAME_BYTES];
+    size_t len = 0;
+
+    REQUIRE(h->hal.haptic_play != NULL && h->hal.sound_play != NULL && h->info.has_speaker);
+    v.major = CC_PROTOCOL_MAJOR;
+    v.minor = CC_PROTOCOL_MINOR;
+    req.host_version = &v;
+    hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 1);
+    REQUIRE(p != NULL);
+    resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(resp != NULL && resp->capabilities != NULL);
+    CHECK_EQ(resp->capabilities->n_haptic_patterns, 0);
+    CHECK(!resp->capabilities->has_speaker);
+    CHECK(resp->capabilities->has_indicator_led);   /* the parts the switches do not name stay */
+    CHECK_EQ(resp->capabilities->n_buttons, 2);
+    CHECK_EQ(resp->capabilities->n_sample_rates_hz, 4);
+    if (cameracontrol__v1__handshake_response__get_packed_size(resp) <= sizeof repacked) {
+        len = cameracontrol__v1__handshake_response__pack(resp, repacked);
+    }
+    CHECK(len == p->payload_len && memcmp(repacked, p->payload, len) == 0);
+    cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
+}
+
+static void test_feedback_answers_as_without_the_parts(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__PlayHapticRequest hap = CAMERACONTROL__V1__PLAY_HAPTIC_REQUEST__INIT;
+    Cameracontrol__V1__PlaySoundRequest snd = CAMERACONTROL__V1__PLAY_SOUND_REQUEST__INIT;
+    Cameracontrol__V1__SetIndicatorRequest ind = CAMERACONTROL__V1__SET_INDICATOR_REQUEST__INIT;
+    static const uint8_t malformed[] = {0x08};   /* a tag without its value */
+
+    REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
+    hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
+    hx_request(h, 2, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    hap.pattern = (Cameracontrol__V1__HapticPattern)99;   /* the part is checked first */
+    hx_request(h, 3, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    snd.sound = CAMERACONTROL__V1__SOUND__SOUND_SHUTTER;
+    hx_request(h, 4, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, &snd.base);
+    ind.mode = CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_ON;
+    ind.rgb = 0x00FF00u;
+    hx_request(h, 5, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, &ind.base);
+    hx_poll(h);
+    /* the request is read first: a malformed one is refused as such */
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 6, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC,
+                   malformed, sizeof malformed);
+    hx_poll(h);
+
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 2), CC_STATUS_FAILED_PRECONDITION, "no haptic actuator"));
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 3), CC_STATUS_FAILED_PRECONDITION, "no haptic actuator"));
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 4), CC_STATUS_FAILED_PRECONDITION, "no speaker"));
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 5) != NULL);
+    CHECK_EQ(h->indicator_calls, 1);
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 6), CC_STATUS_INVALID_ARGUMENT, "malformed request"));
+    CHECK_EQ(h->haptic_calls, 0);
+    CHECK_EQ(h->sound_calls, 0);
+}
+
+static void test_full_press_plays_nothing(void)
+{
+    harness_t *h = hx_setup();
+    h->buttons = CC_BUTTON_SHUTTER_SWITCH;   /* FULL_PRESS_DOWN, then UP: a device with an actuator clicks */
+    hx_advance(h, 20000);
+    h->buttons = 0;
+    hx_advance(h, 20000);
+    CHECK_EQ(h->haptic_calls, 0);
+}
+
+int main(void)
+{
+    static const cc_test_case_t cases[] = {
+        {"capabilities_announce_neither", test_capabilities_announce_neither},
+        {"feedback_answers_as_without_the_parts", test_feedback_answers_as_without_the_parts},
+        {"full_press_plays_nothing", test_full_press_plays_nothing},
+    };
+    unsigned passed = 0;
+    unsigned failed = 0;
+    size_t i;
+    for (i = 0; i < CC_TEST_COUNT(cases); i++) {
+        current_failed = 0;
+        cases[i].fn();
+        if (current_failed) {
+            failed++;
+            fprintf(stderr, "FAIL without_parts/%s\n", cases[i].name);
+        } else {
+            passed++;
+        }
+    }
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
