@@ -88,10 +88,13 @@ typedef struct cc_hal {
  * speaker) defined, the core acts as if haptic_play or sound_play were NULL,
  * whatever the HAL holds: PlayHaptic answers "no haptic actuator", PlaySound
  * "no speaker", Capabilities announces no haptic pattern and no speaker, a
- * full press plays nothing; and none of the code behind them is linked (the
- * micro:bit's and the STM32F4's board images, BOARD_CORE_DEFS in their
- * Makefiles: 340 bytes of flash on the micro:bit). An image whose HAL has the
- * part (the simulator's) is built without the switch.
+ * full press plays nothing. With CC_HAL_NO_REMOTE (no remote) the input
+ * pipeline ignores cc_sensor_reading_t.remote_clicks, with
+ * CC_HAL_NO_SHUTTER_SWITCH (no shutter switch) the CC_BUTTON_SHUTTER_SWITCH
+ * bit of its buttons: a press is the force sensor's alone. None of the code
+ * behind them is linked (the micro:bit's and the STM32F4's board images,
+ * BOARD_CORE_DEFS in their Makefiles). An image whose HAL has the part (the
+ * simulator's) is built without the switch.
  */
 #if defined(CC_HAL_NO_HAPTIC)
 #define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
@@ -102,6 +105,11 @@ typedef struct cc_hal {
 #define CC_HAL_HAS_SOUND(hal) ((void)(hal), false)
 #else
 #define CC_HAL_HAS_SOUND(hal) ((hal)->sound_play != NULL)
+#endif
+#if defined(CC_HAL_NO_REMOTE)
+#define CC_HAL_REMOTE_CLICKS(reading) ((void)(reading), 0u)
+#else
+#define CC_HAL_REMOTE_CLICKS(reading) ((reading)->remote_clicks)
 #endif
 
 #ifdef __cplusplus

@@ -1,24 +1,29 @@
 /*
  * The core as a board's own image builds it, without the code for parts the
- * board lacks (core/include/cc_hal.h: compiled with CC_HAL_NO_HAPTIC and
- * CC_HAL_NO_SOUND, as port/microbit and port/stm32f4 build it; `make
- * without-parts`). The harness's HAL has a haptic actuator and a speaker all
- * the same: the device must act as if it had neither, with the same answers
- * as a device whose HAL has none (tests/test_services.c,
- * feedback_without_hal), and keep everything else. Its own runner: the last
- * line is "N passed, M failed".
+ * board lacks (core/include/cc_hal.h: compiled with CC_HAL_NO_HAPTIC,
+ * CC_HAL_NO_SOUND, CC_HAL_NO_REMOTE and CC_HAL_NO_SHUTTER_SWITCH, as
+ * port/microbit and port/stm32f4 build it; `make without-parts`). The
+ * harness's HAL has a haptic actuator and a speaker all the same, and the
+ * tests feed remote clicks and the shutter switch's bit: the device must act
+ * as if it had none of them, with the same answers as a device whose HAL has
+ * none (tests/test_services.c, feedback_without_hal), and keep everything
+ * else. Its own runner: the last line is "N passed, M failed".
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cc_ids.h"
+#include "cc_pb.h"
 #include "cc_test.h"
 #include "cc_wire.h"
 #include "harness.h"
 
-#if !defined(CC_HAL_NO_HAPTIC) || !defined(CC_HAL_NO_SOUND)
-#error "build with -DCC_HAL_NO_HAPTIC -DCC_HAL_NO_SOUND (Makefile: without-parts)"
+#if !defined(CC_HAL_NO_HAPTIC) || !defined(CC_HAL_NO_SOUND) || !defined(CC_HAL_NO_REMOTE) \
+    || !defined(CC_HAL_NO_SHUTTER_SWITCH)
+#error "build with the four CC_HAL_NO_* switches (Makefile: without-parts)"
 #endif
+
+#define KIND(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
 
 static int current_failed;
 
@@ -108,14 +113,87 @@ static void test_feedback_answers_as_without_the_parts(void)
     CHECK_EQ(h->sound_calls, 0);
 }
 
+/* Events of the InputEvent stream on call_id, counted by kind. */
+static uint32_t streamed(const harness_t *h, uint32_t call_id, uint32_t kind)
+{
+    uint32_t n = 0;
+    size_t i;
+    for (i = 0; i < h->npackets; i++) {
+        const hx_packet_t *p = &h->packets[i];
+        Cameracontrol__V1__InputEvent *ev;
+        if (p->type != CC_PKT_STREAM_MESSAGE || p->call_id != call_id) {
+            continue;
+        }
+        ev = cameracontrol__v1__input_event__unpack(NULL, p->payload_len, p->payload);
+        if (ev != NULL) {
+            n += (uint32_t)ev->kind == kind ? 1u : 0u;
+            cameracontrol__v1__input_event__free_unpacked(ev, NULL);
+        }
+    }
+    return n;
+}
+
 static void test_full_press_plays_nothing(void)
 {
     harness_t *h = hx_setup();
-    h->buttons = CC_BUTTON_SHUTTER_SWITCH;   /* FULL_PRESS_DOWN, then UP: a device with an actuator clicks */
-    hx_advance(h, 20000);
-    h->buttons = 0;
-    hx_advance(h, 20000);
+    REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    hx_advance_alive(h, 200000);   /* the tare, at rest */
+    h->reading.force_raw_mn = 3500;   /* a full press of the force sensor: a device with an actuator clicks */
+    hx_advance_alive(h, 60000);
+    h->reading.force_raw_mn = 0;
+    hx_advance_alive(h, 60000);
+    CHECK(streamed(h, 2, KIND(FULL_PRESS_DOWN)) >= 1u);   /* reliable: copies until acknowledged */
+    CHECK(streamed(h, 2, KIND(FULL_PRESS_UP)) >= 1u);
     CHECK_EQ(h->haptic_calls, 0);
+}
+
+/* The pipeline alone: every event it queued since the last call. */
+static uint32_t drain(cc_input_t *in)
+{
+    cc_input_event_t e;
+    uint32_t n = 0;
+    while (cc_input_pop_event(in, &e)) {
+        n++;
+    }
+    return n;
+}
+
+static void run(cc_input_t *in, uint64_t *t, int32_t force, uint32_t buttons, uint32_t remote_clicks, unsigned samples)
+{
+    cc_sensor_reading_t r;
+    unsigned i;
+    for (i = 0; i < samples; i++) {
+        r.force_raw_mn = force;
+        r.position = 0u;
+        r.touched = false;
+        r.buttons = buttons;
+        r.remote_clicks = remote_clicks;
+        *t += 1000u;
+        (void)cc_input_step(in, *t, &r);
+    }
+}
+
+static void test_remote_clicks_and_shutter_switch_are_ignored(void)
+{
+    static cc_input_t in;
+    cc_input_config_t cfg;
+    cc_raw_sample_t sample;
+    uint64_t t = 0;
+    cc_input_default_config(&cfg);
+    cc_input_init(&in, &cfg);
+    run(&in, &t, 0, 0u, 0u, 200u);   /* the tare */
+    (void)drain(&in);
+    run(&in, &t, 0, 0u, 3u, 1u);   /* three remote clicks: three REMOTE_CLICKs with a remote */
+    CHECK_EQ(drain(&in), 0);
+    run(&in, &t, 0, CC_BUTTON_SHUTTER_SWITCH, 0u, 100u);   /* a full press with a shutter switch */
+    CHECK_EQ(drain(&in), 0);
+    REQUIRE(cc_input_last_sample(&in, &sample));
+    CHECK_EQ(sample.buttons, 0);   /* no level of it in raw samples either */
+    run(&in, &t, 0, CC_BUTTON_SHUTTER_SWITCH | CC_BUTTON_VOLUME_UP, 0u, 100u);   /* the other buttons stay */
+    CHECK_EQ(drain(&in), 1);
+    REQUIRE(cc_input_last_sample(&in, &sample));
+    CHECK_EQ(sample.buttons, CC_BUTTON_VOLUME_UP);
 }
 
 int main(void)
@@ -124,6 +202,7 @@ int main(void)
         {"capabilities_announce_neither", test_capabilities_announce_neither},
         {"feedback_answers_as_without_the_parts", test_feedback_answers_as_without_the_parts},
         {"full_press_plays_nothing", test_full_press_plays_nothing},
+        {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
     };
     unsigned passed = 0;
     unsigned failed = 0;
