@@ -219,7 +219,7 @@ static void write_capabilities(cc_pbw_t *w, const cc_device_t *dev)
     value[CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS] = CC_HEARTBEAT_INTERVAL_MS;
     value[CC_PB_CAPABILITIES_IS_SIMULATOR] = dev->is_simulator;
     value[CC_PB_CAPABILITIES_HAS_SETTINGS] = 1u;
-    value[CC_PB_CAPABILITIES_SETTINGS_PERSIST] = hal->settings_read != NULL && hal->settings_write != NULL;
+    value[CC_PB_CAPABILITIES_SETTINGS_PERSIST] = CC_HAL_HAS_STORE(hal);
     thresholds_of(&thresholds, &dev->config);
 
     for (field = 1u; field <= CC_PB_CAPABILITIES_FIELD_COUNT; field++) {
@@ -447,7 +447,7 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
 
 static bool has_store(const cc_device_t *dev)
 {
-    return dev->hal->settings_read != NULL && dev->hal->settings_write != NULL;
+    return CC_HAL_HAS_STORE(dev->hal);
 }
 
 /* The configuration c with the light-press thresholds of force. */

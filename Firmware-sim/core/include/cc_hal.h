@@ -95,6 +95,12 @@ typedef struct cc_hal {
  * behind them is linked (the micro:bit's and the STM32F4's board images,
  * BOARD_CORE_DEFS in their Makefiles). An image whose HAL has the part (the
  * simulator's) is built without the switch.
+ *
+ * The settings store both ways: with CC_HAL_NO_STORE the core acts as if
+ * settings_read and settings_write were NULL (the settings in RAM only, the
+ * STM32F4's); with CC_HAL_WITH_STORE it takes the HAL to have both (the
+ * micro:bit's flash pages), calls them without asking and links no code for
+ * a device without a store. A HAL without them must not be built so.
  */
 #if defined(CC_HAL_NO_HAPTIC)
 #define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
@@ -105,6 +111,15 @@ typedef struct cc_hal {
 #define CC_HAL_HAS_SOUND(hal) ((void)(hal), false)
 #else
 #define CC_HAL_HAS_SOUND(hal) ((hal)->sound_play != NULL)
+#endif
+#if defined(CC_HAL_WITH_STORE) && defined(CC_HAL_NO_STORE)
+#error "CC_HAL_WITH_STORE or CC_HAL_NO_STORE, not both"
+#elif defined(CC_HAL_WITH_STORE)
+#define CC_HAL_HAS_STORE(hal) ((void)(hal), true)
+#elif defined(CC_HAL_NO_STORE)
+#define CC_HAL_HAS_STORE(hal) ((void)(hal), false)
+#else
+#define CC_HAL_HAS_STORE(hal) ((hal)->settings_read != NULL && (hal)->settings_write != NULL)
 #endif
 #if defined(CC_HAL_NO_REMOTE)
 #define CC_HAL_REMOTE_CLICKS(reading) ((void)(reading), 0u)

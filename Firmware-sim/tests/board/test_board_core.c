@@ -1,13 +1,16 @@
 /*
- * The core as a board's own image builds it, without the code for parts the
- * board lacks (core/include/cc_hal.h: compiled with CC_HAL_NO_HAPTIC,
- * CC_HAL_NO_SOUND, CC_HAL_NO_REMOTE and CC_HAL_NO_SHUTTER_SWITCH, as
- * port/microbit and port/stm32f4 build it; `make without-parts`). The
- * harness's HAL has a haptic actuator and a speaker all the same, and the
- * tests feed remote clicks and the shutter switch's bit: the device must act
- * as if it had none of them, with the same answers as a device whose HAL has
- * none (tests/test_services.c, feedback_without_hal), and keep everything
- * else. Its own runner: the last line is "N passed, M failed".
+ * The core as a board's own image builds it, with what the board has and
+ * lacks known at compile time (core/include/cc_hal.h): built once with each
+ * port's BOARD_CORE_DEFS (`make board-cores`: port/microbit's and
+ * port/stm32f4's). Both lack a haptic actuator, a speaker, a remote and a
+ * shutter switch (CC_HAL_NO_*); the micro:bit has a settings store
+ * (CC_HAL_WITH_STORE), the STM32F4 none (CC_HAL_NO_STORE). The harness's HAL
+ * has them all the same, and the tests feed remote clicks and the shutter
+ * switch's bit: the device must act as if it had none of what the switches
+ * name, with the same answers as a device whose HAL has none
+ * (tests/test_services.c, feedback_without_hal; tests/test_settings.c,
+ * without_a_store_settings_last_until_a_reset), and keep everything else.
+ * Its own runner: the last line is "N passed, M failed".
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,8 +22,13 @@
 #include "harness.h"
 
 #if !defined(CC_HAL_NO_HAPTIC) || !defined(CC_HAL_NO_SOUND) || !defined(CC_HAL_NO_REMOTE) \
-    || !defined(CC_HAL_NO_SHUTTER_SWITCH)
-#error "build with the four CC_HAL_NO_* switches (Makefile: without-parts)"
+    || !defined(CC_HAL_NO_SHUTTER_SWITCH) || (!defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE))
+#error "build with a board's BOARD_CORE_DEFS (Makefile: board-cores)"
+#endif
+#if defined(CC_HAL_WITH_STORE)
+#define STORED true
+#else
+#define STORED false
 #endif
 
 #define KIND(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
@@ -72,6 +80,7 @@ static void test_capabilities_announce_neither(void)
     CHECK(resp->capabilities->has_indicator_led);   /* the parts the switches do not name stay */
     CHECK_EQ(resp->capabilities->n_buttons, 2);
     CHECK_EQ(resp->capabilities->n_sample_rates_hz, 4);
+    CHECK_EQ(resp->capabilities->settings_persist, STORED);
     if (cameracontrol__v1__handshake_response__get_packed_size(resp) <= sizeof repacked) {
         len = cameracontrol__v1__handshake_response__pack(resp, repacked);
     }
@@ -196,6 +205,35 @@ static void test_remote_clicks_and_shutter_switch_are_ignored(void)
     CHECK_EQ(sample.buttons, CC_BUTTON_VOLUME_UP);
 }
 
+/* SetSettings, then a reset: the settings survive it with a store, not without. */
+static void test_settings_store(void)
+{
+    harness_t *h = hx_setup();   /* a HAL with a store */
+    Cameracontrol__V1__SetSettingsRequest req = CAMERACONTROL__V1__SET_SETTINGS_REQUEST__INIT;
+    Cameracontrol__V1__Settings s = CAMERACONTROL__V1__SETTINGS__INIT;
+    Cameracontrol__V1__SettingsResponse *r;
+    const hx_packet_t *p;
+
+    REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
+    s.light_press_force = CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_FIRMER;
+    req.settings = &s;
+    hx_request(h, 2, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_SET_SETTINGS, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    r = cameracontrol__v1__settings_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(r != NULL && r->settings != NULL);
+    CHECK_EQ(r->settings->light_press_force, CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_FIRMER);
+    CHECK_EQ(r->origin, STORED ? CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_EMPTY
+                               : CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_VOLATILE);
+    CHECK_EQ(r->writes, STORED ? 1u : 0u);
+    cameracontrol__v1__settings_response__free_unpacked(r, NULL);
+    CHECK_EQ(h->store_writes, STORED ? 1u : 0u);
+    CHECK_EQ(cc_device_config(&h->dev)->light_press_on_mn, 1100u);
+    hx_reboot(h);
+    CHECK_EQ(cc_device_config(&h->dev)->light_press_on_mn, STORED ? 1100u : 800u);
+}
+
 int main(void)
 {
     static const cc_test_case_t cases[] = {
@@ -203,6 +241,7 @@ int main(void)
         {"feedback_answers_as_without_the_parts", test_feedback_answers_as_without_the_parts},
         {"full_press_plays_nothing", test_full_press_plays_nothing},
         {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
+        {"settings_store", test_settings_store},
     };
     unsigned passed = 0;
     unsigned failed = 0;
@@ -212,7 +251,7 @@ int main(void)
         cases[i].fn();
         if (current_failed) {
             failed++;
-            fprintf(stderr, "FAIL without_parts/%s\n", cases[i].name);
+            fprintf(stderr, "FAIL board_core/%s\n", cases[i].name);
         } else {
             passed++;
         }
