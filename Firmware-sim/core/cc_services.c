@@ -565,34 +565,48 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
     return CC_STATUS_OK;
 }
 
+/* Settings (config.proto) as received and as kept lie in the same order,
+ * int32_t after int32_t and uint8_t after uint8_t: SetSettings takes them by
+ * one loop over this table, in field order (checked at compile time). */
+typedef char cc_settings_in_run[offsetof(cc_pb_settings_in_t, camera_adjustments)
+                                        == offsetof(cc_pb_settings_in_t, light_press_force) + 3u * sizeof(int32_t)
+                                    ? 1
+                                    : -1];
+typedef char cc_settings_run[offsetof(cc_settings_t, light_press_force) == 0u
+                                     && offsetof(cc_settings_t, double_light_press_speed) == 1u
+                                     && offsetof(cc_settings_t, camera_control) == 2u
+                                     && offsetof(cc_settings_t, camera_adjustments) == 3u
+                                 ? 1
+                                 : -1];
+static const struct {
+    int32_t max;
+    const char *unknown;
+} k_setting_fields[4] = {
+    {CC_PB_LIGHT_PRESS_FORCE_MAX, "unknown light_press_force"},
+    {CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX, "unknown double_light_press_speed"},
+    {CC_PB_SETTING_SWITCH_MAX, "unknown camera_control"},
+    {CC_PB_SETTING_SWITCH_MAX, "unknown camera_adjustments"},
+};
+
 static void handle_set_settings(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
     cc_pb_set_settings_request_in_t req;
-    const cc_pb_settings_in_t *r = &req.settings;
+    /* the four, in order (checked above) */
+    const unsigned char *requested = (const unsigned char *)&req.settings + offsetof(cc_pb_settings_in_t, light_press_force);
     cc_settings_t next = dev->settings.current;
+    unsigned char *kept = (unsigned char *)&next;
     const char *why = NULL;
     uint8_t status;
+    uint32_t i;
 
     if (!cc_rpc_read(dev, rq, cc_pbr_read_set_settings_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    if (req.has_settings) {
-        if (!take_setting(&next.light_press_force, r->light_press_force, CC_PB_LIGHT_PRESS_FORCE_MAX)) {
-            invalid_argument(dev, rq, "unknown light_press_force");
-            return;
-        }
-        if (!take_setting(&next.double_light_press_speed, r->double_light_press_speed,
-                          CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX)) {
-            invalid_argument(dev, rq, "unknown double_light_press_speed");
-            return;
-        }
-        if (!take_setting(&next.camera_control, r->camera_control, CC_PB_SETTING_SWITCH_MAX)) {
-            invalid_argument(dev, rq, "unknown camera_control");
-            return;
-        }
-        if (!take_setting(&next.camera_adjustments, r->camera_adjustments, CC_PB_SETTING_SWITCH_MAX)) {
-            invalid_argument(dev, rq, "unknown camera_adjustments");
+    for (i = 0; i < 4u && req.has_settings; i++) {
+        if (!take_setting(&kept[i], *(const int32_t *)(const void *)(requested + i * sizeof(int32_t)),
+                          k_setting_fields[i].max)) {
+            invalid_argument(dev, rq, k_setting_fields[i].unknown);
             return;
         }
     }
