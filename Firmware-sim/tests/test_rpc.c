@@ -73,10 +73,10 @@ static void test_handshake_answers_capabilities(void)
     cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
 }
 
-/* The device writes Capabilities with a loop of its own (core/cc_services.c),
- * not the generated writer: its answer must be byte for byte what protobuf-c
- * packs for the same message (its fields in order, zeros and empty lists left
- * out, the lists packed). */
+/* The generated writer writes Capabilities by a loop over its field numbers
+ * (scripts/gen_c_codec.py, SCALAR_LOOP_MIN): the device's answer must be byte
+ * for byte what protobuf-c packs for the same message (its fields in order,
+ * zeros and empty lists left out, the lists packed). */
 static bool handshake_repacks_identically(const hx_packet_t *p, const Cameracontrol__V1__HandshakeResponse *resp)
 {
     uint8_t repacked[CC_MAX_FRAME_BYTES];
