@@ -74,6 +74,14 @@ WRITE32 = {
 # is written by one loop over the view struct, not one call per field: the same bytes, a tenth of the
 # code. Shorter runs keep one call per field (the loop's setup would not pay).
 RUN_MIN = 8
+# A sent message with at least SCALAR_LOOP_MIN singular uint32 and bool fields (Capabilities' 16) and no
+# uint32 run is written by one loop over its field numbers: the writer takes those fields' values into
+# an array by field number (a bool as 0 or 1) and writes each with one call in the loop, found by a
+# bit mask of their numbers; its other fields (lists, messages, strings) are written where the loop
+# reaches their numbers. The same bytes in the same order (test-c-codec holds every field against
+# Google's protobuf); 44 bytes less flash on the micro:bit than one call per field (36 more on the
+# STM32F4's Cortex-M4).
+SCALAR_LOOP_MIN = 12
 # A received message's run of at least READ_RUN_MIN singular 32-bit varint fields (uint32, int32,
 # enums: uint32_t or int32_t members), declared and numbered in a row (ProtocolVersion, Thresholds,
 # Config's three numbers, Settings, PlayHapticRequest, SetIndicatorRequest), is read by one branch
@@ -321,6 +329,7 @@ def gen_writer(codec, t):
     n = snake(m.name)
     L = []
     runs = uint32_runs(m)
+    looped = scalar_loop_fields(m, runs)
     numbers = {f.name: f.number for f in m.field}
     for first, last in runs.items():
         L += [f"/* {m.name}.{first} .. {last.name} lie uint32_t after uint32_t: its writer loops over them. */",
@@ -334,13 +343,29 @@ def gen_writer(codec, t):
         L.append("    (void)m;")
     if runs:
         L.append("    uint32_t k;")
+    if looped:
+        top = max(f.number for f in m.field)
+        mask = " | ".join(f"(1u << CC_PB_{upper(m.name)}_{f.name.upper()})" for f in looped)
+        L += [f"    const uint32_t looped = {mask};   /* the looped fields' numbers */",
+              f"    uint32_t value[{top + 1}];   /* their values, by field number */",
+              "    uint32_t field;"]
+        for f in looped:
+            x = f"m->{f.name}"
+            L.append(f"    value[CC_PB_{upper(m.name)}_{f.name.upper()}] = {WRITE32[f.type][2].format(x=x)};")
+        L += [f"    for (field = 1u; field <= {top}u; field++) {{",
+              "        if (((looped >> field) & 1u) != 0u) {",
+              "            cc_pbw_varint32(w, field, value[field]);   /* 0 is not written (proto3) */",
+              "            continue;",
+              "        }"]
     written = 0
     skip = 0
     for f in m.field:
         num = f"CC_PB_{upper(m.name)}_{f.name.upper()}"
-        x = f"m->{f.name}"
         if skip:
             skip -= 1
+            written += 1
+            continue
+        if f in looped:
             written += 1
             continue
         if f.name in runs:
@@ -354,64 +379,88 @@ def gen_writer(codec, t):
             skip = n_run - 1
             written += 1
             continue
-        if f.type == FD.TYPE_MESSAGE:
-            sub = cname(s, f.type_name)
-            if is_repeated(f):
-                L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
-                      f"        cc_pbw_begin(w, {num});",
-                      f"        cc_pbw_write_{sub}(w, &{x}[i]);",
-                      "        cc_pbw_end(w);", "    }"]
-            else:
-                L += [f"    if ({x} != NULL) {{",
-                      f"        cc_pbw_begin(w, {num});",
-                      f"        cc_pbw_write_{sub}(w, {x});",
-                      "        cc_pbw_end(w);", "    }"]
-        elif f.type == FD.TYPE_STRING:
-            if is_repeated(f):
-                L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
-                      f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                      f"        cc_pbw_raw_string(w, {x}[i]);", "    }"]
-            elif f.proto3_optional:
-                L += [f"    if (m->has_{f.name}) {{",
-                      f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                      f"        cc_pbw_raw_string(w, {x});", "    }"]
-            else:
-                L.append(f"    cc_pbw_string(w, {num}, {x});")
-        elif f.type == FD.TYPE_BYTES:
-            if is_repeated(f):
-                L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
-                      f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                      f"        cc_pbw_raw_bytes(w, {x}[i].data, {x}[i].len);", "    }"]
-            elif f.proto3_optional:
-                L += [f"    if (m->has_{f.name}) {{",
-                      f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                      f"        cc_pbw_raw_bytes(w, {x}.data, {x}.len);", "    }"]
-            else:
-                L.append(f"    cc_pbw_bytes(w, {num}, {x}.data, {x}.len);")
-        else:
-            _, wire, _, enc, call = SCALARS[f.type]
-            field_call, raw_call = call, f"raw_{call}"
-            field_x = enc.format(x=x)
-            if f.type in WRITE32:
-                field_call, raw_call, enc = WRITE32[f.type]
-                field_x = x if field_call == "int32" else enc.format(x=x)
-            if is_repeated(f):
-                L += [f"    if (m->{f.name}_count > 0u) {{   /* packed */",
-                      f"        cc_pbw_begin(w, {num});",
-                      f"        for (i = 0; i < m->{f.name}_count; i++) {{",
-                      f"            cc_pbw_{raw_call}(w, {enc.format(x=x + '[i]')});", "        }",
-                      "        cc_pbw_end(w);", "    }"]
-            elif f.proto3_optional:
-                L += [f"    if (m->has_{f.name}) {{",
-                      f"        cc_pbw_tag(w, {num}, {WIRE_NAMES[wire]});",
-                      f"        cc_pbw_{raw_call}(w, {enc.format(x=x)});", "    }"]
-            else:
-                L.append(f"    cc_pbw_{field_call}(w, {num}, {field_x});")
+        lines = field_writer(s, m, f, num)
+        if looped:   # written where the loop reaches its number
+            lines = [f"        if (field == {num}) {{"] + ["        " + x for x in lines] + ["            continue;", "        }"]
+        L += lines
         written += 1
+    if looped:
+        L.append("    }")
     if written != len(m.field):
         sys.exit(f"gen_c_codec: {m.name}: a sent field has no writer")
     L += ["}", ""]
     return L
+
+
+def field_writer(s, m, f, num):
+    """The writer's lines for one field f of m (four spaces in), not in a run or the scalar loop."""
+    x = f"m->{f.name}"
+    L = []
+    if f.type == FD.TYPE_MESSAGE:
+        sub = cname(s, f.type_name)
+        if is_repeated(f):
+            L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
+                  f"        cc_pbw_begin(w, {num});",
+                  f"        cc_pbw_write_{sub}(w, &{x}[i]);",
+                  "        cc_pbw_end(w);", "    }"]
+        else:
+            L += [f"    if ({x} != NULL) {{",
+                  f"        cc_pbw_begin(w, {num});",
+                  f"        cc_pbw_write_{sub}(w, {x});",
+                  "        cc_pbw_end(w);", "    }"]
+    elif f.type == FD.TYPE_STRING:
+        if is_repeated(f):
+            L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
+                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
+                  f"        cc_pbw_raw_string(w, {x}[i]);", "    }"]
+        elif f.proto3_optional:
+            L += [f"    if (m->has_{f.name}) {{",
+                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
+                  f"        cc_pbw_raw_string(w, {x});", "    }"]
+        else:
+            L.append(f"    cc_pbw_string(w, {num}, {x});")
+    elif f.type == FD.TYPE_BYTES:
+        if is_repeated(f):
+            L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
+                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
+                  f"        cc_pbw_raw_bytes(w, {x}[i].data, {x}[i].len);", "    }"]
+        elif f.proto3_optional:
+            L += [f"    if (m->has_{f.name}) {{",
+                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
+                  f"        cc_pbw_raw_bytes(w, {x}.data, {x}.len);", "    }"]
+        else:
+            L.append(f"    cc_pbw_bytes(w, {num}, {x}.data, {x}.len);")
+    else:
+        _, wire, _, enc, call = SCALARS[f.type]
+        field_call, raw_call = call, f"raw_{call}"
+        field_x = enc.format(x=x)
+        if f.type in WRITE32:
+            field_call, raw_call, enc = WRITE32[f.type]
+            field_x = x if field_call == "int32" else enc.format(x=x)
+        if is_repeated(f):
+            L += [f"    if (m->{f.name}_count > 0u) {{   /* packed */",
+                  f"        cc_pbw_begin(w, {num});",
+                  f"        for (i = 0; i < m->{f.name}_count; i++) {{",
+                  f"            cc_pbw_{raw_call}(w, {enc.format(x=x + '[i]')});", "        }",
+                  "        cc_pbw_end(w);", "    }"]
+        elif f.proto3_optional:
+            L += [f"    if (m->has_{f.name}) {{",
+                  f"        cc_pbw_tag(w, {num}, {WIRE_NAMES[wire]});",
+                  f"        cc_pbw_{raw_call}(w, {enc.format(x=x)});", "    }"]
+        else:
+            L.append(f"    cc_pbw_{field_call}(w, {num}, {field_x});")
+    return L
+
+
+def scalar_loop_fields(m, runs):
+    """The fields of m its writer writes by the scalar loop (SCALAR_LOOP_MIN): its singular uint32 and
+    bool fields, when there are that many, m has no uint32 run and every field number fits the
+    loop's 32-bit mask; else none."""
+    fields = [f for f in m.field
+              if f.type in (FD.TYPE_UINT32, FD.TYPE_BOOL) and not is_repeated(f) and not f.proto3_optional]
+    if runs or len(fields) < SCALAR_LOOP_MIN or max(f.number for f in m.field) >= 32:
+        return []
+    return fields
 
 
 def field_runs(m, kind, minimum):

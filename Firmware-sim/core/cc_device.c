@@ -201,7 +201,7 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
 static void play_own_haptics(cc_device_t *dev, const cc_input_event_t *event)
 {
     uint32_t pattern;
-    if (dev->hal->haptic_play == NULL) {
+    if (!CC_HAL_HAS_HAPTIC(dev->hal)) {
         return;
     }
     if (event->kind == (uint32_t)CC_PB_INPUT_EVENT_KIND_FULL_PRESS_DOWN) {

@@ -69,9 +69,14 @@
 #define CC_INPUT_SLIDE_DEADBAND 3u
 #endif
 
-/* The buttons the pipeline debounces, CC_BUTTON_* bits. */
+/* The buttons the pipeline debounces, CC_BUTTON_* bits: the shutter switch
+ * unless the board has none (cc_hal.h: CC_HAL_NO_SHUTTER_SWITCH). */
+#if defined(CC_HAL_NO_SHUTTER_SWITCH)
+#define CC_INPUT_BUTTON_MASK ((uint32_t)(CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION))
+#else
 #define CC_INPUT_BUTTON_MASK \
     ((uint32_t)(CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION | CC_BUTTON_SHUTTER_SWITCH))
+#endif
 
 #define KIND(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
 #define SOURCE(s) ((uint32_t)CC_PB_INPUT_SOURCE_##s)
@@ -413,7 +418,7 @@ uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_
     static const cc_sensor_reading_t none = { 0, 0u, false, 0u, 0u };
     const cc_sensor_reading_t *r = reading != 0 ? reading : &none;
     uint32_t buttons = r->buttons;
-    uint32_t remote_clicks = r->remote_clicks;
+    uint32_t remote_clicks = CC_HAL_REMOTE_CLICKS(r);   /* 0 on a board without a remote (cc_hal.h) */
     uint32_t f;
     unsigned i;
     /* every button already at its debounced level, none changing: nothing to debounce */
@@ -438,10 +443,14 @@ uint32_t cc_input_step(cc_input_t *in, uint64_t now_us, const cc_sensor_reading_
     if (in->tared) {
         update_force_stage(in, f);
     }
+#if defined(CC_HAL_NO_SHUTTER_SWITCH)
+    update_stage(in, now_us, f, false);   /* the force sensor's alone (cc_hal.h) */
+#else
     if (!buttons_quiet) {
         (void)debounce(in, BTN_SHUTTER, CC_BUTTON_SHUTTER_SWITCH, (buttons & CC_BUTTON_SHUTTER_SWITCH) != 0u, now_us);
     }
     update_stage(in, now_us, f, in->buttons[BTN_SHUTTER].stable);
+#endif
 
     /* Slide: latest position, at most one per interval, only when it moved. */
     if (r->touched && in->touched) {

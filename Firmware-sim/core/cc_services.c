@@ -209,21 +209,21 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     caps.supports_controls = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
     caps.haptic_patterns = patterns;
     caps.haptic_patterns_count = 0;
-    if (hal->haptic_play != NULL) {
+    if (CC_HAL_HAS_HAPTIC(hal)) {
         for (p = 1u; p <= HAPTIC_PATTERN_MAX; p++) {
             if ((info->haptic_patterns & (1u << p)) != 0u) {
                 patterns[caps.haptic_patterns_count++] = (int32_t)p;
             }
         }
     }
-    caps.has_speaker = info->has_speaker && hal->sound_play != NULL;
+    caps.has_speaker = info->has_speaker && CC_HAL_HAS_SOUND(hal);
     caps.has_indicator_led = info->has_indicator_led && hal->indicator_set != NULL;
     thresholds_of(&thresholds, &dev->config);
     caps.thresholds = &thresholds;
     caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
     caps.is_simulator = dev->is_simulator;
     caps.has_settings = true;
-    caps.settings_persist = hal->settings_read != NULL && hal->settings_write != NULL;
+    caps.settings_persist = CC_HAL_HAS_STORE(hal);
 
     resp.device_version = &device_version;
     resp.negotiated_version = &negotiated;
@@ -396,7 +396,7 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
 
 static bool has_store(const cc_device_t *dev)
 {
-    return dev->hal->settings_read != NULL && dev->hal->settings_write != NULL;
+    return CC_HAL_HAS_STORE(dev->hal);
 }
 
 /* The configuration c with the light-press thresholds of force. */
@@ -514,34 +514,48 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
     return CC_STATUS_OK;
 }
 
+/* Settings (config.proto) as received and as kept lie in the same order,
+ * int32_t after int32_t and uint8_t after uint8_t: SetSettings takes them by
+ * one loop over this table, in field order (checked at compile time). */
+typedef char cc_settings_in_run[offsetof(cc_pb_settings_in_t, camera_adjustments)
+                                        == offsetof(cc_pb_settings_in_t, light_press_force) + 3u * sizeof(int32_t)
+                                    ? 1
+                                    : -1];
+typedef char cc_settings_run[offsetof(cc_settings_t, light_press_force) == 0u
+                                     && offsetof(cc_settings_t, double_light_press_speed) == 1u
+                                     && offsetof(cc_settings_t, camera_control) == 2u
+                                     && offsetof(cc_settings_t, camera_adjustments) == 3u
+                                 ? 1
+                                 : -1];
+static const struct {
+    int32_t max;
+    const char *unknown;
+} k_setting_fields[4] = {
+    {CC_PB_LIGHT_PRESS_FORCE_MAX, "unknown light_press_force"},
+    {CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX, "unknown double_light_press_speed"},
+    {CC_PB_SETTING_SWITCH_MAX, "unknown camera_control"},
+    {CC_PB_SETTING_SWITCH_MAX, "unknown camera_adjustments"},
+};
+
 static void handle_set_settings(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
     cc_pb_set_settings_request_in_t req;
-    const cc_pb_settings_in_t *r = &req.settings;
+    /* the four, in order (checked above) */
+    const unsigned char *requested = (const unsigned char *)&req.settings + offsetof(cc_pb_settings_in_t, light_press_force);
     cc_settings_t next = dev->settings.current;
+    unsigned char *kept = (unsigned char *)&next;
     const char *why = NULL;
     uint8_t status;
+    uint32_t i;
 
     if (!cc_rpc_read(dev, rq, cc_pbr_read_set_settings_request(&req, env->payload, env->payload_len))) {
         return;
     }
-    if (req.has_settings) {
-        if (!take_setting(&next.light_press_force, r->light_press_force, CC_PB_LIGHT_PRESS_FORCE_MAX)) {
-            invalid_argument(dev, rq, "unknown light_press_force");
-            return;
-        }
-        if (!take_setting(&next.double_light_press_speed, r->double_light_press_speed,
-                          CC_PB_DOUBLE_LIGHT_PRESS_SPEED_MAX)) {
-            invalid_argument(dev, rq, "unknown double_light_press_speed");
-            return;
-        }
-        if (!take_setting(&next.camera_control, r->camera_control, CC_PB_SETTING_SWITCH_MAX)) {
-            invalid_argument(dev, rq, "unknown camera_control");
-            return;
-        }
-        if (!take_setting(&next.camera_adjustments, r->camera_adjustments, CC_PB_SETTING_SWITCH_MAX)) {
-            invalid_argument(dev, rq, "unknown camera_adjustments");
+    for (i = 0; i < 4u && req.has_settings; i++) {
+        if (!take_setting(&kept[i], *(const int32_t *)(const void *)(requested + i * sizeof(int32_t)),
+                          k_setting_fields[i].max)) {
+            invalid_argument(dev, rq, k_setting_fields[i].unknown);
             return;
         }
     }
@@ -580,7 +594,7 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
     pattern = (uint32_t)req.pattern;
     intensity = req.intensity_percent;
 
-    if (dev->hal->haptic_play == NULL) {
+    if (!CC_HAL_HAS_HAPTIC(dev->hal)) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no haptic actuator");
         return;
     }
@@ -614,7 +628,7 @@ static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
     }
     sound = (uint32_t)req.sound;
 
-    if (dev->hal->sound_play == NULL || !dev->info->has_speaker) {
+    if (!CC_HAL_HAS_SOUND(dev->hal) || !dev->info->has_speaker) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no speaker");
         return;
     }

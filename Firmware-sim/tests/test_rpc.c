@@ -64,11 +64,28 @@ static void test_handshake_answers_capabilities(void)
         CHECK_EQ(c->force_max_mn, 8000);
         CHECK_EQ(c->slide_resolution, 1024);
         CHECK_EQ(c->max_controls, 6);
+        CHECK_EQ(c->slide_length_um, 20000);
+        CHECK(c->has_settings);
         REQUIRE(c->thresholds != NULL);
         CHECK_EQ(c->thresholds->full_press_on_mn, cc_device_config(&h->dev)->full_press_on_mn);
         CHECK_EQ(c->thresholds->light_press_on_mn, cc_device_config(&h->dev)->light_press_on_mn);
     }
     cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
+}
+
+/* The generated writer writes Capabilities by a loop over its field numbers
+ * (scripts/gen_c_codec.py, SCALAR_LOOP_MIN): the device's answer must be byte
+ * for byte what protobuf-c packs for the same message (its fields in order,
+ * zeros and empty lists left out, the lists packed). */
+static bool handshake_repacks_identically(const hx_packet_t *p, const Cameracontrol__V1__HandshakeResponse *resp)
+{
+    uint8_t repacked[CC_MAX_FRAME_BYTES];
+    size_t len;
+    if (cameracontrol__v1__handshake_response__get_packed_size(resp) > sizeof repacked) {
+        return false;
+    }
+    len = cameracontrol__v1__handshake_response__pack(resp, repacked);
+    return len == p->payload_len && memcmp(repacked, p->payload, len) == 0;
 }
 
 static void test_handshake_without_feedback_announces_none(void)
@@ -86,6 +103,7 @@ static void test_handshake_without_feedback_announces_none(void)
     CHECK(!resp->capabilities->has_speaker);
     CHECK(!resp->capabilities->has_indicator_led);
     CHECK(!resp->capabilities->is_simulator);
+    CHECK(handshake_repacks_identically(p, resp));
     cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
 }
 

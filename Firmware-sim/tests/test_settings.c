@@ -346,6 +346,39 @@ static void test_bad_values_change_nothing(void)
     CHECK_EQ(h->store_writes, 0u);
 }
 
+/* Each field out of range is refused with its own text (SetSettings takes the
+ * four by one loop over a table of maxima and texts): the first bad one in
+ * field order. */
+static void test_each_bad_field_is_named(void)
+{
+    static const char *const names[4] = {
+        "unknown light_press_force", "unknown double_light_press_speed", "unknown camera_control",
+        "unknown camera_adjustments",
+    };
+    harness_t *h = hx_setup();
+    int bad[4];
+    uint32_t i;
+    REQUIRE(hx_handshake(h, 2));
+    for (i = 0; i < 4u; i++) {
+        const hx_packet_t *p;
+        memset(bad, 0, sizeof bad);
+        bad[i] = i < 2u ? 4 : 3;   /* one past the largest value */
+        set_settings(h, 10u + i, bad[0], bad[1], bad[2], bad[3]);
+        p = hx_find(h, CC_PKT_ERROR, 10u + i);
+        REQUIRE(p != NULL);
+        CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+        CHECK(p->payload_len == strlen(names[i]) && memcmp(p->payload, names[i], p->payload_len) == 0);
+    }
+    memset(bad, 0, sizeof bad);
+    bad[1] = -1;
+    bad[2] = 7;
+    set_settings(h, 20u, bad[0], bad[1], bad[2], bad[3]);   /* two bad fields: the first is named */
+    CHECK(hx_find(h, CC_PKT_ERROR, 20u) != NULL
+          && hx_find(h, CC_PKT_ERROR, 20u)->payload_len == strlen(names[1])
+          && memcmp(hx_find(h, CC_PKT_ERROR, 20u)->payload, names[1], strlen(names[1])) == 0);
+    CHECK_EQ(h->store_writes, 0u);
+}
+
 static void test_a_failed_write_or_a_force_that_does_not_fit_changes_nothing(void)
 {
     harness_t *h = hx_setup();
@@ -568,6 +601,7 @@ const cc_test_case_t cc_tests_settings[] = {
     {"a_write_cut_at_every_byte_keeps_the_last_good_copy", test_a_write_cut_at_every_byte_keeps_the_last_good_copy},
     {"a_corrupt_store_boots_with_the_defaults", test_a_corrupt_store_boots_with_the_defaults},
     {"bad_values_change_nothing", test_bad_values_change_nothing},
+    {"each_bad_field_is_named", test_each_bad_field_is_named},
     {"a_failed_write_or_a_force_that_does_not_fit_changes_nothing",
      test_a_failed_write_or_a_force_that_does_not_fit_changes_nothing},
     {"without_a_store_settings_last_until_a_reset", test_without_a_store_settings_last_until_a_reset},

@@ -82,6 +82,51 @@ typedef struct cc_hal {
     bool (*settings_write)(void *ctx, uint32_t slot, const uint8_t *buf, size_t len);
 } cc_hal_t;
 
+/*
+ * A board's own image may be built without the code for parts its board
+ * lacks: with CC_HAL_NO_HAPTIC (no haptic actuator) or CC_HAL_NO_SOUND (no
+ * speaker) defined, the core acts as if haptic_play or sound_play were NULL,
+ * whatever the HAL holds: PlayHaptic answers "no haptic actuator", PlaySound
+ * "no speaker", Capabilities announces no haptic pattern and no speaker, a
+ * full press plays nothing. With CC_HAL_NO_REMOTE (no remote) the input
+ * pipeline ignores cc_sensor_reading_t.remote_clicks, with
+ * CC_HAL_NO_SHUTTER_SWITCH (no shutter switch) the CC_BUTTON_SHUTTER_SWITCH
+ * bit of its buttons: a press is the force sensor's alone. None of the code
+ * behind them is linked (the micro:bit's and the STM32F4's board images,
+ * BOARD_CORE_DEFS in their Makefiles). An image whose HAL has the part (the
+ * simulator's) is built without the switch.
+ *
+ * The settings store both ways: with CC_HAL_NO_STORE the core acts as if
+ * settings_read and settings_write were NULL (the settings in RAM only, the
+ * STM32F4's); with CC_HAL_WITH_STORE it takes the HAL to have both (the
+ * micro:bit's flash pages), calls them without asking and links no code for
+ * a device without a store. A HAL without them must not be built so.
+ */
+#if defined(CC_HAL_NO_HAPTIC)
+#define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
+#else
+#define CC_HAL_HAS_HAPTIC(hal) ((hal)->haptic_play != NULL)
+#endif
+#if defined(CC_HAL_NO_SOUND)
+#define CC_HAL_HAS_SOUND(hal) ((void)(hal), false)
+#else
+#define CC_HAL_HAS_SOUND(hal) ((hal)->sound_play != NULL)
+#endif
+#if defined(CC_HAL_WITH_STORE) && defined(CC_HAL_NO_STORE)
+#error "CC_HAL_WITH_STORE or CC_HAL_NO_STORE, not both"
+#elif defined(CC_HAL_WITH_STORE)
+#define CC_HAL_HAS_STORE(hal) ((void)(hal), true)
+#elif defined(CC_HAL_NO_STORE)
+#define CC_HAL_HAS_STORE(hal) ((void)(hal), false)
+#else
+#define CC_HAL_HAS_STORE(hal) ((hal)->settings_read != NULL && (hal)->settings_write != NULL)
+#endif
+#if defined(CC_HAL_NO_REMOTE)
+#define CC_HAL_REMOTE_CLICKS(reading) ((void)(reading), 0u)
+#else
+#define CC_HAL_REMOTE_CLICKS(reading) ((reading)->remote_clicks)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,10 +72,32 @@ static void bench_read_sensors(void *ctx, cc_sensor_reading_t *out)
     out->remote_clicks = 0u;
 }
 
+/* A settings store that holds nothing: a read fails (the core counts the slot
+ * as blank), so does a write (never asked for: no host). A board core built
+ * with a store (the micro:bit's: CC_HAL_WITH_STORE, cc_hal.h) calls both
+ * without asking; one built without (CC_HAL_NO_STORE) calls neither. */
+static bool bench_settings_read(void *ctx, uint32_t slot, uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    (void)slot;
+    (void)buf;
+    (void)len;
+    return false;
+}
+
+static bool bench_settings_write(void *ctx, uint32_t slot, const uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    (void)slot;
+    (void)buf;
+    (void)len;
+    return false;
+}
+
 static const cc_hal_t bench_hal = {
     0, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
     0, 0, 0, 0, /* no UART: nothing to overrun */
-    0, 0, /* settings in RAM only */
+    bench_settings_read, bench_settings_write,
 };
 
 /* The finger: a press to 1.5 N over 200 ms, a slide back and forth, a lift

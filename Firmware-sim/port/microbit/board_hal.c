@@ -180,8 +180,8 @@ const cc_hal_t microbit_hal = {
     microbit_hal_uart_read,
     microbit_hal_uart_write,
     microbit_hal_read_sensors,  /* with the buttons; no remote */
-    0,                          /* haptic_play: no actuator */
-    0,                          /* sound_play: no speaker */
+    0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
+    0,                          /* sound_play: no speaker (the same) */
     microbit_hal_indicator_set,
     microbit_hal_uart_take_overruns,
     microbit_hal_settings_read,  /* the last two flash pages, through the NVMC */

@@ -109,7 +109,7 @@ void board_init(void)
     /* 16x oversampling: BRR is the bus clock over the baud rate (mantissa.fraction/16). */
     USART_BRR(USART2_BASE) = (apb1_hz + BAUD / 2u) / BAUD;
     USART_CR1(USART2_BASE) = USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE;
-    NVIC_ISER(USART2_IRQN / 32u) = 1u << (USART2_IRQN % 32u);
+    NVIC_ISER(STM32_LAST_IRQ_ENABLED / 32u) = 1u << (STM32_LAST_IRQ_ENABLED % 32u);   /* USART2 */
     stm_irq_enable();
 }
 

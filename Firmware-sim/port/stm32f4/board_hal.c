@@ -146,8 +146,8 @@ const cc_hal_t stm32_hal = {
     hal_uart_read,
     hal_uart_write,
     hal_read_sensors,           /* with the buttons; no remote */
-    0,                          /* haptic_play: no actuator */
-    0,                          /* sound_play: no speaker */
+    0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
+    0,                          /* sound_play: no speaker (the same) */
     hal_indicator_set,
     hal_uart_take_overruns,
     0,                          /* settings_read: RAM only (no flash driver yet) */

@@ -68,6 +68,9 @@
 /* USART2 (APB1): the ST-LINK virtual COM port on Nucleo-64 boards; QEMU's serial1 */
 #define USART2_BASE 0x40004400u
 #define USART2_IRQN 38u
+/* The last (and only) peripheral interrupt the port enables in the NVIC
+ * (board.c): the vector table ends with it (startup.c). */
+#define STM32_LAST_IRQ_ENABLED USART2_IRQN
 #define USART_SR(base) STM_REG((base) + 0x00u)
 #define USART_DR(base) STM_REG((base) + 0x04u)
 #define USART_BRR(base) STM_REG((base) + 0x08u)

@@ -1,0 +1,261 @@
+/*
+ * The core as a board's own image builds it, with what the board has and
+ * lacks known at compile time (core/include/cc_hal.h): built once with each
+ * port's BOARD_CORE_DEFS (`make board-cores`: port/microbit's and
+ * port/stm32f4's). Both lack a haptic actuator, a speaker, a remote and a
+ * shutter switch (CC_HAL_NO_*); the micro:bit has a settings store
+ * (CC_HAL_WITH_STORE), the STM32F4 none (CC_HAL_NO_STORE). The harness's HAL
+ * has them all the same, and the tests feed remote clicks and the shutter
+ * switch's bit: the device must act as if it had none of what the switches
+ * name, with the same answers as a device whose HAL has none
+ * (tests/test_services.c, feedback_without_hal; tests/test_settings.c,
+ * without_a_store_settings_last_until_a_reset), and keep everything else.
+ * Its own runner: the last line is "N passed, M failed".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cc_ids.h"
+#include "cc_pb.h"
+#include "cc_test.h"
+#include "cc_wire.h"
+#include "harness.h"
+
+#if !defined(CC_HAL_NO_HAPTIC) || !defined(CC_HAL_NO_SOUND) || !defined(CC_HAL_NO_REMOTE) \
+    || !defined(CC_HAL_NO_SHUTTER_SWITCH) || (!defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE))
+#error "build with a board's BOARD_CORE_DEFS (Makefile: board-cores)"
+#endif
+#if defined(CC_HAL_WITH_STORE)
+#define STORED true
+#else
+#define STORED false
+#endif
+
+#define KIND(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
+
+static int current_failed;
+
+void cc_test_fail(const char *file, int line, const char *what)
+{
+    current_failed = 1;
+    fprintf(stderr, "  %s:%d: check failed: %s\n", file, line, what);
+}
+
+void cc_test_fail_eq(const char *file, int line, const char *a, const char *b,
+                     unsigned long long va, unsigned long long vb)
+{
+    current_failed = 1;
+    fprintf(stderr, "  %s:%d: %s == %s failed: %llu (0x%llx) != %llu (0x%llx)\n", file, line, a, b, va, va, vb, vb);
+}
+
+/* An ERROR with this status and exactly this text. */
+static bool error_says(const hx_packet_t *p, uint8_t status, const char *text)
+{
+    return p != NULL && p->status == status && p->payload_len == strlen(text)
+           && memcmp(p->payload, text, p->payload_len) == 0;
+}
+
+static void test_capabilities_announce_neither(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__HandshakeResponse *resp;
+    const hx_packet_t *p;
+    uint8_t repacked[CC_MAX_FRAME_BYTES];
+    size_t len = 0;
+
+    REQUIRE(h->hal.haptic_play != NULL && h->hal.sound_play != NULL && h->info.has_speaker);
+    v.major = CC_PROTOCOL_MAJOR;
+    v.minor = CC_PROTOCOL_MINOR;
+    req.host_version = &v;
+    hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 1);
+    REQUIRE(p != NULL);
+    resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(resp != NULL && resp->capabilities != NULL);
+    CHECK_EQ(resp->capabilities->n_haptic_patterns, 0);
+    CHECK(!resp->capabilities->has_speaker);
+    CHECK(resp->capabilities->has_indicator_led);   /* the parts the switches do not name stay */
+    CHECK_EQ(resp->capabilities->n_buttons, 2);
+    CHECK_EQ(resp->capabilities->n_sample_rates_hz, 4);
+    CHECK_EQ(resp->capabilities->settings_persist, STORED);
+    if (cameracontrol__v1__handshake_response__get_packed_size(resp) <= sizeof repacked) {
+        len = cameracontrol__v1__handshake_response__pack(resp, repacked);
+    }
+    CHECK(len == p->payload_len && memcmp(repacked, p->payload, len) == 0);
+    cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
+}
+
+static void test_feedback_answers_as_without_the_parts(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__PlayHapticRequest hap = CAMERACONTROL__V1__PLAY_HAPTIC_REQUEST__INIT;
+    Cameracontrol__V1__PlaySoundRequest snd = CAMERACONTROL__V1__PLAY_SOUND_REQUEST__INIT;
+    Cameracontrol__V1__SetIndicatorRequest ind = CAMERACONTROL__V1__SET_INDICATOR_REQUEST__INIT;
+    static const uint8_t malformed[] = {0x08};   /* a tag without its value */
+
+    REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
+    hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
+    hx_request(h, 2, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    hap.pattern = (Cameracontrol__V1__HapticPattern)99;   /* the part is checked first */
+    hx_request(h, 3, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    snd.sound = CAMERACONTROL__V1__SOUND__SOUND_SHUTTER;
+    hx_request(h, 4, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND, &snd.base);
+    ind.mode = CAMERACONTROL__V1__INDICATOR_MODE__INDICATOR_MODE_ON;
+    ind.rgb = 0x00FF00u;
+    hx_request(h, 5, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_SET_INDICATOR, &ind.base);
+    hx_poll(h);
+    /* the request is read first: a malformed one is refused as such */
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 6, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC,
+                   malformed, sizeof malformed);
+    hx_poll(h);
+
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 2), CC_STATUS_FAILED_PRECONDITION, "no haptic actuator"));
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 3), CC_STATUS_FAILED_PRECONDITION, "no haptic actuator"));
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 4), CC_STATUS_FAILED_PRECONDITION, "no speaker"));
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 5) != NULL);
+    CHECK_EQ(h->indicator_calls, 1);
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 6), CC_STATUS_INVALID_ARGUMENT, "malformed request"));
+    CHECK_EQ(h->haptic_calls, 0);
+    CHECK_EQ(h->sound_calls, 0);
+}
+
+/* Events of the InputEvent stream on call_id, counted by kind. */
+static uint32_t streamed(const harness_t *h, uint32_t call_id, uint32_t kind)
+{
+    uint32_t n = 0;
+    size_t i;
+    for (i = 0; i < h->npackets; i++) {
+        const hx_packet_t *p = &h->packets[i];
+        Cameracontrol__V1__InputEvent *ev;
+        if (p->type != CC_PKT_STREAM_MESSAGE || p->call_id != call_id) {
+            continue;
+        }
+        ev = cameracontrol__v1__input_event__unpack(NULL, p->payload_len, p->payload);
+        if (ev != NULL) {
+            n += (uint32_t)ev->kind == kind ? 1u : 0u;
+            cameracontrol__v1__input_event__free_unpacked(ev, NULL);
+        }
+    }
+    return n;
+}
+
+static void test_full_press_plays_nothing(void)
+{
+    harness_t *h = hx_setup();
+    REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
+    hx_request(h, 2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, NULL);
+    hx_advance_alive(h, 200000);   /* the tare, at rest */
+    h->reading.force_raw_mn = 3500;   /* a full press of the force sensor: a device with an actuator clicks */
+    hx_advance_alive(h, 60000);
+    h->reading.force_raw_mn = 0;
+    hx_advance_alive(h, 60000);
+    CHECK(streamed(h, 2, KIND(FULL_PRESS_DOWN)) >= 1u);   /* reliable: copies until acknowledged */
+    CHECK(streamed(h, 2, KIND(FULL_PRESS_UP)) >= 1u);
+    CHECK_EQ(h->haptic_calls, 0);
+}
+
+/* The pipeline alone: every event it queued since the last call. */
+static uint32_t drain(cc_input_t *in)
+{
+    cc_input_event_t e;
+    uint32_t n = 0;
+    while (cc_input_pop_event(in, &e)) {
+        n++;
+    }
+    return n;
+}
+
+static void run(cc_input_t *in, uint64_t *t, int32_t force, uint32_t buttons, uint32_t remote_clicks, unsigned samples)
+{
+    cc_sensor_reading_t r;
+    unsigned i;
+    for (i = 0; i < samples; i++) {
+        r.force_raw_mn = force;
+        r.position = 0u;
+        r.touched = false;
+        r.buttons = buttons;
+        r.remote_clicks = remote_clicks;
+        *t += 1000u;
+        (void)cc_input_step(in, *t, &r);
+    }
+}
+
+static void test_remote_clicks_and_shutter_switch_are_ignored(void)
+{
+    static cc_input_t in;
+    cc_input_config_t cfg;
+    cc_raw_sample_t sample;
+    uint64_t t = 0;
+    cc_input_default_config(&cfg);
+    cc_input_init(&in, &cfg);
+    run(&in, &t, 0, 0u, 0u, 200u);   /* the tare */
+    (void)drain(&in);
+    run(&in, &t, 0, 0u, 3u, 1u);   /* three remote clicks: three REMOTE_CLICKs with a remote */
+    CHECK_EQ(drain(&in), 0);
+    run(&in, &t, 0, CC_BUTTON_SHUTTER_SWITCH, 0u, 100u);   /* a full press with a shutter switch */
+    CHECK_EQ(drain(&in), 0);
+    REQUIRE(cc_input_last_sample(&in, &sample));
+    CHECK_EQ(sample.buttons, 0);   /* no level of it in raw samples either */
+    run(&in, &t, 0, CC_BUTTON_SHUTTER_SWITCH | CC_BUTTON_VOLUME_UP, 0u, 100u);   /* the other buttons stay */
+    CHECK_EQ(drain(&in), 1);
+    REQUIRE(cc_input_last_sample(&in, &sample));
+    CHECK_EQ(sample.buttons, CC_BUTTON_VOLUME_UP);
+}
+
+/* SetSettings, then a reset: the settings survive it with a store, not without. */
+static void test_settings_store(void)
+{
+    harness_t *h = hx_setup();   /* a HAL with a store */
+    Cameracontrol__V1__SetSettingsRequest req = CAMERACONTROL__V1__SET_SETTINGS_REQUEST__INIT;
+    Cameracontrol__V1__Settings s = CAMERACONTROL__V1__SETTINGS__INIT;
+    Cameracontrol__V1__SettingsResponse *r;
+    const hx_packet_t *p;
+
+    REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
+    s.light_press_force = CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_FIRMER;
+    req.settings = &s;
+    hx_request(h, 2, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_SET_SETTINGS, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    r = cameracontrol__v1__settings_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(r != NULL && r->settings != NULL);
+    CHECK_EQ(r->settings->light_press_force, CAMERACONTROL__V1__LIGHT_PRESS_FORCE__LIGHT_PRESS_FORCE_FIRMER);
+    CHECK_EQ(r->origin, STORED ? CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_EMPTY
+                               : CAMERACONTROL__V1__SETTINGS_ORIGIN__SETTINGS_ORIGIN_VOLATILE);
+    CHECK_EQ(r->writes, STORED ? 1u : 0u);
+    cameracontrol__v1__settings_response__free_unpacked(r, NULL);
+    CHECK_EQ(h->store_writes, STORED ? 1u : 0u);
+    CHECK_EQ(cc_device_config(&h->dev)->light_press_on_mn, 1100u);
+    hx_reboot(h);
+    CHECK_EQ(cc_device_config(&h->dev)->light_press_on_mn, STORED ? 1100u : 800u);
+}
+
+int main(void)
+{
+    static const cc_test_case_t cases[] = {
+        {"capabilities_announce_neither", test_capabilities_announce_neither},
+        {"feedback_answers_as_without_the_parts", test_feedback_answers_as_without_the_parts},
+        {"full_press_plays_nothing", test_full_press_plays_nothing},
+        {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
+        {"settings_store", test_settings_store},
+    };
+    unsigned passed = 0;
+    unsigned failed = 0;
+    size_t i;
+    for (i = 0; i < CC_TEST_COUNT(cases); i++) {
+        current_failed = 0;
+        cases[i].fn();
+        if (current_failed) {
+            failed++;
+            fprintf(stderr, "FAIL board_core/%s\n", cases[i].name);
+        } else {
+            passed++;
+        }
+    }
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
