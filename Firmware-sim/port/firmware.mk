@@ -11,7 +11,9 @@
 #   BOARD_CORE_DEFS  -D switches for the core of the board's own image and its
 #               benchmark only: the parts the board lacks (core/include/cc_hal.h:
 #               CC_HAL_NO_HAPTIC, CC_HAL_NO_SOUND), whose code is then not linked;
-#               the "-sim" images keep the core without them (may be empty)
+#               the "-sim" images keep the core without them (may be empty); the
+#               port's own files and the benchmark's HAL are compiled with them too,
+#               so that a HAL that disagrees with them does not compile
 #
 # and has a glue.c (common/port_glue.h: the board's part of the images every
 # board shares), which only those images link. It gets FW_OBJ (core +
@@ -97,7 +99,13 @@ $(OUT)/objects/port_mem.o: CFLAGS += -fno-tree-loop-distribute-patterns
 $(eval $(call compile,$(FW)/core,$(PEDANTIC) $$(CORE_LTO)))
 $(eval $(call compile,$(FW)/simlib,$(PEDANTIC)))
 $(eval $(call compile,$(COMMON),$(PEDANTIC)))
-$(eval $(call compile,.,$(PEDANTIC)))
+# the port's own files with the board core's switches too: its HAL's initialisers (cc_hal.h's
+# CC_HAL_STORE, CC_HAL_STORE_NONE, CC_HAL_REMOTE, CC_HAL_SHUTTER_SWITCH) do not compile where the
+# HAL and the switches disagree; the switches change nothing else of a port file, so the "-sim"
+# image links the same objects (its HAL is simlib's)
+$(eval $(call compile,.,$(PEDANTIC) $$(BOARD_CORE_DEFS)))
+# and the benchmark's HAL, which runs on the board core
+$(call obj,$(BENCH_SRC)): CFLAGS += $(BOARD_CORE_DEFS)
 # the core of the board's own image and its benchmark: without the parts the board lacks
 $(OUT)/objects/board-core/%.o: $(FW)/core/%.c Makefile ../firmware.mk
 	@mkdir -p $(dir $@)

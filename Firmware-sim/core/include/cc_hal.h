@@ -100,7 +100,8 @@ typedef struct cc_hal {
  * settings_read and settings_write were NULL (the settings in RAM only, the
  * STM32F4's); with CC_HAL_WITH_STORE it takes the HAL to have both (the
  * micro:bit's flash pages), calls them without asking and links no code for
- * a device without a store. A HAL without them must not be built so.
+ * a device without a store. A HAL without them must not be built so (the
+ * check below: CC_HAL_STORE_NONE).
  */
 #if defined(CC_HAL_NO_HAPTIC)
 #define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
@@ -125,6 +126,51 @@ typedef struct cc_hal {
 #define CC_HAL_REMOTE_CLICKS(reading) ((void)(reading), 0u)
 #else
 #define CC_HAL_REMOTE_CLICKS(reading) ((reading)->remote_clicks)
+#endif
+
+/*
+ * The switches and the HAL must agree: a core built with CC_HAL_WITH_STORE
+ * calls settings_read and settings_write without asking, and one built with
+ * CC_HAL_NO_REMOTE or CC_HAL_NO_SHUTTER_SWITCH drops what the HAL reports of
+ * them. So a port compiles its own files (board_hal.c) with the same switches
+ * (port/firmware.mk: BOARD_CORE_DEFS) and writes what its HAL has with these
+ * macros, which fail to compile where the two disagree (the error names an
+ * undeclared identifier that says how) and cost no flash:
+ *
+ *   CC_HAL_STORE(read, write)  settings_read and settings_write of a HAL with
+ *                              a store (two functions: a null pointer does not
+ *                              compile); 0, 0 under CC_HAL_NO_STORE (the
+ *                              functions are then named but not linked)
+ *   CC_HAL_STORE_NONE          the same of a HAL without one: 0, 0; does not
+ *                              compile under CC_HAL_WITH_STORE
+ *   CC_HAL_REMOTE(clicks)      the remote_clicks a HAL with a remote reports;
+ *                              does not compile under CC_HAL_NO_REMOTE
+ *   CC_HAL_SHUTTER_SWITCH      the buttons' bit a HAL with a shutter switch
+ *                              reports (CC_BUTTON_SHUTTER_SWITCH); does not
+ *                              compile under CC_HAL_NO_SHUTTER_SWITCH
+ *
+ * A HAL without a remote reports 0 clicks, one without a shutter switch never
+ * its bit; with none of the switches the macros are the plain values.
+ */
+#if defined(CC_HAL_NO_STORE)
+#define CC_HAL_STORE(read, write) (0 ? &(read) : 0), (0 ? &(write) : 0)
+#else
+#define CC_HAL_STORE(read, write) &(read), &(write)
+#endif
+#if defined(CC_HAL_WITH_STORE)
+#define CC_HAL_STORE_NONE CC_HAL_WITH_STORE_but_this_HAL_has_no_settings_store
+#else
+#define CC_HAL_STORE_NONE 0, 0
+#endif
+#if defined(CC_HAL_NO_REMOTE)
+#define CC_HAL_REMOTE(clicks) CC_HAL_NO_REMOTE_but_this_HAL_reports_remote_clicks
+#else
+#define CC_HAL_REMOTE(clicks) (clicks)
+#endif
+#if defined(CC_HAL_NO_SHUTTER_SWITCH)
+#define CC_HAL_SHUTTER_SWITCH CC_HAL_NO_SHUTTER_SWITCH_but_this_HAL_reports_the_shutter_switch
+#else
+#define CC_HAL_SHUTTER_SWITCH CC_BUTTON_SHUTTER_SWITCH
 #endif
 
 #ifdef __cplusplus

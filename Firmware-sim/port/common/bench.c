@@ -97,7 +97,7 @@ static bool bench_settings_write(void *ctx, uint32_t slot, const uint8_t *buf, s
 static const cc_hal_t bench_hal = {
     0, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
     0, 0, 0, 0, /* no UART: nothing to overrun */
-    bench_settings_read, bench_settings_write,
+    CC_HAL_STORE(bench_settings_read, bench_settings_write),   /* 0, 0 under CC_HAL_NO_STORE */
 };
 
 /* The finger: a press to 1.5 N over 200 ms, a slide back and forth, a lift

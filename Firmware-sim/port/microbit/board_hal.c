@@ -184,8 +184,7 @@ const cc_hal_t microbit_hal = {
     0,                          /* sound_play: no speaker (the same) */
     microbit_hal_indicator_set,
     microbit_hal_uart_take_overruns,
-    microbit_hal_settings_read,  /* the last two flash pages, through the NVMC */
-    microbit_hal_settings_write,
+    CC_HAL_STORE(microbit_hal_settings_read, microbit_hal_settings_write), /* the last two flash pages, through the NVMC */
 };
 
 const cc_device_info_t microbit_info = {

@@ -150,8 +150,7 @@ const cc_hal_t stm32_hal = {
     0,                          /* sound_play: no speaker (the same) */
     hal_indicator_set,
     hal_uart_take_overruns,
-    0,                          /* settings_read: RAM only (no flash driver yet) */
-    0,                          /* settings_write */
+    CC_HAL_STORE_NONE,          /* settings_read, settings_write: RAM only (no flash driver yet) */
 };
 
 const cc_device_info_t stm32_info = {

@@ -84,12 +84,14 @@ static void board_read_sensors(void *ctx, cc_sensor_reading_t *out)
     out->touched = false;
     /* TODO: the raw levels of the buttons present, as CC_BUTTON_* bits
      * (1 = pressed). Do not debounce: the core does (Config.debounce_ms).
-     * CC_BUTTON_SHUTTER_SWITCH is the Camera Control's full-press tactile
+     * CC_HAL_SHUTTER_SWITCH (CC_BUTTON_SHUTTER_SWITCH, checked against the
+     * core's switches: cc_hal.h) is the Camera Control's full-press tactile
      * switch, if the board has one. */
     out->buttons = 0u;
     /* TODO: the number of remote clicks (e.g. a Bluetooth remote's button)
-     * received since the last call, then reset that count to 0. 0 on boards
-     * without a remote. */
+     * received since the last call, as CC_HAL_REMOTE(count) (checked
+     * against the core's switches: cc_hal.h), then reset that count to 0.
+     * 0 on boards without a remote. */
     out->remote_clicks = 0u;
 }
 
@@ -137,8 +139,10 @@ const cc_hal_t cc_board_hal = {
     board_sound_play,
     board_indicator_set,
     NULL,   /* uart_take_overruns: TODO return the bytes your rx ring/FIFO dropped (overrun flag) */
-    NULL,   /* settings_read: TODO read a settings slot from flash (cc_settings.h); NULL: RAM only */
-    NULL,   /* settings_write: TODO erase and program a settings slot's flash page */
+    /* settings_read and settings_write: TODO read a settings slot from flash (cc_settings.h), erase and
+     * program one, then CC_HAL_STORE(board_settings_read, board_settings_write); CC_HAL_STORE_NONE: RAM
+     * only (cc_hal.h: the macros check them against the core's switches, BOARD_CORE_DEFS) */
+    CC_HAL_STORE_NONE,
 };
 
 /* What the device announces in the handshake. TODO: describe your board. */
