@@ -195,9 +195,11 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     if ((info->buttons & CC_BUTTON_ACTION) != 0u) {
         buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_ACTION_BUTTON;
     }
+#if !defined(CC_HAL_NO_REMOTE)   /* a board core without a remote announces none (cc_hal.h): it sends no REMOTE event */
     if (info->has_remote) {
         buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_REMOTE;
     }
+#endif
     caps.force_max_mn = info->force_max_mn;
     caps.slide_resolution = info->slide_resolution;
     caps.slide_length_um = info->slide_length_um;

@@ -89,7 +89,8 @@ typedef struct cc_hal {
  * whatever the HAL holds: PlayHaptic answers "no haptic actuator", PlaySound
  * "no speaker", Capabilities announces no haptic pattern and no speaker, a
  * full press plays nothing. With CC_HAL_NO_REMOTE (no remote) the input
- * pipeline ignores cc_sensor_reading_t.remote_clicks, with
+ * pipeline ignores cc_sensor_reading_t.remote_clicks and Capabilities lists
+ * no REMOTE input source, whatever cc_device_info_t.has_remote says, with
  * CC_HAL_NO_SHUTTER_SWITCH (no shutter switch) the CC_BUTTON_SHUTTER_SWITCH
  * bit of its buttons: a press is the force sensor's alone. None of the code
  * behind them is linked (the micro:bit's and the STM32F4's board images,

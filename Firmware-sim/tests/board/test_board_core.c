@@ -64,8 +64,10 @@ static void test_capabilities_announce_neither(void)
     const hx_packet_t *p;
     uint8_t repacked[CC_MAX_FRAME_BYTES];
     size_t len = 0;
+    size_t i;
 
     REQUIRE(h->hal.haptic_play != NULL && h->hal.sound_play != NULL && h->info.has_speaker);
+    h->info.has_remote = true;   /* the board says it has one: the switch wins (PROTOCOL.md: no source that sends no event) */
     v.major = CC_PROTOCOL_MAJOR;
     v.minor = CC_PROTOCOL_MINOR;
     req.host_version = &v;
@@ -78,7 +80,10 @@ static void test_capabilities_announce_neither(void)
     CHECK_EQ(resp->capabilities->n_haptic_patterns, 0);
     CHECK(!resp->capabilities->has_speaker);
     CHECK(resp->capabilities->has_indicator_led);   /* the parts the switches do not name stay */
-    CHECK_EQ(resp->capabilities->n_buttons, 2);
+    CHECK_EQ(resp->capabilities->n_buttons, 2);   /* volume up and down, no REMOTE */
+    for (i = 0; i < resp->capabilities->n_buttons; i++) {
+        CHECK(resp->capabilities->buttons[i] != CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE);
+    }
     CHECK_EQ(resp->capabilities->n_sample_rates_hz, 4);
     CHECK_EQ(resp->capabilities->settings_persist, STORED);
     if (cameracontrol__v1__handshake_response__get_packed_size(resp) <= sizeof repacked) {
