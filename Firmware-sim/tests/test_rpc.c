@@ -23,6 +23,21 @@ static void open_event_stream(harness_t *h, uint32_t call_id)
     hx_request(h, call_id, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_INPUT_EVENTS, &req.base);
 }
 
+/* The generated writer writes Capabilities by a loop over its field numbers
+ * (scripts/gen_c_codec.py, SCALAR_LOOP_MIN): the device's answer must be byte
+ * for byte what protobuf-c packs for the same message (its fields in order,
+ * zeros and empty lists left out, the lists packed). */
+static bool handshake_repacks_identically(const hx_packet_t *p, const Cameracontrol__V1__HandshakeResponse *resp)
+{
+    uint8_t repacked[CC_MAX_FRAME_BYTES];
+    size_t len;
+    if (cameracontrol__v1__handshake_response__get_packed_size(resp) > sizeof repacked) {
+        return false;
+    }
+    len = cameracontrol__v1__handshake_response__pack(resp, repacked);
+    return len == p->payload_len && memcmp(repacked, p->payload, len) == 0;
+}
+
 static void test_handshake_answers_capabilities(void)
 {
     harness_t *h = hx_setup();
@@ -70,22 +85,8 @@ static void test_handshake_answers_capabilities(void)
         CHECK_EQ(c->thresholds->full_press_on_mn, cc_device_config(&h->dev)->full_press_on_mn);
         CHECK_EQ(c->thresholds->light_press_on_mn, cc_device_config(&h->dev)->light_press_on_mn);
     }
+    CHECK(handshake_repacks_identically(p, resp));   /* with feedback: haptic patterns, a speaker, an LED */
     cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
-}
-
-/* The generated writer writes Capabilities by a loop over its field numbers
- * (scripts/gen_c_codec.py, SCALAR_LOOP_MIN): the device's answer must be byte
- * for byte what protobuf-c packs for the same message (its fields in order,
- * zeros and empty lists left out, the lists packed). */
-static bool handshake_repacks_identically(const hx_packet_t *p, const Cameracontrol__V1__HandshakeResponse *resp)
-{
-    uint8_t repacked[CC_MAX_FRAME_BYTES];
-    size_t len;
-    if (cameracontrol__v1__handshake_response__get_packed_size(resp) > sizeof repacked) {
-        return false;
-    }
-    len = cameracontrol__v1__handshake_response__pack(resp, repacked);
-    return len == p->payload_len && memcmp(repacked, p->payload, len) == 0;
 }
 
 static void test_handshake_without_feedback_announces_none(void)
