@@ -518,15 +518,21 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
 
 /* Settings (config.proto) as received and as kept lie in the same order,
  * int32_t after int32_t and uint8_t after uint8_t: SetSettings takes them by
- * one loop over this table, in field order (checked at compile time). */
-typedef char cc_settings_in_run[offsetof(cc_pb_settings_in_t, camera_adjustments)
-                                        == offsetof(cc_pb_settings_in_t, light_press_force) + 3u * sizeof(int32_t)
+ * one loop over this table, in field order. Checked at compile time, member by
+ * member: the k-th received one is an int32_t at the first's offset + 4k, the
+ * k-th kept one a uint8_t at offset k. */
+#define SETTING_IN_AT(member, k)                                                                      \
+    (offsetof(cc_pb_settings_in_t, member)                                                            \
+         == offsetof(cc_pb_settings_in_t, light_press_force) + (k) * sizeof(int32_t)                  \
+     && sizeof(((const cc_pb_settings_in_t *)0)->member) == sizeof(int32_t))
+#define SETTING_KEPT_AT(member, k) \
+    (offsetof(cc_settings_t, member) == (k) && sizeof(((const cc_settings_t *)0)->member) == 1u)
+typedef char cc_settings_in_run[SETTING_IN_AT(light_press_force, 0u) && SETTING_IN_AT(double_light_press_speed, 1u)
+                                        && SETTING_IN_AT(camera_control, 2u) && SETTING_IN_AT(camera_adjustments, 3u)
                                     ? 1
                                     : -1];
-typedef char cc_settings_run[offsetof(cc_settings_t, light_press_force) == 0u
-                                     && offsetof(cc_settings_t, double_light_press_speed) == 1u
-                                     && offsetof(cc_settings_t, camera_control) == 2u
-                                     && offsetof(cc_settings_t, camera_adjustments) == 3u
+typedef char cc_settings_run[SETTING_KEPT_AT(light_press_force, 0u) && SETTING_KEPT_AT(double_light_press_speed, 1u)
+                                     && SETTING_KEPT_AT(camera_control, 2u) && SETTING_KEPT_AT(camera_adjustments, 3u)
                                  ? 1
                                  : -1];
 static const struct {
