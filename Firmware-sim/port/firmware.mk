@@ -9,11 +9,13 @@
 #   BOARD_DEFS  -D sizes for cc_config.h and ccsim_*.h (may be empty)
 #   BOARD_SRC   the port's own drivers, linked into every firmware image
 #   BOARD_CORE_DEFS  -D switches for the core of the board's own image and its
-#               benchmark only: the parts the board lacks (core/include/cc_hal.h:
-#               CC_HAL_NO_HAPTIC, CC_HAL_NO_SOUND), whose code is then not linked;
-#               the "-sim" images keep the core without them (may be empty); the
-#               port's own files and the benchmark's HAL are compiled with them too,
-#               so that a HAL that disagrees with them does not compile
+#               benchmark only: what the board has and lacks (core/include/cc_hal.h:
+#               CC_HAL_NO_HAPTIC, CC_HAL_NO_SOUND, CC_HAL_NO_REMOTE,
+#               CC_HAL_NO_SHUTTER_SWITCH, and CC_HAL_WITH_STORE or CC_HAL_NO_STORE),
+#               whose code the core then does not link or does not ask for; the
+#               "-sim" images keep the core without them (may be empty); the port's
+#               own files and the benchmark's HAL are compiled with them too, so
+#               that a HAL that disagrees with them does not compile
 #
 # and has a glue.c (common/port_glue.h: the board's part of the images every
 # board shares), which only those images link. It gets FW_OBJ (core +

@@ -107,7 +107,8 @@ size_t cc_device_calls_in_flight(const cc_device_t *dev);
  * - A request over a bound of its generated reader (core/cc_pb.limits) gets
  *   RESOURCE_EXHAUSTED; a payload that does not parse, INVALID_ARGUMENT.
  * - The device plays HAPTIC_PATTERN_CLICK at every FULL_PRESS_DOWN and
- *   HAPTIC_PATTERN_RELEASE at every FULL_PRESS_UP itself (if hal->haptic_play).
+ *   HAPTIC_PATTERN_RELEASE at every FULL_PRESS_UP itself (if hal->haptic_play
+ *   is set and the core was not built with CC_HAL_NO_HAPTIC: cc_hal.h).
  * More in Firmware-sim/core/README.md.
  */
 
