@@ -67,14 +67,16 @@ static void unexpected_irq(void)
 
 typedef void (*vector_t)(void);
 
+#define U1 unexpected_irq
+#define U2 U1, U1
+#define U5 U2, U2, U1
+#define U10 U5, U5
+
 /* 16 system vectors, then the STM32F405/407's peripheral interrupts up to
  * USART2 (38), the only one the port enables (STM32_LAST_IRQ_ENABLED): an
  * interrupt that is never enabled in the NVIC is never taken, so the 43
  * entries of interrupts 39 to 81 would never be read (172 bytes of flash).
- * Enabling a later one needs a longer table: the check below stops the build.
- * USART2's slot is named (a C99 designator), not counted; the interrupts
- * before it, never enabled either, are 0: were one taken, the jump to address
- * 0 would fault into stm32_fault, which reports it. */
+ * Enabling a later one needs a longer table: the check below stops the build. */
 #define VECTOR_IRQS 39u
 typedef char vector_irqs_cover_enabled[STM32_LAST_IRQ_ENABLED < VECTOR_IRQS ? 1 : -1];
 __attribute__((section(".vectors"), used)) static const vector_t vectors[16u + VECTOR_IRQS] = {
@@ -91,5 +93,6 @@ __attribute__((section(".vectors"), used)) static const vector_t vectors[16u + V
     0,
     unexpected_irq,       /* PendSV */
     stm32_systick_irq,    /* SysTick */
-    [16u + USART2_IRQN] = stm32_usart2_irq,   /* IRQ 38: USART2 */
+    U10, U10, U10, U5, U2, U1,        /* IRQ 0-37 */
+    stm32_usart2_irq,                 /* IRQ 38: USART2 */
 };
