@@ -21,9 +21,10 @@ import CameraControlWire
 ///   matches `RESPONSE` / `STREAM_MESSAGE` / `STREAM_END` / `ERROR` to calls; every call ends exactly once
 ///   (see ``ConnectionEvent``). Packets for unknown calls are dropped and counted.
 /// - **Reliability** (§6, v1.1): sends every `REQUEST` `RELIABLE` and retransmits it (same sequence
-///   number; ``ConnectionConfiguration/retransmissionTimeout``, doubling, at most
-///   ``ConnectionConfiguration/maxTransmissions`` transmissions) until it is acknowledged or its call
-///   ends; answers every `RELIABLE` packet with an `ACK` (duplicates too); delivers every packet at
+///   number; first after ``ConnectionConfiguration/retransmissionTimeout``, or after the round trips
+///   measured when they are longer (``roundTrip``, ``ConnectionConfiguration/adaptsRetransmissionTimeout``),
+///   doubling, at most ``ConnectionConfiguration/maxTransmissions`` transmissions) until it is acknowledged
+///   or its call ends; answers every `RELIABLE` packet with an `ACK` (duplicates too); delivers every packet at
 ///   most once, whatever its flags, using a 4,096-entry window of received sequence numbers (it covers
 ///   the device's whole retransmission budget, `ReceivedSequenceWindow`); counts
 ///   sequence gaps. A successful `DeviceService/Handshake` response resets the receive side, since the
@@ -68,14 +69,25 @@ public struct ConnectionCore: Sendable {
         var call: CallID
         var bytes: [UInt8]
         var transmissions: Int
+        /// The interval after the next copy (twice the one running).
         var timeout: Duration
         var due: Duration
+        /// When the first copy was sent: a packet acknowledged after one copy is a round-trip sample.
+        var firstSent: Duration
     }
 
     /// The settings in force (frame size and heartbeat interval change when the session is established).
     public private(set) var configuration: ConnectionConfiguration {
-        didSet { liveness.configure(configuration) }
+        didSet {
+            liveness.configure(configuration)
+            if roundTrip.floor != configuration.retransmissionTimeout {
+                roundTrip = RoundTripEstimator(floor: configuration.retransmissionTimeout)
+            }
+        }
     }
+    /// The round trips measured on this link (a request to its `ACK`), which give a new request its first
+    /// retransmission timeout when ``ConnectionConfiguration/adaptsRetransmissionTimeout`` is on.
+    public private(set) var roundTrip: RoundTripEstimator
     /// Where the link stands: no session yet, established, dead, or closed.
     public private(set) var linkState: LinkState = .noSession
     /// When the host last sent and heard, and what that makes due (§8); consulted while ``linkState`` is
@@ -112,6 +124,7 @@ public struct ConnectionCore: Sendable {
     public init(configuration: ConnectionConfiguration = ConnectionConfiguration()) {
         self.configuration = configuration
         self.liveness = LinkLiveness(configuration)
+        self.roundTrip = RoundTripEstimator(floor: configuration.retransmissionTimeout)
         self.nextCallID = configuration.firstCallID
     }
 
@@ -219,9 +232,10 @@ public struct ConnectionCore: Sendable {
         let packet = Packet(type: .request, isReliable: true, callID: id, address: method, payload: request)
         do {
             let (sequence, wire) = try send(packet, now: now)
+            let timeout = configuration.adaptsRetransmissionTimeout ? roundTrip.timeout : configuration.retransmissionTimeout
             unacked[sequence] = Unacked(
-                call: call, bytes: Array(outbound[wire]), transmissions: 1, timeout: configuration.retransmissionTimeout * 2,
-                due: now + configuration.retransmissionTimeout)
+                call: call, bytes: Array(outbound[wire]), transmissions: 1, timeout: timeout * 2, due: now + timeout,
+                firstSent: now)
         } catch {
             throw RPCError(
                 code: .resourceExhausted,
@@ -382,8 +396,14 @@ public struct ConnectionCore: Sendable {
             extraCounters.acksReceived += 1
             let acked = packet.payload.startIndex
             let sequence = UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8
-            if let entry = unacked.removeValue(forKey: sequence), let wait = calls[entry.call]?.waitOnceAcknowledged,
-                let deadline = calls[entry.call]?.deadline, deadline < now + wait
+            guard let entry = unacked.removeValue(forKey: sequence) else { break }
+            if entry.transmissions == 1 {
+                roundTrip.sampled(now - entry.firstSent)
+            } else {
+                roundTrip.acknowledgedAfterRetransmission(runningTimeout: entry.timeout / 2)
+            }
+            if let wait = calls[entry.call]?.waitOnceAcknowledged, let deadline = calls[entry.call]?.deadline,
+                deadline < now + wait
             {
                 calls[entry.call]?.deadline = now + wait
             }

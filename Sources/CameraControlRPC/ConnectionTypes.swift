@@ -29,8 +29,12 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     /// The most calls the host keeps in flight; one more is refused with `RESOURCE_EXHAUSTED`.
     public var maxCallsInFlight: Int
     /// The first retransmission timeout of a reliable packet (a `REQUEST`); it doubles with every try
-    /// (§6: 20 ms).
+    /// (§6: 20 ms). With ``adaptsRetransmissionTimeout`` the least one.
     public var retransmissionTimeout: Duration
+    /// Start a request's retransmissions after the round trips measured on the link when they call for
+    /// more than ``retransmissionTimeout`` (``RoundTripEstimator``: a slow line, where 20 ms is less than
+    /// a request and its `ACK` take on the wire). False: always after ``retransmissionTimeout``.
+    public var adaptsRetransmissionTimeout: Bool
     /// Transmissions of a reliable packet in all, the first one included (§6: 8).
     public var maxTransmissions: Int
     /// How long a server stream may wait for its confirmation in a session at minor 1 or later before
@@ -50,8 +54,9 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     public var deadTimeout: Duration { heartbeatInterval * deadIntervals }
 
     /// Settings with v1's defaults: 128-byte frames, 50 ms heartbeats, dead after 4 intervals, unary
-    /// deadline 2 s, 64 calls in flight, retransmissions after 20 ms (doubling, 8 transmissions at
-    /// most), streams confirmed within 1 s, device heartbeats answered, the first call id 1.
+    /// deadline 2 s, 64 calls in flight, retransmissions after 20 ms or the round trips measured when
+    /// longer (doubling, 8 transmissions at most), streams confirmed within 1 s, device heartbeats
+    /// answered, the first call id 1.
     public init(
         maxFrameBytes: Int = WireFormat.minMaxFrameBytes,
         heartbeatInterval: Duration = .milliseconds(50),
@@ -59,6 +64,7 @@ public struct ConnectionConfiguration: Hashable, Sendable {
         defaultUnaryDeadline: Duration = .seconds(2),
         maxCallsInFlight: Int = 64,
         retransmissionTimeout: Duration = .milliseconds(20),
+        adaptsRetransmissionTimeout: Bool = true,
         maxTransmissions: Int = 8,
         streamOpenTimeout: Duration = .seconds(1),
         answersHeartbeats: Bool = true,
@@ -70,6 +76,7 @@ public struct ConnectionConfiguration: Hashable, Sendable {
         self.defaultUnaryDeadline = defaultUnaryDeadline
         self.maxCallsInFlight = maxCallsInFlight
         self.retransmissionTimeout = retransmissionTimeout
+        self.adaptsRetransmissionTimeout = adaptsRetransmissionTimeout
         self.maxTransmissions = max(1, maxTransmissions)
         self.streamOpenTimeout = streamOpenTimeout
         self.answersHeartbeats = answersHeartbeats

@@ -63,6 +63,44 @@ struct ConnectionCoreV11Tests {
         #expect(core.takeEvents() == [.response(call, [1])])
     }
 
+    /// On a slow line (9600 baud: a request and its `ACK` take 40–80 ms on the wire) a fixed 20 ms sent every
+    /// request two to four times. A request acknowledged 60 ms after its only send makes the next one wait
+    /// 180 ms (60 + 4 × 30) before its first copy; with the adaptation off it is 20 ms, as on a fast link.
+    @Test(
+        "after a request acknowledged 60 ms late, the next one's first retransmission waits 180 ms",
+        arguments: [true, false])
+    func retransmissionFollowsTheRoundTrip(adapts: Bool) throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: adapts))
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.response(handshake, []), now: .zero)
+        core.markSessionEstablished(streamsConfirmed: true, now: .zero)
+        _ = core.takeEvents()
+        _ = core.takeOutbound()
+
+        _ = try core.startCall(method: .devicePing, request: [1], now: .ms(100))
+        let first = try #require(hostPackets(core.takeOutbound()).first { $0.type == .request })
+        core.receive(device.heartbeat(), now: .ms(150))
+        core.receive(device.ack(first.sequence), now: .ms(160))
+        #expect(core.roundTrip.smoothed == .ms(60))  // measured either way
+        #expect(core.counters.retransmissions == 0)
+
+        _ = try core.startCall(method: .devicePing, request: [2], now: .ms(200))
+        let second = try #require(hostPackets(core.takeOutbound()).first { $0.type == .request })
+        core.receive(device.heartbeat(), now: .ms(219))
+        core.poll(now: .ms(220))
+        let early = hostPackets(core.takeOutbound()).filter { $0.type == .request }
+        #expect(early.map(\.sequence) == (adapts ? [] : [second.sequence]))
+        core.receive(device.heartbeat(), now: .ms(260))
+        core.poll(now: .ms(379))
+        _ = core.takeOutbound()
+        #expect(core.counters.retransmissions == (adapts ? 0 : 2))
+        core.poll(now: .ms(380))
+        let late = hostPackets(core.takeOutbound()).filter { $0.type == .request }
+        #expect(late.map(\.sequence) == (adapts ? [second.sequence] : []))
+    }
+
     /// R1 and §6 (S5): "at most 8 tries" is 8 transmissions in all; then the request is given up (the
     /// call's deadline still ends it).
     @Test("a request is transmitted 8 times at most")
