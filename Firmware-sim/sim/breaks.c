@@ -639,6 +639,17 @@ static unsigned g_acked_next;
  * came, and is not "reused". */
 static acked_t g_host_reliable[16];
 static unsigned g_host_reliable_next;
+/* The frame strict_host just saw is such a copy (in_frame then leaves the call table alone). */
+static bool g_strict_copy;
+
+/* Forgets the host's requests: a new session (every handshake request) or a new host (the port closed)
+ * numbers its packets and calls from the start again, so its frames may equal old ones byte for byte,
+ * and are no copies of them. */
+static void forget_host_requests(void)
+{
+    memset(g_host_reliable, 0, sizeof g_host_reliable);
+    g_host_reliable_next = 0;
+}
 
 /* FNV-1a over a whole frame. */
 static uint32_t frame_hash(const uint8_t *wire, size_t n)
@@ -659,6 +670,11 @@ static uint64_t g_strict_heard_us;
  * main.c last told (ccsim_filter_out_line); a device frame reaches the host when its last byte has. */
 static uint64_t g_out_line_free_us;
 static uint64_t g_out_byte_ns;
+
+void ccsim_filter_host_closed(void)
+{
+    forget_host_requests();
+}
 
 void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns)
 {
@@ -714,7 +730,12 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
 {
     unsigned i;
     bool handshake = kind == FRAME_OK && p->type == T_REQUEST && p->extra[0] == 1u && p->extra[1] == 1u;
-    bool copy = kind == FRAME_OK && p->type == T_REQUEST && host_copy(p, wire, wire_len);
+    bool copy;
+    if (handshake) {
+        forget_host_requests();
+    }
+    copy = kind == FRAME_OK && p->type == T_REQUEST && host_copy(p, wire, wire_len);
+    g_strict_copy = copy;
     uint64_t since = g_strict_last_us > g_strict_heard_us ? g_strict_last_us : g_strict_heard_us;
     /* A host that comes back after a silence longer than 2.5 heartbeat intervals, in the same session,
      * missed its heartbeats (a host that closes the port and never returns, or reconnects with a
@@ -766,6 +787,15 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
 {
     unsigned i, free_slot = 32u;
     uint32_t whole;
+    call_t *c = call_find(p->call);
+    /* The device's last word on a call ends it (§4: a host may then use its id again): ERROR, STREAM_END,
+     * and a RESPONSE unless the call is one of InputService's two server streams, where the RESPONSE
+     * confirms the stream (§7) and messages follow. Ended as the device sends it, before the host has
+     * it: a host's reuse is never judged before the device's answer. */
+    if (c != 0 && (p->type == T_ERROR || p->type == T_STREAM_END
+                   || (p->type == T_RESPONSE && !(c->service == 2u && (c->method == 1u || c->method == 2u))))) {
+        c->live = false;
+    }
     if ((p->flags & F_RELIABLE) == 0u) {
         return;
     }
@@ -783,7 +813,7 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
             free_slot = i;
         }
     }
-    if (p->type == T_RESPONSE && is_handshake(call_find(p->call))) {
+    if (p->type == T_RESPONSE && is_handshake(c)) {
         g_strict_heard_us = delivered_us; /* the first copy: a host that had it knows of the session */
     }
     if (free_slot < 32u) {
@@ -1008,7 +1038,7 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
                 g_calls[k].live = false; /* a new session ends every call */
             }
         }
-        if (c == 0 || !c->live) {
+        if ((c == 0 || !c->live) && !(g_strict && g_strict_copy)) {
             c = call_add(p.call);
             c->service = p.extra[0];
             c->method = p.extra[1];

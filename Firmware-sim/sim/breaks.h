@@ -43,12 +43,17 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
 size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us);
 
 /* --strict: where the device's next bytes go on the line to the host, told before each ccsim_filter_out
- * whose output goes on the line at once. line_free_us: the device time at which the line will have sent
+ * whose output goes on the line (at once; with --faults the injector may delay, drop or add bytes in
+ * between, so the times are approximate there). line_free_us: the device time at which the line will have sent
  * what it already holds (now or earlier when it is idle); byte_ns: one byte's time (0: unpaced). The
  * checker counts a device packet's 200 ms to be acknowledged from when it has reached the host, and a new
  * session's silence from when the host had the HandshakeResponse: on a slow line a frame takes its time
  * to arrive (a 330-byte HandshakeResponse, 344 ms at 9600 baud). */
 void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns);
+
+/* The host closed the port: the checker forgets its requests (the next host's may equal them byte for
+ * byte and are no copies of them). */
+void ccsim_filter_host_closed(void);
 
 /* Once per tick: bytes to give the device on the filter's own account (a
  * breaker that fakes host packets), and the checker's timers. */

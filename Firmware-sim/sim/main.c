@@ -584,6 +584,9 @@ static void host_closed(void)
 {
     g_hung_up = true;
     line_clear(&g_tx_line);
+    if (ccsim_filter_active()) {
+        ccsim_filter_host_closed();
+    }
     note("host closed the port");
 }
 

@@ -114,6 +114,9 @@ public struct ConnectionCore: Sendable {
     private var unacked: [UInt16: Unacked] = [:]
     /// The session runs at minor 1 or later: streams are confirmed (§7).
     private var streamsConfirmed = false
+    /// The bytes being received came after the host was starved (``LinkLiveness/wasStarved(before:)``):
+    /// an `ACK` among them is no round-trip sample.
+    private var receivingAfterStarvation = false
 
     // Receive-side sequence state (§6).
     private var lastSequence: UInt16?
@@ -310,6 +313,7 @@ public struct ConnectionCore: Sendable {
     /// liveness. Bad frames are counted (``ConnectionCounters/wire``) and skipped.
     public mutating func receive(_ bytes: some Collection<UInt8>, now: Duration) {
         guard !isClosed else { return }
+        receivingAfterStarvation = liveness.wasStarved(before: now)
         liveness.awake(at: now)
         decoder.append(bytes)
         while let output = decoder.nextView() {
@@ -371,6 +375,7 @@ public struct ConnectionCore: Sendable {
             // call silently (§9): end them here, or a stream would wait forever.
             lastSequence = nil
             delivered.reset()
+            roundTrip.sessionStarted()
             streamsConfirmed = false  // until the device layer, which reads the response, says (markSessionEstablished)
             let handshake = CallID(rawValue: packet.callID)
             for (other, state) in calls where other != handshake {
@@ -398,7 +403,7 @@ public struct ConnectionCore: Sendable {
             let sequence = UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8
             guard let entry = unacked.removeValue(forKey: sequence) else { break }
             if entry.transmissions == 1 {
-                roundTrip.sampled(now - entry.firstSent)
+                if !receivingAfterStarvation { roundTrip.sampled(now - entry.firstSent) }
             } else {
                 roundTrip.acknowledgedAfterRetransmission(runningTimeout: entry.timeout / 2)
             }
@@ -555,6 +560,7 @@ public struct ConnectionCore: Sendable {
 
     private mutating func declareLinkDead(silence: Duration) {
         linkState = .dead
+        roundTrip = RoundTripEstimator(floor: configuration.retransmissionTimeout)  // the next link may differ
         extraCounters.linkDeaths += 1
         failAllCalls(message: "link dead: nothing received for \(silence)")
         lastSequence = nil

@@ -115,6 +115,13 @@ public struct LinkLiveness: Sendable {
         return now - lastSent >= timing.halfInterval
     }
 
+    /// True when the host had not run the link for more than two heartbeat intervals before `now` (it was
+    /// starved: what it receives now may have waited, and a round trip measured now is the machine's).
+    public func wasStarved(before now: Duration) -> Bool {
+        guard let lastAwake else { return false }
+        return now - lastAwake > timing.starvedGap
+    }
+
     /// The host ran the link at `now` (it received bytes).
     public mutating func awake(at now: Duration) {
         lastAwake = now

@@ -3,7 +3,10 @@
 ///
 /// A packet sent once and acknowledged is a sample: the time from its send to its `ACK`. The smoothed
 /// round trip and its variation give the timeout, `smoothed + 4 × variation`, never below the floor (the
-/// configured ``ConnectionConfiguration/retransmissionTimeout``, 20 ms) nor above 32 floors. An `ACK` of a
+/// configured ``ConnectionConfiguration/retransmissionTimeout``, 20 ms) nor above 8 floors. A packet
+/// acknowledged in a wake-up that followed a starved gap (the host did not run for two heartbeat
+/// intervals: ``ConnectionCore`` tells) is no sample either: its round trip measured the host's machine,
+/// not the link. An `ACK` of a
 /// packet sent more than once is no sample (it may answer any of the copies: Karn's rule); the timeout
 /// that was running when it came is kept for the next packets instead, until a packet sent once gives a
 /// sample again (RFC 6298 §5.7's backed-off timeout). On a fast link the samples are far below the floor
@@ -12,16 +15,17 @@
 ///
 /// ```swift
 /// var estimator = RoundTripEstimator(floor: .milliseconds(20))
-/// estimator.sampled(.milliseconds(60))       // a request acknowledged 60 ms after its only send
-/// let timeout = estimator.timeout              // 60 + 4 × 30 = 180 ms
+/// estimator.sampled(.milliseconds(30))       // a request acknowledged 30 ms after its only send
+/// let timeout = estimator.timeout              // 30 + 4 × 15 = 90 ms
 /// estimator.acknowledgedAfterRetransmission(runningTimeout: .milliseconds(40))
 /// ```
 public struct RoundTripEstimator: Sendable, Equatable {
     /// The least timeout: the configured one (§6: 20 ms).
     public let floor: Duration
-    /// The most: 32 floors (640 ms with the default), so that a lost packet on a stalled measurement is
-    /// still sent again well within a unary call's 2 s deadline.
-    public var ceiling: Duration { floor * 32 }
+    /// The most: 8 floors (160 ms with the default), so that a request still goes out three times within
+    /// a stream's 1 s confirmation time and four within a unary call's 2 s deadline (at 9600 baud a request
+    /// and its `ACK` take 40–80 ms, more behind a long frame: most of the copies go).
+    public var ceiling: Duration { floor * 8 }
     /// The smoothed round trip (nil before the first sample).
     public private(set) var smoothed: Duration?
     /// The smoothed variation of the round trip.
@@ -58,5 +62,10 @@ public struct RoundTripEstimator: Sendable, Equatable {
     /// last copy): no sample, but the next packets start with that timeout (Karn's rule).
     public mutating func acknowledgedAfterRetransmission(runningTimeout: Duration) {
         backedOff = min(max(runningTimeout, timeout), ceiling)
+    }
+
+    /// A new session: the timeout kept after copies goes (the samples stay: the same line).
+    public mutating func sessionStarted() {
+        backedOff = nil
     }
 }

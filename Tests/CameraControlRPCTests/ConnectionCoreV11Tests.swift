@@ -63,42 +63,83 @@ struct ConnectionCoreV11Tests {
         #expect(core.takeEvents() == [.response(call, [1])])
     }
 
-    /// On a slow line (9600 baud: a request and its `ACK` take 40–80 ms on the wire) a fixed 20 ms sent every
-    /// request two to four times. A request acknowledged 60 ms after its only send makes the next one wait
-    /// 180 ms (60 + 4 × 30) before its first copy; with the adaptation off it is 20 ms, as on a fast link.
-    @Test(
-        "after a request acknowledged 60 ms late, the next one's first retransmission waits 180 ms",
-        arguments: [true, false])
-    func retransmissionFollowsTheRoundTrip(adapts: Bool) throws {
-        var device = DeviceFrames()
-        var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: adapts))
+    /// A core whose handshake was answered at `now`, with `configuration`.
+    func handshaken(_ configuration: ConnectionConfiguration, device: inout DeviceFrames) throws -> ConnectionCore {
+        var core = ConnectionCore(configuration: configuration)
         let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
         _ = core.takeOutbound()
         core.receive(device.response(handshake, []), now: .zero)
         core.markSessionEstablished(streamsConfirmed: true, now: .zero)
         _ = core.takeEvents()
         _ = core.takeOutbound()
+        return core
+    }
 
-        _ = try core.startCall(method: .devicePing, request: [1], now: .ms(100))
-        let first = try #require(hostPackets(core.takeOutbound()).first { $0.type == .request })
-        core.receive(device.heartbeat(), now: .ms(150))
-        core.receive(device.ack(first.sequence), now: .ms(160))
-        #expect(core.roundTrip.smoothed == .ms(60))  // measured either way
+    /// Sends a Ping at `start` and returns its sequence number.
+    func ping(_ core: inout ConnectionCore, at start: Duration) throws -> UInt16 {
+        _ = try core.startCall(method: .devicePing, request: [1], now: start)
+        return try #require(hostPackets(core.takeOutbound()).first { $0.type == .request }).sequence
+    }
+
+    /// The sequence numbers of the requests `core` sends again at `now`.
+    func copies(_ core: inout ConnectionCore, at now: Duration) -> [UInt16] {
+        core.poll(now: now)
+        return hostPackets(core.takeOutbound()).filter { $0.type == .request }.map(\.sequence)
+    }
+
+    /// On a slow line (9600 baud: a request and its `ACK` take 40–80 ms on the wire) a fixed 20 ms sent every
+    /// request two to four times. A request acknowledged 30 ms after its only send makes the next one wait
+    /// 90 ms (30 + 4 × 15) before its first copy; with the adaptation off it is 20 ms, as on a fast link.
+    @Test(
+        "after a request acknowledged 30 ms late, the next one's first retransmission waits 90 ms",
+        arguments: [true, false])
+    func retransmissionFollowsTheRoundTrip(adapts: Bool) throws {
+        var device = DeviceFrames()
+        var core = try handshaken(ConnectionConfiguration(adaptsRetransmissionTimeout: adapts), device: &device)
+        let first = try ping(&core, at: .ms(100))
+        core.receive(device.heartbeat(), now: .ms(120))
+        core.receive(device.ack(first), now: .ms(130))
+        #expect(core.roundTrip.smoothed == .ms(30))  // measured either way
         #expect(core.counters.retransmissions == 0)
 
-        _ = try core.startCall(method: .devicePing, request: [2], now: .ms(200))
-        let second = try #require(hostPackets(core.takeOutbound()).first { $0.type == .request })
+        let second = try ping(&core, at: .ms(200))
         core.receive(device.heartbeat(), now: .ms(219))
-        core.poll(now: .ms(220))
-        let early = hostPackets(core.takeOutbound()).filter { $0.type == .request }
-        #expect(early.map(\.sequence) == (adapts ? [] : [second.sequence]))
+        #expect(copies(&core, at: .ms(220)) == (adapts ? [] : [second]))
         core.receive(device.heartbeat(), now: .ms(260))
-        core.poll(now: .ms(379))
-        _ = core.takeOutbound()
+        _ = copies(&core, at: .ms(289))
         #expect(core.counters.retransmissions == (adapts ? 0 : 2))
-        core.poll(now: .ms(380))
-        let late = hostPackets(core.takeOutbound()).filter { $0.type == .request }
-        #expect(late.map(\.sequence) == (adapts ? [second.sequence] : []))
+        #expect(copies(&core, at: .ms(290)) == (adapts ? [second] : []))
+    }
+
+    /// Karn's rule in the core: a request acknowledged after its first copy gives no sample (the ACK may
+    /// answer either); the next request starts with the timeout that was running, 40 ms.
+    @Test("after a request acknowledged once it was sent again, the next one's first retransmission waits 40 ms")
+    func retransmissionAfterAnAmbiguousAck() throws {
+        var device = DeviceFrames()
+        var core = try handshaken(ConnectionConfiguration(), device: &device)
+        let first = try ping(&core, at: .ms(100))
+        core.receive(device.heartbeat(), now: .ms(110))
+        #expect(copies(&core, at: .ms(120)) == [first])
+        core.receive(device.ack(first), now: .ms(125))
+        #expect(core.roundTrip.smoothed == nil)
+
+        let second = try ping(&core, at: .ms(150))
+        core.receive(device.heartbeat(), now: .ms(170))
+        #expect(copies(&core, at: .ms(189)).isEmpty)
+        #expect(copies(&core, at: .ms(190)) == [second])
+    }
+
+    /// A round trip measured in a wake-up after the host was starved (it did not run for more than two
+    /// heartbeat intervals: the ACK waited to be read) is the machine's, not the link's: no sample.
+    @Test("an ACK read after the host was starved is no round-trip sample")
+    func starvedHostTakesNoSample() throws {
+        var device = DeviceFrames()
+        var core = try handshaken(ConnectionConfiguration(), device: &device)
+        let first = try ping(&core, at: .ms(100))
+        core.receive(device.heartbeat(), now: .ms(110))
+        core.receive(device.ack(first), now: .ms(400))  // 290 ms after the host last ran
+        #expect(core.roundTrip.smoothed == nil)
+        #expect(core.roundTrip.timeout == .ms(20))
     }
 
     /// R1 and §6 (S5): "at most 8 tries" is 8 transmissions in all; then the request is given up (the

@@ -162,11 +162,48 @@ int main(void)
     host_requests(11u, 3u, 3u, 1u, t + 80000u);
     CHECK(ccsim_strict_report() == 3u);
 
+    /* The device's RESPONSE ends a unary call: its id may be used again (§4). The RESPONSE that confirms
+     * one of InputService's streams does not end it (§7): a new request on its id is a reuse. */
+    t += 100000u;
+    host_requests(12u, 5u, 3u, 1u, t);
+    device_responds(30u, 5u, t + 1000u);
+    host_sends(CC_PKT_ACK, 13u, 30u, t + 2000u);
+    host_requests(14u, 5u, 3u, 2u, t + 3000u);
+    CHECK(ccsim_strict_report() == 3u);
+    host_requests(15u, 6u, 2u, 1u, t + 4000u);
+    device_responds(31u, 6u, t + 5000u);
+    host_sends(CC_PKT_ACK, 16u, 31u, t + 6000u);
+    host_requests(17u, 6u, 3u, 1u, t + 7000u);
+    CHECK(ccsim_strict_report() == 4u);
+
+    /* On the slow line: a packet the device sends while 300 ms of frames wait on the line reaches the host
+     * when its own 10 bytes have gone too (310.4 ms): unacknowledged, it is not late 505 ms after it was
+     * sent (194.6 ms after it arrived), and is 515 ms after. */
+    t += 10000u;
+    host_sends(CC_PKT_HEARTBEAT, 18u, 0u, t);
+    ccsim_filter_out_line(t + 300000u, 1041667u);
+    device_responds(32u, 7u, t);
+    ccsim_filter_out_line(0u, 0u);
+    tick(t + 505000u);
+    CHECK(ccsim_strict_report() == 4u);
+    tick(t + 515000u);
+    CHECK(ccsim_strict_report() == 5u);
+
+    /* A host that had its HandshakeResponse 110 ms after its handshake and stays silent 150 ms more is
+     * caught. */
+    t += 600000u;
+    host_requests(19u, 1u, 1u, 1u, t);
+    ccsim_filter_out_line(t + 100000u, 1041667u);
+    device_responds(40u, 1u, t + 1000u);
+    ccsim_filter_out_line(0u, 0u);
+    host_sends(CC_PKT_ACK, 20u, 40u, t + 110000u + 150000u);
+    CHECK(ccsim_strict_report() == 6u);
+
     if (g_failures != 0) {
         fprintf(stderr, "test_strict: %d check(s) failed\n", g_failures);
         return EXIT_FAILURE;
     }
     printf("test_strict: the host checker discounts the simulator's own stalls and a slow line's, takes a copy for "
-           "its request, and still catches a host\n");
+           "its request, ends a call at the device's answer, and still catches a host\n");
     return EXIT_SUCCESS;
 }
