@@ -408,26 +408,17 @@ def field_writer(s, m, f, num):
                   f"        cc_pbw_begin(w, {num});",
                   f"        cc_pbw_write_{sub}(w, {x});",
                   "        cc_pbw_end(w);", "    }"]
-    elif f.type == FD.TYPE_STRING:
-        if is_repeated(f):
-            L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
-                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                  f"        cc_pbw_raw_string(w, {x}[i]);", "    }"]
-        elif f.proto3_optional:
-            L += [f"    if (m->has_{f.name}) {{",
-                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                  f"        cc_pbw_raw_string(w, {x});", "    }"]
-        else:
+    elif f.type in (FD.TYPE_STRING, FD.TYPE_BYTES):
+        def raw(v):
+            """The raw write of value v (a string, or bytes with .data and .len)."""
+            return (f"cc_pbw_raw_string(w, {v});" if f.type == FD.TYPE_STRING
+                    else f"cc_pbw_raw_bytes(w, {v}.data, {v}.len);")
+        if is_repeated(f) or f.proto3_optional:
+            head, value = ((f"for (i = 0; i < m->{f.name}_count; i++)", f"{x}[i]") if is_repeated(f)
+                           else (f"if (m->has_{f.name})", x))
+            L += [f"    {head} {{", f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);", f"        {raw(value)}", "    }"]
+        elif f.type == FD.TYPE_STRING:
             L.append(f"    cc_pbw_string(w, {num}, {x});")
-    elif f.type == FD.TYPE_BYTES:
-        if is_repeated(f):
-            L += [f"    for (i = 0; i < m->{f.name}_count; i++) {{",
-                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                  f"        cc_pbw_raw_bytes(w, {x}[i].data, {x}[i].len);", "    }"]
-        elif f.proto3_optional:
-            L += [f"    if (m->has_{f.name}) {{",
-                  f"        cc_pbw_tag(w, {num}, CC_PB_WIRE_LEN);",
-                  f"        cc_pbw_raw_bytes(w, {x}.data, {x}.len);", "    }"]
         else:
             L.append(f"    cc_pbw_bytes(w, {num}, {x}.data, {x}.len);")
     else:

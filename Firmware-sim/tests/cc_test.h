@@ -13,6 +13,10 @@ typedef struct cc_test_case {
     void (*fn)(void);
 } cc_test_case_t;
 
+/* Runs `count` cases, counting each in *passed or *failed; a failed case is named "FAIL suite/name"
+ * on stderr after its checks' reports. */
+void cc_test_run(const char *suite, const cc_test_case_t *cases, size_t count, unsigned *passed, unsigned *failed);
+
 void cc_test_fail(const char *file, int line, const char *what);
 void cc_test_fail_eq(const char *file, int line, const char *a, const char *b,
                      unsigned long long va, unsigned long long vb);

@@ -3,21 +3,6 @@
 
 #include "cc_test.h"
 
-static int current_failed;
-
-void cc_test_fail(const char *file, int line, const char *what)
-{
-    current_failed = 1;
-    fprintf(stderr, "  %s:%d: check failed: %s\n", file, line, what);
-}
-
-void cc_test_fail_eq(const char *file, int line, const char *a, const char *b,
-                     unsigned long long va, unsigned long long vb)
-{
-    current_failed = 1;
-    fprintf(stderr, "  %s:%d: %s == %s failed: %llu (0x%llx) != %llu (0x%llx)\n", file, line, a, b, va, va, vb, vb);
-}
-
 typedef struct suite {
     const char *name;
     const cc_test_case_t *cases;
@@ -44,17 +29,7 @@ int main(void)
     size_t s;
 
     for (s = 0; s < sizeof suites / sizeof suites[0]; s++) {
-        size_t i;
-        for (i = 0; i < *suites[s].count; i++) {
-            current_failed = 0;
-            suites[s].cases[i].fn();
-            if (current_failed) {
-                failed++;
-                fprintf(stderr, "FAIL %s/%s\n", suites[s].name, suites[s].cases[i].name);
-            } else {
-                passed++;
-            }
-        }
+        cc_test_run(suites[s].name, suites[s].cases, *suites[s].count, &passed, &failed);
     }
     printf("%u passed, %u failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

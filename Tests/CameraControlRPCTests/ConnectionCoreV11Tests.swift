@@ -5,10 +5,12 @@ import Testing
 /// The host's side of protocol v1.1 (docs/PROTOCOL.md §6, §7; issue 9), sans-IO with a manual timeline.
 @Suite("ConnectionCore v1.1 reliability")
 struct ConnectionCoreV11Tests {
-    /// A core whose handshake was answered by a device at 1.`minor`: session established, streams
-    /// confirmed when `minor` ≥ 1.
-    func handshaken(minor: UInt32, device: inout DeviceFrames) throws -> ConnectionCore {
-        var core = ConnectionCore()
+    /// A core with `configuration` whose handshake was answered by a device at 1.`minor`: session
+    /// established, streams confirmed when `minor` ≥ 1.
+    func handshaken(
+        minor: UInt32, configuration: ConnectionConfiguration = ConnectionConfiguration(), device: inout DeviceFrames
+    ) throws -> ConnectionCore {
+        var core = ConnectionCore(configuration: configuration)
         let call = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
         _ = core.takeOutbound()
         let response = HandshakeResponse(negotiatedVersion: ProtocolVersion(major: 1, minor: minor))
@@ -63,18 +65,6 @@ struct ConnectionCoreV11Tests {
         #expect(core.takeEvents() == [.response(call, [1])])
     }
 
-    /// A core whose handshake was answered at `now`, with `configuration`.
-    func handshaken(_ configuration: ConnectionConfiguration, device: inout DeviceFrames) throws -> ConnectionCore {
-        var core = ConnectionCore(configuration: configuration)
-        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
-        _ = core.takeOutbound()
-        core.receive(device.response(handshake, []), now: .zero)
-        core.markSessionEstablished(streamsConfirmed: true, now: .zero)
-        _ = core.takeEvents()
-        _ = core.takeOutbound()
-        return core
-    }
-
     /// Sends a Ping at `start` and returns its sequence number.
     func ping(_ core: inout ConnectionCore, at start: Duration) throws -> UInt16 {
         _ = try core.startCall(method: .devicePing, request: [1], now: start)
@@ -95,7 +85,8 @@ struct ConnectionCoreV11Tests {
         arguments: [true, false])
     func retransmissionFollowsTheRoundTrip(adapts: Bool) throws {
         var device = DeviceFrames()
-        var core = try handshaken(ConnectionConfiguration(adaptsRetransmissionTimeout: adapts), device: &device)
+        var core = try handshaken(
+            minor: 1, configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: adapts), device: &device)
         let first = try ping(&core, at: .ms(100))
         core.receive(device.heartbeat(), now: .ms(120))
         core.receive(device.ack(first), now: .ms(130))
@@ -116,7 +107,7 @@ struct ConnectionCoreV11Tests {
     @Test("after a request acknowledged once it was sent again, the next one's first retransmission waits 40 ms")
     func retransmissionAfterAnAmbiguousAck() throws {
         var device = DeviceFrames()
-        var core = try handshaken(ConnectionConfiguration(), device: &device)
+        var core = try handshaken(minor: 1, device: &device)
         let first = try ping(&core, at: .ms(100))
         core.receive(device.heartbeat(), now: .ms(110))
         #expect(copies(&core, at: .ms(120)) == [first])
@@ -134,7 +125,7 @@ struct ConnectionCoreV11Tests {
     @Test("an ACK read after the host was starved is no round-trip sample")
     func starvedHostTakesNoSample() throws {
         var device = DeviceFrames()
-        var core = try handshaken(ConnectionConfiguration(), device: &device)
+        var core = try handshaken(minor: 1, device: &device)
         let first = try ping(&core, at: .ms(100))
         core.receive(device.heartbeat(), now: .ms(110))
         core.receive(device.ack(first), now: .ms(400))  // 290 ms after the host last ran

@@ -38,21 +38,6 @@
 
 #define KIND(k) ((uint32_t)CC_PB_INPUT_EVENT_KIND_##k)
 
-static int current_failed;
-
-void cc_test_fail(const char *file, int line, const char *what)
-{
-    current_failed = 1;
-    fprintf(stderr, "  %s:%d: check failed: %s\n", file, line, what);
-}
-
-void cc_test_fail_eq(const char *file, int line, const char *a, const char *b,
-                     unsigned long long va, unsigned long long vb)
-{
-    current_failed = 1;
-    fprintf(stderr, "  %s:%d: %s == %s failed: %llu (0x%llx) != %llu (0x%llx)\n", file, line, a, b, va, va, vb, vb);
-}
-
 /* An ERROR with this status and exactly this text. */
 static bool error_says(const hx_packet_t *p, uint8_t status, const char *text)
 {
@@ -309,17 +294,7 @@ int main(void)
     };
     unsigned passed = 0;
     unsigned failed = 0;
-    size_t i;
-    for (i = 0; i < CC_TEST_COUNT(cases); i++) {
-        current_failed = 0;
-        cases[i].fn();
-        if (current_failed) {
-            failed++;
-            fprintf(stderr, "FAIL board_core/%s\n", cases[i].name);
-        } else {
-            passed++;
-        }
-    }
+    cc_test_run("board_core", cases, CC_TEST_COUNT(cases), &passed, &failed);
     printf("%u passed, %u failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
