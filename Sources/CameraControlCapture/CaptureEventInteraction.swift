@@ -214,7 +214,12 @@ public final class CaptureEventInteraction: Sendable {
 
     private func enqueue(_ step: (inout CaptureEventRouter) -> [CaptureRouterOutput]) {
         let shouldDrain = state.withLock { state -> Bool in
-            state.outbox += step(&state.router)
+            let outputs = step(&state.router)
+            if state.outbox.isEmpty {
+                state.outbox = outputs  // the router's array itself: nothing copied
+            } else {
+                state.outbox += outputs
+            }
             guard !state.isDraining, !state.outbox.isEmpty else { return false }
             state.isDraining = true
             return true
@@ -232,7 +237,7 @@ public final class CaptureEventInteraction: Sendable {
                 }
                 return (
                     state.outbox.removeFirst(), state.defaultActionHandler, state.outputObserver,
-                    Array(state.subscribers.values)
+                    state.subscribers.isEmpty ? [] : Array(state.subscribers.values)
                 )
             }
             guard let (output, defaultHandler, observer, subscribers) = next else { return }
@@ -256,9 +261,9 @@ public final class CaptureEventInteraction: Sendable {
                 if case .dropped = subscriber.yield(event) { subscriber.finish() }
             }
             let handler = role == .secondary ? (secondary ?? primary) : primary
-            if let handler { run { handler(event) } }
+            if let handler { run(handler, event) }
         case .defaultAction(let action):
-            if let defaultHandler { run { defaultHandler(action) } }
+            if let defaultHandler { run(defaultHandler, action) }
         case .defaultSound(let sound, _):
             if let player = soundPlayer {
                 Task { try? await player.play(sound) }
@@ -266,10 +271,11 @@ public final class CaptureEventInteraction: Sendable {
         }
     }
 
-    private func run(_ body: @escaping @Sendable () -> Void) {
+    /// Calls `handler` with `value` where handlers run (synchronously: no closure is made).
+    private func run<Value: Sendable>(_ handler: @escaping @Sendable (Value) -> Void, _ value: Value) {
         switch delivery {
-        case .synchronous: body()
-        case .queue(let queue): queue.async(execute: body)
+        case .synchronous: handler(value)
+        case .queue(let queue): queue.async { handler(value) }
         }
     }
 }

@@ -189,7 +189,7 @@ public struct CaptureEventRouter: Sendable {
         let route: Route
         if isSessionRunning && configuration.isEnabled {
             let role: CaptureHandlerRole = source == .volumeUp && configuration.hasSecondaryHandler ? .secondary : .primary
-            if let busy = inFlight.values.filter({ $0.route == .handler(role) }).min(by: { $0.id < $1.id }) {
+            if let busy = oldestPress(routedTo: .handler(role)) {
                 ignoredPressCount &+= 1
                 if diagnostics.count >= Self.maximumDiagnostics { diagnostics.removeFirst() }
                 diagnostics.append(
@@ -204,6 +204,16 @@ public struct CaptureEventRouter: Sendable {
         let id = CaptureEventID(rawValue: nextID)
         nextID &+= 1
         return InFlight(id: id, route: route)
+    }
+
+    /// The earliest press in flight on `route` (one loop, no array: this runs on every press).
+    private func oldestPress(routedTo route: Route) -> InFlight? {
+        var oldest: InFlight?
+        for press in inFlight.values where press.route == route {
+            if let current = oldest, current.id < press.id { continue }
+            oldest = press
+        }
+        return oldest
     }
 
     private mutating func cancelHandlerPresses(atHostMicros now: UInt64) -> [CaptureRouterOutput] {

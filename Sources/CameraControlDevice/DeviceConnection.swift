@@ -15,7 +15,7 @@ import Synchronization
 /// Sessions opened on that loop (`DeviceSession.connect(transport:hostName:attempts:deadline:eventLoop:)`
 /// with it; the path convenience of the `CameraControlPorts` module does so) deliver each input event
 /// from the port's read to the handler on one thread, with no queue, no task and no hop.
-public actor DeviceConnection {
+public actor DeviceConnection: EventLoopActor {
     /// What happens to the connection, in order.
     public enum Activity: Sendable {
         /// A session is up (first connect or reconnect).
@@ -154,7 +154,7 @@ public actor DeviceConnection {
                 switch event {
                 case .message(let input):
                     // The handler runs on `eventLoop`, this actor's executor.
-                    self?.assumeIsolated { connection in connection.report(.input(input)) }
+                    self?.assumeIsolatedOnLoop { connection in connection.report(.input(input)) }
                 case .ended(let error):
                     ending.resolve(error ?? RPCError(code: .unavailable, message: "the device ended the event stream"))
                 }

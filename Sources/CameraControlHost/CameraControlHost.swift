@@ -68,7 +68,7 @@ public struct HostClock: Sendable {
 /// connection, the recogniser and the capture router to the app's handler on that thread, with no hop,
 /// as a minimal C host would. Handlers run there too: keep them short (a slow handler delays the next
 /// read, not correctness).
-public actor CameraControlHost: CaptureSoundPlaying {
+public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// How the host behaves.
     public struct Configuration: Sendable {
         /// The pipeline's tuning.
@@ -377,7 +377,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
             // attempts), so is the host.
             group.addTask {
                 await self.connection.run { [weak self] activity, session in
-                    self?.assumeIsolated { host in host.handle(activity, session: session) }
+                    self?.assumeIsolatedOnLoop { host in host.handle(activity, session: session) }
                 }
                 await self.signalStop()
             }
@@ -523,7 +523,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
         resyncTimer?.cancel()
         guard let interval = configuration.clockResyncInterval else { return }
         resyncTimer = eventLoop.schedule(after: interval) { [weak self] in
-            self?.assumeIsolated { host in
+            self?.assumeIsolatedOnLoop { host in
                 guard host.lifecycle == .running else { return }
                 host.clockQueue?.yield(.resync(connected))
             }
@@ -591,7 +591,7 @@ public actor CameraControlHost: CaptureSoundPlaying {
         let current = now
         let delay = Duration.microseconds(Int64(next > current ? next - current : 0))
         let timer = eventLoop.schedule(after: delay) { [weak self] in
-            self?.assumeIsolated { host in host.timerFired(next) }
+            self?.assumeIsolatedOnLoop { host in host.timerFired(next) }
         }
         deadline = (next, timer)
     }

@@ -57,6 +57,9 @@ import CameraControlWire
 public struct ConnectionCore: Sendable {
     private struct Call: Sendable {
         var method: MethodID
+        /// The method's ``MethodID/isServerStreaming``, looked up in the schema's table once, when the call
+        /// starts, not for every message of a stream.
+        var isServerStreaming: Bool
         var deadline: Duration?
         /// A stream awaiting its confirmation (R4): fails with `UNAVAILABLE` when this passes.
         var openDeadline: Duration?
@@ -246,10 +249,11 @@ public struct ConnectionCore: Sendable {
                 method: method, cause: error)
         }
         nextCallID = id &+ 1
-        let resolvedDeadline = deadline ?? (method.isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
-        let openDeadline = method.isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout : nil
+        let isServerStreaming = method.isServerStreaming
+        let resolvedDeadline = deadline ?? (isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
+        let openDeadline = isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout : nil
         calls[call] = Call(
-            method: method, deadline: resolvedDeadline, openDeadline: openDeadline,
+            method: method, isServerStreaming: isServerStreaming, deadline: resolvedDeadline, openDeadline: openDeadline,
             waitOnceAcknowledged: waitOnceAcknowledged)
         extraCounters.callsStarted += 1
         return call
@@ -452,7 +456,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.unknownCallPackets += 1
             return
         }
-        let streaming = call.method.isServerStreaming
+        let streaming = call.isServerStreaming
         if streaming && (packet.type == .response || packet.type == .streamMessage) && call.openDeadline != nil {
             // §7 (v1.1): the empty RESPONSE confirms the stream; so does a message (the RESPONSE may
             // be on its way again after a loss). (Written only when set: a dictionary's in-place update

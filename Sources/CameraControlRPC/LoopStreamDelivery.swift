@@ -93,7 +93,7 @@ final class LoopStreamDelivery: StreamConsumer {
 
     private func push(_ item: Item) -> Bool {
         let onLoop = loop.isCurrent
-        enum Next { case refused, deliverNow, schedule, nothing }
+        enum Next { case refused, deliverThis, deliverNow, schedule, nothing }
         let next = state.withLock { state -> Next in
             guard !state.ended else { return .refused }
             if case .message = item {
@@ -101,6 +101,11 @@ final class LoopStreamDelivery: StreamConsumer {
                 if state.pending.count >= limit { return .refused }
             }
             if case .end = item { state.ended = true }
+            if onLoop && !state.delivering && state.pending.isEmpty {
+                // Nothing waits and nobody delivers: the item goes to the handler now, not through the queue.
+                state.delivering = true
+                return .deliverThis
+            }
             state.pending.append(item)
             if state.delivering { return .nothing }
             if onLoop {
@@ -113,6 +118,9 @@ final class LoopStreamDelivery: StreamConsumer {
         }
         switch next {
         case .refused: return false
+        case .deliverThis:
+            handler(item)
+            deliverPending()
         case .deliverNow: deliverPending()
         case .schedule: loop.schedule(after: .zero) { [self] in deliverScheduled() }
         case .nothing: break

@@ -76,6 +76,9 @@ public final class RPCClient: Sendable {
         /// What the core's events ask of the waiting calls, streams and link listeners, in the core's order:
         /// carried out by ``drain()`` after the lock is released (nothing is resumed under it).
         var deferred: [Delivery] = []
+        /// The storage ``drain()`` hands back once it carried out a batch: the next batch is queued in it
+        /// (no allocation per read).
+        var spareDeliveries: [Delivery] = []
         /// A thread is carrying out ``deferred`` (it takes what others add meanwhile).
         var draining = false
         /// The transport has ended: it no longer touches the device (see ``shutdown()``).
@@ -503,22 +506,28 @@ public final class RPCClient: Sendable {
     /// others queue meanwhile, so a close from another thread never overtakes a message being delivered;
     /// a thread that finds another at it returns at once (a cancellation handler never waits here).
     private func drain() {
-        var batch = state.withLock { state -> [Delivery] in
-            guard !state.draining, !state.deferred.isEmpty else { return [] }
+        var batch: [Delivery] = []
+        let started = state.withLock { state -> Bool in
+            guard !state.draining, !state.deferred.isEmpty else { return false }
             state.draining = true
-            defer { state.deferred.removeAll() }
-            return state.deferred
+            swap(&batch, &state.spareDeliveries)
+            swap(&batch, &state.deferred)
+            return true
         }
-        while !batch.isEmpty {
+        guard started else { return }
+        while true {
             for delivery in batch { deliver(delivery) }
-            batch = state.withLock { state -> [Delivery] in
+            batch.removeAll(keepingCapacity: true)
+            let more = state.withLock { state -> Bool in
                 guard !state.deferred.isEmpty else {
+                    swap(&batch, &state.spareDeliveries)  // the batch's storage queues the next one
                     state.draining = false
-                    return []
+                    return false
                 }
-                defer { state.deferred.removeAll() }
-                return state.deferred
+                swap(&batch, &state.deferred)
+                return true
             }
+            guard more else { return }
         }
     }
 
