@@ -179,11 +179,11 @@ const cc_hal_t microbit_hal = {
     microbit_hal_now_us,
     microbit_hal_uart_read,
     microbit_hal_uart_write,
-    microbit_hal_read_sensors,  /* with the buttons; no remote */
+    CC_HAL_SENSORS(microbit_hal_read_sensors), /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
     0,                          /* sound_play: no speaker (the same) */
     microbit_hal_indicator_set,
-    microbit_hal_uart_take_overruns,
+    CC_HAL_OVERRUNS(microbit_hal_uart_take_overruns),
     CC_HAL_STORE(microbit_hal_settings_read, microbit_hal_settings_write), /* the last two flash pages, through the NVMC */
 };
 

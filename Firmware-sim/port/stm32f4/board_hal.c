@@ -145,11 +145,11 @@ const cc_hal_t stm32_hal = {
     hal_now_us,
     hal_uart_read,
     hal_uart_write,
-    hal_read_sensors,           /* with the buttons; no remote */
+    CC_HAL_SENSORS(hal_read_sensors), /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
     0,                          /* sound_play: no speaker (the same) */
     hal_indicator_set,
-    hal_uart_take_overruns,
+    CC_HAL_OVERRUNS(hal_uart_take_overruns),
     CC_HAL_STORE_NONE,          /* settings_read, settings_write: RAM only (no flash driver yet) */
 };
 

@@ -26,7 +26,8 @@
 #include "harness.h"
 
 #if !defined(CC_HAL_NO_HAPTIC) && !defined(CC_HAL_NO_SOUND) && !defined(CC_HAL_NO_REMOTE) \
-    && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE)
+    && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE) \
+    && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS)
 #error "build with a board's BOARD_CORE_DEFS or one of its switches (Makefile: board-cores, board-core-variants)"
 #endif
 /* The harness's HAL has a store: the settings persist unless the core ignores it. */
@@ -243,6 +244,24 @@ static void test_remote_clicks_and_shutter_switch_are_ignored(void)
 #endif
 }
 
+/* The sensors read and the dropped bytes counted through the HAL, as by the
+ * full core: a core built with CC_HAL_WITH_SENSORS and CC_HAL_WITH_OVERRUNS
+ * calls read_sensors and uart_take_overruns without asking, one built without
+ * asks first; both take what the harness's HAL reports. */
+static void test_sensors_read_and_overruns_counted(void)
+{
+    harness_t *h = hx_setup();
+    cc_raw_sample_t sample;
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance(h, 20000u);   /* samples: the level read through read_sensors */
+    REQUIRE(cc_input_last_sample(&h->dev.input, &sample));
+    CHECK_EQ(sample.buttons, CC_BUTTON_VOLUME_UP);
+    h->overruns = 37;
+    hx_heartbeat(h);   /* bytes to read: the dropped ones are counted with them */
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->rx_overruns, 37);
+}
+
 /* SetSettings, then a reset: the settings survive it with a store, not without. */
 static void test_settings_store(void)
 {
@@ -291,6 +310,7 @@ int main(void)
         {"full_press_plays_nothing", test_full_press_plays_nothing},
         {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
         {"settings_store", test_settings_store},
+        {"sensors_read_and_overruns_counted", test_sensors_read_and_overruns_counted},
     };
     unsigned passed = 0;
     unsigned failed = 0;
