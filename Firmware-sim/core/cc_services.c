@@ -589,8 +589,32 @@ static void respond_feedback(cc_device_t *dev, const cc_request_t *rq)
     cc_rpc_respond_written(dev, rq, &w);
 }
 
+#if defined(CC_HAL_NO_HAPTIC) || defined(CC_HAL_NO_SOUND)
+/* A method for a part the board core is built without (cc_hal.h): the request
+ * is read, then refused. It is read as GetConfigRequest, a message without
+ * fields: PlayHapticRequest's and PlaySoundRequest's fields are all varints,
+ * which their own readers take and skip the same way (a field of another wire
+ * type skipped), so the same requests are malformed; the values would not be
+ * looked at. A field the schema adds to either stops the build here. */
+typedef char cc_absent_parts_read_varints[CC_PB_PLAY_HAPTIC_REQUEST_FIELD_COUNT == 2u
+                                                  && CC_PB_PLAY_SOUND_REQUEST_FIELD_COUNT == 1u
+                                                  && CC_PB_GET_CONFIG_REQUEST_FIELD_COUNT == 0u
+                                              ? 1
+                                              : -1];
+static void refuse_absent(cc_device_t *dev, const cc_request_t *rq, const char *why)
+{
+    cc_pb_get_config_request_in_t req;
+    if (cc_rpc_read(dev, rq, cc_pbr_read_get_config_request(&req, rq->env->payload, rq->env->payload_len))) {
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, why);
+    }
+}
+#endif
+
 static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
 {
+#if defined(CC_HAL_NO_HAPTIC)
+    refuse_absent(dev, rq, "no haptic actuator");
+#else
     const cc_envelope_t *env = rq->env;
     cc_pb_play_haptic_request_in_t req;
     uint32_t pattern;
@@ -623,10 +647,14 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
     }
     dev->hal->haptic_play(dev->hal->ctx, pattern, intensity);
     respond_feedback(dev, rq);
+#endif
 }
 
 static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
 {
+#if defined(CC_HAL_NO_SOUND)
+    refuse_absent(dev, rq, "no speaker");
+#else
     const cc_envelope_t *env = rq->env;
     cc_pb_play_sound_request_in_t req;
     uint32_t sound;
@@ -646,6 +674,7 @@ static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
     }
     dev->hal->sound_play(dev->hal->ctx, sound);
     respond_feedback(dev, rq);
+#endif
 }
 
 static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)

@@ -106,6 +106,7 @@ static void test_feedback_answers_as_without_the_parts(void)
     Cameracontrol__V1__PlaySoundRequest snd = CAMERACONTROL__V1__PLAY_SOUND_REQUEST__INIT;
     Cameracontrol__V1__SetIndicatorRequest ind = CAMERACONTROL__V1__SET_INDICATOR_REQUEST__INIT;
     static const uint8_t malformed[] = {0x08};   /* a tag without its value */
+    static const uint8_t sound_as_bytes[] = {0x0A, 0x01, 0x02};   /* field 1 of another wire type: skipped */
 
     REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
     hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
@@ -121,6 +122,10 @@ static void test_feedback_answers_as_without_the_parts(void)
     /* the request is read first: a malformed one is refused as such */
     hx_send_packet(h, CC_PKT_REQUEST, 0, 6, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC,
                    malformed, sizeof malformed);
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 7, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND,
+                   malformed, sizeof malformed);
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 8, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND,
+                   sound_as_bytes, sizeof sound_as_bytes);
     hx_poll(h);
 
 #if defined(CC_HAL_NO_HAPTIC)
@@ -134,11 +139,14 @@ static void test_feedback_answers_as_without_the_parts(void)
 #endif
 #if defined(CC_HAL_NO_SOUND)
     CHECK(error_says(hx_find(h, CC_PKT_ERROR, 4), CC_STATUS_FAILED_PRECONDITION, "no speaker"));
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 8), CC_STATUS_FAILED_PRECONDITION, "no speaker"));
     CHECK_EQ(h->sound_calls, 0);
 #else
     CHECK(hx_find(h, CC_PKT_RESPONSE, 4) != NULL);
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 8), CC_STATUS_INVALID_ARGUMENT, "unknown sound"));   /* no sound: 0 */
     CHECK_EQ(h->sound_calls, 1);
 #endif
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 7), CC_STATUS_INVALID_ARGUMENT, "malformed request"));
     CHECK(hx_find(h, CC_PKT_RESPONSE, 5) != NULL);
     CHECK_EQ(h->indicator_calls, 1);
     CHECK(error_says(hx_find(h, CC_PKT_ERROR, 6), CC_STATUS_INVALID_ARGUMENT, "malformed request"));
