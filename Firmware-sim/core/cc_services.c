@@ -265,7 +265,7 @@ static void invalid_argument(cc_device_t *dev, const cc_request_t *rq, const cha
 static void open_stream(cc_device_t *dev, const cc_request_t *rq, cc_call_kind_t kind, uint32_t samples_per_batch)
 {
     if (!cc_streams_open(dev, rq->env->call_id, kind, samples_per_batch)) {
-        invalid_argument(dev, rq, "samples_per_batch must be 0 or 1..32");
+        invalid_argument(dev, rq, "samples_per_batch must be 0..32");
         return;
     }
     cc_rpc_confirm_stream(dev, rq);
@@ -374,7 +374,7 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
         return;
     }
     if (!req.has_config || !c->has_thresholds) {
-        invalid_argument(dev, rq, "config and thresholds are required");
+        invalid_argument(dev, rq, "need config and thresholds");
         return;
     }
     memcpy(&cfg, (const unsigned char *)c + CONFIG_AT, sizeof cfg);   /* the same members (checked above) */
@@ -494,7 +494,7 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
     if (next->light_press_force != dev->settings.current.light_press_force) {
         with_force(&cfg, next->light_press_force);
         if (cc_input_validate_config(&cfg, NULL) != 0) {
-            *why = "light_press_force does not fit the configured full press";
+            *why = "light_press_force does not fit the full press";
             return CC_STATUS_FAILED_PRECONDITION;
         }
     }
