@@ -138,6 +138,10 @@ SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, firmware_version);
 SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_vendor_id);
 SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_product_id);
 
+/* Capabilities' singular uint32 and bool fields, by field number (cc_pb.h: the
+ * view struct's value array; a bool as 0 or 1) */
+#define CAP(field) caps.value[CC_PB_CAPABILITIES_##field]
+
 static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
@@ -181,9 +185,9 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     negotiated.minor = dev->negotiated_minor;
     memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
 
-    caps.has_force_sensor = info->has_force_sensor;
-    caps.has_touch_sensor = info->has_touch_sensor;
-    caps.has_slide_strip = info->has_slide_strip;
+    CAP(HAS_FORCE_SENSOR) = info->has_force_sensor;
+    CAP(HAS_TOUCH_SENSOR) = info->has_touch_sensor;
+    CAP(HAS_SLIDE_STRIP) = info->has_slide_strip;
     caps.buttons = buttons;
     caps.buttons_count = 0;
     if ((info->buttons & CC_BUTTON_VOLUME_UP) != 0u) {
@@ -200,15 +204,15 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
         buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_REMOTE;
     }
 #endif
-    caps.force_max_mn = info->force_max_mn;
-    caps.slide_resolution = info->slide_resolution;
-    caps.slide_length_um = info->slide_length_um;
+    CAP(FORCE_MAX_MN) = info->force_max_mn;
+    CAP(SLIDE_RESOLUTION) = info->slide_resolution;
+    CAP(SLIDE_LENGTH_UM) = info->slide_length_um;
     caps.sample_rates_hz = k_sample_rates_hz;
     caps.sample_rates_hz_count = SAMPLE_RATE_COUNT;
-    caps.max_frame_bytes = CC_MAX_FRAME_BYTES;
-    caps.max_concurrent_calls = CC_MAX_CONCURRENT_CALLS;
-    caps.max_controls = info->max_controls;
-    caps.supports_controls = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
+    CAP(MAX_FRAME_BYTES) = CC_MAX_FRAME_BYTES;
+    CAP(MAX_CONCURRENT_CALLS) = CC_MAX_CONCURRENT_CALLS;
+    CAP(MAX_CONTROLS) = info->max_controls;
+    CAP(SUPPORTS_CONTROLS) = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
     caps.haptic_patterns = patterns;
     caps.haptic_patterns_count = 0;
     if (CC_HAL_HAS_HAPTIC(hal)) {
@@ -218,14 +222,14 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
             }
         }
     }
-    caps.has_speaker = info->has_speaker && CC_HAL_HAS_SOUND(hal);
-    caps.has_indicator_led = info->has_indicator_led && hal->indicator_set != NULL;
+    CAP(HAS_SPEAKER) = info->has_speaker && CC_HAL_HAS_SOUND(hal);
+    CAP(HAS_INDICATOR_LED) = info->has_indicator_led && hal->indicator_set != NULL;
     thresholds_of(&thresholds, &dev->config);
     caps.thresholds = &thresholds;
-    caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
-    caps.is_simulator = dev->is_simulator;
-    caps.has_settings = true;
-    caps.settings_persist = CC_HAL_HAS_STORE(hal);
+    CAP(HEARTBEAT_INTERVAL_MS) = CC_HEARTBEAT_INTERVAL_MS;
+    CAP(IS_SIMULATOR) = dev->is_simulator;
+    CAP(HAS_SETTINGS) = 1u;
+    CAP(SETTINGS_PERSIST) = CC_HAL_HAS_STORE(hal);
 
     resp.device_version = &device_version;
     resp.negotiated_version = &negotiated;
