@@ -14,6 +14,17 @@
 #include "cc_text.h"
 #include "cc_wire.h"
 
+/* What the device announces: the port's constants in a board core built with
+ * CC_HAL_BOARD_INFO (cc_device_info.h), with the serial number given to
+ * cc_device_init; else all of the info given to it. */
+#if defined(CC_HAL_BOARD_INFO)
+#include "board_info.h"
+static const cc_device_info_t k_board_info = CC_BOARD_INFO(NULL);
+#define INFO(dev) ((void)(dev), &k_board_info)
+#else
+#define INFO(dev) ((dev)->info)
+#endif
+
 /* Sample rates Configure accepts, announced in Capabilities. */
 static const uint32_t k_sample_rates_hz[] = {100u, 250u, 500u, 1000u};
 #define SAMPLE_RATE_COUNT (sizeof k_sample_rates_hz / sizeof k_sample_rates_hz[0])
@@ -146,7 +157,7 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
     cc_pb_handshake_request_in_t req;
-    const cc_device_info_t *info = dev->info;
+    const cc_device_info_t *info = INFO(dev);
     const cc_hal_t *hal = dev->hal;
     uint32_t host_major;
     uint32_t host_minor;
@@ -184,6 +195,9 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     negotiated.major = CC_PROTOCOL_MAJOR;
     negotiated.minor = dev->negotiated_minor;
     memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
+#if defined(CC_HAL_BOARD_INFO)
+    identity.serial_number = dev->info->serial_number;   /* read at boot */
+#endif
 
     CAP(HAS_FORCE_SENSOR) = info->has_force_sensor;
     CAP(HAS_TOUCH_SENSOR) = info->has_touch_sensor;
@@ -638,7 +652,7 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
         invalid_argument(dev, rq, "unknown haptic pattern");
         return;
     }
-    if ((dev->info->haptic_patterns & (1u << pattern)) == 0u) {
+    if ((INFO(dev)->haptic_patterns & (1u << pattern)) == 0u) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable");
         return;
     }
@@ -668,7 +682,7 @@ static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
     }
     sound = (uint32_t)req.sound;
 
-    if (!CC_HAL_HAS_SOUND(dev->hal) || !dev->info->has_speaker) {
+    if (!CC_HAL_HAS_SOUND(dev->hal) || !INFO(dev)->has_speaker) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no speaker");
         return;
     }
@@ -692,7 +706,7 @@ static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)
     }
     mode = (uint32_t)req.mode;
 
-    if (dev->hal->indicator_set == NULL || !dev->info->has_indicator_led) {
+    if (dev->hal->indicator_set == NULL || !INFO(dev)->has_indicator_led) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no indicator LED");
         return;
     }

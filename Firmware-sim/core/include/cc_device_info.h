@@ -20,7 +20,14 @@ extern "C" {
 #define CC_PROTOCOL_MAJOR 1u
 #define CC_PROTOCOL_MINOR 2u
 
-/* What the device says about itself in the handshake. Strings must outlive the device. */
+/* What the device says about itself in the handshake. Strings must outlive the device.
+ * A board's own image may know it at compile time: a core built with
+ * CC_HAL_BOARD_INFO (BOARD_CORE_DEFS) includes the port's "board_info.h",
+ * whose CC_BOARD_INFO(serial) is an initializer of this struct, and announces
+ * those values, folded where they are used (Capabilities, FeedbackService's
+ * checks); of the info given to cc_device_init it then takes only the serial
+ * number, which a board reads at boot. The port's own info must be built from
+ * the same initializer (CC_BOARD_INFO(its serial)). */
 typedef struct cc_device_info {
     const char *vendor;
     const char *model;

@@ -187,23 +187,4 @@ const cc_hal_t microbit_hal = {
     CC_HAL_STORE(microbit_hal_settings_read, microbit_hal_settings_write), /* the last two flash pages, through the NVMC */
 };
 
-const cc_device_info_t microbit_info = {
-    "BBC",                       /* vendor */
-    "micro:bit v1 (nRF51822)",   /* model */
-    g_serial,                    /* serial_number: FICR.DEVICEID */
-    "1.0.0",                     /* firmware_version */
-    0x0D28u,                     /* usb_vendor_id: the interface chip (DAPLink) */
-    0x0204u,                     /* usb_product_id */
-    true,                        /* has_force_sensor: FSR on P0 */
-    true,                        /* has_touch_sensor: P2 */
-    true,                        /* has_slide_strip: soft potentiometer on P1 */
-    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */
-    false,                       /* has_remote */
-    10230u,                      /* force_max_mn: 1023 counts */
-    MICROBIT_SLIDE_RESOLUTION,   /* slide_resolution */
-    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */
-    6u,                          /* max_controls */
-    0u,                          /* haptic_patterns: none */
-    false,                       /* has_speaker */
-    true,                        /* has_indicator_led */
-};
+const cc_device_info_t microbit_info = CC_BOARD_INFO(g_serial);   /* board_info.h */

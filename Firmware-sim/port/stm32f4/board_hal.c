@@ -153,23 +153,4 @@ const cc_hal_t stm32_hal = {
     CC_HAL_STORE_NONE,          /* settings_read, settings_write: RAM only (no flash driver yet) */
 };
 
-const cc_device_info_t stm32_info = {
-    "STMicroelectronics",        /* vendor */
-    "STM32F4 Nucleo-64",         /* model */
-    g_serial,                    /* serial_number: the 96-bit unique id */
-    "1.0.0",                     /* firmware_version */
-    0x0483u,                     /* usb_vendor_id: the ST-LINK/V2-1's virtual COM port */
-    0x374Bu,                     /* usb_product_id */
-    true,                        /* has_force_sensor: FSR on A0 */
-    true,                        /* has_touch_sensor: touch module on D2 */
-    true,                        /* has_slide_strip: soft potentiometer on A1 */
-    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */
-    false,                       /* has_remote */
-    10237u,                      /* force_max_mn: 4095 counts */
-    STM32_SLIDE_RESOLUTION,      /* slide_resolution */
-    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */
-    6u,                          /* max_controls */
-    0u,                          /* haptic_patterns: none */
-    false,                       /* has_speaker */
-    true,                        /* has_indicator_led */
-};
+const cc_device_info_t stm32_info = CC_BOARD_INFO(g_serial);   /* board_info.h */

@@ -27,7 +27,7 @@
 
 #if !defined(CC_HAL_NO_HAPTIC) && !defined(CC_HAL_NO_SOUND) && !defined(CC_HAL_NO_REMOTE) \
     && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE) \
-    && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS)
+    && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS) && !defined(CC_HAL_BOARD_INFO)
 #error "build with a board's BOARD_CORE_DEFS or one of its switches (Makefile: board-cores, board-core-variants)"
 #endif
 /* The harness's HAL has a store: the settings persist unless the core ignores it. */
@@ -79,7 +79,12 @@ static void test_capabilities_announce_neither(void)
     CHECK(resp->capabilities->has_speaker);
 #endif
     CHECK(resp->capabilities->has_indicator_led);   /* the parts the switches do not name stay */
-#if defined(CC_HAL_NO_REMOTE)
+#if defined(CC_HAL_NO_REMOTE) && defined(CC_HAL_BOARD_INFO)
+    CHECK_EQ(resp->capabilities->n_buttons, 3);   /* the board's three buttons (board_info.h), no REMOTE */
+    for (i = 0; i < resp->capabilities->n_buttons; i++) {
+        CHECK(resp->capabilities->buttons[i] != CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE);
+    }
+#elif defined(CC_HAL_NO_REMOTE)
     CHECK_EQ(resp->capabilities->n_buttons, 2);   /* volume up and down, no REMOTE */
     for (i = 0; i < resp->capabilities->n_buttons; i++) {
         CHECK(resp->capabilities->buttons[i] != CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE);
@@ -270,6 +275,46 @@ static void test_sensors_read_and_overruns_counted(void)
     CHECK_EQ(cc_device_counters(&h->dev)->rx_overruns, 37);
 }
 
+#if defined(CC_HAL_BOARD_INFO)
+#include "board_info.h"
+/* A board core with its board's information at compile time (the port's
+ * board_info.h): the handshake announces the board's values whatever the info
+ * given to cc_device_init says, but for that info's serial number. */
+static void test_board_info_announced(void)
+{
+    static const cc_device_info_t board = CC_BOARD_INFO(NULL);
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__HandshakeResponse *resp;
+    const hx_packet_t *p;
+
+    h->info.model = "not the board";
+    h->info.serial_number = "SERIAL-42";
+    h->info.force_max_mn = board.force_max_mn + 1u;
+    h->info.slide_resolution = board.slide_resolution + 1u;
+    h->info.has_indicator_led = !board.has_indicator_led;
+    v.major = CC_PROTOCOL_MAJOR;
+    v.minor = CC_PROTOCOL_MINOR;
+    req.host_version = &v;
+    hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 1);
+    REQUIRE(p != NULL);
+    resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(resp != NULL && resp->identity != NULL && resp->capabilities != NULL);
+    CHECK(strcmp(resp->identity->vendor, board.vendor) == 0);
+    CHECK(strcmp(resp->identity->model, board.model) == 0);
+    CHECK(strcmp(resp->identity->serial_number, "SERIAL-42") == 0);
+    CHECK_EQ(resp->identity->usb_vendor_id, board.usb_vendor_id);
+    CHECK_EQ(resp->capabilities->force_max_mn, board.force_max_mn);
+    CHECK_EQ(resp->capabilities->slide_resolution, board.slide_resolution);
+    CHECK_EQ(resp->capabilities->n_buttons, 3);
+    CHECK(resp->capabilities->has_indicator_led == board.has_indicator_led);
+    cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
+}
+#endif
+
 /* SetSettings, then a reset: the settings survive it with a store, not without. */
 static void test_settings_store(void)
 {
@@ -319,6 +364,9 @@ int main(void)
         {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
         {"settings_store", test_settings_store},
         {"sensors_read_and_overruns_counted", test_sensors_read_and_overruns_counted},
+#if defined(CC_HAL_BOARD_INFO)
+        {"board_info_announced", test_board_info_announced},
+#endif
     };
     unsigned passed = 0;
     unsigned failed = 0;
