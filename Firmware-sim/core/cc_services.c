@@ -15,8 +15,8 @@
 #include "cc_wire.h"
 
 /* What the device announces: the port's constants in a board core built with
- * CC_HAL_BOARD_INFO (cc_device_info.h), with the serial number given to
- * cc_device_init; else all of the info given to it. */
+ * CC_HAL_BOARD_INFO (cc_device_info.h), with the port's serial number
+ * (CC_BOARD_SERIAL); else the info given to cc_device_init. */
 #if defined(CC_HAL_BOARD_INFO)
 #include "board_info.h"
 static const cc_device_info_t k_board_info = CC_BOARD_INFO(NULL);
@@ -196,7 +196,7 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     negotiated.minor = dev->negotiated_minor;
     memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
 #if defined(CC_HAL_BOARD_INFO)
-    identity.serial_number = dev->info->serial_number;   /* read at boot */
+    identity.serial_number = CC_BOARD_SERIAL;   /* the port's, read at boot */
 #endif
 
     CAP(HAS_FORCE_SENSOR) = info->has_force_sensor;

@@ -25,9 +25,10 @@ extern "C" {
  * CC_HAL_BOARD_INFO (BOARD_CORE_DEFS) includes the port's "board_info.h",
  * whose CC_BOARD_INFO(serial) is an initializer of this struct, and announces
  * those values, folded where they are used (Capabilities, FeedbackService's
- * checks); of the info given to cc_device_init it then takes only the serial
- * number, which a board reads at boot. The port's own info must be built from
- * the same initializer (CC_BOARD_INFO(its serial)). */
+ * checks), with the serial number the board read at boot from the port's
+ * CC_BOARD_SERIAL (a char array it names); the info given to cc_device_init is
+ * then not read (may be NULL). A port that also keeps the info as a struct (for
+ * its other images) builds it from the same initializer. */
 typedef struct cc_device_info {
     const char *vendor;
     const char *model;

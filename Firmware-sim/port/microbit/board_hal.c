@@ -13,7 +13,7 @@
 #define AIN_FORCE 4u            /* edge pin P0 (P0.03) */
 #define AIN_SLIDE 3u            /* edge pin P1 (P0.02) */
 
-static char g_serial[17];
+char port_serial_number[17];   /* board_info.h */
 
 /* The settings store (cc_settings.h): slot n in the flash page at
  * SETTINGS_PAGE(n), the last two pages of the flash, outside the image
@@ -100,7 +100,7 @@ void microbit_hal_init(void)
     /* P2 has the micro:bit's 10 MOhm pull-up for touch sensing; add none. */
     GPIO_PIN_CNF(PIN_TOUCH) = GPIO_CNF_INPUT_NOPULL;
     board_leds_init();
-    board_serial_number(g_serial);
+    board_serial_number(port_serial_number);
     ADC_ENABLE = 1u;
     g_adc.channel = 0u;
     adc_start();
@@ -187,4 +187,4 @@ const cc_hal_t microbit_hal = {
     CC_HAL_STORE(microbit_hal_settings_read, microbit_hal_settings_write), /* the last two flash pages, through the NVMC */
 };
 
-const cc_device_info_t microbit_info = CC_BOARD_INFO(g_serial);   /* board_info.h */
+const cc_device_info_t microbit_info = CC_BOARD_INFO(port_serial_number);   /* board_info.h */

@@ -10,6 +10,11 @@
 
 #include "cc_hal.h"
 
+/* The serial number, read at boot (board_hal.c): the one value the board core
+ * takes at run time (CC_BOARD_SERIAL). */
+extern char port_serial_number[];
+#define CC_BOARD_SERIAL port_serial_number
+
 #define MICROBIT_SLIDE_RESOLUTION 1024u
 
 #define CC_BOARD_INFO(serial) {                                                                  \

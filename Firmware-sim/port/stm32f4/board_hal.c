@@ -12,7 +12,7 @@
 #define PIN_ACTION 10u      /* PB10 = D6 */
 #define BLINK_HALF_PERIOD_SHIFT 18   /* 2^18 us: 262 ms on, 262 ms off */
 
-static char g_serial[25];
+char port_serial_number[25];   /* board_info.h */
 static uint32_t g_indicator;
 
 /* Each ADC converts one input: each read_sensors takes the finished
@@ -60,7 +60,7 @@ void stm32_hal_init(void)
     }
     adc_init(ADC1_BASE, 0u);
     adc_init(ADC2_BASE, 1u);
-    board_serial_number(g_serial);
+    board_serial_number(port_serial_number);
     stm32_indicator_set(0u);
 }
 
@@ -153,4 +153,4 @@ const cc_hal_t stm32_hal = {
     CC_HAL_STORE_NONE,          /* settings_read, settings_write: RAM only (no flash driver yet) */
 };
 
-const cc_device_info_t stm32_info = CC_BOARD_INFO(g_serial);   /* board_info.h */
+const cc_device_info_t stm32_info = CC_BOARD_INFO(port_serial_number);   /* board_info.h */

@@ -277,9 +277,10 @@ static void test_sensors_read_and_overruns_counted(void)
 
 #if defined(CC_HAL_BOARD_INFO)
 #include "board_info.h"
+char port_serial_number[] = "SERIAL-42";   /* the port's (CC_BOARD_SERIAL), read at boot on the board */
 /* A board core with its board's information at compile time (the port's
- * board_info.h): the handshake announces the board's values whatever the info
- * given to cc_device_init says, but for that info's serial number. */
+ * board_info.h): the handshake announces the board's values and the port's
+ * serial number, whatever the info given to cc_device_init says. */
 static void test_board_info_announced(void)
 {
     static const cc_device_info_t board = CC_BOARD_INFO(NULL);
@@ -290,7 +291,7 @@ static void test_board_info_announced(void)
     const hx_packet_t *p;
 
     h->info.model = "not the board";
-    h->info.serial_number = "SERIAL-42";
+    h->info.serial_number = "not the board's";
     h->info.force_max_mn = board.force_max_mn + 1u;
     h->info.slide_resolution = board.slide_resolution + 1u;
     h->info.has_indicator_led = !board.has_indicator_led;
