@@ -237,7 +237,7 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
         }
     }
     CAP(HAS_SPEAKER) = info->has_speaker && CC_HAL_HAS_SOUND(hal);
-    CAP(HAS_INDICATOR_LED) = info->has_indicator_led && hal->indicator_set != NULL;
+    CAP(HAS_INDICATOR_LED) = info->has_indicator_led && CC_HAL_HAS_INDICATOR(hal);
     thresholds_of(&thresholds, &dev->config);
     caps.thresholds = &thresholds;
     CAP(HEARTBEAT_INTERVAL_MS) = CC_HEARTBEAT_INTERVAL_MS;
@@ -706,7 +706,7 @@ static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)
     }
     mode = (uint32_t)req.mode;
 
-    if (dev->hal->indicator_set == NULL || !INFO(dev)->has_indicator_led) {
+    if (!CC_HAL_HAS_INDICATOR(dev->hal) || !INFO(dev)->has_indicator_led) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no indicator LED");
         return;
     }

@@ -104,11 +104,13 @@ typedef struct cc_hal {
  * a device without a store. A HAL without them must not be built so (the
  * check below: CC_HAL_STORE_NONE).
  *
- * Two functions every real board's HAL has: with CC_HAL_WITH_SENSORS the core
- * calls read_sensors, with CC_HAL_WITH_OVERRUNS uart_take_overruns, without
- * asking whether they are set (a HAL without them must not be built so: the
- * check below, CC_HAL_OVERRUNS_NONE). Without the switches a NULL one reads
- * nothing (a reading of zeros) or counts no dropped bytes.
+ * Functions a board's HAL may be known to have: with CC_HAL_WITH_SENSORS the
+ * core calls read_sensors, with CC_HAL_WITH_OVERRUNS uart_take_overruns, with
+ * CC_HAL_WITH_INDICATOR indicator_set, without asking whether they are set (a
+ * HAL without them must not be built so: the checks below,
+ * CC_HAL_OVERRUNS_NONE, CC_HAL_INDICATOR_NONE). Without the switches a NULL
+ * one reads nothing (a reading of zeros), counts no dropped bytes, or makes
+ * the device one without an indicator LED.
  */
 #if defined(CC_HAL_NO_HAPTIC)
 #define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
@@ -139,6 +141,11 @@ typedef struct cc_hal {
 #else
 #define CC_HAL_HAS_OVERRUNS(hal) ((hal)->uart_take_overruns != NULL)
 #endif
+#if defined(CC_HAL_WITH_INDICATOR)
+#define CC_HAL_HAS_INDICATOR(hal) ((void)(hal), true)
+#else
+#define CC_HAL_HAS_INDICATOR(hal) ((hal)->indicator_set != NULL)
+#endif
 #if defined(CC_HAL_NO_REMOTE)
 #define CC_HAL_REMOTE_CLICKS(reading) ((void)(reading), 0u)
 #else
@@ -167,6 +174,9 @@ typedef struct cc_hal {
  *                              function, as above)
  *   CC_HAL_OVERRUNS_NONE       the same of a HAL without one: 0; does not
  *                              compile under CC_HAL_WITH_OVERRUNS
+ *   CC_HAL_INDICATOR(set)      indicator_set of a HAL that has it (a function)
+ *   CC_HAL_INDICATOR_NONE      the same of a HAL without one: 0; does not
+ *                              compile under CC_HAL_WITH_INDICATOR
  *   CC_HAL_REMOTE(clicks)      the remote_clicks a HAL with a remote reports;
  *                              does not compile under CC_HAL_NO_REMOTE
  *   CC_HAL_SHUTTER_SWITCH      the buttons' bit a HAL with a shutter switch
@@ -192,6 +202,12 @@ typedef struct cc_hal {
 #define CC_HAL_OVERRUNS_NONE CC_HAL_WITH_OVERRUNS_but_this_HAL_counts_no_dropped_bytes
 #else
 #define CC_HAL_OVERRUNS_NONE 0
+#endif
+#define CC_HAL_INDICATOR(set) &(set)
+#if defined(CC_HAL_WITH_INDICATOR)
+#define CC_HAL_INDICATOR_NONE CC_HAL_WITH_INDICATOR_but_this_HAL_has_no_indicator_LED
+#else
+#define CC_HAL_INDICATOR_NONE 0
 #endif
 #if defined(CC_HAL_NO_REMOTE)
 #define CC_HAL_REMOTE(clicks) CC_HAL_NO_REMOTE_but_this_HAL_reports_remote_clicks

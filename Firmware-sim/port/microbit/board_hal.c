@@ -182,7 +182,7 @@ const cc_hal_t microbit_hal = {
     CC_HAL_SENSORS(microbit_hal_read_sensors), /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
     0,                          /* sound_play: no speaker (the same) */
-    microbit_hal_indicator_set,
+    CC_HAL_INDICATOR(microbit_hal_indicator_set),
     CC_HAL_OVERRUNS(microbit_hal_uart_take_overruns),
     CC_HAL_STORE(microbit_hal_settings_read, microbit_hal_settings_write), /* the last two flash pages, through the NVMC */
 };

@@ -148,7 +148,7 @@ const cc_hal_t stm32_hal = {
     CC_HAL_SENSORS(hal_read_sensors), /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
     0,                          /* sound_play: no speaker (the same) */
-    hal_indicator_set,
+    CC_HAL_INDICATOR(hal_indicator_set),
     CC_HAL_OVERRUNS(hal_uart_take_overruns),
     CC_HAL_STORE_NONE,          /* settings_read, settings_write: RAM only (no flash driver yet) */
 };

@@ -137,7 +137,7 @@ const cc_hal_t cc_board_hal = {
     CC_HAL_SENSORS(board_read_sensors),   /* BOARD_CORE_DEFS may then have CC_HAL_WITH_SENSORS (cc_hal.h) */
     board_haptic_play,
     board_sound_play,
-    board_indicator_set,
+    board_indicator_set,   /* CC_HAL_INDICATOR(board_indicator_set) or CC_HAL_INDICATOR_NONE (cc_hal.h) */
     /* uart_take_overruns: TODO return the bytes your rx ring/FIFO dropped (overrun flag), then
      * CC_HAL_OVERRUNS(board_uart_take_overruns) and CC_HAL_WITH_OVERRUNS in BOARD_CORE_DEFS */
     CC_HAL_OVERRUNS_NONE,

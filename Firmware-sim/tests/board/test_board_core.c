@@ -27,7 +27,8 @@
 
 #if !defined(CC_HAL_NO_HAPTIC) && !defined(CC_HAL_NO_SOUND) && !defined(CC_HAL_NO_REMOTE) \
     && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE) \
-    && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS) && !defined(CC_HAL_BOARD_INFO)
+    && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS) && !defined(CC_HAL_BOARD_INFO) \
+    && !defined(CC_HAL_WITH_INDICATOR)
 #error "build with a board's BOARD_CORE_DEFS or one of its switches (Makefile: board-cores, board-core-variants)"
 #endif
 /* The harness's HAL has a store: the settings persist unless the core ignores it. */
