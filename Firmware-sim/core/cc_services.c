@@ -405,7 +405,7 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
         return;
     }
     if (cc_input_validate_config(&cfg, &why) != 0) {
-        invalid_argument(dev, rq, why != NULL ? why : "invalid config");
+        invalid_argument(dev, rq, why);   /* set with every refusal (cc_input.h) */
         return;
     }
     dev->apply_config(dev, &cfg, rq->now_us);   /* installed by cc_device_init */
