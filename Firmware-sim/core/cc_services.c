@@ -19,7 +19,7 @@
  * (CC_BOARD_SERIAL); else the info given to cc_device_init. */
 #if defined(CC_HAL_BOARD_INFO)
 #include "board_info.h"
-static const cc_device_info_t k_board_info = CC_BOARD_INFO(NULL);
+static const cc_device_info_t k_board_info = CC_BOARD_INFO(CC_BOARD_SERIAL);   /* its serial number read at boot */
 #define INFO(dev) ((void)(dev), &k_board_info)
 #else
 #define INFO(dev) ((dev)->info)
@@ -195,9 +195,6 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     negotiated.major = CC_PROTOCOL_MAJOR;
     negotiated.minor = dev->negotiated_minor;
     memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
-#if defined(CC_HAL_BOARD_INFO)
-    identity.serial_number = CC_BOARD_SERIAL;   /* the port's, read at boot */
-#endif
 
     CAP(HAS_FORCE_SENSOR) = info->has_force_sensor;
     CAP(HAS_TOUCH_SENSOR) = info->has_touch_sensor;
