@@ -75,12 +75,14 @@ WRITE32 = {
 # code. Shorter runs keep one call per field (the loop's setup would not pay).
 RUN_MIN = 8
 # A sent message with at least SCALAR_LOOP_MIN singular uint32 and bool fields (Capabilities' 16) and no
-# uint32 run is written by one loop over its field numbers: the writer takes those fields' values into
-# an array by field number (a bool as 0 or 1) and writes each with one call in the loop, found by a
-# bit mask of their numbers; its other fields (lists, messages, strings) are written where the loop
-# reaches their numbers. The same bytes in the same order (test-c-codec holds every field against
-# Google's protobuf); 44 bytes less flash on the micro:bit than one call per field (36 more on the
-# STM32F4's Cortex-M4).
+# uint32 run is written by one loop over its field numbers: its view struct holds those fields' values
+# in one array by field number, `value[CC_PB_<MESSAGE>_<FIELD>]` (a bool as 0 or 1; the entries of
+# other numbers are not read), instead of a member each, and the writer writes each with one call in
+# the loop, found by a bit mask of their numbers; its other fields (lists, messages, strings) keep their
+# members and are written where the loop reaches their numbers. The same bytes in the same order
+# (test-c-codec holds every field against Google's protobuf); 44 bytes less flash on the micro:bit than
+# one call per field (36 more on the STM32F4's Cortex-M4), and 28 less again since the sender fills the
+# array itself (the writer copied members into it before).
 SCALAR_LOOP_MIN = 12
 # A received message's run of at least READ_RUN_MIN singular 32-bit varint fields (uint32, int32,
 # enums: uint32_t or int32_t members), declared and numbered in a row (ProtocolVersion, Thresholds,
@@ -260,9 +262,17 @@ def gen_view_struct(codec, t):
     m = s.message(t)
     n = snake(m.name)
     L = [f"/* {codec.full(t)}, as the device sends it. */", f"typedef struct cc_pb_{n} {{"]
+    looped = scalar_loop_fields(m, uint32_runs(m))
+    if looped:
+        top = max(f.number for f in m.field)
+        L.append(f"    /* {', '.join(f.name for f in looped)}: by field number (CC_PB_{upper(m.name)}_*),"
+                 " a bool as 0 or 1; other entries are not read (SCALAR_LOOP_MIN) */")
+        L.append(f"    uint32_t value[{top + 1}];")
     for i, f in enumerate(m.field):
         c = comment_of(codec, t, i)
         rep = is_repeated(f)
+        if f in looped:
+            continue
         if f.proto3_optional:
             L.append(f"    bool has_{f.name};")
         if f.type == FD.TYPE_MESSAGE:
@@ -347,14 +357,10 @@ def gen_writer(codec, t):
         top = max(f.number for f in m.field)
         mask = " | ".join(f"(1u << CC_PB_{upper(m.name)}_{f.name.upper()})" for f in looped)
         L += [f"    const uint32_t looped = {mask};   /* the looped fields' numbers */",
-              f"    uint32_t value[{top + 1}];   /* their values, by field number */",
               "    uint32_t field;"]
-        for f in looped:
-            x = f"m->{f.name}"
-            L.append(f"    value[CC_PB_{upper(m.name)}_{f.name.upper()}] = {WRITE32[f.type][2].format(x=x)};")
         L += [f"    for (field = 1u; field <= {top}u; field++) {{",
               "        if (((looped >> field) & 1u) != 0u) {",
-              "            cc_pbw_varint32(w, field, value[field]);   /* 0 is not written (proto3) */",
+              "            cc_pbw_varint32(w, field, m->value[field]);   /* 0 is not written (proto3) */",
               "            continue;",
               "        }"]
     written = 0

@@ -37,7 +37,11 @@ static void apply_config(cc_device_t *dev, const cc_input_config_t *cfg, uint64_
 
 void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_t *info)
 {
+#if defined(CC_HAL_BOARD_INFO)
+    CC_ASSERT(dev != NULL && hal != NULL);   /* info is not read: the board's own (cc_device_info.h) */
+#else
     CC_ASSERT(dev != NULL && hal != NULL && info != NULL);
+#endif
     memset(dev, 0, sizeof *dev);
     dev->hal = hal;
     dev->info = info;
@@ -186,7 +190,7 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
             /* Bytes a HAL dropped were dropped while it held others (its ring full, or the
              * UART's FIFO unread): they are counted with the next bytes read, not asked
              * for at every poll. */
-            if (dev->hal->uart_take_overruns != NULL) {
+            if (CC_HAL_HAS_OVERRUNS(dev->hal)) {   /* asked without checking under CC_HAL_WITH_OVERRUNS (cc_hal.h) */
                 dev->counters.rx_overruns += dev->hal->uart_take_overruns(dev->hal->ctx);
             }
             dev->counters.bytes_received += (uint32_t)n;
@@ -235,7 +239,7 @@ static void sample_input(cc_device_t *dev, uint64_t now_us)
     reading.touched = false;
     reading.buttons = 0u;
     reading.remote_clicks = 0u;
-    if (hal->read_sensors != NULL) {   /* sensors, buttons and remote clicks: one call */
+    if (CC_HAL_HAS_SENSORS(hal)) {   /* sensors, buttons and remote clicks: one call */
         hal->read_sensors(hal->ctx, &reading);
     }
     queued = cc_input_step(&dev->input, now_us, &reading);

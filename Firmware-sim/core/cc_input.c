@@ -96,6 +96,10 @@ void cc_input_default_config(cc_input_config_t *out)
     out->debounce_ms = 5u;          /* tactile switches bounce for 1-5 ms */
 }
 
+/* The force range's limit as text at compile time, in the refusal of a larger full press. */
+#define LIMIT_TEXT_OF(x) #x
+#define LIMIT_TEXT(x) LIMIT_TEXT_OF(x)
+
 int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
 {
     const char *msg = 0;
@@ -106,18 +110,18 @@ int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
                cfg->min_stage_gap_mn == 0u) {
         msg = "thresholds must be non-zero";
     } else if (!(cfg->light_press_off_mn < cfg->light_press_on_mn)) {
-        msg = "light_press_off_mn must be below light_press_on_mn";
+        msg = "need light_press_off_mn < light_press_on_mn";
     } else if (!(cfg->light_press_on_mn <= cfg->full_press_off_mn)) {
-        msg = "full_press_off_mn must not be below light_press_on_mn";
+        msg = "need full_press_off_mn >= light_press_on_mn";
     } else if (!(cfg->full_press_off_mn < cfg->full_press_on_mn)) {
-        msg = "full_press_off_mn must be below full_press_on_mn";
+        msg = "need full_press_off_mn < full_press_on_mn";
     } else if (cfg->full_press_on_mn > (uint32_t)CC_INPUT_RAW_LIMIT_MN) {
-        msg = "full_press_on_mn is beyond the force range";
+        msg = "need full_press_on_mn <= " LIMIT_TEXT(CC_INPUT_RAW_LIMIT_MN);
     } else if (cfg->full_press_on_mn - cfg->light_press_on_mn < cfg->min_stage_gap_mn) {
-        msg = "full_press_on_mn - light_press_on_mn is below min_stage_gap_mn";
+        msg = "need full_press_on_mn - light_press_on_mn >= min_stage_gap_mn";
     } else if (cfg->sample_rate_hz != 100u && cfg->sample_rate_hz != 250u &&
                cfg->sample_rate_hz != 500u && cfg->sample_rate_hz != 1000u) {
-        msg = "sample_rate_hz must be 100, 250, 500 or 1000";
+        msg = "sample_rate_hz must be 100/250/500/1000";
     } else if (cfg->slide_interval_ms < 1u || cfg->slide_interval_ms > 1000u) {
         msg = "slide_interval_ms must be 1..1000";
     } else if (cfg->debounce_ms < 1u || cfg->debounce_ms > 100u) {

@@ -74,7 +74,8 @@ void cc_link_start_session(cc_link_t *link, uint16_t handshake_sequence, uint64_
      * a retransmission of an old session's request that arrives after the
      * handshake is a duplicate, never a call of the new session (PROTOCOL.md
      * §6; the link model, scripts/check-model, found it). */
-    link->rx_window = ~(uint64_t)0u;
+    link->rx_window[0] = ~0u;
+    link->rx_window[1] = ~0u;
 }
 
 void cc_link_end_session(cc_link_t *link)
@@ -405,7 +406,8 @@ void cc_link_reset_receive(cc_link_t *link)
     link->rx_seen = false;
     link->rx_expected = 0;
     link->rx_window_top = 0;
-    link->rx_window = 0;
+    link->rx_window[0] = 0u;
+    link->rx_window[1] = 0u;
 }
 
 /* Counts the packets missing before seq (PROTOCOL.md §6). */
@@ -427,23 +429,36 @@ static void track_sequence(cc_link_t *link, uint16_t seq)
     /* otherwise an older packet (a retransmission): no change */
 }
 
+typedef char cc_window_is_two_words[CC_WIRE_DUPLICATE_WINDOW == 2u * 32u ? 1 : -1];
+
 /* Marks seq delivered in the 64-entry window; true when it already was (or
  * is older than the window). */
 static bool window_mark(cc_link_t *link, uint16_t seq)
 {
-    uint16_t ahead;
-    uint16_t age;
-    uint64_t bit;
+    uint32_t *w = link->rx_window;
+    uint32_t ahead;
+    uint32_t age;
+    uint32_t bit;
 
-    if (link->rx_window == 0u) {
+    if (w[0] == 0u && w[1] == 0u) {
         link->rx_window_top = seq;
-        link->rx_window = 1u;
+        w[0] = 1u;
         return false;
     }
     ahead = (uint16_t)(seq - link->rx_window_top);
     if (ahead != 0u && ahead < CC_WIRE_SEQUENCE_HALF_RANGE) {
-        link->rx_window = ahead >= CC_WIRE_DUPLICATE_WINDOW ? 0u : link->rx_window << ahead;
-        link->rx_window |= 1u;
+        /* the window moves ahead by 1 .. 63 entries, or is new */
+        if (ahead >= CC_WIRE_DUPLICATE_WINDOW) {
+            w[1] = 0u;
+            w[0] = 0u;
+        } else if (ahead >= 32u) {
+            w[1] = w[0] << (ahead - 32u);
+            w[0] = 0u;
+        } else {
+            w[1] = (w[1] << ahead) | (w[0] >> (32u - ahead));
+            w[0] <<= ahead;
+        }
+        w[0] |= 1u;
         link->rx_window_top = seq;
         return false;
     }
@@ -451,11 +466,11 @@ static bool window_mark(cc_link_t *link, uint16_t seq)
     if (age >= CC_WIRE_DUPLICATE_WINDOW) {
         return true;
     }
-    bit = (uint64_t)1u << age;
-    if ((link->rx_window & bit) != 0u) {
+    bit = 1u << (age % 32u);
+    if ((w[age / 32u] & bit) != 0u) {
         return true;
     }
-    link->rx_window |= bit;
+    w[age / 32u] |= bit;
     return false;
 }
 
@@ -480,7 +495,7 @@ static void receive_ack(cc_link_t *link, uint16_t acked)
 
 bool cc_link_is_newest(const cc_link_t *link, uint16_t sequence)
 {
-    return link->rx_seen && link->rx_window != 0u && link->rx_window_top == sequence;
+    return link->rx_seen && (link->rx_window[0] | link->rx_window[1]) != 0u && link->rx_window_top == sequence;
 }
 
 void cc_link_accept_handshake(cc_link_t *link, const cc_envelope_t *env, uint64_t now_us)

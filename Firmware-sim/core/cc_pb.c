@@ -83,27 +83,10 @@ void cc_pbw_write_capabilities(cc_pbw_t *w, const cc_pb_capabilities_t *m)
 {
     size_t i;
     const uint32_t looped = (1u << CC_PB_CAPABILITIES_HAS_FORCE_SENSOR) | (1u << CC_PB_CAPABILITIES_HAS_TOUCH_SENSOR) | (1u << CC_PB_CAPABILITIES_HAS_SLIDE_STRIP) | (1u << CC_PB_CAPABILITIES_FORCE_MAX_MN) | (1u << CC_PB_CAPABILITIES_SLIDE_RESOLUTION) | (1u << CC_PB_CAPABILITIES_SLIDE_LENGTH_UM) | (1u << CC_PB_CAPABILITIES_MAX_FRAME_BYTES) | (1u << CC_PB_CAPABILITIES_MAX_CONCURRENT_CALLS) | (1u << CC_PB_CAPABILITIES_MAX_CONTROLS) | (1u << CC_PB_CAPABILITIES_SUPPORTS_CONTROLS) | (1u << CC_PB_CAPABILITIES_HAS_SPEAKER) | (1u << CC_PB_CAPABILITIES_HAS_INDICATOR_LED) | (1u << CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS) | (1u << CC_PB_CAPABILITIES_IS_SIMULATOR) | (1u << CC_PB_CAPABILITIES_HAS_SETTINGS) | (1u << CC_PB_CAPABILITIES_SETTINGS_PERSIST);   /* the looped fields' numbers */
-    uint32_t value[21];   /* their values, by field number */
     uint32_t field;
-    value[CC_PB_CAPABILITIES_HAS_FORCE_SENSOR] = (m->has_force_sensor ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_HAS_TOUCH_SENSOR] = (m->has_touch_sensor ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_HAS_SLIDE_STRIP] = (m->has_slide_strip ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_FORCE_MAX_MN] = m->force_max_mn;
-    value[CC_PB_CAPABILITIES_SLIDE_RESOLUTION] = m->slide_resolution;
-    value[CC_PB_CAPABILITIES_SLIDE_LENGTH_UM] = m->slide_length_um;
-    value[CC_PB_CAPABILITIES_MAX_FRAME_BYTES] = m->max_frame_bytes;
-    value[CC_PB_CAPABILITIES_MAX_CONCURRENT_CALLS] = m->max_concurrent_calls;
-    value[CC_PB_CAPABILITIES_MAX_CONTROLS] = m->max_controls;
-    value[CC_PB_CAPABILITIES_SUPPORTS_CONTROLS] = (m->supports_controls ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_HAS_SPEAKER] = (m->has_speaker ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_HAS_INDICATOR_LED] = (m->has_indicator_led ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_HEARTBEAT_INTERVAL_MS] = m->heartbeat_interval_ms;
-    value[CC_PB_CAPABILITIES_IS_SIMULATOR] = (m->is_simulator ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_HAS_SETTINGS] = (m->has_settings ? 1u : 0u);
-    value[CC_PB_CAPABILITIES_SETTINGS_PERSIST] = (m->settings_persist ? 1u : 0u);
     for (field = 1u; field <= 20u; field++) {
         if (((looped >> field) & 1u) != 0u) {
-            cc_pbw_varint32(w, field, value[field]);   /* 0 is not written (proto3) */
+            cc_pbw_varint32(w, field, m->value[field]);   /* 0 is not written (proto3) */
             continue;
         }
         if (field == CC_PB_CAPABILITIES_BUTTONS) {

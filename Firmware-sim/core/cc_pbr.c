@@ -36,13 +36,23 @@ bool cc_pbr_more(const cc_pbr_t *r)
 
 uint64_t cc_pbr_raw_varint(cc_pbr_t *r)
 {
-    uint64_t v = 0;
+    /* the value's low and high words: a Cortex-M0 shifts 64 bits only through libgcc */
+    uint32_t lo = 0;
+    uint32_t hi = 0;
     unsigned shift = 0;
     while (r->pos < r->end && shift < 7u * CC_PB_MAX_VARINT_BYTES) {
         uint8_t b = *r->pos++;
-        v |= (uint64_t)(b & 0x7Fu) << shift;
+        uint32_t bits = b & 0x7Fu;
+        if (shift < 32u) {
+            lo |= bits << shift;
+            if (shift > 25u) {
+                hi |= bits >> (32u - shift);   /* the bits past the low word */
+            }
+        } else {
+            hi |= bits << (shift - 32u);
+        }
         if ((b & 0x80u) == 0u) {
-            return v;
+            return ((uint64_t)hi << 32) | lo;
         }
         shift += 7u;
     }

@@ -14,7 +14,18 @@
 #include "cc_text.h"
 #include "cc_wire.h"
 
-/* Sample rates Configure accepts, announced in Capabilities. */
+/* What the device announces: the port's constants in a board core built with
+ * CC_HAL_BOARD_INFO (cc_device_info.h), with the port's serial number
+ * (CC_BOARD_SERIAL); else the info given to cc_device_init. */
+#if defined(CC_HAL_BOARD_INFO)
+#include "board_info.h"
+static const cc_device_info_t k_board_info = CC_BOARD_INFO(CC_BOARD_SERIAL);   /* its serial number read at boot */
+#define INFO(dev) ((void)(dev), &k_board_info)
+#else
+#define INFO(dev) ((dev)->info)
+#endif
+
+/* Sample rates Configure accepts (cc_input_validate_config), announced in Capabilities. */
 static const uint32_t k_sample_rates_hz[] = {100u, 250u, 500u, 1000u};
 #define SAMPLE_RATE_COUNT (sizeof k_sample_rates_hz / sizeof k_sample_rates_hz[0])
 
@@ -138,11 +149,15 @@ SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, firmware_version);
 SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_vendor_id);
 SAME_MEMBER(cc_pb_device_identity_t, cc_device_info_t, usb_product_id);
 
+/* Capabilities' singular uint32 and bool fields, by field number (cc_pb.h: the
+ * view struct's value array; a bool as 0 or 1) */
+#define CAP(field) caps.value[CC_PB_CAPABILITIES_##field]
+
 static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
     cc_pb_handshake_request_in_t req;
-    const cc_device_info_t *info = dev->info;
+    const cc_device_info_t *info = INFO(dev);
     const cc_hal_t *hal = dev->hal;
     uint32_t host_major;
     uint32_t host_minor;
@@ -181,9 +196,9 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
     negotiated.minor = dev->negotiated_minor;
     memcpy(&identity, info, sizeof identity);   /* the identity's members begin cc_device_info_t (checked above) */
 
-    caps.has_force_sensor = info->has_force_sensor;
-    caps.has_touch_sensor = info->has_touch_sensor;
-    caps.has_slide_strip = info->has_slide_strip;
+    CAP(HAS_FORCE_SENSOR) = info->has_force_sensor;
+    CAP(HAS_TOUCH_SENSOR) = info->has_touch_sensor;
+    CAP(HAS_SLIDE_STRIP) = info->has_slide_strip;
     caps.buttons = buttons;
     caps.buttons_count = 0;
     if ((info->buttons & CC_BUTTON_VOLUME_UP) != 0u) {
@@ -200,15 +215,15 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
         buttons[caps.buttons_count++] = CC_PB_INPUT_SOURCE_REMOTE;
     }
 #endif
-    caps.force_max_mn = info->force_max_mn;
-    caps.slide_resolution = info->slide_resolution;
-    caps.slide_length_um = info->slide_length_um;
+    CAP(FORCE_MAX_MN) = info->force_max_mn;
+    CAP(SLIDE_RESOLUTION) = info->slide_resolution;
+    CAP(SLIDE_LENGTH_UM) = info->slide_length_um;
     caps.sample_rates_hz = k_sample_rates_hz;
     caps.sample_rates_hz_count = SAMPLE_RATE_COUNT;
-    caps.max_frame_bytes = CC_MAX_FRAME_BYTES;
-    caps.max_concurrent_calls = CC_MAX_CONCURRENT_CALLS;
-    caps.max_controls = info->max_controls;
-    caps.supports_controls = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
+    CAP(MAX_FRAME_BYTES) = CC_MAX_FRAME_BYTES;
+    CAP(MAX_CONCURRENT_CALLS) = CC_MAX_CONCURRENT_CALLS;
+    CAP(MAX_CONTROLS) = info->max_controls;
+    CAP(SUPPORTS_CONTROLS) = info->has_force_sensor && info->has_touch_sensor && info->has_slide_strip;
     caps.haptic_patterns = patterns;
     caps.haptic_patterns_count = 0;
     if (CC_HAL_HAS_HAPTIC(hal)) {
@@ -218,14 +233,14 @@ static void handle_handshake(cc_device_t *dev, const cc_request_t *rq)
             }
         }
     }
-    caps.has_speaker = info->has_speaker && CC_HAL_HAS_SOUND(hal);
-    caps.has_indicator_led = info->has_indicator_led && hal->indicator_set != NULL;
+    CAP(HAS_SPEAKER) = info->has_speaker && CC_HAL_HAS_SOUND(hal);
+    CAP(HAS_INDICATOR_LED) = info->has_indicator_led && CC_HAL_HAS_INDICATOR(hal);
     thresholds_of(&thresholds, &dev->config);
     caps.thresholds = &thresholds;
-    caps.heartbeat_interval_ms = CC_HEARTBEAT_INTERVAL_MS;
-    caps.is_simulator = dev->is_simulator;
-    caps.has_settings = true;
-    caps.settings_persist = CC_HAL_HAS_STORE(hal);
+    CAP(HEARTBEAT_INTERVAL_MS) = CC_HEARTBEAT_INTERVAL_MS;
+    CAP(IS_SIMULATOR) = dev->is_simulator;
+    CAP(HAS_SETTINGS) = 1u;
+    CAP(SETTINGS_PERSIST) = CC_HAL_HAS_STORE(hal);
 
     resp.device_version = &device_version;
     resp.negotiated_version = &negotiated;
@@ -265,7 +280,7 @@ static void invalid_argument(cc_device_t *dev, const cc_request_t *rq, const cha
 static void open_stream(cc_device_t *dev, const cc_request_t *rq, cc_call_kind_t kind, uint32_t samples_per_batch)
 {
     if (!cc_streams_open(dev, rq->env->call_id, kind, samples_per_batch)) {
-        invalid_argument(dev, rq, "samples_per_batch must be 0 or 1..32");
+        invalid_argument(dev, rq, "samples_per_batch must be 0..32");
         return;
     }
     cc_rpc_confirm_stream(dev, rq);
@@ -374,7 +389,7 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
         return;
     }
     if (!req.has_config || !c->has_thresholds) {
-        invalid_argument(dev, rq, "config and thresholds are required");
+        invalid_argument(dev, rq, "need config and thresholds");
         return;
     }
     memcpy(&cfg, (const unsigned char *)c + CONFIG_AT, sizeof cfg);   /* the same members (checked above) */
@@ -382,12 +397,10 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
         invalid_argument(dev, rq, "zero is not a valid value");
         return;
     }
-    if (!cc_services_sample_rate_supported(cfg.sample_rate_hz)) {
-        invalid_argument(dev, rq, "unsupported sample_rate_hz");
-        return;
-    }
+    /* the orderings, the force range, the sample rate (the rates announced in
+     * Capabilities: tests/test_services.c) and the two intervals */
     if (cc_input_validate_config(&cfg, &why) != 0) {
-        invalid_argument(dev, rq, why != NULL ? why : "invalid config");
+        invalid_argument(dev, rq, why);   /* set with every refusal (cc_input.h) */
         return;
     }
     dev->apply_config(dev, &cfg, rq->now_us);   /* installed by cc_device_init */
@@ -494,7 +507,7 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
     if (next->light_press_force != dev->settings.current.light_press_force) {
         with_force(&cfg, next->light_press_force);
         if (cc_input_validate_config(&cfg, NULL) != 0) {
-            *why = "light_press_force does not fit the configured full press";
+            *why = "light_press_force does not fit the full press";
             return CC_STATUS_FAILED_PRECONDITION;
         }
     }
@@ -589,8 +602,32 @@ static void respond_feedback(cc_device_t *dev, const cc_request_t *rq)
     cc_rpc_respond_written(dev, rq, &w);
 }
 
+#if defined(CC_HAL_NO_HAPTIC) || defined(CC_HAL_NO_SOUND)
+/* A method for a part the board core is built without (cc_hal.h): the request
+ * is read, then refused. It is read as GetConfigRequest, a message without
+ * fields: PlayHapticRequest's and PlaySoundRequest's fields are all varints,
+ * which their own readers take and skip the same way (a field of another wire
+ * type skipped), so the same requests are malformed; the values would not be
+ * looked at. A field the schema adds to either stops the build here. */
+typedef char cc_absent_parts_read_varints[CC_PB_PLAY_HAPTIC_REQUEST_FIELD_COUNT == 2u
+                                                  && CC_PB_PLAY_SOUND_REQUEST_FIELD_COUNT == 1u
+                                                  && CC_PB_GET_CONFIG_REQUEST_FIELD_COUNT == 0u
+                                              ? 1
+                                              : -1];
+static void refuse_absent(cc_device_t *dev, const cc_request_t *rq, const char *why)
+{
+    cc_pb_get_config_request_in_t req;
+    if (cc_rpc_read(dev, rq, cc_pbr_read_get_config_request(&req, rq->env->payload, rq->env->payload_len))) {
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, why);
+    }
+}
+#endif
+
 static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
 {
+#if defined(CC_HAL_NO_HAPTIC)
+    refuse_absent(dev, rq, "no haptic actuator");
+#else
     const cc_envelope_t *env = rq->env;
     cc_pb_play_haptic_request_in_t req;
     uint32_t pattern;
@@ -610,7 +647,7 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
         invalid_argument(dev, rq, "unknown haptic pattern");
         return;
     }
-    if ((dev->info->haptic_patterns & (1u << pattern)) == 0u) {
+    if ((INFO(dev)->haptic_patterns & (1u << pattern)) == 0u) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable");
         return;
     }
@@ -623,10 +660,14 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
     }
     dev->hal->haptic_play(dev->hal->ctx, pattern, intensity);
     respond_feedback(dev, rq);
+#endif
 }
 
 static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
 {
+#if defined(CC_HAL_NO_SOUND)
+    refuse_absent(dev, rq, "no speaker");
+#else
     const cc_envelope_t *env = rq->env;
     cc_pb_play_sound_request_in_t req;
     uint32_t sound;
@@ -636,7 +677,7 @@ static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
     }
     sound = (uint32_t)req.sound;
 
-    if (!CC_HAL_HAS_SOUND(dev->hal) || !dev->info->has_speaker) {
+    if (!CC_HAL_HAS_SOUND(dev->hal) || !INFO(dev)->has_speaker) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no speaker");
         return;
     }
@@ -646,6 +687,7 @@ static void handle_play_sound(cc_device_t *dev, const cc_request_t *rq)
     }
     dev->hal->sound_play(dev->hal->ctx, sound);
     respond_feedback(dev, rq);
+#endif
 }
 
 static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)
@@ -659,7 +701,7 @@ static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)
     }
     mode = (uint32_t)req.mode;
 
-    if (dev->hal->indicator_set == NULL || !dev->info->has_indicator_led) {
+    if (!CC_HAL_HAS_INDICATOR(dev->hal) || !INFO(dev)->has_indicator_led) {
         cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "no indicator LED");
         return;
     }

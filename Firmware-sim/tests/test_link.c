@@ -203,6 +203,45 @@ static void test_duplicate_window(void)
     CHECK_EQ(cc_device_counters(&h->dev)->sequence_gaps, 0);
 }
 
+/* Sends a reliable heartbeat numbered seq; true when the device dropped it as a duplicate. */
+static bool dropped_as_duplicate(harness_t *h, uint16_t seq)
+{
+    uint32_t before = cc_device_counters(&h->dev)->duplicates_dropped;
+    hx_send_packet_seq(h, seq, CC_PKT_HEARTBEAT, CC_WIRE_FLAG_RELIABLE, 0, 0, 0, NULL, 0);
+    hx_poll(h);
+    return cc_device_counters(&h->dev)->duplicates_dropped == before + 1u;
+}
+
+/* The window (two 32-bit words, cc_link.h) moved by more than 32 and by less
+ * across its two words: what was delivered stays marked at its new age, what
+ * was not stays free, in either word. */
+static void test_duplicate_window_jumps(void)
+{
+    harness_t *h = hx_setup();
+    uint16_t base;
+    REQUIRE(hx_handshake(h, 0));
+    base = h->host_sequence;   /* the handshake's number and those before it count as delivered */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 40u)));   /* 41 ahead */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 39u)));   /* age 1 */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 10u)));   /* age 30 */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 8u)));    /* age 32: the second word */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 8u)));
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 40u)));
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base - 1u)));     /* age 41: the handshake */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 9u)));    /* age 31 */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 60u)));   /* 20 ahead: bits move into the second word */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 40u)));    /* age 20 */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 39u)));    /* age 21 */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 10u)));    /* age 50 */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 9u)));     /* age 51 */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base + 8u)));     /* age 52 */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 11u)));   /* age 49: never delivered */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 20u)));   /* age 40 */
+    CHECK(!dropped_as_duplicate(h, (uint16_t)(base + 59u)));   /* age 1 */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base - 1u)));     /* age 61 */
+    CHECK(dropped_as_duplicate(h, (uint16_t)(base - 4u)));     /* age 64: older than the window */
+}
+
 static void test_sequence_gaps_counted(void)
 {
     harness_t *h = hx_setup();
@@ -724,6 +763,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"best_effort_event_not_reliable", test_best_effort_event_not_reliable},
     {"reliable_request_acked_and_deduplicated", test_reliable_request_acked_and_deduplicated},
     {"duplicate_window", test_duplicate_window},
+    {"duplicate_window_jumps", test_duplicate_window_jumps},
     {"sequence_gaps_counted", test_sequence_gaps_counted},
     {"heartbeat_when_idle", test_heartbeat_when_idle},
     {"link_dead_after_silence", test_link_dead_after_silence},

@@ -111,6 +111,23 @@ static void test_get_config_and_configure(void)
     CHECK_EQ(cc_device_config(&h->dev)->full_press_on_mn, cfg.full_press_on_mn);
 }
 
+/* Configure takes the sample rates Capabilities announces (cc_device_sample_rate_supported, the
+ * same list) and no other: the rate is checked by cc_input_validate_config. */
+static void test_configure_rates_are_the_announced_ones(void)
+{
+    uint32_t hz;
+    unsigned accepted = 0;
+    for (hz = 0; hz <= 2000u; hz++) {
+        cc_input_config_t cfg;
+        const char *why = NULL;
+        cc_input_default_config(&cfg);
+        cfg.sample_rate_hz = hz;
+        CHECK((cc_input_validate_config(&cfg, &why) == 0) == cc_device_sample_rate_supported(hz));
+        accepted += cc_device_sample_rate_supported(hz) ? 1u : 0u;
+    }
+    CHECK_EQ(accepted, 4);
+}
+
 static void test_configure_rejects_invalid(void)
 {
     harness_t *h = hx_setup();
@@ -143,13 +160,13 @@ static void test_configure_rejects_invalid(void)
             /* The reason, word for word: a zero member (cases 0-7) is refused as such, before the
              * checks that would refuse it anyway with another text (an ordering, a rate). */
             char text[CC_MAX_FRAME_BYTES + 1];
-            const char *want = i < 8u ? "zero is not a valid value" : i == 8u ? "unsupported sample_rate_hz" : NULL;
+            const char *want = i < 8u ? "zero is not a valid value" : i == 8u ? "sample_rate_hz must be 100/250/500/1000" : NULL;
             memcpy(text, p->payload, p->payload_len);
             text[p->payload_len] = '\0';
             if (want != NULL) {
                 CHECK(strcmp(text, want) == 0);
             } else {
-                CHECK(strcmp(text, "zero is not a valid value") != 0 && strcmp(text, "unsupported sample_rate_hz") != 0);
+                CHECK(strcmp(text, "zero is not a valid value") != 0 && strncmp(text, "sample_rate_hz", 14) != 0);
             }
         }
         CHECK(memcmp(cc_device_config(&h->dev), &good, sizeof good) == 0);   /* unchanged */
@@ -724,6 +741,7 @@ const cc_test_case_t cc_tests_services[] = {
     {"ping_too_big_for_arena_or_frame", test_ping_too_big_for_arena_or_frame},
     {"get_config_and_configure", test_get_config_and_configure},
     {"configure_rejects_invalid", test_configure_rejects_invalid},
+    {"configure_rates_are_the_announced_ones", test_configure_rates_are_the_announced_ones},
     {"feedback_uses_hal", test_feedback_uses_hal},
     {"feedback_without_hal", test_feedback_without_hal},
     {"counters_get_and_reset", test_counters_get_and_reset},

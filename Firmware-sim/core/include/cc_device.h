@@ -38,7 +38,8 @@ extern "C" {
 
 /* Starts a device: default configuration, no session. hal and info must
  * outlive the device; the device must not be moved afterwards. Calls
- * hal->now_us once. */
+ * hal->now_us once. A core built with CC_HAL_BOARD_INFO (cc_device_info.h)
+ * announces its board's constants and does not read info, which may be NULL. */
 void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_t *info);
 
 /* Installs the extension handler; is_simulator is announced in Capabilities. */

@@ -20,7 +20,15 @@ extern "C" {
 #define CC_PROTOCOL_MAJOR 1u
 #define CC_PROTOCOL_MINOR 2u
 
-/* What the device says about itself in the handshake. Strings must outlive the device. */
+/* What the device says about itself in the handshake. Strings must outlive the device.
+ * A board's own image may know it at compile time: a core built with
+ * CC_HAL_BOARD_INFO (BOARD_CORE_DEFS) includes the port's "board_info.h",
+ * whose CC_BOARD_INFO(serial) is an initializer of this struct, and announces
+ * those values, folded where they are used (Capabilities, FeedbackService's
+ * checks), with the serial number the board read at boot from the port's
+ * CC_BOARD_SERIAL (a char array it names); the info given to cc_device_init is
+ * then not read (may be NULL). A port that also keeps the info as a struct (for
+ * its other images) builds it from the same initializer. */
 typedef struct cc_device_info {
     const char *vendor;
     const char *model;

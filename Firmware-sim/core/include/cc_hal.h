@@ -103,6 +103,14 @@ typedef struct cc_hal {
  * micro:bit's flash pages), calls them without asking and links no code for
  * a device without a store. A HAL without them must not be built so (the
  * check below: CC_HAL_STORE_NONE).
+ *
+ * Functions a board's HAL may be known to have: with CC_HAL_WITH_SENSORS the
+ * core calls read_sensors, with CC_HAL_WITH_OVERRUNS uart_take_overruns, with
+ * CC_HAL_WITH_INDICATOR indicator_set, without asking whether they are set (a
+ * HAL without them must not be built so: the checks below,
+ * CC_HAL_OVERRUNS_NONE, CC_HAL_INDICATOR_NONE). Without the switches a NULL
+ * one reads nothing (a reading of zeros), counts no dropped bytes, or makes
+ * the device one without an indicator LED.
  */
 #if defined(CC_HAL_NO_HAPTIC)
 #define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
@@ -122,6 +130,21 @@ typedef struct cc_hal {
 #define CC_HAL_HAS_STORE(hal) ((void)(hal), false)
 #else
 #define CC_HAL_HAS_STORE(hal) ((hal)->settings_read != NULL && (hal)->settings_write != NULL)
+#endif
+#if defined(CC_HAL_WITH_SENSORS)
+#define CC_HAL_HAS_SENSORS(hal) ((void)(hal), true)
+#else
+#define CC_HAL_HAS_SENSORS(hal) ((hal)->read_sensors != NULL)
+#endif
+#if defined(CC_HAL_WITH_OVERRUNS)
+#define CC_HAL_HAS_OVERRUNS(hal) ((void)(hal), true)
+#else
+#define CC_HAL_HAS_OVERRUNS(hal) ((hal)->uart_take_overruns != NULL)
+#endif
+#if defined(CC_HAL_WITH_INDICATOR)
+#define CC_HAL_HAS_INDICATOR(hal) ((void)(hal), true)
+#else
+#define CC_HAL_HAS_INDICATOR(hal) ((hal)->indicator_set != NULL)
 #endif
 #if defined(CC_HAL_NO_REMOTE)
 #define CC_HAL_REMOTE_CLICKS(reading) ((void)(reading), 0u)
@@ -144,6 +167,16 @@ typedef struct cc_hal {
  *                              functions are then named but not linked)
  *   CC_HAL_STORE_NONE          the same of a HAL without one: 0, 0; does not
  *                              compile under CC_HAL_WITH_STORE
+ *   CC_HAL_SENSORS(read)       read_sensors (a function: a null pointer does
+ *                              not compile); a HAL without one writes 0 and
+ *                              must not be built with CC_HAL_WITH_SENSORS
+ *   CC_HAL_OVERRUNS(take)      uart_take_overruns of a HAL that has it (a
+ *                              function, as above)
+ *   CC_HAL_OVERRUNS_NONE       the same of a HAL without one: 0; does not
+ *                              compile under CC_HAL_WITH_OVERRUNS
+ *   CC_HAL_INDICATOR(set)      indicator_set of a HAL that has it (a function)
+ *   CC_HAL_INDICATOR_NONE      the same of a HAL without one: 0; does not
+ *                              compile under CC_HAL_WITH_INDICATOR
  *   CC_HAL_REMOTE(clicks)      the remote_clicks a HAL with a remote reports;
  *                              does not compile under CC_HAL_NO_REMOTE
  *   CC_HAL_SHUTTER_SWITCH      the buttons' bit a HAL with a shutter switch
@@ -162,6 +195,19 @@ typedef struct cc_hal {
 #define CC_HAL_STORE_NONE CC_HAL_WITH_STORE_but_this_HAL_has_no_settings_store
 #else
 #define CC_HAL_STORE_NONE 0, 0
+#endif
+#define CC_HAL_SENSORS(read) &(read)
+#define CC_HAL_OVERRUNS(take) &(take)
+#if defined(CC_HAL_WITH_OVERRUNS)
+#define CC_HAL_OVERRUNS_NONE CC_HAL_WITH_OVERRUNS_but_this_HAL_counts_no_dropped_bytes
+#else
+#define CC_HAL_OVERRUNS_NONE 0
+#endif
+#define CC_HAL_INDICATOR(set) &(set)
+#if defined(CC_HAL_WITH_INDICATOR)
+#define CC_HAL_INDICATOR_NONE CC_HAL_WITH_INDICATOR_but_this_HAL_has_no_indicator_LED
+#else
+#define CC_HAL_INDICATOR_NONE 0
 #endif
 #if defined(CC_HAL_NO_REMOTE)
 #define CC_HAL_REMOTE(clicks) CC_HAL_NO_REMOTE_but_this_HAL_reports_remote_clicks

@@ -103,7 +103,10 @@ typedef struct cc_link {
     bool rx_seen;                       /* a packet was decoded since reset */
     uint16_t rx_expected;               /* sequence expected next */
     uint16_t rx_window_top;             /* newest sequence in the duplicate window */
-    uint64_t rx_window;                 /* bit i: rx_window_top - i was delivered */
+    /* bit i of the 64-entry window, rx_window_top - i delivered: bit i of
+     * rx_window[0] for i < 32, bit i - 32 of rx_window[1] (two 32-bit words:
+     * a Cortex-M0 shifts 64 bits only through libgcc) */
+    uint32_t rx_window[2];
 } cc_link_t;
 
 /* What cc_link_send did. */

@@ -350,29 +350,15 @@ typedef struct cc_pb_device_identity {
 
 /* cameracontrol.v1.Capabilities, as the device sends it. */
 typedef struct cc_pb_capabilities {
-    bool has_force_sensor;   /* The device has a force sensor. */
-    bool has_touch_sensor;   /* The device has a capacitive touch sensor. */
-    bool has_slide_strip;   /* The device has a slide strip. */
+    /* has_force_sensor, has_touch_sensor, has_slide_strip, force_max_mn, slide_resolution, slide_length_um, max_frame_bytes, max_concurrent_calls, max_controls, supports_controls, has_speaker, has_indicator_led, heartbeat_interval_ms, is_simulator, has_settings, settings_persist: by field number (CC_PB_CAPABILITIES_*), a bool as 0 or 1; other entries are not read (SCALAR_LOOP_MIN) */
+    uint32_t value[21];
     const int32_t *buttons;   /* buttons_count values */
     size_t buttons_count;
-    uint32_t force_max_mn;   /* Largest force the sensor reports, in millinewtons. */
-    uint32_t slide_resolution;   /* Slide positions run from 0 to slide_resolution - 1. */
-    uint32_t slide_length_um;   /* Length of the slide strip in micrometres. */
     const uint32_t *sample_rates_hz;   /* sample_rates_hz_count values */
     size_t sample_rates_hz_count;
-    uint32_t max_frame_bytes;   /* Largest decoded frame (envelope + payload + check) the device accepts and sends. At least 128 (docs/PROTOCOL.md, "Frame size"). */
-    uint32_t max_concurrent_calls;   /* Most calls the device keeps in flight at once; more get RESOURCE_EXHAUSTED. */
-    uint32_t max_controls;   /* Most capture controls the overlay can show (AVCaptureSession.maxControlsCount). */
-    bool supports_controls;   /* True when the hardware can drive capture controls (force + touch + slide). */
     const int32_t *haptic_patterns;   /* haptic_patterns_count values */
     size_t haptic_patterns_count;
-    bool has_speaker;   /* The device has a speaker. */
-    bool has_indicator_led;   /* The device has an indicator LED. */
     const struct cc_pb_thresholds *thresholds;   /* The thresholds in force when the handshake was answered. */
-    uint32_t heartbeat_interval_ms;   /* The device sends a heartbeat when it has sent nothing for this long. */
-    bool is_simulator;   /* True when the device also serves SimulatorService. */
-    bool has_settings;   /* v1.2: the device serves ConfigService/GetSettings and SetSettings. */
-    bool settings_persist;   /* v1.2: the settings survive a reset of the device (a store that keeps them); false: they are lost at a reset and the device boots with the defaults. */
 } cc_pb_capabilities_t;
 
 /* cameracontrol.v1.HandshakeResponse, as the device sends it. */

@@ -94,9 +94,26 @@ static bool bench_settings_write(void *ctx, uint32_t slot, const uint8_t *buf, s
     return false;
 }
 
+/* An indicator that shows nothing (no host asks for it; a board core built
+ * with CC_HAL_WITH_INDICATOR needs the function). */
+static void bench_indicator_set(void *ctx, uint32_t mode, uint32_t rgb)
+{
+    (void)ctx;
+    (void)mode;
+    (void)rgb;
+}
+
+/* Bytes dropped: none (its UART brings nothing, so the core never asks; a
+ * board core built with CC_HAL_WITH_OVERRUNS needs the function). */
+static uint32_t bench_uart_take_overruns(void *ctx)
+{
+    (void)ctx;
+    return 0u;
+}
+
 static const cc_hal_t bench_hal = {
-    0, bench_now_us, bench_uart_read, bench_uart_write, bench_read_sensors,
-    0, 0, 0, 0, /* no UART: nothing to overrun */
+    0, bench_now_us, bench_uart_read, bench_uart_write, CC_HAL_SENSORS(bench_read_sensors),
+    0, 0, CC_HAL_INDICATOR(bench_indicator_set), CC_HAL_OVERRUNS(bench_uart_take_overruns),
     CC_HAL_STORE(bench_settings_read, bench_settings_write),   /* 0, 0 under CC_HAL_NO_STORE */
 };
 

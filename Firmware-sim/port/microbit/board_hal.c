@@ -13,7 +13,7 @@
 #define AIN_FORCE 4u            /* edge pin P0 (P0.03) */
 #define AIN_SLIDE 3u            /* edge pin P1 (P0.02) */
 
-static char g_serial[17];
+char port_serial_number[17];   /* board_info.h */
 
 /* The settings store (cc_settings.h): slot n in the flash page at
  * SETTINGS_PAGE(n), the last two pages of the flash, outside the image
@@ -100,7 +100,7 @@ void microbit_hal_init(void)
     /* P2 has the micro:bit's 10 MOhm pull-up for touch sensing; add none. */
     GPIO_PIN_CNF(PIN_TOUCH) = GPIO_CNF_INPUT_NOPULL;
     board_leds_init();
-    board_serial_number(g_serial);
+    board_serial_number(port_serial_number);
     ADC_ENABLE = 1u;
     g_adc.channel = 0u;
     adc_start();
@@ -179,31 +179,12 @@ const cc_hal_t microbit_hal = {
     microbit_hal_now_us,
     microbit_hal_uart_read,
     microbit_hal_uart_write,
-    microbit_hal_read_sensors,  /* with the buttons; no remote */
+    CC_HAL_SENSORS(microbit_hal_read_sensors), /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
     0,                          /* sound_play: no speaker (the same) */
-    microbit_hal_indicator_set,
-    microbit_hal_uart_take_overruns,
+    CC_HAL_INDICATOR(microbit_hal_indicator_set),
+    CC_HAL_OVERRUNS(microbit_hal_uart_take_overruns),
     CC_HAL_STORE(microbit_hal_settings_read, microbit_hal_settings_write), /* the last two flash pages, through the NVMC */
 };
 
-const cc_device_info_t microbit_info = {
-    "BBC",                       /* vendor */
-    "micro:bit v1 (nRF51822)",   /* model */
-    g_serial,                    /* serial_number: FICR.DEVICEID */
-    "1.0.0",                     /* firmware_version */
-    0x0D28u,                     /* usb_vendor_id: the interface chip (DAPLink) */
-    0x0204u,                     /* usb_product_id */
-    true,                        /* has_force_sensor: FSR on P0 */
-    true,                        /* has_touch_sensor: P2 */
-    true,                        /* has_slide_strip: soft potentiometer on P1 */
-    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */
-    false,                       /* has_remote */
-    10230u,                      /* force_max_mn: 1023 counts */
-    MICROBIT_SLIDE_RESOLUTION,   /* slide_resolution */
-    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */
-    6u,                          /* max_controls */
-    0u,                          /* haptic_patterns: none */
-    false,                       /* has_speaker */
-    true,                        /* has_indicator_led */
-};
+const cc_device_info_t microbit_info = CC_BOARD_INFO(port_serial_number);   /* board_info.h */

@@ -15,12 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "board_info.h"
 #include "cc_device_info.h"
 #include "cc_hal.h"
 
 /* ADC counts (10 bits) to millinewtons: full scale is about 10 N. */
 #define MICROBIT_FORCE_MN_PER_COUNT 10
-#define MICROBIT_SLIDE_RESOLUTION 1024u
 
 /* Pins, the LED matrix and the ADC; call after board_init. */
 void microbit_hal_init(void);

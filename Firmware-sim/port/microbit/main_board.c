@@ -13,7 +13,7 @@ int main(void)
 {
     board_init();
     microbit_hal_init();
-    cc_device_init(&g_device, &microbit_hal, &microbit_info);
+    cc_device_init(&g_device, &microbit_hal, NULL);   /* the core has the board's info (board_info.h) */
     for (;;) {
         cc_device_poll(&g_device);
         board_leds_update(board_now_us());

@@ -12,7 +12,7 @@
 #define PIN_ACTION 10u      /* PB10 = D6 */
 #define BLINK_HALF_PERIOD_SHIFT 18   /* 2^18 us: 262 ms on, 262 ms off */
 
-static char g_serial[25];
+char port_serial_number[25];   /* board_info.h */
 static uint32_t g_indicator;
 
 /* Each ADC converts one input: each read_sensors takes the finished
@@ -60,7 +60,7 @@ void stm32_hal_init(void)
     }
     adc_init(ADC1_BASE, 0u);
     adc_init(ADC2_BASE, 1u);
-    board_serial_number(g_serial);
+    board_serial_number(port_serial_number);
     stm32_indicator_set(0u);
 }
 
@@ -145,31 +145,12 @@ const cc_hal_t stm32_hal = {
     hal_now_us,
     hal_uart_read,
     hal_uart_write,
-    hal_read_sensors,           /* with the buttons; no remote */
+    CC_HAL_SENSORS(hal_read_sensors), /* with the buttons; no remote */
     0,                          /* haptic_play: no actuator (the image's core is built without, Makefile) */
     0,                          /* sound_play: no speaker (the same) */
-    hal_indicator_set,
-    hal_uart_take_overruns,
+    CC_HAL_INDICATOR(hal_indicator_set),
+    CC_HAL_OVERRUNS(hal_uart_take_overruns),
     CC_HAL_STORE_NONE,          /* settings_read, settings_write: RAM only (no flash driver yet) */
 };
 
-const cc_device_info_t stm32_info = {
-    "STMicroelectronics",        /* vendor */
-    "STM32F4 Nucleo-64",         /* model */
-    g_serial,                    /* serial_number: the 96-bit unique id */
-    "1.0.0",                     /* firmware_version */
-    0x0483u,                     /* usb_vendor_id: the ST-LINK/V2-1's virtual COM port */
-    0x374Bu,                     /* usb_product_id */
-    true,                        /* has_force_sensor: FSR on A0 */
-    true,                        /* has_touch_sensor: touch module on D2 */
-    true,                        /* has_slide_strip: soft potentiometer on A1 */
-    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */
-    false,                       /* has_remote */
-    10237u,                      /* force_max_mn: 4095 counts */
-    STM32_SLIDE_RESOLUTION,      /* slide_resolution */
-    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */
-    6u,                          /* max_controls */
-    0u,                          /* haptic_patterns: none */
-    false,                       /* has_speaker */
-    true,                        /* has_indicator_led */
-};
+const cc_device_info_t stm32_info = CC_BOARD_INFO(port_serial_number);   /* board_info.h */

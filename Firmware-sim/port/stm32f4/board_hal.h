@@ -17,12 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "board_info.h"
 #include "cc_device_info.h"
 #include "cc_hal.h"
 
 /* ADC counts (12 bits) to millinewtons: full scale is about 10 N (x5/2). */
 #define STM32_FORCE_MN_PER_2_COUNTS 5
-#define STM32_SLIDE_RESOLUTION 4096u
 
 /* Pins and the ADCs; call after board_init. */
 void stm32_hal_init(void);

@@ -12,7 +12,7 @@ int main(void)
 {
     board_init();
     stm32_hal_init();
-    cc_device_init(&g_device, &stm32_hal, &stm32_info);
+    cc_device_init(&g_device, &stm32_hal, NULL);   /* the core has the board's info (board_info.h) */
     for (;;) {
         cc_device_poll(&g_device);
         stm32_indicator_update(board_now_us());

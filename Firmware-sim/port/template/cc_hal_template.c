@@ -134,11 +134,13 @@ const cc_hal_t cc_board_hal = {
     board_now_us,
     board_uart_read,
     board_uart_write,
-    board_read_sensors,
+    CC_HAL_SENSORS(board_read_sensors),   /* BOARD_CORE_DEFS may then have CC_HAL_WITH_SENSORS (cc_hal.h) */
     board_haptic_play,
     board_sound_play,
-    board_indicator_set,
-    NULL,   /* uart_take_overruns: TODO return the bytes your rx ring/FIFO dropped (overrun flag) */
+    board_indicator_set,   /* CC_HAL_INDICATOR(board_indicator_set) or CC_HAL_INDICATOR_NONE (cc_hal.h) */
+    /* uart_take_overruns: TODO return the bytes your rx ring/FIFO dropped (overrun flag), then
+     * CC_HAL_OVERRUNS(board_uart_take_overruns) and CC_HAL_WITH_OVERRUNS in BOARD_CORE_DEFS */
+    CC_HAL_OVERRUNS_NONE,
     /* settings_read and settings_write: TODO read a settings slot from flash (cc_settings.h), erase and
      * program one, then CC_HAL_STORE(board_settings_read, board_settings_write); CC_HAL_STORE_NONE: RAM
      * only (cc_hal.h: the macros check them against the core's switches, BOARD_CORE_DEFS) */

@@ -26,7 +26,9 @@
 #include "harness.h"
 
 #if !defined(CC_HAL_NO_HAPTIC) && !defined(CC_HAL_NO_SOUND) && !defined(CC_HAL_NO_REMOTE) \
-    && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE)
+    && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE) \
+    && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS) && !defined(CC_HAL_BOARD_INFO) \
+    && !defined(CC_HAL_WITH_INDICATOR)
 #error "build with a board's BOARD_CORE_DEFS or one of its switches (Makefile: board-cores, board-core-variants)"
 #endif
 /* The harness's HAL has a store: the settings persist unless the core ignores it. */
@@ -78,7 +80,12 @@ static void test_capabilities_announce_neither(void)
     CHECK(resp->capabilities->has_speaker);
 #endif
     CHECK(resp->capabilities->has_indicator_led);   /* the parts the switches do not name stay */
-#if defined(CC_HAL_NO_REMOTE)
+#if defined(CC_HAL_NO_REMOTE) && defined(CC_HAL_BOARD_INFO)
+    CHECK_EQ(resp->capabilities->n_buttons, 3);   /* the board's three buttons (board_info.h), no REMOTE */
+    for (i = 0; i < resp->capabilities->n_buttons; i++) {
+        CHECK(resp->capabilities->buttons[i] != CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE);
+    }
+#elif defined(CC_HAL_NO_REMOTE)
     CHECK_EQ(resp->capabilities->n_buttons, 2);   /* volume up and down, no REMOTE */
     for (i = 0; i < resp->capabilities->n_buttons; i++) {
         CHECK(resp->capabilities->buttons[i] != CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_REMOTE);
@@ -105,6 +112,7 @@ static void test_feedback_answers_as_without_the_parts(void)
     Cameracontrol__V1__PlaySoundRequest snd = CAMERACONTROL__V1__PLAY_SOUND_REQUEST__INIT;
     Cameracontrol__V1__SetIndicatorRequest ind = CAMERACONTROL__V1__SET_INDICATOR_REQUEST__INIT;
     static const uint8_t malformed[] = {0x08};   /* a tag without its value */
+    static const uint8_t sound_as_bytes[] = {0x0A, 0x01, 0x02};   /* field 1 of another wire type: skipped */
 
     REQUIRE(hx_handshake(h, CC_PROTOCOL_MINOR));
     hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
@@ -120,6 +128,10 @@ static void test_feedback_answers_as_without_the_parts(void)
     /* the request is read first: a malformed one is refused as such */
     hx_send_packet(h, CC_PKT_REQUEST, 0, 6, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC,
                    malformed, sizeof malformed);
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 7, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND,
+                   malformed, sizeof malformed);
+    hx_send_packet(h, CC_PKT_REQUEST, 0, 8, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_SOUND,
+                   sound_as_bytes, sizeof sound_as_bytes);
     hx_poll(h);
 
 #if defined(CC_HAL_NO_HAPTIC)
@@ -133,11 +145,14 @@ static void test_feedback_answers_as_without_the_parts(void)
 #endif
 #if defined(CC_HAL_NO_SOUND)
     CHECK(error_says(hx_find(h, CC_PKT_ERROR, 4), CC_STATUS_FAILED_PRECONDITION, "no speaker"));
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 8), CC_STATUS_FAILED_PRECONDITION, "no speaker"));
     CHECK_EQ(h->sound_calls, 0);
 #else
     CHECK(hx_find(h, CC_PKT_RESPONSE, 4) != NULL);
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 8), CC_STATUS_INVALID_ARGUMENT, "unknown sound"));   /* no sound: 0 */
     CHECK_EQ(h->sound_calls, 1);
 #endif
+    CHECK(error_says(hx_find(h, CC_PKT_ERROR, 7), CC_STATUS_INVALID_ARGUMENT, "malformed request"));
     CHECK(hx_find(h, CC_PKT_RESPONSE, 5) != NULL);
     CHECK_EQ(h->indicator_calls, 1);
     CHECK(error_says(hx_find(h, CC_PKT_ERROR, 6), CC_STATUS_INVALID_ARGUMENT, "malformed request"));
@@ -243,6 +258,65 @@ static void test_remote_clicks_and_shutter_switch_are_ignored(void)
 #endif
 }
 
+/* The sensors read and the dropped bytes counted through the HAL, as by the
+ * full core: a core built with CC_HAL_WITH_SENSORS and CC_HAL_WITH_OVERRUNS
+ * calls read_sensors and uart_take_overruns without asking, one built without
+ * asks first; both take what the harness's HAL reports. */
+static void test_sensors_read_and_overruns_counted(void)
+{
+    harness_t *h = hx_setup();
+    cc_raw_sample_t sample;
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance(h, 20000u);   /* samples: the level read through read_sensors */
+    REQUIRE(cc_input_last_sample(&h->dev.input, &sample));
+    CHECK_EQ(sample.buttons, CC_BUTTON_VOLUME_UP);
+    h->overruns = 37;
+    hx_heartbeat(h);   /* bytes to read: the dropped ones are counted with them */
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->rx_overruns, 37);
+}
+
+#if defined(CC_HAL_BOARD_INFO)
+#include "board_info.h"
+char port_serial_number[] = "SERIAL-42";   /* the port's (CC_BOARD_SERIAL), read at boot on the board */
+/* A board core with its board's information at compile time (the port's
+ * board_info.h): the handshake announces the board's values and the port's
+ * serial number, whatever the info given to cc_device_init says. */
+static void test_board_info_announced(void)
+{
+    static const cc_device_info_t board = CC_BOARD_INFO(NULL);
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
+    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
+    Cameracontrol__V1__HandshakeResponse *resp;
+    const hx_packet_t *p;
+
+    h->info.model = "not the board";
+    h->info.serial_number = "not the board's";
+    h->info.force_max_mn = board.force_max_mn + 1u;
+    h->info.slide_resolution = board.slide_resolution + 1u;
+    h->info.has_indicator_led = !board.has_indicator_led;
+    v.major = CC_PROTOCOL_MAJOR;
+    v.minor = CC_PROTOCOL_MINOR;
+    req.host_version = &v;
+    hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 1);
+    REQUIRE(p != NULL);
+    resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(resp != NULL && resp->identity != NULL && resp->capabilities != NULL);
+    CHECK(strcmp(resp->identity->vendor, board.vendor) == 0);
+    CHECK(strcmp(resp->identity->model, board.model) == 0);
+    CHECK(strcmp(resp->identity->serial_number, "SERIAL-42") == 0);
+    CHECK_EQ(resp->identity->usb_vendor_id, board.usb_vendor_id);
+    CHECK_EQ(resp->capabilities->force_max_mn, board.force_max_mn);
+    CHECK_EQ(resp->capabilities->slide_resolution, board.slide_resolution);
+    CHECK_EQ(resp->capabilities->n_buttons, 3);
+    CHECK(resp->capabilities->has_indicator_led == board.has_indicator_led);
+    cameracontrol__v1__handshake_response__free_unpacked(resp, NULL);
+}
+#endif
+
 /* SetSettings, then a reset: the settings survive it with a store, not without. */
 static void test_settings_store(void)
 {
@@ -291,6 +365,10 @@ int main(void)
         {"full_press_plays_nothing", test_full_press_plays_nothing},
         {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
         {"settings_store", test_settings_store},
+        {"sensors_read_and_overruns_counted", test_sensors_read_and_overruns_counted},
+#if defined(CC_HAL_BOARD_INFO)
+        {"board_info_announced", test_board_info_announced},
+#endif
     };
     unsigned passed = 0;
     unsigned failed = 0;

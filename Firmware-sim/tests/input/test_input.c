@@ -91,19 +91,19 @@ static void test_validation(void)
     cc_input_default_config(&c); c.light_press_off_mn = 800u;
     CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.full_press_off_mn = 700u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.full_press_on_mn = 1700u; c.full_press_off_mn = 1600u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);   /* gap 900 < 1000 */
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);   /* gap 900 < 1000 */
     cc_input_default_config(&c); c.sample_rate_hz = 300u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.slide_interval_ms = 0u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.slide_interval_ms = 1001u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.debounce_ms = 101u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.min_stage_gap_mn = 0u;
-    CHECK(cc_input_validate_config(&c, &why) != 0);
+    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.light_press_on_mn = 1500u; c.full_press_off_mn = 1500u;
     CHECK(cc_input_validate_config(&c, &why) == 0);   /* light_on == full_off is allowed */
 }

@@ -1,0 +1,41 @@
+/*
+ * STM32F4 port: what the board announces (cc_device_info_t), as an
+ * initializer: the HAL's stm32_info (board_hal.c) with the serial number read
+ * at boot, and the board core's constant copy (CC_HAL_BOARD_INFO,
+ * core/include/cc_device_info.h), so the handshake's and FeedbackService's
+ * uses of it are folded at compile time.
+ */
+#ifndef STM32_BOARD_INFO_H
+#define STM32_BOARD_INFO_H
+
+#include "cc_hal.h"
+
+/* The serial number, read at boot (board_hal.c): the one value the board core
+ * takes at run time (CC_BOARD_SERIAL). */
+extern char port_serial_number[];
+#define CC_BOARD_SERIAL port_serial_number
+
+#define STM32_SLIDE_RESOLUTION 4096u
+
+#define CC_BOARD_INFO(serial) {                                                                  \
+    "STMicroelectronics",        /* vendor */                                                    \
+    "STM32F4 Nucleo-64",         /* model */                                                     \
+    (serial),                    /* serial_number: the 96-bit unique id, read at boot */         \
+    "1.0.0",                     /* firmware_version */                                          \
+    0x0483u,                     /* usb_vendor_id: the ST-LINK/V2-1's virtual COM port */        \
+    0x374Bu,                     /* usb_product_id */                                            \
+    true,                        /* has_force_sensor: FSR on A0 */                               \
+    true,                        /* has_touch_sensor: touch module on D2 */                      \
+    true,                        /* has_slide_strip: soft potentiometer on A1 */                 \
+    CC_BUTTON_VOLUME_UP | CC_BUTTON_VOLUME_DOWN | CC_BUTTON_ACTION, /* buttons */                \
+    false,                       /* has_remote */                                                \
+    10237u,                      /* force_max_mn: 4095 counts */                                 \
+    STM32_SLIDE_RESOLUTION,      /* slide_resolution */                                          \
+    50000u,                      /* slide_length_um: a 50 mm soft potentiometer */               \
+    6u,                          /* max_controls */                                              \
+    0u,                          /* haptic_patterns: none */                                     \
+    false,                       /* has_speaker */                                               \
+    true,                        /* has_indicator_led */                                         \
+}
+
+#endif /* STM32_BOARD_INFO_H */
