@@ -12,8 +12,11 @@ import Foundation
 /// (the target: at most 100 µs). The C host's figure is what `camctl-sim` and the pty cost alone; ours minus
 /// it, quantile by quantile, is this project's host.
 ///
-/// Each pacing runs its own `camctl-sim` playing volume-down clicks into the public `CameraControlHost`,
-/// then another one with the same clicks into the C host; the handler (and the C host) computes
+/// Each pacing alternates the two hosts over ``rounds`` rounds (the clicks shared between them): a fresh
+/// `camctl-sim` playing volume-down clicks into the public `CameraControlHost`, then another with as many
+/// clicks into the C host, and again, so that what the shared machine does during the run (another job,
+/// where the scheduler puts the simulator and the reader, which can move a run's median by tens of µs)
+/// falls on both hosts alike, not on one run of each. The handler (and the C host) computes
 /// `CLOCK_MONOTONIC` now minus the press's device timestamp placed on that clock exactly (`camctl-sim
 /// --print-clock-origin`). The same latency through the host's own clock estimate (ping round trips, which
 /// assume the two directions take equally long) is printed as that estimate's error. `--svg FILE` writes
@@ -37,6 +40,16 @@ enum PacedLatencyBench {
         var aboveWire: [Double]
         /// Latency through the host's clock estimate minus the exact one, µs.
         var estimateErrors: [Double]
+    }
+
+    /// The rounds each pacing alternates the two hosts in (fewer when there are fewer clicks).
+    static let rounds = 4
+
+    /// `clicks` shared between the rounds, in order: `[10, 10, 10, 10]` for 40, `[3]` for 3 with one
+    /// round a click… at most ``rounds`` rounds, their sizes one apart at most.
+    static func roundSizes(clicks: Int) -> [Int] {
+        let count = max(1, min(rounds, clicks))
+        return (0..<count).map { clicks / count + ($0 < clicks % count ? 1 : 0) }
     }
 
     /// The simulator's sample period at its default 1 kHz.
@@ -101,9 +114,18 @@ enum PacedLatencyBench {
         var rows: [BenchRow] = []
         var series: [LatencyPlot.Series] = []
         for pacing in pacings {
-            let presses = try await pressToHandler(options, baud: pacing.baud, clicks: clicks)
+            var presses = Presses(latencies: [], aboveWire: [], estimateErrors: [])
+            var cHost = (latencies: [Double](), aboveWire: [Double]())
+            for share in roundSizes(clicks: clicks) {
+                let round = try await pressToHandler(options, baud: pacing.baud, clicks: share)
+                presses.latencies += round.latencies
+                presses.aboveWire += round.aboveWire
+                presses.estimateErrors += round.estimateErrors
+                let cRound = try await MinimalCHost.presses(options, baud: pacing.baud, clicks: share)
+                cHost.latencies += cRound.latencies
+                cHost.aboveWire += cRound.aboveWire
+            }
             let (latencies, estimateErrors) = (presses.latencies, presses.estimateErrors)
-            let cHost = try await MinimalCHost.presses(options, baud: pacing.baud, clicks: clicks)
             let baseline = cHost.latencies
             let floor = floorMicros(baud: pacing.baud)
             // The latency starts at the sample that saw the press, so the floor's sample period is not in
