@@ -184,12 +184,12 @@ public struct GestureRecognizer: Sendable {
         case .fullPressUp:
             out += endPress(.cameraControl, event: event, now: now)
         case .buttonDown:
-            guard Self.buttonSources.contains(event.source), !isStale(.press(event.source), ts),
+            guard Self.isButton(event.source), !isStale(.press(event.source), ts),
                 presses[event.source] == nil
             else { break }
             out += beginPress(event.source, event: event, now: now)
         case .buttonUp:
-            guard Self.buttonSources.contains(event.source) else { break }
+            guard Self.isButton(event.source) else { break }
             out += endPress(event.source, event: event, now: now)
         case .remoteClick:
             let source: InputSource = event.source == .unspecified ? .remote : event.source
@@ -266,6 +266,14 @@ public struct GestureRecognizer: Sendable {
 
     /// Buttons that make press gestures through `buttonDown`/`buttonUp`.
     public static let buttonSources: Set<InputSource> = [.volumeUp, .volumeDown, .actionButton]
+
+    /// True for ``buttonSources`` (a switch: no set hashed on every button event).
+    private static func isButton(_ source: InputSource) -> Bool {
+        switch source {
+        case .volumeUp, .volumeDown, .actionButton: true
+        default: false
+        }
+    }
 
     private func gesture(_ kind: GestureKind, _ source: InputSource, _ ts: UInt64, _ force: UInt32) -> Gesture {
         Gesture(kind: kind, source: source, timestampMicros: ts, forceMillinewtons: force)

@@ -322,6 +322,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// Calls `observer` with every ``HostEffect``, in order, as it happens (inside the host: keep it short).
     public func observe(_ observer: @escaping @Sendable (HostEffect) -> Void) {
         observers.append(observer)
+        core.reportsInputsAndGestures = true
     }
 
     /// A new stream of every ``HostEffect`` from now on, in order. It keeps the newest `limit` effects for a
@@ -333,6 +334,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             continuation.finish()
         } else {
             effectStreams.append(continuation)
+            core.reportsInputsAndGestures = true
         }
         return stream
     }
@@ -367,6 +369,8 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         }
         lifecycle = .running
         core.observer = { [unowned self] effect in self.handleEffect(effect) }
+        // Each press's input and gesture effects only for someone who observes them (observe(_:), effects()).
+        core.reportsInputsAndGestures = !observers.isEmpty || !effectStreams.isEmpty
         let (haptics, hapticQueue) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let (clockWork, clockQueue) = AsyncStream<ClockWork>.makeStream(bufferingPolicy: .bufferingNewest(16))
         self.hapticQueue = hapticQueue

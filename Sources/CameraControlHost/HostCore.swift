@@ -140,6 +140,11 @@ public final class HostCore {
     /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
     /// in between, in the order described above).
     public var observer: ((HostEffect) -> Void)?
+    /// False: ``observer`` is not told of each input event and gesture (``HostEffect/input(_:)``,
+    /// ``HostEffect/gesture(_:)``), only of the other effects — for a driver whose observer acts on those
+    /// alone (``CameraControlHost`` while nobody observes it: the overlay's haptics), so that an effect
+    /// nobody looks at is not built on every press. Default true.
+    public var reportsInputsAndGestures = true
 
     /// A core with nothing attached and no device.
     public init(configuration: Configuration = Configuration()) {
@@ -209,7 +214,7 @@ public final class HostCore {
     /// An input event from the device, received at host time `now`. Follow it with
     /// ``advance(toHostMicros:)``.
     public func receive(_ event: InputEvent, atHostMicros now: UInt64) {
-        observer?(.input(event))
+        if reportsInputsAndGestures { observer?(.input(event)) }
         recognize(orderer.accept(event, atMicros: now))
     }
 
@@ -287,7 +292,7 @@ public final class HostCore {
             if gesture.source == .cameraControl, !settings.isCameraControlEnabled {
                 continue  // Camera Control off: it does nothing
             }
-            observer?(.gesture(gesture))
+            if reportsInputsAndGestures { observer?(.gesture(gesture)) }
             // The lock first: a full press captures with the lock a held light press set.
             if isFocusExposureLockActive, var lock = focusLock {
                 let events = lock.handle(gesture)

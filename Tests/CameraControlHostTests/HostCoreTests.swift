@@ -67,6 +67,26 @@ struct HostCoreTests {
         #expect(rig.core.nextDeadlineHostMicros == nil, "nothing pending: the host sleeps until the next event")
     }
 
+    @Test("without reportsInputsAndGestures the observer hears no input or gesture, the rest as before, and captures still come")
+    func inputsAndGesturesUnreported() {
+        let rig = Rig()
+        rig.core.reportsInputsAndGestures = false
+        rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
+        rig.receive(.fullPressDown, .cameraControl, atHost: 2_050_000, number: 2)
+        rig.receive(.fullPressUp, .cameraControl, atHost: 2_100_000, number: 3)
+        rig.receive(.touchUp, .cameraControl, atHost: 2_120_000, number: 4)
+        #expect(!rig.log.values.contains { $0.hasPrefix("gesture ") }, "\(rig.log.values)")
+        #expect(rig.log.values.contains("capture began camera-control"), "\(rig.log.values)")
+        #expect(rig.log.values.contains("capture ended camera-control"), "\(rig.log.values)")
+        rig.core.deviceLost(atHostMicros: 2_200_000)
+        #expect(rig.log.values.last == "device-lost", "the other effects are still reported: \(rig.log.values)")
+
+        rig.core.reportsInputsAndGestures = true
+        rig.core.addClockSample(sentAtHostMicros: 3_000_000, receivedAtHostMicros: 3_000_000, deviceMicros: 3_000_000)
+        rig.receive(.buttonDown, .volumeUp, atHost: 3_000_000, number: 1)
+        #expect(rig.log.values.contains { $0.hasPrefix("gesture press-began") }, "\(rig.log.values)")
+    }
+
     @Test("an event after a gap waits for the missing one at most the reorder hold, and the deadline says when")
     func reorderDeadline() {
         let rig = Rig()
