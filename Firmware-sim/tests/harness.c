@@ -336,11 +336,10 @@ void hx_advance_alive(harness_t *h, uint64_t us)
     }
 }
 
-bool hx_handshake(harness_t *h, uint32_t minor)
+const hx_packet_t *hx_handshake_response(harness_t *h, uint32_t minor)
 {
     Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
     Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
-    bool ok;
     v.major = 1u;
     v.minor = minor;
     req.host_version = &v;
@@ -348,7 +347,12 @@ bool hx_handshake(harness_t *h, uint32_t minor)
     h->host_sequence = 0;
     hx_request(h, 1u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
     hx_poll(h);
-    ok = hx_find(h, CC_PKT_RESPONSE, 1u) != NULL;
+    return hx_find(h, CC_PKT_RESPONSE, 1u);
+}
+
+bool hx_handshake(harness_t *h, uint32_t minor)
+{
+    bool ok = hx_handshake_response(h, minor) != NULL;
     hx_clear(h);
     return ok;
 }

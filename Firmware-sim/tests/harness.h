@@ -119,6 +119,8 @@ void hx_advance_alive(harness_t *h, uint64_t us);
 
 /* Handshake at version 1.minor on call id 1; true when answered. Clears the packets. */
 bool hx_handshake(harness_t *h, uint32_t minor);
+/* The same handshake, keeping the packets: the device's RESPONSE, or NULL. */
+const hx_packet_t *hx_handshake_response(harness_t *h, uint32_t minor);
 
 /* Captured packets. */
 void hx_clear(harness_t *h);

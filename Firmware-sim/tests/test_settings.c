@@ -190,17 +190,10 @@ static void test_handshake_announces_settings(void)
     harness_t *h;
     int with_store;
     for (with_store = 0; with_store < 2; with_store++) {
-        Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
-        Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
         Cameracontrol__V1__HandshakeResponse *resp;
         const hx_packet_t *p;
         h = with_store ? hx_setup() : hx_setup_without_store();
-        v.major = 1u;
-        v.minor = 2u;
-        req.host_version = &v;
-        hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
-        hx_poll(h);
-        p = hx_find(h, CC_PKT_RESPONSE, 1);
+        p = hx_handshake_response(h, 2u);
         REQUIRE(p != NULL);
         resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
         REQUIRE(resp != NULL && resp->capabilities != NULL);

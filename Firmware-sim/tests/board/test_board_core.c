@@ -50,8 +50,6 @@ static bool error_says(const hx_packet_t *p, uint8_t status, const char *text)
 static void test_capabilities_announce_neither(void)
 {
     harness_t *h = hx_setup();
-    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
-    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
     Cameracontrol__V1__HandshakeResponse *resp;
     const hx_packet_t *p;
     uint8_t repacked[CC_MAX_FRAME_BYTES];
@@ -60,12 +58,7 @@ static void test_capabilities_announce_neither(void)
 
     REQUIRE(h->hal.haptic_play != NULL && h->hal.sound_play != NULL && h->info.has_speaker);
     h->info.has_remote = true;   /* the board says it has one: the switch wins (PROTOCOL.md: no source that sends no event) */
-    v.major = CC_PROTOCOL_MAJOR;
-    v.minor = CC_PROTOCOL_MINOR;
-    req.host_version = &v;
-    hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
-    hx_poll(h);
-    p = hx_find(h, CC_PKT_RESPONSE, 1);
+    p = hx_handshake_response(h, CC_PROTOCOL_MINOR);
     REQUIRE(p != NULL);
     resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
     REQUIRE(resp != NULL && resp->capabilities != NULL);
@@ -286,8 +279,6 @@ static void test_board_info_announced(void)
 {
     static const cc_device_info_t board = CC_BOARD_INFO(NULL);
     harness_t *h = hx_setup();
-    Cameracontrol__V1__HandshakeRequest req = CAMERACONTROL__V1__HANDSHAKE_REQUEST__INIT;
-    Cameracontrol__V1__ProtocolVersion v = CAMERACONTROL__V1__PROTOCOL_VERSION__INIT;
     Cameracontrol__V1__HandshakeResponse *resp;
     const hx_packet_t *p;
 
@@ -296,12 +287,7 @@ static void test_board_info_announced(void)
     h->info.force_max_mn = board.force_max_mn + 1u;
     h->info.slide_resolution = board.slide_resolution + 1u;
     h->info.has_indicator_led = !board.has_indicator_led;
-    v.major = CC_PROTOCOL_MAJOR;
-    v.minor = CC_PROTOCOL_MINOR;
-    req.host_version = &v;
-    hx_request(h, 1, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_HANDSHAKE, &req.base);
-    hx_poll(h);
-    p = hx_find(h, CC_PKT_RESPONSE, 1);
+    p = hx_handshake_response(h, CC_PROTOCOL_MINOR);
     REQUIRE(p != NULL);
     resp = cameracontrol__v1__handshake_response__unpack(NULL, p->payload_len, p->payload);
     REQUIRE(resp != NULL && resp->identity != NULL && resp->capabilities != NULL);
