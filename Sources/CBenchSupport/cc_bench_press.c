@@ -46,6 +46,7 @@ typedef struct press_host {
     int fd;
     uint16_t tx_sequence;
     uint64_t last_tx_nanos;      /* when this host last wrote a packet */
+    uint64_t woke_nanos;         /* when the last poll() returned */
     uint64_t interval_nanos;     /* the device's heartbeat interval */
     int session;                 /* the handshake was answered */
     size_t wanted;
@@ -148,6 +149,7 @@ static void receive_event(press_host_t *host, const cc_envelope_t *envelope, siz
         event->source == CAMERACONTROL__V1__INPUT_SOURCE__INPUT_SOURCE_VOLUME_DOWN && host->stored < host->wanted) {
         host->presses[host->stored].device_micros = event->timestamp_us;
         host->presses[host->stored].decoded_nanos = now;
+        host->presses[host->stored].woke_nanos = host->woke_nanos;
         host->presses[host->stored].event_number = event->event_number;
         host->presses[host->stored].wire_bytes = (uint32_t)CC_FRAME_WIRE_BYTES(body_length + CC_WIRE_CHECK_BYTES);
         host->stored++;
@@ -272,6 +274,7 @@ int cc_bench_press_host_run(const char *path, size_t wanted, double timeout_seco
         descriptor.events = POLLIN;
         descriptor.revents = 0;
         ready = poll(&descriptor, 1, wait_ms < MAX_WAIT_MS ? (int)wait_ms : MAX_WAIT_MS);
+        host->woke_nanos = monotonic_nanos();
         if (ready < 0 && errno != EINTR) break;
         if (ready <= 0) continue;
         if ((descriptor.revents & POLLIN) != 0) {

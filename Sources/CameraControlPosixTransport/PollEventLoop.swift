@@ -51,6 +51,10 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     private var sleepingUntil: ContinuousClock.Instant?
     /// The scheduled bodies (``schedule(after:_:)``), earliest first.
     private var timers = TimerHeap()
+    /// `CLOCK_MONOTONIC` in nanoseconds when the thread's last `poll()` returned: `camctl-bench paced` takes
+    /// a handler's time minus this as the host's own work on the wake-up that brought a press. Read it on
+    /// the loop's thread (in a delegate call, a job or a handler); elsewhere it is a moving value.
+    package private(set) var lastWakeUpNanos: UInt64 = 0
 
     /// A loop with its own thread named `name` (at most 15 characters are kept on Linux).
     ///
@@ -241,6 +245,13 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         _ = one.withUnsafeBytes { system.write(wakeWrite, $0) }
     }
 
+    /// `CLOCK_MONOTONIC`, ns (the vDSO: no system call).
+    private static func monotonicNanos() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
     /// A `poll()` timeout in whole milliseconds that does not end before `remaining` (at most a day).
     static func pollTimeout(_ remaining: Duration) -> Int32 {
         let (seconds, attoseconds) = remaining.components
@@ -340,6 +351,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             lock.unlock()
             let timeout = earliest.map { Self.pollTimeout(now.duration(to: $0)) } ?? -1
             let result = system.poll(&fds, timeout)
+            lastWakeUpNanos = Self.monotonicNanos()
             lock.lock()
             asleep = false
             sleepingUntil = nil

@@ -18,6 +18,9 @@ enum MinimalCHost {
         var latencies: [Double]
         /// The same less the time its frame (as received) takes on the wire at the run's pacing, µs.
         var aboveWire: [Double]
+        /// Its own work on each press: from the `poll()` that brought the frame returning to the event
+        /// unpacked, µs.
+        var hostWork: [Double]
         /// What the C host counted (frames, duplicates, ACKs, heartbeats).
         var counts: cc_bench_press_host_counts_t
     }
@@ -57,6 +60,7 @@ enum MinimalCHost {
         let aboveWire = zip(latencies, received).map { latency, press in
             latency - PacedLatencyBench.wireMicros(bytes: Int(press.wire_bytes), baud: baud)
         }
-        return Run(latencies: latencies, aboveWire: aboveWire, counts: counts)
+        let hostWork = received.map { Double($0.decoded_nanos &- $0.woke_nanos) / 1_000 }
+        return Run(latencies: latencies, aboveWire: aboveWire, hostWork: hostWork, counts: counts)
     }
 }

@@ -1,4 +1,5 @@
 import CameraControlHost
+import CameraControlPosixTransport
 import CameraControlWire
 import Foundation
 
@@ -40,6 +41,8 @@ enum PacedLatencyBench {
         var aboveWire: [Double]
         /// Latency through the host's clock estimate minus the exact one, µs.
         var estimateErrors: [Double]
+        /// The host's own work on the press: from its loop's `poll()` returning to the handler, µs.
+        var hostWork: [Double]
     }
 
     /// The rounds each pacing alternates the two hosts in (fewer when there are fewer clicks).
@@ -114,16 +117,18 @@ enum PacedLatencyBench {
         var rows: [BenchRow] = []
         var series: [LatencyPlot.Series] = []
         for pacing in pacings {
-            var presses = Presses(latencies: [], aboveWire: [], estimateErrors: [])
-            var cHost = (latencies: [Double](), aboveWire: [Double]())
+            var presses = Presses(latencies: [], aboveWire: [], estimateErrors: [], hostWork: [])
+            var cHost = (latencies: [Double](), aboveWire: [Double](), hostWork: [Double]())
             for share in roundSizes(clicks: clicks) {
                 let round = try await pressToHandler(options, baud: pacing.baud, clicks: share)
                 presses.latencies += round.latencies
                 presses.aboveWire += round.aboveWire
                 presses.estimateErrors += round.estimateErrors
+                presses.hostWork += round.hostWork
                 let cRound = try await MinimalCHost.presses(options, baud: pacing.baud, clicks: share)
                 cHost.latencies += cRound.latencies
                 cHost.aboveWire += cRound.aboveWire
+                cHost.hostWork += cRound.hostWork
             }
             let (latencies, estimateErrors) = (presses.latencies, presses.estimateErrors)
             let baseline = cHost.latencies
@@ -144,6 +149,9 @@ enum PacedLatencyBench {
                 BenchRow(
                     name: "  this project's host: ours − C host's, quantile by quantile", unit: "µs",
                     project: quantileDifference(Stats(latencies), Stats(baseline)), baseline: nil),
+                .compare(
+                    "  of which the host's own work: poll() returns → handler", unit: "µs", presses.hostWork,
+                    against: "C host's: → unpacked", cHost.hostWork),
                 BenchRow(
                     name: "  the host's clock estimate, its error on the same presses", unit: "µs", project: Stats(estimateErrors),
                     baseline: nil),
@@ -182,9 +190,14 @@ enum PacedLatencyBench {
         let latencies = BenchSimulator.Samples()
         let aboveWire = BenchSimulator.Samples()
         let estimateErrors = BenchSimulator.Samples()
+        let hostWork = BenchSimulator.Samples()
+        // The handler runs on this loop's thread, right after the read that brought the press.
+        let loop = host.eventLoop as? PollEventLoop
         try await simulator.collectPresses(into: host, count: clicks, until: latencies) { event in
+            let now = monotonicNanos()
             let device = Int64(bitPattern: event.deviceTimestampMicros)
-            let exact = Double(monotonicMicros() - (origin + device))
+            let exact = Double(Int64(now / 1_000) - (origin + device))
+            if let loop { hostWork.add(Double(now &- loop.lastWakeUpNanos) / 1_000) }
             // Before the latency: collection ends at the last latency.
             aboveWire.add(exact - wireMicros(bytes: pressFrameBytes(timestampMicros: event.deviceTimestampMicros), baud: baud))
             latencies.add(exact)
@@ -193,13 +206,17 @@ enum PacedLatencyBench {
                 estimateErrors.add(estimated - exact)
             }
         }
-        return Presses(latencies: latencies.all, aboveWire: aboveWire.all, estimateErrors: estimateErrors.all)
+        return Presses(
+            latencies: latencies.all, aboveWire: aboveWire.all, estimateErrors: estimateErrors.all, hostWork: hostWork.all)
     }
 
     /// CLOCK_MONOTONIC, microseconds (the clock camctl-sim's device time follows).
-    static func monotonicMicros() -> Int64 {
+    static func monotonicMicros() -> Int64 { Int64(monotonicNanos() / 1_000) }
+
+    /// CLOCK_MONOTONIC, nanoseconds.
+    static func monotonicNanos() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }

@@ -2,6 +2,7 @@ import CameraControlPosixTransport
 import CameraControlTestSupport
 import CameraControlTransport
 import Foundation
+import Synchronization
 import Testing
 
 /// The OS's name of the calling thread (Linux: `/proc/thread-self/comm`; nil elsewhere).
@@ -104,6 +105,26 @@ struct PollEventLoopTests {
         }
     }
 
+    @Test("a delegate reads when the poll() that brought its bytes returned: after they were sent, before the read")
+    func wakeUpTime() async throws {
+        let loop = try PollEventLoop(name: "cc-test-wake")
+        defer { loop.shutdown() }
+        let pair = try PseudoTerminalPair.open()
+        defer { pair.subordinate.close() }
+        let stamps = WakeUpStamps(loop: loop)
+        _ = try #require(pair.master.startEventLoop(delegate: stamps, on: loop))
+        for round in 0..<3 {
+            let sent = WakeUpStamps.monotonicNanos()
+            try await pair.subordinate.send([UInt8(round)])
+            #expect(await eventually { stamps.reads.count == round + 1 })
+            let read = try #require(stamps.reads.last)
+            #expect(read.wokeAt >= sent, "the loop woke for these bytes after they were sent (round \(round))")
+            #expect(read.wokeAt <= read.readAt, "and before its delegate had them")
+        }
+        pair.master.close()
+        #expect(await eventually { stamps.ended })
+    }
+
     @Test("a shut-down loop keeps running until its last port ends")
     func shutdownWaitsForPorts() async throws {
         let loop = try PollEventLoop(name: "cc-test-drain")
@@ -142,4 +163,30 @@ struct PollEventLoopTests {
         let queued = await Task(executorPreference: serialExecutor) { 7 }.value
         #expect(queued == 7, "the queue-backed loop runs jobs too")
     }
+}
+
+/// Notes, for each read, the loop's ``PollEventLoop/lastWakeUpNanos`` and the time the delegate had the bytes.
+final class WakeUpStamps: EventLoopDelegate {
+    private let loop: PollEventLoop
+    private let state = Mutex<(reads: [(wokeAt: UInt64, readAt: UInt64)], ended: Bool)>(([], false))
+
+    init(loop: PollEventLoop) { self.loop = loop }
+
+    var reads: [(wokeAt: UInt64, readAt: UInt64)] { state.withLock { $0.reads } }
+    var ended: Bool { state.withLock { $0.ended } }
+
+    static func monotonicNanos() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        let read = (wokeAt: loop.lastWakeUpNanos, readAt: Self.monotonicNanos())
+        state.withLock { $0.reads.append(read) }
+    }
+
+    func eventLoopTimerFired() {}
+
+    func eventLoopEnded(_ error: TransportError) { state.withLock { $0.ended = true } }
 }

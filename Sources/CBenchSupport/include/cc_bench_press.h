@@ -11,6 +11,7 @@
 typedef struct cc_bench_press {
     uint64_t device_micros;  /* InputEvent.timestamp_us (device time) */
     uint64_t decoded_nanos;  /* CLOCK_MONOTONIC just after its frame was read and decoded */
+    uint64_t woke_nanos;     /* CLOCK_MONOTONIC when the poll() that brought its frame returned */
     uint32_t event_number;   /* InputEvent.event_number */
     uint32_t wire_bytes;     /* its frame on the wire: COBS-stuffed, with the delimiter */
 } cc_bench_press_t;
