@@ -96,7 +96,7 @@ struct StrictHostTests {
         let folder = try makeTemporaryFolder()
         let link = folder + "/pty"
         let log = folder + "/stderr"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let sim = Process()
         sim.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
         sim.arguments = ["--strict", "--exit-with-parent", "--link", link] + simulatorArguments
