@@ -45,6 +45,12 @@ package enum BoundedFiles {
     package static func write(_ bytes: [UInt8], to path: String) throws(RecordingError) {
         let descriptor = try create(path)
         defer { _ = close(descriptor) }
+        try write(bytes, to: descriptor, path: path)
+    }
+
+    /// Writes all of `bytes` to `descriptor` (the file at `path`, named in the error), however many
+    /// `write(2)`s it takes.
+    package static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(RecordingError) {
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }

@@ -226,7 +226,7 @@ package final class MonitorScreen: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.output(text)
     }
 
     /// The terminal's size, 80 × 24 when it cannot be read.

@@ -3,6 +3,10 @@ import CameraControlWire
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Which way a recorded frame went.
 package enum FrameDirection: String, Sendable {
     /// Host → device (pcapng `outbound`).
@@ -51,16 +55,28 @@ package struct RecordingError: Error, CustomStringConvertible {
 /// A pcapng file (the format Wireshark and tshark read) of CameraControl frames: one section, one
 /// interface of link type `USER0` (147), and one Enhanced Packet Block per frame with its direction in
 /// `epb_flags`, timestamps in microseconds. Every block is written with one `write(2)`, so the file is
-/// complete after every frame, whenever the recorder stops.
+/// complete after every frame, whenever the recorder stops. A write that fails (a full disk) closes the
+/// file cut back to the frames before it, whole: ``failure`` says why, and later frames are not written.
 package final class PcapngWriter: Sendable {
     /// pcapng's `LINKTYPE_USER0`: the link type private use starts at.
     package static let linkType: UInt16 = 147
-    private let handle: Mutex<FileHandle?>
+    /// What is written: the open file, or why it closed early.
+    private enum Output {
+        /// The descriptor, and the bytes of whole blocks in the file.
+        case open(Int32, size: Int)
+        case closed
+        case failed(RecordingError)
+    }
+    private let path: String
+    private let output: Mutex<Output>
     private let frameCount = Mutex(0)
 
     /// Creates (or truncates) `path` and writes the section and interface headers.
-    package init(path: String, interfaceName: String) throws {
-        let handle = FileHandle(fileDescriptor: try BoundedFiles.create(path), closeOnDealloc: true)
+    ///
+    /// - Throws: ``RecordingError`` when the file cannot be created or written ("cannot write PATH: No
+    ///   space left on device").
+    package init(path: String, interfaceName: String) throws(RecordingError) {
+        let descriptor = try BoundedFiles.create(path)
         var shb = Block(type: 0x0A0D_0D0A)
         shb.u32(0x1A2B_3C4D)
         shb.u16(1)
@@ -75,15 +91,32 @@ package final class PcapngWriter: Sendable {
         idb.option(2, Array(interfaceName.utf8))  // if_name
         idb.option(9, [6])  // if_tsresol: microseconds
         idb.endOptions()
-        handle.write(Data(shb.finished() + idb.finished()))
-        self.handle = Mutex(handle)
+        let headers = shb.finished() + idb.finished()
+        do {
+            try BoundedFiles.write(headers, to: descriptor, path: path)
+        } catch {
+            _ = Glibc.close(descriptor)
+            throw error
+        }
+        self.path = path
+        self.output = Mutex(.open(descriptor, size: headers.count))
     }
 
     /// Frames written so far.
     package var count: Int { frameCount.withLock { $0 } }
 
-    /// Appends one frame (does nothing once closed).
-    package func write(_ frame: RecordedFrame) {
+    /// Why the file closed before ``close()`` (a write failed), or nil.
+    package var failure: RecordingError? {
+        output.withLock { output in
+            if case .failed(let error) = output { return error }
+            return nil
+        }
+    }
+
+    /// Appends one frame (does nothing once closed or failed). Returns false when this write failed: the
+    /// file is closed, ``failure`` says why.
+    @discardableResult
+    package func write(_ frame: RecordedFrame) -> Bool {
         var epb = Block(type: 6)
         epb.u32(0)
         epb.u32(UInt32(truncatingIfNeeded: frame.timeMicros >> 32))
@@ -101,16 +134,31 @@ package final class PcapngWriter: Sendable {
         flagBytes.u32(flags)
         epb.option(2, flagBytes.body)  // epb_flags: direction
         epb.endOptions()
-        let data = Data(epb.finished())
-        handle.withLock { $0?.write(data) }
-        frameCount.withLock { $0 += 1 }
+        let block = epb.finished()
+        let written = output.withLock { output -> Bool? in
+            guard case .open(let descriptor, let size) = output else { return nil }
+            do throws(RecordingError) {
+                try BoundedFiles.write(block, to: descriptor, path: path)
+                output = .open(descriptor, size: size + block.count)
+                return true
+            } catch {
+                // Part of the block may have gone in before the failure: the file ends at the last whole one.
+                _ = ftruncate(descriptor, off_t(size))
+                _ = Glibc.close(descriptor)
+                output = .failed(error)
+                return false
+            }
+        }
+        if written == true { frameCount.withLock { $0 += 1 } }
+        return written != false
     }
 
-    /// Closes the file.
+    /// Closes the file (a failed one stays failed).
     package func close() {
-        handle.withLock { handle in
-            try? handle?.close()
-            handle = nil
+        output.withLock { output in
+            guard case .open(let descriptor, _) = output else { return }
+            _ = Glibc.close(descriptor)
+            output = .closed
         }
     }
 

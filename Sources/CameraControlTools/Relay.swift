@@ -289,6 +289,6 @@ package struct RelayLog: Sendable {
     package func note(_ text: String, atMicros micros: UInt64 = Relay.nowMicros) {
         guard !quiet else { return }
         let line = String(format: "%10.6f ", Double(micros) / 1_000_000) + text + "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.write(line, to: 2)
     }
 }

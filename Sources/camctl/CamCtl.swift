@@ -137,7 +137,7 @@ struct CamCtl {
     /// Runs one command line (without the program name) and returns the exit status.
     static func run(_ argv: [String]) async -> ExitStatus {
         guard let name = argv.first else {
-            FileHandle.standardError.write(Data((usage + "\n").utf8))
+            StandardStreams.error(usage)
             return .usage
         }
         if name == "help" || name == "--help" || name == "-h" {
@@ -179,7 +179,7 @@ struct CamCtl {
     /// Prints `camctl[ COMMAND]: message` (and its hint) on stderr; returns the failure's status.
     static func report(_ failure: CLIFailure, command: String?) -> ExitStatus {
         let prefix = command.map { "camctl \($0)" } ?? "camctl"
-        FileHandle.standardError.write(Data("\(prefix): \(failure)\n".utf8))
+        StandardStreams.error("\(prefix): \(failure)")
         return failure.status
     }
 }

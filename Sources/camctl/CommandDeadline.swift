@@ -1,3 +1,4 @@
+import CameraControlTools
 import Foundation
 import Synchronization
 
@@ -34,7 +35,7 @@ final class CommandDeadline: Sendable {
             let failure = CLIFailure(
                 status: .noAnswer, message: "\(seconds) s passed and the device has not finished connecting",
                 hint: "it answered the handshake, then went quiet: is it busy or stuck? Reset it, or try `camctl ping PORT`")
-            FileHandle.standardError.write(Data("camctl \(command): \(failure)\n".utf8))
+            StandardStreams.error("camctl \(command): \(failure)")
             exit(failure.status.rawValue)
         }
     }

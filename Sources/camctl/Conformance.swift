@@ -1,5 +1,6 @@
 import CameraControlConformance
 import CameraControlSerialTransport
+import CameraControlTools
 import CameraControlTransport
 import Foundation
 
@@ -120,7 +121,7 @@ enum Conformance {
         }
         let summary = ConformanceReport.summary(results)
         if json {
-            FileHandle.standardError.write(Data((summary + "\n").utf8))
+            StandardStreams.error(summary)
         } else {
             print(summary)
         }
@@ -133,7 +134,7 @@ enum Conformance {
 /// Prompts on stdout and waits for a line on stdin (`s` skips).
 struct StdinPrompter: ConformancePrompter {
     func ask(_ instruction: String) async -> Bool {
-        FileHandle.standardOutput.write(Data(">>> \(instruction), then press Enter (s to skip): ".utf8))
+        StandardStreams.output(">>> \(instruction), then press Enter (s to skip): ")
         guard let line = readLine() else { return false }
         return line.trimmingCharacters(in: .whitespaces).lowercased() != "s"
     }

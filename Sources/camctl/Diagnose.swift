@@ -1,6 +1,7 @@
 import CameraControlCapture
 import CameraControlGestures
 import CameraControlHost
+import CameraControlTools
 import CameraControlWire
 import Foundation
 import Synchronization
@@ -331,9 +332,9 @@ enum Diagnose {
             } else {
                 let prompt = ">>> \(progress) (\(timeout) s)\n"
                 if json {
-                    FileHandle.standardError.write(Data(prompt.utf8))
+                    StandardStreams.write(prompt, to: 2)
                 } else {
-                    FileHandle.standardOutput.write(Data(prompt.utf8))
+                    StandardStreams.output(prompt)
                 }
             }
             // Wait for the event, then let the action finish (its release, the rest of its scenario), so its

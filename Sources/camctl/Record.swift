@@ -29,7 +29,8 @@ enum Record {
         let writer = try PcapngWriter(path: output, interfaceName: port)
         defer { writer.close() }
         // The recorder is a tap on the loop's path: the session runs on the host's loop like any other.
-        let transport = TappedTransport(try Transports.open(path: port), tap: RecordingTap(writer: writer))
+        let tap = RecordingTap(writer: writer)
+        let transport = TappedTransport(try Transports.open(path: port), tap: tap)
         let loop = EventLoops.make(name: "camctl-record")
         let first: DeviceSession
         do {
@@ -65,6 +66,8 @@ enum Record {
         }
         await host.attach(interaction)
         interaction.setSessionRunning(true)
+        // A file that can take no more (a full disk) ends the recording: what it holds stays whole.
+        tap.onWriteFailure = { Task { await stop() } }
         await host.start()
         await host.waitUntilConnected()
         guard let session = await host.session else { throw DeviceError(.closed, "the device went away at once") }
@@ -103,7 +106,8 @@ enum Record {
         await host.run()
         rawTask?.cancel()
         writer.close()
-        FileHandle.standardError.write(Data("camctl: recorded \(writer.count) frames to \(output)\n".utf8))
+        StandardStreams.error("camctl: recorded \(writer.count) frames to \(output)")
+        if let failure = writer.failure { throw failure }
         if !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
             throw DeviceError(.closed, "the device went away: \(lost)")
         }
@@ -121,6 +125,13 @@ final class StopFlag: Sendable {
 final class RecordingTap: TransportTap {
     private let writer: PcapngWriter
     private let partial = Mutex<(toDevice: [UInt8], fromDevice: [UInt8])>(([], []))
+    private let failureHandler = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Called once, when a frame could not be written (``PcapngWriter/failure`` says why).
+    var onWriteFailure: (@Sendable () -> Void)? {
+        get { failureHandler.withLock { $0 } }
+        set { failureHandler.withLock { $0 = newValue } }
+    }
 
     /// Writes the frames it sees to `writer`.
     init(writer: PcapngWriter) {
@@ -152,7 +163,9 @@ final class RecordingTap: TransportTap {
             if direction == .toDevice { buffers.toDevice = buffer } else { buffers.fromDevice = buffer }
             return done
         }
-        for frame in frames { writer.write(RecordedFrame(timeMicros: time, direction: direction, bytes: frame)) }
+        for frame in frames where !writer.write(RecordedFrame(timeMicros: time, direction: direction, bytes: frame)) {
+            failureHandler.withLock { $0 }?()
+        }
     }
 
     /// Microseconds since the Unix epoch (what pcapng timestamps are).

@@ -388,7 +388,7 @@ actor ServeEngine {
             try process.run()
             launched = process
         } catch {
-            FileHandle.standardError.write(Data("camctl serve: cannot run /bin/sh: \(error)\n".utf8))
+            StandardStreams.error("camctl serve: cannot run /bin/sh: \(error)")
         }
     }
 

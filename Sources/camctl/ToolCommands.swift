@@ -207,8 +207,7 @@ enum Export {
         case (let output?, nil):
             let timeline = VCDExport(recording: try PcapngReader.frames(path: input))
             try BoundedFiles.write(Array(timeline.text().utf8), to: output)
-            FileHandle.standardError.write(
-                Data("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)\n".utf8))
+            StandardStreams.error("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)")
         case (nil, let output?):
             let recorded = try RecordedInput(path: input)
             try BoundedFiles.write(Array(recorded.sampleFile().utf8), to: output)

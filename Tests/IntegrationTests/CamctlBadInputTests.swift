@@ -108,6 +108,44 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test("record into a file that fills up: it stops with the reason, the frames before are whole, exit 1")
+    func recordIntoAFullFile() async throws {
+        try await inFolder { folder in
+            let simulator = try SimulatorProcess()
+            defer { simulator.kill() }
+            // /dev/full takes nothing: the headers fail, before the session starts.
+            let full = try await runTool("camctl", ["record", simulator.ptyPath, "-o", "/dev/full"])
+            #expect(full.status == 1)
+            #expect(full.standardError.contains("cannot write /dev/full: No space left on device"), "\(full.standardError)")
+            #expect(!full.standardError.contains("Fatal error"))
+            // A file limited to 4 KB (ulimit -f in 512-byte blocks; SIGXFSZ ignored, so the write fails as on a
+            // full disk) fills during the session. No --seconds: only the failed write can end the recording
+            // before runTool's timeout kills it.
+            let output = folder + "/cut.pcapng"
+            let run = try await runTool(
+                "/bin/sh",
+                [
+                    "-c", "trap '' XFSZ; ulimit -f 8; exec \"$0\" record \"$1\" -o \"$2\"", try BuiltProducts.executable("camctl"),
+                    simulator.ptyPath, output,
+                ])
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("cannot write \(output): File too large"), "\(run.standardError)")
+            #expect(!run.standardError.contains("Fatal error"))
+            let frames = try PcapngReader.frames(path: output)
+            #expect(!frames.isEmpty)
+            #expect(run.standardError.contains("recorded \(frames.count) frames to \(output)"), "\(run.standardError)")
+        }
+    }
+
+    @Test("a message to a standard error that takes nothing (/dev/full) is dropped: the exit status stays, no crash")
+    func standardErrorFull() async throws {
+        let camctl = try BuiltProducts.executable("camctl")
+        for (arguments, status) in [(["no-such-command"], 2), (["info", "/nonexistent-camctl-port"], 1)] {
+            let run = try await runTool("/bin/sh", ["-c", "exec \"$@\" 2>/dev/full", "sh", camctl] + arguments)
+            #expect(run.status == Int32(status), "\(arguments): \(run.standardOutput)")
+        }
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
