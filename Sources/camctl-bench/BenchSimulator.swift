@@ -20,18 +20,52 @@ final class BenchSimulator {
         let description: String
     }
 
-    /// Values added from handlers on other threads.
+    /// Values added from handlers on other threads, and one waiter for a count of them.
     final class Samples: Sendable {
-        private let values = Mutex<[Double]>([])
+        private struct State {
+            var values: [Double] = []
+            var wanted = Int.max
+            var waiter: CheckedContinuation<Void, Never>?
+        }
+        private let state = Mutex(State())
 
-        /// Adds one value.
-        func add(_ value: Double) { values.withLock { $0.append(value) } }
+        /// Adds one value (and resumes ``wait(forCount:)`` when this one makes its count).
+        func add(_ value: Double) {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.values.append(value)
+                guard state.values.count >= state.wanted else { return nil }
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
 
         /// Every value so far, in the order added.
-        var all: [Double] { values.withLock { $0 } }
+        var all: [Double] { state.withLock { $0.values } }
 
         /// How many values so far.
-        var count: Int { values.withLock { $0.count } }
+        var count: Int { state.withLock { $0.values.count } }
+
+        /// Returns once `count` values are in, or when the task is cancelled. Asleep until then: nothing
+        /// polls, so the host measured shares its machine with no timer of the bench's.
+        func wait(forCount count: Int) async {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLock { state -> Bool in
+                        if state.values.count >= count || Task.isCancelled { return true }
+                        state.wanted = count
+                        state.waiter = continuation
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }?.resume()
+            }
+        }
     }
 
     /// The most clicks a scenario can hold (docs/SIMULATOR.md: 128 steps; a pause and two steps per click).
@@ -112,9 +146,12 @@ final class BenchSimulator {
         }
         await host.attach(interaction)
         interaction.setSessionRunning(true)
-        let deadline = ContinuousClock.now + .seconds(Double(count) * 0.2 + 10)
-        while samples.count < count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        // One timer for the whole run, not a poll: the C host's run has none either.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await samples.wait(forCount: count) }
+            group.addTask { try? await Task.sleep(for: .seconds(Double(count) * 0.2 + 10)) }
+            await group.next()
+            group.cancelAll()
         }
         await host.stop()
     }
