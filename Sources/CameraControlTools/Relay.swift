@@ -82,11 +82,21 @@ package enum Relay {
             + "garbage \(counts.garbageBursts) bursts, stalls \(counts.stalls), baud-damaged \(counts.baudDamagedBytes)"
     }
 
-    package static func placeLink(_ path: String, to target: String) throws {
-        if let existing = try? FileManager.default.destinationOfSymbolicLink(atPath: path), !existing.isEmpty {
-            try FileManager.default.removeItem(atPath: path)
+    /// Points the symbolic link `path` at `target`, replacing a link already there (never a file).
+    ///
+    /// - Throws: ``RecordingError`` in one sentence: "cannot make the link PATH: it exists and is not a
+    ///   symbolic link", or with the system's reason ("No such file or directory").
+    package static func placeLink(_ path: String, to target: String) throws(RecordingError) {
+        var existing = stat()
+        if lstat(path, &existing) == 0 {
+            guard existing.st_mode & S_IFMT == S_IFLNK else {
+                throw RecordingError(description: "cannot make the link \(path): it exists and is not a symbolic link")
+            }
+            _ = unlink(path)
         }
-        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        guard symlink(target, path) == 0 else {
+            throw RecordingError(description: "cannot make the link \(path): \(BoundedFiles.reason(errno))")
+        }
     }
 
     /// Microseconds since the relay started.

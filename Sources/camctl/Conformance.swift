@@ -117,7 +117,11 @@ enum Conformance {
             }
         }
         if let file = args.value("junit") {
-            try Data(ConformanceReport.junit(results, suite: "camctl conformance \(port)").utf8).write(to: URL(fileURLWithPath: file))
+            do {
+                try BoundedFiles.write(Array(ConformanceReport.junit(results, suite: "camctl conformance \(port)").utf8), to: file)
+            } catch {
+                throw CLIFailure(status: .failure, message: error.description)
+            }
         }
         let summary = ConformanceReport.summary(results)
         if json {

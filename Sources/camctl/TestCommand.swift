@@ -78,10 +78,11 @@ enum TestCommand {
             print(report.text(onlyFailures: args.flag("quiet")), terminator: "")
         }
         if let junit = args.value("junit") {
+            // Written in place, not by renaming a temporary file over it: `--junit /dev/stdout` stays a device.
             do {
-                try ScenarioTestReport.junit(reports).write(toFile: junit, atomically: true, encoding: .utf8)
+                try BoundedFiles.write(Array(ScenarioTestReport.junit(reports).utf8), to: junit)
             } catch {
-                throw CLIFailure(status: .failure, message: "cannot write \(junit): \(error.localizedDescription)")
+                throw CLIFailure(status: .failure, message: error.description)
             }
         }
         let failed = reports.reduce(0) { $0 + $1.failures.count }

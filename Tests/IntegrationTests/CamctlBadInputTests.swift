@@ -146,6 +146,46 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test("--junit and relay --link: written in place through a symlink, refused in one sentence where they cannot be")
+    func reportAndLinkPaths() async throws {
+        let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios/buttons.scenario").path
+        try await inFolder { folder in
+            // A report through a symlink goes where it points; the link stays a link (no file renamed over it).
+            let target = folder + "/report.xml"
+            let link = folder + "/report-link"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+            let written = try await runTool("camctl", ["test", scenario, "--quiet", "--junit", link])
+            #expect(written.status == 0, "\(written.standardError)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+            #expect(try String(contentsOfFile: target, encoding: .utf8).contains("<testsuites"))
+
+            for arguments in [
+                ["test", scenario, "--quiet", "--junit", folder], ["conformance", "--sim", "--case", "handshake", "--junit", folder],
+            ] {
+                let run = try await runTool("camctl", arguments)
+                #expect(run.status == 1, "\(arguments): \(run.standardError)")
+                #expect(run.standardError.contains("cannot create \(folder): Is a directory"), "\(arguments): \(run.standardError)")
+                #expect(!run.standardError.contains("NSCocoaErrorDomain"), "\(arguments): \(run.standardError)")
+            }
+
+            let simulator = try SimulatorProcess()
+            defer { simulator.kill() }
+            let file = folder + "/regular.txt"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("keep".utf8)))
+            for (path, says) in [
+                (file, "cannot make the link \(file): it exists and is not a symbolic link"),
+                (folder + "/missing/link", "cannot make the link \(folder)/missing/link: No such file or directory"),
+            ] {
+                let relay = try await runTool("camctl", ["relay", "pty", simulator.ptyPath, "--link", path, "--quiet"])
+                #expect(relay.status == 1, "\(path): \(relay.standardError)")
+                #expect(relay.standardError.contains(says), "\(path): \(relay.standardError)")
+                #expect(!relay.standardError.contains("NSCocoaErrorDomain"), "\(path): \(relay.standardError)")
+            }
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep")
+        }
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
