@@ -59,7 +59,7 @@ extension Monitor {
                 control: virtualControl(isSimulator: isSimulator) { await host.session })
         } catch {
             await host.stop()
-            throw Arguments.Failure(description: "--http: \(error)")
+            throw CLIFailure(status: .failure, message: "--http: \(error)")
         }
         defer { page.shutdown() }
         print("page: http://\(pageHost):\(page.http.port)/")

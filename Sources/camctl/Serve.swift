@@ -98,7 +98,7 @@ enum Serve {
                 print("page: http://\(pageHost):\(page.http.port)/")
             } catch {
                 await host.stop()
-                throw Arguments.Failure(description: "--http: \(error)")
+                throw CLIFailure(status: .failure, message: "--http: \(error)")
             }
         }
         await engine.holdDevice(host)

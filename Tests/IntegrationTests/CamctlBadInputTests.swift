@@ -186,6 +186,40 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test("an --http port already taken is a runtime failure (exit 1, the reason), not a usage error")
+    func httpPortTaken() async throws {
+        // A listening socket on a free port of 127.0.0.1.
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(taken >= 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(taken, $0, length) == 0 && listen(taken, 1) == 0 && getsockname(taken, $0, &length) == 0
+            }
+        }
+        #expect(bound)
+        let port = String(UInt16(bigEndian: address.sin_port))
+        try await inFolder { folder in
+            let simulator = try SimulatorProcess()
+            defer { simulator.kill() }
+            for arguments in [
+                ["monitor", simulator.ptyPath, "--http", port, "--seconds", "5"],
+                ["serve", simulator.ptyPath, "--socket", folder + "/serve.sock", "--http", port, "--seconds", "5"],
+            ] {
+                let run = try await runTool("camctl", arguments)
+                #expect(run.status == 1, "\(arguments): \(run.standardError)")
+                #expect(
+                    run.standardError.contains("--http: cannot listen on 127.0.0.1:\(port): Address already in use"), "\(run.standardError)"
+                )
+                #expect(!run.standardError.contains("usage"), "\(arguments): \(run.standardError)")
+            }
+        }
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
