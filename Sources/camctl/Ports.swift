@@ -62,9 +62,9 @@ enum Ports {
     }
 
     static func text(_ candidate: Candidate, probe: Probe?) -> String {
-        var columns = [candidate.path.padding(toLength: 16, withPad: " ", startingAt: 0)]
+        var columns = [padded(candidate.path, to: 16)]
         if let info = candidate.info {
-            columns.append(info.attachment.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))
+            columns.append(padded(info.attachment.rawValue, to: 9))
             if let vendor = info.usbVendorID, let product = info.usbProductID {
                 columns.append(String(format: "%04x:%04x", vendor, product))
             }
@@ -85,6 +85,12 @@ enum Ports {
             break
         }
         return columns.joined(separator: "  ")
+    }
+
+    /// `text` with spaces after it up to `width` characters; a longer text is kept whole (a port's name
+    /// is what a PORT argument takes).
+    static func padded(_ text: String, to width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
     }
 
     static func json(_ candidate: Candidate, probe: Probe?) -> JSONValue {

@@ -220,6 +220,14 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test("camctl ports shows a long port name whole: each line's name is one a PORT argument takes")
+    func longPortNames() async throws {
+        let long = "/tmp/camctl-a-port-name-longer-than-the-column"
+        let run = try await runTool("camctl", ["ports"], environment: ["CAMCTL_PORTS": long])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.split(separator: "\n").contains { $0.hasPrefix(long + "  CAMCTL_PORTS") }, "\(run.standardOutput)")
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
