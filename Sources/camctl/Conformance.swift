@@ -27,7 +27,7 @@ enum Conformance {
     static let command = Command(
         name: "conformance", summary: "certify a device against docs/PROTOCOL.md (docs/CONFORMANCE.md)",
         usage: "PORT|--sim [--list] [--case NAME]... [--decision ID] [--junit FILE] [--json] [--interactive] [--quiet]",
-        details: usage.split(separator: "\n").dropFirst(3).joined(separator: "\n"),
+        details: usage.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).joined(separator: "\n"),
         examples: [
             "conformance /dev/ttyACM0 --junit conformance.xml", "conformance --sim", "conformance --sim --list --verbose",
             "conformance /dev/ttyACM0 --interactive",

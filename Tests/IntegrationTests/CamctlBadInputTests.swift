@@ -228,6 +228,15 @@ struct CamctlBadInputTests {
         #expect(run.standardOutput.split(separator: "\n").contains { $0.hasPrefix(long + "  CAMCTL_PORTS") }, "\(run.standardOutput)")
     }
 
+    @Test("camctl conformance --help lists --sim with its options, as camctl help conformance does")
+    func conformanceHelp() async throws {
+        for arguments in [["conformance", "--help"], ["help", "conformance"]] {
+            let run = try await runTool("camctl", arguments)
+            #expect(run.status == 0)
+            #expect(run.standardOutput.contains("\n  --sim             start camctl-sim and test it"), "\(run.standardOutput)")
+        }
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
