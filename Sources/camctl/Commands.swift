@@ -21,7 +21,8 @@ enum Commands {
         details: """
               --count N   pings to send (default 10)
               --json      one object per ping {"type": "ping", "sequence", "rttMs"}, then
-                          {"type": "summary", "count", "minMs", "medianMs", "maxMs"}
+                          {"type": "summary", "sent", "received", "lost", "minMs", "medianMs", "maxMs"}
+                          (the times only when a ping was answered)
             """,
         examples: ["ping /dev/ttyACM0", "ping auto --count 100 --json"], run: ping)
 

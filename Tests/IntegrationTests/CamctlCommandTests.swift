@@ -102,6 +102,11 @@ extension OverRealPTY {
                 #expect(bySerial.status == 0, "\(bySerial.standardError)")
                 let pings = try jsonLines(bySerial.standardOutput)
                 #expect(pings.map { $0["type"] } == [.string("ping"), .string("ping"), .string("summary")])
+                // The summary's members as README's JSON table and `camctl help ping` name them.
+                #expect(pings.last?["sent"] == .integer(2))
+                #expect(pings.last?["received"] == .integer(2))
+                #expect(pings.last?["lost"] == .integer(0))
+                #expect(pings.last?["medianMs"] != nil)
                 let probe = try await runTool("camctl", ["ports", "--probe", "--json"], environment: environment)
                 let ports = try jsonLines(probe.standardOutput)
                 let ours = try #require(ports.first { $0["port"] == .string(simulator.ptyPath) })
