@@ -1,4 +1,5 @@
 import CameraAppExample
+import CameraControlCapture
 import CameraControlControls
 import CameraControlEmbedded
 import CameraControlWire
@@ -173,6 +174,13 @@ public struct ScenarioScript: Sendable {
         "touch-began", "touch-ended", "light-press-began", "light-press-ended", "double-light-press", "slide-began",
         "slide-changed", "slide-ended", "press-began", "long-press-began", "press-ended", "press-cancelled",
         "remote-click",
+    ]
+
+    /// The words of a `capture <phase> <role> <source>` event after its kind, in order: what each names and
+    /// the values it takes (an expectation may put `*` for any).
+    public static let captureWords: [(what: String, values: [String])] = [
+        ("phase", CaptureEventPhase.allCases.map(\.rawValue)), ("role", ["primary", "secondary"]),
+        ("source", InputSource.allCases.map(\.description)),
     ]
 
     /// The whole text (the firmware's parser skips `expect` lines like comments).
@@ -352,6 +360,22 @@ public struct ScenarioScript: Sendable {
             {
                 let near = NearMatch.best(for: String(words[1].text), among: gestureNames)
                 throw fail(words[1].column, "unknown gesture" + (near.map { " (did you mean \($0)?)" } ?? ""))
+            }
+            // A misspelt word would match nothing: `expect no …` with it could never fail.
+            let positional: [(what: String, values: [String])] =
+                switch kind.text {
+                case "capture": captureWords
+                case "gesture": [("gesture", gestureNames), captureWords[2]]
+                default: []
+                }
+            for (offset, vocabulary) in positional.enumerated() where offset + 1 < words.count {
+                let word = words[offset + 1]
+                guard word.text != "*", !vocabulary.values.contains(String(word.text)) else { continue }
+                let near = NearMatch.best(for: String(word.text), among: vocabulary.values)
+                throw fail(
+                    word.column,
+                    "unknown \(kind.text) \(vocabulary.what)" + (near.map { " (did you mean \($0)?)" } ?? "") + "; "
+                        + vocabulary.what + "s: " + vocabulary.values.joined(separator: ", "))
             }
             var patterns: [ScenarioExpectation.Pattern] = []
             for word in words {

@@ -56,6 +56,11 @@ struct ScenarioExpectationsTests {
             ("expect counter check_errors 0 within 5ms", 8, "a counter is checked at the end"),
             ("expect overlay value zoom 2±x", 27, "expected a number and tolerance"),
             ("  expect no", 3, "expect no needs an event"),
+            // A misspelt word would match no event: `expect no` with it could never fail.
+            ("expect no capture endd for 500ms", 19, "unknown capture phase (did you mean ended?)"),
+            ("expect capture ended primery", 22, "unknown capture role (did you mean primary?)"),
+            ("expect no capture ended secondary volume_up for 500ms", 35, "unknown capture source (did you mean volume-up?)"),
+            ("expect gesture press-began volumedown", 28, "unknown gesture source (did you mean volume-down?)"),
         ])
     func errors(line: String, column: Int, reason: String) {
         #expect {
