@@ -104,6 +104,26 @@ struct Arguments {
         return value
     }
 
+    /// `--NAME N` within `range` (`default` when not given).
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(Failure) -> Int {
+        let value = try integer(name, default: defaultValue)
+        guard range.contains(value) else {
+            let wanted = range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
+            throw Failure(description: "\(Self.spelling(name)) wants \(wanted), not \(value)")
+        }
+        return value
+    }
+
+    /// `--seconds N`: how long a command runs, at least 1 second; 0 when not given (until Ctrl-C, the end
+    /// of its scenario or the device).
+    func seconds() throws(Failure) -> Int {
+        let seconds = try integer("seconds", default: 0)
+        guard options["seconds"] == nil || seconds >= 1 else {
+            throw Failure(description: "--seconds wants at least 1, not \(seconds) (leave it out to run until Ctrl-C)")
+        }
+        return seconds
+    }
+
     /// Positional argument `index`, or a failure naming what is missing.
     func required(_ index: Int, _ what: String) throws(Failure) -> String {
         guard index < positional.count else { throw Failure(description: "missing \(what)") }

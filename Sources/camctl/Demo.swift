@@ -41,7 +41,7 @@ enum Demo {
         let scenarioFile = args.value("scenario") ?? "the demo tour"
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) } ?? ScenarioFiles.steps(of: CameraApp.demoScenario)
         let json = args.flag("json")
-        let seed = try args.integer("seed", default: 42)
+        let seed = try args.integer("seed", default: 42, in: 0...Int.max)
         // --port: a device already running (its own seed); otherwise a camctl-sim of our own.
         var simulator: SimulatorProcess?
         defer { simulator?.terminate() }
@@ -226,6 +226,12 @@ final class SimulatorProcess: @unchecked Sendable {
         guard firstLine.wait(seconds: 10), let line = firstLine.value, !line.isEmpty,
             let text = String(bytes: line, encoding: .utf8), text.hasPrefix("/")
         else {
+            if firstLine.value != nil, !process.isRunning {
+                // It ended before printing a path: its own message (a refused argument) is on stderr above.
+                process.waitUntilExit()
+                throw SimulatorFailure(
+                    description: "camctl-sim ended (exit status \(process.terminationStatus)) before printing its pty path")
+            }
             process.terminate()
             kill(process.processIdentifier, SIGKILL)
             throw SimulatorFailure(description: "camctl-sim did not print its pty path within 10 s")

@@ -54,7 +54,7 @@ enum Monitor {
         if !args.flag("plain"), !args.flag("json"), isatty(1) != 0 {
             return try await runScreen(args)
         }
-        var seconds = try args.integer("seconds", default: 0)
+        var seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")
@@ -125,7 +125,7 @@ enum Monitor {
 
     /// The full-screen monitor.
     static func runScreen(_ args: Arguments) async throws {
-        var seconds = try args.integer("seconds", default: 0)
+        var seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")

@@ -32,7 +32,7 @@ extension Monitor {
     /// Serves the live page for the session until `--seconds` pass, the scenario ends or Ctrl-C.
     static func runPage(_ args: Arguments, address: String) async throws {
         let (pageHost, pagePort) = try pageAddress(address)
-        var seconds = try args.integer("seconds", default: 0)
+        var seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         if args.value("output") != nil, args.value("camera") == nil {
             throw Arguments.Failure(description: "-o goes with --camera (where its photos go)")

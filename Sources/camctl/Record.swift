@@ -23,7 +23,7 @@ enum Record {
         let port = try args.required(0, "PORT")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "record takes one PORT") }
         guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o FILE.pcapng") }
-        var seconds = try args.integer("seconds", default: 0)
+        var seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
 
         let writer = try PcapngWriter(path: output, interfaceName: port)

@@ -73,7 +73,7 @@ enum Serve {
         guard (50...2000).contains(window) else {
             throw Arguments.Failure(description: "--double-click-ms \(window): expected 50 to 2000")
         }
-        let seconds = try args.integer("seconds", default: 0)
+        let seconds = try args.seconds()
         let port = try args.required(0, "PORT")
         let socketPath = args.value("socket") ?? defaultSocketPath
         let end: ContinuousClock.Instant? = seconds > 0 ? .now + .seconds(seconds) : nil

@@ -34,7 +34,7 @@ enum Shoot {
         let port = try args.required(0, "PORT")
         let source = try CameraSource(parsing: args.value("camera") ?? "test")
         let directory = args.value("output") ?? "."
-        var seconds = try args.integer("seconds", default: 0)
+        var seconds = try args.seconds()
         let scenarioText = try args.value("scenario").map { try ScenarioFiles.read($0) }
         let configuration = GStreamerCamera.Configuration(
             source: source, width: try args.integer("width", default: 640), height: try args.integer("height", default: 480),

@@ -45,14 +45,19 @@ enum TestCommand {
             variadic: true)
         if let recording = args.value("replay") {
             guard args.positional.isEmpty else { throw Arguments.Failure(description: "--replay takes no SCENARIO") }
-            return try replay(recording, seed: UInt64(max(0, try args.integer("seed", default: 1))), events: args.flag("events"))
+            for option in ["port", "settle-ms", "junit"] where args.value(option) != nil {
+                throw Arguments.Failure(description: "--replay takes no --\(option)")
+            }
+            if args.flag("virtual") { throw Arguments.Failure(description: "--replay takes no --virtual") }
+            return try replay(recording, seed: UInt64(try args.integer("seed", default: 1, in: 0...Int.max)), events: args.flag("events"))
         }
         guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing SCENARIO") }
         if args.flag("virtual") && args.value("port") != nil {
             throw Arguments.Failure(description: "--virtual and --port exclude each other")
         }
-        let seed = try args.integer("seed", default: 1)
-        let settle = UInt64(max(0, try args.integer("settle-ms", default: 2600))) * 1000
+        let seed = try args.integer("seed", default: 1, in: 0...Int.max)
+        // At most 10 minutes of virtual time after each scenario.
+        let settle = UInt64(try args.integer("settle-ms", default: 2600, in: 0...600_000)) * 1000
         var scripts: [(file: String, script: ScenarioScript)] = []
         for file in args.positional {
             let text = try ScenarioFiles.read(file)
@@ -68,7 +73,7 @@ enum TestCommand {
         } else {
             for (file, script) in scripts {
                 let began = ContinuousClock.now
-                let run = try script.runVirtual(seed: UInt64(max(0, seed)), settleMicros: settle)
+                let run = try script.runVirtual(seed: UInt64(seed), settleMicros: settle)
                 if args.flag("events") { printEvents(run, file: file) }
                 reports.append(
                     ScenarioTestReport(file: file, results: script.check(run), seconds: seconds(ContinuousClock.now - began)))

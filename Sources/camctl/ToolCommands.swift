@@ -125,7 +125,7 @@ extension Relay {
         if faults.resetEveryMicros != nil {
             throw Arguments.Failure(description: "--faults reset=… needs the device's help: use camctl-sim --faults")
         }
-        let seconds = try arguments.integer("seconds", default: 0)
+        let seconds = try arguments.seconds()
         try await run(
             hostSide: hostSide, deviceSide: deviceSide, faults: faults, linkPath: arguments.value("link"), seconds: seconds,
             quiet: arguments.flag("quiet"))

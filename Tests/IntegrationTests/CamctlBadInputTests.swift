@@ -237,6 +237,32 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test(
+        "numbers out of range are usage errors (exit 2) that name the range, before anything runs",
+        arguments: [
+            (["monitor", "/dev/null", "--seconds", "0"], "--seconds wants at least 1, not 0"),
+            (["record", "/dev/null", "-o", "/nonexistent-camctl/x.pcapng", "--seconds", "-1"], "--seconds wants at least 1, not -1"),
+            (["serve", "/dev/null", "--seconds", "0"], "--seconds wants at least 1, not 0"),
+            (["relay", "pty", "/dev/null", "--seconds", "-2"], "--seconds wants at least 1, not -2"),
+            (["test", "x.scenario", "--settle-ms", "99999999999999999"], "--settle-ms wants 0…600000, not 99999999999999999"),
+            (["test", "x.scenario", "--seed", "-1"], "--seed wants 0 or more, not -1"),
+            (["demo", "--seed", "-1"], "--seed wants 0 or more, not -1"),
+            (["test", "--replay", "x.pcapng", "--port", "/dev/null"], "--replay takes no --port"),
+        ])
+    func numbersOutOfRange(arguments: [String], says: String) async throws {
+        let run = try await runTool("camctl", arguments)
+        #expect(run.status == 2, "\(arguments): \(run.standardError)")
+        #expect(run.standardError.contains(says), "\(arguments): \(run.standardError)")
+    }
+
+    @Test("a simulator that refuses its arguments: camctl says it ended, after its own message, at once")
+    func simulatorRefusesItsArguments() async throws {
+        let run = try await runTool("camctl", ["conformance", "--sim", "--sim-arg", "--break=no-such-rule", "--case", "handshake"])
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.standardError.contains("camctl-sim: no rule breaker named no-such-rule"), "\(run.standardError)")
+        #expect(run.standardError.contains("camctl-sim ended (exit status 2) before printing its pty path"), "\(run.standardError)")
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
