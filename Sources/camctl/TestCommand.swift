@@ -31,7 +31,8 @@ enum TestCommand {
               --replay FILE    replay a recording's raw samples, button levels and remote clicks into the firmware
                                in virtual time, in place of the finger model, and check that the same gestures and
                                captures come out as the recording shows (docs/SIMULATOR.md, "Replay"); a .csv
-                               trace (time_us,force_mn,position,touch[,buttons[,remote_clicks]]) prints its events
+                               trace (time_us,force_mn,position,touch[,buttons[,remote_clicks]]) prints its events;
+                               at most an hour of device time
             """,
         examples: [
             "test Firmware-sim/scenarios/*.scenario", "test full-click.scenario --port /dev/pts/4 --junit out.xml",
@@ -100,11 +101,23 @@ enum TestCommand {
 
     /// `--replay FILE`: the recording's input into the firmware in virtual time; the gestures and captures
     /// must be the recording's.
+    /// The longest span of device time `--replay` plays: one hour.
+    static let maxReplayMicros: UInt64 = 3_600_000_000
+
     static func replay(_ path: String, seed: UInt64, events: Bool) throws {
         // A recording, or a CSV trace from another tool (nothing recorded to compare with: its events print).
         let isCSV = path.hasSuffix(".csv") || path.hasSuffix(".txt")
         let input = try RecordedInput(path: path)
         let origin = input.samples.first?.micros ?? 0
+        // Virtual time runs every sample period of the span (about a second of CPU an hour): a bound, so a
+        // trace with a gap of days is refused, not played for hours.
+        let span = (input.samples.last?.micros ?? origin) - origin
+        guard span <= maxReplayMicros else {
+            throw CLIFailure(
+                status: .failure,
+                message: "\(path): the samples span \(span / 1_000_000) s of device time; a replay plays at most "
+                    + "\(maxReplayMicros / 1_000_000) s (split the trace, or close its gaps)")
+        }
         let samples = input.samples.map { sample in
             ReplaySample(
                 micros: sample.micros - origin, forceMillinewtons: sample.forceMillinewtons,

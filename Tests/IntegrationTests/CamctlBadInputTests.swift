@@ -263,6 +263,24 @@ struct CamctlBadInputTests {
         #expect(run.standardError.contains("camctl-sim ended (exit status 2) before printing its pty path"), "\(run.standardError)")
     }
 
+    @Test("test --replay of a trace spanning days is refused at once, not played for hours; a minute's is played")
+    func replaySpan() async throws {
+        try await inFolder { folder in
+            let days = folder + "/days.csv"
+            try BoundedFiles.write(Array("0,0,0.5,0\n9000000000000,0,0.5,0\n".utf8), to: days)
+            let refused = try await runTool("camctl", ["test", "--replay", days])
+            #expect(refused.status == 1, "\(refused.standardError)")
+            #expect(
+                refused.standardError.contains("the samples span 9000000 s of device time; a replay plays at most 3600 s"),
+                "\(refused.standardError)")
+            let minute = folder + "/minute.csv"
+            try BoundedFiles.write(Array("0,0,0.5,0\n60000000,0,0.5,0\n".utf8), to: minute)
+            let played = try await runTool("camctl", ["test", "--replay", minute])
+            #expect(played.status == 0, "\(played.standardError)")
+            #expect(played.standardOutput.contains("2 samples replayed"), "\(played.standardOutput)")
+        }
+    }
+
     @Test("a 50 MB scenario file, or one of too many steps, is refused while reading")
     func scenarioBounds() async throws {
         try await inFolder { folder in
