@@ -1,5 +1,6 @@
 import CameraControlTransport
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -115,6 +116,7 @@ package final class PortLock: @unchecked Sendable {
             }
         }
         _ = system.setExclusive(descriptor, true)
+        if let created { heldLockFiles.withLock { _ = $0.insert(created) } }
         return PortLock(devicePath: devicePath, lockFilePath: created, descriptor: descriptor, system: system)
     }
 
@@ -139,10 +141,28 @@ package final class PortLock: @unchecked Sendable {
         state.unlock()
         guard first else { return }
         _ = system.setExclusive(descriptor, false)
-        if let lockFilePath, Self.pid(in: system.readFile(lockFilePath)) == system.processID() {
-            _ = system.unlink(lockFilePath)
+        if let lockFilePath {
+            Self.heldLockFiles.withLock { _ = $0.remove(lockFilePath) }
+            if Self.pid(in: system.readFile(lockFilePath)) == system.processID() { _ = system.unlink(lockFilePath) }
         }
         _ = system.flock(descriptor, LOCK_UN)
+    }
+
+    /// The lock files the locks of this process created and hold now.
+    private static let heldLockFiles = Mutex<Set<String>>([])
+
+    /// Removes the lock file of every lock this process holds (each only if it still names this process),
+    /// for a process about to exit without releasing its ports (a tool interrupted by a signal). `flock` and
+    /// exclusive mode end with the process; a UUCP lock file would stay behind until another program found
+    /// it stale.
+    package static func removeHeldLockFiles(system: SystemCalls = .live) {
+        let paths = heldLockFiles.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
+        for path in paths where pid(in: system.readFile(path)) == system.processID() {
+            _ = system.unlink(path)
+        }
     }
 
     // MARK: Lock files

@@ -106,7 +106,8 @@ struct CamCtl {
     /// The exit statuses, as help text.
     static let exitStatusHelp = """
         exit status: 0 ok, 1 runtime failure (the port would not open, the device refused, a bad file),
-        2 usage error (unknown command, option or field; missing or extra argument), 3 no device answered
+        2 usage error (unknown command, option or field; missing or extra argument), 3 no device answered,
+        130 or 143 interrupted (Ctrl-C, SIGTERM; the port's lock file removed first)
         """
 
     /// The overview of `camctl help`.
@@ -131,6 +132,7 @@ struct CamCtl {
 
     static func main() async {
         cc_shim_line_buffer_stdout()  // a pipe (`camctl demo | tee log`) sees each line as it happens
+        Interrupts.install()  // Ctrl-C and SIGTERM leave no lock file, socket or link behind
         exit(await run(Array(CommandLine.arguments.dropFirst())).rawValue)
     }
 

@@ -4,6 +4,7 @@ import CameraControlRPC
 import CameraControlSimulation
 import CameraControlWire
 import Foundation
+import Synchronization
 
 /// The simple commands: one session, one job.
 enum Commands {
@@ -80,7 +81,12 @@ enum Commands {
         let session = try await Ports.open(port)
         var times: [Double] = []
         let clock = ContinuousClock()
-        for index in 0..<count {
+        // Ctrl-C ends the pings early: the summary counts those sent.
+        let interrupted = Mutex(false)
+        Interrupts.onInterrupt { interrupted.withLock { $0 = true } }
+        var sent = 0
+        for index in 0..<count where !interrupted.withLock({ $0 }) {
+            sent += 1
             let payload = (0..<8).map { UInt8(truncatingIfNeeded: $0 &+ index) }
             let start = clock.now
             let result: Result<PingResponse, RPCError>
@@ -110,11 +116,11 @@ enum Commands {
         await session.close()
         // Lost round trips are counted, not fatal (PROTOCOL.md §6: each was retransmitted first).
         let sorted = times.sorted()
-        let lost = count - times.count
+        let lost = sent - times.count
         let figures = sorted.isEmpty ? nil : (sorted.first!, sorted[sorted.count / 2], sorted.last!)
         if json {
             var members = [
-                JSONMember("type", .string("summary")), JSONMember("sent", .integer(count)),
+                JSONMember("type", .string("summary")), JSONMember("sent", .integer(sent)),
                 JSONMember("received", .integer(times.count)), JSONMember("lost", .integer(lost)),
             ]
             if let (low, median, high) = figures {
@@ -125,7 +131,7 @@ enum Commands {
             }
             print(JSONValue.object(members).compactText)
         } else {
-            let summary = "\(count) sent, \(times.count) received, \(lost) lost"
+            let summary = "\(sent) sent, \(times.count) received, \(lost) lost"
             if let (low, median, high) = figures {
                 print("\(summary); min \(format(low)) ms, median \(format(median)) ms, max \(format(high)) ms")
             } else {

@@ -226,11 +226,13 @@ final class SimulatorProcess: @unchecked Sendable {
         guard firstLine.wait(seconds: 10), let line = firstLine.value, !line.isEmpty,
             let text = String(bytes: line, encoding: .utf8), text.hasPrefix("/")
         else {
-            if firstLine.value != nil, !process.isRunning {
-                // It ended before printing a path: its own message (a refused argument) is on stderr above.
-                process.waitUntilExit()
+            // Its output ended without a path: it is ending (a refused argument: its message is on stderr
+            // above). Give it 2 s to be seen ended.
+            let child = process
+            if firstLine.value != nil, (0..<200).contains(where: { _ in !child.isRunning || usleep(10_000) != 0 }) {
+                child.waitUntilExit()
                 throw SimulatorFailure(
-                    description: "camctl-sim ended (exit status \(process.terminationStatus)) before printing its pty path")
+                    description: "camctl-sim ended (exit status \(child.terminationStatus)) before printing its pty path")
             }
             process.terminate()
             kill(process.processIdentifier, SIGKILL)

@@ -170,11 +170,7 @@ enum Monitor {
 
         screen.enter()
         defer { screen.restore() }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { Task { await stop() } }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+        Interrupts.onInterrupt { Task { await stop() } }
         // Keys: `q` quits (a thread of its own: reading a terminal blocks).
         Thread.detachNewThread {
             var byte: UInt8 = 0

@@ -73,12 +73,8 @@ enum Record {
         guard let session = await host.session else { throw DeviceError(.closed, "the device went away at once") }
         print(json ? Monitor.connectedJSON(session.info) : session.info.summary + "\n")
 
-        // Ctrl-C ends the recording cleanly (the file is whole after every frame anyway).
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { Task { await stop() } }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+        // Ctrl-C (or SIGTERM) ends the recording cleanly (the file is whole after every frame anyway).
+        Interrupts.onInterrupt { Task { await stop() } }
 
         // The configuration goes into the recording (plots draw its thresholds), and raw samples when offered.
         _ = try? await session.config()

@@ -90,6 +90,7 @@ enum Serve {
             throw CLIFailure(status: .failure, message: "\(error)")
         }
         defer { listener.close() }
+        Interrupts.removeOnExit(socketPath, kind: .socket)
         let engine = ServeEngine(
             path: path, socketPath: socketPath, launch: args.value("launch"), hold: hold, rules: rules, end: end)
         if let (pageHost, pagePort) = pageAddress {

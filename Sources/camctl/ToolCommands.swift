@@ -126,6 +126,7 @@ extension Relay {
             throw Arguments.Failure(description: "--faults reset=… needs the device's help: use camctl-sim --faults")
         }
         let seconds = try arguments.seconds()
+        if let link = arguments.value("link") { Interrupts.removeOnExit(link, kind: .symbolicLink) }
         try await run(
             hostSide: hostSide, deviceSide: deviceSide, faults: faults, linkPath: arguments.value("link"), seconds: seconds,
             quiet: arguments.flag("quiet"))

@@ -1,0 +1,85 @@
+import CameraControlPosixTransport
+import CameraControlTestSupport
+import Foundation
+import Testing
+
+/// Ctrl-C and SIGTERM at a camctl command that holds a port: it leaves no lock file, socket or link behind,
+/// ends with 128 + the signal (130, 143) unless it can end cleanly (`ping`: its summary, exit 0). No timing
+/// is asserted: each signal is sent once the command holds its port (its lock file is there).
+@Suite("camctl interrupted")
+struct CamctlInterruptTests {
+    /// A camctl command started in the background, its output in files.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        let output: String
+
+        init(_ arguments: [String], folder: String) throws {
+            output = folder + "/stdout"
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
+            process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+            process.arguments = arguments
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// Sends `signal`, then waits for the end (killed after 20 s: a hang fails the test).
+        func interrupt(with signal: Int32) async -> Int32 {
+            kill(process.processIdentifier, signal)
+            if !(await eventually(within: .seconds(20)) { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        var printed: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+    }
+
+    /// The UUCP lock files a process may hold for the pty `ptyPath`.
+    static func lockFiles(of ptyPath: String) -> [String] {
+        let name = PortLock.lockFileName(for: ptyPath)
+        return PortLock.Options.standard.lockDirectories.map { $0 + "/" + name }
+    }
+
+    static func locked(_ ptyPath: String) -> Bool {
+        lockFiles(of: ptyPath).contains { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    @Test("monitor on Ctrl-C and serve on SIGTERM: 130 and 143, the lock file and serve's socket removed")
+    func interruptedCommandsLeaveNothing() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simulator = try SimulatorProcess()
+        defer { simulator.kill() }
+        try #require(!Self.locked(simulator.ptyPath), "a lock file was there before the test")
+
+        let monitor = try Running(["monitor", simulator.ptyPath], folder: folder)
+        #expect(await eventually { Self.locked(simulator.ptyPath) })
+        #expect(await monitor.interrupt(with: SIGINT) == 130)
+        #expect(!Self.locked(simulator.ptyPath), "monitor left its lock file")
+
+        let socket = folder + "/serve.sock"
+        let serve = try Running(["serve", simulator.ptyPath, "--socket", socket], folder: folder)
+        #expect(await eventually { Self.locked(simulator.ptyPath) && FileManager.default.fileExists(atPath: socket) })
+        #expect(await serve.interrupt(with: SIGTERM) == 143)
+        #expect(!Self.locked(simulator.ptyPath), "serve left its lock file")
+        #expect(!FileManager.default.fileExists(atPath: socket), "serve left its socket")
+    }
+
+    @Test("ping on Ctrl-C stops pinging and prints its summary of the pings sent: exit 0, the port released")
+    func interruptedPingSummarises() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simulator = try SimulatorProcess()
+        defer { simulator.kill() }
+        let ping = try Running(["ping", simulator.ptyPath, "--count", "10000000", "--json"], folder: folder)
+        #expect(await eventually { ping.printed.contains("\"type\":\"ping\"") })
+        #expect(await ping.interrupt(with: SIGINT) == 0)
+        let summary = try #require(ping.printed.split(separator: "\n").last.map(String.init))
+        let json = try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any]
+        let sent = try #require(json?["sent"] as? Int)
+        #expect(json?["type"] as? String == "summary")
+        #expect(sent > 0 && sent < 10_000_000)
+        #expect(!Self.locked(simulator.ptyPath), "ping left its lock file")
+    }
+}
