@@ -87,13 +87,20 @@ enum Demo {
         await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
         app.interaction.setSessionRunning(true)
 
+        // The link line counts what the device did during the demo (a device given by --port has counted since it
+        // started).
+        let before = try? await session.counters()
         // Comments stay in the source; the device only needs the steps (a frame holds ~1 KB; on a device with
         // smaller frames they go in pieces, ScenarioPieces.swift). Errors name the file's own lines (ScenarioFiles).
         let played = try await ScenarioFiles.play(inPiecesOf: scenario, file: scenarioFile, on: session)
         printer.note(
             String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6)
                 + (played.pieces > 1 ? " (in \(played.pieces) pieces)" : ""))
-        try? await Task.sleep(for: .microseconds(Int64(played.remainingMicros)) + .milliseconds(900))
+        // The rest of the scenario and the overlay's last moments, unless the device goes first.
+        let end = ContinuousClock.now + .microseconds(Int64(played.remainingMicros)) + .milliseconds(900)
+        while ContinuousClock.now < end, await host.lastDisconnect == nil {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         let lost = await host.lastDisconnect
         if let lost { printer.note("device lost: \(lost)") }
         let counters = try? await session.counters()
@@ -107,9 +114,11 @@ enum Demo {
         print("")
         print(tally.summary(app: app))
         if let counters {
+            let start = before ?? Counters()
             print(
-                "link        device sent \(counters.framesSent) frames, \(counters.retransmissions) retransmissions, \(counters.checkErrors) check errors, \(counters.sequenceGaps) lost"
-            )
+                "link        device sent \(counters.framesSent &- start.framesSent) frames, "
+                    + "\(counters.retransmissions &- start.retransmissions) retransmissions, "
+                    + "\(counters.checkErrors &- start.checkErrors) check errors, \(counters.sequenceGaps &- start.sequenceGaps) lost")
         }
         if let lost { throw DeviceError(.closed, "the simulator was lost during the demo: \(lost)") }
     }

@@ -78,6 +78,42 @@ struct DemoTests {
 /// `camctl monitor` against a simulator that is unplugged (killed) and plugged back (restarted at the same
 /// `--link` path): the first device's capture is reported, the loss is noted, and the second device's
 /// presses are reported too.
+extension DemoTests {
+    /// The device lost during a demo ends it then, not at its scenario's end: the scenario here lasts 40 s
+    /// after its click, and the demo must have ended within 15 s of the loss (a hang bound, far from both).
+    @Test func aLostDeviceEndsTheDemo() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = folder + "/long.scenario"
+        #expect(FileManager.default.createFile(atPath: scenario, contents: Data("full-click\npause 20s\npause 20s\n".utf8)))
+        let simulator = try SimulatorProcess(seed: 64)
+        defer { simulator.kill() }
+        let demo = Process()
+        demo.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+        demo.arguments = ["demo", "--port", simulator.ptyPath, "--scenario", scenario]
+        demo.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        demo.standardOutput = out
+        demo.standardError = err
+        try demo.run()
+        defer { if demo.isRunning { signalProcess(demo.processIdentifier, SIGKILL) } }
+        let output = PipeCollector(out.fileHandleForReading)
+        let errors = PipeCollector(err.fileHandleForReading)
+        // Once the demo's capture shows, the device goes.
+        let captured = await eventually(within: .seconds(30)) { output.text.contains("capture  ended") }
+        #expect(captured, "the demo never captured: \(output.text.suffix(400))")
+        simulator.kill()
+        let ended = await eventually(within: .seconds(15)) { !demo.isRunning }
+        #expect(ended, "the demo still ran after its device was gone")
+        if !ended { signalProcess(demo.processIdentifier, SIGKILL) }
+        demo.waitUntilExit()
+        _ = await eventually(within: .seconds(5)) { errors.isEnded }
+        #expect(demo.terminationStatus == 1, "\(errors.text)")
+        #expect(errors.text.contains("the simulator was lost during the demo"), "\(errors.text)")
+    }
+}
+
 @Suite("camctl monitor", .serialized)
 struct MonitorTests {
     @Test func monitorRidesThroughAnUnplug() async throws {
