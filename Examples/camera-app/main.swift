@@ -30,7 +30,14 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-let port = CommandLine.arguments.dropFirst().first ?? "/dev/ttyACM0"
+let usage = "usage: camera-app [PORT]   (default /dev/ttyACM0: a serial port, camctl-sim's pty or camctl serve's socket)"
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--help" || arguments.first == "-h" {
+    say(usage)
+    exit(0)
+}
+guard arguments.count <= 1, arguments.first?.hasPrefix("-") != true else { fail("unknown arguments; \(usage)", status: 2) }
+let port = arguments.first ?? "/dev/ttyACM0"
 let host: CameraControlHost
 do {
     host = try await CameraControlHost.connect(to: port, hostName: "camera-app")

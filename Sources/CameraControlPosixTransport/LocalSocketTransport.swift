@@ -103,6 +103,13 @@ public final class LocalSocketListener: Sendable {
     /// - Throws: ``TransportError/Code/inUse`` when a service already listens at `path`,
     ///   ``TransportError/Code/openFailed`` when the socket cannot be made (the reason attached).
     public init(path: String) throws(TransportError) {
+        switch SystemCalls.live.fileType(path) {
+        case .success(.socket), .failure: break
+        case .success(let type):
+            // Never replaced: only a socket file is a service's.
+            let what = type == .directory ? "a directory" : "a file that is not a socket"
+            throw TransportError(code: .openFailed, message: "cannot listen at \(path): it is \(what)", errno: EEXIST)
+        }
         if case .success(.socket) = SystemCalls.live.fileType(path) {
             var probe: Int32 = -1
             if cc_shim_unix_connect(path, &probe) == 0 {

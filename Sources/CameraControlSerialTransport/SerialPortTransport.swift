@@ -77,7 +77,9 @@ public final class SerialPortTransport: EventLoopTransport {
             if errorNumber == EBUSY {
                 throw PortLock.busyError(devicePath: devicePath, portName: portName)
             }
-            throw TransportError(code: .openFailed, message: "cannot open serial port \(portName) (\(detail))", errno: errorNumber)
+            // With an errno the error prints its text once; libserialport's own message only when there is none.
+            let message = "cannot open serial port \(portName)" + (errorNumber == nil ? " (\(detail))" : "")
+            throw TransportError(code: .openFailed, message: message, errno: errorNumber)
         }
         var descriptor: Int32 = -1
         let handle = sp_get_port_handle(port, &descriptor)

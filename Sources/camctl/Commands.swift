@@ -291,6 +291,15 @@ enum ScenarioFiles {
             return response
         case .failure(let error):
             if error.code == .invalidArgument, let located = relocated(error, steps: steps, file: file) { throw located }
+            if error.code == .resourceExhausted, error.cause != nil {
+                // The request did not fit one frame (the client refused it before sending).
+                throw CLIFailure(
+                    status: .failure,
+                    message: "\(file): its steps are \(steps.text.utf8.count) bytes of text, more than one RunScenario "
+                        + "takes on this device (\(session.info.capabilities.maxFrameBytes)-byte frames)",
+                    hint: "split it into files of fewer steps, or play it with `camctl demo --port` or `camctl test --port`, "
+                        + "which send it in pieces")
+            }
             throw error
         }
     }

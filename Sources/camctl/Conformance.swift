@@ -55,7 +55,14 @@ enum Conformance {
                 }
                 switch name {
                 case "--case": only.append(value)
-                case "--decision": decisions.formUnion(value == "all" ? ConformanceSuite.allDecisions : [value])
+                case "--decision":
+                    guard value == "all" || ConformanceSuite.allDecisions.contains(value) else {
+                        throw Arguments.Failure(
+                            description:
+                                "no decision '\(value)' (decisions: \(ConformanceSuite.allDecisions.sorted().joined(separator: ", ")), all)"
+                        )
+                    }
+                    decisions.formUnion(value == "all" ? ConformanceSuite.allDecisions : [value])
                 default: simArgs.append(value)
                 }
             } else {
@@ -91,6 +98,9 @@ enum Conformance {
 
         var simulator: SimulatorProcess?
         let port: String
+        guard args.positional.count <= (args.flag("sim") ? 0 : 1) else {
+            throw Arguments.Failure(description: args.flag("sim") ? "--sim takes no PORT" : "conformance takes one PORT")
+        }
         if args.flag("sim") {
             let path = args.value("sim-path") ?? Demo.siblingExecutable("camctl-sim")
             guard FileManager.default.isExecutableFile(atPath: path) else {

@@ -46,6 +46,7 @@ enum Monitor {
             argv, valued: ["seconds", "scenario", "http", "camera", "output"], switches: ["no-reconnect", "json", "plain"],
             positionals: ["PORT"])
         if let address = args.value("http") {
+            if args.flag("json") { throw Arguments.Failure(description: "--json and --http exclude each other") }
             return try await runPage(args, address: address)
         }
         if args.value("camera") != nil || args.value("output") != nil {

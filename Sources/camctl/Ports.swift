@@ -160,6 +160,8 @@ enum Ports {
     static func resolve(_ port: String) async throws(CLIFailure) -> String {
         if port.contains("/") { return port }
         if port != "auto", FileManager.default.fileExists(atPath: "/dev/\(port)") { return "/dev/\(port)" }
+        // A name in the working folder (`camctl-sim --link dev0`, then `camctl info dev0`).
+        if port != "auto", FileManager.default.fileExists(atPath: port) { return port }
         let candidates: [Candidate]
         do {
             candidates = try Self.candidates()
@@ -191,7 +193,7 @@ enum Ports {
         if let match = answered.first(where: { $0.1.identity.serialNumber == port }) { return match.0 }
         throw CLIFailure(
             status: .noAnswer,
-            message: "no port '\(port)': not a path, not /dev/\(port), and no device with that serial number answered",
+            message: "no port '\(port)': not a path, not /dev/\(port), not in this folder, and no device with that serial number answered",
             hint: "`camctl ports --probe` lists the ports and the serial numbers that answer")
     }
 

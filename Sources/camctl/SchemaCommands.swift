@@ -72,6 +72,17 @@ enum SchemaCommands {
             methods = methods.filter { $0.serviceName == symbol || $0.name == symbol || $0.methodName == symbol }
             if methods.isEmpty {
                 guard let type = ProtoJSON.messageType(named: symbol) else {
+                    if let slash = symbol.firstIndex(of: "/") {
+                        let service = symbol[..<slash]
+                        let names = MethodInfo.allV1.filter { $0.serviceName == service }.map(\.methodName)
+                        if !names.isEmpty {
+                            var text = "no method '\(symbol[symbol.index(after: slash)...])' in \(service)"
+                            if let near = NearMatch.best(for: String(symbol[symbol.index(after: slash)...]), among: names) {
+                                text += "; did you mean '\(service)/\(near)'?"
+                            }
+                            throw Arguments.Failure(description: text + " (its methods: \(names.joined(separator: ", ")))")
+                        }
+                    }
                     var text = "no service, method or message '\(symbol)'"
                     if let near = NearMatch.best(for: symbol, among: symbolNames) { text += "; did you mean '\(near)'?" }
                     throw Arguments.Failure(description: text)
@@ -108,6 +119,12 @@ enum SchemaCommands {
 
     /// A path, `auto`, a name under /dev, or something no schema name is near (a serial number).
     static func looksLikePort(_ text: String) -> Bool {
+        // `Service/Method` with a known service and no such file is a method, even a misspelt one.
+        if let slash = text.firstIndex(of: "/"), MethodInfo.allV1.contains(where: { $0.serviceName == text[..<slash] }),
+            !FileManager.default.fileExists(atPath: text)
+        {
+            return false
+        }
         if text.contains("/") || text == "auto" || FileManager.default.fileExists(atPath: "/dev/\(text)") { return true }
         return NearMatch.best(for: text, among: symbolNames) == nil
     }

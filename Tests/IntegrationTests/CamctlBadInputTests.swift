@@ -146,7 +146,7 @@ struct CamctlBadInputTests {
         }
     }
 
-    @Test("--junit and relay --link: written in place through a symlink, refused in one sentence where they cannot be")
+    @Test("--junit, relay --link and serve --socket: written in place through a symlink, refused in one sentence where they cannot be")
     func reportAndLinkPaths() async throws {
         let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios/buttons.scenario").path
@@ -171,6 +171,15 @@ struct CamctlBadInputTests {
 
             let simulator = try SimulatorProcess()
             defer { simulator.kill() }
+            // serve's --socket: a path that is not a socket is never replaced, and the reason says so.
+            let notSocket = folder + "/not-a-socket.txt"
+            #expect(FileManager.default.createFile(atPath: notSocket, contents: Data("keep".utf8)))
+            for (path, says) in [(notSocket, "a file that is not a socket"), (folder, "a directory")] {
+                let serve = try await runTool("camctl", ["serve", simulator.ptyPath, "--socket", path, "--seconds", "5"])
+                #expect(serve.status == 1, "\(path): \(serve.standardError)")
+                #expect(serve.standardError.contains("cannot listen at \(path): it is \(says)"), "\(serve.standardError)")
+            }
+            #expect(try String(contentsOfFile: notSocket, encoding: .utf8) == "keep")
             let file = folder + "/regular.txt"
             #expect(FileManager.default.createFile(atPath: file, contents: Data("keep".utf8)))
             for (path, says) in [
@@ -238,7 +247,7 @@ struct CamctlBadInputTests {
     }
 
     @Test(
-        "numbers out of range are usage errors (exit 2) that name the range, before anything runs",
+        "numbers out of range and arguments that go unused are usage errors (exit 2), before anything runs",
         arguments: [
             (["monitor", "/dev/null", "--seconds", "0"], "--seconds wants at least 1, not 0"),
             (["record", "/dev/null", "-o", "/nonexistent-camctl/x.pcapng", "--seconds", "-1"], "--seconds wants at least 1, not -1"),
@@ -248,6 +257,11 @@ struct CamctlBadInputTests {
             (["test", "x.scenario", "--seed", "-1"], "--seed wants 0 or more, not -1"),
             (["demo", "--seed", "-1"], "--seed wants 0 or more, not -1"),
             (["test", "--replay", "x.pcapng", "--port", "/dev/null"], "--replay takes no --port"),
+            (["conformance", "--sim", "/dev/null", "--case", "handshake"], "--sim takes no PORT"),
+            (["conformance", "--sim", "--decision", "nope"], "no decision 'nope' (decisions: R1, R2"),
+            (["monitor", "/dev/null", "--json", "--http", "0"], "--json and --http exclude each other"),
+            (["describe", "ConfigService/Nope"], "no method 'Nope' in ConfigService (its methods: "),
+            (["describe", "ConfigService/GetConfg"], "no method 'GetConfg' in ConfigService; did you mean 'ConfigService/GetConfig'?"),
         ])
     func numbersOutOfRange(arguments: [String], says: String) async throws {
         let run = try await runTool("camctl", arguments)
@@ -278,6 +292,25 @@ struct CamctlBadInputTests {
             let played = try await runTool("camctl", ["test", "--replay", minute])
             #expect(played.status == 0, "\(played.standardError)")
             #expect(played.standardOutput.contains("2 samples replayed"), "\(played.standardOutput)")
+        }
+    }
+
+    @Test("a scenario too long for one RunScenario: the file, its size and the device's bound, and what to do")
+    func scenarioTooLongForOneFrame() async throws {
+        try await inFolder { folder in
+            let long = folder + "/long.scenario"
+            let text = String(repeating: "light-press hold=120ms\npause 80ms\n", count: 60)
+            try BoundedFiles.write(Array(text.utf8), to: long)
+            let check = try await runTool("camctl", ["scenario", "--check", long])
+            #expect(check.status == 0, "\(check.standardError)")  // within the steps' limit: only too long for a frame
+            let simulator = try SimulatorProcess()
+            defer { simulator.kill() }
+            let run = try await runTool("camctl", ["scenario", simulator.ptyPath, long])
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("\(long): its steps are"), "\(run.standardError)")
+            #expect(run.standardError.contains("more than one RunScenario takes on this device (1024-byte frames)"), "\(run.standardError)")
+            #expect(run.standardError.contains("camctl demo --port"), "\(run.standardError)")
+            #expect(!run.standardError.contains("RESOURCE_EXHAUSTED"), "\(run.standardError)")
         }
     }
 

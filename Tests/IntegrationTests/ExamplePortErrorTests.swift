@@ -14,6 +14,18 @@ struct ExamplePortErrorTests {
         #expect(lines.count == 1 && lines[0].hasPrefix("camera-app: cannot open /dev/cc-no-such-port"), "\(run.standardError)")
     }
 
+    @Test("--help prints the usage (exit 0); an option it does not know is a usage error (exit 2), not a port")
+    func helpAndUnknownOptions() async throws {
+        let help = try await runTool("camera-app", ["--help"])
+        #expect(help.status == 0, "\(help.standardError)")
+        #expect(help.standardOutput.hasPrefix("usage: camera-app [PORT]"), "\(help.standardOutput)")
+        for arguments in [["--verbose"], ["/dev/a", "/dev/b"]] {
+            let run = try await runTool("camera-app", arguments)
+            #expect(run.status == 2, "\(arguments): \(run.standardError)")
+            #expect(run.standardError.hasPrefix("camera-app: unknown arguments; usage: camera-app [PORT]"), "\(run.standardError)")
+        }
+    }
+
     /// The port is held by this test process (the project's own lock: `flock`, the lock file, `TIOCEXCL`),
     /// not by a `camctl monitor`: a monitor whose link died under load closes the port while it reconnects,
     /// and a camera-app started in that moment got the port and ran until killed (seen once in the parallel
