@@ -138,7 +138,9 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     private var stopSignal: CheckedContinuation<Void, Never>?
     private var stopSignalled = false
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
-    private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
+    /// ``waitUntilConnected()``'s callers, each with its number (a timed wait ends its own).
+    private var connectedWaiters: [(id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    private var nextWaiterID: UInt64 = 0
     /// The core's next deadline: a timer on the event loop (no task sleeps for it).
     private var deadline: (micros: UInt64, timer: LoopTimer)?
     /// The next clock resync: a timer on the event loop.
@@ -198,9 +200,11 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
 
     /// Opens a session with `opener` now (so a wrong port fails here, with the reason), starts the host on
     /// it and returns once it is connected and its clock estimated; `opener` opens the later sessions
-    /// (reconnects) too, each on the host's own event loop (its argument).
+    /// (reconnects) too, each on the host's own event loop (its argument). A device lost before its clock
+    /// was estimated has ``reconnectWithin`` to come back.
     ///
-    /// - Throws: ``DeviceError`` from the first open and handshake.
+    /// - Throws: ``DeviceError`` from the first open and handshake; ``DeviceError/Code/closed`` when the
+    ///   device went away then and did not come back in time (the host is stopped).
     public static func connect(
         configuration: Configuration = Configuration(), opener: @escaping Opener
     ) async throws(DeviceError) -> CameraControlHost {
@@ -218,9 +222,17 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             return try await opener(loop)
         }
         await host.start()
-        await host.waitUntilConnected()
+        guard await host.waitUntilConnected(within: reconnectWithin) else {
+            let lost = await host.lastDisconnect.map { ": \($0)" } ?? ""
+            await host.stop()
+            let waited = configuration.reconnects ? " and did not come back within \(reconnectWithin)" : ""
+            throw DeviceError(.closed, "the device went away while connecting\(waited)\(lost)")
+        }
         return host
     }
+
+    /// How long ``connect(configuration:opener:)`` waits for a device lost before its clock was estimated.
+    public static let reconnectWithin: Duration = .seconds(10)
 
     // MARK: Attaching
 
@@ -405,10 +417,41 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// Returns once a session is up and its clock estimated (at once when one is, or the host stopped).
     public func waitUntilConnected() async {
         if isConnectedOrStopped { return }
+        await waitForConnection(id: takeWaiterID())
+    }
+
+    /// Returns true once a session is up and its clock estimated (at once when one is); false when `timeout`
+    /// passes first or the host stops: a device that does not come back keeps nobody waiting for ever.
+    public func waitUntilConnected(within timeout: Duration) async -> Bool {
+        if !isConnectedOrStopped {
+            let id = takeWaiterID()
+            let timer = eventLoop.schedule(after: timeout) { [weak self] in
+                self?.assumeIsolatedOnLoop { host in host.endWait(id) }
+            }
+            await waitForConnection(id: id)
+            timer.cancel()
+        }
+        if case .ready = link { return true }
+        return false
+    }
+
+    /// Waits until ``connectedWaiters`` is resumed: connected, stopped, or (a timed wait) its time passed.
+    private func waitForConnection(id: UInt64) async {
         // The call is a suspension point: other jobs of the host may run before the body, so it looks again.
         await withCheckedContinuation { continuation in
-            if isConnectedOrStopped { continuation.resume() } else { connectedWaiters.append(continuation) }
+            if isConnectedOrStopped { continuation.resume() } else { connectedWaiters.append((id, continuation)) }
         }
+    }
+
+    private func takeWaiterID() -> UInt64 {
+        defer { nextWaiterID += 1 }
+        return nextWaiterID
+    }
+
+    /// A timed wait's time passed: its caller goes on.
+    private func endWait(_ id: UInt64) {
+        guard let index = connectedWaiters.firstIndex(where: { $0.id == id }) else { return }
+        connectedWaiters.remove(at: index).continuation.resume()
     }
 
     /// Stops: presses in flight are cancelled, the session closes, ``run()`` returns. Before ``start()``
@@ -507,7 +550,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             guard lifecycle == .running, case .timing(let current) = link, current === connected else { return }
             link = .ready(connected)
             scheduleResync(connected)
-            let waiters = connectedWaiters
+            let waiters = connectedWaiters.map(\.continuation)
             connectedWaiters = []
             for waiter in waiters { waiter.resume() }
             rearm()
@@ -579,7 +622,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         eventLoop.shutdown()
         for stream in effectStreams { stream.finish() }
         effectStreams = []
-        let waiters = runWaiters + connectedWaiters
+        let waiters = runWaiters + connectedWaiters.map(\.continuation)
         runWaiters = []
         connectedWaiters = []
         for waiter in waiters { waiter.resume() }

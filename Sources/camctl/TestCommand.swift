@@ -231,8 +231,10 @@ enum TestCommand {
         _ file: String, _ script: ScenarioScript, host: CameraControlHost, log: HostEventLog, settleMicros: UInt64,
         printingEvents: Bool
     ) async throws -> ScenarioTestReport {
-        await host.waitUntilConnected()
-        guard let session = await host.session else { throw DeviceError(.closed, "the device went away") }
+        // After a loss the host reconnects; a device that does not come back ends the run.
+        guard await host.waitUntilConnected(within: .seconds(10)), let session = await host.session else {
+            throw CLIFailure(status: .failure, message: "\(file): the device was lost and did not come back within 10 s")
+        }
         let steps = ScenarioFiles.steps(of: script.text)
         let budget = ScenarioFiles.textBudget(maxFrameBytes: Int(session.info.capabilities.maxFrameBytes))
         guard steps.text.utf8.count <= budget else {

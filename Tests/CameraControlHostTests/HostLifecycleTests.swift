@@ -26,6 +26,37 @@ struct HostLifecycleTests {
         #expect(await host.session == nil)
     }
 
+    @Test("waitUntilConnected(within:): false when no device comes in time, and when the host stopped; the host runs on")
+    func timedWaitForAConnection() async {
+        let attempts = Atomic<Int>(0)
+        let host = CameraControlHost(configuration: .init(retryDelay: .milliseconds(20))) {
+            _ async throws(DeviceError) -> DeviceSession in
+            attempts.wrappingAdd(1, ordering: .relaxed)
+            throw DeviceError(.transport, "unplugged")
+        }
+        await host.start()
+        #expect(await host.waitUntilConnected(within: .milliseconds(50)) == false)
+        // Two timed waits at once end each at its own time; the host keeps trying meanwhile.
+        async let short = host.waitUntilConnected(within: .milliseconds(30))
+        async let long = host.waitUntilConnected(within: .milliseconds(120))
+        #expect(await (short, long) == (false, false))
+        #expect(await eventually(within: .seconds(60)) { attempts.load(ordering: .relaxed) >= 2 })
+        await host.stop()
+        #expect(await host.waitUntilConnected(within: .seconds(60)) == false, "stopped: at once, false")
+
+        // A device that answers: true once connected (within a bound against a hang, not a timing).
+        let answered = CameraControlHost(configuration: .init(clockSamplesAtConnect: 2)) { _ async throws(DeviceError) -> DeviceSession in
+            let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
+            let device = FakeDevice(transport: deviceEnd, respond: answeringDevice)
+            await device.start()
+            return try await DeviceSession.connect(transport: hostEnd, hostName: "lifecycle", attempts: 1)
+        }
+        await answered.start()
+        #expect(await answered.waitUntilConnected(within: .seconds(60)))
+        #expect(await answered.session != nil)
+        await answered.stop()
+    }
+
     @Test("stop during connect: the handshake in progress is cancelled and run() returns")
     func stopDuringConnect() async {
         let entered = Atomic<Int>(0)

@@ -1,5 +1,6 @@
 import CameraControlSimulation
 import CameraControlTestSupport
+import CameraControlTools
 import Foundation
 import Testing
 
@@ -51,6 +52,32 @@ extension OverRealPTY {
                 #expect(!run.standardOutput.contains("FAIL "))
                 #expect(run.standardOutput.contains("SKIP "))
             }
+        }
+
+        @Test("a device lost for good during test --port: exit 1 saying it did not come back, no wait for ever")
+        func aDeviceThatDoesNotComeBack() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let scenario = folder + "/long.scenario"
+            try BoundedFiles.write(Array("full-click\nexpect capture ended primary camera-control\npause 20s\n".utf8), to: scenario)
+            // A simulator whose stderr tells when the host's session started (SimulatorProcess keeps it quiet).
+            let simulator = Process()
+            simulator.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
+            simulator.arguments = ["--exit-with-parent", "--link", folder + "/pty"]
+            let err = Pipe()
+            simulator.standardOutput = FileHandle.nullDevice
+            simulator.standardError = err
+            try simulator.run()
+            defer { if simulator.isRunning { signalProcess(simulator.processIdentifier, SIGKILL) } }
+            let log = PipeCollector(err.fileHandleForReading)
+            #expect(await eventually(within: .seconds(30)) { log.text.contains("running") })
+            let run = Task { try await runTool("camctl", ["test", "--port", folder + "/pty", scenario], timeout: .seconds(60)) }
+            // Gone once the session started, wherever the command is then (its clock estimate or the scenario).
+            #expect(await eventually(within: .seconds(30)) { log.text.contains("session started") })
+            signalProcess(simulator.processIdentifier, SIGKILL)
+            let result = try await run.value
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardError.contains("did not come back within 10"), "\(result.standardOutput)\(result.standardError)")
         }
 
         @Test("a deliberately wrong expectation fails: FAIL with its line, the events around it, exit 1, JUnit")
