@@ -306,3 +306,39 @@ int cc_shim_peer_pid(int fd, int *pid) {
 #endif
     return 0;
 }
+
+/* The write end cc_shim_signals_to_pipe's handler writes to (-1: none). */
+static volatile sig_atomic_t g_signal_pipe = -1;
+
+static void cc_shim_signal_to_pipe(int signo) {
+    int saved = errno;
+    unsigned char number = (unsigned char)signo;
+    if (g_signal_pipe >= 0) {
+        ssize_t written = write((int)g_signal_pipe, &number, 1);
+        (void)written; /* a full pipe: a signal is waiting to be read already */
+    }
+    errno = saved;
+}
+
+int cc_shim_signals_to_pipe(const int *signals, int count, int fd) {
+    int i;
+    g_signal_pipe = fd;
+    for (i = 0; i < count; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = cc_shim_signal_to_pipe;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESTART;
+        if (sigaction(signals[i], &action, NULL) != 0) {
+            return errno;
+        }
+    }
+    return 0;
+}
+
+int cc_shim_flush_stdout(void) {
+    if (fflush(stdout) != 0) {
+        return errno != 0 ? errno : -1;
+    }
+    return ferror(stdout) ? -1 : 0;
+}

@@ -139,7 +139,9 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     private var stopSignalled = false
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
     /// ``waitUntilConnected()``'s callers, each with its number (a timed wait ends its own).
-    private var connectedWaiters: [(id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Each is resumed with true when a session became ready, false when the host stopped or (a timed
+    /// wait) its time passed: what held then, not whatever holds when the waiter runs again.
+    private var connectedWaiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     private var nextWaiterID: UInt64 = 0
     /// The core's next deadline: a timer on the event loop (no task sleeps for it).
     private var deadline: (micros: UInt64, timer: LoopTimer)?
@@ -417,29 +419,34 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// Returns once a session is up and its clock estimated (at once when one is, or the host stopped).
     public func waitUntilConnected() async {
         if isConnectedOrStopped { return }
-        await waitForConnection(id: takeWaiterID())
+        _ = await waitForConnection(id: takeWaiterID())
     }
 
     /// Returns true once a session is up and its clock estimated (at once when one is); false when `timeout`
     /// passes first or the host stops: a device that does not come back keeps nobody waiting for ever.
     public func waitUntilConnected(within timeout: Duration) async -> Bool {
-        if !isConnectedOrStopped {
-            let id = takeWaiterID()
-            let timer = eventLoop.schedule(after: timeout) { [weak self] in
-                self?.assumeIsolatedOnLoop { host in host.endWait(id) }
-            }
-            await waitForConnection(id: id)
-            timer.cancel()
-        }
         if case .ready = link { return true }
-        return false
+        if stopped { return false }
+        let id = takeWaiterID()
+        let timer = eventLoop.schedule(after: timeout) { [weak self] in
+            self?.assumeIsolatedOnLoop { host in host.endWait(id) }
+        }
+        let connected = await waitForConnection(id: id)
+        timer.cancel()
+        return connected
     }
 
     /// Waits until ``connectedWaiters`` is resumed: connected, stopped, or (a timed wait) its time passed.
-    private func waitForConnection(id: UInt64) async {
+    private func waitForConnection(id: UInt64) async -> Bool {
         // The call is a suspension point: other jobs of the host may run before the body, so it looks again.
         await withCheckedContinuation { continuation in
-            if isConnectedOrStopped { continuation.resume() } else { connectedWaiters.append((id, continuation)) }
+            if case .ready = link {
+                continuation.resume(returning: true)
+            } else if stopped {
+                continuation.resume(returning: false)
+            } else {
+                connectedWaiters.append((id, continuation))
+            }
         }
     }
 
@@ -451,7 +458,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// A timed wait's time passed: its caller goes on.
     private func endWait(_ id: UInt64) {
         guard let index = connectedWaiters.firstIndex(where: { $0.id == id }) else { return }
-        connectedWaiters.remove(at: index).continuation.resume()
+        connectedWaiters.remove(at: index).continuation.resume(returning: false)
     }
 
     /// Stops: presses in flight are cancelled, the session closes, ``run()`` returns. Before ``start()``
@@ -552,7 +559,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             scheduleResync(connected)
             let waiters = connectedWaiters.map(\.continuation)
             connectedWaiters = []
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter.resume(returning: true) }
             rearm()
         case .resync(let connected):
             guard case .ready(let current) = link, current === connected else { return }
@@ -622,10 +629,12 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         eventLoop.shutdown()
         for stream in effectStreams { stream.finish() }
         effectStreams = []
-        let waiters = runWaiters + connectedWaiters.map(\.continuation)
+        let waiters = runWaiters
+        let connecting = connectedWaiters.map(\.continuation)
         runWaiters = []
         connectedWaiters = []
         for waiter in waiters { waiter.resume() }
+        for waiter in connecting { waiter.resume(returning: false) }
     }
 
     /// Keeps exactly one timer on the event loop, for the core's next deadline.

@@ -93,6 +93,8 @@ public struct ConnectionCore: Sendable {
     public private(set) var roundTrip: RoundTripEstimator
     /// Where the link stands: no session yet, established, dead, or closed.
     public private(set) var linkState: LinkState = .noSession
+    /// Why ``closeLink(now:reason:)`` closed the link (a call started after it says so).
+    private var closedReason = ""
     /// When the host last sent and heard, and what that makes due (§8); consulted while ``linkState`` is
     /// ``LinkState/established``. Its durations are derived from ``configuration`` once (`Duration`'s
     /// generic arithmetic is not free on the per-packet path).
@@ -224,7 +226,7 @@ public struct ConnectionCore: Sendable {
         now: Duration
     ) throws(RPCError) -> CallID {
         guard !isClosed else {
-            throw RPCError(code: .unavailable, message: "the link is closed", method: method)
+            throw RPCError(code: .unavailable, message: "the link is closed: \(closedReason)", method: method)
         }
         guard calls.count < configuration.maxCallsInFlight else {
             throw RPCError(
@@ -306,6 +308,7 @@ public struct ConnectionCore: Sendable {
     public mutating func closeLink(now: Duration, reason: String = "the transport closed") {
         guard !isClosed else { return }
         linkState = .closed
+        closedReason = reason
         outbound.removeAll()
         failAllCalls(message: reason)
         events.append(.linkClosed)

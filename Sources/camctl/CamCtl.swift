@@ -133,7 +133,15 @@ struct CamCtl {
     static func main() async {
         cc_shim_line_buffer_stdout()  // a pipe (`camctl demo | tee log`) sees each line as it happens
         Interrupts.install()  // Ctrl-C and SIGTERM leave no lock file, socket or link behind
-        exit(await run(Array(CommandLine.arguments.dropFirst())).rawValue)
+        let status = await run(Array(CommandLine.arguments.dropFirst()))
+        // What was printed must have been written (a full disk, /dev/full): otherwise a runtime failure.
+        let flushed = cc_shim_flush_stdout()
+        if flushed != 0 {
+            let reason = flushed > 0 ? String(cString: strerror(flushed)) : "a write failed"
+            StandardStreams.error("camctl: cannot write standard output: \(reason)")
+            exit(status == .ok ? ExitStatus.failure.rawValue : status.rawValue)
+        }
+        exit(status.rawValue)
     }
 
     /// Runs one command line (without the program name) and returns the exit status.

@@ -63,6 +63,9 @@ enum Failures {
     /// an unanswered call gets no wrong-baud hint.
     static func classify(_ error: RPCError) -> CLIFailure {
         switch error.code {
+        case .unavailable where error.message.contains("the transport ended"):
+            // The port itself went (unplugged, the simulator ended), not a silent device.
+            return CLIFailure(status: .failure, message: "the device went away: \(error.message)")
         case .deadlineExceeded, .unavailable:
             return CLIFailure(status: .noAnswer, message: "the device did not answer: \(error)", hint: unansweredCallHint)
         case .unimplemented:

@@ -1,5 +1,5 @@
+import CSystemShim
 import CameraControlPosixTransport
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -21,24 +21,41 @@ enum Interrupts {
     private struct State {
         var graceful: (@Sendable () -> Void)?
         var paths: [(path: String, kind: Kind)] = []
-        var sources: [any DispatchSourceSignal] = []
+        var installed = false
         var signalled = false
     }
 
     private static let state = Mutex(State())
 
-    /// Takes `SIGINT` and `SIGTERM` from their default action (once).
+    /// Takes `SIGINT` and `SIGTERM` from their default action (once): a C handler writes each to a pipe that
+    /// a thread of its own reads (a dispatch signal source can miss one: it needs the signal blocked in
+    /// every thread, and threads made before it do not block it).
     static func install() {
-        state.withLock { state in
-            guard state.sources.isEmpty else { return }
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { received(number) }
-                source.resume()
-                state.sources.append(source)
+        let first = state.withLock { state in
+            defer { state.installed = true }
+            return !state.installed
+        }
+        guard first else { return }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }  // no pipe: the signals keep their default action
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = cc_shim_set_nonblocking(ends[1], 1)
+        let reader = ends[0]
+        Thread.detachNewThread {
+            var number: UInt8 = 0
+            while true {
+                let count = read(reader, &number, 1)
+                if count == 1 {
+                    received(Int32(number))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
             }
         }
+        let signals = [SIGINT, SIGTERM]
+        _ = signals.withUnsafeBufferPointer { cc_shim_signals_to_pipe($0.baseAddress, Int32($0.count), ends[1]) }
     }
 
     /// On the first signal, `stop` is called instead of exiting (it must end the command soon; a second

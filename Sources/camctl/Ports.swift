@@ -177,8 +177,20 @@ enum Ports {
             if case .answered(let info)? = probes[candidate.path] { return (candidate.path, info) }
             return nil
         }
+        // Ports another program holds could not be asked: saying so beats blaming the baud rate.
+        let held = candidates.compactMap { candidate -> String? in
+            guard case .failed(let failure)? = probes[candidate.path], failure.message.contains("in use") else { return nil }
+            return failure.message
+        }
         if port == "auto" {
             if answered.count == 1 { return answered[0].0 }
+            if answered.isEmpty, !held.isEmpty {
+                throw CLIFailure(
+                    status: .failure,
+                    message: "auto: no free device answered on \(candidates.count) port(s); "
+                        + "\(held.count) in use: \(held.joined(separator: "; "))",
+                    hint: "quit the program holding the port, or name the port")
+            }
             if answered.isEmpty {
                 throw CLIFailure(
                     status: .noAnswer, message: "auto: no device answered on \(candidates.count) port(s)",
@@ -191,6 +203,13 @@ enum Ports {
                 hint: "name one by its path or serial number")
         }
         if let match = answered.first(where: { $0.1.identity.serialNumber == port }) { return match.0 }
+        if !held.isEmpty {
+            throw CLIFailure(
+                status: .failure,
+                message: "no free device with serial number '\(port)' answered; \(held.count) port(s) in use: "
+                    + held.joined(separator: "; "),
+                hint: "the device may be on a port another program holds: quit it, or name the port")
+        }
         throw CLIFailure(
             status: .noAnswer,
             message: "no port '\(port)': not a path, not /dev/\(port), not in this folder, and no device with that serial number answered",

@@ -78,4 +78,22 @@ import Testing
             #expect(sample.buttons == (held ? 1 : 0), "at \(sample.micros) µs: buttons \(sample.buttons)")
         }
     }
+
+    @Test(
+        "a CSV trace's bad line says which field is wrong and how",
+        arguments: [
+            ("time_us,force_mn,position,touch", "t.csv:1: time_us 'time_us' is not a whole number of µs (a header line? a trace has none)"),
+            ("0,abc,0.5,1", "t.csv:1: force_mn 'abc' is not a whole number of mN"),
+            ("0,100,1.5,1", "t.csv:1: position '1.5' is not a number from 0 to 1"),
+            ("0,100,0.5,2", "t.csv:1: touch '2' is not 0 or 1"),
+            ("0,100,0.5", "t.csv:1: 3 fields in '0,100,0.5'"),
+            ("0,100,0.5,1,99", "t.csv:1: buttons 0…15, remote clicks 0…100"),
+        ])
+    func csvErrors(line: String, says: String) {
+        #expect {
+            _ = try RecordedInput(csv: line + "\n", name: "t.csv")
+        } throws: { error in
+            (error as? RecordingError)?.description.hasPrefix(says) == true
+        }
+    }
 }

@@ -146,6 +146,14 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test("output that cannot be written (stdout on /dev/full) is a runtime failure, said on stderr: exit 1")
+    func standardOutputFull() async throws {
+        let camctl = try BuiltProducts.executable("camctl")
+        let run = try await runTool("/bin/sh", ["-c", "exec \"$@\" >/dev/full", "sh", camctl, "describe"])
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.standardError.contains("camctl: cannot write standard output"), "\(run.standardError)")
+    }
+
     @Test("--junit, relay --link and serve --socket: written in place through a symlink, refused in one sentence where they cannot be")
     func reportAndLinkPaths() async throws {
         let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -12,15 +12,18 @@ struct CamctlInterruptTests {
     final class Running: @unchecked Sendable {
         let process = Process()
         let output: String
+        let errors: String
 
         init(_ arguments: [String], folder: String) throws {
-            output = folder + "/stdout"
+            output = folder + "/stdout-\(arguments[0])"
+            errors = folder + "/stderr-\(arguments[0])"
             _ = FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
             process.arguments = arguments
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-            process.standardError = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
             try process.run()
         }
 
@@ -33,6 +36,7 @@ struct CamctlInterruptTests {
         }
 
         var printed: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        var complained: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
     }
 
     /// The UUCP lock files a process may hold for the pty `ptyPath`.
@@ -81,5 +85,20 @@ struct CamctlInterruptTests {
         #expect(json?["type"] as? String == "summary")
         #expect(sent > 0 && sent < 10_000_000)
         #expect(!Self.locked(simulator.ptyPath), "ping left its lock file")
+    }
+
+    @Test("ping whose device goes away mid-run: exit 1, 'the device went away', not a silent device's exit 3")
+    func pingLosesItsDevice() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simulator = try SimulatorProcess()
+        let ping = try Running(["ping", simulator.ptyPath, "--count", "10000000", "--json"], folder: folder)
+        #expect(await eventually { ping.printed.contains("\"type\":\"ping\"") })
+        simulator.kill()
+        #expect(await eventually(within: .seconds(30)) { !ping.process.isRunning })
+        if ping.process.isRunning { kill(ping.process.processIdentifier, SIGKILL) }
+        ping.process.waitUntilExit()
+        #expect(ping.process.terminationStatus == 1, "\(ping.complained)")
+        #expect(ping.complained.contains("the device went away"), "\(ping.complained)")
     }
 }

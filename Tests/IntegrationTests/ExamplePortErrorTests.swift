@@ -41,4 +41,16 @@ struct ExamplePortErrorTests {
             #expect(busy.standardError.split(separator: "\n").count == 1, "\(busy.standardError)")
         }
     }
+
+    @Test("camctl info auto when the only device's port is held: names the holder (exit 1), no 'no device answered'")
+    func autoWithTheOnlyPortHeld() async throws {
+        try await withSimulator(seed: 42) { simulator in
+            let holder = try PTYTransport(path: simulator.ptyPath)
+            defer { holder.close() }
+            let run = try await runTool("camctl", ["info", "auto"], environment: ["CAMCTL_PORTS": simulator.ptyPath])
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("auto: no free device answered"), "\(run.standardError)")
+            #expect(run.standardError.contains("in use by PID \(getpid())"), "\(run.standardError)")
+        }
+    }
 }

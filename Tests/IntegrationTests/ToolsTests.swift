@@ -574,7 +574,8 @@ extension OverRealPTY.ToolsTests {
         }
         try "0,0,0.5,1\n5,abc,0.5,1\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
         let bad = try await runTool("camctl", ["test", "--replay", directory + "/bad.csv"])
-        #expect(bad.status == 1 && bad.standardError.contains("bad.csv:2: found '5,abc,0.5,1'"), "\(bad.standardError)")
+        #expect(
+            bad.status == 1 && bad.standardError.contains("bad.csv:2: force_mn 'abc' is not a whole number of mN"), "\(bad.standardError)")
     }
 
     /// `camctl-sim --replay FILE` on its pty, a host (`camctl record`) connected to it: the replay starts at the
@@ -625,7 +626,7 @@ extension OverRealPTY.ToolsTests {
             ("text.pcapng", Array("full-click\n".utf8), "is not a little-endian pcapng file"),
             ("absurd.pcapng", header + [UInt8](repeating: 0, count: 48), "(2147483632 bytes)"),
             ("missing.pcapng", nil, "cannot read"),
-            ("bad.csv", Array("0,0,0.5,1\n5,abc,0.5,1\n".utf8), "bad.csv:2: found '5,abc,0.5,1'"),
+            ("bad.csv", Array("0,0,0.5,1\n5,abc,0.5,1\n".utf8), "bad.csv:2: force_mn 'abc' is not a whole number of mN"),
         ]
         for (name, bytes, says) in cases {
             let path = directory + "/" + name

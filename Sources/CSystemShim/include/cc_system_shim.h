@@ -56,6 +56,13 @@ int cc_shim_set_thread_name(const char *name);
  * before is left alone). Returns write's result; errno as write leaves it. */
 long cc_shim_write_nosigpipe(int fd, const void *buffer, size_t count);
 
+/* Signals to a pipe, for a tool that must clean up on Ctrl-C and SIGTERM: installs for each of `signals`
+ * (`count` of them) a handler that writes the signal's number as one byte to `fd` (the non-blocking write
+ * end of a pipe a thread of the tool reads) and does nothing else (async-signal-safe). Whichever thread
+ * the kernel picks runs it, so no thread needs the signals blocked; a child process starts with the
+ * default actions again (exec resets caught signals). Returns 0 or an errno value. */
+int cc_shim_signals_to_pipe(const int *signals, int count, int fd);
+
 /*
  * Local (Unix-domain) stream sockets, for `camctl serve` and the apps that attach to it. Each descriptor
  * written is close-on-exec and non-blocking; nothing is left open on failure. ENAMETOOLONG when path does
@@ -74,6 +81,10 @@ int cc_shim_peer_pid(int fd, int *pid);
 /* Makes the process's stdout line-buffered, so a pipe sees each line as it is printed
  * (Swift 6 cannot name C's `stdout` global safely). */
 void cc_shim_line_buffer_stdout(void);
+
+/* Flushes standard output: 0 when everything printed was written; else the flush's errno, or -1 when an
+ * earlier write failed (stdout is line-buffered: that write's errno is gone). */
+int cc_shim_flush_stdout(void);
 
 #ifdef __cplusplus
 }
