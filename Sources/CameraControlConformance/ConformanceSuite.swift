@@ -61,7 +61,23 @@ public enum ConformanceSuite {
         await probe.start()
         defer { Task { await probe.stop() } }
         var results: [CaseResult] = []
+        var closedFailed = false  // a case already failed because the port had closed
         for testCase in cases {
+            if await probe.isClosed {
+                // The port is gone (unplugged, the device's program ended): the cases after it cannot run, and
+                // trying each would only add its timeout. The first of them fails (a device that went away is
+                // not certified, even between two cases that passed); the others are not run.
+                let outcome: CaseOutcome =
+                    !closedFailed
+                    ? .fail(ConformanceFailure("the port closed before this case: the device went away", code: .link))
+                    : .skip("not run: the port closed during an earlier case (the device went away)")
+                closedFailed = true
+                let result = CaseResult(
+                    name: testCase.name, section: testCase.section, outcome: outcome, seconds: 0, retried: false)
+                results.append(result)
+                progress(result)
+                continue
+            }
             let started = ContinuousClock.now
             await probe.resetLongestSilence()
             var outcome = await runOne(

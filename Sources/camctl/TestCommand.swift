@@ -244,6 +244,12 @@ enum TestCommand {
                     + "(\(budget)); expectations need the scenario in one piece (or use --virtual)")
         }
         let began = ContinuousClock.now
+        // Apple's default settings, on the host and a device that keeps them: a scenario that changed them
+        // and was interrupted (or another program) must not decide this one's result.
+        let current = await host.settings
+        if session.info.capabilities.hasSettings || current != CameraControlSettings() {
+            try await host.setSettings(CameraControlSettings())
+        }
         // A fresh app (its own last-used control, its own photo count), in place of the previous one.
         let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { log.record($0) }
         log.observeValues(of: app, on: InlineExecutor())

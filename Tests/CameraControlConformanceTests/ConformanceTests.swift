@@ -236,6 +236,30 @@ struct ConformanceTests {
         #expect(try await Self.validateXML(bad) == "1 1 0")
     }
 
+    @Test("a device gone in the middle of a run: one failure says so, the cases after it are not run, exit 1")
+    func deviceGoneMidRun() async throws {
+        let simulator = try SimulatorProcess(seed: 77)
+        defer { simulator.kill() }
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+        run.arguments = ["conformance", simulator.ptyPath]
+        run.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        run.standardOutput = out
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        defer { if run.isRunning { signalProcess(run.processIdentifier, SIGKILL) } }
+        let output = PipeCollector(out.fileHandleForReading)
+        #expect(await eventually(within: .seconds(60)) { output.text.contains("PASS  ") }, "\(output.text)")
+        simulator.kill()
+        #expect(await eventually(within: .seconds(120)) { !run.isRunning }, "still running: \(output.text.suffix(400))")
+        run.waitUntilExit()
+        _ = await eventually(within: .seconds(5)) { output.isEnded }
+        #expect(run.terminationStatus == 1, "\(output.text.suffix(800))")
+        #expect(output.text.contains("the port closed before this case: the device went away"), "\(output.text.suffix(800))")
+        #expect(output.text.contains("not run: the port closed during an earlier case"), "\(output.text.suffix(800))")
+    }
+
     @Test("camctl conformance --json: one object per case; --list names every case with its section")
     func cliJSONAndList() async throws {
         let sim = try BuiltProducts.executable("camctl-sim")

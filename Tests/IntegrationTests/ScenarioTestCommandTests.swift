@@ -54,6 +54,25 @@ extension OverRealPTY {
             }
         }
 
+        @Test("test --port starts each scenario from the default settings, whatever the device kept")
+        func settingsLeftOnTheDevice() async throws {
+            try await withSimulator(seed: 3) { simulator in
+                // Camera Control off, kept by the device (as an interrupted settings.scenario leaves it).
+                let off = try await runTool("camctl", ["settings", simulator.ptyPath, "camera-control=off"])
+                #expect(off.status == 0, "\(off.standardError)")
+                let run = try await runTool(
+                    "camctl",
+                    [
+                        "test", "--port", simulator.ptyPath, "--settle-ms", "300",
+                        Self.directory.appendingPathComponent("full-click.scenario").path,
+                    ],
+                    timeout: .seconds(60))
+                #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+                let after = try await runTool("camctl", ["settings", simulator.ptyPath, "--json"])
+                #expect(after.standardOutput.contains("\"cameraControl\":\"SETTING_SWITCH_ON\""), "\(after.standardOutput)")
+            }
+        }
+
         @Test("a device lost for good during test --port: exit 1 saying it did not come back, no wait for ever")
         func aDeviceThatDoesNotComeBack() async throws {
             let folder = try makeTemporaryFolder()
