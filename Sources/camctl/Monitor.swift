@@ -71,6 +71,8 @@ enum Monitor {
             await host.stop()
         }
         deadline.onExpiry(stop)
+        // Ctrl-C (or SIGTERM) is how a monitor usually ends: the session closes cleanly, exit 0.
+        Interrupts.onInterrupt { Task { await stop() } }
         let printer = EventPrinter(json: args.flag("json"))
         let json = args.flag("json")
         printer.offsetSource = { host.clockOffsetMicros }
