@@ -24,9 +24,11 @@ import Synchronization
 /// the injectors or the cable have something due (a stall's end, a held frame, a replug).
 package enum Relay {
     /// Carries bytes between `hostSide` (a port, or `pty`) and `deviceSide` through `faults`, until either
-    /// side ends or `seconds` (0: no limit) pass; `linkPath` is a symlink to a `pty` host side.
+    /// side ends, `seconds` (0: no limit) pass or `stop` is requested (Ctrl-C); `linkPath` is a symlink to a
+    /// `pty` host side. Then it prints what it carried and injected.
     package static func run(
-        hostSide: String, deviceSide: String, faults: LinkFaults, linkPath requestedLink: String?, seconds: Int, quiet: Bool
+        hostSide: String, deviceSide: String, faults: LinkFaults, linkPath requestedLink: String?, seconds: Int, quiet: Bool,
+        stop: StopRequest? = nil
     ) async throws {
         let log = RelayLog(quiet: quiet)
 
@@ -63,6 +65,7 @@ package enum Relay {
             if seconds > 0 {
                 group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
             }
+            if let stop { group.addTask { await stop.wait() } }
             await group.next()
             group.cancelAll()
             // Closing ends both sides, and so the wait for the first ending.
@@ -300,5 +303,41 @@ package struct RelayLog: Sendable {
         guard !quiet else { return }
         let line = String(format: "%10.6f ", Double(micros) / 1_000_000) + text + "\n"
         StandardStreams.write(line, to: 2)
+    }
+}
+
+/// A request to stop a long-running tool (its Ctrl-C), made from any thread, awaited by the tool.
+package final class StopRequest: Sendable {
+    private let state = Mutex<(requested: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    package init() {}
+
+    /// Asks the tool to stop (once; later requests change nothing).
+    package func request() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.requested = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once ``request()`` was called, or when the task is cancelled.
+    package func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.requested || Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume()
+        }
     }
 }

@@ -127,9 +127,12 @@ extension Relay {
         }
         let seconds = try arguments.seconds()
         if let link = arguments.value("link") { Interrupts.removeOnExit(link, kind: .symbolicLink) }
+        // Ctrl-C ends the relay as its --seconds would: its counts printed, its link removed.
+        let stop = StopRequest()
+        Interrupts.onInterrupt { stop.request() }
         try await run(
             hostSide: hostSide, deviceSide: deviceSide, faults: faults, linkPath: arguments.value("link"), seconds: seconds,
-            quiet: arguments.flag("quiet"))
+            quiet: arguments.flag("quiet"), stop: stop)
     }
 }
 

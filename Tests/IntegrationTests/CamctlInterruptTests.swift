@@ -103,4 +103,19 @@ struct CamctlInterruptTests {
         #expect(ping.process.terminationStatus == 1, "\(ping.complained)")
         #expect(ping.complained.contains("the device went away"), "\(ping.complained)")
     }
+
+    @Test("relay on Ctrl-C ends as its --seconds would: its counts printed, its link and the lock file removed, exit 0")
+    func interruptedRelaySummarises() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simulator = try SimulatorProcess()
+        defer { simulator.kill() }
+        let link = folder + "/relayed"
+        let relay = try Running(["relay", "pty", simulator.ptyPath, "--link", link], folder: folder)
+        #expect(await eventually { relay.printed.contains("relay: faults") && FileManager.default.fileExists(atPath: link) })
+        #expect(await relay.interrupt(with: SIGINT) == 0, "\(relay.complained)")
+        #expect(relay.printed.contains("relay: host→device "), "\(relay.printed)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil, "relay left its link")
+        #expect(!Self.locked(simulator.ptyPath), "relay left its lock file")
+    }
 }
