@@ -122,8 +122,12 @@ struct MonitorTests {
         let link = folder + "/camera-control"
         let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")
-        let first = try SimulatorProcess(
-            seed: 61, linkPath: link, extraArguments: ["--scenario", scenarios.appendingPathComponent("full-click.scenario").path])
+        // The simulator plays when the monitor's handshake completes; the pause lets the monitor attach its capture
+        // interaction first (a press that began before it did is not its press, as with Apple's interaction).
+        let firstScenario = folder + "/first.scenario"
+        let click = try String(contentsOf: scenarios.appendingPathComponent("full-click.scenario"), encoding: .utf8)
+        #expect(FileManager.default.createFile(atPath: firstScenario, contents: Data(("pause 1500ms\n" + click).utf8)))
+        let first = try SimulatorProcess(seed: 61, linkPath: link, extraArguments: ["--scenario", firstScenario])
         defer { first.kill() }
 
         let monitor = Process()
