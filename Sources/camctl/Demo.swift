@@ -237,11 +237,10 @@ final class SimulatorProcess: @unchecked Sendable {
         else {
             // Its output ended without a path: it is ending (a refused argument: its message is on stderr
             // above). Give it 2 s to be seen ended.
-            let child = process
-            if firstLine.value != nil, (0..<200).contains(where: { _ in !child.isRunning || usleep(10_000) != 0 }) {
-                child.waitUntilExit()
+            if firstLine.value != nil, Self.hasEnded(process) {
+                process.waitUntilExit()
                 throw SimulatorFailure(
-                    description: "camctl-sim ended (exit status \(child.terminationStatus)) before printing its pty path")
+                    description: "camctl-sim ended (exit status \(process.terminationStatus)) before printing its pty path")
             }
             process.terminate()
             kill(process.processIdentifier, SIGKILL)
@@ -250,14 +249,19 @@ final class SimulatorProcess: @unchecked Sendable {
         ptyPath = text
     }
 
+    /// True once `process` has ended, looking every 10 ms for up to 2 s.
+    static func hasEnded(_ process: Process) -> Bool {
+        for _ in 0..<200 where process.isRunning {
+            usleep(10_000)
+        }
+        return !process.isRunning
+    }
+
     /// SIGTERM, then SIGKILL if the simulator is still there after 2 s: camctl never waits forever.
     func terminate() {
         guard process.isRunning else { return }
         process.terminate()
-        for _ in 0..<200 where process.isRunning {
-            usleep(10_000)
-        }
-        if process.isRunning {
+        if !Self.hasEnded(process) {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
