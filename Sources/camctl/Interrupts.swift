@@ -5,7 +5,7 @@ import Synchronization
 
 /// camctl's answer to Ctrl-C (`SIGINT`) and `SIGTERM`, installed before a command runs.
 ///
-/// A command that can end cleanly says how (``onInterrupt(_:)``: `record` and `monitor` stop their host,
+/// A command that can end cleanly says how (``onInterrupt(_:)``: `record`, `monitor` and `relay` stop,
 /// `ping` prints its summary): the first signal calls that. Otherwise, and on a second signal, camctl
 /// leaves nothing behind and exits at once with 128 + the signal's number (130, 143), as a process killed
 /// by it would: the UUCP lock files of the ports it holds are removed (``PortLock/removeHeldLockFiles(system:)``;
