@@ -127,7 +127,7 @@ public final class CaptureEventInteraction: Sendable {
         get { state.withLock { $0.router.configuration.isEnabled } }
         set {
             let now = clock.nowMicros()
-            enqueue { $0.setEnabled(newValue, atHostMicros: now) }
+            enqueue { router, outbox in outbox += router.setEnabled(newValue, atHostMicros: now) }
         }
     }
 
@@ -188,62 +188,64 @@ public final class CaptureEventInteraction: Sendable {
     /// stopping cancels the presses in flight.
     public func setSessionRunning(_ running: Bool) {
         let now = clock.nowMicros()
-        enqueue { $0.setSessionRunning(running, atHostMicros: now) }
+        enqueue { router, outbox in outbox += router.setSessionRunning(running, atHostMicros: now) }
     }
 
     /// Routes one gesture from the recogniser.
     public func handle(_ gesture: Gesture) {
         let now = clock.nowMicros()
-        enqueue { $0.handle(gesture, atHostMicros: now) }
+        enqueue { router, outbox in router.handle(gesture, atHostMicros: now, into: &outbox) }
     }
 
     /// Routes gestures in order.
     public func handle(_ gestures: some Sequence<Gesture>) {
         let now = clock.nowMicros()
         let list = Array(gestures)
-        enqueue { $0.handle(list, atHostMicros: now) }
+        enqueue { router, outbox in outbox += router.handle(list, atHostMicros: now) }
     }
 
     /// The device is gone: cancels every press in flight (also those on their default action).
     public func deviceLost() {
         let now = clock.nowMicros()
-        enqueue { $0.cancelAll(atHostMicros: now) }
+        enqueue { router, outbox in outbox += router.cancelAll(atHostMicros: now) }
     }
 
     // MARK: Delivery
 
-    private func enqueue(_ step: (inout CaptureEventRouter) -> [CaptureRouterOutput]) {
-        let shouldDrain = state.withLock { state -> Bool in
-            let outputs = step(&state.router)
-            if state.outbox.isEmpty {
-                state.outbox = outputs  // the router's array itself: nothing copied
-            } else {
-                state.outbox += outputs
-            }
-            guard !state.isDraining, !state.outbox.isEmpty else { return false }
+    /// One output to deliver, with where it goes as they were when it was taken.
+    private typealias Delivering = (
+        output: CaptureRouterOutput, defaultHandler: DefaultActionHandler?, observer: OutputObserver?,
+        subscribers: [AsyncStream<CaptureEvent>.Continuation]
+    )
+
+    /// Runs `step` on the router, which appends what it produces to the outbox, and delivers that and
+    /// what any other thread produced, in order, unless another call is delivering already (that one
+    /// delivers it). The first output is taken in the same lock as the step: a press's one event costs
+    /// two lock rounds, and no array of its own.
+    private func enqueue(_ step: (inout CaptureEventRouter, inout [CaptureRouterOutput]) -> Void) {
+        var next = state.withLock { state -> Delivering? in
+            step(&state.router, &state.outbox)
+            guard !state.isDraining, !state.outbox.isEmpty else { return nil }
             state.isDraining = true
-            return true
+            return Self.takeNext(&state)
         }
-        if shouldDrain { drain() }
+        while let current = next {
+            current.observer?(current.output)
+            deliver(current.output, defaultHandler: current.defaultHandler, subscribers: current.subscribers)
+            next = state.withLock { state in Self.takeNext(&state) }
+        }
     }
 
-    private func drain() {
-        while true {
-            let next = state.withLock {
-                state -> (CaptureRouterOutput, DefaultActionHandler?, OutputObserver?, [AsyncStream<CaptureEvent>.Continuation])? in
-                guard !state.outbox.isEmpty else {
-                    state.isDraining = false
-                    return nil
-                }
-                return (
-                    state.outbox.removeFirst(), state.defaultActionHandler, state.outputObserver,
-                    state.subscribers.isEmpty ? [] : Array(state.subscribers.values)
-                )
-            }
-            guard let (output, defaultHandler, observer, subscribers) = next else { return }
-            observer?(output)
-            deliver(output, defaultHandler: defaultHandler, subscribers: subscribers)
+    /// The next output to deliver; nil (and no longer draining) when none is left.
+    private static func takeNext(_ state: inout State) -> Delivering? {
+        guard !state.outbox.isEmpty else {
+            state.isDraining = false
+            return nil
         }
+        return (
+            state.outbox.removeFirst(), state.defaultActionHandler, state.outputObserver,
+            state.subscribers.isEmpty ? [] : Array(state.subscribers.values)
+        )
     }
 
     private func deliver(

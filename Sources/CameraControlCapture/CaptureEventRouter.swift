@@ -138,45 +138,48 @@ public struct CaptureEventRouter: Sendable {
     /// Routes one gesture received at host time `now` (microseconds, the clock ``CaptureEvent/play(_:)``
     /// judges age by) and returns what to deliver, in order.
     public mutating func handle(_ gesture: Gesture, atHostMicros now: UInt64) -> [CaptureRouterOutput] {
+        var out: [CaptureRouterOutput] = []
+        handle(gesture, atHostMicros: now, into: &out)
+        return out
+    }
+
+    /// ``handle(_:atHostMicros:)`` appending to `out` (a buffer the caller keeps: no array per gesture).
+    public mutating func handle(_ gesture: Gesture, atHostMicros now: UInt64, into out: inout [CaptureRouterOutput]) {
         latestDeviceMicros = max(latestDeviceMicros, gesture.timestampMicros)
         // A remote click is always the remote's, whatever source the device put on it.
         let source: InputSource = gesture.kind == .remoteClick ? .remote : gesture.source
         switch gesture.kind {
         case .pressBegan:
-            guard inFlight[source] == nil, let press = begin(source, gesture: gesture) else { return [] }
+            guard inFlight[source] == nil, let press = begin(source, gesture: gesture) else { return }
             inFlight[source] = press
-            return [output(press, .began, source: source, gesture: gesture, now: now)]
+            out.append(output(press, .began, source: source, gesture: gesture, now: now))
         case .longPressBegan:
             inFlight[source]?.isLongPress = true
-            return []
         case .pressEnded(let summary):
-            guard var press = inFlight.removeValue(forKey: source) else { return [] }
+            guard var press = inFlight.removeValue(forKey: source) else { return }
             press.isLongPress = press.isLongPress || summary.isLongPress
-            return [output(press, .ended, source: source, gesture: gesture, summary: summary, now: now)]
+            out.append(output(press, .ended, source: source, gesture: gesture, summary: summary, now: now))
         case .pressCancelled:
-            guard let press = inFlight.removeValue(forKey: source) else { return [] }
-            return [output(press, .cancelled, source: source, gesture: gesture, now: now)]
+            guard let press = inFlight.removeValue(forKey: source) else { return }
+            out.append(output(press, .cancelled, source: source, gesture: gesture, now: now))
         case .remoteClick:
-            guard let press = begin(source, gesture: gesture) else { return [] }
+            guard let press = begin(source, gesture: gesture) else { return }
             let summary = PressSummary(durationMicros: 0, isLongPress: false, peakForceMillinewtons: gesture.forceMillinewtons)
-            var out = [
-                output(press, .began, source: source, gesture: gesture, now: now),
-                output(press, .ended, source: source, gesture: gesture, summary: summary, now: now),
-            ]
+            out.append(output(press, .began, source: source, gesture: gesture, now: now))
+            out.append(output(press, .ended, source: source, gesture: gesture, summary: summary, now: now))
             if case .handler = press.route, !configuration.defaultCaptureSoundDisabled {
                 out.append(.defaultSound(.shutter, for: press.id))
             }
-            return out
         case .touchBegan, .touchEnded, .lightPressBegan, .lightPressEnded, .doubleLightPress,
             .slideBegan, .slideChanged, .slideEnded:
-            return []
+            break
         }
     }
 
     /// Routes several gestures received at `now`.
     public mutating func handle(_ gestures: some Sequence<Gesture>, atHostMicros now: UInt64) -> [CaptureRouterOutput] {
         var out: [CaptureRouterOutput] = []
-        for gesture in gestures { out += handle(gesture, atHostMicros: now) }
+        for gesture in gestures { handle(gesture, atHostMicros: now, into: &out) }
         return out
     }
 

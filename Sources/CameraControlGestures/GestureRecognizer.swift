@@ -118,22 +118,28 @@ public struct GestureRecognizer: Sendable {
     /// Handles one device event (first advancing time to its timestamp) and returns the gestures it
     /// completes, in order. Never traps; events that make no sense in the current state are ignored.
     public mutating func handle(_ event: InputEvent) -> [Gesture] {
-        guard event.kind != .unspecified else { return [] }
         var out: [Gesture] = []
+        handle(event, into: &out)
+        return out
+    }
 
+    /// ``handle(_:)-(InputEvent)`` appending the gestures to `out` (a buffer the caller keeps: no array
+    /// per event).
+    public mutating func handle(_ event: InputEvent, into out: inout [Gesture]) {
+        guard event.kind != .unspecified else { return }
         if let latest = latestMicros, event.timestampMicros < latest,
             latest - event.timestampMicros > configuration.clockRestartToleranceMicros
         {
             out += reset(cancellingAtMicros: latest)
         }
         if event.eventNumber != 0 {
-            if recentEventNumbers.contains(event.eventNumber) { return out }
+            if recentEventNumbers.contains(event.eventNumber) { return }
             recentEventNumbers.append(event.eventNumber)
             let limit = max(configuration.duplicateHistoryLength, 1)
             if recentEventNumbers.count > limit { recentEventNumbers.removeFirst(recentEventNumbers.count - limit) }
         }
 
-        out += advance(toMicros: event.timestampMicros)
+        advance(toMicros: event.timestampMicros, into: &out)
         let now = max(event.timestampMicros, latestMicros ?? 0)
         let ts = event.timestampMicros
 
@@ -150,10 +156,10 @@ public struct GestureRecognizer: Sendable {
         case .touchUp:
             lastReleaseAt[.touch] = max(lastReleaseAt[.touch] ?? 0, ts)
             guard touchBeganAt != nil else { break }
-            out += closeTouch(at: ts, force: event.forceMillinewtons, velocity: nil)
+            closeTouch(at: ts, force: event.forceMillinewtons, velocity: nil, into: &out)
         case .lightPressDown:
             guard !isStale(.lightPress, ts), lightPress == nil else { break }
-            out += impliedTouch(event)
+            impliedTouch(event, into: &out)
             var isDouble = false
             if let firstEnded = pendingDoubleSince, now >= firstEnded {
                 let gap = now - firstEnded
@@ -177,33 +183,32 @@ public struct GestureRecognizer: Sendable {
             pendingDoubleSince = eligible ? now : nil
         case .fullPressDown:
             guard !isStale(.press(.cameraControl), ts), presses[.cameraControl] == nil else { break }
-            out += impliedTouch(event)
+            impliedTouch(event, into: &out)
             lightPress?.escalated = true
             pendingDoubleSince = nil
-            out += beginPress(.cameraControl, event: event, now: now)
+            beginPress(.cameraControl, event: event, into: &out)
         case .fullPressUp:
-            out += endPress(.cameraControl, event: event, now: now)
+            endPress(.cameraControl, event: event, into: &out)
         case .buttonDown:
             guard Self.isButton(event.source), !isStale(.press(event.source), ts),
                 presses[event.source] == nil
             else { break }
-            out += beginPress(event.source, event: event, now: now)
+            beginPress(event.source, event: event, into: &out)
         case .buttonUp:
             guard Self.isButton(event.source) else { break }
-            out += endPress(event.source, event: event, now: now)
+            endPress(event.source, event: event, into: &out)
         case .remoteClick:
             let source: InputSource = event.source == .unspecified ? .remote : event.source
             out.append(gesture(.remoteClick, source, ts, event.forceMillinewtons))
         case .slide:
             out += handleSlide(event)
         }
-        return out
     }
 
     /// Handles several events in order and returns all gestures they complete.
     public mutating func handle(_ events: some Sequence<InputEvent>) -> [Gesture] {
         var out: [Gesture] = []
-        for event in events { out += handle(event) }
+        for event in events { handle(event, into: &out) }
         return out
     }
 
@@ -212,9 +217,15 @@ public struct GestureRecognizer: Sendable {
     /// ``Configuration/slideIdleEndMicros``; an expired double-light-press window is forgotten silently.
     /// Time never goes backwards: an earlier `now` does nothing.
     public mutating func advance(toMicros now: UInt64) -> [Gesture] {
-        if let latest = latestMicros, now < latest { return [] }
-        latestMicros = now
         var out: [Gesture] = []
+        advance(toMicros: now, into: &out)
+        return out
+    }
+
+    /// ``advance(toMicros:)`` appending the gestures to `out`.
+    public mutating func advance(toMicros now: UInt64, into out: inout [Gesture]) {
+        if let latest = latestMicros, now < latest { return }
+        latestMicros = now
 
         for source in pressesInFlight {
             guard var press = presses[source], !press.longPressReported else { continue }
@@ -237,7 +248,6 @@ public struct GestureRecognizer: Sendable {
         if let since = pendingDoubleSince, now >= since, now - since > configuration.doubleLightPressWindowMicros {
             pendingDoubleSince = nil
         }
-        return out
     }
 
     /// Forgets everything (the device went away, or its clock restarted) and returns the gestures that
@@ -296,15 +306,14 @@ public struct GestureRecognizer: Sendable {
     }
 
     /// A Camera Control press or slide implies a touch, also when the (best-effort) touch-down was lost.
-    private mutating func impliedTouch(_ event: InputEvent) -> [Gesture] {
-        guard touchBeganAt == nil else { return [] }
+    private mutating func impliedTouch(_ event: InputEvent, into out: inout [Gesture]) {
+        guard touchBeganAt == nil else { return }
         touchBeganAt = max(event.timestampMicros, latestMicros ?? 0)
         if !slide.isActive { restSlide(at: fraction(event.position), time: event.timestampMicros) }
-        return [gesture(.touchBegan, .cameraControl, event.timestampMicros, event.forceMillinewtons)]
+        out.append(gesture(.touchBegan, .cameraControl, event.timestampMicros, event.forceMillinewtons))
     }
 
-    private mutating func closeTouch(at ts: UInt64, force: UInt32, velocity: Double?) -> [Gesture] {
-        var out: [Gesture] = []
+    private mutating func closeTouch(at ts: UInt64, force: UInt32, velocity: Double?, into out: inout [Gesture]) {
         if slide.isActive {
             let motion = SlideMotion(position: slide.lastPosition ?? 0, delta: 0, velocity: velocity ?? slide.velocity)
             out.append(gesture(.slideEnded(motion), .cameraControl, ts, force))
@@ -312,21 +321,20 @@ public struct GestureRecognizer: Sendable {
         slide = SlideState()
         touchBeganAt = nil
         out.append(gesture(.touchEnded, .cameraControl, ts, force))
-        return out
     }
 
-    private mutating func beginPress(_ source: InputSource, event: InputEvent, now: UInt64) -> [Gesture] {
+    private mutating func beginPress(_ source: InputSource, event: InputEvent, into out: inout [Gesture]) {
         let force = event.forceMillinewtons
         // The press's own device time, also when the DOWN arrives late (a retransmission): its duration
         // and its long-press threshold are measured from when it happened, not from when it arrived.
         presses[source] = PressState(
             beganAt: event.timestampMicros, peakForce: max(force, event.peakForceMillinewtons), lastForce: force)
-        return [gesture(.pressBegan, source, event.timestampMicros, force)]
+        out.append(gesture(.pressBegan, source, event.timestampMicros, force))
     }
 
-    private mutating func endPress(_ source: InputSource, event: InputEvent, now: UInt64) -> [Gesture] {
+    private mutating func endPress(_ source: InputSource, event: InputEvent, into out: inout [Gesture]) {
         lastReleaseAt[.press(source)] = max(lastReleaseAt[.press(source)] ?? 0, event.timestampMicros)
-        guard let press = presses.removeValue(forKey: source) else { return [] }
+        guard let press = presses.removeValue(forKey: source) else { return }
         let summary = PressSummary(
             // Device timestamps of the DOWN and the UP: a retransmitted UP that arrives after the host's
             // clock moved on must not lengthen the press (a click would turn into a hold).
@@ -334,14 +342,15 @@ public struct GestureRecognizer: Sendable {
             isLongPress: press.longPressReported,
             peakForceMillinewtons: max(press.peakForce, event.peakForceMillinewtons, event.forceMillinewtons)
         )
-        return [gesture(.pressEnded(summary), source, event.timestampMicros, event.forceMillinewtons)]
+        out.append(gesture(.pressEnded(summary), source, event.timestampMicros, event.forceMillinewtons))
     }
 
     private mutating func handleSlide(_ event: InputEvent) -> [Gesture] {
         guard event.source == .cameraControl || event.source == .unspecified else { return [] }
         let ts = event.timestampMicros
         if let last = slide.lastSampleAt, ts < last { return [] }  // an older sample: latest wins
-        var out = impliedTouch(event)
+        var out: [Gesture] = []
+        impliedTouch(event, into: &out)
         let position = fraction(event.position)
         guard let anchor = slide.anchor, let last = slide.lastPosition, let lastAt = slide.lastSampleAt else {
             restSlide(at: position, time: ts)

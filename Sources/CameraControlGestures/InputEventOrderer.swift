@@ -69,26 +69,39 @@ public struct InputEventOrderer: Sendable {
 
     /// Takes one event received at host time `now`; returns the events now due, in device order.
     public mutating func accept(_ event: InputEvent, atMicros now: UInt64) -> [InputEvent] {
+        var out: [InputEvent] = []
+        accept(event, atMicros: now, into: &out)
+        return out
+    }
+
+    /// ``accept(_:atMicros:)`` appending the events now due to `out` (a buffer the caller keeps: an event
+    /// in order, the usual case, costs no array).
+    public mutating func accept(_ event: InputEvent, atMicros now: UInt64, into out: inout [InputEvent]) {
         let number = event.eventNumber
-        guard number != 0 else { return [event] }
+        guard number != 0 else { return out.append(event) }
         if let expected = nextNumber, expected > number, expected - number > Self.rebootJump {
             // Numbering jumped far back: the device restarted. What waited belongs to the old run and
             // goes first; the new run starts afresh.
-            let flushed = reset()
-            return flushed + accept(event, atMicros: now)
+            out += reset()
+            return accept(event, atMicros: now, into: &out)
         }
         let next = nextNumber ?? number
-        if number < next { return [event] }  // late (its gap was skipped) or a duplicate
+        if number < next { return out.append(event) }  // late (its gap was skipped) or a duplicate
         if number == next {
             nextNumber = number &+ 1
             noteReleased(event)
-            return [event] + drain(atMicros: now)
+            out.append(event)
+            // In order with nothing held (every event, usually): nothing to look up.
+            if held.isEmpty {
+                holdingSince = nil
+                return
+            }
+            return out += drain(atMicros: now)
         }
         nextNumber = next
         if held[number] == nil { held[number] = event }
         if holdingSince == nil { holdingSince = now }
-        if held.count > capacity || gapHidesReliable == false { return skipGap(atMicros: now) }
-        return []
+        if held.count > capacity || gapHidesReliable == false { out += skipGap(atMicros: now) }
     }
 
     /// Releases what waited too long for an earlier event at host time `now` (call it regularly, at

@@ -136,6 +136,9 @@ public final class HostCore {
         didSet { controls?.interfaceOrientation = interfaceOrientation }
     }
     private var focusLock: FocusExposureLockController?
+    /// The events the orderer released and the gestures of one event, kept between calls (``take(_:)``).
+    private var dueEvents: [InputEvent] = []
+    private var recognized: [Gesture] = []
     private var focusLockOverride: Bool?
     /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
     /// in between, in the order described above).
@@ -215,7 +218,10 @@ public final class HostCore {
     /// ``advance(toHostMicros:)``.
     public func receive(_ event: InputEvent, atHostMicros now: UInt64) {
         if reportsInputsAndGestures { observer?(.input(event)) }
-        recognize(orderer.accept(event, atMicros: now))
+        var due = Self.take(&dueEvents)
+        orderer.accept(event, atMicros: now, into: &due)
+        recognize(due)
+        Self.giveBack(&due, to: &dueEvents)
     }
 
     /// Moves time on to host time `now`: events that waited too long for an earlier one are released,
@@ -284,7 +290,28 @@ public final class HostCore {
     // MARK: Wiring
 
     private func recognize(_ events: [InputEvent]) {
-        for event in events { deliver(recognizer.handle(event)) }
+        var gestures = Self.take(&recognized)
+        for event in events {
+            gestures.removeAll(keepingCapacity: true)
+            recognizer.handle(event, into: &gestures)
+            deliver(gestures)
+        }
+        Self.giveBack(&gestures, to: &recognized)
+    }
+
+    /// A buffer kept between calls (``dueEvents``, ``recognized``), emptied: an event costs no array. A
+    /// nested call (a handler feeding the core again) finds it taken and uses a new one.
+    private static func take<Element>(_ kept: inout [Element]) -> [Element] {
+        var buffer: [Element] = []
+        swap(&buffer, &kept)
+        buffer.removeAll(keepingCapacity: true)
+        return buffer
+    }
+
+    /// Keeps `buffer` for the next call (emptied, its storage kept).
+    private static func giveBack<Element>(_ buffer: inout [Element], to kept: inout [Element]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &kept)
     }
 
     private func deliver(_ gestures: [Gesture]) {

@@ -1,6 +1,7 @@
 import CameraControlTransport
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +45,9 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     private var registrations: [LoopRegistration] = []
     private var shuttingDown = false
     private var threadEnded = false
-    private var thread: pthread_t?
+    /// The loop's thread while it runs (``threadID(_:)``), 0 before and after: read without the lock, so
+    /// ``isCurrent`` (asked several times on every message's way to its handler) takes none.
+    private let runningThread = Atomic<UInt>(0)
     /// The thread is (about to be) asleep in `poll()` until this time (nil: no timeout) — a registration
     /// whose timer comes earlier, or a job from another thread, must wake it.
     private var asleep = false
@@ -86,7 +89,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     /// Lets the thread end once no link is registered any more (at once when none is). Idempotent.
     public func shutdown() {
         lock.lock()
-        let wakeNeeded = !shuttingDown && !threadEnded && !onLoopThreadLocked
+        let wakeNeeded = !shuttingDown && !threadEnded && !onLoopThread
         shuttingDown = true
         lock.unlock()
         if wakeNeeded { wake() }
@@ -111,7 +114,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             return
         }
         jobs.append(job)
-        let wakeNeeded = jobs.count == 1 && asleep && !onLoopThreadLocked
+        let wakeNeeded = jobs.count == 1 && asleep && !onLoopThread
         lock.unlock()
         if wakeNeeded { wake() }
     }
@@ -133,11 +136,10 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
 
     /// True on the loop's thread, or (once it ended) on the queue that runs its jobs.
     public var isCurrent: Bool {
+        if onLoopThread { return true }
         lock.lock()
-        let onThread = onLoopThreadLocked
         let ended = threadEnded
         lock.unlock()
-        if onThread { return true }
         guard ended else { return false }
         return DispatchQueue.getSpecific(key: Self.fallbackKey) == ObjectIdentifier(self)
     }
@@ -201,7 +203,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         lock.lock()
         let accepted = !threadEnded
         if accepted { registrations.append(registration) }
-        let wakeNeeded = accepted && !onLoopThreadLocked
+        let wakeNeeded = accepted && !onLoopThread
         lock.unlock()
         if wakeNeeded {
             wake()
@@ -216,10 +218,19 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
 
     // MARK: Inside
 
-    /// True on the loop's own thread (call under `lock`).
-    var onLoopThreadLocked: Bool {
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+    /// True on the loop's own thread (one atomic load, no lock).
+    var onLoopThread: Bool {
+        let running = runningThread.load(ordering: .acquiring)
+        return running != 0 && running == Self.threadID(pthread_self())
+    }
+
+    /// A thread's id as a number for ``runningThread`` (never 0 for a live thread).
+    private static func threadID(_ thread: pthread_t) -> UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: thread)
+        #else
+            UInt(thread)
+        #endif
     }
 
     /// Takes the loop's lock for a registration's state (the loop's state and its links' share one lock).
@@ -230,13 +241,13 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
     /// A registration's timer moved to `deadline` (under `lock`): true when the sleeping thread must wake
     /// for it (call ``wake()`` after unlocking).
     func timerMovedLocked(to deadline: ContinuousClock.Instant) -> Bool {
-        guard asleep, !onLoopThreadLocked else { return false }
+        guard asleep, !onLoopThread else { return false }
         return sleepingUntil.map { deadline < $0 } ?? true
     }
 
     /// A registration needs the thread's attention (bytes to write, an ending) — true when it must be woken.
     func attentionNeededLocked() -> Bool {
-        asleep && !onLoopThreadLocked
+        asleep && !onLoopThread
     }
 
     /// Wakes the thread out of `poll()` (one byte on the self-pipe; a full pipe wakes it already).
@@ -260,9 +271,11 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
         return Int32(max(1, millis))
     }
 
-    /// Runs the jobs queued so far; true when any ran.
+    /// Runs the jobs queued so far; true when any ran. The thread is awake.
     private func runJobs() -> Bool {
         lock.lock()
+        asleep = false
+        sleepingUntil = nil
         guard !jobs.isEmpty else {
             lock.unlock()
             return false
@@ -276,9 +289,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
 
     /// The thread's body.
     private func run() {
-        lock.lock()
-        thread = pthread_self()
-        lock.unlock()
+        runningThread.store(Self.threadID(pthread_self()), ordering: .releasing)
         fallback.setSpecific(key: Self.fallbackKey, value: ObjectIdentifier(self))
         var fds: [pollfd] = []
         var polled: [LoopRegistration] = []
@@ -334,7 +345,7 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
                 // The ending thread's id may be given to the next thread the process makes: from now on
                 // only the fallback queue is the loop (`isCurrent`, `checkIsolated`). No job is left for
                 // this thread (`jobs` was empty just above, and later ones go to the queue).
-                thread = nil
+                runningThread.store(0, ordering: .releasing)
                 lock.unlock()
                 break
             }
@@ -352,10 +363,9 @@ public final class PollEventLoop: EventLoop, @unchecked Sendable {
             let timeout = earliest.map { Self.pollTimeout(now.duration(to: $0)) } ?? -1
             let result = system.poll(&fds, timeout)
             lastWakeUpNanos = Self.monotonicNanos()
-            lock.lock()
-            asleep = false
-            sleepingUntil = nil
-            lock.unlock()
+            // `asleep` stays set until the next lock of the loop (``runJobs()``): what the wake-up brought
+            // is read first, with no lock before it. Another thread meanwhile may write a wake-up byte it
+            // did not need; the next poll() drains it.
             if case .failure(let failure) = result {
                 if failure.rawValue == EINTR || failure.rawValue == EAGAIN { continue }
                 // poll() itself failed: every link ends with the error.
@@ -507,7 +517,7 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
             guard endingLocked == nil, !finished else { return false }
             let wasIdle = pendingStart == pending.count
             var offset = 0
-            if wasIdle && !loop.onLoopThreadLocked { offset = writeSomeLocked(bytes) }
+            if wasIdle && !loop.onLoopThread { offset = writeSomeLocked(bytes) }
             if endingLocked != nil { return loop.attentionNeededLocked() }
             guard offset < bytes.count else { return false }
             if wasIdle {

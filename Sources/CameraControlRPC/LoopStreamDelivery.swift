@@ -44,9 +44,12 @@ public final class StreamSubscription: Sendable {
 /// when that is the loop's (the port's read, for a client driven by that loop: no task and no queue between
 /// the read and the handler); otherwise scheduled on the loop, after what was already waiting. Either way
 /// the handler runs on the loop, one call at a time, in the stream's order — also when a handler's own
-/// call (a cancel) makes the client deliver more while it runs: that waits for it to return.
+/// call (a cancel) makes the client deliver more while it runs: that waits for it to return. A handler
+/// that refuses a message (it does not decode) gets nothing more, and the call is cancelled.
+@usableFromInline
 final class LoopStreamDelivery: StreamConsumer {
     /// What the handler gets: a payload, or the ending.
+    @usableFromInline
     enum Item: Sendable {
         case message([UInt8])
         case end(RPCError?)
@@ -61,18 +64,29 @@ final class LoopStreamDelivery: StreamConsumer {
         var ended = false
         /// The call was cancelled: messages are dropped, only the ending is still delivered.
         var droppingMessages = false
+        /// The call, once started (``started(_:)``): cancelled when the handler refuses a message.
+        var call: CallID?
     }
 
     private let loop: any EventLoop
     private let limit: Int
-    private let handler: @Sendable (Item) -> Void
+    private weak let client: RPCClient?
+    private let handler: @Sendable (Item) -> Bool
     private let state = Mutex(State())
 
-    /// Delivers to `handler` on `loop`, failing a message (``yield(_:)`` false) when `limit` wait undelivered.
-    init(loop: any EventLoop, limit: Int, handler: @escaping @Sendable (Item) -> Void) {
+    /// Delivers to `handler` on `loop`, failing a message (``yield(_:)`` false) when `limit` wait
+    /// undelivered. `handler` returns false for a message it cannot take: then it gets nothing more (not
+    /// even the ending) and the call is cancelled on `client`.
+    init(loop: any EventLoop, limit: Int, client: RPCClient, handler: @escaping @Sendable (Item) -> Bool) {
         self.loop = loop
         self.limit = max(1, limit)
+        self.client = client
         self.handler = handler
+    }
+
+    /// The call started as `call` (before any of its messages can come).
+    func started(_ call: CallID) {
+        state.withLock { $0.call = call }
     }
 
     func yield(_ payload: [UInt8]) -> Bool {
@@ -83,7 +97,8 @@ final class LoopStreamDelivery: StreamConsumer {
         _ = push(.end(error))
     }
 
-    /// Drops the messages waiting and every later one (the call is being cancelled); the ending still comes.
+    /// Drops the messages not yet delivered and any that come later (the call is being cancelled); the
+    /// ending is still delivered.
     func dropMessages() {
         state.withLock { state in
             state.droppingMessages = true
@@ -119,7 +134,7 @@ final class LoopStreamDelivery: StreamConsumer {
         switch next {
         case .refused: return false
         case .deliverThis:
-            handler(item)
+            hand(item)
             deliverPending()
         case .deliverNow: deliverPending()
         case .schedule: loop.schedule(after: .zero) { [self] in deliverScheduled() }
@@ -128,7 +143,18 @@ final class LoopStreamDelivery: StreamConsumer {
         return true
     }
 
-    /// The scheduled delivery, on the loop.
+    /// Calls the handler with `item`; when it refuses it, ends the delivery and cancels the call.
+    private func hand(_ item: Item) {
+        guard !handler(item) else { return }
+        let call = state.withLock { state -> CallID? in
+            state.ended = true
+            state.droppingMessages = true
+            state.pending.removeAll()
+            return state.call
+        }
+        if let call { client?.cancel(call) }
+    }
+
     private func deliverScheduled() {
         let start = state.withLock { state -> Bool in
             state.scheduled = false
@@ -139,7 +165,6 @@ final class LoopStreamDelivery: StreamConsumer {
         if start { deliverPending() }
     }
 
-    /// Calls the handler for each waiting item, one at a time, until none is left.
     private func deliverPending() {
         while let item = state.withLock({ state -> Item? in
             guard !state.pending.isEmpty else {
@@ -148,49 +173,7 @@ final class LoopStreamDelivery: StreamConsumer {
             }
             return state.pending.removeFirst()
         }) {
-            handler(item)
-        }
-    }
-}
-
-/// Decodes a handler-delivered stream's payloads and ends it on the first that does not decode.
-final class DecodingStreamHandler<Message: WireMessage>: Sendable {
-    private let method: MethodID
-    private let handler: @Sendable (StreamEvent<Message>) -> Void
-    private let cancel: @Sendable () -> Void
-    /// The handler got its ending (only the delivering thread touches it, one call at a time).
-    private let ended = Mutex(false)
-
-    init(
-        method: MethodID, cancel: @escaping @Sendable () -> Void, handler: @escaping @Sendable (StreamEvent<Message>) -> Void
-    ) {
-        self.method = method
-        self.cancel = cancel
-        self.handler = handler
-    }
-
-    func deliver(_ item: LoopStreamDelivery.Item) {
-        guard !ended.withLock({ $0 }) else { return }
-        switch item {
-        case .message(let payload):
-            let message: Message
-            do {
-                message = try Message(serializedBytes: payload)
-            } catch {
-                ended.withLock { $0 = true }
-                handler(
-                    .ended(
-                        RPCError(
-                            code: .internal,
-                            message: "stream message does not decode as \(Message.protoMessageName): \(error.message)",
-                            method: method, cause: error)))
-                cancel()
-                return
-            }
-            handler(.message(message))
-        case .end(let error):
-            ended.withLock { $0 = true }
-            handler(.ended(error))
+            hand(item)
         }
     }
 }

@@ -250,22 +250,47 @@ public final class RPCClient: Sendable {
     ///   - handler: takes each message, then the ending.
     /// - Returns: the call, to cancel it.
     /// - Throws: as ``serverStream(_:_:as:deadline:)``.
+    @inlinable
     public func serverStream<Request: WireMessage, Message: WireMessage>(
         _ method: MethodID, _ request: Request, as messageType: Message.Type = Message.self,
         deadline: Duration? = nil, deliveringOn loop: any EventLoop,
         to handler: @escaping @Sendable (StreamEvent<Message>) -> Void
     ) throws(RPCError) -> StreamSubscription {
-        let callSlot = Mutex<CallID?>(nil)
-        let decoding = DecodingStreamHandler<Message>(
-            method: method,
-            cancel: { [weak self] in
-                if let self, let call = callSlot.withLock({ $0 }) { cancel(call) }
-            },
-            handler: handler)
-        let delivery = LoopStreamDelivery(loop: loop, limit: configuration.streamBufferLimit) { decoding.deliver($0) }
-        let call = try startStream(method, request.serializedBytes(), deadline: deadline, consumer: delivery) {
-            call in callSlot.withLock { $0 = call }
+        // Inlinable, so the decode and the handler's call are compiled for `Message` where it is known: a
+        // message's way from the read to its handler runs no generic code.
+        try serverStreamPayloads(method, request.serializedBytes(), deadline: deadline, deliveringOn: loop) { item in
+            switch item {
+            case .message(let payload):
+                let message: Message
+                do throws(WireError) {
+                    message = try Message(serializedBytes: payload)
+                } catch {
+                    handler(
+                        .ended(
+                            RPCError(
+                                code: .internal,
+                                message: "stream message does not decode as \(Message.protoMessageName): \(error.message)",
+                                method: method, cause: error)))
+                    return false
+                }
+                handler(.message(message))
+            case .end(let error):
+                handler(.ended(error))
+            }
+            return true
         }
+    }
+
+    /// ``serverStream(_:_:as:deadline:deliveringOn:to:)`` before the decode: `deliver` takes each payload
+    /// and then the ending, on `loop`; it returns false for a payload that does not decode (it gets nothing
+    /// more, and the call is cancelled).
+    @usableFromInline
+    func serverStreamPayloads(
+        _ method: MethodID, _ request: [UInt8], deadline: Duration?, deliveringOn loop: any EventLoop,
+        to deliver: @escaping @Sendable (LoopStreamDelivery.Item) -> Bool
+    ) throws(RPCError) -> StreamSubscription {
+        let delivery = LoopStreamDelivery(loop: loop, limit: configuration.streamBufferLimit, client: self, handler: deliver)
+        let call = try startStream(method, request, deadline: deadline, consumer: delivery) { call in delivery.started(call) }
         return StreamSubscription(callID: call, method: method, client: self, delivery: delivery)
     }
 

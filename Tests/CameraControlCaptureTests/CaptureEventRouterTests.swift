@@ -20,6 +20,19 @@ struct CaptureRoutingTests {
         #expect(!last.shouldPlaySound)
     }
 
+    @Test("handle(_:atHostMicros:into:) appends to the buffer what handle(_:atHostMicros:) returns")
+    func routesIntoABuffer() {
+        var buffered = runningRouter()
+        var plain = runningRouter()
+        var out: [CaptureRouterOutput] = []
+        for gesture in click(.volumeDown) + click(.volumeUp, at: 500) {
+            buffered.handle(gesture, atHostMicros: 1, into: &out)
+        }
+        let expected = (click(.volumeDown) + click(.volumeUp, at: 500)).flatMap { plain.handle($0, atHostMicros: 1) }
+        #expect(described(out) == described(expected))
+        #expect(described(out).count == 4)
+    }
+
     @Test("light presses, slides, touches and double presses never make capture events")
     func nonCaptureGestures() {
         var router = runningRouter()

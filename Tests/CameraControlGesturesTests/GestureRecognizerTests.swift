@@ -380,3 +380,20 @@ struct RobustnessTests {
         #expect(recognizer.currentMicros == ms(100))
     }
 }
+
+@Suite("Recogniser: gestures into a kept buffer")
+struct RecognizerBufferTests {
+    @Test("handle(_:into:) and advance(toMicros:into:) append to the buffer, the same gestures as the arrays")
+    func appendsLikeTheArrays() {
+        var buffered = GestureRecognizer()
+        var plain = GestureRecognizer()
+        let events = [event(0, .buttonDown, .volumeDown), event(900, .buttonUp, .volumeDown)]
+        var out = [Gesture(kind: .touchEnded, source: .cameraControl, timestampMicros: 1, forceMillinewtons: 0)]
+        buffered.handle(events[0], into: &out)
+        buffered.advance(toMicros: ms(700), into: &out)
+        buffered.handle(events[1], into: &out)
+        let expected = plain.handle(events[0]) + plain.advance(toMicros: ms(700)) + plain.handle(events[1])
+        #expect(names(out) == ["touchEnded"] + names(expected))
+        #expect(names(expected) == ["pressBegan", "longPressBegan", "pressEnded"])
+    }
+}

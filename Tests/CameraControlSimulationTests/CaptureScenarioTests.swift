@@ -591,6 +591,18 @@ struct InputEventOrdererTests {
         #expect(orderer.accept(event(5), atMicros: 31_000).map(\.eventNumber) == [5])
     }
 
+    @Test("accept(_:atMicros:into:) appends what is due after what the buffer holds, and nothing while it holds")
+    func acceptInto() {
+        var orderer = InputEventOrderer()
+        var due = [event(99)]
+        orderer.accept(event(1), atMicros: 0, into: &due)
+        #expect(due.map(\.eventNumber) == [99, 1])
+        orderer.accept(event(3), atMicros: 1_000, into: &due)
+        #expect(due.map(\.eventNumber) == [99, 1])
+        orderer.accept(event(2), atMicros: 2_000, into: &due)
+        #expect(due.map(\.eventNumber) == [99, 1, 2, 3])
+    }
+
     @Test("a gap that never fills is skipped after the maximum hold; a late event then passes through")
     func gapSkipped() {
         var orderer = InputEventOrderer(maximumHoldMicros: 150_000)
