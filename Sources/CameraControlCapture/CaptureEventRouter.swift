@@ -143,7 +143,7 @@ public struct CaptureEventRouter: Sendable {
         return out
     }
 
-    /// ``handle(_:atHostMicros:)`` appending to `out` (a buffer the caller keeps: no array per gesture).
+    /// ``handle(_:atHostMicros:)-(Gesture,_)`` appending to `out` (a buffer the caller keeps: no array per gesture).
     public mutating func handle(_ gesture: Gesture, atHostMicros now: UInt64, into out: inout [CaptureRouterOutput]) {
         latestDeviceMicros = max(latestDeviceMicros, gesture.timestampMicros)
         // A remote click is always the remote's, whatever source the device put on it.
