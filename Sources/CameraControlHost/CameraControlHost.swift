@@ -205,10 +205,15 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// (reconnects) too, each on the host's own event loop (its argument). A device lost before its clock
     /// was estimated has ``reconnectWithin`` to come back.
     ///
+    /// `prepare` runs once the first session is open and before the host starts on it: attach the capture
+    /// interactions, controls and observers there, and a press made as the session starts reaches them
+    /// (attached after `connect` returns, they see the presses that begin after that).
+    ///
     /// - Throws: ``DeviceError`` from the first open and handshake; ``DeviceError/Code/closed`` when the
     ///   device went away then and did not come back in time (the host is stopped).
     public static func connect(
-        configuration: Configuration = Configuration(), opener: @escaping Opener
+        configuration: Configuration = Configuration(), prepare: @Sendable (CameraControlHost) async -> Void = { _ in },
+        opener: @escaping Opener
     ) async throws(DeviceError) -> CameraControlHost {
         let loop = EventLoops.make(name: "cc-host")
         let first: DeviceSession
@@ -223,6 +228,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             if let session = handOff.take() { return session }
             return try await opener(loop)
         }
+        await prepare(host)
         await host.start()
         guard await host.waitUntilConnected(within: reconnectWithin) else {
             let lost = await host.lastDisconnect.map { ": \($0)" } ?? ""
@@ -233,7 +239,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         return host
     }
 
-    /// How long ``connect(configuration:opener:)`` waits for a device lost before its clock was estimated.
+    /// How long ``connect(configuration:prepare:opener:)`` waits for a device lost before its clock was estimated.
     public static let reconnectWithin: Duration = .seconds(10)
 
     // MARK: Attaching
@@ -313,7 +319,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     }
 
     /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
-    /// attached to this host. Call it once connected (after ``connect(configuration:opener:)``).
+    /// attached to this host. Call it once connected (after ``connect(configuration:prepare:opener:)``).
     ///
     /// - Throws: ``ControlError`` with ``ControlError/Code/controlsNotSupported`` before any handshake, or
     ///   as ``CaptureControlsSession/init(capabilities:configuration:)``.
@@ -696,7 +702,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     }
 }
 
-/// The session opened by ``CameraControlHost/connect(configuration:opener:)``, handed to the first
+/// The session opened by ``CameraControlHost/connect(configuration:prepare:opener:)``, handed to the first
 /// connect once.
 private final class FirstSession: Sendable {
     private let session: Mutex<DeviceSession?>

@@ -50,12 +50,15 @@ extension CameraControlHost {
 
     /// Opens `path` now (so a wrong port fails here, with the reason), starts the host on that session and
     /// returns once it is connected and its clock estimated. Later sessions reconnect to the same path.
+    /// `prepare` runs before the host starts on the first session: what it attaches misses nothing of it
+    /// (`connect(configuration:prepare:opener:)`).
     ///
     /// - Throws: `DeviceError` from the first open and handshake.
     public static func connect(
-        to path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration()
+        to path: String, hostName: String = "CameraControlHost", configuration: Configuration = Configuration(),
+        prepare: @Sendable (CameraControlHost) async -> Void = { _ in }
     ) async throws(DeviceError) -> CameraControlHost {
-        try await connect(configuration: configuration) { loop async throws(DeviceError) -> DeviceSession in
+        try await connect(configuration: configuration, prepare: prepare) { loop async throws(DeviceError) -> DeviceSession in
             try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
         }
     }

@@ -59,13 +59,43 @@ enum Monitor {
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")
-        // The first connect must work (a typo in PORT is an error, not an endless retry; a noisy port
-        // gets the wrong-baud hint).
-        let (host, port) = try await Ports.connectHost(
-            try args.required(0, "PORT"), hostName: "camctl monitor", configuration: .init(reconnects: reconnects))
+        let printer = EventPrinter(json: args.flag("json"))
+        let json = args.flag("json")
         // Set before the monitor stops the host itself (--seconds, the end of --scenario, Ctrl-C, `q`): that
         // ends the session too, and is no "device lost".
         let stopping = StopFlag()
+        let portName = Mutex(try args.required(0, "PORT"))  // the resolved path, once known
+        // The first connect must work (a typo in PORT is an error, not an endless retry; a noisy port
+        // gets the wrong-baud hint). What prints is attached before the host starts on the first session:
+        // a press made as it starts is shown, as a capture too.
+        let (host, port) = try await Ports.connectHost(
+            portName.withLock { $0 }, hostName: "camctl monitor", configuration: .init(reconnects: reconnects)
+        ) { host in
+            printer.offsetSource = { host.clockOffsetMicros }
+            await host.onConnect { info in
+                print(json ? Self.connectedJSON(info) : info.summary + "\n")
+            }
+            await host.observe { effect in
+                switch effect {
+                case .connected:
+                    printer.resetOrigin()
+                case .deviceLost:
+                    if !stopping.value.withLock({ $0 }) {
+                        let port = portName.withLock { $0 }
+                        printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
+                    }
+                default:
+                    printer.effect(effect)
+                }
+            }
+            let interaction = CaptureEventInteraction(
+                soundPlayer: host,
+                primary: { printer.capture($0, role: "primary") },
+                secondary: { printer.capture($0, role: "secondary") })
+            await host.attach(interaction)
+            interaction.setSessionRunning(true)
+        }
+        portName.withLock { $0 = port }
         @Sendable func stop() async {
             stopping.value.withLock { $0 = true }
             await host.stop()
@@ -73,33 +103,6 @@ enum Monitor {
         deadline.onExpiry(stop)
         // Ctrl-C (or SIGTERM) is how a monitor usually ends: the session closes cleanly, exit 0.
         Interrupts.onInterrupt { Task { await stop() } }
-        let printer = EventPrinter(json: args.flag("json"))
-        let json = args.flag("json")
-        printer.offsetSource = { host.clockOffsetMicros }
-        let interaction = CaptureEventInteraction(
-            soundPlayer: host,
-            primary: { printer.capture($0, role: "primary") },
-            secondary: { printer.capture($0, role: "secondary") })
-        if let info = await host.deviceInfo {
-            print(json ? Self.connectedJSON(info) : info.summary + "\n")
-        }
-        await host.onConnect { info in
-            print(json ? Self.connectedJSON(info) : info.summary + "\n")
-        }
-        await host.observe { effect in
-            switch effect {
-            case .connected:
-                printer.resetOrigin()
-            case .deviceLost:
-                if !stopping.value.withLock({ $0 }) {
-                    printer.note(reconnects ? "device lost; waiting for \(port) to come back…" : "device lost")
-                }
-            default:
-                printer.effect(effect)
-            }
-        }
-        await host.attach(interaction)
-        interaction.setSessionRunning(true)
 
         if let scenario, let session = await host.session {
             let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)

@@ -222,16 +222,18 @@ enum Ports {
         try await open(path: try await resolve(port), hostName: hostName)
     }
 
-    /// Resolves PORT and starts a ``CameraControlHost`` on it (`CameraControlHost.connect(configuration:opener:)`:
+    /// Resolves PORT and starts a ``CameraControlHost`` on it (`CameraControlHost.connect(configuration:prepare:opener:)`:
     /// every session, the first and each reconnect to the resolved path, on the host's event loop). The
     /// first open's failure is classified as ``open(path:hostName:eventLoop:)``'s: a port that sends bytes
-    /// but no frames gets the wrong-baud hint. Returns once the host is connected and its clock estimated.
+    /// but no frames gets the wrong-baud hint. Returns once the host is connected and its clock estimated;
+    /// `prepare` runs before the host starts on the first session (what it attaches misses nothing of it).
     static func connectHost(
-        _ port: String, hostName: String, configuration: CameraControlHost.Configuration = .init()
+        _ port: String, hostName: String, configuration: CameraControlHost.Configuration = .init(),
+        prepare: @Sendable (CameraControlHost) async -> Void = { _ in }
     ) async throws -> (host: CameraControlHost, path: String) {
         let path = try await resolve(port)
         do {
-            let host = try await CameraControlHost.connect(configuration: configuration) {
+            let host = try await CameraControlHost.connect(configuration: configuration, prepare: prepare) {
                 loop async throws(DeviceError) -> DeviceSession in
                 try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
             }

@@ -1,3 +1,4 @@
+import CameraControlCapture
 import CameraControlDevice
 import CameraControlHost
 import CameraControlRPC
@@ -55,6 +56,53 @@ struct HostLifecycleTests {
         #expect(await answered.waitUntilConnected(within: .seconds(60)))
         #expect(await answered.session != nil)
         await answered.stop()
+    }
+
+    @Test("connect's prepare: an interaction attached there gets the press the device sends as the input stream opens")
+    func prepareBeforeTheFirstSessionStarts() async throws {
+        let began = Mutex<[InputSource]>([])
+        let host = try await CameraControlHost.connect(configuration: .init(clockSamplesAtConnect: 2)) { host in
+            let interaction = CaptureEventInteraction { event in
+                if event.phase == .began { began.withLock { $0.append(event.source) } }
+            }
+            await host.attach(interaction)
+            interaction.setSessionRunning(true)
+        } opener: { _ async throws(DeviceError) -> DeviceSession in
+            let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
+            // Pings are answered only once the stream is open, after its press: connect() cannot return
+            // (its clock estimated) before the press was handled.
+            let heldPings = Mutex<[Packet]?>([])
+            let device = FakeDevice(transport: deviceEnd) { packet in
+                guard packet.type == .request else { return [] }
+                if packet.address == MethodID.devicePing {
+                    let held = heldPings.withLock { held -> Bool in
+                        guard held != nil else { return false }
+                        held?.append(packet)
+                        return true
+                    }
+                    return held ? [Packet.ack(sequence: 0, acking: packet.sequence)] : answeringDevice(packet)
+                }
+                guard packet.address == MethodID.inputStreamInputEvents else { return answeringDevice(packet) }
+                // The stream's confirmation and, with it, a press made as the stream opened.
+                let press = InputEvent(
+                    timestampMicros: 2_000, kind: .buttonDown, source: .volumeDown, eventNumber: 1, reliableEventNumber: 2)
+                let pings = heldPings.withLock { held in
+                    defer { held = nil }
+                    return held ?? []
+                }
+                return [
+                    Packet.ack(sequence: 0, acking: packet.sequence),
+                    Packet(type: .response, isReliable: true, callID: packet.callID, payload: []),
+                    Packet(type: .streamMessage, isReliable: true, callID: packet.callID, payload: press.serializedBytes()),
+                ] + pings.flatMap { answeringDevice($0).dropFirst() }
+            }
+            await device.start()
+            return try await DeviceSession.connect(transport: hostEnd, hostName: "lifecycle", attempts: 1)
+        }
+        // The press came before the pings' answers, so before connect() returned: no waiting here. (A later
+        // session would bring it again: this device answers no heartbeat, and the host reconnects.)
+        #expect(began.withLock { $0 } == [.volumeDown])
+        await host.stop()
     }
 
     @Test("stop during connect: the handshake in progress is cancelled and run() returns")
