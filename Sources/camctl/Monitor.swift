@@ -65,12 +65,9 @@ enum Monitor {
         // ends the session too, and is no "device lost".
         let stopping = StopFlag()
         let portName = Mutex(try args.required(0, "PORT"))  // the resolved path, once known
-        // The first connect must work (a typo in PORT is an error, not an endless retry; a noisy port
-        // gets the wrong-baud hint). What prints is attached before the host starts on the first session:
-        // a press made as it starts is shown, as a capture too.
-        let (host, port) = try await Ports.connectHost(
-            portName.withLock { $0 }, hostName: "camctl monitor", configuration: .init(reconnects: reconnects)
-        ) { host in
+        // What prints, attached before the host starts on the first session: a press made as it starts is
+        // shown, as a capture too.
+        @Sendable func attachPrinter(to host: CameraControlHost) async {
             printer.offsetSource = { host.clockOffsetMicros }
             await host.onConnect { info in
                 print(json ? Self.connectedJSON(info) : info.summary + "\n")
@@ -95,14 +92,29 @@ enum Monitor {
             await host.attach(interaction)
             interaction.setSessionRunning(true)
         }
-        portName.withLock { $0 = port }
-        @Sendable func stop() async {
+
+        @Sendable func stop(_ host: CameraControlHost) async {
             stopping.value.withLock { $0 = true }
             await host.stop()
         }
-        deadline.onExpiry(stop)
-        // Ctrl-C (or SIGTERM) is how a monitor usually ends: the session closes cleanly, exit 0.
-        Interrupts.onInterrupt { Task { await stop() } }
+        // The first connect must work (a typo in PORT is an error, not an endless retry; a noisy port
+        // gets the wrong-baud hint).
+        let connected: (host: CameraControlHost, path: String)
+        do {
+            connected = try await Ports.connectHost(
+                portName.withLock { $0 }, hostName: "camctl monitor", configuration: .init(reconnects: reconnects)
+            ) { host in
+                deadline.onExpiry { await stop(host) }
+                // Ctrl-C (or SIGTERM) is how a monitor usually ends: the session closes cleanly, exit 0. (Before
+                // this, while the port opens and the handshake runs, it ends the process: exit 130.)
+                Interrupts.onInterrupt { Task { await stop(host) } }
+                await attachPrinter(to: host)
+            }
+        } catch  where stopping.value.withLock({ $0 }) {
+            return  // stopped (Ctrl-C, --seconds) while its clock was being estimated
+        }
+        let (host, port) = connected
+        portName.withLock { $0 = port }
 
         if let scenario, let session = await host.session {
             let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
@@ -112,7 +124,7 @@ enum Monitor {
         if seconds > 0, !deadline.isSet {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                await stop()
+                await stop(host)
             }
         }
         await host.run()
