@@ -201,7 +201,7 @@ public struct GestureRecognizer: Sendable {
             let source: InputSource = event.source == .unspecified ? .remote : event.source
             out.append(gesture(.remoteClick, source, ts, event.forceMillinewtons))
         case .slide:
-            out += handleSlide(event)
+            handleSlide(event, into: &out)
         }
     }
 
@@ -345,16 +345,15 @@ public struct GestureRecognizer: Sendable {
         out.append(gesture(.pressEnded(summary), source, event.timestampMicros, event.forceMillinewtons))
     }
 
-    private mutating func handleSlide(_ event: InputEvent) -> [Gesture] {
-        guard event.source == .cameraControl || event.source == .unspecified else { return [] }
+    private mutating func handleSlide(_ event: InputEvent, into out: inout [Gesture]) {
+        guard event.source == .cameraControl || event.source == .unspecified else { return }
         let ts = event.timestampMicros
-        if let last = slide.lastSampleAt, ts < last { return [] }  // an older sample: latest wins
-        var out: [Gesture] = []
+        if let last = slide.lastSampleAt, ts < last { return }  // an older sample: latest wins
         impliedTouch(event, into: &out)
         let position = fraction(event.position)
         guard let anchor = slide.anchor, let last = slide.lastPosition, let lastAt = slide.lastSampleAt else {
             restSlide(at: position, time: ts)
-            return out
+            return
         }
         let delta = position - last
         let dt = ts - lastAt
@@ -365,11 +364,11 @@ public struct GestureRecognizer: Sendable {
             slide.velocity += alpha * (raw - slide.velocity)
         }
         slide.lastSampleAt = ts
-        guard delta != 0 else { return out }
+        guard delta != 0 else { return }
         slide.lastPosition = position
         slide.lastMoveAt = ts
         if !slide.isActive {
-            guard abs(position - anchor) >= configuration.effectiveSlop else { return out }
+            guard abs(position - anchor) >= configuration.effectiveSlop else { return }
             slide.isActive = true
             lightPress?.slid = true
             pendingDoubleSince = nil
@@ -379,6 +378,5 @@ public struct GestureRecognizer: Sendable {
             let motion = SlideMotion(position: position, delta: delta, velocity: slide.velocity)
             out.append(gesture(.slideChanged(motion), .cameraControl, ts, event.forceMillinewtons))
         }
-        return out
     }
 }

@@ -12,6 +12,20 @@ import Testing
 /// handshake runs, between reconnects, mid-session.
 @Suite("CameraControlHost lifecycle")
 struct HostLifecycleTests {
+    /// How many times a host tried to open its device.
+    final class Attempts: Sendable {
+        let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    /// A host whose device is never there: every attempt fails at once (counted), retried every 20 ms.
+    static func unpluggedHost(counting attempts: Attempts) -> CameraControlHost {
+        CameraControlHost(configuration: .init(retryDelay: .milliseconds(20))) { _ async throws(DeviceError) -> DeviceSession in
+            attempts.count.wrappingAdd(1, ordering: .relaxed)
+            throw DeviceError(.transport, "unplugged")
+        }
+    }
+
     @Test("stop before start: the opener is never called, run() and waitUntilConnected() return at once")
     func stopBeforeStart() async {
         let opened = Atomic<Int>(0)
@@ -29,19 +43,15 @@ struct HostLifecycleTests {
 
     @Test("waitUntilConnected(within:): false when no device comes in time, and when the host stopped; the host runs on")
     func timedWaitForAConnection() async {
-        let attempts = Atomic<Int>(0)
-        let host = CameraControlHost(configuration: .init(retryDelay: .milliseconds(20))) {
-            _ async throws(DeviceError) -> DeviceSession in
-            attempts.wrappingAdd(1, ordering: .relaxed)
-            throw DeviceError(.transport, "unplugged")
-        }
+        let attempts = Attempts()
+        let host = Self.unpluggedHost(counting: attempts)
         await host.start()
         #expect(await host.waitUntilConnected(within: .milliseconds(50)) == false)
         // Two timed waits at once end each at its own time; the host keeps trying meanwhile.
         async let short = host.waitUntilConnected(within: .milliseconds(30))
         async let long = host.waitUntilConnected(within: .milliseconds(120))
         #expect(await (short, long) == (false, false))
-        #expect(await eventually(within: .seconds(60)) { attempts.load(ordering: .relaxed) >= 2 })
+        #expect(await eventually(within: .seconds(60)) { attempts.value >= 2 })
         await host.stop()
         #expect(await host.waitUntilConnected(within: .seconds(60)) == false, "stopped: at once, false")
 
@@ -129,18 +139,14 @@ struct HostLifecycleTests {
 
     @Test("stop during reconnect: between failed attempts, run() returns and no attempt follows")
     func stopDuringReconnect() async throws {
-        let attempts = Atomic<Int>(0)
-        let host = CameraControlHost(configuration: .init(retryDelay: .milliseconds(20))) {
-            _ async throws(DeviceError) -> DeviceSession in
-            attempts.wrappingAdd(1, ordering: .relaxed)
-            throw DeviceError(.transport, "unplugged")
-        }
+        let attempts = Attempts()
+        let host = Self.unpluggedHost(counting: attempts)
         await host.start()
-        #expect(await eventually(within: .seconds(60)) { attempts.load(ordering: .relaxed) >= 3 })
+        #expect(await eventually(within: .seconds(60)) { attempts.value >= 3 })
         await host.stop()
-        let after = attempts.load(ordering: .relaxed)
+        let after = attempts.value
         try await Task.sleep(for: .milliseconds(100))
-        #expect(attempts.load(ordering: .relaxed) == after)
+        #expect(attempts.value == after)
     }
 
     @Test("stopped 1,000 times at random moments of its life (connecting, connected, timing, reconnecting)")
