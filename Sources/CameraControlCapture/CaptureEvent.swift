@@ -1,6 +1,12 @@
 import CameraControlGestures
 import CameraControlWire
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Where a press is in its life (AVCaptureEventPhase).
 public enum CaptureEventPhase: String, Hashable, Sendable, CaseIterable {
     /// The input went down: prepare the camera.
@@ -49,15 +55,19 @@ public struct CaptureClock: Sendable {
     /// A clock read by `nowMicros`.
     public init(nowMicros: @escaping @Sendable () -> UInt64) { self.nowMicros = nowMicros }
 
-    /// `ContinuousClock`, counted from the first time any continuous `CaptureClock` is read.
-    public static let continuous = CaptureClock {
-        let elapsed = continuousClockStart.duration(to: ContinuousClock.now).components
-        let micros = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
-        return micros > 0 ? UInt64(micros) : 0
+    /// The system's monotonic clock, `CLOCK_MONOTONIC` (from an arbitrary start, e.g. the system's boot):
+    /// ``monotonicMicros()``.
+    public static let continuous = CaptureClock(nowMicros: monotonicMicros)
+
+    /// `CLOCK_MONOTONIC` now, microseconds: one read of the clock (through the vDSO on Linux, no system
+    /// call) and an integer conversion. The host reads it on every input event, so it goes around
+    /// `ContinuousClock`'s 128-bit durations.
+    @Sendable public static func monotonicMicros() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000 &+ UInt64(now.tv_nsec / 1_000)
     }
 }
-
-private let continuousClockStart = ContinuousClock.now
 
 /// One capture event (AVCaptureEvent), with what Apple hides added.
 ///

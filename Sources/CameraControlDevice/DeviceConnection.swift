@@ -149,12 +149,15 @@ public actor DeviceConnection: EventLoopActor {
     private func streamInputEvents(of session: DeviceSession) async -> RPCError {
         let ending = StreamEnding()
         let subscription: StreamSubscription
+        // run(_:)'s handler, set before the first session and kept until run(_:) returns, after this stream ended.
+        let handler = self.handler
         do {
-            subscription = try session.inputEvents(deliveringOn: eventLoop) { [weak self] event in
+            subscription = try session.inputEvents(deliveringOn: eventLoop) { event in
                 switch event {
                 case .message(let input):
-                    // The handler runs on `eventLoop`, this actor's executor.
-                    self?.assumeIsolatedOnLoop { connection in connection.report(.input(input)) }
+                    // On `eventLoop`, this actor's executor (the stream's loop): straight to the handler
+                    // with this session, the current one while its stream runs, as report(_:) would.
+                    handler?(.input(input), session)
                 case .ended(let error):
                     ending.resolve(error ?? RPCError(code: .unavailable, message: "the device ended the event stream"))
                 }

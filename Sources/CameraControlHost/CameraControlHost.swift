@@ -29,9 +29,9 @@ public struct HostClock: Sendable {
 
     /// The system's monotonic clock (`CLOCK_MONOTONIC`), the one ``CaptureClock/continuous`` reads.
     public static let monotonic = HostClock(
-        nowMicros: { CaptureClock.continuous.nowMicros() },
+        nowMicros: CaptureClock.monotonicMicros,
         sleepUntilMicros: { deadline in
-            let now = CaptureClock.continuous.nowMicros()
+            let now = CaptureClock.monotonicMicros()
             if deadline > now { try await Task.sleep(for: .microseconds(Int64(deadline - now))) }
         })
 }

@@ -472,7 +472,12 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     /// When ``EventLoopDelegate/eventLoopTimerFired()`` is due.
     var timerDeadlineLocked: ContinuousClock.Instant?
     /// Why the link ends (set once): it leaves the loop at the next turn.
-    var endingLocked: TransportError?
+    var endingLocked: TransportError? {
+        didSet { hasEnding.store(endingLocked != nil, ordering: .releasing) }
+    }
+    /// Whether ``endingLocked`` is set, readable without the lock: the loop's thread checks it before every
+    /// read, the first thing it does when a device's bytes wake it.
+    private let hasEnding = Atomic<Bool>(false)
     /// Whether the loop reads the descriptor (``setReading(_:)``).
     var readingLocked = true
     private var pending: [UInt8] = []
@@ -641,8 +646,7 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
             loop.withLock { flushPendingLocked() }
         }
         guard events & Int32(POLLIN | POLLHUP | POLLERR) != 0 else { return }
-        let stillOpen = loop.withLock { endingLocked == nil }
-        guard stillOpen else { return }
+        guard !hasEnding.load(ordering: .acquiring) else { return }
         switch FileDescriptorLink.readOnce(
             system: system, descriptor: descriptor, name: name, into: &buffer, events: events, isTerminal: isTerminal,
             emptyReads: &emptyReads)

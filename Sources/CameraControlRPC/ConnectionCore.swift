@@ -114,6 +114,11 @@ public struct ConnectionCore: Sendable {
     private var scratch: [UInt8] = []
     /// The `ACK` sent for each reliable packet, its payload rewritten each time (no allocation per ACK).
     private var ackPacket = Packet.ack(sequence: 0, acking: 0)
+    /// The sequence numbers of reliable packets received whose `ACK` is owed but not yet encoded: it is
+    /// encoded when the output is taken, or before the next packet sent (so the order on the wire is the
+    /// order they were owed in). A driver delivers what a read brought before it takes the output, so the
+    /// encoding is off the way from the read to the message's consumer.
+    private var owedAcks: [UInt16] = []
     private var events: [ConnectionEvent] = []
     /// Our reliable packets awaiting an `ACK`, by sequence number.
     private var unacked: [UInt16: Unacked] = [:]
@@ -173,6 +178,7 @@ public struct ConnectionCore: Sendable {
 
     /// The bytes to write to the transport since the last call (complete frames, in order).
     public mutating func takeOutbound() -> [UInt8] {
+        encodeOwedAcks()
         guard !outbound.isEmpty else { return [] }  // no allocation when there is nothing to hand out
         defer { outbound.removeAll(keepingCapacity: true) }
         return outbound
@@ -181,6 +187,7 @@ public struct ConnectionCore: Sendable {
     /// Hands the bytes to write since the last call to `body` (complete frames, in order), without a copy,
     /// and forgets them. `body` is not called when there is nothing to write.
     public mutating func drainOutbound(_ body: (UnsafeRawBufferPointer) -> Void) {
+        encodeOwedAcks()
         guard !outbound.isEmpty else { return }
         outbound.withUnsafeBytes(body)
         outbound.removeAll(keepingCapacity: true)
@@ -310,6 +317,7 @@ public struct ConnectionCore: Sendable {
         linkState = .closed
         closedReason = reason
         outbound.removeAll()
+        owedAcks.removeAll()
         failAllCalls(message: reason)
         events.append(.linkClosed)
     }
@@ -358,6 +366,7 @@ public struct ConnectionCore: Sendable {
     /// `0x00`s): a previous frame whose delimiter was corrupted costs only that frame, not this heartbeat
     /// too (§8: the device's liveness rests on these small frames).
     private mutating func sendHeartbeat(now: Duration, answering: Bool) {
+        encodeOwedAcks()
         outbound.append(WireFormat.delimiter)
         sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
         extraCounters.heartbeatsSent += 1
@@ -392,11 +401,10 @@ public struct ConnectionCore: Sendable {
                     .failed(other, RPCError(code: .cancelled, message: "a new handshake ended the call", method: state.method)))
             }
         }
-        if packet.isReliable {
-            // The ACK's 2-byte payload is written into a packet the core keeps, not a new array.
-            ackPacket.payload[0] = UInt8(truncatingIfNeeded: packet.sequence)
-            ackPacket.payload[1] = UInt8(truncatingIfNeeded: packet.sequence >> 8)
-            sendLinkPacket(ackPacket, now: now)
+        if packet.isReliable && !isClosed {
+            // Encoded when the output is taken (``encodeOwedAcks()``); the send counts for liveness now.
+            owedAcks.append(packet.sequence)
+            liveness.sent(at: now)
             extraCounters.acksSent += 1
         }
         if isDuplicate(packet) {
@@ -554,6 +562,7 @@ public struct ConnectionCore: Sendable {
                 extraCounters.reliableGivenUp += 1
                 continue
             }
+            encodeOwedAcks()
             outbound.append(contentsOf: entry.bytes)
             extraCounters.retransmissions += 1
             extraCounters.bytesSent += UInt64(entry.bytes.count)
@@ -599,6 +608,7 @@ public struct ConnectionCore: Sendable {
     /// is built in `scratch` and stuffed straight into ``outbound``).
     @discardableResult
     private mutating func send(_ packet: Packet, now: Duration) throws(WireError) -> (sequence: UInt16, wire: Range<Int>) {
+        encodeOwedAcks()
         var numbered = packet
         numbered.sequence = sendSequence
         let start = outbound.count
@@ -609,5 +619,28 @@ public struct ConnectionCore: Sendable {
         extraCounters.bytesSent += UInt64(outbound.count - start)
         liveness.sent(at: now)
         return (numbered.sequence, start..<outbound.count)
+    }
+
+    /// Encodes the `ACK`s owed so far into ``outbound``, in the order they were owed: each a link packet
+    /// with the next sequence number, its 2-byte payload written into the packet the core keeps (no
+    /// allocation per ACK).
+    private mutating func encodeOwedAcks() {
+        guard !owedAcks.isEmpty else { return }
+        for acking in owedAcks {
+            ackPacket.payload[0] = UInt8(truncatingIfNeeded: acking)
+            ackPacket.payload[1] = UInt8(truncatingIfNeeded: acking >> 8)
+            ackPacket.sequence = sendSequence
+            let start = outbound.count
+            do {
+                try PacketEncoder.encode(
+                    ackPacket, maxFrameBytes: configuration.maxFrameBytes, appendingTo: &outbound, scratch: &scratch)
+            } catch {
+                continue  // an ACK always fits
+            }
+            sendSequence &+= 1
+            extraCounters.packetsSent += 1
+            extraCounters.bytesSent += UInt64(outbound.count - start)
+        }
+        owedAcks.removeAll(keepingCapacity: true)
     }
 }

@@ -99,6 +99,28 @@ struct ConnectionCoreTests {
         #expect(core.counters.acksSent == 1)
     }
 
+    @Test("ACKs are encoded once the output is taken or another packet is sent, in the order owed, numbered in turn")
+    func acksKeepTheirPlaceOnTheWire() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames(sequence: 20)
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        let request = try #require(hostPackets(core.takeOutbound()).first)
+        // Two reliable messages in one read, then a call started before the output is taken: its REQUEST
+        // follows both ACKs on the wire, and the sequence numbers run on from the first REQUEST's.
+        core.receive(device.message(stream, [1], reliable: true) + device.message(stream, [2], reliable: true), now: .ms(1))
+        #expect(core.counters.acksSent == 2)
+        _ = try core.startCall(method: .devicePing, request: [], now: .ms(1))
+        let sent = hostPackets(core.takeOutbound())
+        #expect(sent.map(\.type) == [.ack, .ack, .request])
+        #expect(sent.map(\.ackedSequence) == [20, 21, nil])
+        #expect(sent.map(\.sequence) == [request.sequence &+ 1, request.sequence &+ 2, request.sequence &+ 3])
+        #expect(core.counters.packetsSent == 4)
+        // Owed and not yet taken when the link closes: nothing more is sent.
+        core.receive(device.message(stream, [3], reliable: true), now: .ms(2))
+        core.closeLink(now: .ms(2))
+        #expect(core.takeOutbound().isEmpty)
+    }
+
     @Test("a retransmitted reliable packet is delivered once but acknowledged every time")
     func duplicateDropped() throws {
         var core = ConnectionCore()
