@@ -189,7 +189,8 @@ static void *cross_thread_read(void *argument)
     return NULL;
 }
 
-int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, double *micros)
+int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, unsigned gap_micros,
+                              double *micros)
 {
     int master, subordinate;
     if (count == 0 || frame_length == 0 || open_raw_pair(&master, &subordinate, O_NONBLOCK) != 0) return -1;
@@ -219,7 +220,7 @@ int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_l
             break;
         }
         micros[index] = (double)(handled[index] - start) / 1000.0;
-        usleep(200); /* the reader goes back to sleep in poll(), as between real events */
+        usleep(gap_micros); /* the reader goes back to sleep in poll(), as between real events */
     }
     if (status != 0) reader.status = -1;
     close(master); /* ends a reader still waiting */
@@ -245,9 +246,10 @@ int cc_bench_pty_one_way(size_t count, double *micros)
     return -1;
 }
 
-int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, double *micros)
+int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, unsigned gap_micros,
+                              double *micros)
 {
-    (void)count; (void)frame; (void)frame_length; (void)micros;
+    (void)count; (void)frame; (void)frame_length; (void)gap_micros; (void)micros;
     errno = ENOSYS;
     return -1;
 }

@@ -19,6 +19,13 @@ import Synchronization
 /// thread right after the read: no hop, one task resumed. With ``Consumer/handler`` the stream's handler
 /// (`serverStream(…deliveringOn:to:)` on the client's loop) is called during the read: no hop, no task.
 ///
+/// Frames follow each other ``warmGapMicros`` apart: the host's code and data are still in the caches.
+/// The last two rows repeat the C reader and the handler with ``coldGapMicros`` between frames, as
+/// between a person's presses: after that long asleep every page and cache line a path touches costs a
+/// miss on this shared VM (the first `clock_gettime` after 50 ms asleep took 1.7 µs against 30 ns
+/// warm), so a path's cold time follows how much memory it touches more than how many instructions it
+/// runs.
+///
 /// The baseline next to it is a minimal C reader of the same shape (`cc_bench_pty_cross_thread`): a
 /// thread asleep in `poll()` on the subordinate, woken by another thread's `write()` of the same frame,
 /// reads to its delimiter and stamps the time; the writer waits for it, then sleeps 200 µs. That is the
@@ -43,8 +50,13 @@ enum HostStackLatency {
         case handler
     }
 
-    /// Write → handler samples, µs, for one kind of consumer.
-    static func samples(count: Int, consumer: Consumer = .pool) async throws -> [Double] {
+    /// The pause between two frames of the warm rows, µs: the reader is back asleep in `poll()`.
+    static let warmGapMicros: UInt32 = 200
+    /// The pause between two frames of the cold rows, µs: as between a person's presses.
+    static let coldGapMicros: UInt32 = 20_000
+
+    /// Write → handler samples, µs, for one kind of consumer, frames `gapMicros` apart.
+    static func samples(count: Int, consumer: Consumer = .pool, gapMicros: UInt32 = warmGapMicros) async throws -> [Double] {
         var master: Int32 = -1
         var path = [CChar](repeating: 0, count: 128)
         guard cc_bench_open_pty(&master, &path, path.count) == 0 else {
@@ -122,7 +134,7 @@ enum HostStackLatency {
                     guard handoff.semaphore.wait(timeout: .now() + .seconds(5)) == .success else { break }
                     let handled = handoff.handled.load(ordering: .acquiring)
                     out.append(Double(Int64(bitPattern: handled &- start)) / 1_000)
-                    usleep(200)  // let the host go idle between messages, as between real events
+                    usleep(gapMicros)  // let the host go idle between messages, as between real events
                 }
                 continuation.resume(returning: out)
             }.start()
@@ -136,28 +148,37 @@ enum HostStackLatency {
         return micros
     }
 
-    /// The minimal C reader woken across threads by the same frames, µs.
-    static func crossThread(count: Int) throws -> [Double] {
+    /// The minimal C reader woken across threads by the same frames, `gapMicros` apart, µs.
+    static func crossThread(count: Int, gapMicros: UInt32 = warmGapMicros) throws -> [Double] {
         let event = InputEvent(
             timestampMicros: 1_000, kind: .lightPressDown, source: .cameraControl, forceMillinewtons: 900, position: 0,
             eventNumber: 1)
         let frame = try PacketEncoder.encode(Packet(type: .streamMessage, sequence: 1, callID: 1, payload: event.serializedBytes()))
         var micros = [Double](repeating: 0, count: count)
-        let status = frame.withUnsafeBufferPointer { cc_bench_pty_cross_thread(count, $0.baseAddress, $0.count, &micros) }
+        let status = frame.withUnsafeBufferPointer { cc_bench_pty_cross_thread(count, $0.baseAddress, $0.count, gapMicros, &micros) }
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         return micros
     }
 
     /// The latency rows: the host stack (consumer on the pool, then on the link's thread) next to the C
-    /// reader woken across threads, and the bare one-way pty trip.
+    /// reader woken across threads, and the bare one-way pty trip; then the C reader and the handler cold.
     static func rows(smoke: Bool) async throws -> [BenchRow] {
         let count = smoke ? 20 : 2_000
+        let coldCount = smoke ? 5 : 150
         let bare = try bareOneWay(count: count)
         let woken = try crossThread(count: count)
         let stack = try await samples(count: count)
         let inPlace = try await samples(count: count, consumer: .loopExecutor)
         let handler = try await samples(count: count, consumer: .handler)
-        guard stack.count == count, inPlace.count == count, handler.count == count else {
+        // Cold: the two alternate, half the frames each time, so what the shared machine does meanwhile
+        // falls on both.
+        var wokenCold: [Double] = []
+        var handlerCold: [Double] = []
+        for half in [coldCount / 2, coldCount - coldCount / 2] {
+            wokenCold += try crossThread(count: half, gapMicros: coldGapMicros)
+            handlerCold += try await samples(count: half, consumer: .handler, gapMicros: coldGapMicros)
+        }
+        guard stack.count == count, inPlace.count == count, handler.count == count, handlerCold.count == coldCount else {
             throw POSIXError(.ETIMEDOUT)  // the host did not deliver a message within 5 s
         }
         let baseline = "C reader woken by the write"
@@ -176,6 +197,12 @@ enum HostStackLatency {
             BenchRow(
                 name: "  same, handler called during the read (deliveringOn, no task)", unit: "µs", project: Stats(handler),
                 baseline: (baseline, Stats(woken))),
+            BenchRow(
+                name: "pty, the C reader woken by the write, frames 20 ms apart (cold)", unit: "µs", project: Stats(wokenCold),
+                baseline: nil),
+            BenchRow(
+                name: "  host stack, handler called during the read, 20 ms apart", unit: "µs", project: Stats(handlerCold),
+                baseline: ("C reader, 20 ms apart", Stats(wokenCold))),
         ]
     }
 }

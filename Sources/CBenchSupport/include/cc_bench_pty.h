@@ -32,8 +32,11 @@ int cc_bench_pty_one_way(size_t count, double *micros);
 /* The host-stack baseline, the same shape as `camctl-bench latency`'s host stack: `count` times, the
  * calling thread writes the `frame_length`-byte `frame` (ending in 0x00) to a fresh pair's master while
  * a second thread sleeps in poll() on the subordinate; that thread reads until the frame's 0x00 and
- * stamps the time; the writer waits for it, then sleeps 200 µs. `micros[i]` is write() called → frame
- * read, across the thread wake-up a real host pays. Returns 0, or -1 (errno set). */
-int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, double *micros);
+ * stamps the time; the writer waits for it, then sleeps `gap_micros` (200 µs: the reader is back asleep in
+ * poll(), its code and data still in the caches; 20 ms: as between a person's presses, and cold).
+ * `micros[i]` is write() called → frame read, across the thread wake-up a real host pays. Returns 0, or -1
+ * (errno set). */
+int cc_bench_pty_cross_thread(size_t count, const uint8_t *frame, size_t frame_length, unsigned gap_micros,
+                              double *micros);
 
 #endif
