@@ -69,6 +69,11 @@ void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bo
     dev->is_simulator = is_simulator;
 }
 
+void cc_device_set_line_speed(cc_device_t *dev, uint32_t bits_per_second)
+{
+    cc_link_set_line_speed(&dev->link, bits_per_second);
+}
+
 static bool is_handshake_request(const cc_envelope_t *env)
 {
     return env->type == CC_PKT_REQUEST && env->service == CC_SERVICE_DEVICE_SERVICE

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cc_assert.h"
+#include "cc_udiv.h"
 
 #define US_PER_MS 1000u
 
@@ -12,6 +13,14 @@ void cc_link_init(cc_link_t *link, cc_counters_t *counters, uint32_t heartbeat_i
     memset(link, 0, sizeof *link);
     link->counters = counters;
     link->heartbeat_interval_us = heartbeat_interval_ms * US_PER_MS;
+}
+
+void cc_link_set_line_speed(cc_link_t *link, uint32_t bits_per_second)
+{
+    /* 10 bits a byte: bytes * 10 * 1e6 / bps microseconds (320,000,000 fits 32 bits) */
+    uint32_t allowance = bits_per_second == 0u
+        ? 0u : CC_UDIV32(CC_LINK_ACK_ALLOWANCE_BYTES * 10u * 1000000u, bits_per_second);
+    link->ack_allowance_us = allowance < CC_LINK_MAX_ACK_ALLOWANCE_US ? allowance : CC_LINK_MAX_ACK_ALLOWANCE_US;
 }
 
 /* Moves n bytes from src down to dst (dst < src; they may overlap): a byte
@@ -243,7 +252,8 @@ static void slot_transmit(cc_link_t *link, cc_reliable_slot_t *slot, uint64_t no
     }
     slot->queued_end = link->tx_queued_total;
     slot->tries++;
-    slot->due_us = now_us + slot->rto_us;
+    slot->leaving = false;
+    slot->due_us = now_us + slot->rto_us + link->ack_allowance_us;
     slot->rto_us *= 2u;
 }
 
@@ -591,7 +601,13 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
             continue;
         }
         if (slot_copy_queued(link, slot)) {
-            slot->due_us = now_us + slot->rto_us / 2u;   /* the last timeout again, from now */
+            slot->leaving = true;   /* looked at again at every poll until that copy has left */
+            continue;
+        }
+        if (slot->leaving) {
+            /* it has just left: the last timeout again, counted from now */
+            slot->leaving = false;
+            slot->due_us = now_us + slot->rto_us / 2u + link->ack_allowance_us;
             continue;
         }
         if (slot->tries >= CC_WIRE_MAX_TRIES) {

@@ -260,6 +260,7 @@ void ccsim_device_reset(ccsim_device_t *sim)
     ring_init(&sim->tx, sim->tx_buf, sizeof(sim->tx_buf));
     cc_device_init(&sim->dev, &sim->hal, &sim->info);
     cc_device_set_extension(&sim->dev, ccsim_simulator_service, sim, true);
+    cc_device_set_line_speed(&sim->dev, sim->baud);   /* a reset keeps the line */
 }
 
 void ccsim_device_init_with_store(ccsim_device_t *sim, uint64_t seed, const uint8_t *image, size_t len)
@@ -514,6 +515,7 @@ uint64_t ccsim_device_replay_end_us(const ccsim_device_t *sim)
 void ccsim_device_set_baud(ccsim_device_t *sim, uint32_t baud)
 {
     sim->baud = baud;
+    cc_device_set_line_speed(&sim->dev, baud);
     sim->credit_us = sim->now_us;
     sim->tx_credit_milli = (uint64_t)UART_FIFO_BYTES * 1000u;
     sim->rx_credit_milli = (uint64_t)UART_FIFO_BYTES * 1000u;

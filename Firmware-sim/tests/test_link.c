@@ -71,6 +71,78 @@ static void test_reliable_event_retransmitted_until_ack(void)
     }
 }
 
+/* Advances 1 ms at a time (at most limit_ms) until `count` copies of the
+ * stream's messages were sent; returns the time of the last, or 0. */
+static uint64_t time_of_copy(harness_t *h, uint32_t call_id, size_t count, unsigned limit_ms)
+{
+    unsigned i;
+    for (i = 0; i < limit_ms; i++) {
+        if (hx_count(h, CC_PKT_STREAM_MESSAGE, call_id) >= count) {
+            return h->now_us;
+        }
+        hx_advance(h, 1000u);
+    }
+    return 0u;
+}
+
+/* A copy still waiting in the tx buffer when its time is up is not sent
+ * again; its timeout then counts from when it has left (20 ms), not from
+ * some earlier check that found it waiting (PROTOCOL.md §6). */
+static void test_retransmission_timeout_counts_from_the_copy_leaving(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t left, again;
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 5);
+    hx_clear(h);
+    hx_heartbeat(h);
+    h->tx_blocked = true;   /* a slow line: the UART takes nothing for a while */
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance(h, 97000);
+    CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 0);
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 0);   /* its copy waits: no second one */
+    hx_heartbeat(h);
+    h->tx_blocked = false;
+    left = time_of_copy(h, 5, 1, 5);
+    REQUIRE(left != 0u);
+    again = time_of_copy(h, 5, 2, 100);
+    REQUIRE(again != 0u);
+    CHECK(again - left >= 20000u);   /* the whole timeout after it left */
+    CHECK(again - left <= 22000u);
+    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 1);
+}
+
+/* On a line whose speed the board gave, every timeout also allows for the
+ * ACK's time on it (CC_LINK_ACK_ALLOWANCE_BYTES): 33 ms more at 9600 baud. */
+static void test_retransmission_timeout_allows_for_a_slow_line(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t first, second, third;
+    uint64_t allowance = (uint64_t)CC_LINK_ACK_ALLOWANCE_BYTES * 10u * 1000000u / 9600u;
+    REQUIRE(hx_handshake(h, 0));
+    cc_device_set_line_speed(&h->dev, 9600u);
+    CHECK_EQ(h->dev.link.ack_allowance_us, allowance);
+    open_event_stream(h, 5);
+    hx_clear(h);
+    hx_heartbeat(h);
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    first = time_of_copy(h, 5, 1, 30);
+    REQUIRE(first != 0u);
+    second = time_of_copy(h, 5, 2, 150);
+    REQUIRE(second != 0u);
+    CHECK(second - first >= 20000u + allowance - 1000u);
+    CHECK(second - first <= 20000u + allowance + 2000u);
+    hx_heartbeat(h);
+    third = time_of_copy(h, 5, 3, 150);
+    REQUIRE(third != 0u);
+    CHECK(third - second >= 40000u + allowance - 1000u);   /* the timeout doubles, the allowance stays */
+    CHECK(third - second <= 40000u + allowance + 2000u);
+    cc_device_set_line_speed(&h->dev, 0u);
+    CHECK_EQ(h->dev.link.ack_allowance_us, 0);
+    cc_device_set_line_speed(&h->dev, 1u);   /* absurdly slow: bounded */
+    CHECK_EQ(h->dev.link.ack_allowance_us, CC_LINK_MAX_ACK_ALLOWANCE_US);
+}
+
 static void test_reliable_gives_up_after_max_tries(void)
 {
     harness_t *h = hx_setup();
@@ -757,6 +829,8 @@ static void test_new_session_discards_queued_bulk(void)
 
 const cc_test_case_t cc_tests_link[] = {
     {"reliable_event_retransmitted_until_ack", test_reliable_event_retransmitted_until_ack},
+    {"retransmission_timeout_counts_from_the_copy_leaving", test_retransmission_timeout_counts_from_the_copy_leaving},
+    {"retransmission_timeout_allows_for_a_slow_line", test_retransmission_timeout_allows_for_a_slow_line},
     {"reliable_gives_up_after_max_tries", test_reliable_gives_up_after_max_tries},
     {"cancel_stops_retransmission", test_cancel_stops_retransmission},
     {"reliable_slots_full_still_sends", test_reliable_slots_full_still_sends},

@@ -45,6 +45,12 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
 /* Installs the extension handler; is_simulator is announced in Capabilities. */
 void cc_device_set_extension(cc_device_t *dev, cc_extension_fn fn, void *ctx, bool is_simulator);
 
+/* The speed of the board's serial line in bits per second (8N1), 0 when it is
+ * not a UART or is fast (the default after cc_device_init): on a slow line
+ * the retransmission timeouts allow for the host's ACK's time on the wire
+ * (cc_link_set_line_speed). Call it after cc_device_init. */
+void cc_device_set_line_speed(cc_device_t *dev, uint32_t bits_per_second);
+
 /* Does all work that is due: reads the UART, dispatches, samples the sensors
  * when a sample period has passed, streams events, retransmits, heartbeats,
  * writes the UART. Call it at least once per sample period. */

@@ -7,6 +7,14 @@
  * most 8 transmissions), ACKs, heartbeats and the liveness timeout, and the
  * transmit buffer of wire bytes waiting for the UART.
  *
+ * A retransmission timeout counts from when the packet's copy has left the
+ * tx buffer (a copy still waiting there when its time is up is not sent
+ * again: another would only queue behind it), and, on a line whose speed the
+ * board gave (cc_link_set_line_speed), it is longer by the time
+ * CC_LINK_ACK_ALLOWANCE_BYTES take on that line: the packet's end still in the
+ * UART's FIFO, then the host's ACK. So a slow line does not make every
+ * reliable packet go out twice (PROTOCOL.md §6).
+ *
  * Sending: write the payload into cc_link_payload(), then cc_link_send()
  * (or cc_link_send_bulk() for raw sample batches).
  *
@@ -45,6 +53,14 @@ extern "C" {
 /* The payload any packet can carry, whatever its call id. */
 #define CC_LINK_PAYLOAD_CAP_ANY (CC_MAX_FRAME_BYTES - CC_WIRE_MAX_ENVELOPE_BYTES - CC_WIRE_CHECK_BYTES)
 
+/* What a reliable packet's ACK needs on the line beyond the retransmission
+ * timeout, in bytes: the packet's last bytes still in a UART FIFO (16 bytes
+ * at most on the boards and in the simulator) and the host's ACK (about 10
+ * bytes framed), with a few to spare. 33 ms at 9600 baud, 2.8 ms at 115200. */
+#define CC_LINK_ACK_ALLOWANCE_BYTES 32u
+/* The longest allowance: a line slower than about 640 baud gets this one. */
+#define CC_LINK_MAX_ACK_ALLOWANCE_US 500000u
+
 /* Bytes of a bulk queue entry's length prefix. */
 #define CC_LINK_BULK_LENGTH_BYTES 2u
 /* The largest bulk frame on the wire (a body fills at most the bulk queue). */
@@ -55,6 +71,8 @@ extern "C" {
 typedef struct cc_reliable_slot {
     bool used;
     uint8_t tries;          /* transmissions so far (0: still waiting for room in tx) */
+    bool leaving;           /* its time was up while its last copy still waited in
+                             * tx: the timeout counts again once that copy has left */
     uint16_t sequence;
     uint16_t wire_len;
     uint32_t call_id;
@@ -67,6 +85,7 @@ typedef struct cc_reliable_slot {
 typedef struct cc_link {
     cc_counters_t *counters;
     uint32_t heartbeat_interval_us;
+    uint32_t ack_allowance_us;          /* added to every retransmission timeout (0: line speed unknown) */
 
     /* transmit */
     uint16_t tx_sequence;               /* number of the next new packet */
@@ -124,6 +143,11 @@ typedef enum cc_rx_verdict {
 } cc_rx_verdict_t;
 
 void cc_link_init(cc_link_t *link, cc_counters_t *counters, uint32_t heartbeat_interval_ms);
+
+/* The line's speed in bits per second (8N1: 10 bits a byte), 0 when not
+ * known (the default: a fast link, a USB CDC port): every retransmission
+ * timeout gets the time CC_LINK_ACK_ALLOWANCE_BYTES take on it. */
+void cc_link_set_line_speed(cc_link_t *link, uint32_t bits_per_second);
 
 /* Starts a session after a handshake: own sequence back to 0, receive
  * expectation re-seeded with the handshake's sequence, retransmission slots

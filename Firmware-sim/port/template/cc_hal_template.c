@@ -7,6 +7,8 @@
  *     int main(void) {
  *         board_init();                     // clocks, pins, UART/USB, sensors
  *         cc_device_init(&device, &cc_board_hal, &cc_board_info);
+ *         cc_device_set_line_speed(&device, 9600);   // on a UART, its speed: retransmission
+ *                                                    // timeouts allow for the ACK's time on it
  *         for (;;) {
  *             cc_device_poll(&device);      // at least once per sample period (1 ms at 1 kHz)
  *             // optionally sleep until the next UART byte or timer tick
