@@ -431,14 +431,21 @@ static size_t line_completed(const line_t *l, uint64_t now_ns)
     return lo;
 }
 
+/* The most completed bytes of a frame the host waits for before it gets
+ * them without the frame's delimiter: a USB-serial bridge passes on 64-byte
+ * packets, so a long frame (a HandshakeResponse: 344 ms at 9600 baud)
+ * reaches a host in pieces, as from real hardware. */
+#define HOST_CHUNK_BYTES 64u
+
 /* The device's bytes camctl-sim passes to the pty at now_ns: the completed
- * ones up to the last completed frame delimiter, so a frame reaches the host
- * whole, when its delimiter completes; all completed ones when every byte on
- * the line has completed (a tail without a delimiter: garbage, a cut frame). */
-static size_t line_ready(const line_t *l, uint64_t now_ns)
+ * ones up to the last completed frame delimiter, so a short frame reaches the
+ * host whole, when its delimiter completes; all completed ones when every
+ * byte on the line has completed (a tail without a delimiter: garbage, a cut
+ * frame) or when chunk (0: never) of them have completed. */
+static size_t line_ready(const line_t *l, uint64_t now_ns, size_t chunk)
 {
     size_t k = line_completed(l, now_ns);
-    if (k == l->len) {
+    if (k == l->len || (chunk != 0u && k >= chunk)) {
         return k;
     }
     while (k > 0u && l->buf[line_index(l, k - 1u)] != 0u) {
@@ -448,13 +455,14 @@ static size_t line_ready(const line_t *l, uint64_t now_ns)
 }
 
 /* When the next bytes become ready to be passed on after now_ns: the
- * completion of the next frame delimiter not completed yet, else of the last
- * byte; UINT64_MAX when every byte has completed (or none waits). */
-static uint64_t line_due_ns(const line_t *l, uint64_t now_ns)
+ * completion of the next frame delimiter not completed yet (or of the
+ * chunk-th byte waiting, with a chunk), else of the last byte; UINT64_MAX when
+ * every byte has completed (or none waits). */
+static uint64_t line_due_ns(const line_t *l, uint64_t now_ns, size_t chunk)
 {
     size_t k;
     for (k = line_completed(l, now_ns); k < l->len; k++) {
-        if (l->buf[line_index(l, k)] == 0u) {
+        if (l->buf[line_index(l, k)] == 0u || (chunk != 0u && k + 1u >= chunk)) {
             return l->done_ns[line_index(l, k)];
         }
     }
@@ -728,8 +736,8 @@ static void run_device_to(uint64_t to_us)
 static uint64_t next_wake_ns(uint64_t now_ns)
 {
     uint64_t wake = dev_ns(device_due_us(ccsim_device_now_us(&g_sim)));
-    uint64_t due = line_due_ns(&g_tx_line, now_ns);
-    uint64_t due_rx = line_due_ns(&g_rx_line, now_ns);
+    uint64_t due = line_due_ns(&g_tx_line, now_ns, HOST_CHUNK_BYTES);
+    uint64_t due_rx = line_due_ns(&g_rx_line, now_ns, 0u);
     due = due_rx < due ? due_rx : due;
     if (due != UINT64_MAX) {
         due = (due + 999u) / 1000u * 1000u; /* device time has whole microseconds */
@@ -824,7 +832,7 @@ static void read_control(ccsim_device_t *sim)
  * takes them; false when the host has closed it. */
 static bool write_ready(int master)
 {
-    size_t ready = line_ready(&g_tx_line, monotonic_ns());
+    size_t ready = line_ready(&g_tx_line, monotonic_ns(), HOST_CHUNK_BYTES);
     while (ready > 0u) {
         const uint8_t *bytes;
         size_t n = line_front(&g_tx_line, ready, &bytes);
@@ -1147,7 +1155,7 @@ int main(int argc, char **argv)
              * is on the line to it): do not wait for input (it would wake us at
              * once), wait for the deadline instead. */
             pfd_master->events = (short)((room > g_rx_line.len && line_room(&g_rx_line) > 0u ? POLLIN : 0) |
-                                 (line_ready(&g_tx_line, now_ns) > 0u ? POLLOUT : 0));
+                                 (line_ready(&g_tx_line, now_ns, HOST_CHUNK_BYTES) > 0u ? POLLOUT : 0));
             pfd_master->revents = 0;
             pfds[1].fd = g_control_fd;
             pfds[1].events = POLLIN;

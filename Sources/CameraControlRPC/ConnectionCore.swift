@@ -105,6 +105,11 @@ public struct ConnectionCore: Sendable {
     public var isClosed: Bool { linkState == .closed }
 
     private var decoder = FrameDecoder(maxFrameBytes: WireFormat.maxFrameBytes)
+    /// The line's speed as the device's long frames show it, and when our bytes will have left on it: a
+    /// reliable packet's timeout allows for both (§6) when ``ConnectionConfiguration/adaptsRetransmissionTimeout``.
+    public private(set) var line = LineSpeedEstimate()
+    /// The time of the last call that brought one (the output is taken right after such a call).
+    private var lastNow = Duration.zero
     private var extraCounters = ConnectionCounters()
     private var calls: [CallID: Call] = [:]
     private var nextCallID: UInt32 = 1
@@ -180,6 +185,7 @@ public struct ConnectionCore: Sendable {
     public mutating func takeOutbound() -> [UInt8] {
         encodeOwedAcks()
         guard !outbound.isEmpty else { return [] }  // no allocation when there is nothing to hand out
+        line.wrote(outbound.count, at: lastNow)
         defer { outbound.removeAll(keepingCapacity: true) }
         return outbound
     }
@@ -189,6 +195,7 @@ public struct ConnectionCore: Sendable {
     public mutating func drainOutbound(_ body: (UnsafeRawBufferPointer) -> Void) {
         encodeOwedAcks()
         guard !outbound.isEmpty else { return }
+        line.wrote(outbound.count, at: lastNow)
         outbound.withUnsafeBytes(body)
         outbound.removeAll(keepingCapacity: true)
     }
@@ -248,9 +255,10 @@ public struct ConnectionCore: Sendable {
         do {
             let (sequence, wire) = try send(packet, now: now)
             let timeout = configuration.adaptsRetransmissionTimeout ? roundTrip.timeout : configuration.retransmissionTimeout
+            lastNow = now
             unacked[sequence] = Unacked(
-                call: call, bytes: Array(outbound[wire]), transmissions: 1, timeout: timeout * 2, due: now + timeout,
-                firstSent: now)
+                call: call, bytes: Array(outbound[wire]), transmissions: 1, timeout: timeout * 2,
+                due: now + timeout + lineAllowance(now: now), firstSent: now)
         } catch {
             throw RPCError(
                 code: .resourceExhausted,
@@ -328,10 +336,14 @@ public struct ConnectionCore: Sendable {
     /// liveness. Bad frames are counted (``ConnectionCounters/wire``) and skipped.
     public mutating func receive(_ bytes: some Collection<UInt8>, now: Duration) {
         guard !isClosed else { return }
+        lastNow = now
         receivingAfterStarvation = liveness.wasStarved(before: now)
         liveness.awake(at: now)
+        let continuing = decoder.isAssemblingFrame
+        var completed = false
         decoder.append(bytes)
         while let output = decoder.nextView() {
+            completed = true
             switch output {
             case .packet(let packet):
                 handle(packet, now: now)
@@ -341,11 +353,15 @@ public struct ConnectionCore: Sendable {
             }
         }
         liveness.bytesArrived(at: now, frameArriving: decoder.isAssemblingFrame)
+        line.read(
+            bytes.count, at: now, continuing: continuing, completed: completed, open: decoder.isAssemblingFrame,
+            starved: receivingAfterStarvation)
     }
 
     /// Acts on time: deadlines, heartbeats and the liveness timeout.
     public mutating func poll(now: Duration) {
         guard !isClosed else { return }
+        lastNow = now
         expireDeadlines(now: now)
         retransmit(now: now)
         guard isSessionEstablished else {
@@ -568,7 +584,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.bytesSent += UInt64(entry.bytes.count)
             liveness.sent(at: now)
             entry.transmissions += 1
-            entry.due = now + entry.timeout
+            entry.due = now + entry.timeout + lineAllowance(now: now)
             entry.timeout = entry.timeout * 2
             unacked[sequence] = entry
         }
@@ -590,6 +606,13 @@ public struct ConnectionCore: Sendable {
             extraCounters.callsUnavailable += 1
             events.append(.failed(id, RPCError(code: .unavailable, message: message, method: call.method)))
         }
+    }
+
+    /// What a reliable packet just queued (the last bytes of ``outbound``) waits beyond its timeout on a
+    /// slow line (``LineSpeedEstimate``); zero without ``ConnectionConfiguration/adaptsRetransmissionTimeout``.
+    private func lineAllowance(now: Duration) -> Duration {
+        guard configuration.adaptsRetransmissionTimeout else { return .zero }
+        return line.allowance(forPacketEndingAt: outbound.count, now: now)
     }
 
     private mutating func sendCancel(_ call: CallID, now: Duration) {

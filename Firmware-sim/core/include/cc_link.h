@@ -8,8 +8,8 @@
  * transmit buffer of wire bytes waiting for the UART.
  *
  * A retransmission timeout counts from when the packet's copy has left the
- * tx buffer (a copy still waiting there when its time is up is not sent
- * again: another would only queue behind it), and, on a line whose speed the
+ * tx buffer, behind the frames queued before it (a copy still waiting there
+ * is never sent again: another would only queue behind it), and, on a line whose speed the
  * board gave (cc_link_set_line_speed), it is longer by the time
  * CC_LINK_ACK_ALLOWANCE_BYTES take on that line: the packet's end still in the
  * UART's FIFO, then the host's ACK. So a slow line does not make every
@@ -71,14 +71,15 @@ extern "C" {
 typedef struct cc_reliable_slot {
     bool used;
     uint8_t tries;          /* transmissions so far (0: still waiting for room in tx) */
-    bool leaving;           /* its time was up while its last copy still waited in
-                             * tx: the timeout counts again once that copy has left */
+    bool leaving;           /* its last copy may still wait in tx: its timeout counts
+                             * from when it has left (queued_seen_us) */
     uint16_t sequence;
     uint16_t wire_len;
     uint32_t call_id;
     uint32_t rto_us;        /* current retransmission timeout */
     uint64_t due_us;        /* next transmission */
     uint32_t queued_end;    /* tx_queued_total just after the last copy was queued */
+    uint32_t queued_seen_us; /* low 32 bits of the last poll's time that saw that copy waiting */
     uint16_t offset;        /* where its wire bytes start in the store */
 } cc_reliable_slot_t;
 

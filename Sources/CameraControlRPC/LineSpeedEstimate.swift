@@ -1,0 +1,87 @@
+/// The speed of a serial line, learnt from the device's long frames, and when the host's bytes will have
+/// left on it: what a reliable packet's retransmission timeout must allow for on a slow line (§6).
+///
+/// A host rarely knows its line's speed (a pseudo-terminal, a USB bridge at a rate the device chose). But a
+/// frame that arrives in pieces shows it: while the device sends one frame its bytes follow back to back at
+/// the line's rate, so the bytes read after the piece that started the frame, over the time until the piece
+/// that ended it, are that rate (at 9600 baud a 330-byte `HandshakeResponse` arrives over 344 ms). The
+/// fastest such sample wins: a host woken late reads a burst and samples too fast, never too slow by more
+/// than its stall, and a sample taken after a starved wake-up is not taken at all. A line whose frames
+/// arrive whole (a fast line, a USB CDC port) gives no sample, and then nothing changes: the allowance is
+/// zero.
+///
+/// With a speed known, the host's own bytes are modelled on the line: each write starts when the line is
+/// free and takes its bytes' time, so a packet queued behind others is timed from when it will have left.
+/// ``allowance(forPacketEndingAt:now:)`` is that wait plus the time ``returnBytes`` take on the line (the
+/// device's `ACK`, and its UART's FIFO still holding the end of whatever it was sending).
+public struct LineSpeedEstimate: Sendable, Equatable {
+    /// Bytes a reply needs on the line beyond the request itself: the device's `ACK` (about 10 bytes
+    /// framed) behind the end of a frame still in its UART's FIFO (16 bytes at most on the reference
+    /// boards), with a few to spare. The reference device allows the same for the host's `ACK`.
+    public static let returnBytes = 32
+    /// The fewest bytes after a frame's first piece that make a sample (a few pieces of a UART's FIFO).
+    public static let minimumSampleBytes = 48
+    /// The shortest span that makes a sample: below it a scheduler's jitter is most of the time measured.
+    public static let minimumSampleSpan = Duration.milliseconds(2)
+    /// The longest allowance (a line slower than about 640 baud gets this one).
+    public static let maximumAllowance = Duration.milliseconds(500)
+
+    /// The line's rate in bytes per second, once a long frame arrived in pieces (nil before).
+    public private(set) var bytesPerSecond: Int?
+    /// When the frame still open at the end of the last read started arriving (nil: none open, or a
+    /// starved wake-up spoiled it), and the bytes read since.
+    private var spanStart: Duration?
+    private var spanBytes = 0
+    /// When the host's bytes written so far will have left, on the modelled line.
+    private var freeAt = Duration.zero
+
+    /// No speed known.
+    public init() {}
+
+    /// One read of `count` bytes at `now`. `continuing`: a frame was open before it; `completed`: at least
+    /// one frame ended in it; `open`: a frame is open after it; `starved`: the host woke late for it (its
+    /// time says nothing of the line's).
+    public mutating func read(_ count: Int, at now: Duration, continuing: Bool, completed: Bool, open: Bool, starved: Bool) {
+        if starved {
+            spanStart = nil
+        } else if continuing, let start = spanStart {
+            spanBytes += count
+            if completed { sample(bytes: spanBytes, over: now - start) }
+        }
+        if open && (!continuing || completed || spanStart == nil) && !starved {
+            // A frame started in this read (or the span was lost): its remaining bytes are timed from here.
+            spanStart = now
+            spanBytes = 0
+        } else if !open {
+            spanStart = nil
+        }
+    }
+
+    /// The host wrote `count` bytes at `now`: they leave after those before them.
+    public mutating func wrote(_ count: Int, at now: Duration) {
+        guard let rate = bytesPerSecond, count > 0 else { return }
+        freeAt = max(freeAt, now) + Self.lineTime(bytes: count, rate: rate)
+    }
+
+    /// How much longer than its retransmission timeout a packet must wait for its `ACK`: until it has
+    /// left (its last byte `pendingBytes` bytes behind what was written, counted from the line's being
+    /// free), plus the time ``returnBytes`` take. Zero when no speed is known.
+    public func allowance(forPacketEndingAt pendingBytes: Int, now: Duration) -> Duration {
+        guard let rate = bytesPerSecond else { return .zero }
+        let leaves = max(freeAt, now) + Self.lineTime(bytes: pendingBytes, rate: rate)
+        return min(leaves - now + Self.lineTime(bytes: Self.returnBytes, rate: rate), Self.maximumAllowance)
+    }
+
+    private mutating func sample(bytes: Int, over span: Duration) {
+        guard bytes >= Self.minimumSampleBytes, span >= Self.minimumSampleSpan else { return }
+        let (seconds, attoseconds) = span.components
+        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        guard micros > 0 else { return }
+        let rate = Int(min(Int64(bytes) * 1_000_000 / micros, Int64(Int32.max)))
+        if rate > (bytesPerSecond ?? 0) { bytesPerSecond = rate }
+    }
+
+    private static func lineTime(bytes: Int, rate: Int) -> Duration {
+        .microseconds(Int64(bytes) * 1_000_000 / Int64(max(rate, 1)))
+    }
+}

@@ -1,0 +1,112 @@
+import CameraControlRPC
+import CameraControlWire
+import Testing
+
+/// The host's estimate of a slow line's speed from the device's long frames, and what it adds to a reliable
+/// packet's retransmission timeout (§6): on a 9600-baud line a request and its `ACK` take longer than 20 ms.
+@Suite("LineSpeedEstimate")
+struct LineSpeedEstimateTests {
+    /// 9600 baud, 8N1: 960 bytes a second, a 16-byte FIFO's worth every 16.67 ms.
+    static let chunk = 16
+    static let chunkTime = Duration.microseconds(16_667)
+
+    /// Reads a `frameBytes`-byte frame in 16-byte pieces at 9600 baud's pace from `start`; returns the end.
+    static func readFrame(_ estimate: inout LineSpeedEstimate, bytes frameBytes: Int, from start: Duration) -> Duration {
+        var now = start
+        var left = frameBytes
+        var first = true
+        while left > 0 {
+            let count = min(chunk, left)
+            left -= count
+            estimate.read(count, at: now, continuing: !first, completed: left == 0, open: left > 0, starved: false)
+            first = false
+            if left > 0 { now += chunkTime }
+        }
+        return now
+    }
+
+    @Test("a frame that arrives in pieces at 9600 baud's pace gives 960 bytes a second; a whole one gives nothing")
+    func learnsTheRateOfAFrameInPieces() {
+        var estimate = LineSpeedEstimate()
+        estimate.read(330, at: .zero, continuing: false, completed: true, open: false, starved: false)
+        #expect(estimate.bytesPerSecond == nil)
+        #expect(estimate.allowance(forPacketEndingAt: 30, now: .zero) == .zero)
+        _ = Self.readFrame(&estimate, bytes: 336, from: .milliseconds(10))  // 21 pieces: 320 bytes after the first
+        let rate = try! #require(estimate.bytesPerSecond)
+        #expect(abs(rate - 960) <= 1, "\(rate) bytes a second")
+    }
+
+    @Test("a short frame, or one read after a starved wake-up, is no sample; a faster sample wins")
+    func samplesAreGuarded() {
+        var estimate = LineSpeedEstimate()
+        _ = Self.readFrame(&estimate, bytes: 40, from: .zero)  // 24 bytes after its first piece: too few
+        #expect(estimate.bytesPerSecond == nil)
+        estimate.read(16, at: .milliseconds(100), continuing: false, completed: false, open: true, starved: false)
+        estimate.read(200, at: .milliseconds(400), continuing: true, completed: false, open: true, starved: true)
+        estimate.read(16, at: .milliseconds(417), continuing: true, completed: true, open: false, starved: false)
+        #expect(estimate.bytesPerSecond == nil)
+        _ = Self.readFrame(&estimate, bytes: 330, from: .seconds(1))
+        estimate.read(16, at: .seconds(2), continuing: false, completed: false, open: true, starved: false)
+        estimate.read(300, at: .seconds(2) + .milliseconds(100), continuing: true, completed: true, open: false, starved: false)
+        #expect(estimate.bytesPerSecond == 3_000)  // 300 bytes in 100 ms: the line is at least that fast
+        _ = Self.readFrame(&estimate, bytes: 330, from: .seconds(3))
+        #expect(estimate.bytesPerSecond == 3_000)  // a slower sample later changes nothing
+    }
+
+    @Test("the allowance: until the packet has left behind what was written before it, plus 32 bytes for the ACK")
+    func allowanceModelsTheHostsOwnLine() {
+        var estimate = LineSpeedEstimate()
+        let end = Self.readFrame(&estimate, bytes: 330, from: .zero)
+        let rate = try! #require(estimate.bytesPerSecond)
+        func time(_ bytes: Int) -> Duration { .microseconds(Int64(bytes) * 1_000_000 / Int64(rate)) }
+        // Nothing written before: a 30-byte packet leaves after its own 30 bytes.
+        #expect(estimate.allowance(forPacketEndingAt: 30, now: end) == time(30) + time(32))
+        // 60 bytes written at `end` are still on the line 10 ms later: a packet behind them waits for them too.
+        estimate.wrote(60, at: end)
+        let later = end + .milliseconds(10)
+        #expect(estimate.allowance(forPacketEndingAt: 30, now: later) == (end + time(60) + time(30)) - later + time(32))
+        // Once they have left, only its own bytes count again.
+        #expect(estimate.allowance(forPacketEndingAt: 30, now: end + .seconds(1)) == time(30) + time(32))
+        // Bounded, whatever is queued.
+        #expect(estimate.allowance(forPacketEndingAt: 100_000, now: end) == LineSpeedEstimate.maximumAllowance)
+    }
+
+    /// The core end to end: the handshake's long response arrives in pieces at 9600 baud's pace; then a
+    /// request is not sent again when its retransmission timeout passes (its own bytes and the `ACK` take
+    /// about 50 ms of that line), only within 90 ms after; with the adaptation off it is 20 ms, as before.
+    @Test("after a long response in pieces, a request's first copy waits for the line", arguments: [true, false])
+    func coreWaitsForTheLine(adapts: Bool) throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: adapts))
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.ack(0), now: .milliseconds(40))
+        let response = HandshakeResponse(
+            negotiatedVersion: ProtocolVersion(major: 1, minor: 2),
+            identity: DeviceIdentity(vendor: String(repeating: "v", count: 120), model: String(repeating: "m", count: 120)))
+        let frame = device.response(handshake, response.serializedBytes())
+        #expect(frame.count > 200)
+        var now = Duration.milliseconds(60)
+        var offset = 0
+        while offset < frame.count {
+            let piece = Array(frame[offset..<min(offset + Self.chunk, frame.count)])
+            offset += piece.count
+            core.receive(piece, now: now)
+            _ = core.takeOutbound()
+            if offset < frame.count { now += Self.chunkTime }
+        }
+        core.markSessionEstablished(streamsConfirmed: true, now: now)
+        _ = core.takeEvents()
+        #expect(adapts == false || core.line.bytesPerSecond != nil)
+        _ = try core.startCall(method: .devicePing, request: [1], now: now)
+        let request = try #require(hostPackets(core.takeOutbound()).first { $0.type == .request })
+        let timeout = adapts ? core.roundTrip.timeout : .milliseconds(20)
+        core.poll(now: now + timeout + .milliseconds(1))
+        let early = hostPackets(core.takeOutbound()).filter { $0.type == .request }
+        #expect(early.map(\.sequence) == (adapts ? [] : [request.sequence]))
+        if adapts {
+            core.poll(now: now + timeout + .milliseconds(90))
+            #expect(hostPackets(core.takeOutbound()).filter { $0.type == .request }.map(\.sequence) == [request.sequence])
+        }
+    }
+}
