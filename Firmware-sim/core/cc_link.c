@@ -252,8 +252,6 @@ static void slot_transmit(cc_link_t *link, cc_reliable_slot_t *slot, uint64_t no
     }
     slot->queued_end = link->tx_queued_total;
     slot->tries++;
-    slot->leaving = true;   /* until the UART has taken the copy (cc_link_poll) */
-    slot->queued_seen_us = (uint32_t)now_us;
     slot->due_us = now_us + slot->rto_us + link->ack_allowance_us;
     slot->rto_us *= 2u;
 }
@@ -356,7 +354,6 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
                                 CC_RELIABLE_STORE_BYTES - link->store_used);
             CC_ASSERT(n != 0u);
             slot->used = true;
-            slot->leaving = false;
             slot->offset = (uint16_t)link->store_used;
             link->store_used += n;
             slot->wire_len = (uint16_t)n;
@@ -602,20 +599,15 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
         if (!slot->used) {
             continue;
         }
-        if (slot->leaving) {
-            uint64_t left_us, due_us;
-            if (slot_copy_queued(link, slot)) {
-                slot->queued_seen_us = (uint32_t)now_us;   /* not sent again while it waits */
-                continue;
-            }
-            /* It left after the last poll that saw it waiting: its timeout
-             * (half the doubled one) counts from then, if that is later. */
-            slot->leaving = false;
-            left_us = now_us - (uint32_t)((uint32_t)now_us - slot->queued_seen_us);
-            due_us = left_us + slot->rto_us / 2u + link->ack_allowance_us;
+        if (slot_copy_queued(link, slot)) {
+            /* Not sent again while its copy waits; its timeout (half the
+             * doubled one) counts at the earliest from the last poll that
+             * saw it waiting, so from about when it has left. */
+            uint64_t due_us = now_us + slot->rto_us / 2u + link->ack_allowance_us;
             if (due_us > slot->due_us) {
                 slot->due_us = due_us;
             }
+            continue;
         }
         if (now_us < slot->due_us) {
             continue;

@@ -218,6 +218,7 @@ void cc_pbw_write_simulator_status(cc_pbw_t *w, const cc_pb_simulator_status_t *
 {
     cc_pbw_varint32(w, CC_PB_SIMULATOR_STATUS_SCENARIO_RUNNING, (m->scenario_running ? 1u : 0u));
     cc_pbw_varint(w, CC_PB_SIMULATOR_STATUS_DEVICE_TIME_US, m->device_time_us);
+    cc_pbw_varint32(w, CC_PB_SIMULATOR_STATUS_RETRANSMISSION_ALLOWANCE_US, m->retransmission_allowance_us);
 }
 
 /* ProtocolVersion.major .. minor (received) lie 32-bit integer after 32-bit integer: its reader stores them by number. */

@@ -431,17 +431,19 @@ static size_t line_completed(const line_t *l, uint64_t now_ns)
     return lo;
 }
 
-/* The most completed bytes of a frame the host waits for before it gets
- * them without the frame's delimiter: a USB-serial bridge passes on 64-byte
- * packets, so a long frame (a HandshakeResponse: 344 ms at 9600 baud)
- * reaches a host in pieces, as from real hardware. */
+/* The most completed bytes the host waits for before it gets them without a
+ * frame's delimiter, counted from what it has had: a USB-serial bridge passes
+ * on 64-byte packets, so a long frame (a HandshakeResponse: 344 ms at 9600
+ * baud) reaches a host in pieces, as from real hardware; a short one whole,
+ * unless this process woke late with more than 64 bytes completed. */
 #define HOST_CHUNK_BYTES 64u
 
 /* The device's bytes camctl-sim passes to the pty at now_ns: the completed
  * ones up to the last completed frame delimiter, so a short frame reaches the
  * host whole, when its delimiter completes; all completed ones when every
  * byte on the line has completed (a tail without a delimiter: garbage, a cut
- * frame) or when chunk (0: never) of them have completed. */
+ * frame) or when chunk (0: never) of them have completed since the last
+ * bytes passed on. */
 static size_t line_ready(const line_t *l, uint64_t now_ns, size_t chunk)
 {
     size_t k = line_completed(l, now_ns);
@@ -462,7 +464,7 @@ static uint64_t line_due_ns(const line_t *l, uint64_t now_ns, size_t chunk)
 {
     size_t k;
     for (k = line_completed(l, now_ns); k < l->len; k++) {
-        if (l->buf[line_index(l, k)] == 0u || (chunk != 0u && k + 1u >= chunk)) {
+        if (l->buf[line_index(l, k)] == 0u || (chunk != 0u && k + 1u == chunk)) {
             return l->done_ns[line_index(l, k)];
         }
     }

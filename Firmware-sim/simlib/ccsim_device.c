@@ -575,7 +575,7 @@ static int written(const cc_pbw_t *w, size_t *resp_len, const char **message)
 }
 
 typedef char ccsim_filled_run_scenario_response[CC_PB_RUN_SCENARIO_RESPONSE_FIELD_COUNT == 2u ? 1 : -1];
-typedef char ccsim_filled_simulator_status[CC_PB_SIMULATOR_STATUS_FIELD_COUNT == 2u ? 1 : -1];
+typedef char ccsim_filled_simulator_status[CC_PB_SIMULATOR_STATUS_FIELD_COUNT == 3u ? 1 : -1];
 
 int ccsim_simulator_service(void *ctx, uint8_t service, uint8_t method, const uint8_t *req,
                             size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len,
@@ -619,6 +619,7 @@ int ccsim_simulator_service(void *ctx, uint8_t service, uint8_t method, const ui
         }
         st.scenario_running = ccsim_device_scenario_running(sim);
         st.device_time_us = sim->now_us;
+        st.retransmission_allowance_us = sim->dev.link.ack_allowance_us;
         cc_pbw_write_simulator_status(&w, &st);
         return written(&w, resp_len, message);
     }

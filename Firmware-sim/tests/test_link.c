@@ -85,31 +85,54 @@ static uint64_t time_of_copy(harness_t *h, uint32_t call_id, size_t count, unsig
     return 0u;
 }
 
-/* A copy still waiting in the tx buffer when its time is up is not sent
- * again; its timeout then counts from when it has left (20 ms), not from
- * some earlier check that found it waiting (PROTOCOL.md §6). */
-static void test_retransmission_timeout_counts_from_the_copy_leaving(void)
+/* Blocks the UART for block_us after a press, then returns how long after
+ * its copy left (the first poll that found it gone) the event went out
+ * again: 0 when it did not within 150 ms. */
+static uint64_t retransmission_after_leaving(harness_t *h, uint64_t block_us)
 {
-    harness_t *h = hx_setup();
     uint64_t left, again;
-    REQUIRE(hx_handshake(h, 0));
+    if (!hx_handshake(h, 0)) {
+        CHECK(false);
+        return 0u;
+    }
     open_event_stream(h, 5);
     hx_clear(h);
     hx_heartbeat(h);
     h->tx_blocked = true;   /* a slow line: the UART takes nothing for a while */
     h->buttons = CC_BUTTON_VOLUME_UP;
-    hx_advance(h, 97000);
+    hx_advance(h, block_us);
     CHECK_EQ(hx_count(h, CC_PKT_STREAM_MESSAGE, 5), 0);
     CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 0);   /* its copy waits: no second one */
     hx_heartbeat(h);
     h->tx_blocked = false;
     left = time_of_copy(h, 5, 1, 5);
-    REQUIRE(left != 0u);
-    again = time_of_copy(h, 5, 2, 100);
-    REQUIRE(again != 0u);
-    CHECK(again - left >= 20000u);   /* the whole timeout after it left */
-    CHECK(again - left <= 22000u);
-    CHECK_EQ(cc_device_counters(&h->dev)->retransmissions, 1);
+    CHECK(left != 0u);
+    again = time_of_copy(h, 5, 2, 150);
+    return left == 0u || again == 0u ? 0u : again - left;
+}
+
+/* A copy that waited in the tx buffer is not sent again while it waits, and
+ * its timeout (20 ms) counts from when it has left, whether that was after
+ * its first timeout would have ended (97 ms) or before it (10 ms after the
+ * press), not from its queueing (PROTOCOL.md §6). */
+static void test_retransmission_timeout_counts_from_the_copy_leaving(void)
+{
+    uint64_t after = retransmission_after_leaving(hx_setup(), 97000u);
+    CHECK(after >= 20000u && after <= 22000u);
+    after = retransmission_after_leaving(hx_setup(), 10000u);
+    CHECK(after >= 20000u && after <= 22000u);
+}
+
+/* The allowance for the ACK's time on a slow line also counts from the
+ * copy's leaving: 20 ms and 33 ms after it at 9600 baud. */
+static void test_retransmission_allowance_counts_from_the_copy_leaving(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t allowance = (uint64_t)CC_LINK_ACK_ALLOWANCE_BYTES * 10u * 1000000u / 9600u;
+    uint64_t after;
+    cc_device_set_line_speed(&h->dev, 9600u);
+    after = retransmission_after_leaving(h, 97000u);
+    CHECK(after >= 20000u + allowance - 1000u && after <= 20000u + allowance + 2000u);
 }
 
 /* On a line whose speed the board gave, every timeout also allows for the
@@ -830,6 +853,7 @@ static void test_new_session_discards_queued_bulk(void)
 const cc_test_case_t cc_tests_link[] = {
     {"reliable_event_retransmitted_until_ack", test_reliable_event_retransmitted_until_ack},
     {"retransmission_timeout_counts_from_the_copy_leaving", test_retransmission_timeout_counts_from_the_copy_leaving},
+    {"retransmission_allowance_counts_from_the_copy_leaving", test_retransmission_allowance_counts_from_the_copy_leaving},
     {"retransmission_timeout_allows_for_a_slow_line", test_retransmission_timeout_allows_for_a_slow_line},
     {"reliable_gives_up_after_max_tries", test_reliable_gives_up_after_max_tries},
     {"cancel_stops_retransmission", test_cancel_stops_retransmission},

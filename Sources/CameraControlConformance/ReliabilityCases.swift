@@ -122,9 +122,10 @@ enum ReliabilityCases {
         },
         ConformanceCase(
             "retransmit-schedule", "PROTOCOL.md §6",
-            "An unacknowledged reliable event is sent again with the same sequence after 20 ms, then 40, 80 (the timeout doubles).",
+            "An unacknowledged reliable event is sent again with the same sequence after 20 ms, then 40, 80 (the timeout doubles; a device given its line's speed adds the same allowance to each).",
             requires: .simulatorService
         ) { c in
+            let allowance = UInt64(try await c.simulatorStatus().retransmissionAllowanceMicros)
             let (_, copies, deviceTime) = try await unacknowledgedClick(c, for: .milliseconds(400))
             let first = copies.first
             let same = copies.filter { $0.packet?.sequence == first?.packet?.sequence && $0.packet?.isReliable == true }
@@ -135,11 +136,16 @@ enum ReliabilityCases {
             // copy 20, 60, 140, 300 ms … after it (the timeout doubles), and every copy sent before the last
             // status answer (at deviceTime) has arrived. A stall of either process bunches copies on the host but
             // does not change how many the device had sent by then; one a step late is allowed (the device acts
-            // on its sample ticks).
-            func sent(by micros: UInt64) -> Int {
-                1 + (1...7).filter { event.timestampMicros + UInt64(20_000 * ((1 << $0) - 1)) <= micros }.count
+            // on its sample ticks). A device given its line's speed (GetSimulatorStatus's allowance, 0 on a fast
+            // link) waits that much more each time, from when the copy has left its buffer: on such a line a copy
+            // may also leave up to its own time on the wire late (at most the allowance again: 32 bytes).
+            func sent(by micros: UInt64, lateEach: UInt64) -> Int {
+                1
+                    + (1...7).filter { k in
+                        event.timestampMicros + UInt64(20_000 * ((1 << k) - 1)) + UInt64(k) * (allowance + lateEach) <= micros
+                    }.count
             }
-            let range = sent(by: deviceTime &- 3_000)...sent(by: deviceTime)
+            let range = sent(by: deviceTime &- 3_000, lateEach: allowance)...sent(by: deviceTime, lateEach: 0)
             let count = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) or \(range.upperBound)"
             try c.require(
                 range.contains(same.count),
@@ -156,7 +162,10 @@ enum ReliabilityCases {
             requires: .simulatorService, slow: true
         ) { c in
             let before = try await c.probe.counters()
-            let (_, copies, _) = try await unacknowledgedClick(c, for: .milliseconds(5400))
+            // 5.1 s with the defaults; a device given its line's speed waits its allowance more after each copy,
+            // and a copy may leave that much late again (see retransmit-schedule).
+            let allowance = Int64(try await c.simulatorStatus().retransmissionAllowanceMicros)
+            let (_, copies, _) = try await unacknowledgedClick(c, for: .milliseconds(5400) + .microseconds(16 * allowance))
             let seq = copies.first?.packet?.sequence
             let same = copies.filter { $0.packet?.sequence == seq }
             try c.require(

@@ -282,6 +282,7 @@ public struct ConnectionCore: Sendable {
     @discardableResult
     public mutating func cancelCall(_ call: CallID, now: Duration) -> Bool {
         guard let state = calls.removeValue(forKey: call) else { return false }
+        lastNow = now
         sendCancel(call, now: now)
         extraCounters.callsCancelled += 1
         events.append(.failed(call, RPCError(code: .cancelled, message: "cancelled by the host", method: state.method)))
@@ -305,6 +306,7 @@ public struct ConnectionCore: Sendable {
         heartbeatInterval: Duration? = nil, maxFrameBytes: Int? = nil, streamsConfirmed: Bool? = nil, now: Duration
     ) {
         guard !isClosed else { return }
+        lastNow = now
         if let streamsConfirmed { self.streamsConfirmed = streamsConfirmed }
         if let heartbeatInterval {
             configuration.heartbeatInterval = max(heartbeatInterval, .milliseconds(1))
@@ -340,10 +342,10 @@ public struct ConnectionCore: Sendable {
         receivingAfterStarvation = liveness.wasStarved(before: now)
         liveness.awake(at: now)
         let continuing = decoder.isAssemblingFrame
-        var completed = false
+        var completedFrames = 0
         decoder.append(bytes)
         while let output = decoder.nextView() {
-            completed = true
+            completedFrames += 1
             switch output {
             case .packet(let packet):
                 handle(packet, now: now)
@@ -353,9 +355,7 @@ public struct ConnectionCore: Sendable {
             }
         }
         liveness.bytesArrived(at: now, frameArriving: decoder.isAssemblingFrame)
-        line.read(
-            bytes.count, at: now, continuing: continuing, completed: completed, open: decoder.isAssemblingFrame,
-            starved: receivingAfterStarvation)
+        line.read(bytes.count, at: now, continuing: continuing, completedFrames: completedFrames, open: decoder.isAssemblingFrame)
     }
 
     /// Acts on time: deadlines, heartbeats and the liveness timeout.

@@ -3,12 +3,13 @@
 ///
 /// A host rarely knows its line's speed (a pseudo-terminal, a USB bridge at a rate the device chose). But a
 /// frame that arrives in pieces shows it: while the device sends one frame its bytes follow back to back at
-/// the line's rate, so the bytes read after the piece that started the frame, over the time until the piece
-/// that ended it, are that rate (at 9600 baud a 330-byte `HandshakeResponse` arrives over 344 ms). The
-/// fastest such sample wins: a host woken late reads a burst and samples too fast, never too slow by more
-/// than its stall, and a sample taken after a starved wake-up is not taken at all. A line whose frames
-/// arrive whole (a fast line, a USB CDC port) gives no sample, and then nothing changes: the allowance is
-/// zero.
+/// the line's rate, so the bytes read after the piece that started the frame, over the time until the read
+/// that ended it, are that rate (at 9600 baud a 330-byte `HandshakeResponse` arrives over 344 ms). Every
+/// such sample is the rate or below it: the first read took everything that had arrived, so the bytes
+/// counted arrived after it, and a host that reads the end late only stretches the time. So the fastest
+/// sample wins. A read that ends one frame and holds more (a next frame's start, a whole frame) is no
+/// sample: its bytes are not all the frame's. A line whose frames arrive whole (a fast line, a USB CDC
+/// port) gives no sample, and then nothing changes: the allowance is zero.
 ///
 /// With a speed known, the host's own bytes are modelled on the line: each write starts when the line is
 /// free and takes its bytes' time, so a packet queued behind others is timed from when it will have left.
@@ -23,8 +24,9 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     public static let minimumSampleBytes = 48
     /// The shortest span that makes a sample: below it a scheduler's jitter is most of the time measured.
     public static let minimumSampleSpan = Duration.milliseconds(2)
-    /// The longest allowance (a line slower than about 640 baud gets this one).
-    public static let maximumAllowance = Duration.milliseconds(500)
+    /// The longest allowance: a request's first three copies still go out within a stream's 1 s
+    /// confirmation time (§7) on the slowest line (below about 1300 baud).
+    public static let maximumAllowance = Duration.milliseconds(250)
 
     /// The line's rate in bytes per second, once a long frame arrived in pieces (nil before).
     public private(set) var bytesPerSecond: Int?
@@ -38,18 +40,16 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     /// No speed known.
     public init() {}
 
-    /// One read of `count` bytes at `now`. `continuing`: a frame was open before it; `completed`: at least
-    /// one frame ended in it; `open`: a frame is open after it; `starved`: the host woke late for it (its
-    /// time says nothing of the line's).
-    public mutating func read(_ count: Int, at now: Duration, continuing: Bool, completed: Bool, open: Bool, starved: Bool) {
-        if starved {
-            spanStart = nil
-        } else if continuing, let start = spanStart {
+    /// One read of `count` bytes at `now`. `continuing`: a frame was open before it; `completedFrames`: the
+    /// frames that ended in it (checked or not); `open`: a frame is open after it.
+    public mutating func read(_ count: Int, at now: Duration, continuing: Bool, completedFrames: Int, open: Bool) {
+        if continuing, let start = spanStart {
             spanBytes += count
-            if completed { sample(bytes: spanBytes, over: now - start) }
+            // Only a read that ends the one frame and holds nothing after it counts: its bytes are the frame's.
+            if completedFrames == 1 && !open { sample(bytes: spanBytes, over: now - start) }
         }
-        if open && (!continuing || completed || spanStart == nil) && !starved {
-            // A frame started in this read (or the span was lost): its remaining bytes are timed from here.
+        if open && (!continuing || completedFrames > 0 || spanStart == nil) {
+            // A frame started in this read (or its start was not seen): its remaining bytes are timed from here.
             spanStart = now
             spanBytes = 0
         } else if !open {

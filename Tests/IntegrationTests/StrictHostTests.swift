@@ -63,7 +63,7 @@ struct StrictHostTests {
     /// device used to send such copies here every time: its 20 ms counted from when it queued the ~330-byte
     /// handshake response, which takes 57 ms on this line. It now counts from when the copy has left, plus
     /// the ACK's time on the line; the checker's rule for copies is pinned in Firmware-sim's test_strict.)
-    @Test("a host that closes right after its last ACK, while the device still retransmits: 0 violations")
+    @Test("a host that closes right after its last ACK, the ACK still on the line: 0 violations")
     func closeRightAfterTheLastAck() async throws {
         let (run, report, folder) = try await Self.runStrict(["info", "@"], simulatorArguments: ["--baud", "57600"])
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -58,8 +58,9 @@ extern "C" {
  * at most on the boards and in the simulator) and the host's ACK (about 10
  * bytes framed), with a few to spare. 33 ms at 9600 baud, 2.8 ms at 115200. */
 #define CC_LINK_ACK_ALLOWANCE_BYTES 32u
-/* The longest allowance: a line slower than about 640 baud gets this one. */
-#define CC_LINK_MAX_ACK_ALLOWANCE_US 500000u
+/* The longest allowance (a line slower than about 1300 baud gets this one),
+ * the host's too (LineSpeedEstimate). */
+#define CC_LINK_MAX_ACK_ALLOWANCE_US 250000u
 
 /* Bytes of a bulk queue entry's length prefix. */
 #define CC_LINK_BULK_LENGTH_BYTES 2u
@@ -71,15 +72,12 @@ extern "C" {
 typedef struct cc_reliable_slot {
     bool used;
     uint8_t tries;          /* transmissions so far (0: still waiting for room in tx) */
-    bool leaving;           /* its last copy may still wait in tx: its timeout counts
-                             * from when it has left (queued_seen_us) */
     uint16_t sequence;
     uint16_t wire_len;
     uint32_t call_id;
     uint32_t rto_us;        /* current retransmission timeout */
     uint64_t due_us;        /* next transmission */
     uint32_t queued_end;    /* tx_queued_total just after the last copy was queued */
-    uint32_t queued_seen_us; /* low 32 bits of the last poll's time that saw that copy waiting */
     uint16_t offset;        /* where its wire bytes start in the store */
 } cc_reliable_slot_t;
 

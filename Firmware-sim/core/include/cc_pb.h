@@ -293,7 +293,8 @@ extern "C" {
 /* cameracontrol.v1.SimulatorStatus */
 #define CC_PB_SIMULATOR_STATUS_SCENARIO_RUNNING 1u
 #define CC_PB_SIMULATOR_STATUS_DEVICE_TIME_US 2u
-#define CC_PB_SIMULATOR_STATUS_FIELD_COUNT 2u
+#define CC_PB_SIMULATOR_STATUS_RETRANSMISSION_ALLOWANCE_US 3u
+#define CC_PB_SIMULATOR_STATUS_FIELD_COUNT 3u
 
 /* cameracontrol.v1.GetSimulatorStatusRequest */
 #define CC_PB_GET_SIMULATOR_STATUS_REQUEST_FIELD_COUNT 0u
@@ -445,6 +446,7 @@ typedef struct cc_pb_run_scenario_response {
 typedef struct cc_pb_simulator_status {
     bool scenario_running;   /* True while a scenario is still playing. */
     uint64_t device_time_us;   /* The device clock, microseconds since boot. */
+    uint32_t retransmission_allowance_us;   /* What the device adds to every retransmission timeout for the host's ACK on its line, microseconds (PROTOCOL.md §6): 0 when it was not given the line's speed (camctl-sim without --baud), 33,333 at 9600 baud. The conformance suite's retransmission schedule allows for it. */
 } cc_pb_simulator_status_t;
 
 /* Writes every field of a ProtocolVersion (proto3: zero values and NULL or empty fields are left out). */

@@ -159,14 +159,20 @@ public struct SimulatorStatus: WireMessage, ProtoCodable {
     public var isScenarioRunning: Bool = false
     /// The device clock, microseconds since boot.
     public var deviceTimeMicros: UInt64 = 0
+    /// What the device adds to every retransmission timeout for the host's ACK
+    /// on its line, microseconds (PROTOCOL.md §6): 0 when it was not given the
+    /// line's speed (camctl-sim without --baud), 33,333 at 9600 baud. The
+    /// conformance suite's retransmission schedule allows for it.
+    public var retransmissionAllowanceMicros: UInt32 = 0
 
     /// Every field at its zero value (message fields absent).
     public init() {}
 
     /// A message with the fields given; the others are at their zero value.
-    public init(isScenarioRunning: Bool = false, deviceTimeMicros: UInt64 = 0) {
+    public init(isScenarioRunning: Bool = false, deviceTimeMicros: UInt64 = 0, retransmissionAllowanceMicros: UInt32 = 0) {
         self.isScenarioRunning = isScenarioRunning
         self.deviceTimeMicros = deviceTimeMicros
+        self.retransmissionAllowanceMicros = retransmissionAllowanceMicros
     }
 
     /// `cameracontrol.v1.SimulatorStatus`.
@@ -184,12 +190,14 @@ public struct SimulatorStatus: WireMessage, ProtoCodable {
         var n = 0
         if isScenarioRunning { let v = isScenarioRunning; n += 1 + ProtoSize.varint((v ? 1 : 0)) }
         if deviceTimeMicros != 0 { let v = deviceTimeMicros; n += 1 + ProtoSize.varint(v) }
+        if retransmissionAllowanceMicros != 0 { let v = retransmissionAllowanceMicros; n += 1 + ProtoSize.varint(UInt64(v)) }
         return n
     }
 
     func encode(to writer: inout ProtoWriter) {
         if isScenarioRunning { let v = isScenarioRunning; writer.varint(8); writer.varint((v ? 1 : 0)) }
         if deviceTimeMicros != 0 { let v = deviceTimeMicros; writer.varint(16); writer.varint(v) }
+        if retransmissionAllowanceMicros != 0 { let v = retransmissionAllowanceMicros; writer.varint(24); writer.varint(UInt64(v)) }
     }
 
     mutating func merge(from reader: inout ProtoReader) throws(WireError) {
@@ -199,6 +207,8 @@ public struct SimulatorStatus: WireMessage, ProtoCodable {
                 let r = try reader.varint(); isScenarioRunning = (r != 0)
             case (2, 0):
                 let r = try reader.varint(); deviceTimeMicros = r
+            case (3, 0):
+                let r = try reader.varint(); retransmissionAllowanceMicros = UInt32(truncatingIfNeeded: r)
             default:
                 try reader.skip(number: field.number, wireType: field.wireType)
             }
@@ -211,6 +221,7 @@ extension SimulatorStatus: ProtoJSONMessage {
     public static let protoFields: [ProtoFieldInfo] = [
         ProtoFieldInfo(name: "scenario_running", jsonName: "scenarioRunning", number: 1, type: .scalar(Bool.self)),
         ProtoFieldInfo(name: "device_time_us", jsonName: "deviceTimeUs", number: 2, type: .scalar(UInt64.self)),
+        ProtoFieldInfo(name: "retransmission_allowance_us", jsonName: "retransmissionAllowanceUs", number: 3, type: .scalar(UInt32.self)),
     ]
 
     /// The message in protobuf's JSON mapping (zero fields omitted unless `includingDefaults`).
@@ -218,6 +229,7 @@ extension SimulatorStatus: ProtoJSONMessage {
         var json = ProtoJSONWriter(includingDefaults: includingDefaults)
         json.scalar("scenarioRunning", isScenarioRunning)
         json.scalar("deviceTimeUs", deviceTimeMicros)
+        json.scalar("retransmissionAllowanceUs", retransmissionAllowanceMicros)
         return json.value
     }
 
@@ -227,6 +239,7 @@ extension SimulatorStatus: ProtoJSONMessage {
         let reader = try ProtoJSONReader(json, Self.self)
         if let v = try reader.scalar("scenarioRunning", Bool.self) { isScenarioRunning = v }
         if let v = try reader.scalar("deviceTimeUs", UInt64.self) { deviceTimeMicros = v }
+        if let v = try reader.scalar("retransmissionAllowanceUs", UInt32.self) { retransmissionAllowanceMicros = v }
     }
 }
 

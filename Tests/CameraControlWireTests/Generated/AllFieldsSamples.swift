@@ -37,7 +37,7 @@ enum AllFieldsSamples {
         RawSampleBatch(firstTimestampMicros: 1099511628776, sampleIntervalMicros: 2300, samples: [0x00, 0xFF, 0x03, 0x80, 0x00], droppedBefore: 4300, deltaSamples: [0x00, 0xFF, 0x05, 0x80, 0x00], buttonLevels: [6300, 6301, 76302]),
         RunScenarioRequest(scenario: "scenario ✓ 1 \u{0} é 0"),
         RunScenarioResponse(steps: 1300, durationMicros: 1099511629776),
-        SimulatorStatus(isScenarioRunning: true, deviceTimeMicros: 1099511629776),
+        SimulatorStatus(isScenarioRunning: true, deviceTimeMicros: 1099511629776, retransmissionAllowanceMicros: 3300),
         GetSimulatorStatusRequest(),
     ]
 }

@@ -76,10 +76,17 @@ struct  Cameracontrol__V1__SimulatorStatus
    * The device clock, microseconds since boot.
    */
   uint64_t device_time_us;
+  /*
+   * What the device adds to every retransmission timeout for the host's ACK
+   * on its line, microseconds (PROTOCOL.md §6): 0 when it was not given the
+   * line's speed (camctl-sim without --baud), 33,333 at 9600 baud. The
+   * conformance suite's retransmission schedule allows for it.
+   */
+  uint32_t retransmission_allowance_us;
 };
 #define CAMERACONTROL__V1__SIMULATOR_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&cameracontrol__v1__simulator_status__descriptor) \
-    , 0, 0 }
+    , 0, 0, 0 }
 
 
 /*

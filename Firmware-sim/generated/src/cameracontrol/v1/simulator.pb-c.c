@@ -276,7 +276,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__run_scenario_response__descr
   (ProtobufCMessageInit) cameracontrol__v1__run_scenario_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor cameracontrol__v1__simulator_status__field_descriptors[2] =
+static const ProtobufCFieldDescriptor cameracontrol__v1__simulator_status__field_descriptors[3] =
 {
   {
     "scenario_running",
@@ -302,15 +302,28 @@ static const ProtobufCFieldDescriptor cameracontrol__v1__simulator_status__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "retransmission_allowance_us",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Cameracontrol__V1__SimulatorStatus, retransmission_allowance_us),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned cameracontrol__v1__simulator_status__field_indices_by_name[] = {
   1,   /* field[1] = device_time_us */
+  2,   /* field[2] = retransmission_allowance_us */
   0,   /* field[0] = scenario_running */
 };
 static const ProtobufCIntRange cameracontrol__v1__simulator_status__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor cameracontrol__v1__simulator_status__descriptor =
 {
@@ -320,7 +333,7 @@ const ProtobufCMessageDescriptor cameracontrol__v1__simulator_status__descriptor
   "Cameracontrol__V1__SimulatorStatus",
   "cameracontrol.v1",
   sizeof(Cameracontrol__V1__SimulatorStatus),
-  2,
+  3,
   cameracontrol__v1__simulator_status__field_descriptors,
   cameracontrol__v1__simulator_status__field_indices_by_name,
   1,  cameracontrol__v1__simulator_status__number_ranges,
