@@ -869,6 +869,7 @@ int main(int argc, char **argv)
     uint64_t t0, scenario_done_us = 0;
     uint64_t spin_ns = 0; /* --spin-us */
     bool was_active = false, scenario_seen = false;
+    bool answer_acked = false; /* the session's HandshakeResponse was acknowledged (noted once a session) */
     ccsim_fault_spec_t fault_spec;
     bool faults = false, verbose = false;
 
@@ -1251,6 +1252,12 @@ int main(int argc, char **argv)
         if (active != was_active) {
             note(active ? "session started (handshake)" : "session ended");
             was_active = active;
+            answer_acked = false;
+        }
+        if (active && !answer_acked && cc_link_unacked(&ccsim_device_core(&g_sim)->link) == 0u) {
+            /* The host has the session too: its ACK of the answer arrived. */
+            note("session acknowledged by the host");
+            answer_acked = true;
         }
 
         /* Device -> host: the bytes that have completed on the line. */

@@ -91,8 +91,10 @@ extension OverRealPTY {
             let log = PipeCollector(err.fileHandleForReading)
             #expect(await eventually(within: .seconds(30)) { log.text.contains("running") })
             let run = Task { try await runTool("camctl", ["test", "--port", folder + "/pty", scenario], timeout: .seconds(60)) }
-            // Gone once the session started, wherever the command is then (its clock estimate or the scenario).
-            #expect(await eventually(within: .seconds(30)) { log.text.contains("session started") })
+            // Gone once the host has its session (its ACK of the HandshakeResponse arrived; "session started" is
+            // the device's side, before the answer reached the host), wherever the command is then (its clock
+            // estimate or the scenario).
+            #expect(await eventually(within: .seconds(30)) { log.text.contains("session acknowledged by the host") })
             signalProcess(simulator.processIdentifier, SIGKILL)
             let result = try await run.value
             #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
