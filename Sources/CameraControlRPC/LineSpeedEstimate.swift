@@ -30,8 +30,8 @@ public struct LineSpeedEstimate: Sendable, Equatable {
 
     /// The line's rate in bytes per second, once a long frame arrived in pieces (nil before).
     public private(set) var bytesPerSecond: Int?
-    /// When the frame still open at the end of the last read started arriving (nil: none open, or a
-    /// starved wake-up spoiled it), and the bytes read since.
+    /// When the frame still open at the end of the last read started arriving (nil: none open), and the
+    /// bytes read since.
     private var spanStart: Duration?
     private var spanBytes = 0
     /// When the host's bytes written so far will have left, on the modelled line.
@@ -75,8 +75,7 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     private mutating func sample(bytes: Int, over span: Duration) {
         guard bytes >= Self.minimumSampleBytes, span >= Self.minimumSampleSpan else { return }
         let (seconds, attoseconds) = span.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        guard micros > 0 else { return }
+        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000  // at least 2,000
         let rate = Int(min(Int64(bytes) * 1_000_000 / micros, Int64(Int32.max)))
         if rate > (bytesPerSecond ?? 0) { bytesPerSecond = rate }
     }

@@ -9,10 +9,10 @@
  *
  * A retransmission timeout counts from when the packet's copy has left the
  * tx buffer, behind the frames queued before it (a copy still waiting there
- * is never sent again: another would only queue behind it), and, on a line whose speed the
- * board gave (cc_link_set_line_speed), it is longer by the time
- * CC_LINK_ACK_ALLOWANCE_BYTES take on that line: the packet's end still in the
- * UART's FIFO, then the host's ACK. So a slow line does not make every
+ * is never sent again: another would only queue behind it), and, on a line
+ * whose speed the board gave (cc_link_set_line_speed), it is longer by the
+ * time CC_LINK_ACK_ALLOWANCE_BYTES take on that line: the packet's end still
+ * in the UART's FIFO, then the host's ACK. So a slow line does not make every
  * reliable packet go out twice (PROTOCOL.md §6).
  *
  * Sending: write the payload into cc_link_payload(), then cc_link_send()

@@ -201,7 +201,8 @@ int main(void)
 
     /* The device sends a packet again while the host's ACK of it is still on its way (a late ACK; a host
      * that has closed the port right after acknowledging never sees the copy): a copy of an acknowledged
-     * packet is owed no second ACK. A new packet with the same number but other bytes (a new session's) is owed one, and caught. */
+     * packet is owed no second ACK. A new packet with the same number but other bytes (a new session's) is
+     * owed one, and caught. */
     t += 300000u;
     host_sends(CC_PKT_HEARTBEAT, 21u, 0u, t);
     device_responds(50u, 8u, t + 1000u);
