@@ -542,6 +542,9 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     /// The system's monotonic time (see ``EventLoopControl/now``).
     package var now: Duration { LoopTime.now }
 
+    /// True: ``now`` is `CLOCK_MONOTONIC` (``LoopTime``).
+    package var readsSystemClock: Bool { true }
+
     /// Stops or resumes reading the descriptor (a consumer whose buffer is full, then drained); writes,
     /// the timer and the end of the stream still work while reading is off.
     package func setReading(_ reading: Bool) {

@@ -64,8 +64,15 @@ public final class RPCClient: Sendable {
         /// The loop's time when the client started: the origin of the core's timeline.
         var origin = Duration.zero
 
+        /// The loop's clock is the system's (``EventLoopControl/readsSystemClock``): read here, with no call
+        /// through the control.
+        var readsSystemClock = false
+
         /// The core's time: the loop's, since the client started.
-        var now: Duration { control.map { $0.now - origin } ?? .zero }
+        var now: Duration {
+            if readsSystemClock { return LoopTime.now - origin }
+            return control.map { $0.now - origin } ?? .zero
+        }
         var unaryWaiters: [CallID: CheckedContinuation<Result<[UInt8], RPCError>, Never>] = [:]
         var streams: [CallID: any StreamConsumer] = [:]
         var closed = false
@@ -124,6 +131,7 @@ public final class RPCClient: Sendable {
             guard let control = transport.startEventLoop(delegate: delegate, on: eventLoop) else { return false }
             state.origin = control.now
             state.control = control
+            state.readsSystemClock = control.readsSystemClock
             return true
         }
         if !started {

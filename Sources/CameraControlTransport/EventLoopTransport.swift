@@ -79,11 +79,18 @@ extension EventLoop {
 /// The system's monotonic time as loops count it: `CLOCK_MONOTONIC`, since the system started.
 package enum LoopTime {
     /// The time since the origin: one vDSO read, no runtime call (every received packet reads it).
+    /// Inlinable: a caller reads it without a call into another module.
+    @inlinable
     package static var now: Duration {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Duration(secondsComponent: Int64(time.tv_sec), attosecondsComponent: Int64(time.tv_nsec) * 1_000_000_000)
     }
+}
+
+extension EventLoopControl {
+    /// False: ``now`` is read through the control (see ``EventLoopControl/readsSystemClock``).
+    public var readsSystemClock: Bool { false }
 }
 
 /// A body scheduled on an ``EventLoop`` (``EventLoop/schedule(after:_:)``); cancel it to keep it from
@@ -135,6 +142,11 @@ public protocol EventLoopControl: Sendable {
     /// The loop's time, which ``setTimer(after:)`` counts in (see ``EventLoop/now``): a ``ManualClock``'s
     /// for a transport on a loop a test drives, the system's monotonic time otherwise.
     var now: Duration { get }
+
+    /// True when ``now`` is the system's monotonic time, the time of every loop that runs on a thread:
+    /// then a caller may read that clock itself, without a call through the control (on a port's read
+    /// path, that call is several microseconds of cold code). False (the default) for any other clock.
+    var readsSystemClock: Bool { get }
 
     /// The loop's thread as a task executor: a task that prefers it
     /// (`withTaskExecutorPreference(control.taskExecutor) { … }`) runs on the I/O thread, between reads,

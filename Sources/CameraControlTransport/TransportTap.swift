@@ -94,6 +94,7 @@ private struct TappedControl: EventLoopControl {
 
     func setTimer(after delay: Duration?) { control.setTimer(after: delay) }
     var now: Duration { control.now }
+    var readsSystemClock: Bool { control.readsSystemClock }
 
     var taskExecutor: any TaskExecutor { control.taskExecutor }
 }

@@ -476,3 +476,59 @@ final class IgnoringDelegate: EventLoopDelegate {
     func eventLoopTimerFired() {}
     func eventLoopEnded(_ error: TransportError) {}
 }
+
+/// The client's clock: read through the loop's control, unless the control says it is the system's.
+@Suite("RPCClient clock")
+struct RPCClientClockTests {
+    @Test(
+        "on a control that reads the system clock the client reads CLOCK_MONOTONIC itself; on any other it asks the control (a frozen manual clock stays frozen)",
+        arguments: [true, false])
+    func clockSource(claimsSystemClock: Bool) async throws {
+        let (host, device) = InMemoryTransport.makePair()
+        defer { device.close() }
+        let client = RPCClient(
+            transport: ClockClaimingTransport(host, claimsSystemClock: claimsSystemClock),
+            eventLoop: SerialQueueEventLoop(name: "frozen", clock: ManualClock()))
+        defer { client.close() }
+        let before = client.now
+        try await Task.sleep(for: .milliseconds(20))
+        let after = client.now
+        if claimsSystemClock {
+            #expect(after - before >= .milliseconds(20))
+        } else {
+            #expect(before == .zero && after == .zero)
+        }
+    }
+}
+
+/// An in-memory transport whose loop's control says (or not) that its time is the system's, while the
+/// loop's own time is a manual clock nobody advances.
+private final class ClockClaimingTransport: EventLoopTransport {
+    private let inner: InMemoryTransport
+    private let claimsSystemClock: Bool
+
+    init(_ inner: InMemoryTransport, claimsSystemClock: Bool) {
+        self.inner = inner
+        self.claimsSystemClock = claimsSystemClock
+    }
+
+    var name: String { inner.name }
+    func send(_ bytes: [UInt8]) async throws(TransportError) { try await inner.send(bytes) }
+    func receive() async throws(TransportError) -> [UInt8] { try await inner.receive() }
+    func close() { inner.close() }
+
+    func startEventLoop(delegate: any EventLoopDelegate, on loop: (any EventLoop)?) -> (any EventLoopControl)? {
+        inner.startEventLoop(delegate: delegate, on: loop).map { Control(inner: $0, claimsSystemClock: claimsSystemClock) }
+    }
+
+    private struct Control: EventLoopControl {
+        let inner: any EventLoopControl
+        let claimsSystemClock: Bool
+
+        func write(_ bytes: UnsafeRawBufferPointer) { inner.write(bytes) }
+        func setTimer(after delay: Duration?) { inner.setTimer(after: delay) }
+        var now: Duration { inner.now }
+        var readsSystemClock: Bool { claimsSystemClock }
+        var taskExecutor: any TaskExecutor { inner.taskExecutor }
+    }
+}

@@ -5,6 +5,12 @@ import Foundation
 import Synchronization
 import Testing
 
+/// A tap that looks at nothing.
+private final class NoTap: TransportTap {
+    func received(_ bytes: UnsafeRawBufferPointer) {}
+    func sent(_ bytes: UnsafeRawBufferPointer) {}
+}
+
 /// Records what an event loop hands its delegate, and on which thread.
 final class LoopRecorder: EventLoopDelegate {
     private struct State {
@@ -70,6 +76,30 @@ struct EventLoopTransportTests {
         #expect(recorder.bytes == sent)
         #expect(recorder.threads.count == 1)
         #expect(recorder.endings.isEmpty)
+    }
+
+    @Test(
+        "a port's control, tapped or not, says its time is the system's monotonic clock; an in-memory transport's (a loop a test may drive) does not"
+    )
+    func whichControlsReadTheSystemClock() async throws {
+        let pair = try PseudoTerminalPair.open()
+        defer {
+            pair.master.close()
+            pair.subordinate.close()
+        }
+        let port = try #require(pair.master.startEventLoop(delegate: LoopRecorder()))
+        #expect(port.readsSystemClock)
+        let tapped = try #require(TappedTransport(pair.subordinate, tap: NoTap()).startEventLoop(delegate: LoopRecorder()))
+        #expect(tapped.readsSystemClock)
+        let (host, device) = InMemoryTransport.makePair()
+        defer {
+            host.close()
+            device.close()
+        }
+        let manual = SerialQueueEventLoop(name: "manual", clock: ManualClock())
+        let inMemory = try #require(host.startEventLoop(delegate: LoopRecorder(), on: manual))
+        #expect(!inMemory.readsSystemClock)
+        #expect(!(try #require(TappedTransport(device, tap: NoTap()).startEventLoop(delegate: LoopRecorder()))).readsSystemClock)
     }
 
     @Test("writes reach the peer whole and in order; what the pty cannot take at once is written by the loop")
