@@ -125,6 +125,11 @@ public struct ConnectionCore: Sendable {
     /// encoding is off the way from the read to the message's consumer.
     private var owedAcks: [UInt16] = []
     private var events: [ConnectionEvent] = []
+    /// The last stream message's payload, kept: once its consumer has let go of it (a handler on the
+    /// loop does so before the next read), the next message is copied into the same storage, with no
+    /// allocation on the way from the read to the consumer. A consumer that keeps it (a buffering stream)
+    /// makes the next copy allocate, as a new array would.
+    private var lastStreamPayload: [UInt8] = []
     /// Our reliable packets awaiting an `ACK`, by sequence number.
     private var unacked: [UInt16: Unacked] = [:]
     /// The session runs at minor 1 or later: streams are confirmed (§7).
@@ -501,7 +506,9 @@ public struct ConnectionCore: Sendable {
                 markSessionEstablished(now: now)
             }
         case .streamMessage where streaming:
-            events.append(.streamMessage(id, Array(packet.payload)))
+            lastStreamPayload.removeAll(keepingCapacity: true)
+            lastStreamPayload.append(contentsOf: packet.payload)
+            events.append(.streamMessage(id, lastStreamPayload))
         case .streamEnd where streaming:
             calls[id] = nil
             let status = packet.status ?? .unknown

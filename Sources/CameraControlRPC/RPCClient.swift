@@ -412,12 +412,16 @@ public final class RPCClient: Sendable {
         // What the bytes brought is delivered first (a stream handler called, a call resumed), then the
         // core's output is handed to the transport: a message reaches its consumer before its `ACK` leaves,
         // on every transport (a port's loop defers its own thread's writes anyway; an in-memory peer does not).
-        state.withLock { state in
-            guard !state.closed else { return }
-            state.core.receive(bytes, now: state.now)
-            dispatchEvents(&state)
+        // The deliveries are taken in the same lock round as the bytes.
+        var batch: [Delivery] = []
+        let delivering = state.withLock { state -> Bool in
+            if !state.closed {
+                state.core.receive(bytes, now: state.now)
+                dispatchEvents(&state)
+            }
+            return Self.startDraining(&state, into: &batch)
         }
-        drain()
+        if delivering { carryOut(&batch) }
         state.withLock { state in
             guard !state.closed else { return }
             flush(&state)
@@ -540,14 +544,23 @@ public final class RPCClient: Sendable {
     /// a thread that finds another at it returns at once (a cancellation handler never waits here).
     private func drain() {
         var batch: [Delivery] = []
-        let started = state.withLock { state -> Bool in
-            guard !state.draining, !state.deferred.isEmpty else { return false }
-            state.draining = true
-            swap(&batch, &state.spareDeliveries)
-            swap(&batch, &state.deferred)
-            return true
-        }
-        guard started else { return }
+        guard state.withLock({ Self.startDraining(&$0, into: &batch) }) else { return }
+        carryOut(&batch)
+    }
+
+    /// Takes the queued deliveries into `batch` and marks this thread as the one carrying them out; false
+    /// when there are none, or another thread is at it. Runs under the lock.
+    private static func startDraining(_ state: inout State, into batch: inout [Delivery]) -> Bool {
+        guard !state.draining, !state.deferred.isEmpty else { return false }
+        state.draining = true
+        swap(&batch, &state.spareDeliveries)
+        swap(&batch, &state.deferred)
+        return true
+    }
+
+    /// Carries out `batch` (taken by ``startDraining(_:into:)``), then what was queued meanwhile, until
+    /// nothing is left; then this thread is no longer draining.
+    private func carryOut(_ batch: inout [Delivery]) {
         while true {
             for delivery in batch { deliver(delivery) }
             batch.removeAll(keepingCapacity: true)

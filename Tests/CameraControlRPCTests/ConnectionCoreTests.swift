@@ -46,6 +46,32 @@ struct ConnectionCoreTests {
     }
 
     @Test(
+        "a stream message is copied into the previous one's storage once its consumer let go of it; a payload still held keeps its bytes"
+    )
+    func streamPayloadStorageReused() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        func nextPayload(_ bytes: [UInt8], at millis: Int) -> [UInt8] {
+            core.receive(device.message(call, bytes), now: .ms(millis))
+            guard case .streamMessage(_, let payload)? = core.takeEvents().first else { return [] }
+            return payload
+        }
+        // A 200-byte message, dropped at once (as a handler on the loop does), then a 3-byte one: it is
+        // copied into the first one's storage (a new array would have room for about 3 bytes).
+        #expect(nextPayload(Array(repeating: 1, count: 200), at: 1).count == 200)
+        let second = nextPayload([4, 5, 6], at: 2)
+        #expect(second == [4, 5, 6])
+        #expect(second.capacity >= 200)
+        // `second` is still held: the next message gets storage of its own, and `second` keeps its bytes.
+        let third = nextPayload([7, 8], at: 3)
+        #expect(third == [7, 8])
+        #expect(second == [4, 5, 6])
+        #expect(third.withUnsafeBytes { $0.baseAddress } != second.withUnsafeBytes { $0.baseAddress })
+    }
+
+    @Test(
         "device error statuses become RPCError codes and messages",
         arguments: [
             (PacketType.error, StatusCode.unimplemented, "no such method"),
