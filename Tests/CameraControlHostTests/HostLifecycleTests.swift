@@ -80,12 +80,15 @@ struct HostLifecycleTests {
             interaction.setSessionRunning(true)
         } opener: { _ async throws(DeviceError) -> DeviceSession in
             let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
-            // Only the first session presses (this device answers no heartbeat: the host reconnects later).
-            // Its pings are answered only once its stream is open, after its press: connect() cannot have
-            // returned before the press was handled, unless its pings timed out on a starved machine.
+            // Only the first session presses. Its pings are answered only once its stream is open, after
+            // its press: connect() cannot have returned before the press was handled. The device answers
+            // the host's heartbeats, as §8 asks: a device that sent nothing while its pings were held
+            // lost its first session to the 200 ms dead timeout when the stream opened late on a busy
+            // machine, and with it the only press.
             let first = sessions.wrappingAdd(1, ordering: .relaxed).newValue == 1
             let heldPings = Mutex<[Packet]?>(first ? [] : nil)
             let device = FakeDevice(transport: deviceEnd) { packet in
+                if packet.type == .heartbeat { return [Packet.heartbeat(sequence: 0)] }
                 guard packet.type == .request else { return [] }
                 if packet.address == MethodID.devicePing {
                     let held = heldPings.withLock { held -> Bool in
