@@ -11,20 +11,6 @@ enum DecisionCases {
         try await c.probe.ping()
     }
 
-    /// `frames` in a few words for a failure's message: how many of each packet type, and when the first and
-    /// last came after `start` ("nothing" when none did).
-    static func summary(_ frames: [ReceivedFrame], since start: ContinuousClock.Instant) -> String {
-        guard let first = frames.first, let last = frames.last else { return "nothing" }
-        var counts: [String: Int] = [:]
-        for frame in frames { counts[frame.packet.map { "\($0.type)" } ?? "undecodable", default: 0] += 1 }
-        let kinds = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        func millis(_ instant: ContinuousClock.Instant) -> String {
-            let value = Int(ReliabilityCases.ms(start, instant))
-            return value < 0 ? "\(value) ms" : "+\(value) ms"
-        }
-        return "\(kinds) (the first at \(millis(first.at)), the last at \(millis(last.at)))"
-    }
-
     static let all: [ConformanceCase] = [
         ConformanceCase(
             "empty-frame-ignored", "PROTOCOL.md §2", "A stuffed empty frame (01 00) is ignored, not a framing error.", decision: "S1"
@@ -356,7 +342,7 @@ enum DecisionCases {
                     // What the device did while nothing was answered tells a stalled device from a slow one.
                     failure.message +=
                         "; after the garbage (sent at +0 ms) and the unanswered Ping, the device sent "
-                        + Self.summary(meanwhile, since: garbageSent)
+                        + Probe.summary(meanwhile, since: garbageSent)
                     throw failure
                 }
                 let overruns = Int(after.rxOverruns) - Int(before.rxOverruns)

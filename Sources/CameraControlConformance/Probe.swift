@@ -359,12 +359,14 @@ public actor Probe {
         return response
     }
 
-    /// The device's counters (`DiagnosticsService/GetCounters`).
-    public func counters() async throws -> Counters {
-        let (wire, reply) = try await call(.diagnosticsGetCounters)
+    /// The device's counters (`DiagnosticsService/GetCounters`), answered within `timeout`.
+    public func counters(within timeout: Duration = Probe.answerWait) async throws -> Counters {
+        let sent = ContinuousClock.now
+        let (wire, reply) = try await call(.diagnosticsGetCounters, within: timeout)
         guard let packet = reply?.packet, packet.type == .response else {
             throw ConformanceFailure(
-                "GetCounters was not answered", sent: wire, seen: reply?.wire, expected: "RESPONSE Counters")
+                "GetCounters was not answered" + unansweredContext(reply, since: sent), sent: wire, seen: reply?.wire,
+                expected: "RESPONSE Counters")
         }
         return try Counters(serializedBytes: packet.payload)
     }
@@ -372,13 +374,38 @@ public actor Probe {
     /// Ping with `payload`; the RESPONSE, or a failure naming what came instead.
     @discardableResult
     public func ping(_ payload: [UInt8] = [], within timeout: Duration = Probe.answerWait) async throws -> PingResponse {
+        let sent = ContinuousClock.now
         let (wire, reply) = try await call(.devicePing, PingRequest(payload: payload).serializedBytes(), within: timeout)
         guard let packet = reply?.packet, packet.type == .response else {
             throw ConformanceFailure(
-                "Ping was not answered with a RESPONSE", sent: wire, seen: reply?.wire,
+                "Ping was not answered with a RESPONSE" + unansweredContext(reply, since: sent), sent: wire, seen: reply?.wire,
                 expected: "RESPONSE PingResponse on call \(Self.callIDOf(wire))")
         }
         return try PingResponse(serializedBytes: packet.payload)
+    }
+
+    /// For a request that got no answer at all (`reply` nil): what the device sent meanwhile, which tells a
+    /// silent (stalled, or gone) device from one that kept its link alive and dropped or lost the request.
+    /// The frames stay in the inbox. Empty when a reply came (the failure shows it).
+    private func unansweredContext(_ reply: ReceivedFrame?, since sent: ContinuousClock.Instant) -> String {
+        guard reply == nil else { return "" }
+        let meanwhile = inbox.filter { $0.at >= sent }
+        return "; meanwhile (the request sent at +0 ms) the device sent " + Self.summary(meanwhile, since: sent)
+    }
+
+    /// `frames` in a few words for a failure's message: how many of each packet type, and when the first and
+    /// last came after `start` ("nothing" when none did).
+    public static func summary(_ frames: [ReceivedFrame], since start: ContinuousClock.Instant) -> String {
+        guard let first = frames.first, let last = frames.last else { return "nothing" }
+        var counts: [String: Int] = [:]
+        for frame in frames { counts[frame.packet.map { "\($0.type)" } ?? "undecodable", default: 0] += 1 }
+        let kinds = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        func millis(_ instant: ContinuousClock.Instant) -> String {
+            let elapsed = instant - start
+            let value = elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            return value < 0 ? "\(value) ms" : "+\(value) ms"
+        }
+        return "\(kinds) (the first at \(millis(first.at)), the last at \(millis(last.at)))"
     }
 
     /// The call id of a REQUEST's wire bytes (for messages).

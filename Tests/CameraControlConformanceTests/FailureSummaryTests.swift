@@ -1,3 +1,4 @@
+import CameraControlTransport
 import CameraControlWire
 import Testing
 
@@ -16,8 +17,44 @@ struct FailureSummaryTests {
         }
         let frames = [frame(.heartbeat, at: -30), frame(.ack, at: 95), frame(nil, at: 120), frame(.heartbeat, at: 1_990)]
         #expect(
-            DecisionCases.summary(frames, since: start)
+            Probe.summary(frames, since: start)
                 == "1 ACK, 2 HEARTBEAT, 1 undecodable (the first at -30 ms, the last at +1990 ms)")
-        #expect(DecisionCases.summary([], since: start) == "nothing")
+        #expect(Probe.summary([], since: start) == "nothing")
+    }
+
+    @Test("an unanswered request's failure says what the device sent meanwhile, and a silent device's that it sent nothing")
+    func unansweredRequestSaysWhatCameMeanwhile() async throws {
+        for talks in [true, false] {
+            let (host, device) = InMemoryTransport.makePair()
+            let probe = Probe(transport: host)
+            await probe.start()
+            // The device keeps its link alive (a HEARTBEAT every 20 ms) or says nothing, and answers no request.
+            let heartbeats = Task {
+                var sequence: UInt16 = 0
+                while talks && !Task.isCancelled {
+                    try await device.send(try PacketEncoder.encode(Packet(type: .heartbeat, sequence: sequence, callID: 0)))
+                    sequence &+= 1
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            let reader = Task { while !Task.isCancelled { _ = try await device.receive() } }
+            do {
+                _ = try await probe.counters(within: .milliseconds(300))
+                Issue.record("GetCounters was answered by a device that answers nothing")
+            } catch let failure as ConformanceFailure {
+                #expect(failure.message.hasPrefix("GetCounters was not answered; meanwhile (the request sent at +0 ms) the device sent "))
+                #expect(failure.seen == nil)
+                if talks {
+                    #expect(failure.message.contains(" HEARTBEAT (the first at +"), "\(failure.message)")
+                } else {
+                    #expect(failure.message.hasSuffix("the device sent nothing"), "\(failure.message)")
+                }
+            }
+            heartbeats.cancel()
+            reader.cancel()
+            await probe.stop()
+            host.close()
+            device.close()
+        }
     }
 }
