@@ -320,7 +320,7 @@ let package = Package(
         .testTarget(
             name: "CameraControlConformanceTests",
             dependencies: [
-                "camctl-sim", "camctl", "CameraControlWire", "CameraControlPosixTransport", "CameraControlConformance",
+                "camctl-sim", "camctl", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlConformance",
                 "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
