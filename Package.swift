@@ -320,8 +320,8 @@ let package = Package(
         .testTarget(
             name: "CameraControlConformanceTests",
             dependencies: [
-                "camctl-sim", "camctl", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport", "CameraControlConformance",
-                "CameraControlTestSupport",
+                "camctl-sim", "camctl", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
+                "CameraControlConformance", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
