@@ -190,6 +190,12 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
                 n = sizeof dev->rx_chunk;   /* a broken HAL must not overrun the chunk */
             }
             if (n == 0u) {
+                /* What this poll decoded ended inside a frame, not yet over the largest: a frame still
+                 * arriving keeps the link alive (§8); one that failed no longer does (after a valid one,
+                 * whose body the decoder still holds, last_rx_us is now anyway). */
+                if (taken != 0u) {
+                    dev->link.frame_byte_us = dev->decoder.len != 0u ? ((uint32_t)now_us - 1u) | 1u : 0u;
+                }
                 return;   /* until empty: a HAL may return short reads (rx_off == rx_len here) */
             }
             /* Bytes a HAL dropped were dropped while it held others (its ring full, or the
@@ -302,6 +308,11 @@ void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, 
     if (stall_us < (uint64_t)dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS) {
         cc_link_credit_silence(&dev->link, now_us, step_us);
     }
+}
+
+void cc_device_note_frame_arriving(cc_device_t *dev, uint64_t now_us)
+{
+    dev->link.frame_byte_us = ((uint32_t)now_us - 1u) | 1u;
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)

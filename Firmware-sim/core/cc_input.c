@@ -103,9 +103,7 @@ void cc_input_default_config(cc_input_config_t *out)
 int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
 {
     const char *msg = 0;
-    if (cfg == 0) {
-        msg = "no configuration";
-    } else if (cfg->light_press_on_mn == 0u || cfg->light_press_off_mn == 0u ||
+    if (cfg->light_press_on_mn == 0u || cfg->light_press_off_mn == 0u ||
                cfg->full_press_on_mn == 0u || cfg->full_press_off_mn == 0u ||
                cfg->min_stage_gap_mn == 0u) {
         msg = "thresholds must be non-zero";

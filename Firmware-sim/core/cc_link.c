@@ -587,8 +587,12 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
             link->answer_unsent = false;
         }
     }
+    /* A frame still arriving keeps the link alive (§8, v1.2): on a slow line one frame of the host's can
+     * take longer than the dead timeout (1,024 bytes are 1.07 s at 9600 baud). */
     if (link->session
-        && elapsed(now_us, link->last_rx_us, (uint64_t)link->heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS)) {
+        && elapsed(now_us, link->last_rx_us, (uint64_t)link->heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS)
+        && (link->frame_byte_us == 0u
+            || (uint32_t)now_us - link->frame_byte_us >= link->heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS)) {
         cc_link_end_session(link);
         link->counters->heartbeat_timeouts++;
         return true;

@@ -30,6 +30,7 @@ const ccsim_break_t ccsim_breaks[] = {
     {"handshake-major", "the HandshakeResponse announces device major 2", "handshake"},
     {"refuse-newer-minor", "a host of a newer minor is refused with FAILED_PRECONDITION", "version-newer-minor stream-confirmed raw-samples-delta"},
     {"accept-other-major", "a host of another major is accepted", "version-other-major empty-handshake-refused"},
+    {"whole-frame-liveness", "only a whole frame keeps the link alive (a frame still arriving does not)", "frame-arriving-keeps-link"},
     {"same-session-id", "every session has session_id 1", "rehandshake-new-session"},
     {"no-heartbeat", "the device sends no HEARTBEAT", "heartbeat-period link-death call-before-handshake unknown-method-before-handshake"},
     {"slow-heartbeat", "a HEARTBEAT at twice the period (every other one missing)", "heartbeat-period"},
@@ -1143,6 +1144,11 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
         }
     }
     return n;
+}
+
+bool ccsim_filter_frame_arriving(void)
+{
+    return g_in_asm.len > 0u && !g_in_asm.passthrough && !brk("whole-frame-liveness");
 }
 
 /* ---- device -> host ---- */

@@ -39,6 +39,11 @@ bool ccsim_filter_active(void);
 size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us,
                        bool session);
 
+/* True while the filter holds back the start of a host frame (its delimiter not yet read, not over the largest
+ * frame), which the device would be receiving byte by byte: the caller tells the device
+ * (cc_device_note_frame_arriving). False under the breaker whole-frame-liveness. */
+bool ccsim_filter_frame_arriving(void);
+
 /* Device -> host: the same for the device's bytes. */
 size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us);
 

@@ -544,6 +544,11 @@ static void to_device(const uint8_t *in, size_t n, uint64_t now_us)
         g_filtered_len = ccsim_filter_in(in, n, g_filtered, sizeof(g_filtered), now_us,
                                          cc_device_session_active(ccsim_device_core(&g_sim)));
         flush_filtered();
+        if (ccsim_filter_frame_arriving()) {
+            /* the start of a frame the filter holds until its delimiter: on a UART the device would be
+             * receiving it byte by byte, and a frame still arriving keeps the link alive (§8) */
+            cc_device_note_frame_arriving(ccsim_device_core(&g_sim), now_us);
+        }
         return;
     }
     {

@@ -466,6 +466,90 @@ static void test_silence_counts_from_the_handshake_response_leaving(void)
     CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
 }
 
+/* PROTOCOL.md §8 (v1.2): a frame still arriving keeps the link alive (on a slow line one frame can take
+ * longer than the dead timeout: 1,024 bytes are 1.07 s at 9600 baud). A frame that then fails its check
+ * leaves the silence counted from the last valid frame, and bytes past the largest frame keep nothing. */
+static void test_frame_still_arriving_keeps_the_link(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t dead_after = (uint64_t)CC_HEARTBEAT_INTERVAL_MS * 1000u * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+    uint8_t body[160];
+    uint8_t wire[CC_FRAME_WIRE_BYTES(160)];
+    uint8_t bad[sizeof wire];
+    uint8_t garbage[64];
+    cc_envelope_t env;
+    size_t n, i, k, flipped = 0;
+    uint32_t check_errors;
+
+    REQUIRE(hx_handshake(h, 2));
+    memset(&env, 0, sizeof env);
+    env.type = CC_PKT_REQUEST;
+    env.sequence = h->host_sequence++;
+    env.call_id = 7u;
+    env.service = CC_SERVICE_DEVICE_SERVICE;
+    env.method = CC_METHOD_DEVICE_SERVICE_PING;
+    n = cc_envelope_write(&env, body, sizeof body);
+    body[n++] = 0x0Au;   /* PingRequest.payload, 100 bytes */
+    body[n++] = 100u;
+    memset(body + n, 0x55, 100u);
+    n += 100u;
+    k = cc_frame_encode(body, n, wire, sizeof wire);
+    REQUIRE(k > 100u);
+
+    /* A Ping whose frame takes three dead timeouts to arrive, a byte or two every 5 ms: answered, the
+     * session kept all along. */
+    for (i = 0; i + 1u < k; i += 2u) {
+        hx_send_raw(h, wire + i, i + 3u <= k ? 2u : 1u);
+        hx_advance(h, 3u * dead_after / (k / 2u));
+        CHECK(cc_device_session_active(&h->dev));
+    }
+    hx_send_raw(h, wire + k - 1u, 1u);
+    hx_poll(h);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 7u) != NULL);
+    CHECK(cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 0);
+
+    /* The same frame with one payload byte changed, as slowly: alive while it arrives, and once it fails its
+     * check the silence counts from the last valid frame (the Ping, long ago): the link is dead at once. */
+    memcpy(bad, wire, k);
+    for (i = k / 2u; i < k && flipped == 0u; i++) {
+        if (bad[i] == 0x55u) {
+            bad[i] = 0x54u;
+            flipped = i;
+        }
+    }
+    REQUIRE(flipped != 0u);
+    check_errors = cc_device_counters(&h->dev)->check_errors;
+    hx_clear(h);
+    for (i = 0; i + 1u < k; i += 2u) {
+        hx_send_raw(h, bad + i, i + 3u <= k ? 2u : 1u);
+        hx_advance(h, 2u * dead_after / (k / 2u));
+        CHECK(cc_device_session_active(&h->dev));
+    }
+    hx_send_raw(h, bad + k - 1u, 1u);
+    hx_advance(h, 1000u);
+    CHECK_EQ(cc_device_counters(&h->dev)->check_errors, check_errors + 1u);
+    CHECK(!cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
+    CHECK(hx_find(h, CC_PKT_RESPONSE, 7u) == NULL);
+
+    /* Bytes past the largest frame keep nothing: a run of non-zero bytes longer than any frame, still
+     * arriving, does not hold off the dead timeout once it is over that size. */
+    REQUIRE(hx_handshake(h, 2));
+    memset(garbage, 0x41, sizeof garbage);
+    for (i = 0; i < CC_FRAME_STUFFED_CAP + sizeof garbage; i += sizeof garbage) {
+        hx_send_raw(h, garbage, sizeof garbage);
+        hx_poll(h);
+    }
+    CHECK(cc_device_counters(&h->dev)->oversized_frames > 0u);
+    for (i = 0; i < 2u * dead_after / 5000u && cc_device_session_active(&h->dev); i++) {
+        hx_send_raw(h, garbage, 4u);
+        hx_advance(h, 5000u);
+    }
+    CHECK(!cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 2);
+}
+
 static void test_error_counters(void)
 {
     harness_t *h = hx_setup();
@@ -867,6 +951,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"link_dead_after_silence", test_link_dead_after_silence},
     {"link_stall_credit", test_link_stall_credit},
     {"silence_counts_from_the_handshake_response_leaving", test_silence_counts_from_the_handshake_response_leaving},
+    {"frame_still_arriving_keeps_the_link", test_frame_still_arriving_keeps_the_link},
     {"error_counters", test_error_counters},
     {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
     {"requests_in_random_splits", test_requests_in_random_splits},

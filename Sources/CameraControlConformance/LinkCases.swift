@@ -97,6 +97,35 @@ enum LinkCases {
             try c.expectDelta("heartbeat_timeouts", \.heartbeatTimeouts, before, after, 1, sent: [])
         },
         ConformanceCase(
+            "frame-arriving-keeps-link", "PROTOCOL.md §8",
+            "A Ping whose frame takes twice the dead timeout to arrive (a few bytes every half interval, nothing else sent meanwhile) is answered: a frame still arriving keeps the link alive."
+        ) { c in
+            let interval = await c.probe.heartbeatInterval
+            let id = await c.probe.nextCallID()
+            let sequence = await c.probe.takeSequence()
+            let wire = try PacketEncoder.encode(
+                Packet(type: .request, sequence: sequence, callID: id, address: .devicePing, payload: pingBody(count: 64)))
+            // 16 pieces, one every half interval: 8 intervals, twice the dead timeout (§8), with no HEARTBEAT or
+            // ACK in between (either would land inside the frame).
+            await c.probe.setHeartbeatsHeld(true)
+            await c.probe.setAcknowledges(false)
+            let pieces = 16
+            let size = (wire.count + pieces - 1) / pieces
+            var start = 0
+            while start < wire.count {
+                if start > 0 { try? await Task.sleep(for: interval / 2) }
+                try await c.probe.sendRaw(Array(wire[start..<min(start + size, wire.count)]))
+                start += size
+            }
+            await c.probe.setAcknowledges(true)
+            await c.probe.setHeartbeatsHeld(false)
+            let reply = await c.probe.reply(to: id, within: Probe.answerWait)
+            // A device that counted only whole frames ended the session while the Ping arrived: it answers
+            // FAILED_PRECONDITION (the suite runs the case again only when the probe itself stalled between
+            // two pieces for most of the dead timeout).
+            _ = try c.expect(reply, .response, callID: id, sent: wire, "a Ping sent in 16 pieces over 8 heartbeat intervals")
+        },
+        ConformanceCase(
             "call-before-handshake", "PROTOCOL.md §9", "A call with no session (after link death) gets ERROR FAILED_PRECONDITION."
         ) { c in
             await c.probe.setHeartbeats(false)

@@ -53,6 +53,8 @@ public actor Probe {
     /// simulator starved by a loaded machine sees the host's bytes of the stall late, all at once).
     public private(set) var longestDeviceSilence: Duration = .zero
     private var deviceQuietSince = ContinuousClock.now
+    /// True while a case holds the heartbeats back (``setHeartbeatsHeld(_:)``).
+    private var heartbeatsHeld = false
     /// The largest lateness of the probe's own 5 ms ticker (since ``resetSchedulingDelay()``): how late this
     /// machine ran the probe. A frame's arrival time (``ReceivedFrame/at``) can be late by as much, so
     /// timing checks widen their margins by it.
@@ -123,7 +125,7 @@ public actor Probe {
 
     private func tick(due: ContinuousClock.Instant) async {
         schedulingDelay = max(schedulingDelay, ContinuousClock.now - due)
-        guard heartbeats, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
+        guard heartbeats, !heartbeatsHeld, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
         _ = try? await send(Packet(type: .heartbeat, callID: 0))
     }
 
@@ -172,6 +174,11 @@ public actor Probe {
 
     /// Turns the probe's heartbeats on or off.
     public func setHeartbeats(_ on: Bool) { heartbeats = on }
+
+    /// Holds the heartbeats back (or lets them go again) while keeping them on: a case that sends one frame
+    /// in pieces must not have a `HEARTBEAT` land in its middle, and its gaps between pieces still count in
+    /// ``longestSilence`` (so a probe the machine stalled between two pieces is seen as one).
+    public func setHeartbeatsHeld(_ held: Bool) { heartbeatsHeld = held }
 
     /// Starts measuring ``schedulingDelay`` afresh.
     public func resetSchedulingDelay() { schedulingDelay = .zero }

@@ -76,6 +76,12 @@ bool cc_device_session_active(const cc_device_t *dev);
  * before each catch-up step with the stall's length when the catch-up began, never in normal running. */
 void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, uint64_t step_us);
 
+/* For a HAL (or a simulator's filter) that holds a frame's bytes back until its delimiter: bytes of one host
+ * frame are arriving at now_us. The link is not declared dead while they keep coming (PROTOCOL.md §8,
+ * v1.2), as the core does for a frame whose bytes it has read; the frame counts as valid only once it has
+ * passed its check. Never needed when the HAL hands the core every byte as it arrives. */
+void cc_device_note_frame_arriving(cc_device_t *dev, uint64_t now_us);
+
 /* The user's settings in force (ConfigService/GetSettings reports the same). */
 const cc_settings_t *cc_device_settings(const cc_device_t *dev);
 

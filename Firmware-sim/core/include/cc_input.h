@@ -62,7 +62,7 @@ typedef struct cc_input cc_input_t;
 /* The defaults (documented in docs/SIMULATOR.md and docs/GESTURES.md). */
 void cc_input_default_config(cc_input_config_t *out);
 
-/* 0 when cfg is valid, else non-zero with *why set to a static message. */
+/* 0 when cfg (never NULL) is valid, else non-zero with *why set to a static message. */
 int cc_input_validate_config(const cc_input_config_t *cfg, const char **why);
 
 void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg);

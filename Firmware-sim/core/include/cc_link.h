@@ -125,6 +125,10 @@ typedef struct cc_link {
      * rx_window[0] for i < 32, bit i - 32 of rx_window[1] (two 32-bit words:
      * a Cortex-M0 shifts 64 bits only through libgcc) */
     uint32_t rx_window[2];
+    /* the low 32 bits of the time the last byte of a host frame still arriving came, made odd (0: none
+     * arriving; PROTOCOL.md §8), compared modulo 2^32 as a Cortex-M0 does in a few instructions. Last, in
+     * the struct's tail padding: no field moves out of reach of a Cortex-M0 load, and no RAM is added */
+    uint32_t frame_byte_us;
 } cc_link_t;
 
 /* What cc_link_send did. */
