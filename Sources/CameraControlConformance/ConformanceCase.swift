@@ -182,15 +182,18 @@ public struct CaseResult: Sendable {
     public var outcome: CaseOutcome
     /// How long it ran, in seconds.
     public var seconds: Double
-    /// True when the case ran twice because its first run lost the session (see ``ConformanceSuite``).
-    public var retried: Bool
+    /// How many times the case ran: more than once when a run lost the session while a side was stalled
+    /// (see ``ConformanceSuite/maximumRuns``).
+    public var runs: Int
+    /// True when the case ran more than once.
+    public var retried: Bool { runs > 1 }
 
     /// A result.
-    public init(name: String, section: String, outcome: CaseOutcome, seconds: Double, retried: Bool = false) {
+    public init(name: String, section: String, outcome: CaseOutcome, seconds: Double, runs: Int = 1) {
         self.name = name
         self.section = section
         self.outcome = outcome
         self.seconds = seconds
-        self.retried = retried
+        self.runs = runs
     }
 }

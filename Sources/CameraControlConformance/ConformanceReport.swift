@@ -3,7 +3,12 @@ public enum ConformanceReport {
     /// One case for a person: `PASS  name  §`, and on FAIL the message and the bytes seen against expected.
     public static func human(_ result: CaseResult) -> String {
         var line = "\(result.outcome.label)  \(result.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(result.section)"
-        if result.retried { line += "  (run twice: the first run lost its session while the probe itself was stalled)" }
+        if result.runs == 2 {
+            line += "  (run twice: the first run lost its session while the probe or the simulated device was stalled)"
+        } else if result.runs > 2 {
+            line +=
+                "  (run \(result.runs) times: each earlier run lost its session while a side was stalled, the last while the probe itself was)"
+        }
         switch result.outcome {
         case .pass: break
         case .skip(let reason): line += "\n      skipped: \(reason)"
@@ -18,7 +23,7 @@ public enum ConformanceReport {
         var fields = [
             "\"case\":\(quoted(result.name))", "\"section\":\(quoted(result.section))",
             "\"result\":\(quoted(result.outcome.label))", "\"seconds\":\(rounded(result.seconds))",
-            "\"retried\":\(result.retried)",
+            "\"retried\":\(result.retried)", "\"runs\":\(result.runs)",
         ]
         switch result.outcome {
         case .pass: break
