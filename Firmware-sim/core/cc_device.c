@@ -190,11 +190,16 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
                 n = sizeof dev->rx_chunk;   /* a broken HAL must not overrun the chunk */
             }
             if (n == 0u) {
-                /* What this poll decoded ended inside a frame, not yet over the largest: a frame still
-                 * arriving keeps the link alive (§8); one that failed no longer does (after a valid one,
-                 * whose body the decoder still holds, last_rx_us is now anyway). */
+                /* What this poll decoded ended inside a frame, not yet over the largest (a whole frame's
+                 * body, valid or not, is no frame arriving): it keeps the link alive (§8) if it began while
+                 * the link was: it continues one that did, or it began within the dead timeout of the last
+                 * valid frame. So garbage cut by delimiters, whose every frame fails, keeps nothing. */
                 if (taken != 0u) {
-                    dev->link.frame_byte_us = dev->decoder.len != 0u ? ((uint32_t)now_us - 1u) | 1u : 0u;
+                    uint32_t dead = dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+                    bool open = dev->decoder.len != 0u && !dev->decoder.body_ready;
+                    bool began_alive = (dev->decoder.len >= taken && dev->link.frame_byte_us != 0u) ||
+                                       (uint32_t)now_us - (uint32_t)dev->link.last_rx_us < dead;
+                    dev->link.frame_byte_us = open && began_alive ? ((uint32_t)now_us - 1u) | 1u : 0u;
                 }
                 return;   /* until empty: a HAL may return short reads (rx_off == rx_len here) */
             }
@@ -312,7 +317,12 @@ void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, 
 
 void cc_device_note_frame_arriving(cc_device_t *dev, uint64_t now_us)
 {
-    dev->link.frame_byte_us = ((uint32_t)now_us - 1u) | 1u;
+    /* as drain_uart: it counts if it continues a frame that did, or began within the dead timeout of the
+     * last valid frame */
+    if (dev->link.frame_byte_us != 0u ||
+        (uint32_t)now_us - (uint32_t)dev->link.last_rx_us < dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS) {
+        dev->link.frame_byte_us = ((uint32_t)now_us - 1u) | 1u;
+    }
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)

@@ -365,18 +365,6 @@ SAME_CONFIG_MEMBER(slide_interval_ms, slide_interval_ms);
 SAME_CONFIG_MEMBER(debounce_ms, debounce_ms);
 typedef char cc_input_config_words[sizeof(cc_input_config_t) == 8u * sizeof(uint32_t) ? 1 : -1];
 
-static bool has_zero_member(const cc_input_config_t *cfg)
-{
-    const unsigned char *p = (const unsigned char *)cfg;
-    size_t at;
-    for (at = 0; at < sizeof *cfg; at += sizeof(uint32_t)) {
-        if (*(const uint32_t *)(const void *)(p + at) == 0u) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
 {
     const cc_envelope_t *env = rq->env;
@@ -393,12 +381,8 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
         return;
     }
     memcpy(&cfg, (const unsigned char *)c + CONFIG_AT, sizeof cfg);   /* the same members (checked above) */
-    if (has_zero_member(&cfg)) {
-        invalid_argument(dev, rq, "zero is not a valid value");
-        return;
-    }
-    /* the orderings, the force range, the sample rate (the rates announced in
-     * Capabilities: tests/test_services.c) and the two intervals */
+    /* a zero member (its text names it), the orderings, the force range, the sample rate (the rates
+     * announced in Capabilities: tests/test_services.c) and the two intervals */
     if (cc_input_validate_config(&cfg, &why) != 0) {
         invalid_argument(dev, rq, why);   /* set with every refusal (cc_input.h) */
         return;

@@ -550,6 +550,36 @@ static void test_frame_still_arriving_keeps_the_link(void)
     CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 2);
 }
 
+/* PROTOCOL.md §8: frames that fail keep nothing alive, however the reads fall. A CRC-valid frame with a bad
+ * envelope (a REQUEST on call id 0) is a whole frame, not one arriving; and garbage cut by delimiters, each
+ * read ending inside its next "frame", never began while the link was alive. Both end the session. */
+static void test_failed_frames_keep_nothing(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t dead_after = (uint64_t)CC_HEARTBEAT_INTERVAL_MS * 1000u * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+    uint8_t garbage[41];
+    size_t i;
+
+    REQUIRE(hx_handshake(h, 2));
+    for (i = 0; i < 5u * dead_after / 20000u; i++) {
+        hx_send_packet(h, CC_PKT_REQUEST, 0, 0u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, NULL, 0);
+        hx_advance(h, 20000u);
+    }
+    CHECK(cc_device_counters(&h->dev)->envelope_errors >= 5u * dead_after / 20000u);
+    CHECK(!cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 1);
+
+    REQUIRE(hx_handshake(h, 2));
+    memset(garbage, 0x41, sizeof garbage);
+    garbage[30] = 0u;   /* each read: the end of one "frame", the start of the next */
+    for (i = 0; i < 5u * dead_after / 10000u; i++) {
+        hx_send_raw(h, garbage, sizeof garbage);
+        hx_advance(h, 10000u);
+    }
+    CHECK(!cc_device_session_active(&h->dev));
+    CHECK_EQ(cc_device_counters(&h->dev)->heartbeat_timeouts, 2);
+}
+
 static void test_error_counters(void)
 {
     harness_t *h = hx_setup();
@@ -952,6 +982,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"link_stall_credit", test_link_stall_credit},
     {"silence_counts_from_the_handshake_response_leaving", test_silence_counts_from_the_handshake_response_leaving},
     {"frame_still_arriving_keeps_the_link", test_frame_still_arriving_keeps_the_link},
+    {"failed_frames_keep_nothing", test_failed_frames_keep_nothing},
     {"error_counters", test_error_counters},
     {"request_split_at_every_byte_boundary", test_request_split_at_every_byte_boundary},
     {"requests_in_random_splits", test_requests_in_random_splits},

@@ -147,6 +147,7 @@ public enum ConformanceSuite {
         timeout: Duration
     ) async -> CaseOutcome {
         await probe.setAcknowledges(true)
+        await probe.setHeartbeatsHeld(false)  // a case that ended early (frame-arriving-keeps-link) may have held them
         await probe.setHeartbeats(false)
         try? await probe.sendRaw([0])  // end any half frame a previous case left behind
         var handshake: HandshakeResponse

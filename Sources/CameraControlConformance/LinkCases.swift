@@ -105,17 +105,15 @@ enum LinkCases {
             let sequence = await c.probe.takeSequence()
             let wire = try PacketEncoder.encode(
                 Packet(type: .request, sequence: sequence, callID: id, address: .devicePing, payload: pingBody(count: 64)))
-            // 16 pieces, one every half interval: 8 intervals, twice the dead timeout (§8), with no HEARTBEAT or
-            // ACK in between (either would land inside the frame).
+            // 17 pieces, one every half interval: 16 gaps, 8 intervals, twice the dead timeout (§8), with no
+            // HEARTBEAT or ACK in between (either would land inside the frame). The suite lets both go again
+            // before the next case, should this one end early.
             await c.probe.setHeartbeatsHeld(true)
             await c.probe.setAcknowledges(false)
-            let pieces = 16
-            let size = (wire.count + pieces - 1) / pieces
-            var start = 0
-            while start < wire.count {
-                if start > 0 { try? await Task.sleep(for: interval / 2) }
-                try await c.probe.sendRaw(Array(wire[start..<min(start + size, wire.count)]))
-                start += size
+            let pieces = 17
+            for piece in 0..<pieces {
+                if piece > 0 { try await Task.sleep(for: interval / 2) }
+                try await c.probe.sendRaw(Array(wire[piece * wire.count / pieces..<(piece + 1) * wire.count / pieces]))
             }
             await c.probe.setAcknowledges(true)
             await c.probe.setHeartbeatsHeld(false)
@@ -123,7 +121,7 @@ enum LinkCases {
             // A device that counted only whole frames ended the session while the Ping arrived: it answers
             // FAILED_PRECONDITION (the suite runs the case again only when the probe itself stalled between
             // two pieces for most of the dead timeout).
-            _ = try c.expect(reply, .response, callID: id, sent: wire, "a Ping sent in 16 pieces over 8 heartbeat intervals")
+            _ = try c.expect(reply, .response, callID: id, sent: wire, "a Ping sent in 17 pieces over 8 heartbeat intervals")
         },
         ConformanceCase(
             "call-before-handshake", "PROTOCOL.md §9", "A call with no session (after link death) gets ERROR FAILED_PRECONDITION."

@@ -78,8 +78,9 @@ void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, 
 
 /* For a HAL (or a simulator's filter) that holds a frame's bytes back until its delimiter: bytes of one host
  * frame are arriving at now_us. The link is not declared dead while they keep coming (PROTOCOL.md §8,
- * v1.2), as the core does for a frame whose bytes it has read; the frame counts as valid only once it has
- * passed its check. Never needed when the HAL hands the core every byte as it arrives. */
+ * v1.2), as the core does for a frame whose bytes it has read, if the frame began while the link was alive;
+ * it counts as valid only once it has passed its check. Never needed when the HAL hands the core every byte
+ * as it arrives. */
 void cc_device_note_frame_arriving(cc_device_t *dev, uint64_t now_us);
 
 /* The user's settings in force (ConfigService/GetSettings reports the same). */

@@ -126,8 +126,10 @@ typedef struct cc_link {
      * a Cortex-M0 shifts 64 bits only through libgcc) */
     uint32_t rx_window[2];
     /* the low 32 bits of the time the last byte of a host frame still arriving came, made odd (0: none
-     * arriving; PROTOCOL.md §8), compared modulo 2^32 as a Cortex-M0 does in a few instructions. Last, in
-     * the struct's tail padding: no field moves out of reach of a Cortex-M0 load, and no RAM is added */
+     * arriving, or it began after the link had gone quiet for the dead timeout; PROTOCOL.md §8), compared
+     * modulo 2^32 as a Cortex-M0 does in a few instructions (a value left 2^32 us old, 71.6 minutes, can
+     * delay a death by one dead timeout at most). Last, in the struct's tail padding: no field moves out of
+     * reach of a Cortex-M0 load, and no RAM is added */
     uint32_t frame_byte_us;
 } cc_link_t;
 
