@@ -359,7 +359,8 @@ public struct ConnectionCore: Sendable {
                 if error.code == .unknownPacketType { liveness.heard(at: now) }
             }
         }
-        liveness.bytesArrived(at: now, frameArriving: decoder.isAssemblingFrame)
+        liveness.bytesArrived(
+            at: now, frameArriving: decoder.isAssemblingFrame, frameBegan: completedFrames > 0 || !continuing)
         line.read(bytes.count, at: now, continuing: continuing, completedFrames: completedFrames, open: decoder.isAssemblingFrame)
     }
 

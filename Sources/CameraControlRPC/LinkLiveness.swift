@@ -127,13 +127,23 @@ public struct LinkLiveness: Sendable {
         lastAwake = now
     }
 
-    /// Bytes arrived at `now`; `frameArriving` when, after them, a frame is partly assembled. A frame still
-    /// arriving keeps the link alive (§8, v1.2): on a slow line one frame can take longer than the dead
-    /// timeout (a 330-byte response takes 344 ms at 9600 baud), and the device is sending it. The link
-    /// is dead once no byte of it came for the dead timeout; a frame that then fails its check was never
-    /// valid, so the silence before it counts.
-    public mutating func bytesArrived(at now: Duration, frameArriving: Bool) {
-        lastFrameByte = frameArriving ? now : nil
+    /// Bytes arrived at `now`; `frameArriving` when, after them, a frame is partly assembled, and
+    /// `frameBegan` when that frame began in these bytes (a frame ended in them, or none was open before).
+    /// A frame still arriving keeps the link alive (§8, v1.2): on a slow line one frame can take longer
+    /// than the dead timeout (a 330-byte response takes 344 ms at 9600 baud), and the device is sending it.
+    /// It counts only if it began while the link was alive: it continues a frame that counted, or began
+    /// within the dead timeout of the last valid packet. So garbage cut by delimiters, whose every frame
+    /// fails, keeps nothing, however the reads fall. The link is dead once no byte of a counted frame came
+    /// for the dead timeout; a frame that then fails its check was never valid, so the silence before it
+    /// counts.
+    public mutating func bytesArrived(at now: Duration, frameArriving: Bool, frameBegan: Bool) {
+        guard frameArriving else {
+            lastFrameByte = nil
+            return
+        }
+        let counts =
+            frameBegan ? lastReceived.map { now - $0 < timing.deadTimeout } ?? true : lastFrameByte != nil
+        lastFrameByte = counts ? now : nil
     }
 
     // MARK: What is due

@@ -122,7 +122,7 @@ struct LinkLivenessTests {
         var liveness = liveness()
         liveness.heard(at: .ms(10))
         for now in stride(from: 20, through: 400, by: 20) {  // a long frame's bytes, every 20 ms
-            liveness.bytesArrived(at: .ms(now), frameArriving: true)
+            liveness.bytesArrived(at: .ms(now), frameArriving: true, frameBegan: now == 20)
             liveness.sent(at: .ms(now))
             let result = liveness.poll(now: .ms(now))
             #expect(result == .none, "\(now) ms: a frame is arriving")
@@ -142,13 +142,37 @@ struct LinkLivenessTests {
         var liveness = liveness()
         for now in stride(from: 20, through: 140, by: 20) {
             // bytes of a frame from 60 ms; at 120 it ends (a bad check: nothing heard)
-            if now >= 60 { liveness.bytesArrived(at: .ms(now), frameArriving: now < 120) }
+            if now >= 60 { liveness.bytesArrived(at: .ms(now), frameArriving: now < 120, frameBegan: now == 60) }
             liveness.sent(at: .ms(now))
             _ = liveness.poll(now: .ms(now))
         }
         liveness.sent(at: .ms(160))
         let result = liveness.poll(now: .ms(160))
         #expect(result == .dead(silence: .ms(160)))
+    }
+
+    @Test("garbage cut by delimiters, each read ending inside its next frame, keeps nothing: the link dies on time")
+    func garbageCutByDelimiters() {
+        var liveness = liveness()
+        liveness.heard(at: .ms(10))
+        var died: Duration?
+        for now in stride(from: 20, through: 400, by: 10) {
+            // each read ends one failed "frame" and begins the next
+            liveness.bytesArrived(at: .ms(now), frameArriving: true, frameBegan: true)
+            liveness.sent(at: .ms(now))
+            if case .dead = liveness.poll(now: .ms(now)), died == nil { died = .ms(now) }
+        }
+        #expect(died == .ms(170), "dead at 10 + 160 ms, not kept alive by the garbage")
+    }
+
+    @Test("a frame that began after the link went quiet keeps nothing, even while its bytes keep coming")
+    func frameBegunLateKeepsNothing() {
+        var liveness = liveness()
+        liveness.heard(at: .ms(10))
+        liveness.bytesArrived(at: .ms(175), frameArriving: true, frameBegan: true)  // 165 ms after the last packet
+        liveness.sent(at: .ms(175))
+        let result = liveness.poll(now: .ms(175))
+        #expect(result == .dead(silence: .ms(165)))
     }
 
     @Test("a new configuration changes the durations and keeps what was sent and heard")
