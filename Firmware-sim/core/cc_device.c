@@ -195,11 +195,8 @@ static void drain_uart(cc_device_t *dev, uint64_t now_us)
                  * the link was: it continues one that did, or it began within the dead timeout of the last
                  * valid frame. So garbage cut by delimiters, whose every frame fails, keeps nothing. */
                 if (taken != 0u) {
-                    uint32_t dead = dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS;
-                    bool open = dev->decoder.len != 0u && !dev->decoder.body_ready;
-                    bool began_alive = (dev->decoder.len >= taken && dev->link.frame_byte_us != 0u) ||
-                                       (uint32_t)now_us - (uint32_t)dev->link.last_rx_us < dead;
-                    dev->link.frame_byte_us = open && began_alive ? ((uint32_t)now_us - 1u) | 1u : 0u;
+                    cc_link_frame_arriving(&dev->link, dev->decoder.len != 0u && !dev->decoder.body_ready,
+                                           dev->decoder.len >= taken, now_us);
                 }
                 return;   /* until empty: a HAL may return short reads (rx_off == rx_len here) */
             }
@@ -317,12 +314,7 @@ void cc_device_note_stall(cc_device_t *dev, uint64_t now_us, uint64_t stall_us, 
 
 void cc_device_note_frame_arriving(cc_device_t *dev, uint64_t now_us)
 {
-    /* as drain_uart: it counts if it continues a frame that did, or began within the dead timeout of the
-     * last valid frame */
-    if (dev->link.frame_byte_us != 0u ||
-        (uint32_t)now_us - (uint32_t)dev->link.last_rx_us < dev->link.heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS) {
-        dev->link.frame_byte_us = ((uint32_t)now_us - 1u) | 1u;
-    }
+    cc_link_frame_arriving(&dev->link, true, true, now_us);
 }
 
 const cc_counters_t *cc_device_counters(const cc_device_t *dev)

@@ -223,6 +223,19 @@ static inline bool cc_link_tx_idle(const cc_link_t *link)
  * the peer is alive, so the dead-link timer restarts. */
 void cc_link_note_rx_pending(cc_link_t *link, uint64_t now_us);
 
+/* After received bytes, at now_us: `open` when a frame is partly assembled (not a whole body, not over the
+ * largest frame), `continues` when it may be the frame that was open before those bytes. It keeps the link
+ * alive (PROTOCOL.md §8, v1.2) only if it began while the link was: it continues one that did, or it began
+ * within the dead timeout of the last valid frame. So garbage cut by delimiters, whose every frame fails,
+ * keeps nothing. Inline: it runs at the end of every poll that read bytes, and a call costs the STM32F4's
+ * image more flash than its body. */
+static inline void cc_link_frame_arriving(cc_link_t *link, bool open, bool continues, uint64_t now_us)
+{
+    bool counts = (continues && link->frame_byte_us != 0u) ||
+                  (uint32_t)now_us - (uint32_t)link->last_rx_us < link->heartbeat_interval_us * CC_WIRE_DEAD_AFTER_HEARTBEATS;
+    link->frame_byte_us = open && counts ? ((uint32_t)now_us - 1u) | 1u : 0u;
+}
+
 /* The next credit_us of the device's time, from now_us, pass without the device being able to hear the
  * peer (a catch-up after a stall): they do not count toward the dead-link timeout. The peer's silence
  * before now_us still does. */
