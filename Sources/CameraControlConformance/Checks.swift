@@ -5,6 +5,22 @@ extension CaseContext {
     /// The device's announced maximum frame, clamped to the protocol's range.
     var maxFrame: Int { Int(min(max(capabilities.maxFrameBytes, 128), 4093)) }
 
+    /// The device's heartbeat interval (§8; 50 ms when it announces none).
+    var heartbeatInterval: Duration {
+        .milliseconds(Int(capabilities.heartbeatIntervalMillis == 0 ? 50 : capabilities.heartbeatIntervalMillis))
+    }
+
+    /// How long `bytes` take on this line (``Probe/lineTime(bytes:)``; zero on a fast line).
+    func lineTime(bytes: Int) async -> Duration { await probe.lineTime(bytes: bytes) }
+
+    /// True when `bytes` sent in one go keep the line for 3 heartbeat intervals or more: then the device may
+    /// rightly end the session while they arrive, if they are no frame that keeps the link alive (§8: garbage,
+    /// or a frame that fails, leaves the silence counted from the last valid frame, and the probe's
+    /// heartbeats wait behind them on the line). A case that sends such bytes starts a new session after them.
+    func mayOutlastDeadTimeout(bytes: Int) async -> Bool {
+        await lineTime(bytes: bytes) >= heartbeatInterval * 3
+    }
+
     /// Fails unless `reply` is a packet of `type` (and `status`, when given) on `callID`.
     @discardableResult
     func expect(
@@ -128,7 +144,7 @@ extension CaseContext {
     /// failure: a Ping the device still answers only restarts the wait. A device that never ends the session
     /// fails after 5 s. Returns what it sent.
     func waitForLinkDeath(_ what: String) async throws -> [ReceivedFrame] {
-        let interval = Duration.milliseconds(Int(capabilities.heartbeatIntervalMillis == 0 ? 50 : capabilities.heartbeatIntervalMillis))
+        let interval = heartbeatInterval
         let deadline = ContinuousClock.now + .seconds(5)
         var last = ContinuousClock.now
         var frames: [ReceivedFrame] = []

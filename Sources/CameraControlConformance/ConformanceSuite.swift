@@ -51,7 +51,8 @@ public enum ConformanceSuite {
     /// Runs `cases` one after another over `transport` and returns one result per case.
     ///
     /// Each case starts with a fresh handshake (a new session); a case that does not finish within
-    /// `caseTimeout` fails. `progress` is called after each case.
+    /// `caseTimeout`, plus the time ``slowLineBytes`` take on a slow line (``Probe/lineTime(bytes:)``), fails.
+    /// `progress` is called after each case.
     public static func run(
         _ cases: [ConformanceCase], over transport: any ByteTransport, decisions: Set<String> = implementedDecisions,
         prompter: (any ConformancePrompter)? = nil, caseTimeout: Duration = .seconds(20),
@@ -80,8 +81,9 @@ public enum ConformanceSuite {
             }
             let started = ContinuousClock.now
             await probe.resetLongestSilence()
+            let timeout = caseTimeout + (await probe.lineTime(bytes: slowLineBytes))
             var outcome = await runOne(
-                testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
+                testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: timeout)
             var runs = 1
             while case .fail(let failure) = outcome, lostSession(failure), runs < maximumRuns {
                 // The device answered "no session" in the middle of the case, after the probe itself (by
@@ -97,7 +99,7 @@ public enum ConformanceSuite {
                 runs += 1
                 await probe.resetLongestSilence()
                 outcome = await runOne(
-                    testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
+                    testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: timeout)
             }
             if case .fail(var failure) = outcome, lostSession(failure) {
                 // Say whose the stall was: the longest silences of the probe and of the device in the run that failed.
@@ -119,6 +121,10 @@ public enum ConformanceSuite {
         await probe.stop()
         return results
     }
+
+    /// What a case's time limit allows for on a slow line: the time these bytes take on it (the most a case
+    /// sends at once is `long-garbage-then-request`'s 15,001; 17 s at 9600 baud).
+    public static let slowLineBytes = 16_384
 
     /// The most runs of one case: a second when its first lost the session while one side was stalled, a
     /// third only when the second lost it while the probe itself was (a starved host, as on a CI machine

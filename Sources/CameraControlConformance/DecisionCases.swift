@@ -330,7 +330,10 @@ enum DecisionCases {
             let before = try await c.probe.counters()
             let garbageSent = ContinuousClock.now
             try await c.probe.sendRaw([UInt8](repeating: 0x41, count: 15_000) + [0])
-            let (wire, reply) = try await c.probe.call(.devicePing, PingRequest().serializedBytes(), within: .seconds(2))
+            // On a slow line the garbage takes its time first (15.6 s at 9600 baud).
+            let garbageTime = await c.lineTime(bytes: 15_001)
+            let (wire, reply) = try await c.probe.call(
+                .devicePing, PingRequest().serializedBytes(), within: .seconds(2) + garbageTime)
             guard let packet = reply?.packet else {
                 // R6, as in pipelined-burst: a device that cannot hold the host back (a UART) may drop bytes, the
                 // delimiter after the garbage too, but never without counting them; it must then resynchronise.

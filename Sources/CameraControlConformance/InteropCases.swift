@@ -13,7 +13,8 @@ enum InteropCases {
             let run = try RunScenarioResponse(serializedBytes: packet.payload)
             frames = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(50))
         } else {
-            frames = await c.probe.collect(for: .milliseconds(300))
+            // On a slow line, 300 ms more than three batches take on it.
+            frames = await c.probe.collect(for: .milliseconds(300) + c.lineTime(bytes: 3 * 130))
         }
         try await c.cancel(stream.callID)
         frames += try await c.probe.framesBeforeBarrier().frames ?? []
@@ -49,8 +50,10 @@ enum InteropCases {
             }
             let body = bodyFor(frame: max, overhead: 8)
             let id = await c.probe.nextCallID() % 100 + 1
+            // On a slow line the request and its echo each take their time on the line (2.1 s at 9600 baud).
+            let bothWays = await c.lineTime(bytes: 2 * (max + max / 254 + 2))
             let (_, sent) = try await c.probe.request(.devicePing, body, callID: id)
-            let reply = await c.probe.reply(to: id)
+            let reply = await c.probe.reply(to: id, within: .seconds(2) + bothWays)
             // Its echo cannot fit the response frame, so RESOURCE_EXHAUSTED is the right answer; silence is not.
             if reply?.packet?.type != .response {
                 try c.expect(reply, .error, status: .resourceExhausted, callID: id, sent: sent, "a request of max_frame_bytes")
@@ -67,7 +70,7 @@ enum InteropCases {
                 let overhead = try COBS.decode(smallReply!.wire.dropLast()).count - count
                 let id2 = await c.probe.nextCallID() % 100 + 1
                 let (_, sent2) = try await c.probe.request(.devicePing, pingBody(count: max - overhead), callID: id2)
-                let reply2 = await c.probe.reply(to: id2)
+                let reply2 = await c.probe.reply(to: id2, within: .seconds(2) + bothWays)
                 // device_time_us's varint gains a byte when the clock passes 2^21 µs (2.1 s), 2^28 µs...: between
                 // the two Pings on a slow machine. The echo then cannot fit, and RESOURCE_EXHAUSTED is the right
                 // answer to it (as above): measure again.
@@ -97,6 +100,12 @@ enum InteropCases {
             let sent = Probe.frame(body: envelope + pingBody(count: n))
             try await c.probe.sendRaw(sent)
             try await c.expectSilence(after: sent, "a frame of max_frame_bytes + 1")
+            if await c.mayOutlastDeadTimeout(bytes: sent.count) {
+                // A frame that fails keeps the link alive only while it arrives (§8): on a line this slow (1.07 s
+                // for 1,025 bytes at 9600 baud) the device rightly ends the session when it turns oversized. The
+                // counters outlive sessions.
+                try await c.probe.handshake()
+            }
             let after = try await c.probe.counters()
             try c.expectDelta("oversized_frames", \.oversizedFrames, before, after, 1, sent: sent)
         },
@@ -271,7 +280,9 @@ enum InteropCases {
             requires: .forceSensor
         ) { c in
             let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 10).serializedBytes())
-            let frames = await c.probe.collect(for: .milliseconds(150))
+            // On a slow line, 150 ms more than six batches take on it (a line too slow for the stream carries
+            // fewer batches: the device drops and counts the rest, §7).
+            let frames = await c.probe.collect(for: .milliseconds(150) + c.lineTime(bytes: 6 * 80))
             try await c.cancel(stream.callID)
             let batches = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
             try c.require(

@@ -29,8 +29,13 @@ public actor Probe {
     private var partial: [UInt8] = []
     /// The next sequence number the probe sends.
     public var sequence: UInt16 = 0
-    /// The next call id ``nextCallID()`` hands out.
-    private var callID: UInt32 = 1
+    /// The next call id ``nextCallID()`` hands out. Ids below ``firstCallID`` are the cases' own (one-byte ids
+    /// for frames of an exact size, fixed ids): a late answer to one of them, still on a slow line when the
+    /// next case starts, can never be taken for that case's handshake.
+    private var callID: UInt32 = Probe.firstCallID
+
+    /// The first call id ``nextCallID()`` hands out.
+    public static let firstCallID: UInt32 = 1_000
     /// When true (the default), reliable device packets are acknowledged as they arrive.
     public private(set) var acknowledges = true
     /// When true, the probe keeps the link alive with heartbeats.
@@ -81,6 +86,12 @@ public actor Probe {
     /// How many times the probe has sent (each send is one frame, or a run a case built by hand).
     public private(set) var framesSent = 0
     private var lastSend = ContinuousClock.now
+    /// When the bytes of the last send will have left, on a line of known speed (``lastSend`` otherwise).
+    private var lastSendLeaves = ContinuousClock.now
+    /// The line's speed, learnt from the device's long frames that arrive in pieces (the host's rule,
+    /// ``LineSpeedEstimate``), timed from ``epoch``.
+    private var line = LineSpeedEstimate()
+    private let epoch = ContinuousClock.now
     private var reader: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
     private var closed = false
@@ -125,12 +136,21 @@ public actor Probe {
 
     private func tick(due: ContinuousClock.Instant) async {
         schedulingDelay = max(schedulingDelay, ContinuousClock.now - due)
-        guard heartbeats, !heartbeatsHeld, ContinuousClock.now - lastSend >= heartbeatInterval / 2 else { return }
+        // Counted from when the last bytes leave: on a slow line a heartbeat queued behind a long frame would
+        // only hold back what the case sends next (15 s of garbage at 9600 baud would gather 5 s of them).
+        guard heartbeats, !heartbeatsHeld, ContinuousClock.now - lastSendLeaves >= heartbeatInterval / 2 else { return }
         _ = try? await send(Packet(type: .heartbeat, callID: 0))
     }
 
     private func ingest(_ bytes: [UInt8]) async {
         let now = ContinuousClock.now
+        let continuing = !partial.isEmpty
+        var completedFrames = 0
+        defer {
+            line.read(
+                bytes.count, at: now - epoch, continuing: continuing, completedFrames: completedFrames,
+                open: !partial.isEmpty)
+        }
         for byte in bytes {
             partial.append(byte)
             guard byte == 0 else {
@@ -139,6 +159,7 @@ public actor Probe {
             }
             let wire = partial
             partial.removeAll()
+            completedFrames += 1
             guard wire.count > 1 else { continue }  // an empty frame
             var frame = ReceivedFrame(wire: wire, packet: nil, error: nil, at: now)
             do {
@@ -165,6 +186,20 @@ public actor Probe {
             }
             inbox.append(frame)
         }
+    }
+
+    // MARK: The line
+
+    /// The line's speed in bytes a second, once a long frame of the device arrived in pieces (nil on a line
+    /// whose frames arrive whole: a fast one, or a USB CDC port).
+    public var lineBytesPerSecond: Int? { line.bytesPerSecond }
+
+    /// How long `bytes` take on the line at ``lineBytesPerSecond`` (zero while it is not known): what a case
+    /// adds to a wait for a frame that must first cross a slow line, and how long a frame it sends keeps the
+    /// line (§8 counts a host's silence to the end of its frames, not their start).
+    public func lineTime(bytes: Int) -> Duration {
+        guard let rate = lineBytesPerSecond, rate > 0 else { return .zero }
+        return .microseconds(Int64(bytes) * 1_000_000 / Int64(rate))
     }
 
     // MARK: Settings
@@ -216,7 +251,7 @@ public actor Probe {
 
     /// A fresh call id (never 0).
     public func nextCallID() -> UInt32 {
-        defer { callID = callID == UInt32.max ? 1 : callID + 1 }
+        defer { callID = callID == UInt32.max ? Self.firstCallID : callID + 1 }
         return callID
     }
 
@@ -240,9 +275,11 @@ public actor Probe {
         lastSend = ContinuousClock.now
         framesSent += 1
         if bytes.count > 2 && bytes.first != 0 { sentAt[bytes] = lastSend }
+        line.wrote(bytes.count, at: lastSend - epoch)
+        lastSendLeaves = max(lastSend, epoch + line.lineFreeAt)
         if heartbeats {
             longestSilence = max(longestSilence, lastSend - quietSince)
-            quietSince = lastSend
+            quietSince = lastSendLeaves
         }
         bytesSent += bytes.count
         try await transport.send(bytes)

@@ -57,6 +57,10 @@ public struct LineSpeedEstimate: Sendable, Equatable {
         }
     }
 
+    /// When the bytes written so far will have left, on the modelled line (on the timeline of `now`; zero
+    /// before any was written on a line of known speed): from then on the line is quiet, unless more is written.
+    public var lineFreeAt: Duration { freeAt }
+
     /// The host wrote `count` bytes at `now`: they leave after those before them.
     public mutating func wrote(_ count: Int, at now: Duration) {
         guard let rate = bytesPerSecond, count > 0 else { return }
