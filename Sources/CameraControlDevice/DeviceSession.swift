@@ -43,7 +43,9 @@ public final class DeviceSession: Sendable {
     /// rest of it). That covers line noise after a port opens, and bridges that open late. Once the device
     /// acknowledges an attempt's request, that attempt waits ``handshakeWaitOnceAcknowledged`` (within
     /// `deadline`): on a slow line the response takes longer than the backoff to arrive, and a new attempt
-    /// would only queue another one behind it (docs/PROTOCOL.md §9, v1.2).
+    /// would only queue another one behind it (docs/PROTOCOL.md §9, v1.2). Nor does an attempt end while the
+    /// device is still sending when its wait runs out (for as long again at most): its `ACK` may be behind
+    /// what is on the line (`ConnectionCore.deviceSendingGrace`).
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached, and
     ///   ``DeviceError/unframedBytesHeard`` when bytes but no frame came back; a device of another major
@@ -237,14 +239,19 @@ public final class DeviceSession: Sendable {
     }
 }
 
-/// The first call id of the next session in this process: 1, 9, 17, … 57, then 1 again. A reconnect's
-/// handshake never has the call id of the session before (docs/PROTOCOL.md §9): a device whose session
-/// outlived the link's loss would otherwise take it for that handshake's retransmission and answer with the
-/// old session. Eight apart, as a handshake makes at most 8 attempts by default, and below 64, so that call
-/// ids stay one byte long for a long session's first calls (a frame's room, §7).
+/// The first call id of the next session in this process: one of 1, 9, 17, … 121, eight apart, the next
+/// session's the next one (after 121, 1 again), the process's first chosen at random. A reconnect's handshake
+/// never has the call id of the session before (docs/PROTOCOL.md §9): a device whose session outlived the
+/// link's loss would otherwise take it for that handshake's retransmission and answer with the old session.
+/// Nor, 15 times in 16, does a new process's: two `camctl info` run back to back at 9600 baud found the first
+/// one's session still alive (a device only ends it after its dead timeout), and the second's handshake, on
+/// the same call id 1 at sequence 0, was dropped as a copy of the first's: it took five attempts and 2.3 s. Eight
+/// apart, as a handshake makes at most 8 attempts by default, and below 128, so that a session's first call
+/// ids are one byte long (a frame's room, §7).
 private func nextFirstCallID() -> UInt32 {
     let session = sessionsStarted.add(1, ordering: .relaxed).oldValue
-    return (session % 8) * 8 + 1
+    return (session % firstCallIDSlots) * 8 + 1
 }
 
-private let sessionsStarted = Atomic<UInt32>(0)
+private let firstCallIDSlots: UInt32 = 16
+private let sessionsStarted = Atomic<UInt32>(UInt32.random(in: 0..<firstCallIDSlots))

@@ -65,6 +65,9 @@ public struct ConnectionCore: Sendable {
         var openDeadline: Duration?
         /// Once the device acknowledges the request, the deadline is at least this long after the `ACK`.
         var waitOnceAcknowledged: Duration?
+        /// For a call with ``waitOnceAcknowledged``: how far its deadline may move while the device is still
+        /// sending when it passes (its `ACK` or answer may be behind what is on the line).
+        var sendingLimit: Duration?
     }
 
     /// A reliable packet of ours awaiting its `ACK` (§6).
@@ -108,6 +111,8 @@ public struct ConnectionCore: Sendable {
     /// The line's speed as the device's long frames show it, and when our bytes will have left on it: a
     /// reliable packet's timeout allows for both (§6) when ``ConnectionConfiguration/adaptsRetransmissionTimeout``.
     public private(set) var line = LineSpeedEstimate()
+    /// When the last frame that decoded to a packet arrived (any packet, of any session).
+    private var lastFrameAt: Duration?
     /// The time of the last call that brought one (the output is taken right after such a call).
     private var lastNow = Duration.zero
     private var extraCounters = ConnectionCounters()
@@ -235,7 +240,11 @@ public struct ConnectionCore: Sendable {
     ///     for a stream.
     ///   - waitOnceAcknowledged: when the device's `ACK` of the request arrives, the deadline moves to at
     ///     least this long after it: the device has the request and its answer is on the way (a handshake
-    ///     on a slow line, §9). Nil leaves the deadline alone.
+    ///     on a slow line, §9). And while the device is still sending when the deadline passes (a frame
+    ///     arriving, or one ended within ``deviceSendingGrace``), the deadline waits for it, by at most this
+    ///     much: on a slow line the `ACK` may wait behind a long frame (at 9600 baud a `HandshakeResponse`
+    ///     of the session before takes 170 ms, longer than a handshake's first attempt). Nil leaves the
+    ///     deadline alone.
     ///   - now: the current time.
     /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the link is closed,
     ///   ``StatusCode/resourceExhausted`` when ``ConnectionConfiguration/maxCallsInFlight`` calls are in
@@ -274,9 +283,10 @@ public struct ConnectionCore: Sendable {
         let isServerStreaming = method.isServerStreaming
         let resolvedDeadline = deadline ?? (isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
         let openDeadline = isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout : nil
+        let sendingLimit = waitOnceAcknowledged.flatMap { wait in resolvedDeadline.map { $0 + wait } }
         calls[call] = Call(
             method: method, isServerStreaming: isServerStreaming, deadline: resolvedDeadline, openDeadline: openDeadline,
-            waitOnceAcknowledged: waitOnceAcknowledged)
+            waitOnceAcknowledged: waitOnceAcknowledged, sendingLimit: sendingLimit)
         extraCounters.callsStarted += 1
         return call
     }
@@ -353,6 +363,7 @@ public struct ConnectionCore: Sendable {
             completedFrames += 1
             switch output {
             case .packet(let packet):
+                lastFrameAt = now
                 handle(packet, now: now)
             case .error(let error):
                 // A checked frame of an unknown type still shows the device is alive (§4: count, drop).
@@ -537,17 +548,33 @@ public struct ConnectionCore: Sendable {
         }
     }
 
+    /// How recently a frame must have ended for a device to count as still sending (the gap between the
+    /// frames of one burst on a slow line: its poll period and its UART's FIFO, about 10 ms at 9600 baud).
+    public static let deviceSendingGrace = Duration.milliseconds(20)
+
+    /// True while the device is visibly sending: a frame is arriving, or one ended within
+    /// ``deviceSendingGrace``.
+    private func deviceIsSending(now: Duration) -> Bool {
+        decoder.isAssemblingFrame || lastFrameAt.map { now - $0 <= Self.deviceSendingGrace } ?? false
+    }
+
     private mutating func expireDeadlines(now: Duration) {
         // One pass that allocates nothing while no deadline has passed: this runs on every poll.
         var expired: [CallID] = []
         var unconfirmed: [CallID] = []
+        var waiting: [(CallID, Duration)] = []
         for (id, call) in calls {
             if let deadline = call.deadline, deadline <= now {
-                expired.append(id)
+                if let limit = call.sendingLimit, now < limit, deviceIsSending(now: now) {
+                    waiting.append((id, min(now + Self.deviceSendingGrace, limit)))
+                } else {
+                    expired.append(id)
+                }
             } else if let openDeadline = call.openDeadline, openDeadline <= now {
                 unconfirmed.append(id)
             }
         }
+        for (id, deadline) in waiting { calls[id]?.deadline = deadline }
         guard !expired.isEmpty || !unconfirmed.isEmpty else { return }
         for id in expired.sorted() {
             guard let call = calls.removeValue(forKey: id) else { continue }

@@ -48,4 +48,98 @@ struct ConnectionCoreLineTests {
             #expect(hostPackets(core.takeOutbound()).filter { $0.type == .request }.map(\.sequence) == [request.sequence])
         }
     }
+
+    /// What a handshake attempt's events say about `call` (nil: nothing yet).
+    static func outcome(_ events: [ConnectionEvent], _ call: CallID) -> String? {
+        for event in events {
+            switch event {
+            case .response(let id, _) where id == call: return "response"
+            case .failed(let id, let error) where id == call: return "\(error.code)"
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// The trace that found it: `camctl info` run right after another at 9600 baud. The device still sends
+    /// the session before's `HandshakeResponse` (170 ms) and heartbeats when the new attempt's 100 ms pass;
+    /// its `ACK` comes after them. The attempt waits while the device is sending, then the `ACK` gives it its
+    /// 2 s, and its response arrives; abandoned at 100 ms, it had taken five attempts and 2.3 s.
+    @Test("a handshake attempt whose deadline passes while the device is sending waits for it")
+    func attemptWaitsWhileTheDeviceSends() throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore()
+        let call = try core.startCall(
+            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .seconds(2), now: .zero)
+        let request = try #require(hostPackets(core.takeOutbound()).first { $0.isReliable })
+        // The session before's response, 163 bytes in 16-byte pieces from 40 ms on, then a heartbeat.
+        let old = device.frame(Packet(type: .response, callID: 9, payload: [UInt8](repeating: 0x33, count: 150)))
+        var now = Duration.ms(40)
+        var offset = 0
+        while offset < old.count {
+            let piece = Array(old[offset..<min(offset + Self.chunk, old.count)])
+            offset += piece.count
+            core.receive(piece, now: now)
+            core.poll(now: now)
+            #expect(Self.outcome(core.takeEvents(), call) == nil, "at \(now)")
+            now += Self.chunkTime
+        }
+        #expect(now > .ms(150))
+        now += .ms(8)
+        core.receive(device.heartbeat(), now: now)
+        core.poll(now: now + .ms(10))
+        #expect(Self.outcome(core.takeEvents(), call) == nil)
+        // Its ACK, 10 ms after that, moves the deadline 2 s on; the response comes 170 ms later.
+        now += .ms(10)
+        core.receive(device.ack(request.sequence), now: now)
+        core.poll(now: now + .ms(150))
+        #expect(Self.outcome(core.takeEvents(), call) == nil)
+        core.receive(device.response(call, [1]), now: now + .ms(170))
+        #expect(Self.outcome(core.takeEvents(), call) == "response")
+    }
+
+    @Test("with the device silent, the attempt's deadline is its deadline")
+    func attemptExpiresWhenTheDeviceIsSilent() throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore()
+        let call = try core.startCall(
+            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .seconds(2), now: .zero)
+        _ = core.takeOutbound()
+        // A heartbeat long before the deadline is no device still sending at it.
+        core.receive(device.heartbeat(), now: .ms(50))
+        core.poll(now: .ms(99))
+        #expect(Self.outcome(core.takeEvents(), call) == nil)
+        core.poll(now: .ms(100))
+        #expect(Self.outcome(core.takeEvents(), call) == "DEADLINE_EXCEEDED")
+    }
+
+    @Test("a device that never stops sending holds an attempt by at most its wait once acknowledged")
+    func endlessSendingIsBounded() throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore()
+        let call = try core.startCall(
+            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .ms(500), now: .zero)
+        _ = core.takeOutbound()
+        var failedAt: Duration?
+        var now = Duration.ms(5)
+        while now < .seconds(3), failedAt == nil {
+            core.receive(device.heartbeat(), now: now)
+            core.poll(now: now)
+            if Self.outcome(core.takeEvents(), call) == "DEADLINE_EXCEEDED" { failedAt = now }
+            now += .ms(5)
+        }
+        let failed = try #require(failedAt)
+        #expect(failed >= .ms(600) && failed <= .ms(600) + ConnectionCore.deviceSendingGrace, "failed at \(failed)")
+    }
+
+    @Test("a call without a wait once acknowledged keeps its deadline while the device sends")
+    func ordinaryCallsKeepTheirDeadline() throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore()
+        let call = try core.startCall(method: .devicePing, request: [], deadline: .ms(100), now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.heartbeat(), now: .ms(95))
+        core.poll(now: .ms(100))
+        #expect(Self.outcome(core.takeEvents(), call) == "DEADLINE_EXCEEDED")
+    }
 }
