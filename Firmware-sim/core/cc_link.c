@@ -373,14 +373,45 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
     return CC_SEND_OK;
 }
 
+/* True when the bulk queue entry's body is a packet of call_id: its call id, a minimal varint
+ * (cc_link_send_bulk wrote it), compared 7 bits at a time. */
+static bool bulk_of_call(const uint8_t *entry, uint32_t call_id)
+{
+    const uint8_t *p = entry + CC_LINK_BULK_LENGTH_BYTES + CC_WIRE_CALL_ID_OFFSET;
+    for (;;) {
+        uint8_t b = *p++;
+        if (((b ^ call_id) & CC_WIRE_VARINT_PAYLOAD) != 0u) {
+            return false;
+        }
+        call_id >>= CC_WIRE_VARINT_BITS;
+        if ((b & CC_WIRE_VARINT_CONTINUE) == 0u) {
+            return call_id == 0u;
+        }
+    }
+}
+
 void cc_link_forget_call(cc_link_t *link, uint32_t call_id)
 {
     size_t i;
+    uint8_t *to = link->bulk_buf + link->bulk_head;
+    uint8_t *from = to;
+    uint8_t *end = link->bulk_buf + link->bulk_tail;
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         if (link->slots[i].used && link->slots[i].call_id == call_id) {
             slot_free(link, &link->slots[i]);
         }
     }
+    /* its bulk packets not yet started (numbered only when started: no gap in the sequence) go,
+     * the others close up (PROTOCOL.md §7: nothing more for a call that ended) */
+    while (from != end) {
+        size_t n = CC_LINK_BULK_LENGTH_BYTES + ((size_t)from[0] | ((size_t)from[1] << 8));
+        if (!bulk_of_call(from, call_id)) {
+            move_down(to, from, n);
+            to += n;
+        }
+        from += n;
+    }
+    link->bulk_tail = (size_t)(to - link->bulk_buf);
 }
 
 size_t cc_link_unacked(const cc_link_t *link)

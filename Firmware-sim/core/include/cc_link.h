@@ -203,7 +203,12 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
 cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_id, size_t payload_len,
                                    uint64_t now_us);
 
-/* Forgets the reliable packets of a call that ended. */
+/* Forgets the packets of a call that ended (PROTOCOL.md §7: the device sends
+ * nothing more for it): its reliable packets (no more retransmissions) and
+ * its bulk packets not yet started (the bulk queue is closed up). A bulk
+ * frame already started, and copies already in the tx buffer, still go out
+ * whole: they have begun to leave, or hold their place in the line's order
+ * (a frame cut short would cost the host the frame after it too). */
 void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
 
 /* Retransmissions and heartbeats that are due. Returns true when the link
