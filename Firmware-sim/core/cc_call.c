@@ -40,7 +40,7 @@ cc_call_t *cc_call_open(cc_call_table_t *table, uint32_t id, cc_call_kind_t kind
 
 void cc_call_close(cc_call_table_t *table, cc_call_t *call)
 {
-    if (call->kind == CC_CALL_RAW_STREAM && table->raw_streams > 0u) {
+    if (call->kind == CC_CALL_RAW_STREAM) {   /* counted by cc_call_open: raw_streams >= 1 */
         table->raw_streams--;
     }
     call->kind = CC_CALL_FREE;

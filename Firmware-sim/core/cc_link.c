@@ -172,11 +172,8 @@ static bool bulk_start_next(cc_link_t *link)
             link->bulk_head = 0;
             link->bulk_tail = 0;
         }
-        CC_ASSERT(n != 0u);   /* bulk_wire holds the largest body the queue can */
-        if (n == 0u) {
-            link->counters->tx_dropped++;
-            continue;
-        }
+        /* never 0: bulk_wire holds the frame of the largest body the queue can (CC_LINK_BULK_WIRE_BYTES) */
+        CC_ASSERT(n != 0u);
         link->tx_sequence++;
         link->counters->frames_sent++;
         link->bulk_wire_pos = 0;
@@ -205,22 +202,16 @@ const uint8_t *cc_link_tx_pending(cc_link_t *link, size_t *len)
 
 void cc_link_tx_consume(cc_link_t *link, size_t n)
 {
-    size_t pending;
     if (bulk_frame_started(link)) {
-        pending = link->bulk_wire_len - link->bulk_wire_pos;
-        CC_ASSERT(n <= pending);
-        link->bulk_wire_pos += n > pending ? pending : n;
+        CC_ASSERT(n <= link->bulk_wire_len - link->bulk_wire_pos);
+        link->bulk_wire_pos += n;
         if (link->bulk_wire_pos == link->bulk_wire_len) {
             link->bulk_wire_pos = 0;
             link->bulk_wire_len = 0;
         }
         return;
     }
-    pending = link->tx_tail - link->tx_head;
-    CC_ASSERT(n <= pending);
-    if (n > pending) {
-        n = pending;
-    }
+    CC_ASSERT(n <= link->tx_tail - link->tx_head);
     link->tx_taken_total += (uint32_t)n;
     link->tx_head += n;
     if (link->tx_head == link->tx_tail) {
@@ -306,9 +297,7 @@ cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_
     uint8_t *body;
     uint8_t *entry;
 
-    if (payload_len > cc_link_payload_cap(type, call_id)) {
-        return CC_SEND_TOO_BIG;
-    }
+    CC_ASSERT(payload_len <= cc_link_payload_cap(type, call_id));   /* the callers' bound (cc_link.h) */
     body = write_body(link, type, false, call_id, 0, payload_len, &body_len);   /* sequence set when started */
     need = CC_LINK_BULK_LENGTH_BYTES + body_len;
     if (need > CC_TX_BULK_BYTES - link->bulk_tail && link->bulk_head != 0u) {
@@ -340,9 +329,7 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
     uint8_t *frame;
     size_t n;
 
-    if (payload_len > cc_link_payload_cap(type, call_id)) {
-        return CC_SEND_TOO_BIG;
-    }
+    CC_ASSERT(payload_len <= cc_link_payload_cap(type, call_id));   /* the callers' bound (cc_link.h) */
     frame = write_body(link, type, reliable, call_id, status, payload_len, &body_len);
     wire_len = cc_frame_wire_bytes(body_len + CC_WIRE_CHECK_BYTES);
 
@@ -386,14 +373,45 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
     return CC_SEND_OK;
 }
 
+/* True when the bulk queue entry's body is a packet of call_id: its call id, a minimal varint
+ * (cc_link_send_bulk wrote it), compared 7 bits at a time. */
+static bool bulk_of_call(const uint8_t *entry, uint32_t call_id)
+{
+    const uint8_t *p = entry + CC_LINK_BULK_LENGTH_BYTES + CC_WIRE_CALL_ID_OFFSET;
+    for (;;) {
+        uint8_t b = *p++;
+        if (((b ^ call_id) & CC_WIRE_VARINT_PAYLOAD) != 0u) {
+            return false;
+        }
+        call_id >>= CC_WIRE_VARINT_BITS;
+        if ((b & CC_WIRE_VARINT_CONTINUE) == 0u) {
+            return call_id == 0u;
+        }
+    }
+}
+
 void cc_link_forget_call(cc_link_t *link, uint32_t call_id)
 {
     size_t i;
+    uint8_t *to = link->bulk_buf + link->bulk_head;
+    uint8_t *from = to;
+    uint8_t *end = link->bulk_buf + link->bulk_tail;
     for (i = 0; i < CC_RELIABLE_SLOTS; i++) {
         if (link->slots[i].used && link->slots[i].call_id == call_id) {
             slot_free(link, &link->slots[i]);
         }
     }
+    /* its bulk packets not yet started (numbered only when started: no gap in the sequence) go,
+     * the others close up (PROTOCOL.md §7: nothing more for a call that ended) */
+    while (from != end) {
+        size_t n = CC_LINK_BULK_LENGTH_BYTES + ((size_t)from[0] | ((size_t)from[1] << 8));
+        if (!bulk_of_call(from, call_id)) {
+            move_down(to, from, n);
+            to += n;
+        }
+        from += n;
+    }
+    link->bulk_tail = (size_t)(to - link->bulk_buf);
 }
 
 size_t cc_link_unacked(const cc_link_t *link)

@@ -102,10 +102,8 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
     rq.env = env;
     rq.now_us = now_us;
 
-    if (env->call_id == CC_WIRE_LINK_CALL_ID) {
-        dev->counters.framing_errors++;   /* a request needs a call id; nowhere to answer */
-        return;
-    }
+    /* env->call_id is not 0: the envelope parser refuses call id 0 on every type but ACK and HEARTBEAT
+     * (CC_ENVELOPE_BAD_CALL_ID, counted in envelope_errors; PROTOCOL.md §4), so no call has id 0 */
     if (!is_handshake(env)) {
         if (!cc_link_session(&dev->link)) {
             cc_rpc_fail(dev, &rq, CC_STATUS_FAILED_PRECONDITION, "handshake first");
@@ -142,8 +140,8 @@ static void dispatch_request(cc_device_t *dev, const cc_envelope_t *env, uint64_
 static void receive_cancel(cc_device_t *dev, const cc_envelope_t *env)
 {
     cc_call_t *call = cc_call_find(&dev->calls, env->call_id);
-    if (call == NULL || env->call_id == CC_WIRE_LINK_CALL_ID) {
-        return;   /* unknown call: ignored */
+    if (call == NULL) {
+        return;   /* unknown call: ignored (call id 0 never reaches here, see dispatch_request) */
     }
     cc_link_forget_call(&dev->link, call->id);
     cc_call_close(&dev->calls, call);

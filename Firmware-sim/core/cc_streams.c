@@ -2,6 +2,7 @@
 #include "cc_streams.h"
 
 #include "cc_pb.h"
+#include "cc_assert.h"
 #include "cc_call.h"
 #include "cc_link.h"
 #include "cc_rawdelta.h"
@@ -86,6 +87,11 @@ bool cc_streams_open(cc_device_t *dev, uint32_t call_id, cc_call_kind_t kind, ui
 /* The messages this file sends, filled field by field below: the build stops
  * when the schema gives one a field not filled here. */
 typedef char cc_pb_filled_input_event[CC_PB_INPUT_EVENT_FIELD_COUNT == 8u ? 1 : -1];
+/* The longest InputEvent (input.proto: fields 1 to 8, one-byte tags): timestamp_us, kind and source
+ * 1 + 10 bytes each (a uint64; an int32 enum, negative or not), the five uint32 fields 1 + 5 each. It
+ * fits the payload of any packet, so its writer never overflows and is not asked. */
+#define INPUT_EVENT_MAX_BYTES (3u * (1u + 10u) + 5u * (1u + 5u))
+typedef char cc_input_event_fits[INPUT_EVENT_MAX_BYTES <= CC_LINK_PAYLOAD_CAP_ANY ? 1 : -1];
 typedef char cc_pb_filled_raw_sample_batch[CC_PB_RAW_SAMPLE_BATCH_FIELD_COUNT == 6u ? 1 : -1];
 
 /* Writes a stream message for call into the link's payload buffer. */
@@ -120,10 +126,8 @@ void cc_streams_publish_event(cc_device_t *dev, const cc_input_event_t *event, u
         }
         begin_stream_message(dev, call, &w);
         cc_pbw_write_input_event(&w, &message);
-        len = cc_pbw_len(&w);
-        if (!cc_pbw_ok(&w)) {
-            continue;   /* cannot happen: an InputEvent is < 64 bytes */
-        }
+        len = cc_pbw_len(&w);   /* it fits (INPUT_EVENT_MAX_BYTES) */
+        CC_ASSERT(cc_pbw_ok(&w));
         if (reliable) {
             (void)cc_link_send(&dev->link, CC_PKT_STREAM_MESSAGE, true, call->id, 0, len, now_us);
         } else {   /* SLIDE, TOUCH_*: bulk, like raw batches: they yield to the reliable kinds */

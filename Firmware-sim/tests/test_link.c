@@ -964,6 +964,125 @@ static void test_new_session_discards_queued_bulk(void)
     CHECK_EQ(h->host_decode_errors, 0);
 }
 
+/* Entries of call_id waiting in the device's bulk queue (each a u16 LE body length and the body). */
+static size_t queued_bulk_of(const cc_link_t *link, uint32_t call_id)
+{
+    size_t pos = link->bulk_head;
+    size_t n = 0;
+    while (pos < link->bulk_tail) {
+        size_t len = (size_t)link->bulk_buf[pos] | ((size_t)link->bulk_buf[pos + 1u] << 8);
+        cc_envelope_t env;
+        if (cc_envelope_parse(link->bulk_buf + pos + CC_LINK_BULK_LENGTH_BYTES, len, &env) == CC_ENVELOPE_OK
+            && env.call_id == call_id) {
+            n++;
+        }
+        pos += CC_LINK_BULK_LENGTH_BYTES + len;
+    }
+    return n;
+}
+
+/* A call id whose varint begins with PRIO_RAW_CALL's byte (0x86 0x01 after 0x06): the purge must
+ * compare whole call ids, not their first byte. */
+#define PRIO_RAW_CALL_2 (PRIO_RAW_CALL + 128u)
+
+/* PROTOCOL.md §7: after a CANCEL the device sends nothing more for the call. Its batches still in the
+ * bulk queue are forgotten with it (on a slow line they took hundreds of milliseconds to drain); the
+ * frame already started goes out whole. Another raw stream's batches stay, in order, and the
+ * sequence numbers have no gap (a bulk packet is numbered only when it starts). */
+static void test_cancel_forgets_queued_bulk(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    size_t i;
+    size_t late = 0;
+    size_t other = 0;
+    uint16_t expected;
+
+    REQUIRE(start_saturating_raw_stream(h));
+    req.samples_per_batch = 5;
+    hx_request(h, PRIO_RAW_CALL_2, CC_SERVICE_INPUT_SERVICE, CC_METHOD_INPUT_SERVICE_STREAM_RAW_SAMPLES, &req.base);
+    hx_poll(h);
+    hx_advance_alive(h, 200000);
+    REQUIRE(queued_bulk_of(&h->dev.link, PRIO_RAW_CALL) > 0u);     /* both streams wait in the queue */
+    REQUIRE(queued_bulk_of(&h->dev.link, PRIO_RAW_CALL_2) > 0u);
+    hx_clear(h);
+    hx_cancel(h, PRIO_RAW_CALL);
+    hx_poll(h);
+    CHECK_EQ(queued_bulk_of(&h->dev.link, PRIO_RAW_CALL), 0);
+    CHECK(queued_bulk_of(&h->dev.link, PRIO_RAW_CALL_2) > 0u);
+    hx_advance_alive(h, 400000);   /* longer than the whole queue takes at 1 byte/ms */
+    REQUIRE(h->npackets > 0u);
+    expected = h->packets[0].sequence;
+    for (i = 0; i < h->npackets; i++) {
+        const hx_packet_t *p = &h->packets[i];
+        if (p->call_id == PRIO_RAW_CALL) {
+            late++;
+        } else if (p->call_id == PRIO_RAW_CALL_2) {
+            other++;
+        }
+        if (p->sequence == expected) {
+            expected++;
+        } else {   /* only a retransmission, of an older number */
+            CHECK(p->flags & CC_WIRE_FLAG_RELIABLE);
+            CHECK((uint16_t)(expected - 1u - p->sequence) < CC_WIRE_SEQUENCE_HALF_RANGE);
+        }
+    }
+    CHECK(late <= 1u);    /* at most the frame already on the line when the CANCEL came */
+    CHECK(other > 0u);    /* the other stream goes on */
+    CHECK_EQ(cc_device_counters(&h->dev)->cancelled_calls, 1);
+    CHECK_EQ(h->host_decode_errors, 0);
+}
+
+/* The link alone: cc_link_forget_call takes exactly the call's bulk packets, whatever the length of
+ * the call ids' varints, and keeps the others in their order. */
+static void test_forget_call_takes_only_its_bulk_packets(void)
+{
+    static const uint32_t ids[] = {6u, 134u, 0x10000006u, 6u, 134u, 0x10000006u, 7u, 6u};
+    static const uint32_t kept[] = {134u, 0x10000006u, 134u, 0x10000006u, 7u};
+    cc_counters_t counters;
+    cc_link_t link;
+    cc_frame_decoder_t dec;
+    cc_envelope_t env;
+    size_t i;
+    size_t k = 0;
+    size_t len;
+    const uint8_t *wire;
+
+    memset(&counters, 0, sizeof counters);
+    cc_link_init(&link, &counters, CC_HEARTBEAT_INTERVAL_MS);
+    for (i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        memset(cc_link_payload(&link), (int)(0x40u + i), 8u);
+        REQUIRE(cc_link_send_bulk(&link, CC_PKT_STREAM_MESSAGE, ids[i], 8u, 0u) == CC_SEND_OK);
+    }
+    cc_link_forget_call(&link, 6u);
+    CHECK_EQ(queued_bulk_of(&link, 6u), 0);
+    CHECK_EQ(queued_bulk_of(&link, 134u), 2);
+    CHECK_EQ(queued_bulk_of(&link, 0x10000006u), 2);
+    cc_link_forget_call(&link, 42u);   /* no packet of its own: nothing changes */
+    CHECK_EQ(cc_link_bulk_free(&link), CC_TX_BULK_BYTES - 5u * (CC_LINK_BULK_LENGTH_BYTES + 8u)
+                                           - 2u * (cc_envelope_size_of(CC_PKT_STREAM_MESSAGE, 134u)
+                                                   + cc_envelope_size_of(CC_PKT_STREAM_MESSAGE, 0x10000006u))
+                                           - cc_envelope_size_of(CC_PKT_STREAM_MESSAGE, 7u));
+    cc_frame_decoder_init(&dec);
+    while ((wire = cc_link_tx_pending(&link, &len)) != NULL) {
+        size_t j;
+        for (j = 0; j < len; j++) {
+            if (cc_frame_decoder_feed(&dec, wire[j]) == CC_FRAME_OK) {
+                size_t body_len;
+                const uint8_t *body = cc_frame_decoder_body(&dec, &body_len);
+                REQUIRE(cc_envelope_parse(body, body_len, &env) == CC_ENVELOPE_OK);
+                REQUIRE(k < sizeof kept / sizeof kept[0]);
+                CHECK_EQ(env.call_id, kept[k]);
+                CHECK_EQ(env.sequence, k);   /* numbered as they start: no gap */
+                CHECK_EQ(env.payload_len, 8u);
+                k++;
+            }
+        }
+        cc_link_tx_consume(&link, len);
+    }
+    CHECK_EQ(k, sizeof kept / sizeof kept[0]);
+}
+
 const cc_test_case_t cc_tests_link[] = {
     {"reliable_event_retransmitted_until_ack", test_reliable_event_retransmitted_until_ack},
     {"retransmission_timeout_counts_from_the_copy_leaving", test_retransmission_timeout_counts_from_the_copy_leaving},
@@ -994,5 +1113,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"reliable_event_waits_for_one_raw_frame_at_most", test_reliable_event_waits_for_one_raw_frame_at_most},
     {"bulk_keeps_sequence_order", test_bulk_keeps_sequence_order},
     {"new_session_discards_queued_bulk", test_new_session_discards_queued_bulk},
+    {"cancel_forgets_queued_bulk", test_cancel_forgets_queued_bulk},
+    {"forget_call_takes_only_its_bulk_packets", test_forget_call_takes_only_its_bulk_packets},
 };
 const size_t cc_tests_link_count = CC_TEST_COUNT(cc_tests_link);

@@ -115,7 +115,8 @@ size_t cc_device_calls_in_flight(const cc_device_t *dev);
  *   in cancelled_calls.
  * - StreamRawSamples: samples_per_batch 0 means CC_RAW_DEFAULT_SAMPLES_PER_BATCH;
  *   larger requests are clamped to what fits (CC_RAW_MAX_SAMPLES_PER_BATCH).
- * - A REQUEST with call id 0 is a framing error (nowhere to answer).
+ * - A REQUEST with call id 0 is an envelope error (nowhere to answer; the
+ *   envelope parser refuses call id 0 on every type but ACK and HEARTBEAT).
  * - A handshake is always served (even with the call table full); any other
  *   call before one gets FAILED_PRECONDITION.
  * - A request over a bound of its generated reader (core/cc_pb.limits) gets

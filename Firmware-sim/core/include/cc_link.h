@@ -136,8 +136,7 @@ typedef struct cc_link {
 /* What cc_link_send did. */
 typedef enum cc_send_result {
     CC_SEND_OK = 0,        /* queued for the UART (or, reliable, kept until there is room) */
-    CC_SEND_TX_FULL,       /* best-effort packet dropped: its queue is full (tx_dropped counted) */
-    CC_SEND_TOO_BIG        /* payload larger than cc_link_payload_cap */
+    CC_SEND_TX_FULL        /* best-effort packet dropped: its queue is full (tx_dropped counted) */
 } cc_send_result_t;
 
 /* What cc_link_receive says about a received packet. */
@@ -187,7 +186,13 @@ size_t cc_link_payload_cap(uint8_t type, uint32_t call_id);
 /* Sends the packet whose payload_len bytes are in cc_link_payload(). status
  * is used by STREAM_END and ERROR. reliable keeps it for retransmission;
  * with no free slot or no room in the store it goes once WITHOUT the
- * RELIABLE flag (reliable_unprotected counted, PROTOCOL.md §6). */
+ * RELIABLE flag (reliable_unprotected counted, PROTOCOL.md §6).
+ * payload_len is at most cc_link_payload_cap(type, call_id), which is not
+ * checked again here (asserted in the host build): every caller bounds its
+ * payload by it (a generated writer made with that capacity and found ok,
+ * an ERROR's text cut at it, the extension's answer refused beyond it, an
+ * ACK's 2 bytes, an empty heartbeat or stream confirmation). The same for
+ * cc_link_send_bulk. */
 cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint32_t call_id,
                               uint8_t status, size_t payload_len, uint64_t now_us);
 
@@ -198,7 +203,12 @@ cc_send_result_t cc_link_send(cc_link_t *link, uint8_t type, bool reliable, uint
 cc_send_result_t cc_link_send_bulk(cc_link_t *link, uint8_t type, uint32_t call_id, size_t payload_len,
                                    uint64_t now_us);
 
-/* Forgets the reliable packets of a call that ended. */
+/* Forgets the packets of a call that ended (PROTOCOL.md §7: the device sends
+ * nothing more for it): its reliable packets (no more retransmissions) and
+ * its bulk packets not yet started (the bulk queue is closed up). A bulk
+ * frame already started, and copies already in the tx buffer, still go out
+ * whole: they have begun to leave, or hold their place in the line's order
+ * (a frame cut short would cost the host the frame after it too). */
 void cc_link_forget_call(cc_link_t *link, uint32_t call_id);
 
 /* Retransmissions and heartbeats that are due. Returns true when the link
@@ -261,7 +271,9 @@ size_t cc_link_bulk_free(const cc_link_t *link);
  * cc_link_tx_consume; call again for more. */
 const uint8_t *cc_link_tx_pending(cc_link_t *link, size_t *len);
 
-/* The UART took n of the bytes cc_link_tx_pending just returned. */
+/* The UART took n of the bytes cc_link_tx_pending just returned: n is at
+ * most the *len it gave (not checked again here, asserted in the host build;
+ * cc_device.c's flush_uart holds a HAL's answer to it). */
 void cc_link_tx_consume(cc_link_t *link, size_t n);
 
 /* Reliable packets still awaiting an ACK. */
