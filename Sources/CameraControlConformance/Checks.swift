@@ -13,6 +13,33 @@ extension CaseContext {
     /// How long `bytes` take on this line (``Probe/lineTime(bytes:)``; zero on a fast line).
     func lineTime(bytes: Int) async -> Duration { await probe.lineTime(bytes: bytes) }
 
+    /// Fails when the cancelled call `callID` sends anything more (§7: "nothing more" once the device has the
+    /// `CANCEL`), judged over 100 ms after a grace for what it had begun to send:
+    /// - on a fast line (no line speed known), anything within 30 ms of the `CANCEL` (frames already in the
+    ///   device's UART or a USB bridge's buffers);
+    /// - on a slow line, at most one packet of the call within 30 ms plus the time the probe's last `bytes`
+    ///   take to reach the device (the `CANCEL` and what was written just before it) and one small raw
+    ///   batch's frame (64 bytes): the frame that had started when the `CANCEL` arrived. At 9600 baud 30 ms
+    ///   is less than that frame alone (37 ms for 35 bytes), and a device that sends its queued batches after
+    ///   the `CANCEL` sends a second within 90 ms.
+    func expectNothingMoreAfterCancel(_ callID: UInt32, cancel: [UInt8], behind bytes: Int) async throws {
+        let sent = ContinuousClock.now
+        let lineTime = await lineTime(bytes: bytes + 64)
+        let grace = Duration.milliseconds(30) + lineTime
+        let frames = await probe.collect(for: grace + .milliseconds(100)).filter {
+            $0.packet?.callID == callID && $0.at >= sent
+        }
+        let late = frames.filter { $0.at >= sent + grace }
+        try require(
+            late.isEmpty, "\(late.count) packets on the cancelled call", sent: cancel, seen: late.first?.wire,
+            expected: "nothing on call \(callID)")
+        guard lineTime > .zero else { return }
+        let begun = Set(frames.compactMap { $0.packet?.sequence })
+        try require(
+            begun.count <= 1, "\(begun.count) packets on the cancelled call within \(grace) of the CANCEL", sent: cancel,
+            seen: frames.dropFirst().first?.wire, expected: "at most the one frame begun when the CANCEL arrived")
+    }
+
     /// True when `bytes` sent in one go keep the line for 3 heartbeat intervals or more: then the device may
     /// rightly end the session while they arrive, if they are no frame that keeps the link alive (§8: garbage,
     /// or a frame that fails, leaves the silence counted from the last valid frame, and the probe's

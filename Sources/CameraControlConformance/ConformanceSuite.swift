@@ -81,9 +81,8 @@ public enum ConformanceSuite {
             }
             let started = ContinuousClock.now
             await probe.resetLongestSilence()
-            let timeout = caseTimeout + (await probe.lineTime(bytes: slowLineBytes))
             var outcome = await runOne(
-                testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: timeout)
+                testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
             var runs = 1
             while case .fail(let failure) = outcome, lostSession(failure), runs < maximumRuns {
                 // The device answered "no session" in the middle of the case, after the probe itself (by
@@ -99,7 +98,7 @@ public enum ConformanceSuite {
                 runs += 1
                 await probe.resetLongestSilence()
                 outcome = await runOne(
-                    testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: timeout)
+                    testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
             }
             if case .fail(var failure) = outcome, lostSession(failure) {
                 // Say whose the stall was: the longest silences of the probe and of the device in the run that failed.
@@ -179,6 +178,8 @@ public enum ConformanceSuite {
         }
         let context = CaseContext(probe: probe, capabilities: capabilities, handshake: handshake, prompter: prompter)
         let body = testCase.body
+        // Known from this handshake's response on, for the first case and a case run alone too.
+        let timeout = timeout + (await probe.lineTime(bytes: slowLineBytes))
         return await withTaskGroup(of: CaseOutcome?.self) { group in
             group.addTask {
                 do {

@@ -86,7 +86,8 @@ public actor Probe {
     /// How many times the probe has sent (each send is one frame, or a run a case built by hand).
     public private(set) var framesSent = 0
     private var lastSend = ContinuousClock.now
-    /// When the bytes of the last send will have left, on a line of known speed (``lastSend`` otherwise).
+    /// When the bytes of the last send will have left, on a line of known speed, less two heartbeat intervals
+    /// (``lastSend`` when that is later, and on a line of unknown speed).
     private var lastSendLeaves = ContinuousClock.now
     /// The line's speed, learnt from the device's long frames that arrive in pieces (the host's rule,
     /// ``LineSpeedEstimate``), timed from ``epoch``.
@@ -276,7 +277,10 @@ public actor Probe {
         framesSent += 1
         if bytes.count > 2 && bytes.first != 0 { sentAt[bytes] = lastSend }
         line.wrote(bytes.count, at: lastSend - epoch)
-        lastSendLeaves = max(lastSend, epoch + line.lineFreeAt)
+        // Two intervals early: the rate learnt is the line's or below it (a late read only lowers it), so the
+        // modelled end may come after the real one; heartbeats starting before it (at most four queue
+        // behind the bytes) keep the device's dead timeout (4 intervals) from running out after them.
+        lastSendLeaves = max(lastSend, epoch + line.lineFreeAt - heartbeatInterval * 2)
         if heartbeats {
             longestSilence = max(longestSilence, lastSend - quietSince)
             quietSince = lastSendLeaves

@@ -247,7 +247,7 @@ public final class DeviceSession: Sendable {
 /// one's session still alive (a device only ends it after its dead timeout), and the second's handshake, on
 /// the same call id 1 at sequence 0, was dropped as a copy of the first's: it took five attempts and 2.3 s. Eight
 /// apart, as a handshake makes at most 8 attempts by default, and below 128, so that a session's first call
-/// ids are one byte long (a frame's room, §7).
+/// ids are one byte long (at least its first 7; a frame's room, §7).
 private func nextFirstCallID() -> UInt32 {
     let session = sessionsStarted.add(1, ordering: .relaxed).oldValue
     return (session % firstCallIDSlots) * 8 + 1

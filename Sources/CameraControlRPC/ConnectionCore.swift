@@ -111,8 +111,9 @@ public struct ConnectionCore: Sendable {
     /// The line's speed as the device's long frames show it, and when our bytes will have left on it: a
     /// reliable packet's timeout allows for both (§6) when ``ConnectionConfiguration/adaptsRetransmissionTimeout``.
     public private(set) var line = LineSpeedEstimate()
-    /// When the last frame that decoded to a packet arrived (any packet, of any session).
+    /// When the last frame that decoded to a packet arrived (any packet, of any session), and the last byte.
     private var lastFrameAt: Duration?
+    private var lastByteAt: Duration?
     /// The time of the last call that brought one (the output is taken right after such a call).
     private var lastNow = Duration.zero
     private var extraCounters = ConnectionCounters()
@@ -241,10 +242,11 @@ public struct ConnectionCore: Sendable {
     ///   - waitOnceAcknowledged: when the device's `ACK` of the request arrives, the deadline moves to at
     ///     least this long after it: the device has the request and its answer is on the way (a handshake
     ///     on a slow line, §9). And while the device is still sending when the deadline passes (a frame
-    ///     arriving, or one ended within ``deviceSendingGrace``), the deadline waits for it, by at most this
-    ///     much: on a slow line the `ACK` may wait behind a long frame (at 9600 baud a `HandshakeResponse`
-    ///     of the session before takes 170 ms, longer than a handshake's first attempt). Nil leaves the
-    ///     deadline alone.
+    ///     ended within ``deviceSendingGrace``, or a byte of one arriving came within
+    ///     ``partialFrameGrace``), the deadline waits for it,
+    ///     until at most this long after `now` (or the deadline, when later): on a slow line the `ACK` may
+    ///     wait behind a long frame (at 9600 baud a `HandshakeResponse` of the session before takes 170 ms,
+    ///     longer than a handshake's first attempt). Nil leaves the deadline alone.
     ///   - now: the current time.
     /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the link is closed,
     ///   ``StatusCode/resourceExhausted`` when ``ConnectionConfiguration/maxCallsInFlight`` calls are in
@@ -283,7 +285,9 @@ public struct ConnectionCore: Sendable {
         let isServerStreaming = method.isServerStreaming
         let resolvedDeadline = deadline ?? (isServerStreaming ? nil : now + configuration.defaultUnaryDeadline)
         let openDeadline = isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout : nil
-        let sendingLimit = waitOnceAcknowledged.flatMap { wait in resolvedDeadline.map { $0 + wait } }
+        // Held no later than `wait` after the start, or the deadline when that is later: a caller that cut
+        // `wait` to what remains of its own deadline is never held past it.
+        let sendingLimit = waitOnceAcknowledged.flatMap { wait in resolvedDeadline.map { max($0, now + wait) } }
         calls[call] = Call(
             method: method, isServerStreaming: isServerStreaming, deadline: resolvedDeadline, openDeadline: openDeadline,
             waitOnceAcknowledged: waitOnceAcknowledged, sendingLimit: sendingLimit)
@@ -356,6 +360,7 @@ public struct ConnectionCore: Sendable {
         lastNow = now
         receivingAfterStarvation = liveness.wasStarved(before: now)
         liveness.awake(at: now)
+        if !bytes.isEmpty { lastByteAt = now }
         let continuing = decoder.isAssemblingFrame
         var completedFrames = 0
         decoder.append(bytes)
@@ -552,10 +557,17 @@ public struct ConnectionCore: Sendable {
     /// frames of one burst on a slow line: its poll period and its UART's FIFO, about 10 ms at 9600 baud).
     public static let deviceSendingGrace = Duration.milliseconds(20)
 
-    /// True while the device is visibly sending: a frame is arriving, or one ended within
-    /// ``deviceSendingGrace``.
+    /// How recently a byte of a frame still arriving must have come for the device to count as sending it: a
+    /// slow line's bytes come in pieces (a USB bridge's packets, a simulator's 64-byte writes, 67 ms apart at
+    /// 9600 baud), and a stray byte with no delimiter after it is no frame arriving for longer than this.
+    public static let partialFrameGrace = Duration.milliseconds(200)
+
+    /// True while the device is visibly sending: a frame ended within ``deviceSendingGrace``, or a byte of one
+    /// still arriving came within ``partialFrameGrace``.
     private func deviceIsSending(now: Duration) -> Bool {
-        decoder.isAssemblingFrame || lastFrameAt.map { now - $0 <= Self.deviceSendingGrace } ?? false
+        if let frame = lastFrameAt, now - frame <= Self.deviceSendingGrace { return true }
+        guard decoder.isAssemblingFrame, let byte = lastByteAt else { return false }
+        return now - byte <= Self.partialFrameGrace
     }
 
     private mutating func expireDeadlines(now: Duration) {

@@ -128,8 +128,29 @@ struct ConnectionCoreLineTests {
             if Self.outcome(core.takeEvents(), call) == "DEADLINE_EXCEEDED" { failedAt = now }
             now += .ms(5)
         }
+        // Held until its wait after the start (500 ms), not its deadline plus the wait: a caller that cut the
+        // wait to what remained of its own deadline is never held past that.
         let failed = try #require(failedAt)
-        #expect(failed >= .ms(600) && failed <= .ms(600) + ConnectionCore.deviceSendingGrace, "failed at \(failed)")
+        #expect(failed >= .ms(500) && failed <= .ms(500) + ConnectionCore.deviceSendingGrace, "failed at \(failed)")
+    }
+
+    @Test("a stray byte with no delimiter after it holds an attempt no longer than the grace")
+    func strayByteHoldsNothing() throws {
+        var core = ConnectionCore()
+        let call = try core.startCall(
+            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .seconds(2), now: .zero)
+        _ = core.takeOutbound()
+        // Noise as the port opened: one byte, then nothing; the decoder holds it as a frame's start for good.
+        core.receive([0x41], now: .ms(10))
+        let end = Duration.ms(10) + ConnectionCore.partialFrameGrace
+        var now = Duration.ms(100)
+        while now <= end {
+            core.poll(now: now)
+            #expect(Self.outcome(core.takeEvents(), call) == nil, "at \(now)")
+            now += .ms(10)
+        }
+        core.poll(now: end + .ms(21))
+        #expect(Self.outcome(core.takeEvents(), call) == "DEADLINE_EXCEEDED")
     }
 
     @Test("a call without a wait once acknowledged keeps its deadline while the device sends")
