@@ -59,10 +59,14 @@ extension OverRealPTY {
             // Decode: every frame, answers matched to their calls, payloads decoded with the schema.
             let decoded = try await runTool("camctl", ["decode", recording])
             #expect(decoded.status == 0, "stderr: \(decoded.standardError)")
+            // A process's first handshake has one of 16 call ids (1, 9, … 121, docs/PROTOCOL.md §9), the same
+            // on its request and its response.
+            let handshakeCall = try #require(Self.handshakeCallID(decoded.standardOutput), "\(decoded.standardOutput.prefix(400))")
+            #expect(handshakeCall % 8 == 1 && handshakeCall <= 121, "the first handshake on call \(handshakeCall)")
             for text in [
                 // Payloads in protobuf's JSON mapping (as `camctl call` prints them), not a Swift dump.
-                "host→device  REQUEST seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeRequest {\"hostVersion\":{\"major\":1,\"minor\":2},\"hostName\":\"camctl record\"}",
-                "device→host  RESPONSE seq 0 reliable call 1 DeviceService/Handshake cameracontrol.v1.HandshakeResponse {\"deviceVersion\":",
+                "host→device  REQUEST seq 0 reliable call \(handshakeCall) DeviceService/Handshake cameracontrol.v1.HandshakeRequest {\"hostVersion\":{\"major\":1,\"minor\":2},\"hostName\":\"camctl record\"}",
+                "device→host  RESPONSE seq 0 reliable call \(handshakeCall) DeviceService/Handshake cameracontrol.v1.HandshakeResponse {\"deviceVersion\":",
                 "InputService/StreamInputEvents stream open (confirmed",
                 "ConfigService/GetConfig cameracontrol.v1.Config {\"thresholds\":{\"lightPressOnMn\":800",
                 "InputService/StreamInputEvents cameracontrol.v1.InputEvent {\"timestampUs\":",
@@ -80,12 +84,12 @@ extension OverRealPTY {
                 hex.standardOutput.contains("MALFORMED bad-check: check 0xEBF3 does not match the computed 0xEAF3"), "\(hex.standardOutput)"
             )
 
-            try await dissect(recording, in: directory)
+            try await dissect(recording, handshakeCall: handshakeCall, in: directory)
             try await plot(recording, in: directory)
         }
 
         /// tshark with our dissector: the fields of a demo session, and a corrupted frame marked.
-        func dissect(_ recording: String, in directory: String) async throws {
+        func dissect(_ recording: String, handshakeCall: Int, in directory: String) async throws {
             let tshark = "/usr/bin/tshark"
             try #require(
                 FileManager.default.isExecutableFile(atPath: tshark), "tshark is missing: scripts/install-deps --test installs it")
@@ -106,7 +110,7 @@ extension OverRealPTY {
             let handshake = packets[0]
             for field in [
                 "name=\"cameracontrol.type\" showname=\".... 0001 = Type: REQUEST (1)\"",
-                "name=\"cameracontrol.call_id\" showname=\"Call id: 1\"",
+                "name=\"cameracontrol.call_id\" showname=\"Call id: \(handshakeCall)\"",
                 "name=\"cameracontrol.method\" showname=\"Method: DeviceService/Handshake\"",
                 "name=\"cameracontrol.message_type\" showname=\"Message type: cameracontrol.v1.HandshakeRequest\"",
                 "name=\"pbf.cameracontrol.v1.HandshakeRequest.host_name\" showname=\"host_name: camctl record\"",
@@ -380,6 +384,15 @@ extension OverRealPTY {
                     return ["input ", "gesture ", "capture ", "overlay ", "haptic "].contains { category.hasPrefix($0) }
                 }
                 .map { DemoTests.shape($0) }
+        }
+
+        /// The call id of the first handshake `REQUEST` in `camctl decode`'s output.
+        static func handshakeCallID(_ output: String) -> Int? {
+            let marker = "REQUEST seq 0 reliable call "
+            guard let line = output.split(separator: "\n").first(where: { $0.contains(marker) && $0.contains("DeviceService/Handshake") }),
+                let range = line.range(of: marker)
+            else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
 
         static func firstDifference(_ a: [String], _ b: [String]) -> String {
