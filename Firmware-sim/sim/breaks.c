@@ -1511,27 +1511,42 @@ size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
     static pkt_t p;
     size_t i, n = 0;
     assembler_t *a = &g_out_asm;
+    /* --strict alone changes nothing: the device's bytes go on as they come, as from its UART, and the checker
+     * reads a copy of each frame at its delimiter. Held back to the delimiter and then handed to the line, a
+     * frame would take its time on the line twice (a 163-byte HandshakeResponse 340 ms at 9600 baud, not
+     * 170), and the device's retransmission timer, which counts from when its UART took the bytes, would run
+     * out before the host could have answered. A breaker may change a frame: then it is held. */
+    bool pass = g_break < 0;
     for (i = 0; i < len; i++) {
         a->buf[a->len++] = in[i];
+        if (pass && n < cap) {
+            out[n++] = in[i];
+        }
         if (in[i] == 0u) {
             size_t unstuffed;
             if (a->len > 1u && parse(a->buf, a->len - 1u, &p, &unstuffed) == FRAME_OK) {
                 bool changed = false;
                 size_t r;
                 if (g_strict) {
-                    /* the frame as the device sent it ends at the (n + a->len)-th byte handed to the line
-                     * from line_free_us (a breaker may change it below; the checker runs without one) */
+                    /* the frame as the device sent it ends at the byte handed to the line from line_free_us as
+                     * the n-th (passed on) or the (n + a->len)-th (held, a breaker may change it below; the
+                     * checker runs without one) */
                     uint64_t base = g_out_line_free_us > now_us ? g_out_line_free_us : now_us;
-                    strict_device(&p, a->buf, a->len, base + (uint64_t)(n + a->len) * g_out_byte_ns / 1000u);
+                    size_t end = pass ? n : n + a->len;
+                    strict_device(&p, a->buf, a->len, base + (uint64_t)end * g_out_byte_ns / 1000u);
                 }
-                r = g_break >= 0 ? out_packet(&p, out, n, cap, &changed) : (size_t)-1;
-                n = r == (size_t)-1 ? emit_raw(a->buf, a->len, out, n, cap) : r;
-            } else {
+                if (!pass) {
+                    r = out_packet(&p, out, n, cap, &changed);
+                    n = r == (size_t)-1 ? emit_raw(a->buf, a->len, out, n, cap) : r;
+                }
+            } else if (!pass) {
                 n = emit_raw(a->buf, a->len, out, n, cap);
             }
             a->len = 0;
         } else if (a->len >= WIRE_CAP) {
-            n = emit_raw(a->buf, a->len, out, n, cap);
+            if (!pass) {
+                n = emit_raw(a->buf, a->len, out, n, cap);
+            }
             a->len = 0;
         }
     }
