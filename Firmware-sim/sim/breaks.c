@@ -1105,8 +1105,14 @@ static assembler_t g_in_asm, g_out_asm;
 
 size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us, bool session)
 {
+    static uint8_t checked[WIRE_CAP];
     size_t i, n = 0, last_end = 0, frames = 0;
     assembler_t *a = &g_in_asm;
+    /* --strict alone changes nothing: the host's bytes go on to the device as they come, and the checker reads
+     * a copy of each frame at its delimiter. Held back to the delimiter, a frame reached the device's UART
+     * whole and was read at the line's rate again (a 1,024-byte request 1 s late at 9600 baud). A breaker may
+     * change a frame: then it is held. */
+    bool pass = g_break < 0;
     g_last_host_us = now_us;
     for (i = 0; i < len; i++) {
         if (in[i] == 0u) {
@@ -1130,15 +1136,26 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
             a->first_us = now_us;
         }
         a->buf[a->len++] = b;
+        if (pass && n < cap) {
+            out[n++] = b;
+        }
         if (b == 0u) {
             /* drop-under-burst: a burst is a read of 512 bytes or more holding 8 frames or more (garbage
              * followed by one request is not a burst) */
             bool last = len >= 512u && frames >= 8u && i + 1u == last_end;
-            n = a->len == 1u ? emit_raw(a->buf, 1u, out, n, cap)
-                             : in_frame(a->buf, a->len, out, n, cap, session, last, a->first_us, now_us);
+            if (pass) {
+                if (a->len > 1u) {
+                    (void)in_frame(a->buf, a->len, checked, 0u, sizeof checked, session, last, a->first_us, now_us);
+                }
+            } else {
+                n = a->len == 1u ? emit_raw(a->buf, 1u, out, n, cap)
+                                 : in_frame(a->buf, a->len, out, n, cap, session, last, a->first_us, now_us);
+            }
             a->len = 0;
         } else if (a->len >= WIRE_CAP) {
-            n = emit_raw(a->buf, a->len, out, n, cap);
+            if (!pass) {
+                n = emit_raw(a->buf, a->len, out, n, cap);
+            }
             a->len = 0;
             a->passthrough = true;
         }
@@ -1148,7 +1165,9 @@ size_t ccsim_filter_in(const uint8_t *in, size_t len, uint8_t *out, size_t cap, 
 
 bool ccsim_filter_frame_arriving(void)
 {
-    return g_in_asm.len > 0u && !g_in_asm.passthrough && !brk("whole-frame-liveness");
+    /* only a frame the filter holds (under a breaker): --strict alone passes the bytes on, and the device
+     * sees the frame arriving itself */
+    return g_break >= 0 && g_in_asm.len > 0u && !g_in_asm.passthrough && !brk("whole-frame-liveness");
 }
 
 /* ---- device -> host ---- */

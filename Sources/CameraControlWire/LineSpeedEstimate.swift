@@ -24,9 +24,15 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     public static let minimumSampleBytes = 48
     /// The shortest span that makes a sample: below it a scheduler's jitter is most of the time measured.
     public static let minimumSampleSpan = Duration.milliseconds(2)
-    /// The longest allowance: a request's first three copies still go out within a stream's 1 s
-    /// confirmation time (§7) on the slowest line (below about 1300 baud).
+    /// The longest allowance for the reply's time on the line (``returnBytes``): a request's first three
+    /// copies still go out within a stream's 1 s confirmation time (§7) on the slowest line (below about
+    /// 1300 baud).
     public static let maximumAllowance = Duration.milliseconds(250)
+    /// The longest wait for a packet to leave: a 1,024-byte frame behind another one at 9600 baud. Until it
+    /// has left, a copy would only queue behind it (at 9600 baud a 611-byte request went out three times, and
+    /// its copies held the line 1.3 s after the device had it); beyond this, a rate learnt far too low (a
+    /// stalled read) does not hold a lost packet's copy back for long.
+    public static let maximumDeparture = Duration.milliseconds(2_200)
 
     /// The line's rate in bytes per second, once a long frame arrived in pieces (nil before).
     public private(set) var bytesPerSecond: Int?
@@ -69,11 +75,13 @@ public struct LineSpeedEstimate: Sendable, Equatable {
 
     /// How much longer than its retransmission timeout a packet must wait for its `ACK`: until it has
     /// left (its last byte `pendingBytes` bytes behind what was written, counted from the line's being
-    /// free), plus the time ``returnBytes`` take. Zero when no speed is known.
+    /// free; at most ``maximumDeparture``), plus the time ``returnBytes`` take (at most
+    /// ``maximumAllowance``). Zero when no speed is known.
     public func allowance(forPacketEndingAt pendingBytes: Int, now: Duration) -> Duration {
         guard let rate = bytesPerSecond else { return .zero }
         let leaves = max(freeAt, now) + Self.lineTime(bytes: pendingBytes, rate: rate)
-        return min(leaves - now + Self.lineTime(bytes: Self.returnBytes, rate: rate), Self.maximumAllowance)
+        return min(leaves - now, Self.maximumDeparture)
+            + min(Self.lineTime(bytes: Self.returnBytes, rate: rate), Self.maximumAllowance)
     }
 
     private mutating func sample(bytes: Int, over span: Duration) {

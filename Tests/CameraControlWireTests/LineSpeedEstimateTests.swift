@@ -73,7 +73,25 @@ struct LineSpeedEstimateTests {
         #expect(estimate.allowance(forPacketEndingAt: 30, now: later) == (end + time(60) + time(30)) - later + time(32))
         // Once they have left, only its own bytes count again.
         #expect(estimate.allowance(forPacketEndingAt: 30, now: end + .seconds(1)) == time(30) + time(32))
+        // A long packet waits until it has left, however long that is up to its bound: at 9600 baud a
+        // 611-byte request takes 636 ms, and a copy sent before then only queues behind it.
+        #expect(estimate.allowance(forPacketEndingAt: 611, now: end + .seconds(2)) == time(611) + time(32))
+        #expect(time(611) > LineSpeedEstimate.maximumAllowance)
         // Bounded, whatever is queued.
-        #expect(estimate.allowance(forPacketEndingAt: 100_000, now: end) == LineSpeedEstimate.maximumAllowance)
+        #expect(
+            estimate.allowance(forPacketEndingAt: 100_000, now: end) == LineSpeedEstimate.maximumDeparture + time(32))
+    }
+
+    @Test("on the slowest lines the reply's part of the allowance is bounded")
+    func returnPartIsBounded() {
+        var estimate = LineSpeedEstimate()
+        // 100 bytes a second: 48 bytes after the first piece over 480 ms.
+        estimate.read(16, at: .zero, continuing: false, completedFrames: 0, open: true)
+        estimate.read(48, at: .milliseconds(480), continuing: true, completedFrames: 1, open: false)
+        #expect(estimate.bytesPerSecond == 100)
+        // 10 bytes leave in 100 ms; the reply's 32 bytes would take 320 ms, bounded at 250 ms.
+        #expect(
+            estimate.allowance(forPacketEndingAt: 10, now: .seconds(1))
+                == .milliseconds(100) + LineSpeedEstimate.maximumAllowance)
     }
 }

@@ -90,9 +90,33 @@ struct StrictHostTests {
         #expect(report.contains("strict: 0 violations"), "\(report)")
     }
 
+    /// Processes one after the other on a 9600-baud line, each opening the port right after the last closed
+    /// it: two Pings of 600 bytes (a 611-byte request takes 636 ms on the line), then two `camctl info`.
+    /// The host sent the large request three times (its retransmission allowance stopped at 250 ms), the
+    /// copies held the line 1.3 s after the device had it, and the next process's session died; the second
+    /// process's handshake, on the first's call id, was dropped as a copy of it (five attempts, 2.3 s).
+    @Test("back-to-back processes on a 9600-baud line, large requests among them: each succeeds, 0 violations")
+    func backToBackOnASlowLine() async throws {
+        let payload = Data(repeating: 0x41, count: 600).base64EncodedString()
+        let ping = ["call", "@", "DeviceService/Ping", "{\"payload\":\"\(payload)\"}"]
+        let (runs, report, folder) = try await Self.runStrict(
+            [ping, ping, ["info", "@"], ["info", "@"]], simulatorArguments: ["--baud", "9600"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for run in runs {
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        #expect(report.contains("strict: 0 violations"), "\(report)")
+    }
+
     /// Starts `camctl-sim --strict` (with `simulatorArguments`), runs camctl with `arguments` against it, stops
     /// the simulator and returns the run, the simulator's stderr and the scratch folder.
     static func runStrict(_ arguments: [String], simulatorArguments: [String] = []) async throws -> (ToolRun, String, String) {
+        let (runs, report, folder) = try await runStrict([arguments], simulatorArguments: simulatorArguments)
+        return (runs[0], report, folder)
+    }
+
+    /// ``runStrict(_:simulatorArguments:)`` with several camctl processes, one after the other.
+    static func runStrict(_ commands: [[String]], simulatorArguments: [String] = []) async throws -> ([ToolRun], String, String) {
         let folder = try makeTemporaryFolder()
         let link = folder + "/pty"
         let log = folder + "/stderr"
@@ -105,11 +129,14 @@ struct StrictHostTests {
         try sim.run()
         defer { if sim.isRunning { signalProcess(sim.processIdentifier, SIGKILL) } }
         #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
-        let resolved = arguments.map { $0 == "@" ? link : $0.replacingOccurrences(of: "%", with: folder) }
-        let run = try await runTool("camctl", resolved, timeout: .seconds(30))
+        var runs: [ToolRun] = []
+        for arguments in commands {
+            let resolved = arguments.map { $0 == "@" ? link : $0.replacingOccurrences(of: "%", with: folder) }
+            runs.append(try await runTool("camctl", resolved, timeout: .seconds(30)))
+        }
         // The checker's 200 ms acknowledgement window closes before the report.
         try await Task.sleep(for: .milliseconds(400))
         #expect(terminateChild(sim), "camctl-sim --strict did not end within 10 s of SIGTERM")
-        return (run, try String(contentsOfFile: log, encoding: .utf8), folder)
+        return (runs, try String(contentsOfFile: log, encoding: .utf8), folder)
     }
 }

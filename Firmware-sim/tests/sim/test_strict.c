@@ -234,6 +234,14 @@ int main(void)
         CHECK(ccsim_filter_out(wire + 3u, n - 3u, out, sizeof out, t + 601000u) == n - 3u);
         CHECK(memcmp(out, wire + 3u, n - 3u) == 0);
         CHECK(ccsim_strict_report() == 7u);
+        /* and the host's, the same way (a heartbeat of the host, in its session, within its interval) */
+        n = frame(CC_PKT_HEARTBEAT, 0u, 28u, payload, 0u, wire, sizeof wire);
+        CHECK(ccsim_filter_in(wire, 3u, out, sizeof out, t + 602000u, true) == 3u);
+        CHECK(memcmp(out, wire, 3u) == 0);
+        CHECK(!ccsim_filter_frame_arriving());   /* the device sees it arriving itself */
+        CHECK(ccsim_filter_in(wire + 3u, n - 3u, out, sizeof out, t + 603000u, true) == n - 3u);
+        CHECK(memcmp(out, wire + 3u, n - 3u) == 0);
+        CHECK(ccsim_strict_report() == 7u);
     }
 
     if (g_failures != 0) {
