@@ -508,7 +508,8 @@ static uint64_t rx_step_ns(const line_t *l)
 }
 
 /* --break / --strict: what the frame filter gave out and the firmware's receive ring had no room for yet.
- * The filter holds a frame until its delimiter and then gives it out whole, so it may give out more than
+ * Under a breaker the filter holds a frame until its delimiter and then gives it out whole (--strict alone
+ * passes bytes on as they come: never more than it was handed), so it may give out more than
  * the bytes it was just handed (which were all the ring had room for): the rest waits here, and no host
  * byte is read while anything does. Dropping it would show up as the device's rx_overruns, an overrun the
  * simulated device never had (only on a starved machine, where the ring is nearly full). */
@@ -545,8 +546,8 @@ static void to_device(const uint8_t *in, size_t n, uint64_t now_us)
                                          cc_device_session_active(ccsim_device_core(&g_sim)));
         flush_filtered();
         if (ccsim_filter_frame_arriving()) {
-            /* the start of a frame the filter holds until its delimiter: on a UART the device would be
-             * receiving it byte by byte, and a frame still arriving keeps the link alive (§8) */
+            /* the start of a frame a breaker's filter holds until its delimiter: on a UART the device would
+             * be receiving it byte by byte, and a frame still arriving keeps the link alive (§8) */
             cc_device_note_frame_arriving(ccsim_device_core(&g_sim), now_us);
         }
         return;

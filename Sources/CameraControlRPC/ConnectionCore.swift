@@ -80,6 +80,9 @@ public struct ConnectionCore: Sendable {
         var due: Duration
         /// When the first copy was sent: a packet acknowledged after one copy is a round-trip sample.
         var firstSent: Duration
+        /// When that copy had left, on a slow line (``LineSpeedEstimate/departure(forPacketEndingAt:now:)``):
+        /// the sample counts from then, the allowance already covering the wait (``firstSent`` on a fast line).
+        var departed: Duration
     }
 
     /// The settings in force (frame size and heartbeat interval change when the session is established).
@@ -274,7 +277,8 @@ public struct ConnectionCore: Sendable {
             lastNow = now
             unacked[sequence] = Unacked(
                 call: call, bytes: Array(outbound[wire]), transmissions: 1, timeout: timeout * 2,
-                due: now + timeout + lineAllowance(now: now), firstSent: now)
+                due: now + timeout + lineAllowance(now: now), firstSent: now,
+                departed: now + lineDeparture(now: now))
         } catch {
             throw RPCError(
                 code: .resourceExhausted,
@@ -456,7 +460,9 @@ public struct ConnectionCore: Sendable {
             let sequence = UInt16(packet.payload[acked]) | UInt16(packet.payload[acked + 1]) << 8
             guard let entry = unacked.removeValue(forKey: sequence) else { break }
             if entry.transmissions == 1 {
-                if !receivingAfterStarvation { roundTrip.sampled(now - entry.firstSent) }
+                // From when it had left (if the model's departure is not later than the ACK itself).
+                let departed = entry.departed <= now ? entry.departed : entry.firstSent
+                if !receivingAfterStarvation { roundTrip.sampled(now - departed) }
             } else {
                 roundTrip.acknowledgedAfterRetransmission(runningTimeout: entry.timeout / 2)
             }
@@ -660,6 +666,12 @@ public struct ConnectionCore: Sendable {
     private func lineAllowance(now: Duration) -> Duration {
         guard configuration.adaptsRetransmissionTimeout else { return .zero }
         return line.allowance(forPacketEndingAt: outbound.count, now: now)
+    }
+
+    /// When a reliable packet just queued will have left, after `now` (zero as for ``lineAllowance(now:)``).
+    private func lineDeparture(now: Duration) -> Duration {
+        guard configuration.adaptsRetransmissionTimeout else { return .zero }
+        return line.departure(forPacketEndingAt: outbound.count, now: now)
     }
 
     private mutating func sendCancel(_ call: CallID, now: Duration) {

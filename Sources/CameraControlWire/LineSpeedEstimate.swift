@@ -28,11 +28,12 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     /// copies still go out within a stream's 1 s confirmation time (§7) on the slowest line (below about
     /// 1300 baud).
     public static let maximumAllowance = Duration.milliseconds(250)
-    /// The longest wait for a packet to leave: a 1,024-byte frame behind another one at 9600 baud. Until it
-    /// has left, a copy would only queue behind it (at 9600 baud a 611-byte request went out three times, and
-    /// its copies held the line 1.3 s after the device had it); beyond this, a rate learnt far too low (a
-    /// stalled read) does not hold a lost packet's copy back for long.
-    public static let maximumDeparture = Duration.milliseconds(2_200)
+    /// The longest wait for a packet to leave: about 1,000 bytes at 9600 baud. Until it has left, a copy would
+    /// only queue behind it (at 9600 baud a 611-byte request went out three times, and its copies held the
+    /// line 1.3 s after the device had it); beyond this, a rate learnt too low (a read stalled in the middle
+    /// of the one long frame that taught it) holds a lost packet's copy back no longer than a stream's 1 s
+    /// confirmation time (§7).
+    public static let maximumDeparture = Duration.seconds(1)
 
     /// The line's rate in bytes per second, once a long frame arrived in pieces (nil before).
     public private(set) var bytesPerSecond: Int?
@@ -79,9 +80,17 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     /// ``maximumAllowance``). Zero when no speed is known.
     public func allowance(forPacketEndingAt pendingBytes: Int, now: Duration) -> Duration {
         guard let rate = bytesPerSecond else { return .zero }
+        return departure(forPacketEndingAt: pendingBytes, now: now)
+            + min(Self.lineTime(bytes: Self.returnBytes, rate: rate), Self.maximumAllowance)
+    }
+
+    /// How long until a packet has left, its last byte `pendingBytes` bytes behind what was written (counted
+    /// from the line's being free; at most ``maximumDeparture``): the part of a round trip the line itself
+    /// takes on the way out. Zero when no speed is known.
+    public func departure(forPacketEndingAt pendingBytes: Int, now: Duration) -> Duration {
+        guard let rate = bytesPerSecond else { return .zero }
         let leaves = max(freeAt, now) + Self.lineTime(bytes: pendingBytes, rate: rate)
         return min(leaves - now, Self.maximumDeparture)
-            + min(Self.lineTime(bytes: Self.returnBytes, rate: rate), Self.maximumAllowance)
     }
 
     private mutating func sample(bytes: Int, over span: Duration) {

@@ -49,6 +49,58 @@ struct ConnectionCoreLineTests {
         }
     }
 
+    /// A 300-byte request takes 312 ms to leave at 9600 baud; its ACK 30 ms after that is a 30 ms round
+    /// trip, not 342 ms: the allowance already waits for the departure, and a sample counting it again pinned
+    /// the timeout at its ceiling after every large request.
+    @Test("a round-trip sample counts from when the packet had left the slow line")
+    func roundTripCountsFromTheDeparture() throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: true))
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.ack(0), now: .ms(40))
+        let response = HandshakeResponse(
+            negotiatedVersion: ProtocolVersion(major: 1, minor: 2),
+            identity: DeviceIdentity(vendor: String(repeating: "v", count: 120), model: String(repeating: "m", count: 120)))
+        let frame = device.response(handshake, response.serializedBytes())
+        var now = Duration.ms(60)
+        var offset = 0
+        while offset < frame.count {
+            let piece = Array(frame[offset..<min(offset + Self.chunk, frame.count)])
+            offset += piece.count
+            core.receive(piece, now: now)
+            _ = core.takeOutbound()
+            if offset < frame.count { now += Self.chunkTime }
+        }
+        core.markSessionEstablished(maxFrameBytes: 1024, streamsConfirmed: true, now: now)
+        _ = core.takeEvents()
+        let rate = try #require(core.line.bytesPerSecond)
+        // A live link meanwhile: the device's heartbeats every 40 ms, the host's loop awake.
+        func live(until end: Duration) {
+            while now + .ms(40) < end {
+                now += .ms(40)
+                core.receive(device.heartbeat(), now: now)
+                core.poll(now: now)
+                _ = core.takeOutbound()
+            }
+            now = end
+        }
+        live(until: now + .seconds(1))  // the line is free again
+        _ = try core.startCall(method: .devicePing, request: [UInt8](repeating: 0x55, count: 290), now: now)
+        let written = core.takeOutbound()
+        let request = try #require(hostPackets(written).first { $0.type == .request })
+        let departure = Duration.microseconds(Int64(written.count) * 1_000_000 / Int64(rate))
+        #expect(departure > .ms(250))
+        let sent = now
+        live(until: sent + departure + .ms(30))
+        #expect(core.counters.retransmissions == 0)
+        core.receive(device.ack(request.sequence), now: now)
+        // The handshake's ACK made the first sample (40 ms); this one moves the smoothed round trip an eighth
+        // of the way to 30 ms (38.75 ms). Counting the departure too, to 342 ms: 78 ms.
+        let smoothed = try #require(core.roundTrip.smoothed)
+        #expect(smoothed <= .ms(41), "a \(smoothed) round trip")
+    }
+
     /// What a handshake attempt's events say about `call` (nil: nothing yet).
     static func outcome(_ events: [ConnectionEvent], _ call: CallID) -> String? {
         for event in events {

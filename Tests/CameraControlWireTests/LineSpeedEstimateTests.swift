@@ -76,6 +76,7 @@ struct LineSpeedEstimateTests {
         // A long packet waits until it has left, however long that is up to its bound: at 9600 baud a
         // 611-byte request takes 636 ms, and a copy sent before then only queues behind it.
         #expect(estimate.allowance(forPacketEndingAt: 611, now: end + .seconds(2)) == time(611) + time(32))
+        #expect(estimate.departure(forPacketEndingAt: 611, now: end + .seconds(2)) == time(611))
         #expect(time(611) > LineSpeedEstimate.maximumAllowance)
         // Bounded, whatever is queued.
         #expect(
