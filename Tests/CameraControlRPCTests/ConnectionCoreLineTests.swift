@@ -17,23 +17,7 @@ struct ConnectionCoreLineTests {
     func coreWaitsForTheLine(adapts: Bool) throws {
         var device = DeviceFrames()
         var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: adapts))
-        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
-        _ = core.takeOutbound()
-        core.receive(device.ack(0), now: .milliseconds(40))
-        let response = HandshakeResponse(
-            negotiatedVersion: ProtocolVersion(major: 1, minor: 2),
-            identity: DeviceIdentity(vendor: String(repeating: "v", count: 120), model: String(repeating: "m", count: 120)))
-        let frame = device.response(handshake, response.serializedBytes())
-        #expect(frame.count > 200)
-        var now = Duration.milliseconds(60)
-        var offset = 0
-        while offset < frame.count {
-            let piece = Array(frame[offset..<min(offset + Self.chunk, frame.count)])
-            offset += piece.count
-            core.receive(piece, now: now)
-            _ = core.takeOutbound()
-            if offset < frame.count { now += Self.chunkTime }
-        }
+        let now = try Self.handshakeInPieces(&core, &device)
         core.markSessionEstablished(streamsConfirmed: true, now: now)
         _ = core.takeEvents()
         #expect(adapts == false || core.line.bytesPerSecond != nil)
@@ -56,22 +40,7 @@ struct ConnectionCoreLineTests {
     func roundTripCountsFromTheDeparture() throws {
         var device = DeviceFrames()
         var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: true))
-        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
-        _ = core.takeOutbound()
-        core.receive(device.ack(0), now: .ms(40))
-        let response = HandshakeResponse(
-            negotiatedVersion: ProtocolVersion(major: 1, minor: 2),
-            identity: DeviceIdentity(vendor: String(repeating: "v", count: 120), model: String(repeating: "m", count: 120)))
-        let frame = device.response(handshake, response.serializedBytes())
-        var now = Duration.ms(60)
-        var offset = 0
-        while offset < frame.count {
-            let piece = Array(frame[offset..<min(offset + Self.chunk, frame.count)])
-            offset += piece.count
-            core.receive(piece, now: now)
-            _ = core.takeOutbound()
-            if offset < frame.count { now += Self.chunkTime }
-        }
+        var now = try Self.handshakeInPieces(&core, &device)
         core.markSessionEstablished(maxFrameBytes: 1024, streamsConfirmed: true, now: now)
         _ = core.takeEvents()
         let rate = try #require(core.line.bytesPerSecond)
@@ -99,6 +68,29 @@ struct ConnectionCoreLineTests {
         // of the way to 30 ms (38.75 ms). Counting the departure too, to 342 ms: 78 ms.
         let smoothed = try #require(core.roundTrip.smoothed)
         #expect(smoothed <= .ms(41), "a \(smoothed) round trip")
+    }
+
+    /// A handshake whose long response (over 200 bytes) arrives in 16-byte pieces at 9600 baud's pace from
+    /// 60 ms on, so that the core learns the line; returns when its last piece arrived.
+    static func handshakeInPieces(_ core: inout ConnectionCore, _ device: inout DeviceFrames) throws -> Duration {
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.ack(0), now: .milliseconds(40))
+        let response = HandshakeResponse(
+            negotiatedVersion: ProtocolVersion(major: 1, minor: 2),
+            identity: DeviceIdentity(vendor: String(repeating: "v", count: 120), model: String(repeating: "m", count: 120)))
+        let frame = device.response(handshake, response.serializedBytes())
+        #expect(frame.count > 200)
+        var now = Duration.milliseconds(60)
+        var offset = 0
+        while offset < frame.count {
+            let piece = Array(frame[offset..<min(offset + Self.chunk, frame.count)])
+            offset += piece.count
+            core.receive(piece, now: now)
+            _ = core.takeOutbound()
+            if offset < frame.count { now += Self.chunkTime }
+        }
+        return now
     }
 
     /// What a handshake attempt's events say about `call` (nil: nothing yet).
