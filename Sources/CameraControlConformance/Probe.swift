@@ -198,10 +198,7 @@ public actor Probe {
     /// How long `bytes` take on the line at ``lineBytesPerSecond`` (zero while it is not known): what a case
     /// adds to a wait for a frame that must first cross a slow line, and how long a frame it sends keeps the
     /// line (§8 counts a host's silence to the end of its frames, not their start).
-    public func lineTime(bytes: Int) -> Duration {
-        guard let rate = lineBytesPerSecond, rate > 0 else { return .zero }
-        return .microseconds(Int64(bytes) * 1_000_000 / Int64(rate))
-    }
+    public func lineTime(bytes: Int) -> Duration { line.lineTime(bytes: bytes) }
 
     // MARK: Settings
 

@@ -101,6 +101,12 @@ public struct LineSpeedEstimate: Sendable, Equatable {
         if rate > (bytesPerSecond ?? 0) { bytesPerSecond = rate }
     }
 
+    /// How long `bytes` take on the line at ``bytesPerSecond`` (zero while it is not known).
+    public func lineTime(bytes: Int) -> Duration {
+        guard let rate = bytesPerSecond else { return .zero }
+        return Self.lineTime(bytes: bytes, rate: rate)
+    }
+
     private static func lineTime(bytes: Int, rate: Int) -> Duration {
         .microseconds(Int64(bytes) * 1_000_000 / Int64(max(rate, 1)))
     }
