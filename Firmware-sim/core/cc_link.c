@@ -641,7 +641,12 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
         }
         slot_transmit(link, slot, now_us);
     }
-    if (link->session && elapsed(now_us, link->last_tx_us, link->heartbeat_interval_us)) {
+    if (link->tx_tail != link->tx_head) {
+        /* A frame of the tx buffer is still leaving: a heartbeat queued behind it would add nothing, and one per
+         * interval queued them back to back behind a long frame on a slow line (3 behind a 170 ms frame at
+         * 9600 baud). The interval counts from when the buffer has drained (PROTOCOL.md §8, v1.2). */
+        link->last_tx_us = now_us;
+    } else if (link->session && elapsed(now_us, link->last_tx_us, link->heartbeat_interval_us)) {
         /* A heartbeat follows an idle line: it starts with a delimiter (an
          * extra 0x00, PROTOCOL.md §2), so a frame before it whose delimiter
          * was corrupted costs only that frame, not the heartbeat too (§8). */

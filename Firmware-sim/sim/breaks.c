@@ -118,8 +118,17 @@ const ccsim_break_t ccsim_breaks[] = {
      "rehandshake-cancels-calls"},
     {"dedupe-reliable-in-window", "only a reliable packet inside the 64-entry window is dropped as a duplicate (the v1.0 rule)",
      "duplicate-best-effort-dropped duplicates-dropped-outside-window"},
+    {"heartbeats-behind-frames",
+     "a HEARTBEAT is queued for every interval a frame takes on the line, counted from its queueing (the v1.1 reading)",
+     "heartbeat-after-long-frame"},
     {0, 0, 0},
 };
+
+unsigned ccsim_break_baud(const char *name)
+{
+    /* its case skips on a line where a largest frame leaves within 12 heartbeat intervals */
+    return strcmp(name, "heartbeats-behind-frames") == 0 ? 9600u : 0u;
+}
 
 static int g_break = -1;
 static bool g_strict;
@@ -1521,6 +1530,21 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             }
         }
         g_sent_reliable[g_sent_reliable_count++ % 64u] = p->seq;
+    }
+    if (brk("heartbeats-behind-frames") && g_out_byte_ns != 0u && p->type != T_HEARTBEAT) {
+        /* the heartbeats a device counting from the queueing sends behind this frame: one per interval of its
+         * line time (its wire bytes about its payload and 16), numbered apart from the device's own */
+        uint64_t line_us = (uint64_t)(p->payload_len + 16u) * g_out_byte_ns / 1000u;
+        unsigned behind = (unsigned)(line_us / (CC_HEARTBEAT_INTERVAL_MS * 1000u));
+        size_t n = emit(p, out, len, cap);
+        pkt_t hb;
+        memset(&hb, 0, sizeof(hb));
+        hb.type = T_HEARTBEAT;
+        for (i = 0; i < behind; i++) {
+            hb.seq = (uint16_t)(p->seq + 0x4000u + i);
+            n = emit(&hb, out, n, cap);
+        }
+        return n;
     }
     return *changed ? emit(p, out, len, cap) : (size_t)-1;
 }

@@ -25,6 +25,9 @@ typedef struct ccsim_break {
 /* The table of breakers (ends with a NULL name). */
 extern const ccsim_break_t ccsim_breaks[];
 
+/* The line speed (baud) breaker `name`'s cases need to see it (camctl-sim --baud); 0 for any line. */
+unsigned ccsim_break_baud(const char *name);
+
 /* Selects breaker `name`; false when there is no such breaker. */
 bool ccsim_breaks_select(const char *name);
 

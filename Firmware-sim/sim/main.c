@@ -938,8 +938,13 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--list-breaks") == 0) {
             int b;
             for (b = 0; ccsim_breaks[b].name != 0; b++) {
-                printf("%-30s %s\n%-30s caught by: %s\n", ccsim_breaks[b].name, ccsim_breaks[b].rule, "",
+                unsigned baud = ccsim_break_baud(ccsim_breaks[b].name);
+                printf("%-30s %s\n%-30s caught by: %s", ccsim_breaks[b].name, ccsim_breaks[b].rule, "",
                        ccsim_breaks[b].cases);
+                if (baud != 0u) {
+                    printf(" (at --baud %u)", baud);
+                }
+                printf("\n");
             }
             return 0;
         } else if (strcmp(a, "--faults") == 0 && i + 1 < argc) {

@@ -379,6 +379,39 @@ static void test_heartbeat_when_idle(void)
     CHECK(cc_device_session_active(&h->dev));
 }
 
+/* PROTOCOL.md §8 (v1.2): the heartbeat interval counts from when the tx buffer has drained. While a frame
+ * waits for a slow UART no heartbeat queues behind it, so a long frame is followed by one heartbeat an
+ * interval after it has left, not by one per interval it took (3 behind a 170 ms frame at 9600 baud). */
+static void test_heartbeat_counts_from_the_line_draining(void)
+{
+    harness_t *h = hx_setup();
+    uint64_t interval = CC_HEARTBEAT_INTERVAL_MS * 1000u;
+    REQUIRE(hx_handshake(h, 0));
+    hx_advance(h, interval);
+    REQUIRE(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL) == 1u);   /* the line idle: one per interval */
+    hx_clear(h);
+    h->tx_blocked = true;   /* the UART takes nothing: the next heartbeat waits in the tx buffer */
+    hx_heartbeat(h);
+    hx_advance(h, interval / 2u);
+    hx_heartbeat(h);
+    hx_advance(h, interval / 2u);
+    hx_heartbeat(h);
+    hx_advance(h, interval / 2u);
+    hx_heartbeat(h);
+    hx_advance(h, interval / 2u);
+    REQUIRE(cc_device_session_active(&h->dev));
+    CHECK_EQ(h->npackets, 0);
+    CHECK(h->dev.link.tx_tail - h->dev.link.tx_head <= 16u);   /* one heartbeat, not one per interval */
+    h->tx_blocked = false;
+    hx_heartbeat(h);
+    hx_advance(h, 1000u);
+    CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 1u);
+    hx_advance(h, interval - 2000u);
+    CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 1u);   /* counted from the drain */
+    hx_advance(h, 2000u);
+    CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 2u);
+}
+
 static void test_link_dead_after_silence(void)
 {
     harness_t *h = hx_setup();
@@ -839,6 +872,7 @@ static void test_device_plays_its_own_click(void)
 static bool start_saturating_raw_stream(harness_t *h)
 {
     Cameracontrol__V1__StreamRawSamplesRequest req = CAMERACONTROL__V1__STREAM_RAW_SAMPLES_REQUEST__INIT;
+    unsigned ms;
     if (!hx_handshake(h, 0)) {
         return false;
     }
@@ -851,6 +885,13 @@ static bool start_saturating_raw_stream(harness_t *h)
     h->reading.touched = true;   /* a finger resting on the strip: samples vary, no events */
     h->reading.position = 200;
     hx_advance_alive(h, 500000);
+    /* the queue is full but for the moments after a frame has left it, until the next batch (32 ms) */
+    for (ms = 0; ms < 100u && cc_link_bulk_free(&h->dev.link) >= PRIO_RAW_FRAME_MAX; ms++) {
+        if (ms % 20u == 0u) {
+            hx_heartbeat(h);
+        }
+        hx_advance(h, 1000u);
+    }
     return cc_device_counters(&h->dev)->tx_dropped > 0u && cc_link_bulk_free(&h->dev.link) < PRIO_RAW_FRAME_MAX;
 }
 
@@ -1097,6 +1138,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"duplicate_window_jumps", test_duplicate_window_jumps},
     {"sequence_gaps_counted", test_sequence_gaps_counted},
     {"heartbeat_when_idle", test_heartbeat_when_idle},
+    {"heartbeat_counts_from_the_line_draining", test_heartbeat_counts_from_the_line_draining},
     {"link_dead_after_silence", test_link_dead_after_silence},
     {"link_stall_credit", test_link_stall_credit},
     {"silence_counts_from_the_handshake_response_leaving", test_silence_counts_from_the_handshake_response_leaving},

@@ -13,6 +13,23 @@ extension CaseContext {
     /// How long `bytes` take on this line (``Probe/lineTime(bytes:)``; zero on a fast line).
     func lineTime(bytes: Int) async -> Duration { await probe.lineTime(bytes: bytes) }
 
+    /// A Ping echoing `payload` as a barrier (``Probe/framesBeforeBarrier(echoing:within:)``): the frames before
+    /// its answer, the answer's `device_time_us` and the answer; a ``ConformanceFailure`` naming `what` when
+    /// no `RESPONSE` came.
+    func framesBeforePingAnswer(
+        echoing payload: [UInt8], _ what: String
+    ) async throws -> (frames: [ReceivedFrame], deviceTime: UInt64, answer: ReceivedFrame) {
+        let barrier = try await probe.framesBeforeBarrier(echoing: payload)
+        guard let frames = barrier.frames, let answer = barrier.answer, let packet = answer.packet, packet.type == .response,
+            let time = (try? PingResponse(serializedBytes: packet.payload))?.deviceTimeMicros
+        else {
+            throw ConformanceFailure(
+                "\(what) was not answered with a RESPONSE", sent: barrier.ping, seen: barrier.answer?.wire,
+                expected: "RESPONSE PingResponse on call \(Probe.callIDOf(barrier.ping))")
+        }
+        return (frames, time, answer)
+    }
+
     /// Fails when the cancelled call `callID` sends anything more (§7: "nothing more" once the device has the
     /// `CANCEL`), judged over 100 ms after a grace for what it had begun to send:
     /// - on a fast line (no line speed known), anything within 30 ms of the `CANCEL` (frames already in the

@@ -67,14 +67,7 @@ enum LinkCases {
             let start = try await c.probe.ping().deviceTimeMicros
             await c.probe.drain()
             try? await Task.sleep(for: .milliseconds(Int(interval * 16)))
-            let barrier = try await c.probe.framesBeforeBarrier()
-            guard let frames = barrier.frames, let answer = barrier.answer?.packet, answer.type == .response,
-                let end = (try? PingResponse(serializedBytes: answer.payload))?.deviceTimeMicros
-            else {
-                throw ConformanceFailure(
-                    "the Ping that ends the count was not answered with a RESPONSE", sent: barrier.ping,
-                    seen: barrier.answer?.wire, expected: "RESPONSE PingResponse on call \(Probe.callIDOf(barrier.ping))")
-            }
+            let (frames, end, _) = try await c.framesBeforePingAnswer(echoing: [], "the Ping that ends the count")
             let beats = frames.filter { $0.packet?.type == .heartbeat }
             let span = Double(end &- start) / 1_000
             // The Pings' answers count as traffic (a heartbeat follows an idle interval), so one fewer.
@@ -83,6 +76,44 @@ enum LinkCases {
                 beats.count >= max(least, 1) && Double(beats.count) <= span / interval + 1,
                 "\(beats.count) heartbeats in \(Int(span)) ms of device time", seen: beats.first?.wire,
                 expected: "about \(Int(span / interval)) heartbeats, one every \(Int(interval)) ms (at least \(max(least, 1)))")
+        },
+        ConformanceCase(
+            "heartbeat-after-long-frame", "PROTOCOL.md §8",
+            "Behind a frame of its own that takes many intervals to leave, the device counts the heartbeat interval from the frame's departure: no heartbeats queue back to back behind it (v1.2)."
+        ) { c in
+            await c.probe.setHeartbeats(true)
+            let interval = c.heartbeatInterval
+            // An echo as long as a frame allows (the response's envelope, device time and check fit in 64 bytes).
+            let echo = [UInt8](repeating: 0x55, count: c.maxFrame - 64)
+            let (_, start, long) = try await c.framesBeforePingAnswer(echoing: echo, "a Ping echoing \(echo.count) bytes")
+            // The frame's time on the line, at the rate learnt from its own arrival in pieces (zero when it
+            // arrived whole: a fast line, where the frame leaves within an interval or two and nothing can tell).
+            let leaving = await c.lineTime(bytes: long.wire.count)
+            let millis = { (d: Duration) in Double(d.components.seconds) * 1_000 + Double(d.components.attoseconds) / 1e15 }
+            guard leaving >= interval * 12 else {
+                let took = Int(millis(leaving))
+                throw CaseSkipped("the line is too fast to tell: a \(long.wire.count)-byte frame leaves in \(took) ms, under 12 intervals")
+            }
+            // Counted against the device's clock, as heartbeat-period: the heartbeats between the echo's answer
+            // and a barrier Ping's, over the span of their device_time_us (a stall of either side bunches
+            // heartbeats, but does not change how many the device queued in that span).
+            try? await Task.sleep(for: interval * 16)
+            let (frames, end, _) = try await c.framesBeforePingAnswer(echoing: [], "the Ping that ends the count")
+            let beats = frames.filter { $0.packet?.type == .heartbeat }
+            let span = Double(end &- start) / 1_000
+            let period = millis(interval)
+            let line = millis(leaving)
+            // A device that counts from the departure sends about (span − line) / period heartbeats in the span;
+            // one that counts from the queueing span / period (12 or more too many). The bound lies a third of
+            // the frame's line time below the latter: a rate learnt low (a late read only lowers it) makes the
+            // line time look longer, and up to nearly 3 times too long fails no device that keeps the rule.
+            let most = Int(((span - line / 3) / period).rounded(.down)) + 1
+            let about = max(Int((span - line) / period), 0)
+            try c.require(
+                beats.count <= most,
+                "\(beats.count) heartbeats in the \(Int(span)) ms of device time after a frame that took \(Int(line)) ms to leave",
+                seen: beats.first?.wire,
+                expected: "at most \(most): one every \(Int(period)) ms once the frame had left (about \(about))")
         },
         ConformanceCase(
             "link-death", "PROTOCOL.md §8",

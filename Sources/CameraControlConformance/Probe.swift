@@ -323,11 +323,11 @@ public actor Probe {
     /// and the answer. A device answers in order, so whatever it answers to what was sent before the Ping
     /// arrives before this, however late a loaded machine makes both, and whatever it sent after answering
     /// stays in the inbox. Nil frames when the Ping was not answered within `timeout` (what came meanwhile
-    /// stays in the inbox), with the Ping's wire bytes.
+    /// stays in the inbox), with the Ping's wire bytes. The Ping echoes `payload` (none by default).
     public func framesBeforeBarrier(
-        within timeout: Duration = Probe.answerWait
+        echoing payload: [UInt8] = [], within timeout: Duration = Probe.answerWait
     ) async throws -> (frames: [ReceivedFrame]?, ping: [UInt8], answer: ReceivedFrame?) {
-        let (id, wire) = try await request(.devicePing, PingRequest().serializedBytes())
+        let (id, wire) = try await request(.devicePing, PingRequest(payload: payload).serializedBytes())
         let deadline = ContinuousClock.now + timeout
         while true {
             if let index = inbox.firstIndex(where: { $0.packet?.callID == id && $0.packet?.type != .ack }) {

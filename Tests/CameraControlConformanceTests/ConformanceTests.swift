@@ -77,15 +77,16 @@ struct ConformanceTests {
         #expect(Set(ConformanceSuite.cases.map(\.name)).count == ConformanceSuite.cases.count, "case names repeat")
     }
 
-    /// The cases whose waits and sessions follow the line's speed (docs/CONFORMANCE.md, "Line speeds"), and the
-    /// two that need the device to forget a cancelled stream's queued batches: at 9600 baud each failed before
-    /// (a fast line's waits, a session the device rightly ended, a late answer taken for a handshake's, the
-    /// batches sent after the `CANCEL`). `long-garbage-then-request` (17 s at this speed) is left out.
+    /// The cases whose waits and sessions follow the line's speed (docs/CONFORMANCE.md, "Line speeds"), the
+    /// two that need the device to forget a cancelled stream's queued batches, and the one a faster line skips
+    /// (`heartbeat-after-long-frame`): at 9600 baud each failed before (a fast line's waits, a session the
+    /// device rightly ended, a late answer taken for a handshake's, the batches sent after the `CANCEL`, the
+    /// heartbeats queued behind a long frame). `long-garbage-then-request` (17 s at this speed) is left out.
     @Test("on a 9600-baud line the cases that time the line pass against camctl-sim")
     func slowLineCasesPass() async throws {
         let names: Set = [
             "resync-after-garbage", "over-max-refused", "large-unary-max-frame", "server-stream-in-order",
-            "raw-samples-delta", "cancel-after-begin", "cancel-after-first-response",
+            "raw-samples-delta", "cancel-after-begin", "cancel-after-first-response", "heartbeat-after-long-frame",
         ]
         let cases = ConformanceSuite.cases.filter { names.contains($0.name) }
         #expect(cases.count == names.count)
@@ -95,18 +96,22 @@ struct ConformanceTests {
         }
     }
 
-    /// The breakers camctl-sim lists, with the cases each must fail.
-    static func breakers() async throws -> [(name: String, cases: Set<String>)] {
+    /// The breakers camctl-sim lists, with the cases each must fail and the line speed those cases need to see
+    /// it ("(at --baud N)" after the cases; nil for any line).
+    static func breakers() async throws -> [(name: String, cases: Set<String>, baud: Int?)] {
         let run = try await runTool("camctl-sim", ["--list-breaks"])
         let text = run.standardOutput
         let lines = text.split(separator: "\n").map(String.init)
-        var result: [(String, Set<String>)] = []
+        var result: [(String, Set<String>, Int?)] = []
         for (rule, caught) in zip(
             lines.enumerated().filter { $0.offset % 2 == 0 }.map(\.element), lines.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
         ) {
             let name = String(rule.split(separator: " ")[0])
-            let cases = caught.components(separatedBy: "caught by:").last!.split(separator: " ").map(String.init)
-            result.append((name, Set(cases)))
+            let list = caught.components(separatedBy: "caught by:").last!.components(separatedBy: " (at --baud ")
+            let cases = list[0].split(separator: " ").map(String.init)
+            let baud = list.count > 1 ? Int(list[1].dropLast()) : nil
+            #expect(list.count == 1 || baud != nil, "--list-breaks: \(caught)")
+            result.append((name, Set(cases), baud))
         }
         return result
     }
@@ -139,7 +144,7 @@ struct ConformanceTests {
             #expect(section.contains("`\(name)`"), "docs/CONFORMANCE.md's \"Cases without a breaker\" does not give \(name)'s reason")
         }
         // The breaker table lists each breaker with exactly the cases camctl-sim names.
-        for (name, cases) in breakers {
+        for (name, cases, _) in breakers {
             let row = doc.split(separator: "\n").first { $0.hasPrefix("| `\(name)` |") }
             let named = row.map { line in
                 let column = line.split(separator: "|").last.map(String.init) ?? ""
@@ -160,12 +165,16 @@ struct ConformanceTests {
         #expect(breakers.count >= 30)
         let all = ConformanceSuite.cases
         let runnable = Set(Self.runnable(all).map(\.name))
-        for (name, cases) in breakers {
+        for (name, cases, _) in breakers {
             #expect(cases.isSubset(of: Set(all.map(\.name))), "\(name) names unknown cases: \(cases.subtracting(all.map(\.name)))")
         }
-        // Slow cases (seconds each) run only against the breakers that target them.
+        // Slow cases (seconds each) run only against the breakers that target them. A breaker that only a slow
+        // line shows runs its own cases on that line (the others pass there: slowLineCasesPass).
         let jobs = breakers.map { breaker in
-            (breaker.name, breaker.cases, all.filter { !$0.slow || breaker.cases.contains($0.name) })
+            (
+                breaker.name, breaker.cases, breaker.baud,
+                all.filter { breaker.baud == nil ? !$0.slow || breaker.cases.contains($0.name) : breaker.cases.contains($0.name) }
+            )
         }
         var outcomes: [(String, Set<String>, Set<String>, Set<String>, [Outcome])] = []
         // Eight simulators at a time: the cases mostly wait on the line, and a run (camctl-sim and the
@@ -174,9 +183,10 @@ struct ConformanceTests {
         try await withThrowingTaskGroup(of: (String, Set<String>, Set<String>, Set<String>, [Outcome]).self) { group in
             var pending = jobs[...]
             func startNext() {
-                guard let (name, expected, cases) = pending.popFirst() else { return }
+                guard let (name, expected, baud, cases) = pending.popFirst() else { return }
                 group.addTask {
-                    let results = try await Self.run(cases, simulatorArguments: ["--break", name])
+                    let line = baud.map { ["--baud", String($0)] } ?? []
+                    let results = try await Self.run(cases, simulatorArguments: ["--break", name] + line)
                     let ran = Set(results.filter { $0.label != "SKIP" }.map(\.name))
                     return (name, expected, ran, Self.failed(results), results)
                 }
