@@ -24,7 +24,9 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     public var heartbeatInterval: Duration
     /// How many heartbeat intervals without a received packet declare the link dead (4 in v1).
     public var deadIntervals: Int
-    /// The deadline of a call started without one: unary calls get this, streams get none.
+    /// The deadline of a call started without one: unary calls get this, streams get none. On a line whose
+    /// speed the core has learnt (``ConnectionCore/line``) the call also gets its request's time to leave and
+    /// a largest frame's time to come back (2.1 s more at 9600 baud with 1,024-byte frames).
     public var defaultUnaryDeadline: Duration
     /// The most calls the host keeps in flight; one more is refused with `RESOURCE_EXHAUSTED`.
     public var maxCallsInFlight: Int
@@ -38,7 +40,8 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     /// Transmissions of a reliable packet in all, the first one included (§6: 8).
     public var maxTransmissions: Int
     /// How long a server stream may wait for its confirmation in a session at minor 1 or later before
-    /// it fails with `UNAVAILABLE` (§7: 1 s).
+    /// it fails with `UNAVAILABLE` (§7: 1 s); on a line whose speed the core has learnt, longer by the line's
+    /// time as for ``defaultUnaryDeadline``.
     public var streamOpenTimeout: Duration
     /// Answer each device `HEARTBEAT` with the host's own once half an interval passed since the host last
     /// sent, and, while the device's heartbeats are coming, allow the host's own next heartbeat a quarter

@@ -97,7 +97,7 @@ public struct LinkLiveness: Sendable {
 
     /// The host sent a packet at `now`; `answeringHeartbeat` when it was a `HEARTBEAT` answering the device's.
     public mutating func sent(at now: Duration, answeringHeartbeat: Bool = false) {
-        lastSent = now
+        lastSent = max(now, lastSent ?? now)  // a time ahead of the clock (a frame still leaving) is kept
         lastSentAnsweredHeartbeat = answeringHeartbeat
     }
 

@@ -38,11 +38,7 @@ struct ConnectionCoreLineTests {
     /// the timeout at its ceiling after every large request.
     @Test("a round-trip sample counts from when the packet had left the slow line")
     func roundTripCountsFromTheDeparture() throws {
-        var device = DeviceFrames()
-        var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: true))
-        var now = try Self.handshakeInPieces(&core, &device)
-        core.markSessionEstablished(maxFrameBytes: 1024, streamsConfirmed: true, now: now)
-        _ = core.takeEvents()
+        var (core, device, now) = try Self.establishedOnASlowLine(adapts: true)
         let rate = try #require(core.line.bytesPerSecond)
         // A live link meanwhile: the device's heartbeats every 40 ms, the host's loop awake.
         func live(until end: Duration) {
@@ -68,6 +64,96 @@ struct ConnectionCoreLineTests {
         // of the way to 30 ms (38.75 ms). Counting the departure too, to 342 ms: 78 ms.
         let smoothed = try #require(core.roundTrip.smoothed)
         #expect(smoothed <= .ms(41), "a \(smoothed) round trip")
+    }
+
+    /// §8 (v1.2): the heartbeat interval counts from when a frame has left. A 1,000-byte request takes about
+    /// 1.04 s at 9600 baud; before, the host queued a heartbeat every 50 ms behind it (20, 190 ms of line more
+    /// for the next request to wait behind). Now the interval counts from its modelled departure less two
+    /// intervals (the rate learnt may be low): a heartbeat or two near its end, then one per interval again.
+    @Test("no heartbeats queue behind a long request on a slow line", arguments: [true, false])
+    func heartbeatsCountFromTheDeparture(adapts: Bool) throws {
+        var (core, device, now) = try Self.establishedOnASlowLine(adapts: adapts)
+        let rate = try #require(core.line.bytesPerSecond)
+        func heartbeats(until end: Duration) -> Int {
+            var count = 0
+            var step = 0
+            while now < end {
+                now += .ms(5)
+                step += 1
+                if step % 8 == 0 { core.receive(device.heartbeat(), now: now) }  // the device's, every 40 ms
+                core.poll(now: now)
+                count += hostPackets(core.takeOutbound()).filter { $0.type == .heartbeat }.count
+            }
+            return count
+        }
+        _ = heartbeats(until: now + .seconds(2))  // the line is free again
+        _ = try core.startCall(method: .devicePing, request: [UInt8](repeating: 0x55, count: 990), now: now)
+        let written = core.takeOutbound()
+        let request = try #require(hostPackets(written).first { $0.type == .request })
+        let departure = Duration.microseconds(Int64(written.count) * 1_000_000 / Int64(rate))
+        #expect(departure > .seconds(1))
+        let sent = now
+        let behind = heartbeats(until: sent + departure)
+        core.receive(device.ack(request.sequence), now: now)
+        if adapts {
+            #expect(behind <= 3, "\(behind) heartbeats queued behind a request that leaves in \(departure)")
+        } else {
+            #expect(behind >= 15)  // the line is not modelled: one per interval (the device's answered)
+        }
+        let after = heartbeats(until: sent + departure + .ms(500))
+        #expect(after >= 8 && after <= 13, "\(after) heartbeats in the 500 ms after the request had left (\(behind) behind it)")
+    }
+
+    /// The default deadline (2 s) is for the device's work: on a slow line it also allows the request's time to
+    /// leave and a largest answer's time to come back. A 990-byte Ping and its echo take 2.1 s at 9600 baud;
+    /// before, `camctl call` failed such a Ping with `DEADLINE_EXCEEDED` as its echo arrived (and closed
+    /// without acknowledging it). On a line of unknown speed the deadline is as before.
+    @Test("a unary call's default deadline allows for a slow line's time", arguments: [true, false])
+    func defaultDeadlineAllowsForTheLine(slow: Bool) throws {
+        var device = DeviceFrames()
+        var core = ConnectionCore(configuration: ConnectionConfiguration())
+        var now = Duration.zero
+        if slow {
+            now = try Self.handshakeInPieces(&core, &device)
+        } else {
+            let handshake = try core.startCall(method: .deviceHandshake, request: [], now: now)
+            _ = core.takeOutbound()
+            core.receive(device.response(handshake, HandshakeResponse().serializedBytes()), now: now + .ms(5))
+        }
+        core.markSessionEstablished(maxFrameBytes: 1024, streamsConfirmed: true, now: now)
+        _ = core.takeOutbound()
+        _ = core.takeEvents()
+        #expect((core.line.bytesPerSecond != nil) == slow)
+        let call = try core.startCall(method: .devicePing, request: [UInt8](repeating: 0x55, count: 990), now: now)
+        let request = try #require(hostPackets(core.takeOutbound()).first { $0.type == .request })
+        let start = now
+        var failedAt: Duration?
+        while failedAt == nil, now < start + .seconds(6) {
+            now += .ms(10)
+            if (now - start) / .ms(40) > (now - start - .ms(10)) / .ms(40) { core.receive(device.heartbeat(), now: now) }
+            if now - start == .seconds(1) { core.receive(device.ack(request.sequence), now: now) }
+            core.poll(now: now)
+            _ = core.takeOutbound()
+            if Self.outcome(core.takeEvents(), call) == "\(StatusCode.deadlineExceeded)" { failedAt = now - start }
+        }
+        let failed = try #require(failedAt)
+        if slow {
+            // 2 s, and the request's and a 1,024-byte answer's time on the line (about 2.1 s at this rate)
+            #expect(failed >= .seconds(4) && failed <= .milliseconds(4_300), "failed after \(failed)")
+        } else {
+            #expect(failed >= .seconds(2) && failed <= .milliseconds(2_020), "failed after \(failed)")
+        }
+    }
+
+    /// A core whose session was established (1,024-byte frames) after ``handshakeInPieces(_:_:)`` taught it
+    /// the line; with the device's frames and the time the handshake's last piece arrived.
+    static func establishedOnASlowLine(adapts: Bool) throws -> (ConnectionCore, DeviceFrames, Duration) {
+        var device = DeviceFrames()
+        var core = ConnectionCore(configuration: ConnectionConfiguration(adaptsRetransmissionTimeout: adapts))
+        let now = try handshakeInPieces(&core, &device)
+        core.markSessionEstablished(maxFrameBytes: 1024, streamsConfirmed: true, now: now)
+        _ = core.takeEvents()
+        return (core, device, now)
     }
 
     /// A handshake whose long response (over 200 bytes) arrives in 16-byte pieces at 9600 baud's pace from
