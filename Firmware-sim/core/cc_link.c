@@ -140,6 +140,7 @@ static bool tx_append(cc_link_t *link, const uint8_t *wire, size_t len, uint64_t
     link->tx_tail += len;
     link->tx_queued_total += (uint32_t)len;
     link->last_tx_us = now_us;
+    link->heartbeat_waits = false;
     link->counters->frames_sent++;
     return true;
 }
@@ -641,10 +642,11 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
         }
         slot_transmit(link, slot, now_us);
     }
-    if (link->tx_tail != link->tx_head) {
-        /* A frame of the tx buffer is still leaving: a heartbeat queued behind it would add nothing, and one per
-         * interval queued them back to back behind a long frame on a slow line (3 behind a 170 ms frame at
-         * 9600 baud). The interval counts from when the buffer has drained (PROTOCOL.md §8, v1.2). */
+    if (link->tx_tail != link->tx_head && link->heartbeat_waits) {
+        /* A heartbeat already waits behind a frame still leaving: no second one, and the interval counts from
+         * when the buffer has drained (PROTOCOL.md §8, v1.2). The one right behind a long frame keeps the link
+         * if that frame is corrupted on the line; one per interval held the line (3 behind a 170 ms frame at
+         * 9600 baud). */
         link->last_tx_us = now_us;
     } else if (link->session && elapsed(now_us, link->last_tx_us, link->heartbeat_interval_us)) {
         /* A heartbeat follows an idle line: it starts with a delimiter (an
@@ -656,6 +658,7 @@ bool cc_link_poll(cc_link_t *link, uint64_t now_us)
             link->tx_queued_total++;
         }
         (void)cc_link_send(link, CC_PKT_HEARTBEAT, false, CC_WIRE_LINK_CALL_ID, 0, 0, now_us);
+        link->heartbeat_waits = true;
     }
     return false;
 }

@@ -412,6 +412,47 @@ static void test_heartbeat_counts_from_the_line_draining(void)
     CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 2u);
 }
 
+/* PROTOCOL.md §8 (v1.2): behind a frame that takes several intervals to leave (a Ping's echo over a line of
+ * 1 byte/ms, about 9600 baud) exactly one heartbeat comes right behind it, and the next one an interval after
+ * the buffer has drained: not one per interval it took. */
+static void test_one_heartbeat_behind_a_long_frame(void)
+{
+    harness_t *h = hx_setup();
+    Cameracontrol__V1__PingRequest req = CAMERACONTROL__V1__PING_REQUEST__INIT;
+    static uint8_t payload[CC_MAX_FRAME_BYTES - 64u];
+    uint64_t interval = CC_HEARTBEAT_INTERVAL_MS * 1000u;
+    const hx_packet_t *echo = NULL;
+    size_t i, at = 0;
+    uint64_t start;
+    REQUIRE(hx_handshake(h, 0));
+    memset(payload, 0x55, sizeof(payload));
+    req.payload.data = payload;
+    req.payload.len = sizeof(payload);
+    hx_heartbeat(h);
+    hx_poll(h);
+    hx_clear(h);
+    h->tx_per_ms = 1;
+    start = h->now_us;
+    hx_request(h, 7u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &req.base);
+    hx_advance_alive(h, sizeof(payload) * 1000u + 5u * interval);
+    for (i = 0; i < h->npackets && echo == NULL; i++) {
+        if (h->packets[i].type == CC_PKT_RESPONSE && h->packets[i].call_id == 7u) {
+            echo = &h->packets[i];
+            at = i;
+        }
+    }
+    REQUIRE(echo != NULL);
+    REQUIRE(echo->received_us - start >= 2u * interval);   /* it took intervals to leave */
+    for (i = 0; i < at; i++) {
+        CHECK(h->packets[i].type != CC_PKT_HEARTBEAT);   /* none between the request and its echo */
+    }
+    REQUIRE(at + 2u < h->npackets);
+    CHECK_EQ(h->packets[at + 1u].type, CC_PKT_HEARTBEAT);   /* one right behind it */
+    CHECK(h->packets[at + 1u].received_us - echo->received_us <= 20000u);
+    CHECK_EQ(h->packets[at + 2u].type, CC_PKT_HEARTBEAT);   /* the next an interval after the drain */
+    CHECK(h->packets[at + 2u].received_us - h->packets[at + 1u].received_us >= interval - 1000u);
+}
+
 static void test_link_dead_after_silence(void)
 {
     harness_t *h = hx_setup();
@@ -1139,6 +1180,7 @@ const cc_test_case_t cc_tests_link[] = {
     {"sequence_gaps_counted", test_sequence_gaps_counted},
     {"heartbeat_when_idle", test_heartbeat_when_idle},
     {"heartbeat_counts_from_the_line_draining", test_heartbeat_counts_from_the_line_draining},
+    {"one_heartbeat_behind_a_long_frame", test_one_heartbeat_behind_a_long_frame},
     {"link_dead_after_silence", test_link_dead_after_silence},
     {"link_stall_credit", test_link_stall_credit},
     {"silence_counts_from_the_handshake_response_leaving", test_silence_counts_from_the_handshake_response_leaving},

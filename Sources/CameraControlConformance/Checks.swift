@@ -15,11 +15,13 @@ extension CaseContext {
 
     /// A Ping echoing `payload` as a barrier (``Probe/framesBeforeBarrier(echoing:within:)``): the frames before
     /// its answer, the answer's `device_time_us` and the answer; a ``ConformanceFailure`` naming `what` when
-    /// no `RESPONSE` came.
+    /// no `RESPONSE` came within ``Probe/answerWait`` and the line time of the request and its echo.
     func framesBeforePingAnswer(
         echoing payload: [UInt8], _ what: String
     ) async throws -> (frames: [ReceivedFrame], deviceTime: UInt64, answer: ReceivedFrame) {
-        let barrier = try await probe.framesBeforeBarrier(echoing: payload)
+        // On a slow line the request and its echo each take their time (8.5 s for 4,029 bytes at 9600 baud).
+        let wait = await Probe.answerWait + lineTime(bytes: 2 * (COBS.maxEncodedCount(payload.count + 64) + 1))
+        let barrier = try await probe.framesBeforeBarrier(echoing: payload, within: wait)
         guard let frames = barrier.frames, let answer = barrier.answer, let packet = answer.packet, packet.type == .response,
             let time = (try? PingResponse(serializedBytes: packet.payload))?.deviceTimeMicros
         else {

@@ -103,10 +103,11 @@ enum LinkCases {
             let span = Double(end &- start) / 1_000
             let period = millis(interval)
             let line = millis(leaving)
-            // A device that counts from the departure sends about (span − line) / period heartbeats in the span;
-            // one that counts from the queueing span / period (12 or more too many). The bound lies a third of
-            // the frame's line time below the latter: a rate learnt low (a late read only lowers it) makes the
-            // line time look longer, and up to nearly 3 times too long fails no device that keeps the rule.
+            // A device that counts from the departure sends about (span − line) / period heartbeats in the span,
+            // and one right behind the echo; one that counts from the queueing span / period (12 or more too
+            // many). The bound lies a third of the frame's line time below the latter: a rate learnt low (a late
+            // read only lowers it) makes the line time look longer, and up to 2.5 times too long (on a line where
+            // the echo takes 12 intervals) fails no device that keeps the rule.
             let most = Int(((span - line / 3) / period).rounded(.down)) + 1
             let about = max(Int((span - line) / period), 0)
             try c.require(

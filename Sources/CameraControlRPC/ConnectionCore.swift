@@ -289,11 +289,11 @@ public struct ConnectionCore: Sendable {
         let isServerStreaming = method.isServerStreaming
         // The default deadlines are for the device's work, not the line's: on a slow line they also allow the
         // request's time to leave (behind what was written before it) and an answer of the largest frame's
-        // (at 9600 baud a 1,000-byte Ping and its echo take 2.1 s of line, more than the default 2 s). Zero on
-        // a line of unknown speed.
-        let lineTime =
+        // (at 9600 baud a 1,000-byte Ping and its echo take 2.1 s of line, more than the default 2 s), at most
+        // ``maximumDeadlineLineTime`` (a rate learnt far too low adds no more). Zero on a line of unknown speed.
+        let lineTime = min(
             line.lineTime(bytes: outbound.count + COBS.maxEncodedCount(configuration.maxFrameBytes) + 1)
-            + max(line.lineFreeAt - now, .zero)
+                + max(line.lineFreeAt - now, .zero), Self.maximumDeadlineLineTime)
         let resolvedDeadline = deadline ?? (isServerStreaming ? nil : now + configuration.defaultUnaryDeadline + lineTime)
         let openDeadline = isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout + lineTime : nil
         // Held no later than `wait` after the start, or the deadline when that is later: a caller that cut
@@ -419,7 +419,7 @@ public struct ConnectionCore: Sendable {
         outbound.append(WireFormat.delimiter)
         sendLinkPacket(.heartbeat(sequence: sendSequence), now: now)
         extraCounters.heartbeatsSent += 1
-        liveness.sent(at: sentForHeartbeats(now: now), answeringHeartbeat: answering)
+        liveness.sent(at: now, answeringHeartbeat: answering)
     }
 
     // MARK: Private
@@ -453,7 +453,7 @@ public struct ConnectionCore: Sendable {
         if packet.isReliable && !isClosed {
             // Encoded when the output is taken (``encodeOwedAcks()``); the send counts for liveness now.
             owedAcks.append(packet.sequence)
-            liveness.sent(at: sentForHeartbeats(now: now))
+            liveness.sent(at: now)
             extraCounters.acksSent += 1
         }
         if isDuplicate(packet) {
@@ -642,7 +642,7 @@ public struct ConnectionCore: Sendable {
             outbound.append(contentsOf: entry.bytes)
             extraCounters.retransmissions += 1
             extraCounters.bytesSent += UInt64(entry.bytes.count)
-            liveness.sent(at: sentForHeartbeats(now: now))
+            liveness.sent(at: now)
             entry.transmissions += 1
             entry.due = now + entry.timeout + lineAllowance(now: now)
             entry.timeout = entry.timeout * 2
@@ -675,22 +675,14 @@ public struct ConnectionCore: Sendable {
         return line.allowance(forPacketEndingAt: outbound.count, now: now)
     }
 
+    /// The most line time a default deadline allows for (``startCall(method:request:deadline:waitOnceAcknowledged:now:)``):
+    /// a 1,024-byte request and answer at 2400 baud.
+    public static let maximumDeadlineLineTime: Duration = .seconds(10)
+
     /// When a reliable packet just queued will have left, after `now` (zero as for ``lineAllowance(now:)``).
     private func lineDeparture(now: Duration) -> Duration {
         guard configuration.adaptsRetransmissionTimeout else { return .zero }
         return line.departure(forPacketEndingAt: outbound.count, now: now)
-    }
-
-    /// When the heartbeat interval counts from for what is queued now (§8, v1.2: from when the frame has
-    /// left, so that no heartbeat queues behind a frame still leaving): the modelled departure of the bytes
-    /// queued so far (``lineDeparture(now:)``, at most 1 s), less two intervals, and never before `now`. Two
-    /// intervals early because the rate learnt is the line's or below it (a late read only lowers it): a
-    /// departure modelled late must not let the device's dead timeout (4 intervals) run out behind the frame.
-    /// `now` on a line of unknown speed. Behind a 1,024-byte request at 9600 baud (1.07 s): 1 or 2 heartbeats
-    /// queue, not 20.
-    private func sentForHeartbeats(now: Duration) -> Duration {
-        let departure = lineDeparture(now: now)
-        return departure > configuration.heartbeatInterval * 2 ? now + departure - configuration.heartbeatInterval * 2 : now
     }
 
     private mutating func sendCancel(_ call: CallID, now: Duration) {
@@ -718,7 +710,7 @@ public struct ConnectionCore: Sendable {
         sendSequence &+= 1
         extraCounters.packetsSent += 1
         extraCounters.bytesSent += UInt64(outbound.count - start)
-        liveness.sent(at: sentForHeartbeats(now: now))
+        liveness.sent(at: now)
         return (numbered.sequence, start..<outbound.count)
     }
 

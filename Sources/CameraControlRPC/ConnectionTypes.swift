@@ -26,7 +26,7 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     public var deadIntervals: Int
     /// The deadline of a call started without one: unary calls get this, streams get none. On a line whose
     /// speed the core has learnt (``ConnectionCore/line``) the call also gets its request's time to leave and
-    /// a largest frame's time to come back (2.1 s more at 9600 baud with 1,024-byte frames).
+    /// a largest frame's time to come back (up to 2.1 s more at 9600 baud with 1,024-byte frames, at most 10 s).
     public var defaultUnaryDeadline: Duration
     /// The most calls the host keeps in flight; one more is refused with `RESOURCE_EXHAUSTED`.
     public var maxCallsInFlight: Int

@@ -97,7 +97,7 @@ public struct LinkLiveness: Sendable {
 
     /// The host sent a packet at `now`; `answeringHeartbeat` when it was a `HEARTBEAT` answering the device's.
     public mutating func sent(at now: Duration, answeringHeartbeat: Bool = false) {
-        lastSent = max(now, lastSent ?? now)  // a time ahead of the clock (a frame still leaving) is kept
+        lastSent = now
         lastSentAnsweredHeartbeat = answeringHeartbeat
     }
 
@@ -130,7 +130,7 @@ public struct LinkLiveness: Sendable {
     /// Bytes arrived at `now`; `frameArriving` when, after them, a frame is partly assembled, and
     /// `frameBegan` when that frame began in these bytes (a frame ended in them, or none was open before).
     /// A frame still arriving keeps the link alive (§8, v1.2): on a slow line one frame can take longer
-    /// than the dead timeout (a 330-byte response takes 344 ms at 9600 baud), and the device is sending it.
+    /// than the dead timeout (a 1,024-byte frame takes 1.07 s at 9600 baud), and the device is sending it.
     /// It counts only if it began while the link was alive: it continues a frame that counted, or began
     /// within the dead timeout of the last valid packet. So garbage cut by delimiters, whose every frame
     /// fails, keeps nothing, however the reads fall. The link is dead once no byte of a counted frame came

@@ -4,7 +4,7 @@
 /// A host rarely knows its line's speed (a pseudo-terminal, a USB bridge at a rate the device chose). But a
 /// frame that arrives in pieces shows it: while the device sends one frame its bytes follow back to back at
 /// the line's rate, so the bytes read after the piece that started the frame, over the time until the read
-/// that ended it, are that rate (at 9600 baud a 330-byte `HandshakeResponse` arrives over 344 ms). Every
+/// that ended it, are that rate (at 9600 baud a 170-byte `HandshakeResponse` arrives over 177 ms). Every
 /// such sample is the rate or below it: the first read took everything that had arrived, so the bytes
 /// counted arrived after it, and a host that reads the end late only stretches the time. So the fastest
 /// sample wins. A read that ends one frame and holds more (a next frame's start, a whole frame) is no

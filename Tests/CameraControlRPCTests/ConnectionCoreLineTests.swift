@@ -66,44 +66,6 @@ struct ConnectionCoreLineTests {
         #expect(smoothed <= .ms(41), "a \(smoothed) round trip")
     }
 
-    /// §8 (v1.2): the heartbeat interval counts from when a frame has left. A 1,000-byte request takes about
-    /// 1.04 s at 9600 baud; before, the host queued a heartbeat every 50 ms behind it (20, 190 ms of line more
-    /// for the next request to wait behind). Now the interval counts from its modelled departure less two
-    /// intervals (the rate learnt may be low): a heartbeat or two near its end, then one per interval again.
-    @Test("no heartbeats queue behind a long request on a slow line", arguments: [true, false])
-    func heartbeatsCountFromTheDeparture(adapts: Bool) throws {
-        var (core, device, now) = try Self.establishedOnASlowLine(adapts: adapts)
-        let rate = try #require(core.line.bytesPerSecond)
-        func heartbeats(until end: Duration) -> Int {
-            var count = 0
-            var step = 0
-            while now < end {
-                now += .ms(5)
-                step += 1
-                if step % 8 == 0 { core.receive(device.heartbeat(), now: now) }  // the device's, every 40 ms
-                core.poll(now: now)
-                count += hostPackets(core.takeOutbound()).filter { $0.type == .heartbeat }.count
-            }
-            return count
-        }
-        _ = heartbeats(until: now + .seconds(2))  // the line is free again
-        _ = try core.startCall(method: .devicePing, request: [UInt8](repeating: 0x55, count: 990), now: now)
-        let written = core.takeOutbound()
-        let request = try #require(hostPackets(written).first { $0.type == .request })
-        let departure = Duration.microseconds(Int64(written.count) * 1_000_000 / Int64(rate))
-        #expect(departure > .seconds(1))
-        let sent = now
-        let behind = heartbeats(until: sent + departure)
-        core.receive(device.ack(request.sequence), now: now)
-        if adapts {
-            #expect(behind <= 3, "\(behind) heartbeats queued behind a request that leaves in \(departure)")
-        } else {
-            #expect(behind >= 15)  // the line is not modelled: one per interval (the device's answered)
-        }
-        let after = heartbeats(until: sent + departure + .ms(500))
-        #expect(after >= 8 && after <= 13, "\(after) heartbeats in the 500 ms after the request had left (\(behind) behind it)")
-    }
-
     /// The default deadline (2 s) is for the device's work: on a slow line it also allows the request's time to
     /// leave and a largest answer's time to come back. A 990-byte Ping and its echo take 2.1 s at 9600 baud;
     /// before, `camctl call` failed such a Ping with `DEADLINE_EXCEEDED` as its echo arrived (and closed

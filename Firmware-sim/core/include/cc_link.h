@@ -90,6 +90,7 @@ typedef struct cc_link {
     uint16_t tx_sequence;               /* number of the next new packet */
     bool session;                       /* heartbeats and liveness run */
     bool answer_unsent;                 /* packet 0 (the HandshakeResponse) has not left yet */
+    bool heartbeat_waits;               /* the tx buffer's last packet is a heartbeat (no second behind a frame) */
     uint64_t last_tx_us;                /* last packet other than a bulk one (heartbeat timer) */
     uint64_t last_rx_us;
     size_t tx_head;                     /* tx_buf[tx_head .. tx_tail) waits for the UART */
