@@ -28,12 +28,15 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     /// copies still go out within a stream's 1 s confirmation time (§7) on the slowest line (below about
     /// 1300 baud).
     public static let maximumAllowance = Duration.milliseconds(250)
-    /// The longest wait for a packet to leave: about 1,000 bytes at 9600 baud. Until it has left, a copy would
-    /// only queue behind it (at 9600 baud a 611-byte request went out three times, and its copies held the
-    /// line 1.3 s after the device had it); beyond this, a rate learnt too low (a read stalled in the middle
-    /// of the one long frame that taught it) holds a lost packet's copy back no longer than a stream's 1 s
-    /// confirmation time (§7).
-    public static let maximumDeparture = Duration.seconds(1)
+    /// The longest wait for a packet to leave: a 1,024-byte frame at 4800 baud (2.1 s) and some behind it, or
+    /// 2,400 bytes at 9600. Until it has left, a copy would only queue behind it (at 9600 baud a 611-byte
+    /// request went out three times, and its copies held the line 1.3 s after the device had it; with a 1 s
+    /// bound a 1,014-byte request went out again 1.05 s after the first, just before that copy had left, and
+    /// the next process waited 1 s behind the device's second answer). Beyond this, a rate learnt too low (a
+    /// read stalled in the middle of the one long frame that taught it) holds a lost packet's copy back no
+    /// longer; the call's default deadline and a stream's confirmation time grow by the line's time too
+    /// (``ConnectionCore``).
+    public static let maximumDeparture = Duration.milliseconds(2_500)
 
     /// The line's rate in bytes per second, once a long frame arrived in pieces (nil before).
     public private(set) var bytesPerSecond: Int?

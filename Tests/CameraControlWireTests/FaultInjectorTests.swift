@@ -33,6 +33,22 @@ struct FaultInjectorTests {
         #expect(injector.pendingByteCount == 0)
     }
 
+    /// A long frame on a slow line arrives over its line time (617 bytes, 0.64 s at 9600 baud): held to its
+    /// delimiter by a relay with no frame fault, it reached the host whole after the host had seen no byte of
+    /// it for the dead timeout, and the host ended the link (§8). Only frame faults hold a frame.
+    @Test("without a frame fault, the bytes of a frame still arriving pass as they come", arguments: ["", "corrupt=1%", "drop-frame=1%"])
+    func bytesPassBeforeTheDelimiter(spec: String) throws {
+        let faults = try LinkFaults(spec: spec)
+        var injector = FaultInjector(faults: faults)
+        let frame = Self.frames[0]
+        injector.feed(Array(frame.dropLast()), atMicros: 0)
+        let early = injector.take(atMicros: 0)
+        #expect(early.count == (faults.actsOnFrames ? 0 : frame.count - 1))
+        injector.feed([0], atMicros: 1)
+        _ = injector.take(atMicros: 1)
+        #expect(injector.counts.frames == 1)
+    }
+
     @Test("a matched baud rate re-samples to the same bytes; a 10 % mismatch damages them")
     func baud() {
         let bytes = Self.stream

@@ -78,6 +78,9 @@ struct LineSpeedEstimateTests {
         #expect(estimate.allowance(forPacketEndingAt: 611, now: end + .seconds(2)) == time(611) + time(32))
         #expect(estimate.departure(forPacketEndingAt: 611, now: end + .seconds(2)) == time(611))
         #expect(time(611) > LineSpeedEstimate.maximumAllowance)
+        // A largest request (1,014 bytes, 1.06 s at 9600 baud) waits until it has left too: a 1 s bound sent it
+        // again just before its first copy had left.
+        #expect(estimate.departure(forPacketEndingAt: 1_014, now: end + .seconds(2)) == time(1_014))
         // Bounded, whatever is queued.
         #expect(
             estimate.allowance(forPacketEndingAt: 100_000, now: end) == LineSpeedEstimate.maximumDeparture + time(32))

@@ -6,8 +6,9 @@
 ///                                      ─▶ dup? reorder? ─▶ queue ─▶ take(now) ─▶ baud re-sampling ─▶ bytes
 /// ```
 ///
-/// Bytes are held until their frame's delimiter arrives (or 4 KiB gathered without one, which then pass
-/// as one chunk with byte faults only), so frame faults see whole frames. A frame held back for
+/// When a fault acts on whole frames (``LinkFaults/actsOnFrames``), bytes are held until their frame's
+/// delimiter arrives (or 4 KiB gathered without one, which then pass as one chunk with byte faults only), so
+/// frame faults see whole frames; otherwise they pass as they come. A frame held back for
 /// reordering leaves after the next frame, or after 50 ms. Deterministic: the same faults (seed), bytes
 /// and times give the same output.
 public struct FaultInjector: Sendable {
@@ -79,6 +80,14 @@ public struct FaultInjector: Sendable {
     /// Bytes that entered the link at `now`.
     public mutating func feed(_ bytes: [UInt8], atMicros now: UInt64) {
         counts.bytes += bytes.count
+        guard faults.actsOnFrames else {
+            // No fault acts on whole frames: the bytes pass as they come (byte faults need no frame). Held to
+            // its delimiter, a long frame on a slow line (617 bytes, 0.64 s at 9600 baud) reached the host
+            // whole, after the host had seen no byte of it for the dead timeout: it ended the link (§8).
+            counts.frames += bytes.reduce(0) { $1 == 0 ? $0 + 1 : $0 }
+            queue.append((now, damage(bytes, now: now)))
+            return
+        }
         for byte in bytes {
             partial.append(byte)
             if byte == 0 {
