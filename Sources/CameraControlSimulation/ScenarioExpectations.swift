@@ -452,8 +452,10 @@ public struct ScenarioRun: Sendable {
     /// Device time the run ended (the last moment an event could have been seen), microseconds.
     public var endMicros: UInt64
 
-    /// How much later than ``scenarioStartMicros`` the scenario may have started, microseconds: every window
-    /// closes this much later (0 in virtual time, where the start is exact; over a port it is bracketed).
+    /// How much later than ``scenarioStartMicros`` the scenario may have started, microseconds: a positive
+    /// expectation's window closes this much later, an absence's opens this much later (only what falls inside
+    /// the window for every possible start breaks it). 0 in virtual time, where the start is exact; over a port
+    /// it is bracketed.
     public var startUncertaintyMicros: UInt64
 
     /// Whether the firmware's own feedback (`firmware-haptic`, `firmware-sound`, `firmware-indicator`) was
@@ -528,17 +530,32 @@ extension ScenarioScript {
                 expectation: expectation, passed: false, window: window, matched: nil, detail: detail,
                 context: Self.context(run.events, around: window, kind: patterns.first))
         case .absence(let patterns):
+            // The scenario began somewhere in the `slack` after `scenarioStartMicros`: an event breaks the
+            // expectation only inside the part of the window every such start shares. The whole window, as a
+            // positive expectation searches, took an event that came after the window's true end for one inside
+            // it (over a port at 19200 baud the start is known to 300 ms: the RunScenario request's line time).
+            let sureEnd = expectation.limitMicros.map { anchorEnd + $0 } ?? run.endMicros
+            guard start + slack <= sureEnd else {
+                var result = ExpectationResult(
+                    expectation: expectation, passed: true, window: window, matched: nil,
+                    detail: "not checked: the scenario's start is known to \(Self.milliseconds(slack)) ms, longer than the window",
+                    context: [])
+                result.skipped = true
+                return result
+            }
+            let sure = (start + slack)...sureEnd
+            let sureSpan = "\(Self.milliseconds(sure.lowerBound)) … \(Self.milliseconds(sure.upperBound)) ms"
             guard
-                let index = run.events.firstIndex(where: { window.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
+                let index = run.events.firstIndex(where: { sure.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
             else {
                 return ExpectationResult(
-                    expectation: expectation, passed: true, window: window, matched: nil, detail: "none in \(span)",
+                    expectation: expectation, passed: true, window: sure, matched: nil, detail: "none in \(sureSpan)",
                     context: [])
             }
             let hit = run.events[index]
             return ExpectationResult(
-                expectation: expectation, passed: false, window: window, matched: hit,
-                detail: "\(hit.text) at \(Self.milliseconds(hit.micros)) ms, inside \(span)",
+                expectation: expectation, passed: false, window: sure, matched: hit,
+                detail: "\(hit.text) at \(Self.milliseconds(hit.micros)) ms, inside \(sureSpan)",
                 context: Array(run.events[max(0, index - 5)..<min(run.events.count, index + 6)]))
         case .counter(let name, let comparison, let value):
             let window = run.endMicros...run.endMicros

@@ -129,6 +129,25 @@ struct ScenarioExpectationsTests {
             scenarioStartMicros: 100_000, endMicros: 2_000_000, startUncertaintyMicros: uncertainty)
     }
 
+    /// Over a port the start is bracketed: the scenario began somewhere in the uncertainty after the start
+    /// taken. An absence fails only for an event inside its window for every start in that bracket (at 19200
+    /// baud a capture that ended 30 ms after the true window had closed failed `expect no capture for 0ms`
+    /// behind a `pause 200ms`, the same event that passed the expectation before it).
+    @Test("an absence over a bracketed start counts only what is surely inside its window")
+    func absenceOverABracketedStart() throws {
+        let script = try ScenarioScript("full-click\npause 200ms\nexpect no capture for 0ms\n")
+        // The pause is 295 … 495 ms with a start at 100 ms; started up to 100 ms later, surely 395 … 495 ms.
+        let late = script.check(Self.run([(350, "capture ended primary camera-control")], uncertainty: 100_000))[0]
+        #expect(late.passed && !late.skipped && late.window == 395_000...495_000)
+        let inside = script.check(Self.run([(420, "capture ended primary camera-control")], uncertainty: 100_000))[0]
+        #expect(!inside.passed && inside.matched?.micros == 420_000)
+        // Exact start: the whole pause.
+        #expect(!script.check(Self.run([(350, "capture ended primary camera-control")]))[0].passed)
+        // Known to less than the window's length: not checked, never a failure.
+        let unknown = script.check(Self.run([(420, "capture ended primary camera-control")], uncertainty: 300_000))[0]
+        #expect(unknown.passed && unknown.skipped)
+    }
+
     @Test("windows: open at the anchor's start, close D after its end; negatives over the same window")
     func windows() throws {
         let script = try ScenarioScript(Self.text)
