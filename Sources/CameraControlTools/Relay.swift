@@ -68,7 +68,9 @@ package enum Relay {
             if let stop { group.addTask { await stop.wait() } }
             await group.next()
             group.cancelAll()
-            // Closing ends both sides, and so the wait for the first ending.
+            // Closing ends both sides, and so the wait for the first ending; the relay's own close is no
+            // side's ending worth a note.
+            engine.stopping()
             host.close()
             device.close()
         }
@@ -128,6 +130,7 @@ package final class RelayEngine: Sendable {
         var nextUnplug: UInt64?
         var timer: LoopTimer?
         var ended = false
+        var stopping = false
         var endWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -201,14 +204,20 @@ package final class RelayEngine: Sendable {
         }
     }
 
+    /// The relay is about to close both sides itself (`--seconds` passed, or a stop was asked for): their
+    /// endings are not reported as if a side had gone.
+    package func stopping() {
+        state.withLock { $0.stopping = true }
+    }
+
     fileprivate func sideEnded(_ name: String, toDevice: Bool, _ error: TransportError) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let (waiters, stopping) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
             state.timer?.cancel()
             state.ended = true
             defer { state.endWaiters = [] }
-            return state.endWaiters
+            return (state.endWaiters, state.stopping)
         }
-        log.note("\(toDevice ? "host→device" : "device→host"): \(name) ended: \(error)")
+        if !stopping { log.note("\(toDevice ? "host→device" : "device→host"): \(name) ended: \(error)") }
         for waiter in waiters { waiter.resume() }
     }
 

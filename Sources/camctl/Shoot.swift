@@ -81,7 +81,8 @@ enum Shoot {
             }
         }
         await host.run()
-        print("\(camera.captureCount) files written to \(directory)")
+        let count = camera.captureCount
+        print("\(count) \(count == 1 ? "capture" : "captures") written to \(directory) (each a picture or video and its .json)")
         if let failure = camera.failure, !failure.message.hasSuffix("was stopped") { throw failure }
     }
 

@@ -34,7 +34,8 @@ extension Replay {
         details: """
               FILE     a recording of camctl record
               --json   the events as one object per line, as `record --json` printed them live ({"type":
-                       "connected", …} at each handshake, then the events), and last {"type": "summary", "frames"}
+                       "connected", …} at each handshake, then the events; not record's own notes, such as a
+                       scenario's length), and last {"type": "summary", "frames"}
             """,
         examples: ["replay session.pcapng", "replay session.pcapng --json | jq -c 'select(.type==\"capture\")'"], run: run)
 }
