@@ -412,8 +412,8 @@ static void test_heartbeat_counts_from_the_line_draining(void)
     CHECK_EQ(hx_count(h, CC_PKT_HEARTBEAT, HX_ANY_CALL), 2u);
 }
 
-/* PROTOCOL.md §8 (v1.2): behind a frame that takes several intervals to leave (a Ping's echo over a line of
- * 1 byte/ms, about 9600 baud) exactly one heartbeat comes right behind it, and the next one an interval after
+/* PROTOCOL.md §8 (v1.2): behind a frame that takes several intervals to leave (a Ping's echo held 3 intervals,
+ * then over a line of 1 byte/ms, about 9600 baud) exactly one heartbeat comes right behind it, and the next one an interval after
  * the buffer has drained: not one per interval it took. */
 static void test_one_heartbeat_behind_a_long_frame(void)
 {
@@ -432,8 +432,11 @@ static void test_one_heartbeat_behind_a_long_frame(void)
     hx_poll(h);
     hx_clear(h);
     h->tx_per_ms = 1;
+    h->tx_blocked = true;   /* the echo waits 3 intervals, then leaves at 1 byte/ms (in a 128-byte build too) */
     start = h->now_us;
     hx_request(h, 7u, CC_SERVICE_DEVICE_SERVICE, CC_METHOD_DEVICE_SERVICE_PING, &req.base);
+    hx_advance_alive(h, 3u * interval);
+    h->tx_blocked = false;
     hx_advance_alive(h, sizeof(payload) * 1000u + 5u * interval);
     for (i = 0; i < h->npackets && echo == NULL; i++) {
         if (h->packets[i].type == CC_PKT_RESPONSE && h->packets[i].call_id == 7u) {

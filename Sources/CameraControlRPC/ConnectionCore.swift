@@ -121,6 +121,11 @@ public struct ConnectionCore: Sendable {
     private var lastNow = Duration.zero
     private var extraCounters = ConnectionCounters()
     private var calls: [CallID: Call] = [:]
+    /// Unary calls the host ended before their answer (cancelled, or their deadline passed), with when to stop
+    /// expecting it: the device may have answered before the `CANCEL` reached it, and a reliable answer is
+    /// owed its `ACK` (§6). A host that closes waits for them (``answersAwaited(now:)``). At most
+    /// ``ConnectionConfiguration/maxCallsInFlight`` (the soonest to expire goes first).
+    private var answersOnTheWay: [CallID: Duration] = [:]
     private var nextCallID: UInt32 = 1
     private var sendSequence: UInt16 = 0
     private var outbound: [UInt8] = []
@@ -190,6 +195,7 @@ public struct ConnectionCore: Sendable {
         }
         for entry in unacked.values where calls[entry.call] != nil { consider(entry.due) }
         if isSessionEstablished { consider(liveness.nextTime) }
+        for until in answersOnTheWay.values { consider(until) }
         return earliest
     }
 
@@ -314,6 +320,7 @@ public struct ConnectionCore: Sendable {
         guard let state = calls.removeValue(forKey: call) else { return false }
         lastNow = now
         sendCancel(call, now: now)
+        if !state.isServerStreaming { expectAnswer(call, now: now) }
         extraCounters.callsCancelled += 1
         events.append(.failed(call, RPCError(code: .cancelled, message: "cancelled by the host", method: state.method)))
         return true
@@ -396,6 +403,7 @@ public struct ConnectionCore: Sendable {
         guard !isClosed else { return }
         lastNow = now
         expireDeadlines(now: now)
+        if !answersOnTheWay.isEmpty { answersOnTheWay = answersOnTheWay.filter { $0.value > now } }
         retransmit(now: now)
         guard isSessionEstablished else {
             liveness.awake(at: now)
@@ -443,6 +451,7 @@ public struct ConnectionCore: Sendable {
             roundTrip.sessionStarted()
             streamsConfirmed = false  // until the device layer, which reads the response, says (markSessionEstablished)
             let handshake = CallID(rawValue: packet.callID)
+            answersOnTheWay.removeAll()  // the device ends the old session's calls silently (§9)
             for (other, state) in calls where other != handshake {
                 calls[other] = nil
                 extraCounters.callsCancelled += 1
@@ -516,6 +525,7 @@ public struct ConnectionCore: Sendable {
         let id = CallID(rawValue: packet.callID)
         guard let call = calls[id] else {
             extraCounters.unknownCallPackets += 1
+            if packet.type == .response || packet.type == .error { answersOnTheWay[id] = nil }  // it came
             return
         }
         let streaming = call.isServerStreaming
@@ -604,6 +614,7 @@ public struct ConnectionCore: Sendable {
         for id in expired.sorted() {
             guard let call = calls.removeValue(forKey: id) else { continue }
             sendCancel(id, now: now)
+            if !call.isServerStreaming { expectAnswer(id, now: now) }
             extraCounters.deadlinesExceeded += 1
             events.append(
                 .failed(id, RPCError(code: .deadlineExceeded, message: "the call's deadline passed", method: call.method)))
@@ -658,6 +669,36 @@ public struct ConnectionCore: Sendable {
         lastSequence = nil
         delivered.reset()
         events.append(.linkDead)
+    }
+
+    /// How long a host that closes should keep the link open for answers still on their way (nil: none): a
+    /// unary call in flight, or one ended before its answer within ``answerWait``, in an established session.
+    /// A reliable answer that arrived after the port closed was never acknowledged: the device sent it up to 8
+    /// times into nothing, and `camctl-sim --strict` counted it (`camctl record --seconds 5` at 9600 baud, a
+    /// clock Ping 60 ms before the end). The client waits until this passes or nothing is awaited any more.
+    public func answersAwaited(now: Duration) -> Duration? {
+        guard isSessionEstablished else { return nil }
+        var latest: Duration?
+        if calls.values.contains(where: { !$0.isServerStreaming }) { latest = now + answerWait }
+        for until in answersOnTheWay.values where until > now { latest = max(latest ?? until, until) }
+        return latest
+    }
+
+    /// How long an answer may still come after its call ended: two retransmission timeouts and a largest
+    /// frame's time on the line, at most 2 s.
+    private var answerWait: Duration {
+        min(
+            roundTrip.timeout * 2 + line.lineTime(bytes: COBS.maxEncodedCount(configuration.maxFrameBytes) + 1),
+            .seconds(2))
+    }
+
+    private mutating func expectAnswer(_ call: CallID, now: Duration) {
+        if answersOnTheWay.count >= configuration.maxCallsInFlight,
+            let soonest = answersOnTheWay.min(by: { $0.value < $1.value })?.key
+        {
+            answersOnTheWay[soonest] = nil
+        }
+        answersOnTheWay[call] = now + answerWait
     }
 
     private mutating func failAllCalls(message: String) {

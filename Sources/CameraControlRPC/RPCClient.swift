@@ -92,6 +92,10 @@ public final class RPCClient: Sendable {
         var transportDone = false
         /// Tasks in ``shutdown()`` waiting for that.
         var doneWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Tasks in ``shutdown()`` keeping the link open for answers still on their way, until
+        /// ``lingerUntil`` at the latest (``ConnectionCore/answersAwaited(now:)``).
+        var lingerWaiters: [CheckedContinuation<Void, Never>] = []
+        var lingerUntil: Duration?
     }
 
     /// One thing an event of the core asks for, done outside the lock.
@@ -392,8 +396,12 @@ public final class RPCClient: Sendable {
 
     /// Closes (as ``close()``) and returns once the transport has ended: what was written before, the
     /// `ACK` of the last reply included, has been handed to the device and had its time on the line, and
-    /// the port is released. A command that exits after this leaves the device nothing unacknowledged.
+    /// the port is released. A command that exits after this leaves the device nothing unacknowledged: first
+    /// the link stays open while an answer may still be on its way (a unary call in flight, or one just
+    /// cancelled: ``ConnectionCore/answersAwaited(now:)``, two retransmission timeouts and a largest frame's
+    /// line time, at most 2 s), so that its `ACK` goes out.
     public func shutdown() async {
+        await waitForAnswersOnTheWay()
         close()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
@@ -403,6 +411,34 @@ public final class RPCClient: Sendable {
             }
             if done { continuation.resume() }
         }
+    }
+
+    /// Returns once no answer is awaited any more (``ConnectionCore/answersAwaited(now:)``) or the time it
+    /// gave passed, the link reading and acknowledging meanwhile; at once when none is awaited.
+    private func waitForAnswersOnTheWay() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state -> Bool in
+                guard !state.closed, let until = state.core.answersAwaited(now: state.now) else { return false }
+                state.lingerUntil = max(state.lingerUntil ?? until, until)
+                state.lingerWaiters.append(continuation)
+                state.armedWake = nil  // arm again: the linger's end may come before the core's next time
+                arm(&state)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+    }
+
+    /// The tasks waiting in ``waitForAnswersOnTheWay()`` whose wait is over (all of them once the link closed).
+    private static func finishedLingerers(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        guard !state.lingerWaiters.isEmpty, let until = state.lingerUntil else { return [] }
+        let now = state.now
+        guard state.closed || now >= until || state.core.answersAwaited(now: now) == nil else { return [] }
+        defer {
+            state.lingerWaiters.removeAll()
+            state.lingerUntil = nil
+        }
+        return state.lingerWaiters
     }
 
     // MARK: Driving
@@ -422,22 +458,26 @@ public final class RPCClient: Sendable {
             return Self.startDraining(&state, into: &batch)
         }
         if delivering { carryOut(&batch) }
-        state.withLock { state in
-            guard !state.closed else { return }
+        let lingerers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.closed else { return [] }
             flush(&state)
+            return Self.finishedLingerers(&state)
         }
         drain()
+        for lingerer in lingerers { lingerer.resume() }
     }
 
     /// The loop's timer fired.
     fileprivate func timerFired() {
-        state.withLock { state in
-            guard !state.closed else { return }
+        let lingerers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.closed else { return [] }
             state.armedWake = nil
             state.core.poll(now: state.now)
             flush(&state)
+            return Self.finishedLingerers(&state)
         }
         drain()
+        for lingerer in lingerers { lingerer.resume() }
     }
 
     fileprivate func transportEnded(_ error: any Error) {
@@ -456,8 +496,11 @@ public final class RPCClient: Sendable {
     }
 
     private func shutDown(reason: String) {
+        var lingerers: [CheckedContinuation<Void, Never>] = []
+        defer { for lingerer in lingerers { lingerer.resume() } }
         let wasOpen = state.withLock { state -> Bool in
             guard !state.closed else { return false }
+            defer { lingerers = Self.finishedLingerers(&state) }
             // What is queued goes out first: the `ACK` of a message still being delivered (``received(_:)``).
             if let control = state.control { state.core.drainOutbound { control.write($0) } }
             state.core.closeLink(now: state.now, reason: reason)
@@ -503,7 +546,8 @@ public final class RPCClient: Sendable {
     /// Sets the timer for the core's next poll time (nothing scheduled: no timer).
     private func arm(_ state: inout State) {
         guard !state.closed else { return }
-        let next = state.core.nextPollTime
+        var next = state.core.nextPollTime
+        if let until = state.lingerUntil, !state.lingerWaiters.isEmpty { next = min(next ?? until, until) }
         guard let control = state.control, next != state.armedWake else { return }
         state.armedWake = next
         control.setTimer(after: next.map { $0 - state.now })

@@ -1,0 +1,111 @@
+import CameraControlPosixTransport
+import CameraControlRPC
+import CameraControlTestSupport
+import CameraControlTransport
+import CameraControlWire
+import Testing
+
+/// A host that closes keeps the link open while an answer may still be on its way, so that its `ACK` goes out
+/// (§6): `camctl record --seconds 5` at 9600 baud stopped 60 ms after a clock Ping, closed the port, and the
+/// device sent the reliable answer up to 8 times into nothing (`camctl-sim --strict`: never acknowledged).
+@Suite("answers still on their way when the host closes")
+struct AnswersAwaitedTests {
+    /// A core whose session is established at 5 ms.
+    static func established() throws -> (ConnectionCore, DeviceFrames) {
+        var device = DeviceFrames()
+        var core = ConnectionCore()
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], now: .zero)
+        _ = core.takeOutbound()
+        core.receive(device.response(handshake, HandshakeResponse().serializedBytes()), now: .ms(5))
+        core.markSessionEstablished(streamsConfirmed: true, now: .ms(5))
+        _ = core.takeEvents()
+        _ = core.takeOutbound()
+        return (core, device)
+    }
+
+    @Test("a unary call in flight or just cancelled is awaited until its answer comes or the wait passes")
+    func core() throws {
+        var (core, device) = try Self.established()
+        #expect(core.answersAwaited(now: .ms(5)) == nil)
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .ms(6))
+        #expect(core.answersAwaited(now: .ms(6)) == nil)  // a stream's messages come at any time: not awaited
+        let ping = try core.startCall(method: .devicePing, request: [], now: .ms(10))
+        let inFlight = try #require(core.answersAwaited(now: .ms(10)))
+        #expect(inFlight > .ms(10) && inFlight <= .ms(10) + .seconds(2))
+        let cancelled = core.cancelCall(ping, now: .ms(12))
+        #expect(cancelled)
+        #expect(core.answersAwaited(now: .ms(12)) != nil)
+        // Its answer, sent before the CANCEL reached the device: acknowledged, and awaited no more.
+        _ = core.takeOutbound()
+        let answer = device.frame(Packet(type: .response, isReliable: true, callID: ping.rawValue, payload: []))
+        core.receive(answer, now: .ms(14))
+        #expect(hostPackets(core.takeOutbound()).contains { $0.type == .ack })
+        #expect(core.answersAwaited(now: .ms(14)) == nil)
+        // One cancelled and never answered: awaited until its wait passes.
+        let other = try core.startCall(method: .devicePing, request: [], now: .ms(20))
+        let cancelledOther = core.cancelCall(other, now: .ms(20))
+        #expect(cancelledOther)
+        let until = try #require(core.answersAwaited(now: .ms(20)))
+        #expect(core.nextPollTime.map { $0 <= until } == true)
+        core.receive(device.heartbeat(), now: until - .ms(1))
+        #expect(core.answersAwaited(now: until - .ms(1)) == until)
+        core.poll(now: until)
+        #expect(core.answersAwaited(now: until) == nil)
+        let cancelledStream = core.cancelCall(stream, now: until)
+        #expect(cancelledStream)
+        #expect(core.answersAwaited(now: until) == nil)
+    }
+
+    @Test("a dead link awaits nothing")
+    func deadLink() throws {
+        var (core, _) = try Self.established()
+        _ = try core.startCall(method: .devicePing, request: [], now: .ms(10))
+        var now = Duration.ms(10)
+        while core.isSessionEstablished, now < .seconds(2) {  // nothing heard: dead after the dead timeout
+            now += .ms(10)
+            core.poll(now: now)
+        }
+        let established = core.isSessionEstablished
+        #expect(!established)
+        #expect(core.answersAwaited(now: now) == nil)
+    }
+
+    @Test("shutdown waits for the answer of a call cancelled just before, acknowledges it, then closes")
+    func clientLingers() async throws {
+        let clock = ManualClock()
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let device = FakeDevice(transport: deviceEnd, respond: { _ in [] })  // it answers when the test says
+        await device.start()
+        let client = RPCClient(transport: host, eventLoop: SerialQueueEventLoop(name: "test", clock: clock))
+        let handshake = Task { try await client.unary(.deviceHandshake, Blob(), as: Blob.self) }
+        await device.waitUntil { $0.contains { $0.type == .request } }
+        let handshakeCall = try #require(await device.received.first { $0.type == .request }?.callID)
+        await device.send([Packet(type: .response, isReliable: true, callID: handshakeCall, payload: [])])
+        _ = try await handshake.value
+        #expect(client.isSessionEstablished)
+
+        let ping = Task { try await client.unary(.devicePing, Blob([1]), as: Blob.self) }
+        await device.waitUntil { $0.filter { $0.type == .request }.count == 2 }
+        ping.cancel()
+        await device.waitUntil { $0.contains { $0.type == .cancel } }
+        let pingCall = try #require(await device.received.last { $0.type == .request }?.callID)
+        let returned = Returned()
+        let closed = Task {
+            await client.shutdown()
+            await returned.set()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await !returned.value, "shutdown returned while an answer was awaited")
+        // The answer the device sent before the CANCEL reached it (its sequence 1): acknowledged before the close.
+        await device.send([Packet(type: .response, isReliable: true, callID: pingCall, payload: [1])])
+        await closed.value
+        let acks = await device.received.filter { $0.type == .ack }.map(\.payload)
+        #expect(acks.contains([1, 0]), "the host closed without acknowledging the answer: \(acks)")
+    }
+}
+
+/// Whether a task got past a point.
+private actor Returned {
+    var value = false
+    func set() { value = true }
+}
