@@ -672,7 +672,8 @@ public struct ConnectionCore: Sendable {
     }
 
     /// How long a host that closes should keep the link open for answers still on their way (nil: none): a
-    /// unary call in flight, or one ended before its answer within ``answerWait``, in an established session.
+    /// unary call in flight, or one ended before its answer within its wait (`answerWait`), in an established
+    /// session.
     /// A reliable answer that arrived after the port closed was never acknowledged: the device sent it up to 8
     /// times into nothing, and `camctl-sim --strict` counted it (`camctl record --seconds 5` at 9600 baud, a
     /// clock Ping 60 ms before the end). The client waits until this passes or nothing is awaited any more.
