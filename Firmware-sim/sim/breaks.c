@@ -839,11 +839,19 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
     }
 }
 
+static bool g_in_line_busy;
+
+void ccsim_filter_in_line_busy(bool busy)
+{
+    g_in_line_busy = busy;
+}
+
 static void strict_tick(uint64_t now_us, bool session)
 {
     unsigned i;
     for (i = 0; i < 32u; i++) {
-        if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u) {
+        if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u
+            && !g_in_line_busy) {
             violation(V_UNACKED, g_pending[i].wire, g_pending[i].wire_len);
             g_pending[i].used = false;
         }

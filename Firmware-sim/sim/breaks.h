@@ -63,6 +63,13 @@ void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns);
  * byte and are no copies of them). */
 void ccsim_filter_host_closed(void);
 
+/* --strict: whether the host -> device line still holds bytes the host wrote, told before each
+ * ccsim_filter_tick. The checker's verdict on a device packet the host has not acknowledged within 200 ms
+ * waits while it does: the host's ACK may be queued behind its own long frame (at 9600 baud a 900-byte
+ * RunScenario request keeps the line 0.94 s), and it is judged by when it wrote it, not when the line
+ * delivered it. Once the line has drained, a missing ACK is a violation. */
+void ccsim_filter_in_line_busy(bool busy);
+
 /* Once per tick: bytes to give the device on the filter's own account (a
  * breaker that fakes host packets), and the checker's timers. */
 size_t ccsim_filter_tick(uint64_t now_us, bool session, uint8_t *out, size_t cap);

@@ -1253,7 +1253,9 @@ int main(int argc, char **argv)
         active = cc_device_session_active(ccsim_device_core(&g_sim));
         if (ccsim_filter_active()) {
             uint8_t fake[64];
-            size_t k = ccsim_filter_tick(ccsim_device_now_us(&g_sim), active, fake, sizeof(fake));
+            size_t k;
+            ccsim_filter_in_line_busy(g_rx_line.len > 0u);
+            k = ccsim_filter_tick(ccsim_device_now_us(&g_sim), active, fake, sizeof(fake));
             if (k > 0u && k <= sizeof(g_filtered) - g_filtered_len) {
                 memcpy(g_filtered + g_filtered_len, fake, k); /* after what waits, never dropped */
                 g_filtered_len += k;
