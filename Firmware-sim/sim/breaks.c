@@ -621,8 +621,10 @@ static void violation(int v, const uint8_t *bytes, size_t n)
 
 typedef struct {
     bool used, reported;
+    bool overdue;          /* its 200 ms ran out: judged once the line delivered what the host wrote by then */
     uint16_t seq;
     uint64_t sent_us;
+    uint64_t watermark;    /* host bytes written when its 200 ms ran out */
     uint8_t wire[64];
     size_t wire_len;
     uint32_t whole; /* the whole frame's hash: a retransmission is the same frame */
@@ -830,6 +832,7 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
         pending_t *s = &g_pending[free_slot];
         s->used = true;
         s->reported = false;
+        s->overdue = false;
         s->seq = p->seq;
         s->sent_us = delivered_us; /* its 200 ms count from when the host has it */
         s->wire_len = wire_len < sizeof(s->wire) ? wire_len : sizeof(s->wire);
@@ -839,11 +842,12 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
     }
 }
 
-static bool g_in_line_busy;
+static uint64_t g_in_written, g_in_delivered;
 
-void ccsim_filter_in_line_busy(bool busy)
+void ccsim_filter_in_line(uint64_t written, uint64_t delivered)
 {
-    g_in_line_busy = busy;
+    g_in_written = written;
+    g_in_delivered = delivered;
 }
 
 static void strict_tick(uint64_t now_us, bool session)
@@ -851,7 +855,13 @@ static void strict_tick(uint64_t now_us, bool session)
     unsigned i;
     for (i = 0; i < 32u; i++) {
         if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u
-            && !g_in_line_busy) {
+            && !g_pending[i].overdue) {
+            /* an ACK the host wrote by now is among these bytes: judged once they have all arrived, so that
+             * bytes written later (a host keeping the line busy) cannot put the verdict off */
+            g_pending[i].overdue = true;
+            g_pending[i].watermark = g_in_written;
+        }
+        if (g_pending[i].used && g_pending[i].overdue && g_in_delivered >= g_pending[i].watermark) {
             violation(V_UNACKED, g_pending[i].wire, g_pending[i].wire_len);
             g_pending[i].used = false;
         }

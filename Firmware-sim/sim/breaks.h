@@ -63,12 +63,13 @@ void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns);
  * byte and are no copies of them). */
 void ccsim_filter_host_closed(void);
 
-/* --strict: whether the host -> device line still holds bytes the host wrote, told before each
- * ccsim_filter_tick. The checker's verdict on a device packet the host has not acknowledged within 200 ms
- * waits while it does: the host's ACK may be queued behind its own long frame (at 9600 baud a 900-byte
- * RunScenario request keeps the line 0.94 s), and it is judged by when it wrote it, not when the line
- * delivered it. Once the line has drained, a missing ACK is a violation. */
-void ccsim_filter_in_line_busy(bool busy);
+/* --strict: how many bytes the host has written to the host -> device line so far, and how many of them the
+ * line has delivered, told before each ccsim_filter_tick. A device packet the host has not acknowledged
+ * within 200 ms is judged once the line has delivered every byte the host had written when those 200 ms
+ * ran out: the host's ACK may be queued behind its own long frame (at 9600 baud a 900-byte RunScenario
+ * request keeps the line 0.94 s), and it is judged by when the host wrote it, not when the line delivered
+ * it. Bytes written later do not put the verdict off. */
+void ccsim_filter_in_line(uint64_t written, uint64_t delivered);
 
 /* Once per tick: bytes to give the device on the filter's own account (a
  * breaker that fakes host packets), and the checker's timers. */

@@ -377,6 +377,8 @@ typedef struct line {
     size_t len;                    /* bytes not passed on */
     uint8_t buf[LINE_BYTES];
     uint64_t done_ns[LINE_BYTES];  /* when each completes */
+    uint64_t pushed_total;         /* bytes ever handed to the line */
+    uint64_t popped_total;         /* bytes ever passed on (or dropped with the line) */
 } line_t;
 
 static line_t g_tx_line; /* device -> host */
@@ -395,6 +397,7 @@ static size_t line_room(const line_t *l)
 /* Forgets what is on the line (the pty went away). */
 static void line_clear(line_t *l)
 {
+    l->popped_total = l->pushed_total; /* what was on it never arrives */
     l->head = 0;
     l->len = 0;
     l->free_ns = 0;
@@ -412,6 +415,7 @@ static void line_push(line_t *l, const uint8_t *bytes, size_t n, uint64_t at_ns)
         l->done_ns[i] = t;
         l->len++;
     }
+    l->pushed_total += n;
     l->free_ns = t;
 }
 
@@ -485,6 +489,7 @@ static size_t line_front(const line_t *l, size_t max, const uint8_t **bytes)
 static void line_pop(line_t *l, size_t n)
 {
     l->head = (l->head + n) % LINE_BYTES;
+    l->popped_total += n;
     l->len -= n;
     if (l->len == 0u) {
         l->head = 0;
@@ -1254,7 +1259,7 @@ int main(int argc, char **argv)
         if (ccsim_filter_active()) {
             uint8_t fake[64];
             size_t k;
-            ccsim_filter_in_line_busy(g_rx_line.len > 0u);
+            ccsim_filter_in_line(g_rx_line.pushed_total, g_rx_line.popped_total);
             k = ccsim_filter_tick(ccsim_device_now_us(&g_sim), active, fake, sizeof(fake));
             if (k > 0u && k <= sizeof(g_filtered) - g_filtered_len) {
                 memcpy(g_filtered + g_filtered_len, fake, k); /* after what waits, never dropped */

@@ -136,9 +136,11 @@ public actor DeviceConnection: EventLoopActor {
             report(.connected(session.info))
             let ending = await streamInputEvents(of: session)
             current = nil
+            // Reported before the close, which may keep the link open a moment for an answer still on its
+            // way (RPCClient.shutdown): the session is over for the handler now.
+            if !Task.isCancelled && !stopped { report(.disconnected(ending)) }
             await session.close()
             if Task.isCancelled || stopped { break }
-            report(.disconnected(ending))
             if (try? await Task.sleep(for: retryDelay)) == nil { break }
         }
     }

@@ -109,6 +109,9 @@ public struct ConnectionCore: Sendable {
     public var isSessionEstablished: Bool { linkState == .established }
     /// True after ``closeLink(now:reason:)``: no call can start any more.
     public var isClosed: Bool { linkState == .closed }
+    /// True after ``beginClosing()``: the host is closing, no call can start, and the link stays open only for
+    /// answers still on their way (``answersAwaited(now:)``).
+    public private(set) var isClosing = false
 
     private var decoder = FrameDecoder(maxFrameBytes: WireFormat.maxFrameBytes)
     /// The line's speed as the device's long frames show it, and when our bytes will have left on it: a
@@ -267,6 +270,9 @@ public struct ConnectionCore: Sendable {
         guard !isClosed else {
             throw RPCError(code: .unavailable, message: "the link is closed: \(closedReason)", method: method)
         }
+        guard !isClosing else {
+            throw RPCError(code: .unavailable, message: "the link is closing", method: method)
+        }
         guard calls.count < configuration.maxCallsInFlight else {
             throw RPCError(
                 code: .resourceExhausted,
@@ -403,7 +409,9 @@ public struct ConnectionCore: Sendable {
         guard !isClosed else { return }
         lastNow = now
         expireDeadlines(now: now)
-        if !answersOnTheWay.isEmpty { answersOnTheWay = answersOnTheWay.filter { $0.value > now } }
+        if answersOnTheWay.values.contains(where: { $0 <= now }) {
+            answersOnTheWay = answersOnTheWay.filter { $0.value > now }
+        }
         retransmit(now: now)
         guard isSessionEstablished else {
             liveness.awake(at: now)
@@ -669,6 +677,12 @@ public struct ConnectionCore: Sendable {
         lastSequence = nil
         delivered.reset()
         events.append(.linkDead)
+    }
+
+    /// The host begins to close: no call starts any more (a call started while the host waits for answers
+    /// still on their way would be failed at the close, and its own answer then never acknowledged).
+    public mutating func beginClosing() {
+        isClosing = true
     }
 
     /// How long a host that closes should keep the link open for answers still on their way (nil: none): a

@@ -397,9 +397,10 @@ public final class RPCClient: Sendable {
     /// Closes (as ``close()``) and returns once the transport has ended: what was written before, the
     /// `ACK` of the last reply included, has been handed to the device and had its time on the line, and
     /// the port is released. A command that exits after this leaves the device nothing unacknowledged: first
-    /// the link stays open while an answer may still be on its way (a unary call in flight, or one just
-    /// cancelled: ``ConnectionCore/answersAwaited(now:)``, two retransmission timeouts and a largest frame's
-    /// line time, at most 2 s), so that its `ACK` goes out.
+    /// no call starts any more, and the link stays open while an answer may still be on its way (a unary call
+    /// in flight, or one just cancelled: ``ConnectionCore/answersAwaited(now:)``, two retransmission timeouts
+    /// and a largest frame's line time, at most 2 s), so that its `ACK` goes out. That wait runs on the loop's
+    /// clock: on a ``ManualClock`` that nothing advances it ends only when the answers come (or ``close()``).
     public func shutdown() async {
         await waitForAnswersOnTheWay()
         close()
@@ -418,7 +419,9 @@ public final class RPCClient: Sendable {
     private func waitForAnswersOnTheWay() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = state.withLock { state -> Bool in
-                guard !state.closed, let until = state.core.answersAwaited(now: state.now) else { return false }
+                guard !state.closed else { return false }
+                state.core.beginClosing()
+                guard let until = state.core.answersAwaited(now: state.now) else { return false }
                 state.lingerUntil = max(state.lingerUntil ?? until, until)
                 state.lingerWaiters.append(continuation)
                 state.armedWake = nil  // arm again: the linger's end may come before the core's next time

@@ -24,9 +24,9 @@ public struct LineSpeedEstimate: Sendable, Equatable {
     public static let minimumSampleBytes = 48
     /// The shortest span that makes a sample: below it a scheduler's jitter is most of the time measured.
     public static let minimumSampleSpan = Duration.milliseconds(2)
-    /// The longest allowance for the reply's time on the line (``returnBytes``): a request's first three
-    /// copies still go out within a stream's 1 s confirmation time (§7) on the slowest line (below about
-    /// 1300 baud).
+    /// The longest allowance for the reply's time on the line (``returnBytes``): once a request has left, its
+    /// first three copies still go out within a stream's 1 s confirmation time (§7) on the slowest line
+    /// (below about 1300 baud).
     public static let maximumAllowance = Duration.milliseconds(250)
     /// The longest wait for a packet to leave: a 1,024-byte frame at 4800 baud (2.1 s) and some behind it, or
     /// 2,400 bytes at 9600. Until it has left, a copy would only queue behind it (at 9600 baud a 611-byte

@@ -54,6 +54,9 @@ struct AnswersAwaitedTests {
         let cancelledStream = core.cancelCall(stream, now: until)
         #expect(cancelledStream)
         #expect(core.answersAwaited(now: until) == nil)
+        // Closing: no call starts any more (its own answer would come after the close).
+        core.beginClosing()
+        #expect(throws: RPCError.self) { _ = try core.startCall(method: .devicePing, request: [], now: until) }
     }
 
     @Test("a dead link awaits nothing")
@@ -96,9 +99,21 @@ struct AnswersAwaitedTests {
         }
         try await Task.sleep(for: .milliseconds(50))
         #expect(await !returned.value, "shutdown returned while an answer was awaited")
+        // Meanwhile no call starts: failed at once, it would otherwise be failed at the close and its answer
+        // never acknowledged.
+        let late = Task { try await client.unary(.devicePing, Blob([2]), as: Blob.self) }
         // The answer the device sent before the CANCEL reached it (its sequence 1): acknowledged before the close.
         await device.send([Packet(type: .response, isReliable: true, callID: pingCall, payload: [1])])
+        // A wait that never ends (the clock is not advanced) fails the checks below, not the run: close() ends it.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(5))
+            client.close()
+        }
         await closed.value
+        watchdog.cancel()
+        var lateError: RPCError?
+        if case .failure(let error) = await late.result { lateError = error as? RPCError }
+        #expect(lateError?.message == "the link is closing", "\(String(describing: lateError))")
         let acks = await device.received.filter { $0.type == .ack }.map(\.payload)
         #expect(acks.contains([1, 0]), "the host closed without acknowledging the answer: \(acks)")
     }

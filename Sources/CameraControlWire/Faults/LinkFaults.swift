@@ -129,10 +129,11 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
     /// True when no fault is set.
     public var isEmpty: Bool { self == LinkFaults(seedOnly: seed) }
 
-    /// Whether a fault acts on whole frames (drop, duplicate, reorder, garbage before, stall at): only then
-    /// does a ``FaultInjector`` hold a frame's bytes until its delimiter.
+    /// Whether a fault acts on whole frames (drop, duplicate, reorder, garbage before, stall at) or re-samples
+    /// them at another baud rate (whose damage must not depend on how reads split a frame): only then does a
+    /// ``FaultInjector`` hold a frame's bytes until its delimiter.
     public var actsOnFrames: Bool {
-        dropFrameRate > 0 || duplicateRate > 0 || reorderRate > 0 || garbageRate > 0 || stallRate > 0
+        dropFrameRate > 0 || duplicateRate > 0 || reorderRate > 0 || garbageRate > 0 || stallRate > 0 || baudRatio != 1
     }
 
     private init(seedOnly seed: UInt64) { self.seed = seed }
