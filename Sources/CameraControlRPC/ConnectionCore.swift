@@ -304,8 +304,8 @@ public struct ConnectionCore: Sendable {
         // (at 9600 baud a 1,000-byte Ping and its echo take 2.1 s of line, more than the default 2 s), at most
         // ``maximumDeadlineLineTime`` (a rate learnt far too low adds no more). Zero on a line of unknown speed.
         let lineTime = min(
-            line.lineTime(bytes: outbound.count + COBS.maxEncodedCount(configuration.maxFrameBytes) + 1)
-                + max(line.lineFreeAt - now, .zero), Self.maximumDeadlineLineTime)
+            line.lineTime(bytes: outbound.count + largestFrameWireBytes) + max(line.lineFreeAt - now, .zero),
+            Self.maximumDeadlineLineTime)
         let resolvedDeadline = deadline ?? (isServerStreaming ? nil : now + configuration.defaultUnaryDeadline + lineTime)
         let openDeadline = isServerStreaming && streamsConfirmed ? now + configuration.streamOpenTimeout + lineTime : nil
         // Held no later than `wait` after the start, or the deadline when that is later: a caller that cut
@@ -702,10 +702,11 @@ public struct ConnectionCore: Sendable {
     /// How long an answer may still come after its call ended: two retransmission timeouts and a largest
     /// frame's time on the line, at most 2 s.
     private var answerWait: Duration {
-        min(
-            roundTrip.timeout * 2 + line.lineTime(bytes: COBS.maxEncodedCount(configuration.maxFrameBytes) + 1),
-            .seconds(2))
+        min(roundTrip.timeout * 2 + line.lineTime(bytes: largestFrameWireBytes), .seconds(2))
     }
+
+    /// A frame of the device's largest size on the wire: stuffed, and its delimiter.
+    private var largestFrameWireBytes: Int { COBS.maxEncodedCount(configuration.maxFrameBytes) + 1 }
 
     private mutating func expectAnswer(_ call: CallID, now: Duration) {
         if answersOnTheWay.count >= configuration.maxCallsInFlight,
