@@ -140,6 +140,8 @@ public final class HostCore {
     private var dueEvents: [InputEvent] = []
     private var recognized: [Gesture] = []
     private var focusLockOverride: Bool?
+    /// How late the recent input events arrived (``deliveryLagMicros``).
+    private var lateness = RecentLateness()
     /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
     /// in between, in the order described above).
     public var observer: ((HostEffect) -> Void)?
@@ -205,6 +207,7 @@ public final class HostCore {
         recognizer = GestureRecognizer(configuration: recognizerConfiguration)
         orderer = configuration.makeOrderer()
         clock.reset()
+        lateness = RecentLateness()
         observer?(.connected(capabilities))
     }
 
@@ -218,6 +221,7 @@ public final class HostCore {
     /// ``advance(toHostMicros:)``.
     public func receive(_ event: InputEvent, atHostMicros now: UInt64) {
         if reportsInputsAndGestures { observer?(.input(event)) }
+        lateness.record(deviceMicros: event.timestampMicros, arrivedAtHostMicros: now)
         var due = Self.take(&dueEvents)
         orderer.accept(event, atMicros: now, into: &due)
         recognize(due)
@@ -229,16 +233,19 @@ public final class HostCore {
     public func advance(toHostMicros now: UInt64) {
         recognize(orderer.release(atMicros: now))
         let deviceNow = deviceMicros(atHostMicros: now)
+        // Device time as far as the line has surely brought its events: a release or a slide's next move
+        // may still be on its way (deliveryLagMicros).
+        let arrivedNow = deviceNow - min(deliveryLagMicros, deviceNow)
         // While an earlier event is awaited, device time must not run past it: it may be the release
         // that ends a press before the long-press threshold.
         if let latest = recognizer.currentMicros, !orderer.isHolding {
-            deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
+            deliver(recognizer.advance(toMicros: max(latest, arrivedNow)))
         }
         let sessionStopped = !interactions.isEmpty && !interactions.contains(where: \.isSessionRunning)
         if sessionStopped {
             cancelFocusExposureLock(atMicros: deviceNow)
-        } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, deviceNow >= due {
-            let events = lock.advance(toMicros: deviceNow)
+        } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, arrivedNow >= due {
+            let events = lock.advance(toMicros: arrivedNow)
             focusLock = lock
             reportLock(events)
         }
@@ -263,6 +270,7 @@ public final class HostCore {
         if let controls { report(controls.dismiss(atMicros: max(deviceNow, recognizer.currentMicros ?? 0))) }
         capabilities = nil
         clock.reset()
+        lateness = RecentLateness()
         observer?(.deviceLost)
     }
 
@@ -272,11 +280,35 @@ public final class HostCore {
         var deadlines: [UInt64] = []
         if let release = orderer.nextReleaseMicros { deadlines.append(release) }
         // Device-time deadlines need the clock estimate; without one, device time cannot move anyway.
-        let lockDeadline = isFocusExposureLockActive ? focusLock?.nextDeadlineMicros : nil
-        for device in [recognizer.nextDeadlineMicros, controls?.nextDeadlineMicros, lockDeadline].compactMap({ $0 }) {
+        // The recogniser's and the lock's fall due once the line has had the time to bring what would
+        // have prevented them (advance(toHostMicros:)).
+        let lag = deliveryLagMicros
+        let lockDeadline = isFocusExposureLockActive ? focusLock?.nextDeadlineMicros.map { $0 &+ lag } : nil
+        let recognizerDeadline = recognizer.nextDeadlineMicros.map { $0 &+ lag }
+        for device in [recognizerDeadline, controls?.nextDeadlineMicros, lockDeadline].compactMap({ $0 }) {
             if let host = clock.hostMicros(atDeviceMicros: device) { deadlines.append(host) }
         }
         return deadlines.min()
+    }
+
+    /// The longest ``deliveryLagMicros`` counted, microseconds: a line slower than that to bring events
+    /// cannot carry the device's input anyway (the link's dead timeout is a fraction of it).
+    public static let maximumDeliveryLagMicros: UInt64 = 1_000_000
+
+    /// How late the line brings input events: the latest that one of the events of the last second or two
+    /// (``RecentLateness/windowMicros``) arrived after its device time, measured with the clock estimate,
+    /// at most ``maximumDeliveryLagMicros`` (0 before a clock sample or an event). A fast line's is a
+    /// frame's time on the wire and the host's wake-up, a fraction of a millisecond; a saturated one's is
+    /// the device's queue, hundreds of milliseconds at 9600 baud, where reliable events overtake the
+    /// queued best-effort ones (hence the latest of several, not the newest's). The recogniser's and the
+    /// AE/AF lock's time-based gestures (a long press, an idle slide's end, the lock) wait for it: until
+    /// then the event that would have prevented them (a release, the slide's next move) may still be on
+    /// the line.
+    public var deliveryLagMicros: UInt64 {
+        guard let latest = lateness.latestMicros, let offset = clock.offsetMicros(atHostMicros: lateness.newestArrivalMicros)
+        else { return 0 }
+        let lag = latest &- offset
+        return lag > 0 ? min(UInt64(lag), Self.maximumDeliveryLagMicros) : 0
     }
 
     /// The device's clock at host time `now` as estimated, never before the latest event seen. Before any
@@ -347,5 +379,43 @@ public final class HostCore {
     private func report(_ effects: [OverlayEffect]) {
         guard let observer else { return }
         for effect in effects { observer(.overlay(effect)) }
+    }
+}
+
+/// The largest `arrival host time − device time` among the input events that arrived in the current and
+/// the previous window of host time (``windowMicros`` each): how late the line brought them, the clock's
+/// offset still in it (``HostCore/deliveryLagMicros`` takes it out). Windows turn over as events arrive:
+/// a value is replaced once events have arrived for one to two windows after it, so what a saturated
+/// line was late with still counts when the deadlines of its last events (an idle slide's end after
+/// 300 ms, a long press's threshold) come; with no event since, it stays, as those deadlines are the
+/// only ones it delays. Recording is two
+/// subtractions and a comparison: it runs on every event, before the capture handler.
+struct RecentLateness {
+    /// The length of a window, host microseconds.
+    static let windowMicros: UInt64 = 1_000_000
+    private var windowStartMicros: UInt64 = 0
+    private var currentLatest: Int64?
+    private var previousLatest: Int64?
+    /// When the newest event arrived, host microseconds (0 before any).
+    private(set) var newestArrivalMicros: UInt64 = 0
+
+    /// An event stamped `deviceMicros` arrived at host time `arrivedAtHostMicros`.
+    mutating func record(deviceMicros: UInt64, arrivedAtHostMicros arrival: UInt64) {
+        let lateness = Int64(bitPattern: arrival) &- Int64(bitPattern: deviceMicros)
+        newestArrivalMicros = max(newestArrivalMicros, arrival)
+        if arrival &- windowStartMicros >= Self.windowMicros || arrival < windowStartMicros {
+            let skipped = arrival &- windowStartMicros >= 2 * Self.windowMicros || arrival < windowStartMicros
+            previousLatest = skipped ? nil : currentLatest
+            currentLatest = lateness
+            windowStartMicros = arrival
+        } else {
+            currentLatest = max(currentLatest ?? lateness, lateness)
+        }
+    }
+
+    /// The largest lateness recorded in the two windows (nil before any event).
+    var latestMicros: Int64? {
+        guard let current = currentLatest else { return previousLatest }
+        return max(current, previousLatest ?? current)
     }
 }

@@ -160,6 +160,78 @@ struct HostCoreTests {
         #expect(!rig.core.clock.isSynchronised)
     }
 
+    /// Feeds `events` (device time, kind, position) as a host would: each arrives `lag` after its device
+    /// time (the device's clock reads host time), and between arrivals the core is advanced to its next
+    /// deadline whenever one falls due first. Returns the host time of the last arrival.
+    @discardableResult
+    func deliver(
+        _ events: [(device: UInt64, kind: InputEventKind, position: UInt32)], lag: UInt64, to rig: Rig,
+        numbersFrom first: UInt32 = 1
+    ) -> UInt64 {
+        var number = first
+        var arrival: UInt64 = 0
+        for event in events {
+            arrival = event.device + lag
+            while let due = rig.core.nextDeadlineHostMicros, due <= arrival { rig.core.advance(toHostMicros: due) }
+            rig.clock.advance(toMicros: arrival)
+            rig.core.receive(
+                InputEvent(
+                    timestampMicros: event.device, kind: event.kind, source: .cameraControl, position: event.position,
+                    eventNumber: number),
+                atHostMicros: arrival)
+            rig.core.advance(toHostMicros: arrival)
+            number += 1
+        }
+        return arrival
+    }
+
+    /// A touch, then a slide of 40 moves 16 ms apart (device time from 2 s).
+    static let touchAndSlide: [(device: UInt64, kind: InputEventKind, position: UInt32)] =
+        [(2_000_000, .touchDown, 100)] + (1...40).map { (2_000_000 + UInt64($0) * 16_000, .slide, 100 + UInt32($0) * 10) }
+
+    @Test("a saturated line: a slide whose moves arrive 500 ms late is one slide, ended 300 ms after its last move arrived")
+    func slideOverALateLine() throws {
+        let rig = Rig()
+        let idle = try #require(GestureRecognizer.Configuration().slideIdleEndMicros)
+        let lastArrival = deliver(Self.touchAndSlide, lag: 500_000, to: rig)
+        #expect(rig.log.values.filter { $0.hasPrefix("gesture slide-began") }.count == 1, "\(rig.log.values)")
+        #expect(!rig.log.values.contains { $0.hasPrefix("gesture slide-ended") }, "ended while its moves were on the line")
+        #expect(rig.core.deliveryLagMicros == 500_000)
+        #expect(rig.core.nextDeadlineHostMicros == lastArrival + idle, "the idle end waits for the line, no longer")
+        rig.core.advance(toHostMicros: lastArrival + idle - 1)
+        #expect(!rig.log.values.contains { $0.hasPrefix("gesture slide-ended") })
+        rig.core.advance(toHostMicros: lastArrival + idle)
+        #expect(rig.log.values.filter { $0.hasPrefix("gesture slide-ended") }.count == 1, "\(rig.log.values)")
+    }
+
+    @Test("a timely line: the idle slide ends 300 ms after its last move, as the device measures it")
+    func slideOverATimelyLine() throws {
+        let rig = Rig()
+        let idle = try #require(GestureRecognizer.Configuration().slideIdleEndMicros)
+        let lastArrival = deliver(Self.touchAndSlide, lag: 200, to: rig)
+        #expect(rig.core.deliveryLagMicros == 200)
+        #expect(rig.core.nextDeadlineHostMicros == lastArrival + idle)
+        rig.core.advance(toHostMicros: lastArrival + idle)
+        #expect(rig.log.values.filter { $0.hasPrefix("gesture slide-began") }.count == 1)
+        #expect(rig.log.values.filter { $0.hasPrefix("gesture slide-ended") }.count == 1)
+    }
+
+    @Test("a button overtaking the queued slide does not shorten the wait; timely events replace the lateness within two windows")
+    func latenessOfTheRecentEvents() {
+        let rig = Rig()
+        let lastArrival = deliver(Self.touchAndSlide, lag: 500_000, to: rig)
+        // A reliable event leaves ahead of best-effort moves still queued: it arrives almost at once.
+        rig.receive(.buttonDown, .volumeUp, atHost: lastArrival + 1_000, number: 42, deviceOffset: 1_000)
+        #expect(rig.core.deliveryLagMicros == 500_000, "the queued moves' lateness still counts")
+        // Timely events for two windows: the old lateness is forgotten, and a long press fires at its
+        // threshold.
+        rig.receive(.buttonUp, .volumeUp, atHost: lastArrival + 1_100_000, number: 43)
+        rig.receive(.buttonDown, .volumeDown, atHost: lastArrival + 2_200_000, number: 44)
+        #expect(rig.core.deliveryLagMicros == 0)
+        let threshold = GestureRecognizer.Configuration().longPressThresholdMicros
+        #expect(rig.core.nextDeadlineHostMicros == lastArrival + 2_200_000 + threshold)
+    }
+
     final class Delegate: CaptureControlsDelegate {
         let log: Recorder<String>
         init(log: Recorder<String>) { self.log = log }
