@@ -534,17 +534,23 @@ extension ScenarioScript {
             // expectation only inside the part of the window every such start shares. The whole window, as a
             // positive expectation searches, took an event that came after the window's true end for one inside
             // it (over a port at 19200 baud the start is known to 300 ms: the RunScenario request's line time).
+            // The sure part must be at least half the window: a check over a sliver of it (a window only just
+            // longer than the uncertainty) would report a pass that says nothing.
             let sureEnd = expectation.limitMicros.map { anchorEnd + $0 } ?? run.endMicros
-            guard start + slack <= sureEnd else {
+            let written = sureEnd - min(start, sureEnd)
+            guard start + slack <= sureEnd, (sureEnd - start - slack) * 2 >= written else {
                 var result = ExpectationResult(
                     expectation: expectation, passed: true, window: window, matched: nil,
-                    detail: "not checked: the scenario's start is known to \(Self.milliseconds(slack)) ms, longer than the window",
+                    detail: "not checked: the scenario's start is known to \(Self.milliseconds(slack)) ms, "
+                        + "more than half the window (\(Self.milliseconds(written)) ms)",
                     context: [])
                 result.skipped = true
                 return result
             }
             let sure = (start + slack)...sureEnd
-            let sureSpan = "\(Self.milliseconds(sure.lowerBound)) … \(Self.milliseconds(sure.upperBound)) ms"
+            let sureSpan =
+                "\(Self.milliseconds(sure.lowerBound)) … \(Self.milliseconds(sure.upperBound)) ms"
+                + (slack > 0 ? " (its sure \(Self.milliseconds(sureEnd - start - slack)) of \(Self.milliseconds(written)) ms)" : "")
             guard
                 let index = run.events.firstIndex(where: { sure.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
             else {
