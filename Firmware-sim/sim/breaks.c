@@ -683,9 +683,24 @@ static uint64_t g_strict_heard_us;
 static uint64_t g_out_line_free_us;
 static uint64_t g_out_byte_ns;
 
-void ccsim_filter_host_closed(void)
+/* The host closed the port (ccsim_filter_host_closed): its pending packets are judged at the next tick,
+ * when the line's count of the host's bytes includes the last ones it read before the hang-up. */
+static bool g_closed_unjudged;
+static uint64_t g_closed_us;
+/* Closed and not opened again: what the device sends goes to nobody and is owed no ACK. */
+static bool g_host_gone;
+
+void ccsim_filter_host_closed(uint64_t now_us)
 {
     forget_host_requests();
+    g_closed_unjudged = true;
+    g_closed_us = now_us;
+    g_host_gone = true;
+}
+
+void ccsim_filter_host_opened(void)
+{
+    g_host_gone = false;
 }
 
 void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns)
@@ -702,6 +717,16 @@ unsigned ccsim_strict_report(void)
         total += v_count[v];
     }
     fprintf(stderr, "camctl-sim: strict: %u violation%s\n", total, total == 1u ? "" : "s");
+    {
+        unsigned waiting = 0;
+        for (i = 0; i < 32u; i++) {
+            waiting += g_pending[i].used ? 1u : 0u;
+        }
+        if (waiting != 0u) {
+            fprintf(stderr, "camctl-sim: strict:   %u reliable packet%s still awaiting the host's ACK, not judged: its 200 ms had not run out\n",
+                    waiting, waiting == 1u ? "" : "s");
+        }
+    }
     for (v = 0; v < V_COUNT; v++) {
         if (v_count[v] == 0u) {
             continue;
@@ -808,7 +833,7 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
                    || (p->type == T_RESPONSE && !(c->service == 2u && (c->method == 1u || c->method == 2u))))) {
         c->live = false;
     }
-    if ((p->flags & F_RELIABLE) == 0u) {
+    if ((p->flags & F_RELIABLE) == 0u || g_host_gone) {
         return;
     }
     whole = frame_hash(wire, wire_len);
@@ -853,6 +878,22 @@ void ccsim_filter_in_line(uint64_t written, uint64_t delivered)
 static void strict_tick(uint64_t now_us, bool session)
 {
     unsigned i;
+    if (g_closed_unjudged) {
+        /* The host closed: what it had and did not acknowledge stays so, judged as soon as its last bytes
+         * have arrived; what had not reached it is owed nothing. */
+        g_closed_unjudged = false;
+        for (i = 0; i < 32u; i++) {
+            if (!g_pending[i].used) {
+                continue;
+            }
+            if (g_pending[i].sent_us > g_closed_us) {
+                g_pending[i].used = false;
+            } else if (!g_pending[i].overdue) {
+                g_pending[i].overdue = true;
+                g_pending[i].watermark = g_in_written;
+            }
+        }
+    }
     for (i = 0; i < 32u; i++) {
         if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u
             && !g_pending[i].overdue) {
@@ -879,6 +920,7 @@ void ccsim_filter_stalled(uint64_t device_us)
     }
     g_strict_last_us += device_us;
     g_strict_heard_us += g_strict_heard_us > 0u ? device_us : 0u;
+    g_closed_us += g_closed_unjudged ? device_us : 0u;
 }
 
 /* ---- host -> device ---- */

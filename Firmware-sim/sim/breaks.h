@@ -59,9 +59,16 @@ size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
  * to arrive (a 330-byte HandshakeResponse, 344 ms at 9600 baud). */
 void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns);
 
-/* The host closed the port: the checker forgets its requests (the next host's may equal them byte for
- * byte and are no copies of them). */
-void ccsim_filter_host_closed(void);
+/* The host closed the port at device time now_us: the checker forgets its requests (the next host's may
+ * equal them byte for byte and are no copies of them). A device packet the host had by then and has not
+ * acknowledged can no longer be: it is judged at the next tick once the line has delivered every byte the
+ * host wrote before it closed (its last ACK among them), without waiting out the 200 ms. One still on its
+ * way to the host never reached it and is owed nothing. */
+void ccsim_filter_host_closed(uint64_t now_us);
+
+/* A host opened the port again: what the device sends reaches it. Until then, after a close, the device's
+ * packets go to nobody and the checker owes them nothing. */
+void ccsim_filter_host_opened(void);
 
 /* --strict: how many bytes the host has written to the host -> device line so far, and how many of them the
  * line has delivered, told before each ccsim_filter_tick. A device packet the host has not acknowledged
@@ -83,7 +90,8 @@ size_t ccsim_filter_tick(uint64_t now_us, bool session, uint8_t *out, size_t cap
 void ccsim_filter_stalled(uint64_t device_us);
 
 /* Prints the checker's summary on stderr (violations with counts and the
- * first offending bytes). Returns the number of violations. */
+ * first offending bytes, and how many device packets still awaited the host's ACK, not judged: their
+ * host still had time). Returns the number of violations. */
 unsigned ccsim_strict_report(void);
 
 #endif /* CCSIM_BREAKS_H */

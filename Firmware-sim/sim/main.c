@@ -606,7 +606,7 @@ static void host_closed(void)
     g_hung_up = true;
     line_clear(&g_tx_line);
     if (ccsim_filter_active()) {
-        ccsim_filter_host_closed();
+        ccsim_filter_host_closed(ccsim_device_now_us(&g_sim));
     }
     note("host closed the port");
 }
@@ -1159,6 +1159,9 @@ int main(int argc, char **argv)
             pfd_master->revents = 0;
             if (master >= 0 && poll(pfd_master, 1, 0) >= 0 && (pfd_master->revents & POLLHUP) == 0) {
                 g_hung_up = false;
+                if (ccsim_filter_active()) {
+                    ccsim_filter_host_opened();
+                }
                 note("host opened the port");
             } else {
                 struct pollfd control;

@@ -276,12 +276,62 @@ int main(void)
         CHECK(ccsim_strict_report() == 8u);
     }
 
+    /* The host closes the port. A packet it had and did not acknowledge is judged at the next tick, once the
+     * line has delivered what the host wrote before it closed: no ACK can come any more, and a simulator
+     * stopped right after the host had gone used to count nothing. An ACK written just before the close and
+     * still on the line is no violation; a packet still on its way to the host at the close, or sent after
+     * it, never reached a host and is owed nothing, until a host opens the port again. */
+    {
+        uint16_t host = 40u;
+        t += 1000000u;
+        ccsim_filter_host_opened();
+        host_requests(host++, 1u, 1u, 1u, t); /* a new host: its handshake */
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1000u);
+        device_sends_reliable(70u, t + 1100u);
+        ccsim_filter_in_line(10000u, 9990u); /* 10 bytes it wrote still on the line */
+        ccsim_filter_host_closed(t + 11000u);
+        tick(t + 11500u);
+        CHECK(ccsim_strict_report() == 8u); /* not before they have arrived: one may be its ACK */
+        ccsim_filter_in_line(10000u, 10000u);
+        tick(t + 12000u);
+        CHECK(ccsim_strict_report() == 9u); /* at once, not 200 ms later */
+
+        ccsim_filter_host_opened();
+        host_requests(host++, 2u, 1u, 1u, t + 20000u);
+        device_sends_reliable(71u, t + 20100u);
+        ccsim_filter_in_line(10010u, 10000u); /* its ACK written, on the line */
+        ccsim_filter_host_closed(t + 21000u);
+        tick(t + 21500u);
+        host_sends(CC_PKT_ACK, host++, 71u, t + 22000u); /* it arrives after the close */
+        ccsim_filter_in_line(10010u, 10010u);
+        tick(t + 23000u);
+        CHECK(ccsim_strict_report() == 9u);
+
+        ccsim_filter_host_opened();
+        host_requests(host++, 3u, 1u, 1u, t + 30000u);
+        ccsim_filter_out_line(t + 130000u, 1041667u); /* 100 ms of frames ahead of it on the line */
+        device_sends_reliable(72u, t + 30100u);
+        ccsim_filter_out_line(0u, 0u);
+        ccsim_filter_host_closed(t + 40000u);
+        tick(t + 41000u);
+        device_sends_reliable(73u, t + 50000u); /* to nobody */
+        tick(t + 400000u);
+        CHECK(ccsim_strict_report() == 9u);
+
+        ccsim_filter_host_opened(); /* and owed again */
+        host_requests(host++, 4u, 1u, 1u, t + 410000u);
+        device_sends_reliable(74u, t + 411000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 500000u);
+        tick(t + 620000u);
+        CHECK(ccsim_strict_report() == 10u);
+    }
+
     if (g_failures != 0) {
         fprintf(stderr, "test_strict: %d check(s) failed\n", g_failures);
         return EXIT_FAILURE;
     }
     printf("test_strict: the host checker discounts the simulator's own stalls and a slow line's, owes nothing for a copy of an acknowledged packet, takes a copy for "
            "its request, ends a call at the device's answer, passes the device's bytes on as they come, waits for an ACK queued behind the "
-           "host's own frame, and still catches a host\n");
+           "host's own frame, judges a closed host's packets at once and owes nothing to nobody, and still catches a host\n");
     return EXIT_SUCCESS;
 }
