@@ -34,22 +34,68 @@ struct FaultInjectorTests {
     }
 
     /// A long frame on a slow line arrives over its line time (617 bytes, 0.64 s at 9600 baud): held to its
-    /// delimiter by a relay with no frame fault, it reached the host whole after the host had seen no byte of
-    /// it for the dead timeout, and the host ended the link (§8). Only frame faults hold a frame, and a baud
-    /// mismatch, whose damage must not depend on how reads split a frame.
+    /// delimiter by a relay, it reached the host whole after the host had seen no byte of it for the dead
+    /// timeout, and the host ended the link (§8). Only faults that need a whole frame hold one (dup, reorder),
+    /// and a baud mismatch, whose damage must not depend on how reads split a frame; drop, garbage and
+    /// stall are decided at its first byte.
     @Test(
-        "without a frame fault, the bytes of a frame still arriving pass as they come",
-        arguments: ["", "corrupt=1%", "drop-frame=1%", "baud=1.05"])
+        "unless a fault needs the whole frame, the bytes of a frame still arriving pass as they come",
+        arguments: ["", "corrupt=1%", "drop-frame=1%", "garbage=1%", "dup=1%", "reorder=1%", "baud=1.05"])
     func bytesPassBeforeTheDelimiter(spec: String) throws {
         let faults = try LinkFaults(spec: spec)
         var injector = FaultInjector(faults: faults)
         let frame = Self.frames[0]
         injector.feed(Array(frame.dropLast()), atMicros: 0)
         let early = injector.take(atMicros: 0)
-        #expect(early.count == (faults.actsOnFrames ? 0 : frame.count - 1))
+        #expect(early.count == (faults.needsWholeFrames ? 0 : frame.count - 1))
         injector.feed([0], atMicros: 1)
         _ = injector.take(atMicros: 1)
         #expect(injector.counts.frames == 1)
+    }
+
+    /// Decided at a frame's first byte, drop, garbage and stall give the same bytes however the reads split
+    /// the frames, and a dropped frame's bytes never pass, not even those before its delimiter.
+    @Test("streamed frame faults: the same output for any split of the input; a dropped frame leaves nothing")
+    func streamedFrameFaultsIgnoreTheSplit() throws {
+        let faults = try LinkFaults(spec: "drop-frame=10%,garbage=10%:8,stall=5%:1ms,corrupt=1%,seed=3")
+        #expect(!faults.needsWholeFrames)
+        func run(chunk: Int) -> ([UInt8], FaultInjector.Counts, [FaultInjector.Record]) {
+            var injector = FaultInjector(faults: faults, keepsRecords: true)
+            var out: [UInt8] = []
+            var now: UInt64 = 0
+            var start = 0
+            let stream = Self.stream
+            while start < stream.count {
+                injector.feed(Array(stream[start..<min(start + chunk, stream.count)]), atMicros: now)
+                out += injector.take(atMicros: now)
+                start += chunk
+                now += 100
+            }
+            out += injector.take(atMicros: now + 10_000_000)
+            return (out, injector.counts, injector.takeRecords())
+        }
+        let whole = run(chunk: Self.stream.count)
+        #expect(whole.1.frames == Self.frames.count)
+        #expect(whole.1.droppedFrames > 0 && whole.1.garbageBursts > 0 && whole.1.stalls > 0)
+        for chunk in [1, 3, 7, 64] {
+            let split = run(chunk: chunk)
+            #expect(split.0 == whole.0, "chunks of \(chunk)")
+            #expect(split.1 == whole.1, "chunks of \(chunk)")
+        }
+        // Without garbage or corruption, the output is exactly the frames not dropped.
+        let dropping = try LinkFaults(spec: "drop-frame=20%,seed=5")
+        var injector = FaultInjector(faults: dropping, keepsRecords: true)
+        var out: [UInt8] = []
+        for byte in Self.stream {
+            injector.feed([byte], atMicros: 0)
+            out += injector.take(atMicros: 0)
+        }
+        let dropped = Set(
+            injector.takeRecords().filter { $0.kind == "drop-frame" }
+                .compactMap { Int($0.detail.split(separator: " ")[1]) })
+        #expect(!dropped.isEmpty)
+        let kept = Self.frames.enumerated().filter { !dropped.contains($0.offset + 1) }.flatMap { $0.element }
+        #expect(out == kept)
     }
 
     @Test("a matched baud rate re-samples to the same bytes; a 10 % mismatch damages them")

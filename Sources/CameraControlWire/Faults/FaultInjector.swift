@@ -6,11 +6,14 @@
 ///                                      ─▶ dup? reorder? ─▶ queue ─▶ take(now) ─▶ baud re-sampling ─▶ bytes
 /// ```
 ///
-/// When a fault acts on whole frames (``LinkFaults/actsOnFrames``), bytes are held until their frame's
-/// delimiter arrives (or 4 KiB gathered without one, which then pass as one chunk with byte faults only), so
-/// frame faults see whole frames; otherwise they pass as they come. A frame held back for
-/// reordering leaves after the next frame, or after 50 ms. Deterministic: the same faults (seed), bytes
-/// and times give the same output.
+/// When a fault needs whole frames (``LinkFaults/needsWholeFrames``: duplicate, reorder, a baud mismatch),
+/// bytes are held until their frame's delimiter arrives (or 4 KiB gathered without one, which then pass as
+/// one chunk with byte faults only). Otherwise bytes pass as they come: drop, garbage and stall are decided
+/// at a frame's first byte, in the same order, with the same random numbers, as for a whole frame. Held to
+/// its delimiter, a long frame on a slow line reached its reader whole after a silence as long as its line
+/// time, which could outlast the reader's dead timeout (§8). A frame held back for reordering leaves after
+/// the next frame, or after 50 ms. Deterministic: the same faults (seed), bytes and times give the same
+/// output, however the bytes are split into feeds.
 public struct FaultInjector: Sendable {
     /// What the injector did, as counts.
     public struct Counts: Sendable, Hashable {
@@ -66,6 +69,8 @@ public struct FaultInjector: Sendable {
     private var queue: [(due: UInt64, bytes: [UInt8])] = []
     private var held: (since: UInt64, bytes: [UInt8])?
     private var stalledUntil: UInt64 = 0
+    /// Bytes passing as they come: a frame has begun (its frame faults rolled); whether it is dropped.
+    private var streamedFrame: Bool?
     private var records: [Record] = []
     private static let maximumUndelimited = 4096
     private static let reorderHoldMicros: UInt64 = 50_000
@@ -86,6 +91,10 @@ public struct FaultInjector: Sendable {
             // whole, after the host had seen no byte of it for the dead timeout: it ended the link (§8).
             counts.frames += bytes.reduce(0) { $1 == 0 ? $0 + 1 : $0 }
             queue.append((now, damage(bytes, now: now)))
+            return
+        }
+        guard faults.needsWholeFrames else {
+            stream(bytes, now: now)
             return
         }
         for byte in bytes {
@@ -139,6 +148,7 @@ public struct FaultInjector: Sendable {
     /// Forgets everything in flight (an unplugged cable).
     public mutating func flush() {
         partial.removeAll()
+        streamedFrame = nil
         queue.removeAll()
         held = nil
         stalledUntil = 0
@@ -154,7 +164,24 @@ public struct FaultInjector: Sendable {
         if keepsRecords { records.append(Record(atMicros: now, kind: kind, detail: detail)) }
     }
 
-    private mutating func frame(_ frame: [UInt8], now: UInt64) {
+    /// Bytes passing as they come (no fault needs whole frames): a frame's faults are rolled at its first
+    /// byte, its bytes damaged and queued as they come, or dropped up to its delimiter.
+    private mutating func stream(_ bytes: [UInt8], now: UInt64) {
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let dropped = streamedFrame ?? beginFrame(now: now, bytes: nil)
+            streamedFrame = dropped
+            let delimiter = bytes[start...].firstIndex(of: 0)
+            let end = delimiter.map { bytes.index(after: $0) } ?? bytes.endIndex
+            if !dropped { queue.append((now, damage(Array(bytes[start..<end]), now: now))) }
+            if delimiter != nil { streamedFrame = nil }
+            start = end
+        }
+    }
+
+    /// A frame begins: counted, and its garbage, drop and stall rolled (in this order). Returns whether it
+    /// is dropped. `bytes`: its length when known (a whole frame), for the record.
+    private mutating func beginFrame(now: UInt64, bytes: Int?) -> Bool {
         counts.frames += 1
         let number = counts.frames
         if roll(faults.garbageRate) {
@@ -167,14 +194,20 @@ public struct FaultInjector: Sendable {
         }
         if roll(faults.dropFrameRate) {
             counts.droppedFrames += 1
-            note(now, "drop-frame", "frame \(number), \(frame.count) bytes")
-            return
+            note(now, "drop-frame", "frame \(number)" + (bytes.map { ", \($0) bytes" } ?? ""))
+            return true
         }
         if roll(faults.stallRate) {
             counts.stalls += 1
             stalledUntil = max(stalledUntil, now + faults.stallMicros)
             note(now, "stall", "\(faults.stallMicros) us at frame \(number)")
         }
+        return false
+    }
+
+    private mutating func frame(_ frame: [UInt8], now: UInt64) {
+        if beginFrame(now: now, bytes: frame.count) { return }
+        let number = counts.frames
         let damaged = damage(frame, now: now)
         if roll(faults.duplicateRate) {
             counts.duplicatedFrames += 1

@@ -129,12 +129,18 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
     /// True when no fault is set.
     public var isEmpty: Bool { self == LinkFaults(seedOnly: seed) }
 
-    /// Whether a fault acts on whole frames (drop, duplicate, reorder, garbage before, stall at) or re-samples
-    /// them at another baud rate (whose damage must not depend on how reads split a frame): only then does a
-    /// ``FaultInjector`` hold a frame's bytes until its delimiter.
+    /// Whether a fault acts on frames (drop, duplicate, reorder, garbage before, stall at) or re-samples them
+    /// at another baud rate (whose damage must not depend on how reads split a frame): only then does a
+    /// ``FaultInjector`` look for frames at all (``needsWholeFrames`` says when it holds them).
     public var actsOnFrames: Bool {
         dropFrameRate > 0 || duplicateRate > 0 || reorderRate > 0 || garbageRate > 0 || stallRate > 0 || baudRatio != 1
     }
+
+    /// Whether a fault needs a frame whole before it can act (duplicate, reorder: the frame is sent again
+    /// or later) or a baud mismatch is set: only then does a ``FaultInjector`` hold a frame's bytes until its
+    /// delimiter. Drop, garbage and stall are decided at a frame's first byte, and its bytes then pass as
+    /// they come.
+    public var needsWholeFrames: Bool { duplicateRate > 0 || reorderRate > 0 || baudRatio != 1 }
 
     private init(seedOnly seed: UInt64) { self.seed = seed }
 
