@@ -703,6 +703,17 @@ void ccsim_filter_host_opened(void)
     g_host_gone = false;
 }
 
+void ccsim_filter_unplugged(void)
+{
+    unsigned i;
+    forget_host_requests();
+    for (i = 0; i < sizeof g_pending / sizeof g_pending[0]; i++) {
+        g_pending[i].used = false;
+    }
+    g_closed_unjudged = false;
+    g_host_gone = true;
+}
+
 void ccsim_filter_out_line(uint64_t line_free_us, uint64_t byte_ns)
 {
     g_out_line_free_us = line_free_us;
@@ -718,13 +729,19 @@ unsigned ccsim_strict_report(void)
     }
     fprintf(stderr, "camctl-sim: strict: %u violation%s\n", total, total == 1u ? "" : "s");
     {
-        unsigned waiting = 0;
+        unsigned waiting = 0, overdue = 0;
         for (i = 0; i < 32u; i++) {
-            waiting += g_pending[i].used ? 1u : 0u;
+            waiting += g_pending[i].used && !g_pending[i].overdue ? 1u : 0u;
+            overdue += g_pending[i].used && g_pending[i].overdue ? 1u : 0u;
         }
         if (waiting != 0u) {
             fprintf(stderr, "camctl-sim: strict:   %u reliable packet%s still awaiting the host's ACK, not judged: its 200 ms had not run out\n",
                     waiting, waiting == 1u ? "" : "s");
+        }
+        if (overdue != 0u) {
+            fprintf(stderr, "camctl-sim: strict:   %u reliable packet%s past its 200 ms (or its host gone), not judged: the host's bytes "
+                    "written by then were still on the line\n",
+                    overdue, overdue == 1u ? "" : "s");
         }
     }
     for (v = 0; v < V_COUNT; v++) {

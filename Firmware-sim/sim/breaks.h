@@ -70,6 +70,11 @@ void ccsim_filter_host_closed(uint64_t now_us);
  * packets go to nobody and the checker owes them nothing. */
 void ccsim_filter_host_opened(void);
 
+/* The simulator unplugged the port (--faults unplug=): both lines are emptied, the host's last ACK with
+ * them, and no host could answer; what the device sent is owed nothing, and nothing is until a host opens
+ * the port again. */
+void ccsim_filter_unplugged(void);
+
 /* --strict: how many bytes the host has written to the host -> device line so far, and how many of them the
  * line has delivered, told before each ccsim_filter_tick. A device packet the host has not acknowledged
  * within 200 ms is judged once the line has delivered every byte the host had written when those 200 ms

@@ -1131,6 +1131,9 @@ int main(int argc, char **argv)
                 line_clear(&g_tx_line);
                 line_clear(&g_rx_line);
                 ccsim_faults_flush();
+                if (ccsim_filter_active()) {
+                    ccsim_filter_unplugged();
+                }
                 note("fault: unplugged (the pty is gone)");
             }
             if ((act & CCSIM_FAULT_REPLUG) != 0u && master < 0) {

@@ -77,6 +77,15 @@ public struct GestureRecognizer: Sendable {
 
     /// The latest device time seen (events or `advance`); nil before the first.
     private var latestMicros: UInt64?
+    /// Device time up to which the device's best-effort events (slide moves, touches) have surely arrived,
+    /// or nil: no limit, every event arrives at once (virtual time, a replay). An idle slide ends only once
+    /// this horizon is ``Configuration/slideIdleEndMicros`` past its last move, so that moves still on their
+    /// way do not begin a second slide. A host whose line brings events late sets it at every advance to
+    /// its estimate of the device's clock minus the line's lateness (`HostCore.deliveryLagMicros`); a slide
+    /// move or touch that arrives moves it up to its own time (best-effort events come in order). Reliable
+    /// events (presses, buttons) overtake queued moves and do not move it. ``reset(cancellingAtMicros:)``
+    /// clears it.
+    public var bestEffortHorizonMicros: UInt64?
     private var touchBeganAt: UInt64?
     private var lightPress: LightPressState?
     /// When an eligible first light press ended (a double light press may follow).
@@ -102,15 +111,19 @@ public struct GestureRecognizer: Sendable {
     /// the long-press threshold, an idle slide ending), or nil when nothing is pending. A host sleeps
     /// until then instead of ticking.
     public var nextDeadlineMicros: UInt64? {
-        var deadline: UInt64?
-        func consider(_ micros: UInt64) { deadline = min(deadline ?? micros, micros) }
-        for press in presses.values where !press.longPressReported {
-            consider(press.beganAt &+ configuration.longPressThresholdMicros)
-        }
-        if slide.isActive, let idle = configuration.slideIdleEndMicros, let moved = slide.lastMoveAt {
-            consider(moved &+ idle)
-        }
-        return deadline
+        [pressDeadlineMicros, slideIdleDeadlineMicros].compactMap { $0 }.min()
+    }
+
+    /// The earliest device time at which a press in flight reaches the long-press threshold, or nil.
+    public var pressDeadlineMicros: UInt64? {
+        presses.values.filter { !$0.longPressReported }.map { $0.beganAt &+ configuration.longPressThresholdMicros }.min()
+    }
+
+    /// The time on ``bestEffortHorizonMicros``'s clock at which the open slide ends idle, or nil (no slide, or
+    /// no idle end). Without a horizon, a device time like the others.
+    public var slideIdleDeadlineMicros: UInt64? {
+        guard slide.isActive, let idle = configuration.slideIdleEndMicros, let moved = slide.lastMoveAt else { return nil }
+        return moved &+ idle
     }
 
     // MARK: Feeding
@@ -139,6 +152,9 @@ public struct GestureRecognizer: Sendable {
             if recentEventNumbers.count > limit { recentEventNumbers.removeFirst(recentEventNumbers.count - limit) }
         }
 
+        if let horizon = bestEffortHorizonMicros, Self.isBestEffort(event.kind) {
+            bestEffortHorizonMicros = max(horizon, event.timestampMicros)
+        }
         advance(toMicros: event.timestampMicros, into: &out)
         let now = max(event.timestampMicros, latestMicros ?? 0)
         let ts = event.timestampMicros
@@ -236,8 +252,9 @@ public struct GestureRecognizer: Sendable {
                 out.append(gesture(.longPressBegan(heldMicros: held), source, now, press.lastForce))
             }
         }
+        let idleNow = min(now, bestEffortHorizonMicros ?? now)
         if slide.isActive, let idle = configuration.slideIdleEndMicros, let moved = slide.lastMoveAt,
-            now >= moved, now - moved >= idle
+            idleNow >= moved, idleNow - moved >= idle
         {
             let position = slide.lastPosition ?? 0
             out.append(gesture(.slideEnded(SlideMotion(position: position, delta: 0, velocity: 0)), .cameraControl, now, 0))
@@ -273,6 +290,12 @@ public struct GestureRecognizer: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Kinds the device sends best-effort (PROTOCOL.md: `SLIDE`, `TOUCH_*`): in order among themselves,
+    /// behind reliable events when the line is saturated.
+    private static func isBestEffort(_ kind: InputEventKind) -> Bool {
+        kind == .slide || kind == .touchDown || kind == .touchUp
+    }
 
     /// Buttons that make press gestures through `buttonDown`/`buttonUp`.
     public static let buttonSources: Set<InputSource> = [.volumeUp, .volumeDown, .actionButton]

@@ -145,6 +145,10 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     private var nextWaiterID: UInt64 = 0
     /// The core's next deadline: a timer on the event loop (no task sleeps for it).
     private var deadline: (micros: UInt64, timer: LoopTimer)?
+    /// The deadline the timer fired for last: one the core still gives after it was reached (the clock
+    /// estimate maps host to device time and back through different samples) waits a millisecond, it does
+    /// not spin the loop.
+    private var firedDeadline: UInt64?
     /// The next clock resync: a timer on the event loop.
     private var resyncTimer: LoopTimer?
     /// Work for the child tasks of ``run()``: haptics to play, clock round trips to make.
@@ -651,16 +655,21 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         deadline = nil
         guard let next else { return }
         let current = now
-        let delay = Duration.microseconds(Int64(next > current ? next - current : 0))
+        let earliest = next == firedDeadline ? current + Self.repeatedDeadlineMicros : current
+        let delay = Duration.microseconds(Int64(next > earliest ? next - current : earliest - current))
         let timer = eventLoop.schedule(after: delay) { [weak self] in
             self?.assumeIsolatedOnLoop { host in host.timerFired(next) }
         }
         deadline = (next, timer)
     }
 
+    /// How long a deadline the core gives again once reached waits (``firedDeadline``).
+    static let repeatedDeadlineMicros: UInt64 = 1_000
+
     private func timerFired(_ micros: UInt64) {
         guard deadline?.micros == micros else { return }
         deadline = nil
+        firedDeadline = micros
         core.advance(toHostMicros: now)
         rearm()
     }

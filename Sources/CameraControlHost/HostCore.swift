@@ -221,7 +221,7 @@ public final class HostCore {
     /// ``advance(toHostMicros:)``.
     public func receive(_ event: InputEvent, atHostMicros now: UInt64) {
         if reportsInputsAndGestures { observer?(.input(event)) }
-        lateness.record(deviceMicros: event.timestampMicros, arrivedAtHostMicros: now)
+        if RecentLateness.counts(event.kind) { lateness.record(deviceMicros: event.timestampMicros, arrivedAtHostMicros: now) }
         var due = Self.take(&dueEvents)
         orderer.accept(event, atMicros: now, into: &due)
         recognize(due)
@@ -233,19 +233,22 @@ public final class HostCore {
     public func advance(toHostMicros now: UInt64) {
         recognize(orderer.release(atMicros: now))
         let deviceNow = deviceMicros(atHostMicros: now)
-        // Device time as far as the line has surely brought its events: a release or a slide's next move
-        // may still be on its way (deliveryLagMicros).
-        let arrivedNow = deviceNow - min(deliveryLagMicros, deviceNow)
+        // Device time as far as the line has surely brought the best-effort events (a slide's next move, a
+        // touch's end may still be on their way: deliveryLagMicros). An idle slide and the AE/AF lock,
+        // which a slide or a touch's end prevents, are judged on it; a long press is not (a press's release
+        // is reliable and overtakes queued moves).
+        let horizon = max(recognizer.bestEffortHorizonMicros ?? 0, deviceNow - min(deliveryLagMicros, deviceNow))
+        recognizer.bestEffortHorizonMicros = horizon
         // While an earlier event is awaited, device time must not run past it: it may be the release
         // that ends a press before the long-press threshold.
         if let latest = recognizer.currentMicros, !orderer.isHolding {
-            deliver(recognizer.advance(toMicros: max(latest, arrivedNow)))
+            deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
         }
         let sessionStopped = !interactions.isEmpty && !interactions.contains(where: \.isSessionRunning)
         if sessionStopped {
             cancelFocusExposureLock(atMicros: deviceNow)
-        } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, arrivedNow >= due {
-            let events = lock.advance(toMicros: arrivedNow)
+        } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, horizon >= due {
+            let events = lock.advance(toMicros: horizon)
             focusLock = lock
             reportLock(events)
         }
@@ -280,12 +283,15 @@ public final class HostCore {
         var deadlines: [UInt64] = []
         if let release = orderer.nextReleaseMicros { deadlines.append(release) }
         // Device-time deadlines need the clock estimate; without one, device time cannot move anyway.
-        // The recogniser's and the lock's fall due once the line has had the time to bring what would
-        // have prevented them (advance(toHostMicros:)).
+        // An idle slide's end and the lock fall due once the line has had the time to bring the
+        // best-effort events that would have prevented them (advance(toHostMicros:)). While the orderer
+        // holds an event the recogniser does not advance: its deadlines wait for the orderer's release
+        // (re-armed at once, a deadline already past spun the loop until the release, up to 2.7 s).
         let lag = deliveryLagMicros
         let lockDeadline = isFocusExposureLockActive ? focusLock?.nextDeadlineMicros.map { $0 &+ lag } : nil
-        let recognizerDeadline = recognizer.nextDeadlineMicros.map { $0 &+ lag }
-        for device in [recognizerDeadline, controls?.nextDeadlineMicros, lockDeadline].compactMap({ $0 }) {
+        let pressDeadline = orderer.isHolding ? nil : recognizer.pressDeadlineMicros
+        let slideDeadline = orderer.isHolding ? nil : recognizer.slideIdleDeadlineMicros.map { $0 &+ lag }
+        for device in [pressDeadline, slideDeadline, controls?.nextDeadlineMicros, lockDeadline].compactMap({ $0 }) {
             if let host = clock.hostMicros(atDeviceMicros: device) { deadlines.append(host) }
         }
         return deadlines.min()
@@ -295,15 +301,16 @@ public final class HostCore {
     /// cannot carry the device's input anyway (the link's dead timeout is a fraction of it).
     public static let maximumDeliveryLagMicros: UInt64 = 1_000_000
 
-    /// How late the line brings input events: the latest that one of the events of the last second or two
-    /// (``RecentLateness/windowMicros``) arrived after its device time, measured with the clock estimate,
-    /// at most ``maximumDeliveryLagMicros`` (0 before a clock sample or an event). A fast line's is a
-    /// frame's time on the wire and the host's wake-up, a fraction of a millisecond; a saturated one's is
-    /// the device's queue, hundreds of milliseconds at 9600 baud, where reliable events overtake the
-    /// queued best-effort ones (hence the latest of several, not the newest's). The recogniser's and the
-    /// AE/AF lock's time-based gestures (a long press, an idle slide's end, the lock) wait for it: until
-    /// then the event that would have prevented them (a release, the slide's next move) may still be on
-    /// the line.
+    /// How late the line brings the device's best-effort input events (slide moves, touches): the latest
+    /// that one of those of the last second or two (``RecentLateness/windowMicros``) arrived after its device
+    /// time, measured with the clock estimate, at most ``maximumDeliveryLagMicros`` (0 before a clock sample
+    /// or such an event). A fast line's is a frame's time on the wire, the host's wake-up and the clock
+    /// estimate's error: a few milliseconds at 115200 baud (an input event's frame alone takes 2 ms). A
+    /// saturated line's is the device's queue: hundreds of milliseconds at 9600 baud, where reliable events
+    /// overtake the queued moves (hence the latest of several, not the newest's). An idle slide's end and
+    /// the AE/AF lock wait for it (``GestureRecognizer/bestEffortHorizonMicros``): until then the event that
+    /// would have prevented them (the slide's next move, a touch's end) may still be on the line. A host
+    /// stall counts as lateness too, for a window or two: those two then come as much later.
     public var deliveryLagMicros: UInt64 {
         guard let latest = lateness.latestMicros, let offset = clock.offsetMicros(atHostMicros: lateness.newestArrivalMicros)
         else { return 0 }
@@ -382,17 +389,24 @@ public final class HostCore {
     }
 }
 
-/// The largest `arrival host time − device time` among the input events that arrived in the current and
-/// the previous window of host time (``windowMicros`` each): how late the line brought them, the clock's
-/// offset still in it (``HostCore/deliveryLagMicros`` takes it out). Windows turn over as events arrive:
-/// a value is replaced once events have arrived for one to two windows after it, so what a saturated
-/// line was late with still counts when the deadlines of its last events (an idle slide's end after
-/// 300 ms, a long press's threshold) come; with no event since, it stays, as those deadlines are the
-/// only ones it delays. Recording is two
-/// subtractions and a comparison: it runs on every event, before the capture handler.
+/// The largest `arrival host time − device time` among the best-effort input events (``counts(_:)``) that
+/// arrived in the current and the previous window of host time (``windowMicros`` each): how late the line
+/// brought them, the clock's offset still in it (``HostCore/deliveryLagMicros`` takes it out). Windows
+/// turn over as such events arrive: a value is replaced once they have arrived for one to two windows
+/// after it, so what a saturated line was late with still counts when the deadlines of its last events
+/// (an idle slide's end 300 ms after the last move, the AE/AF lock) come; with no such event since, it
+/// stays, as those deadlines are the only ones it delays. Recording is two subtractions and a comparison:
+/// it runs on every such event, before the capture handler.
 struct RecentLateness {
     /// The length of a window, host microseconds.
     static let windowMicros: UInt64 = 1_000_000
+
+    /// Whether an event of `kind` counts: the best-effort kinds (PROTOCOL.md: `SLIDE`, `TOUCH_*`), never
+    /// retransmitted, which queue behind one another on a saturated line. A reliable event may come late
+    /// for its own reasons (retransmitted after a loss) and tells nothing of the queue.
+    static func counts(_ kind: InputEventKind) -> Bool {
+        kind == .slide || kind == .touchDown || kind == .touchUp
+    }
     private var windowStartMicros: UInt64 = 0
     private var currentLatest: Int64?
     private var previousLatest: Int64?

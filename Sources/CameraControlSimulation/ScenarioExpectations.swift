@@ -534,35 +534,37 @@ extension ScenarioScript {
             // expectation only inside the part of the window every such start shares. The whole window, as a
             // positive expectation searches, took an event that came after the window's true end for one inside
             // it (over a port at 19200 baud the start is known to 300 ms: the RunScenario request's line time).
-            // The sure part must be at least half the window: a check over a sliver of it (a window only just
-            // longer than the uncertainty) would report a pass that says nothing.
+            // An event in the sure part breaks the expectation for every start; where nothing is there, a sure
+            // part under half the window proves too little to pass: not checked (a window only just longer
+            // than the uncertainty was checked over a few microseconds and reported a pass).
             let sureEnd = expectation.limitMicros.map { anchorEnd + $0 } ?? run.endMicros
             let written = sureEnd - min(start, sureEnd)
-            guard start + slack <= sureEnd, (sureEnd - start - slack) * 2 >= written else {
+            let sureLength = sureEnd - min(start + slack, sureEnd)
+            let sure = min(start + slack, sureEnd)...sureEnd
+            let sureSpan =
+                "\(Self.milliseconds(sure.lowerBound)) … \(Self.milliseconds(sure.upperBound)) ms"
+                + (slack > 0 ? " (its sure \(Self.milliseconds(sureLength)) of \(Self.milliseconds(written)) ms)" : "")
+            if start + slack <= sureEnd,
+                let index = run.events.firstIndex(where: { sure.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
+            {
+                let hit = run.events[index]
+                return ExpectationResult(
+                    expectation: expectation, passed: false, window: sure, matched: hit,
+                    detail: "\(hit.text) at \(Self.milliseconds(hit.micros)) ms, inside \(sureSpan)",
+                    context: Array(run.events[max(0, index - 5)..<min(run.events.count, index + 6)]))
+            }
+            guard start + slack <= sureEnd, sureLength * 2 >= written else {
                 var result = ExpectationResult(
                     expectation: expectation, passed: true, window: window, matched: nil,
                     detail: "not checked: the scenario's start is known to \(Self.milliseconds(slack)) ms, "
-                        + "more than half the window (\(Self.milliseconds(written)) ms)",
+                        + "more than half the window (\(Self.milliseconds(written)) ms), and nothing is in its sure part",
                     context: [])
                 result.skipped = true
                 return result
             }
-            let sure = (start + slack)...sureEnd
-            let sureSpan =
-                "\(Self.milliseconds(sure.lowerBound)) … \(Self.milliseconds(sure.upperBound)) ms"
-                + (slack > 0 ? " (its sure \(Self.milliseconds(sureEnd - start - slack)) of \(Self.milliseconds(written)) ms)" : "")
-            guard
-                let index = run.events.firstIndex(where: { sure.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
-            else {
-                return ExpectationResult(
-                    expectation: expectation, passed: true, window: sure, matched: nil, detail: "none in \(sureSpan)",
-                    context: [])
-            }
-            let hit = run.events[index]
             return ExpectationResult(
-                expectation: expectation, passed: false, window: sure, matched: hit,
-                detail: "\(hit.text) at \(Self.milliseconds(hit.micros)) ms, inside \(sureSpan)",
-                context: Array(run.events[max(0, index - 5)..<min(run.events.count, index + 6)]))
+                expectation: expectation, passed: true, window: sure, matched: nil, detail: "none in \(sureSpan)",
+                context: [])
         case .counter(let name, let comparison, let value):
             let window = run.endMicros...run.endMicros
             guard let counters = run.counters, let field = Counters.fields.first(where: { $0.name == name }) else {

@@ -177,6 +177,35 @@ struct SlideTests {
         #expect(names(out) == ["slideBegan"])
     }
 
+    /// A host whose line brings moves late sets the horizon up to which they have surely arrived: the idle
+    /// end waits for it, a reliable event stamped later (it overtook the queued moves) does not end the
+    /// slide, a move that arrives moves the horizon to its own time, and a long press does not wait.
+    @Test("an idle slide is judged on the best-effort horizon; a press is not")
+    func idleEndOnTheHorizon() {
+        var recognizer = GestureRecognizer(configuration: .init(slideResolution: 101))
+        recognizer.bestEffortHorizonMicros = 0
+        var out = recognizer.handle([event(0, .touchDown, position: 10), event(20, .slide, position: 20)])
+        #expect(names(out).last == "slideBegan")
+        #expect(recognizer.bestEffortHorizonMicros == ms(20))
+        out = recognizer.advance(toMicros: ms(600))
+        #expect(out.isEmpty, "the horizon is still at the last move")
+        #expect(recognizer.slideIdleDeadlineMicros == ms(320))
+        // A button pressed at 650 ms overtook the moves: no slide end, and its long press comes on time.
+        out = recognizer.handle(event(650, .buttonDown, .volumeUp))
+        #expect(names(out) == ["pressBegan"])
+        #expect(recognizer.pressDeadlineMicros == ms(1050))
+        out = recognizer.advance(toMicros: ms(1050))
+        #expect(names(out) == ["longPressBegan"])
+        // The queued move at 300 ms arrives: the same slide goes on.
+        out = recognizer.handle(event(300, .slide, position: 30))
+        #expect(names(out) == ["slideChanged"])
+        #expect(recognizer.bestEffortHorizonMicros == ms(300))
+        recognizer.bestEffortHorizonMicros = ms(599)
+        #expect(recognizer.advance(toMicros: ms(1100)).isEmpty)
+        recognizer.bestEffortHorizonMicros = ms(600)
+        #expect(names(recognizer.advance(toMicros: ms(1100))) == ["slideEnded"])
+    }
+
     @Test("positions beyond the resolution are clamped; a zero resolution never divides by zero")
     func badPositions() {
         var recognizer = GestureRecognizer(configuration: .init(slideResolution: 101))

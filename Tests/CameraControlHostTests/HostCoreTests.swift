@@ -204,7 +204,7 @@ struct HostCoreTests {
         #expect(rig.log.values.filter { $0.hasPrefix("gesture slide-ended") }.count == 1, "\(rig.log.values)")
     }
 
-    @Test("a timely line: the idle slide ends 300 ms after its last move, as the device measures it")
+    @Test("a timely line: the idle slide ends 300 ms after its last move arrived")
     func slideOverATimelyLine() throws {
         let rig = Rig()
         let idle = try #require(GestureRecognizer.Configuration().slideIdleEndMicros)
@@ -216,20 +216,40 @@ struct HostCoreTests {
         #expect(rig.log.values.filter { $0.hasPrefix("gesture slide-ended") }.count == 1)
     }
 
-    @Test("a button overtaking the queued slide does not shorten the wait; timely events replace the lateness within two windows")
+    /// Reliable events (presses, buttons) overtake the best-effort moves queued on a saturated line: their
+    /// lateness says nothing of the queue, and a long press needs no wait (its release is reliable too).
+    @Test("a button overtaking queued moves: the slide waits for the line, its long press does not; timely touches reset")
     func latenessOfTheRecentEvents() {
         let rig = Rig()
         let lastArrival = deliver(Self.touchAndSlide, lag: 500_000, to: rig)
-        // A reliable event leaves ahead of best-effort moves still queued: it arrives almost at once.
         rig.receive(.buttonDown, .volumeUp, atHost: lastArrival + 1_000, number: 42, deviceOffset: 1_000)
         #expect(rig.core.deliveryLagMicros == 500_000, "the queued moves' lateness still counts")
-        // Timely events for two windows: the old lateness is forgotten, and a long press fires at its
-        // threshold.
-        rig.receive(.buttonUp, .volumeUp, atHost: lastArrival + 1_100_000, number: 43)
-        rig.receive(.buttonDown, .volumeDown, atHost: lastArrival + 2_200_000, number: 44)
-        #expect(rig.core.deliveryLagMicros == 0)
         let threshold = GestureRecognizer.Configuration().longPressThresholdMicros
-        #expect(rig.core.nextDeadlineHostMicros == lastArrival + 2_200_000 + threshold)
+        rig.core.advance(toHostMicros: lastArrival + threshold - 1)
+        #expect(!rig.log.values.contains { $0.hasPrefix("gesture long-press-began") })
+        rig.core.advance(toHostMicros: lastArrival + threshold)
+        #expect(rig.log.values.contains { $0.hasPrefix("gesture long-press-began") }, "at its threshold, not 500 ms later")
+        rig.receive(.buttonUp, .volumeUp, atHost: lastArrival + threshold + 10_000, number: 43)
+        // Timely touches for two windows: the old lateness is forgotten.
+        deliver([(lastArrival + 1_100_000, .touchDown, 100)], lag: 0, to: rig, numbersFrom: 44)
+        deliver([(lastArrival + 2_200_000, .touchUp, 100)], lag: 0, to: rig, numbersFrom: 45)
+        #expect(rig.core.deliveryLagMicros == 0)
+    }
+
+    /// While the orderer holds an event for a missing earlier one, the recogniser does not advance, so a
+    /// deadline of its that has passed stays: given as the next deadline, the host re-armed its timer at
+    /// once, again and again, until the orderer let go (up to its 2.7 s reliable hold).
+    @Test("while the orderer holds an event, the next deadline is its release, not a recogniser deadline already past")
+    func noDeadlineInThePastWhileHolding() {
+        let rig = Rig()
+        rig.core.receive(
+            InputEvent(timestampMicros: 2_000_000, kind: .buttonDown, source: .volumeUp, eventNumber: 1), atHostMicros: 2_000_000)
+        // Number 2 is missing; number 3 comes after the long-press threshold has passed.
+        rig.receive(.buttonUp, .volumeDown, atHost: 2_450_000, number: 3)
+        #expect(rig.core.orderer.isHolding)
+        #expect(rig.core.nextDeadlineHostMicros == 2_450_000 + 150_000, "the orderer's release")
+        rig.core.advance(toHostMicros: 2_600_000)
+        #expect(rig.log.values.contains { $0.hasPrefix("gesture long-press-began") })
     }
 
     final class Delegate: CaptureControlsDelegate {

@@ -150,6 +150,9 @@ struct ScenarioExpectationsTests {
         // either. Half the window is checked (the first case above).
         let sliver = script.check(Self.run([(300, "capture ended primary camera-control")], uncertainty: 195_000))[0]
         #expect(sliver.passed && sliver.skipped, "\(sliver.detail)")
+        // But an event inside that sliver is inside the window for every start: a failure.
+        let inSliver = script.check(Self.run([(493, "capture ended primary camera-control")], uncertainty: 195_000))[0]
+        #expect(!inSliver.passed && !inSliver.skipped && inSliver.matched?.micros == 493_000, "\(inSliver.detail)")
         #expect(late.detail.contains("its sure 100.0 of 200.0 ms"), "\(late.detail)")
     }
 

@@ -77,11 +77,27 @@ struct FaultInjectorTests {
         let whole = run(chunk: Self.stream.count)
         #expect(whole.1.frames == Self.frames.count)
         #expect(whole.1.droppedFrames > 0 && whole.1.garbageBursts > 0 && whole.1.stalls > 0)
+        func described(_ records: [FaultInjector.Record]) -> [String] { records.map(\.description) }
+        #expect(described(whole.2).contains { $0.hasPrefix("corrupt byte ") })
         for chunk in [1, 3, 7, 64] {
             let split = run(chunk: chunk)
             #expect(split.0 == whole.0, "chunks of \(chunk)")
             #expect(split.1 == whole.1, "chunks of \(chunk)")
+            #expect(described(split.2) == described(whole.2), "the same faults recorded: chunks of \(chunk)")
         }
+        // A stall decided at the first byte stops the line once the frame has passed: the frame completes
+        // late, as when it was held whole.
+        var stalling = FaultInjector(faults: try LinkFaults(spec: "stall=100%:30ms"))
+        let frame = Self.frames[0]
+        stalling.feed(Array(frame.dropLast()), atMicros: 0)
+        #expect(stalling.take(atMicros: 0) == Array(frame.dropLast()))
+        stalling.feed([0], atMicros: 1_000)
+        #expect(stalling.take(atMicros: 1_000).isEmpty)
+        #expect(stalling.take(atMicros: 31_000) == [0])
+        // A frame without a delimiter ends after 4 KiB: a dropped one takes no more.
+        var endless = FaultInjector(faults: try LinkFaults(spec: "drop-frame=100%"))
+        endless.feed([UInt8](repeating: 1, count: 5000), atMicros: 0)
+        #expect(endless.counts.frames == 2 && endless.counts.droppedFrames == 2)
         // Without garbage or corruption, the output is exactly the frames not dropped.
         let dropping = try LinkFaults(spec: "drop-frame=20%,seed=5")
         var injector = FaultInjector(faults: dropping, keepsRecords: true)

@@ -324,6 +324,16 @@ int main(void)
         host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 500000u);
         tick(t + 620000u);
         CHECK(ccsim_strict_report() == 10u);
+
+        /* The simulator unplugs the port (--faults unplug=): the host's ACK on the line is lost with it, and
+         * no host could have answered. Nothing is owed. */
+        host_requests(host++, 5u, 1u, 1u, t + 630000u);
+        device_sends_reliable(75u, t + 631000u);
+        ccsim_filter_in_line(10020u, 10010u); /* its ACK written, on the line */
+        ccsim_filter_unplugged();
+        ccsim_filter_in_line(10020u, 10020u); /* the emptied line counts its bytes as gone */
+        tick(t + 1000000u);
+        CHECK(ccsim_strict_report() == 10u);
     }
 
     if (g_failures != 0) {

@@ -9,11 +9,12 @@
 /// When a fault needs whole frames (``LinkFaults/needsWholeFrames``: duplicate, reorder, a baud mismatch),
 /// bytes are held until their frame's delimiter arrives (or 4 KiB gathered without one, which then pass as
 /// one chunk with byte faults only). Otherwise bytes pass as they come: drop, garbage and stall are decided
-/// at a frame's first byte, in the same order, with the same random numbers, as for a whole frame. Held to
-/// its delimiter, a long frame on a slow line reached its reader whole after a silence as long as its line
-/// time, which could outlast the reader's dead timeout (§8). A frame held back for reordering leaves after
-/// the next frame, or after 50 ms. Deterministic: the same faults (seed), bytes and times give the same
-/// output, however the bytes are split into feeds.
+/// at a frame's first byte, in the same order, with the same random numbers, as for a whole frame (a stall
+/// still stops the line once the frame has passed). Held to its delimiter, a long frame on a slow line
+/// reached its reader whole after a silence as long as its line time, which could outlast the reader's
+/// dead timeout (§8). A frame held back for reordering leaves after the next frame, or after 50 ms.
+/// Deterministic: the same faults (seed), bytes and times give the same output; streamed, the same bytes,
+/// counts and records however the input is split into feeds (when they leave follows when they came).
 public struct FaultInjector: Sendable {
     /// What the injector did, as counts.
     public struct Counts: Sendable, Hashable {
@@ -69,8 +70,18 @@ public struct FaultInjector: Sendable {
     private var queue: [(due: UInt64, bytes: [UInt8])] = []
     private var held: (since: UInt64, bytes: [UInt8])?
     private var stalledUntil: UInt64 = 0
-    /// Bytes passing as they come: a frame has begun (its frame faults rolled); whether it is dropped.
-    private var streamedFrame: Bool?
+    /// Bytes passing as they come: the frame begun (its frame faults rolled at its first byte).
+    private var streamedFrame: StreamedFrame?
+
+    private struct StreamedFrame {
+        /// Its bytes go nowhere, up to its delimiter.
+        var dropped: Bool
+        /// The line stops when its delimiter has passed (as for a whole frame: it completes late).
+        var stalls: Bool
+        var number: Int
+        /// Its bytes so far.
+        var bytes = 0
+    }
     private var records: [Record] = []
     private static let maximumUndelimited = 4096
     private static let reorderHoldMicros: UInt64 = 50_000
@@ -165,23 +176,37 @@ public struct FaultInjector: Sendable {
     }
 
     /// Bytes passing as they come (no fault needs whole frames): a frame's faults are rolled at its first
-    /// byte, its bytes damaged and queued as they come, or dropped up to its delimiter.
+    /// byte, its bytes damaged and queued as they come, or dropped up to its delimiter; a stall starts when
+    /// the delimiter has passed. A frame without a delimiter ends after 4 KiB (so a dropped one cannot take
+    /// more), and the next byte begins another.
     private mutating func stream(_ bytes: [UInt8], now: UInt64) {
         var start = bytes.startIndex
         while start < bytes.endIndex {
-            let dropped = streamedFrame ?? beginFrame(now: now, bytes: nil)
-            streamedFrame = dropped
-            let delimiter = bytes[start...].firstIndex(of: 0)
-            let end = delimiter.map { bytes.index(after: $0) } ?? bytes.endIndex
-            if !dropped { queue.append((now, damage(Array(bytes[start..<end]), now: now))) }
-            if delimiter != nil { streamedFrame = nil }
+            var frame: StreamedFrame
+            if let current = streamedFrame {
+                frame = current
+            } else {
+                let rolled = beginFrame(now: now, bytes: nil)
+                frame = StreamedFrame(dropped: rolled.dropped, stalls: rolled.stalls, number: counts.frames)
+            }
+            let limit = min(bytes.endIndex, start + (Self.maximumUndelimited - frame.bytes))
+            let delimiter = bytes[start..<limit].firstIndex(of: 0)
+            let end = delimiter.map { bytes.index(after: $0) } ?? limit
+            let ends = delimiter != nil || frame.bytes + (end - start) >= Self.maximumUndelimited
+            if ends && frame.stalls { stall(now: now) }
+            if !frame.dropped {
+                queue.append((now, damage(Array(bytes[start..<end]), now: now, at: frame.bytes, of: "frame \(frame.number)")))
+            }
+            frame.bytes += end - start
+            streamedFrame = ends ? nil : frame
             start = end
         }
     }
 
     /// A frame begins: counted, and its garbage, drop and stall rolled (in this order). Returns whether it
-    /// is dropped. `bytes`: its length when known (a whole frame), for the record.
-    private mutating func beginFrame(now: UInt64, bytes: Int?) -> Bool {
+    /// is dropped and whether it stalls the line (the caller stalls it when the frame has passed).
+    /// `bytes`: its length when known (a whole frame), for the record.
+    private mutating func beginFrame(now: UInt64, bytes: Int?) -> (dropped: Bool, stalls: Bool) {
         counts.frames += 1
         let number = counts.frames
         if roll(faults.garbageRate) {
@@ -195,18 +220,24 @@ public struct FaultInjector: Sendable {
         if roll(faults.dropFrameRate) {
             counts.droppedFrames += 1
             note(now, "drop-frame", "frame \(number)" + (bytes.map { ", \($0) bytes" } ?? ""))
-            return true
+            return (true, false)
         }
         if roll(faults.stallRate) {
             counts.stalls += 1
-            stalledUntil = max(stalledUntil, now + faults.stallMicros)
             note(now, "stall", "\(faults.stallMicros) us at frame \(number)")
+            return (false, true)
         }
-        return false
+        return (false, false)
+    }
+
+    private mutating func stall(now: UInt64) {
+        stalledUntil = max(stalledUntil, now + faults.stallMicros)
     }
 
     private mutating func frame(_ frame: [UInt8], now: UInt64) {
-        if beginFrame(now: now, bytes: frame.count) { return }
+        let rolled = beginFrame(now: now, bytes: frame.count)
+        if rolled.dropped { return }
+        if rolled.stalls { stall(now: now) }
         let number = counts.frames
         let damaged = damage(frame, now: now)
         if roll(faults.duplicateRate) {
@@ -227,21 +258,24 @@ public struct FaultInjector: Sendable {
         }
     }
 
-    private mutating func damage(_ bytes: [UInt8], now: UInt64) -> [UInt8] {
+    /// Byte faults on `bytes`, the part from byte `first` of `whole` (for the record; nil: `bytes` is
+    /// the whole).
+    private mutating func damage(_ bytes: [UInt8], now: UInt64, at first: Int = 0, of whole: String? = nil) -> [UInt8] {
         guard faults.corruptRate > 0 || faults.dropByteRate > 0 else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
+        let of = whole ?? "\(bytes.count)"
         for offset in bytes.indices {
             let byte = bytes[offset]
             if roll(faults.dropByteRate) {
                 counts.droppedBytes += 1
-                note(now, "drop", "byte \(offset) of \(bytes.count)")
+                note(now, "drop", "byte \(first + offset) of \(of)")
                 continue
             }
             if roll(faults.corruptRate) {
                 let mask = UInt8(1 + random.next() % 255)
                 counts.corruptedBytes += 1
-                note(now, "corrupt", "byte \(offset) of \(bytes.count): \(byte) → \(byte ^ mask)")
+                note(now, "corrupt", "byte \(first + offset) of \(of): \(byte) → \(byte ^ mask)")
                 out.append(byte ^ mask)
             } else {
                 out.append(byte)
