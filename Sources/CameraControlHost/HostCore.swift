@@ -302,7 +302,7 @@ public final class HostCore {
     public static let maximumDeliveryLagMicros: UInt64 = 1_000_000
 
     /// How late the line brings the device's best-effort input events (slide moves, touches): the latest
-    /// that one of those of the last second or two (``RecentLateness/windowMicros``) arrived after its device
+    /// that one of those of the last second or two of arrivals came after its device
     /// time, measured with the clock estimate, at most ``maximumDeliveryLagMicros`` (0 before a clock sample
     /// or such an event). A fast line's is a frame's time on the wire, the host's wake-up and the clock
     /// estimate's error: a few milliseconds at 115200 baud (an input event's frame alone takes 2 ms). A

@@ -541,9 +541,10 @@ extension ScenarioScript {
             let written = sureEnd - min(start, sureEnd)
             let sureLength = sureEnd - min(start + slack, sureEnd)
             let sure = min(start + slack, sureEnd)...sureEnd
+            let share = "\(Self.milliseconds(sureLength)) of its \(Self.milliseconds(written)) ms"
             let sureSpan =
                 "\(Self.milliseconds(sure.lowerBound)) … \(Self.milliseconds(sure.upperBound)) ms"
-                + (slack > 0 ? " (its sure \(Self.milliseconds(sureLength)) of \(Self.milliseconds(written)) ms)" : "")
+                + (slack > 0 ? " (the part inside the window for every start the bracket allows: \(share))" : "")
             if start + slack <= sureEnd,
                 let index = run.events.firstIndex(where: { sure.contains($0.micros) && ScenarioExpectation.matches(patterns, $0) })
             {
@@ -557,7 +558,7 @@ extension ScenarioScript {
                 var result = ExpectationResult(
                     expectation: expectation, passed: true, window: window, matched: nil,
                     detail: "not checked: the scenario's start is known to \(Self.milliseconds(slack)) ms, "
-                        + "more than half the window (\(Self.milliseconds(written)) ms), and nothing is in its sure part",
+                        + "more than half the window (\(Self.milliseconds(written)) ms), and nothing is in the part inside it for every start",
                     context: [])
                 result.skipped = true
                 return result

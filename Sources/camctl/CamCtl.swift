@@ -107,7 +107,8 @@ struct CamCtl {
     static let exitStatusHelp = """
         exit status: 0 ok, 1 runtime failure (the port would not open, the device refused, a bad file),
         2 usage error (unknown command, option or field; missing or extra argument), 3 no device answered,
-        130 or 143 interrupted (Ctrl-C, SIGTERM; the port's lock file removed first)
+        130 or 143 interrupted (Ctrl-C, SIGTERM; the port's lock file removed first); monitor, record and relay
+        stop cleanly on the first signal instead (0), ping prints its summary
         """
 
     /// The overview of `camctl help`.

@@ -51,6 +51,8 @@ extension Monitor {
             stopping.value.withLock { $0 = true }
             await host.stop()
         }
+        // Ctrl-C (or SIGTERM) ends the page as it ends the other monitors: the session closes cleanly, exit 0.
+        Interrupts.onInterrupt { Task { await stop() } }
         let isSimulator = SharedFlag()
         let page: LivePageServer
         do {

@@ -49,7 +49,7 @@ struct CamctlInterruptTests {
         lockFiles(of: ptyPath).contains { FileManager.default.fileExists(atPath: $0) }
     }
 
-    @Test("monitor stops cleanly on Ctrl-C (exit 0); serve on SIGTERM exits 143; neither leaves its lock file or socket")
+    @Test("monitor (and its page) stops cleanly on Ctrl-C (exit 0); serve on SIGTERM exits 143; none leaves its lock file or socket")
     func interruptedCommandsLeaveNothing() async throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -63,6 +63,12 @@ struct CamctlInterruptTests {
         #expect(await eventually { monitor.printed.contains("device") })
         #expect(await monitor.interrupt(with: SIGINT) == 0)
         #expect(!Self.locked(simulator.ptyPath), "monitor left its lock file")
+
+        // The live page the same way (it exited 130 before, the README said 0).
+        let page = try Running(["monitor", simulator.ptyPath, "--http", "0"], folder: folder)
+        #expect(await eventually { page.printed.contains("page: http://") })
+        #expect(await page.interrupt(with: SIGINT) == 0, "\(page.complained)")
+        #expect(!Self.locked(simulator.ptyPath), "monitor --http left its lock file")
 
         let socket = folder + "/serve.sock"
         let serve = try Running(["serve", simulator.ptyPath, "--socket", socket], folder: folder)

@@ -9,7 +9,8 @@
 --
 -- Use:
 --   tshark -X lua_script:tools/wireshark/cameracontrol.lua \
---          -o 'uat:protobuf_search_paths:"Proto","TRUE"' -o protobuf.pbf_as_hf:TRUE -r session.pcapng -V
+--          -o "uat:protobuf_search_paths:\"$PWD/Proto\",\"TRUE\"" -o protobuf.pbf_as_hf:TRUE -r session.pcapng -V
+--   (an absolute search path: tshark 4.0 does not find the .proto files under a relative one)
 -- or copy this file to ~/.local/lib/wireshark/plugins/ and add Proto/ to Preferences → Protocols →
 -- ProtoBuf → Protobuf search paths. The schema is found next to this script (../../Proto) or in the
 -- directory named by $CAMERACONTROL_PROTO.
