@@ -342,3 +342,9 @@ int cc_shim_flush_stdout(void) {
     }
     return ferror(stdout) ? -1 : 0;
 }
+
+int cc_shim_unblock_all_signals(void) {
+    sigset_t none;
+    sigemptyset(&none);
+    return pthread_sigmask(SIG_SETMASK, &none, NULL);
+}

@@ -218,7 +218,7 @@ final class SimulatorProcess: @unchecked Sendable {
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.standardError
-        try process.run()
+        try process.runWithDefaultSignals()
         // The first line is the pty's path; give the simulator 10 s to print it.
         let handle = stdout.fileHandleForReading
         let firstLine = FirstLine()

@@ -10,7 +10,7 @@ import Synchronization
 /// leaves nothing behind and exits at once with 128 + the signal's number (130, 143), as a process killed
 /// by it would: the UUCP lock files of the ports it holds are removed (``PortLock/removeHeldLockFiles(system:)``;
 /// `flock` and exclusive mode end with the process) and so are the paths it made (``removeOnExit(_:kind:)``:
-/// `serve`'s socket, `relay`'s `--link`).
+/// `serve`'s socket, `relay`'s `--link`); the apps `serve` launched are sent `SIGTERM` (``LaunchedProcesses``).
 enum Interrupts {
     /// What a path made by a command is, so that only such a thing is removed.
     enum Kind {
@@ -81,6 +81,7 @@ enum Interrupts {
         let paths = state.withLock { $0.paths }
         for (path, kind) in paths where isA(kind, path) { _ = unlink(path) }
         PortLock.removeHeldLockFiles()
+        LaunchedProcesses.terminateAll()
         exit(128 + number)
     }
 

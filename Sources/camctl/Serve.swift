@@ -383,10 +383,12 @@ actor ServeEngine {
         process.arguments = ["-c", command]
         process.environment = ProcessInfo.processInfo.environment.merging(["CAMCTL_PORT": socketPath]) { _, new in new }
         process.terminationHandler = { ended in
+            LaunchedProcesses.remove(ended.processIdentifier)
             print("serve: `\(command)` exited with status \(ended.terminationStatus)")
         }
         do {
-            try process.run()
+            try process.runWithDefaultSignals()  // the app can be interrupted and terminated
+            LaunchedProcesses.add(process.processIdentifier)
             launched = process
         } catch {
             StandardStreams.error("camctl serve: cannot run /bin/sh: \(error)")
@@ -413,6 +415,7 @@ actor ServeEngine {
 
     /// Closes every connection and lets the device go.
     func shutdown() async {
+        LaunchedProcesses.terminateAll()  // the apps it launched end with it
         for task in pageFeed { task.cancel() }
         page?.shutdown()
         for connection in connections.values { connection.close() }

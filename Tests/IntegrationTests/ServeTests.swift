@@ -40,6 +40,34 @@ extension OverRealPTY {
             }
         }
 
+        /// A launched app that outlives serve went on alone against a socket that was gone (`sh -c` does not
+        /// always `exec` the command: the shell and the app both stayed).
+        @Test("what serve launched ends with it: the shell and the processes below it")
+        func launchedEndWithServe() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let scenario = folder + "/click.scenario"
+            try "pause 500ms\nfull-click\npause 200ms\n".write(toFile: scenario, atomically: true, encoding: .utf8)
+            let pids = folder + "/pids"
+            try await withSimulator(seed: 95, extraArguments: ["--scenario", scenario]) { simulator in
+                let run = try await runTool(
+                    "camctl",
+                    [
+                        "serve", simulator.ptyPath, "--socket", folder + "/serve.sock",
+                        "--launch", "echo $$ > '\(pids)'; sleep 60 & echo $! >> '\(pids)'; wait", "--seconds", "4",
+                    ], timeout: .seconds(30))
+                #expect(run.status == 0, "\(run.standardError)")
+                let launched = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .compactMap { pid_t($0) }
+                try #require(launched.count == 2, "the command ran: \(run.standardOutput)")
+                for processID in launched {
+                    let gone = await eventually(within: .seconds(5)) { kill(processID, 0) != 0 }
+                    #expect(gone, "process \(processID) outlived serve")
+                    if !gone { kill(processID, SIGKILL) }
+                }
+            }
+        }
+
         @Test(
             "apps attached to one camctl serve: the last attached gets every capture, the others none; a new app cancels the press in flight of the one before; leaving hands back"
         )

@@ -63,6 +63,11 @@ long cc_shim_write_nosigpipe(int fd, const void *buffer, size_t count);
  * default actions again (exec resets caught signals). Returns 0 or an errno value. */
 int cc_shim_signals_to_pipe(const int *signals, int count, int fd);
 
+/* Unblocks every signal in the calling thread (pthread_sigmask with an empty set). A child process inherits
+ * the mask of the thread that spawns it, and the threads of Swift's concurrency pool block nearly every
+ * signal: a command launched from one could not be interrupted or terminated. Returns 0, or an errno. */
+int cc_shim_unblock_all_signals(void);
+
 /*
  * Local (Unix-domain) stream sockets, for `camctl serve` and the apps that attach to it. Each descriptor
  * written is close-on-exec and non-blocking; nothing is left open on failure. ENAMETOOLONG when path does
