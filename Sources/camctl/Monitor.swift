@@ -21,7 +21,8 @@ import Synchronization
 enum Monitor {
     static let command = Command(
         name: "monitor", summary: "print input events, gestures and capture events as they arrive",
-        usage: "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--json | --http [HOST:]PORT [--camera SOURCE [-o DIR]]]",
+        usage:
+            "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--plain | --json | --http [HOST:]PORT [--camera SOURCE [-o DIR]]]",
         details: """
             After an unplug it waits for the device to come back at the same path and carries on.
               --seconds N      stop after N seconds (default: run until Ctrl-C)
