@@ -450,7 +450,16 @@ public actor Probe {
             let value = elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
             return value < 0 ? "\(value) ms" : "+\(value) ms"
         }
+        // The answers among them, with their calls: an answer to another call than the one awaited tells a
+        // device that mixed calls up from one that answered late (a first STM32F4 run under QEMU, beside the
+        // micro:bit's, left GetCounters unanswered while 7 RESPONSEs came, and said no more).
+        let answers = frames.compactMap { frame -> String? in
+            guard let packet = frame.packet, packet.type != .heartbeat, packet.type != .ack else { return nil }
+            return "\(packet.type) call \(packet.callID) seq \(packet.sequence) at \(millis(frame.at))"
+        }
+        let listed = answers.prefix(8).joined(separator: ", ") + (answers.count > 8 ? ", …" : "")
         return "\(kinds) (the first at \(millis(first.at)), the last at \(millis(last.at)))"
+            + (answers.isEmpty ? "" : ": \(listed)")
     }
 
     /// The call id of a REQUEST's wire bytes (for messages).

@@ -20,6 +20,13 @@ struct FailureSummaryTests {
             Probe.summary(frames, since: start)
                 == "1 ACK, 2 HEARTBEAT, 1 undecodable (the first at -30 ms, the last at +1990 ms)")
         #expect(Probe.summary([], since: start) == "nothing")
+        // Answers are listed with their calls and sequence numbers.
+        var answer = frame(.response, at: 19)
+        answer.packet?.callID = 12
+        answer.packet?.sequence = 7
+        #expect(
+            Probe.summary([frame(.heartbeat, at: 5), answer], since: start)
+                == "1 HEARTBEAT, 1 RESPONSE (the first at +5 ms, the last at +19 ms): RESPONSE call 12 seq 7 at +19 ms")
     }
 
     @Test("an unanswered request's failure says what the device sent meanwhile, and a silent device's that it sent nothing")
