@@ -453,8 +453,9 @@ public actor Probe {
         // The answers among them, with their calls: an answer to another call than the one awaited tells a
         // device that mixed calls up from one that answered late (a first STM32F4 run under QEMU, beside the
         // micro:bit's, left GetCounters unanswered while 7 RESPONSEs came, and said no more).
+        // Stream messages are left out: an open event stream's would hide the answers behind the "…".
         let answers = frames.compactMap { frame -> String? in
-            guard let packet = frame.packet, packet.type != .heartbeat, packet.type != .ack else { return nil }
+            guard let packet = frame.packet, [.response, .error, .streamEnd].contains(packet.type) else { return nil }
             return "\(packet.type) call \(packet.callID) seq \(packet.sequence) at \(millis(frame.at))"
         }
         let listed = answers.prefix(8).joined(separator: ", ") + (answers.count > 8 ? ", …" : "")

@@ -383,12 +383,11 @@ actor ServeEngine {
         process.arguments = ["-c", command]
         process.environment = ProcessInfo.processInfo.environment.merging(["CAMCTL_PORT": socketPath]) { _, new in new }
         process.terminationHandler = { ended in
-            LaunchedProcesses.remove(ended.processIdentifier)
             print("serve: `\(command)` exited with status \(ended.terminationStatus)")
         }
         do {
-            try process.runWithDefaultSignals()  // the app can be interrupted and terminated
-            LaunchedProcesses.add(process.processIdentifier)
+            // With no signal blocked (the app can be interrupted), and ended with serve.
+            guard try LaunchedProcesses.launch(process) else { return }
             launched = process
         } catch {
             StandardStreams.error("camctl serve: cannot run /bin/sh: \(error)")

@@ -132,24 +132,36 @@ enum TestCommand {
             print("\(samples.count) samples replayed")
             return
         }
-        // Runs of slide-changed count once (RecordedInput.comparable): the live device coalesces best-effort
-        // moves that the replay, in virtual time, sends every one of.
-        let gestures = RecordedInput.comparable(rig.captureRig.gestures.map(RecordedInput.name))
+        // Without slide-changed (RecordedInput.comparable): the live device coalesces best-effort moves that
+        // the replay, in virtual time, sends every one of. A slide with many fewer moves than the recording's
+        // is a replay that lost moves (RecordedInput.lostMoves).
+        let replayedNames = rig.captureRig.gestures.map(RecordedInput.name)
+        let gestures = RecordedInput.comparable(replayedNames)
+        let shortRuns = zip(RecordedInput.slideMoves(input.gestures), RecordedInput.slideMoves(replayedNames)).enumerated()
+            .filter { RecordedInput.lostMoves(recorded: $0.element.0, replayed: $0.element.1) }
         let captures = rig.captureRig.captureEvents.map { "\($0.event.phase.rawValue) \($0.event.source)" }
         let checks = [
             ("gestures", RecordedInput.comparable(input.gestures), gestures), ("captures", input.captures, captures),
         ]
         var failed = false
         for (what, recorded, replayed) in checks {
+            if recorded == replayed, what == "gestures", let short = shortRuns.first {
+                failed = true
+                print(
+                    "FAIL \(path): the replay lost slide moves: slide #\(short.offset + 1) has \(short.element.1) "
+                        + "slide-changed, the recording \(short.element.0)")
+                continue
+            }
             if recorded == replayed {
-                let note = what == "gestures" ? " (each run of slide-changed counted once)" : ""
+                let note = what == "gestures" ? " (slide-changed left out; each slide's moves counted)" : ""
                 print("PASS \(path): the same \(recorded.count) \(what)\(note)")
                 continue
             }
             failed = true
             let index =
                 zip(recorded, replayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, replayed.count)
-            print("FAIL \(path): \(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count))")
+            let counted = what == "gestures" ? ", slide-changed left out" : ""
+            print("FAIL \(path): \(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count)\(counted))")
             for offset in max(0, index - 3)..<min(max(recorded.count, replayed.count), index + 4) {
                 let left = offset < recorded.count ? recorded[offset] : "—"
                 let right = offset < replayed.count ? replayed[offset] : "—"

@@ -42,7 +42,7 @@ extension OverRealPTY {
 
         /// A launched app that outlives serve went on alone against a socket that was gone (`sh -c` does not
         /// always `exec` the command: the shell and the app both stayed).
-        @Test("what serve launched ends with it: the shell and the processes below it")
+        @Test("what serve launched ends with it: the shell, the processes below it and the orphans it left")
         func launchedEndWithServe() async throws {
             let folder = try makeTemporaryFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -54,14 +54,24 @@ extension OverRealPTY {
                     "camctl",
                     [
                         "serve", simulator.ptyPath, "--socket", folder + "/serve.sock",
-                        "--launch", "echo $$ > '\(pids)'; sleep 60 & echo $! >> '\(pids)'; wait", "--seconds", "4",
+                        "--launch",
+                        "echo $$ > '\(pids)'; (sleep 61 & echo $! >> '\(pids)'); sleep 60 & echo $! >> '\(pids)'; wait",
+                        "--seconds", "4",
                     ], timeout: .seconds(30))
                 #expect(run.status == 0, "\(run.standardError)")
                 let launched = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n")
                     .compactMap { pid_t($0) }
-                try #require(launched.count == 2, "the command ran: \(run.standardOutput)")
+                // The shell, an orphan its subshell left (init's child now, in the shell's process group) and
+                // a background job.
+                try #require(launched.count == 3, "the command ran: \(run.standardOutput)")
+                /// Gone, or a zombie nobody has reaped yet (it has ended).
+                func ended(_ processID: pid_t) -> Bool {
+                    guard kill(processID, 0) == 0 else { return true }
+                    let stat = (try? String(contentsOfFile: "/proc/\(processID)/stat", encoding: .utf8)) ?? ""
+                    return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+                }
                 for processID in launched {
-                    let gone = await eventually(within: .seconds(5)) { kill(processID, 0) != 0 }
+                    let gone = await eventually(within: .seconds(5)) { ended(processID) }
                     #expect(gone, "process \(processID) outlived serve")
                     if !gone { kill(processID, SIGKILL) }
                 }
