@@ -892,6 +892,17 @@ void ccsim_filter_in_line(uint64_t written, uint64_t delivered)
     g_in_delivered = delivered;
 }
 
+/* A pending packet's time to be acknowledged is over (its 200 ms ran out, or its host closed): an ACK the
+ * host wrote by now is among the bytes written so far, and it is judged once they have all arrived, so that
+ * bytes written later (a host keeping the line busy) cannot put the verdict off. */
+static void mark_overdue(pending_t *p)
+{
+    if (!p->overdue) {
+        p->overdue = true;
+        p->watermark = g_in_written;
+    }
+}
+
 static void strict_tick(uint64_t now_us, bool session)
 {
     unsigned i;
@@ -905,19 +916,14 @@ static void strict_tick(uint64_t now_us, bool session)
             }
             if (g_pending[i].sent_us > g_closed_us) {
                 g_pending[i].used = false;
-            } else if (!g_pending[i].overdue) {
-                g_pending[i].overdue = true;
-                g_pending[i].watermark = g_in_written;
+            } else {
+                mark_overdue(&g_pending[i]);
             }
         }
     }
     for (i = 0; i < 32u; i++) {
-        if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u
-            && !g_pending[i].overdue) {
-            /* an ACK the host wrote by now is among these bytes: judged once they have all arrived, so that
-             * bytes written later (a host keeping the line busy) cannot put the verdict off */
-            g_pending[i].overdue = true;
-            g_pending[i].watermark = g_in_written;
+        if (g_pending[i].used && now_us > g_pending[i].sent_us && now_us - g_pending[i].sent_us > 200000u) {
+            mark_overdue(&g_pending[i]);
         }
         if (g_pending[i].used && g_pending[i].overdue && g_in_delivered >= g_pending[i].watermark) {
             violation(V_UNACKED, g_pending[i].wire, g_pending[i].wire_len);

@@ -152,7 +152,7 @@ public struct GestureRecognizer: Sendable {
             if recentEventNumbers.count > limit { recentEventNumbers.removeFirst(recentEventNumbers.count - limit) }
         }
 
-        if let horizon = bestEffortHorizonMicros, Self.isBestEffort(event.kind) {
+        if let horizon = bestEffortHorizonMicros, !event.kind.isReliable {
             bestEffortHorizonMicros = max(horizon, event.timestampMicros)
         }
         advance(toMicros: event.timestampMicros, into: &out)
@@ -290,12 +290,6 @@ public struct GestureRecognizer: Sendable {
     }
 
     // MARK: Helpers
-
-    /// Kinds the device sends best-effort (PROTOCOL.md: `SLIDE`, `TOUCH_*`): in order among themselves,
-    /// behind reliable events when the line is saturated.
-    private static func isBestEffort(_ kind: InputEventKind) -> Bool {
-        kind == .slide || kind == .touchDown || kind == .touchUp
-    }
 
     /// Buttons that make press gestures through `buttonDown`/`buttonUp`.
     public static let buttonSources: Set<InputSource> = [.volumeUp, .volumeDown, .actionButton]

@@ -656,7 +656,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         guard let next else { return }
         let current = now
         let earliest = next == firedDeadline ? current + Self.repeatedDeadlineMicros : current
-        let delay = Duration.microseconds(Int64(next > earliest ? next - current : earliest - current))
+        let delay = Duration.microseconds(Int64(max(next, earliest) - current))
         let timer = eventLoop.schedule(after: delay) { [weak self] in
             self?.assumeIsolatedOnLoop { host in host.timerFired(next) }
         }

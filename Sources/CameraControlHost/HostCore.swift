@@ -221,7 +221,11 @@ public final class HostCore {
     /// ``advance(toHostMicros:)``.
     public func receive(_ event: InputEvent, atHostMicros now: UInt64) {
         if reportsInputsAndGestures { observer?(.input(event)) }
-        if RecentLateness.counts(event.kind) { lateness.record(deviceMicros: event.timestampMicros, arrivedAtHostMicros: now) }
+        // Best-effort kinds only (slide, touch): a reliable event may come late for its own reasons
+        // (retransmitted after a loss) and tells nothing of the queue.
+        if event.kind != .unspecified, !event.kind.isReliable {
+            lateness.record(deviceMicros: event.timestampMicros, arrivedAtHostMicros: now)
+        }
         var due = Self.take(&dueEvents)
         orderer.accept(event, atMicros: now, into: &due)
         recognize(due)
@@ -389,7 +393,7 @@ public final class HostCore {
     }
 }
 
-/// The largest `arrival host time − device time` among the best-effort input events (``counts(_:)``) that
+/// The largest `arrival host time − device time` among the best-effort input events (slide, touch) that
 /// arrived in the current and the previous window of host time (``windowMicros`` each): how late the line
 /// brought them, the clock's offset still in it (``HostCore/deliveryLagMicros`` takes it out). Windows
 /// turn over as such events arrive: a value is replaced once they have arrived for one to two windows
@@ -401,12 +405,6 @@ struct RecentLateness {
     /// The length of a window, host microseconds.
     static let windowMicros: UInt64 = 1_000_000
 
-    /// Whether an event of `kind` counts: the best-effort kinds (PROTOCOL.md: `SLIDE`, `TOUCH_*`), never
-    /// retransmitted, which queue behind one another on a saturated line. A reliable event may come late
-    /// for its own reasons (retransmitted after a loss) and tells nothing of the queue.
-    static func counts(_ kind: InputEventKind) -> Bool {
-        kind == .slide || kind == .touchDown || kind == .touchUp
-    }
     private var windowStartMicros: UInt64 = 0
     private var currentLatest: Int64?
     private var previousLatest: Int64?
