@@ -222,7 +222,7 @@ let package = Package(
             dependencies: [
                 "CameraControlWire", "CameraControlPosixTransport", "CameraControlRPC", "CameraControlDevice", "CameraControlCapture",
                 "CameraControlHost", "CameraControlPorts", "CameraControlGStreamer", "CameraControlSimulation", "CameraAppExample",
-                "CameraControlEmbedded", "CBenchSupport",
+                "CameraControlEmbedded", "CameraControlTools", "CBenchSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -328,7 +328,8 @@ let package = Package(
             name: "CameraControlToolsTests",
             dependencies: [
                 "CameraControlWire", "CameraControlGestures", "CameraControlTools", "CameraControlTransport",
-                "CameraControlPosixTransport", "CameraControlTestSupport",
+                "CameraControlPosixTransport", "CameraControlTestSupport", "CameraControlCapture", "CameraControlControls",
+                "CameraAppExample",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

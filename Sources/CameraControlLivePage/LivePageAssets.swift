@@ -88,7 +88,7 @@ enum LivePageAssets {
             case "input": break;
             case "capture": addEvent(`${(m.tMs ?? 0).toFixed(1)} ms  ${m.phase} ${m.role} ${m.source}${m.captured ? "  → CAPTURE" : ""}`, "capture"); break;
             case "gesture": if (m.kind !== "slide-changed") addEvent(`${(m.tMs ?? 0).toFixed(1)} ms  ${m.kind} ${m.source}`); break;
-            case "photo": addEvent(`photo #${m.sequenceNumber}`, "capture"); break;
+            case "photo": addEvent(`${m.isVideo ? "video" : "photo"} #${m.sequenceNumber}`, "capture"); break;
             case "overlay": overlayEffect(m.effect || ""); break;
             case "counters": $("counters").textContent = Object.entries(m.values || {}).map(([k, v]) => `${k.padEnd(22)} ${v}`).join("\n"); break;
             case "lost": $("status").textContent = "device lost — reconnecting"; break;

@@ -187,9 +187,11 @@ package final class EventPrinter: @unchecked Sendable {
         case .photo(let photo, _):
             emit(
                 nil, "photo",
-                String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias)
+                (photo.isVideo ? "video " : "")
+                    + String(format: "#%d zoom %.2f× bias %+.2f EV", photo.sequenceNumber, photo.zoomFactor, photo.exposureBias)
                     + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked"),
                 fields: [
+                    JSONMember("isVideo", .bool(photo.isVideo)),
                     JSONMember("focusExposureLock", .string("\(photo.focusExposureLock)")),
                     JSONMember("sequenceNumber", .integer(photo.sequenceNumber)),
                     JSONMember("zoomFactor", .number(String(format: "%.3f", photo.zoomFactor))),

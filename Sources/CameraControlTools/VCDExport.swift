@@ -134,10 +134,13 @@ package struct VCDExport {
         self = timeline
     }
 
-    /// Declares a signal; returns its index.
+    /// Declares a signal; returns its index. A name already declared (in any scope) gets its scope as a
+    /// suffix: viewers such as sigrok list channels by name alone, so the device's `remote_click` input
+    /// and the `remote_click` gesture would be two channels of one name.
     @discardableResult
     package mutating func signal(_ name: String, isReal: Bool = false, scope: String = "camera_control") -> Int {
-        signals.append(Signal(name: name, isReal: isReal, scope: scope))
+        let taken = signals.contains { $0.name == name }
+        signals.append(Signal(name: taken ? "\(name)_\(scope)" : name, isReal: isReal, scope: scope))
         return signals.count - 1
     }
 

@@ -1,6 +1,7 @@
 import CameraControlCapture
 import CameraControlHost
 import CameraControlPorts
+import CameraControlTools
 import Foundation
 import Synchronization
 
@@ -101,7 +102,7 @@ final class BenchSimulator {
         process.standardOutput = pipe
         output = pipe.fileHandleForReading
         do {
-            try process.run()
+            try process.runWithDefaultSignals()
             let line = try Self.readLine(from: output)
             guard !line.isEmpty else { throw Failure(description: "\(simulator) printed no port") }
             port = line

@@ -1,3 +1,4 @@
+import CameraControlTools
 import Foundation
 
 /// `camctl-bench firmware`: the board images, measured from the linked images (docs/FIRMWARE.md), and the same
@@ -134,7 +135,7 @@ enum FirmwareBench {
         process.standardOutput = pipe
         process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
+            try process.runWithDefaultSignals()
         } catch {
             throw Failure(description: "cannot run \(tool): \(error)")
         }

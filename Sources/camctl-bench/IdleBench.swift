@@ -1,5 +1,6 @@
 import CBenchSupport
 import CameraControlHost
+import CameraControlTools
 import CameraControlWire
 import Foundation
 
@@ -145,7 +146,7 @@ enum IdleBench {
             }
             process.standardOutput = standardOutput
             process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
+            try process.runWithDefaultSignals()
         }
 
         /// Fails, with what the monitor said, unless it still runs.

@@ -119,7 +119,12 @@ enum PacedLatencyBench {
         for pacing in pacings {
             var presses = Presses(latencies: [], aboveWire: [], estimateErrors: [], hostWork: [])
             var cHost = (latencies: [Double](), aboveWire: [Double](), hostWork: [Double]())
-            for share in roundSizes(clicks: clicks) {
+            let shares = roundSizes(clicks: clicks)
+            for (index, share) in shares.enumerated() {
+                // A run takes a minute or more (one click each 150 ms, a fresh simulator for every round
+                // and host): say where it is, on standard error so that the table stays clean.
+                FileHandle.standardError.write(
+                    Data("  \(pacing.name): round \(index + 1) of \(shares.count), \(share) clicks each host\n".utf8))
                 let round = try await pressToHandler(options, baud: pacing.baud, clicks: share)
                 presses.latencies += round.latencies
                 presses.aboveWire += round.aboveWire

@@ -68,8 +68,10 @@ enum Soak {
         let wall = Date().timeIntervalSince(start)
         print("event accounting:\n\(total)")
 
-        // Flat memory: the last sample against the first one after a 20 % warm-up.
-        let warm = samples[min(samples.count - 1, max(1, samples.count / 5))]
+        // Flat memory: the last sample against the first one taken once 20 % of the run has passed (12 s
+        // of a minute; never the very first sample).
+        let warmIndex = samples.firstIndex { $0.seconds >= seconds / 5 } ?? samples.count - 1
+        let warm = samples[min(samples.count - 1, max(1, warmIndex))]
         let final = samples[samples.count - 1]
         let growthKB = final.rssKB - warm.rssKB
         let allowedKB = max(4 * 1024, warm.rssKB / 10)

@@ -1,4 +1,5 @@
 import CSystemShim
+import CameraControlPosixTransport
 import CameraControlTools
 import CameraControlWire
 import Foundation
@@ -135,6 +136,9 @@ struct CamCtl {
         cc_shim_line_buffer_stdout()  // a pipe (`camctl demo | tee log`) sees each line as it happens
         Interrupts.install()  // Ctrl-C and SIGTERM leave no lock file, socket or link behind
         let status = await run(Array(CommandLine.arguments.dropFirst()))
+        // A command that failed after it opened a port may still hold it: `flock` and exclusive mode end
+        // with the process, a UUCP lock file would stay behind (only files naming this process are removed).
+        PortLock.removeHeldLockFiles()
         // What was printed must have been written (a full disk, /dev/full): otherwise a runtime failure.
         let flushed = cc_shim_flush_stdout()
         if flushed != 0 {

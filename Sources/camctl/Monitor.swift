@@ -117,10 +117,14 @@ enum Monitor {
         let (host, port) = connected
         portName.withLock { $0 = port }
 
-        if let scenario, let session = await host.session {
-            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
-            printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+        do {
+            if let scenario, let session = await host.session {
+                let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
+                printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
+                if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+            }
+        } catch  where stopping.value.withLock({ $0 }) {
+            return  // stopped (Ctrl-C, --seconds) while the scenario played: the session closed under it
         }
         if seconds > 0, !deadline.isSet {
             Task {
@@ -248,10 +252,14 @@ enum Monitor {
         ]
         defer { for task in tasks { task.cancel() } }
 
-        if let scenario, let session = await host.session {
-            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
-            printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+        do {
+            if let scenario, let session = await host.session {
+                let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
+                printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
+                if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+            }
+        } catch  where stopping.value.withLock({ $0 }) {
+            return  // stopped (Ctrl-C, q, --seconds) while the scenario played
         }
         if seconds > 0, !deadline.isSet {
             Task {

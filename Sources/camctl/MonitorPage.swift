@@ -82,13 +82,19 @@ extension Monitor {
             page, from: host, portName: port, printer: printer, isSimulator: isSimulator, camera: camera != nil,
             isStopping: { stopping.value.withLock { $0 } })
         defer { for task in tasks { task.cancel() } }
-        await host.attach(app.interaction)
-        app.install(in: try await host.makeControlsSession())
-        app.interaction.setSessionRunning(true)
+        // Ctrl-C is taken from here on: a step that fails because the session closed under it ends the page
+        // as the signal asked (exit 0), not with the step's error.
+        do {
+            await host.attach(app.interaction)
+            app.install(in: try await host.makeControlsSession())
+            app.interaction.setSessionRunning(true)
 
-        if let scenario, let session = await host.session {
-            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
-            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+            if let scenario, let session = await host.session {
+                let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
+                if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+            }
+        } catch  where stopping.value.withLock({ $0 }) {
+            return
         }
         if seconds > 0 {
             Task {

@@ -1,3 +1,6 @@
+import CameraAppExample
+import CameraControlCapture
+import CameraControlControls
 import CameraControlWire
 import Testing
 
@@ -31,6 +34,27 @@ import Testing
         #expect(lines.all[1].hasPrefix("      2.5 ms  input"), "\(lines.all[1])")
         #expect(lines.all[2].hasPrefix("             note     hello"), "\(lines.all[2])")
         #expect(lines.all[3].hasPrefix("      0.0 ms  input"), "\(lines.all[3])")
+    }
+
+    @Test("a click-and-hold's recording is printed as a video, and its JSON says isVideo")
+    func videoNamed() throws {
+        let ended = CaptureEvent(
+            phase: .ended, id: CaptureEventID(rawValue: 1), source: .cameraControl, deviceTimestampMicros: 5,
+            receivedAtHostMicros: 5)
+        let (printer, lines) = Self.printer()
+        printer.app(.photo(CapturedPhoto(sequenceNumber: 2, zoomFactor: 1, exposureBias: 0, isVideo: true), ended))
+        printer.app(.photo(CapturedPhoto(sequenceNumber: 3, zoomFactor: 1, exposureBias: 0), ended))
+        #expect(lines.all.count == 2)
+        #expect(lines.all[0].contains("photo    video #2 zoom"), "\(lines.all)")
+        #expect(lines.all[1].contains("photo    #3 zoom"), "\(lines.all)")
+        let json = EventPrinter(json: true)
+        let jsonLines = Lines()
+        json.sink = { jsonLines.all.append($0) }
+        json.app(.photo(CapturedPhoto(sequenceNumber: 2, zoomFactor: 1, exposureBias: 0, isVideo: true), ended))
+        json.app(.photo(CapturedPhoto(sequenceNumber: 3, zoomFactor: 1, exposureBias: 0), ended))
+        #expect(jsonLines.all.count == 2)
+        #expect(jsonLines.all[0].contains("\"isVideo\":true"), "\(jsonLines.all)")
+        #expect(jsonLines.all[1].contains("\"isVideo\":false"), "\(jsonLines.all)")
     }
 
     @Test("slides are printed only when verbose; a quiet printer prints nothing")

@@ -28,6 +28,16 @@ struct VCDExportTests {
         #expect(body == ["#0", "$dumpvars", "r150 A", "1B", "0C", "$end", "#2000", "r1200 A", "#3000", "1C", "#4000", "0C"])
     }
 
+    @Test("a name declared again in another scope gets the scope as a suffix: channel names stay unique")
+    func namesUnique() {
+        var timeline = VCDExport()
+        timeline.signal("remote_click")
+        timeline.signal("remote_click", scope: "gestures")
+        timeline.signal("click", scope: "gestures")
+        #expect(timeline.signals.map(\.name) == ["remote_click", "remote_click_gestures", "click"])
+        #expect(timeline.text().contains("$var wire 1 B remote_click_gestures $end"))
+    }
+
     @Test("identifiers are letters and digits, unique past 62 signals")
     func identifiers() {
         let codes = (0..<5_000).map(VCDExport.code)

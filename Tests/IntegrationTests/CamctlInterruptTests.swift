@@ -78,6 +78,24 @@ struct CamctlInterruptTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "serve left its socket")
     }
 
+    @Test("a command that fails after it opened the port (a scenario too long for one call): exit 1, no lock file left")
+    func failureAfterOpenLeavesNoLockFile() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simulator = try SimulatorProcess()
+        defer { simulator.kill() }
+        let scenario = folder + "/long.scenario"
+        try String(repeating: "pause 100ms\n", count: 100).write(toFile: scenario, atomically: true, encoding: .utf8)
+        for arguments in [
+            ["monitor", simulator.ptyPath, "--scenario", scenario], ["monitor", simulator.ptyPath, "--http", "0", "--scenario", scenario],
+        ] {
+            let run = try await runTool("camctl", arguments)
+            #expect(run.status == 1, "\(arguments): \(run.standardError)")
+            #expect(run.standardError.contains("more than one RunScenario takes"), "\(run.standardError)")
+            #expect(!Self.locked(simulator.ptyPath), "\(arguments) left its lock file")
+        }
+    }
+
     @Test("ping on Ctrl-C stops pinging and prints its summary of the pings sent: exit 0, the port released")
     func interruptedPingSummarises() async throws {
         let folder = try makeTemporaryFolder()
