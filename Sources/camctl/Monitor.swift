@@ -56,7 +56,7 @@ enum Monitor {
         if !args.flag("plain"), !args.flag("json"), isatty(1) != 0 {
             return try await runScreen(args)
         }
-        var seconds = try args.seconds()
+        let seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")
@@ -117,11 +117,12 @@ enum Monitor {
         let (host, port) = connected
         portName.withLock { $0 = port }
 
+        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
         do {
             if let scenario, let session = await host.session {
                 let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
                 printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-                if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+                if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
             }
         } catch  where stopping.value.withLock({ $0 }) {
             return  // stopped (Ctrl-C, --seconds) while the scenario played: the session closed under it
@@ -129,6 +130,11 @@ enum Monitor {
         if seconds > 0, !deadline.isSet {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
+                await stop(host)
+            }
+        } else if let (session, remaining) = scenarioEnd {
+            Task {
+                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
                 await stop(host)
             }
         }
@@ -148,7 +154,7 @@ enum Monitor {
 
     /// The full-screen monitor.
     static func runScreen(_ args: Arguments) async throws {
-        var seconds = try args.seconds()
+        let seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let deadline = CommandDeadline(seconds: seconds, command: "monitor")  // --seconds counts from here
         let reconnects = !args.flag("no-reconnect")
@@ -252,11 +258,12 @@ enum Monitor {
         ]
         defer { for task in tasks { task.cancel() } }
 
+        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
         do {
             if let scenario, let session = await host.session {
                 let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
                 printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-                if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+                if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
             }
         } catch  where stopping.value.withLock({ $0 }) {
             return  // stopped (Ctrl-C, q, --seconds) while the scenario played
@@ -264,6 +271,11 @@ enum Monitor {
         if seconds > 0, !deadline.isSet {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
+                await stop()
+            }
+        } else if let (session, remaining) = scenarioEnd {
+            Task {
+                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
                 await stop()
             }
         }

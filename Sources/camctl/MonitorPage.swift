@@ -32,7 +32,7 @@ extension Monitor {
     /// Serves the live page for the session until `--seconds` pass, the scenario ends or Ctrl-C.
     static func runPage(_ args: Arguments, address: String) async throws {
         let (pageHost, pagePort) = try pageAddress(address)
-        var seconds = try args.seconds()
+        let seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         if args.value("output") != nil, args.value("camera") == nil {
             throw Arguments.Failure(description: "-o goes with --camera (where its photos go)")
@@ -84,6 +84,7 @@ extension Monitor {
         defer { for task in tasks { task.cancel() } }
         // Ctrl-C is taken from here on: a step that fails because the session closed under it ends the page
         // as the signal asked (exit 0), not with the step's error.
+        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
         do {
             await host.attach(app.interaction)
             app.install(in: try await host.makeControlsSession())
@@ -91,7 +92,7 @@ extension Monitor {
 
             if let scenario, let session = await host.session {
                 let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
-                if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+                if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
             }
         } catch  where stopping.value.withLock({ $0 }) {
             return
@@ -99,6 +100,11 @@ extension Monitor {
         if seconds > 0 {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
+                await stop()
+            }
+        } else if let (session, remaining) = scenarioEnd {
+            Task {
+                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
                 await stop()
             }
         }

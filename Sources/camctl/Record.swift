@@ -23,7 +23,7 @@ enum Record {
         let port = try args.required(0, "PORT")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "record takes one PORT") }
         guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o FILE.pcapng") }
-        var seconds = try args.seconds()
+        let seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
 
         let writer = try PcapngWriter(path: output, interfaceName: port)
@@ -88,14 +88,20 @@ enum Record {
         }
         defer { rawTask?.cancel() }
 
+        var scenarioEnd: UInt64?
         if let scenario {
             let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+            if seconds == 0 { scenarioEnd = UInt64(played.durationMicros) }
         }
         if seconds > 0 {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
+                await stop()
+            }
+        } else if let remaining = scenarioEnd {
+            Task {
+                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
                 await stop()
             }
         }

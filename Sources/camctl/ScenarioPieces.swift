@@ -88,6 +88,29 @@ extension ScenarioFiles {
         return played
     }
 
+    /// How long a command that stops after its scenario listens once the device has played it and the host
+    /// has what the device sent until then: for the host's own deadlines after the last input (an idle slide
+    /// ends 300 ms after its last move), with room to spare.
+    static let listenAfterScenarioMicros: UInt64 = 1_000_000
+
+    /// Returns once the scenario the simulator plays has ended, the host has everything the device sent until
+    /// then, and ``listenAfterScenarioMicros`` more have passed: what `monitor`, `record` and `shoot` wait for
+    /// before they stop "after the scenario". Not a guess on the wall clock: on a busy machine the simulator
+    /// and the link run late, and a capture at the scenario's end would be cut off. The simulator is asked
+    /// until it reports the scenario over (``waitUntilEnded(on:expectedMicros:)``), then pinged: the answer
+    /// comes after every event the device sent before it. A device that cannot say (no status, the session
+    /// gone) is given the scenario's duration instead.
+    static func waitForScenarioEnd(on session: DeviceSession, remainingMicros: UInt64) async {
+        let start = ContinuousClock.now
+        do {
+            try await waitUntilEnded(on: session, expectedMicros: remainingMicros)
+            _ = try await session.ping()
+        } catch {
+            try? await Task.sleep(until: start + .microseconds(Int64(clamping: remainingMicros)))
+        }
+        try? await Task.sleep(for: .microseconds(Int64(listenAfterScenarioMicros)))
+    }
+
     /// Sleeps for most of the piece's duration, then asks the simulator every 20 ms until it has ended (at
     /// most the piece's duration and 5 s more).
     static func waitUntilEnded(on session: DeviceSession, expectedMicros: UInt64) async throws {

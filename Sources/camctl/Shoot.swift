@@ -34,7 +34,7 @@ enum Shoot {
         let port = try args.required(0, "PORT")
         let source = try CameraSource(parsing: args.value("camera") ?? "test")
         let directory = args.value("output") ?? "."
-        var seconds = try args.seconds()
+        let seconds = try args.seconds()
         let scenarioText = try args.value("scenario").map { try ScenarioFiles.read($0) }
         let configuration = GStreamerCamera.Configuration(
             source: source, width: try args.integer("width", default: 640), height: try args.integer("height", default: 480),
@@ -69,14 +69,20 @@ enum Shoot {
         app.install(in: try await host.makeControlsSession())
         app.interaction.setSessionRunning(true)
 
+        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
         if let scenarioText, let session = await host.session {
             let played = try await session.runScenario(Demo.steps(of: scenarioText))
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-            if seconds == 0 { seconds = Int((played.durationMicros + 999_999) / 1_000_000) + 1 }
+            if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
         }
         if seconds > 0 {
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
+                await host.stop()
+            }
+        } else if let (session, remaining) = scenarioEnd {
+            Task {
+                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
                 await host.stop()
             }
         }
