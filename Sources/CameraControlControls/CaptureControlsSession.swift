@@ -193,6 +193,11 @@ public final class CaptureControlsSession: Sendable {
         return interaction?.isSessionRunning ?? false
     }
 
+    /// True when the overlay may show and stay: an enabled event interaction is attached and its capture
+    /// session runs (or the override says so). When this turns false while the overlay shows, the next
+    /// gesture or ``advance(toMicros:)`` dismisses it, and no gesture moves a control meanwhile.
+    public var isOverlayAllowed: Bool { isEventInteractionAttached && isCaptureSessionRunning }
+
     // MARK: Overlay
 
     /// Where the overlay is.
@@ -254,13 +259,23 @@ public final class CaptureControlsSession: Sendable {
             case .lightPressBegan, .doubleLightPress: wouldShow = gesture.source == .cameraControl
             default: wouldShow = false
             }
-            if wouldShow, state.overlay.phase == .hidden {
+            if state.overlay.phase == .hidden {
                 let problems = Self.problems(state: state, attached: attached, running: running, supported: supported)
                 if let first = problems.first {
-                    state.diagnostics.record(first)
-                    effects += state.overlay.advance(toMicros: gesture.timestampMicros)
-                    return (effects, Delegation(state))
+                    // A light press waiting for its confirmation is dropped: its release (a tap) or a slide
+                    // under it would show the overlay the app can no longer have.
+                    state.overlay.forgetPendingLightPress()
+                    if wouldShow {
+                        state.diagnostics.record(first)
+                        effects += state.overlay.advance(toMicros: gesture.timestampMicros)
+                        return (effects, Delegation(state))
+                    }
                 }
+            } else if !(attached && running) {
+                // The interaction was disabled (or its session stopped) while the overlay showed: it goes,
+                // and this gesture moves nothing.
+                effects += state.overlay.dismiss(atMicros: gesture.timestampMicros)
+                return (effects, Delegation(state))
             }
             effects += state.overlay.handle(gesture)
             return (effects, Delegation(state))
@@ -283,6 +298,8 @@ public final class CaptureControlsSession: Sendable {
                 !Self.problems(state: state, attached: attached, running: running, supported: supported).isEmpty
             {
                 state.overlay.forgetPendingLightPress()
+            } else if state.overlay.phase != .hidden, !(attached && running) {
+                effects += state.overlay.dismiss(atMicros: micros)  // the interaction disabled, or capture stopped
             }
             effects += state.overlay.advance(toMicros: micros)
             return (effects, Delegation(state))

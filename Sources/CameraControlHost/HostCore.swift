@@ -248,7 +248,8 @@ public final class HostCore {
         if let latest = recognizer.currentMicros, !orderer.isHolding {
             deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
         }
-        let sessionStopped = !interactions.isEmpty && !interactions.contains(where: \.isSessionRunning)
+        // No interaction takes captures any more (each disabled, or its session stopped): the lock goes.
+        let sessionStopped = !interactions.isEmpty && !interactions.contains { $0.isSessionRunning && $0.isEnabled }
         if sessionStopped {
             cancelFocusExposureLock(atMicros: deviceNow)
         } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, horizon >= due {
@@ -257,7 +258,7 @@ public final class HostCore {
             reportLock(events)
         }
         guard let controls else { return }
-        if controls.phase != .hidden, !interactions.isEmpty, !interactions.contains(where: \.isSessionRunning) {
+        if controls.phase != .hidden, !controls.isOverlayAllowed {
             report(controls.dismiss(atMicros: deviceNow))
         }
         if let due = controls.nextDeadlineMicros, deviceNow >= due {

@@ -152,6 +152,68 @@ struct CaptureControlsSessionTests {
         #expect(delegate.calls.values.isEmpty)
     }
 
+    /// How capture goes away under the overlay: the interaction disabled, or its session stopped.
+    enum CaptureEnds: CaseIterable, Sendable {
+        case disabled, sessionStopped
+
+        func apply(to interaction: CaptureEventInteraction) {
+            switch self {
+            case .disabled: interaction.isEnabled = false
+            case .sessionStopped: interaction.setSessionRunning(false)
+            }
+        }
+    }
+
+    /// A session with one slider, a recording delegate and a running, enabled interaction.
+    func liveSession() throws -> (CaptureControlsSession, CaptureEventInteraction, RecordingDelegate, CaptureSlider) {
+        let delegate = RecordingDelegate()
+        let session = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        let control = try slider("A")
+        try session.addControl(control)
+        session.setControlsDelegate(delegate, executor: InlineExecutor())
+        let interaction = CaptureEventInteraction { _ in }
+        session.attachEventInteraction(interaction)
+        interaction.setSessionRunning(true)
+        return (session, interaction, delegate, control)
+    }
+
+    @Test(
+        "a light press waiting for its confirmation, released (a tap) or slid under after capture went away, shows nothing",
+        arguments: CaptureEnds.allCases, [false, true])
+    func pendingLightPressConfirmedAfterCaptureWent(_ ends: CaptureEnds, slides: Bool) throws {
+        let (session, interaction, delegate, control) = try liveSession()
+        #expect(session.handle(cc(.lightPressBegan, 1_000)).isEmpty)
+        ends.apply(to: interaction)
+        let next = slides ? cc(.slideBegan(motion(0.2)), 40_000) : cc(.lightPressEnded, 40_000)
+        #expect(session.handle(next).isEmpty)
+        #expect(session.phase == .hidden)
+        #expect(session.advance(toMicros: 300_000).isEmpty)
+        #expect(delegate.calls.values.isEmpty)
+        #expect(control.value == 0)
+    }
+
+    @Test(
+        "an overlay showing when capture goes away is dismissed: by the next gesture (which moves nothing) or advance",
+        arguments: CaptureEnds.allCases)
+    func overlayDismissedWhenCaptureGoes(_ ends: CaptureEnds) throws {
+        for byGesture in [true, false] {
+            let (session, interaction, delegate, control) = try liveSession()
+            session.handle(cc(.lightPressBegan, 1_000))
+            session.advance(toMicros: 101_000)
+            #expect(session.phase != .hidden)
+            #expect(session.isOverlayAllowed)
+            ends.apply(to: interaction)
+            #expect(!session.isOverlayAllowed)
+            let effects =
+                byGesture ? session.handle(cc(.slideChanged(motion(0.3)), 120_000)) : session.advance(toMicros: 120_000)
+            #expect(effects.map(\.description).contains("overlay-hidden"), "\(effects)")
+            #expect(!effects.contains { if case .valueChanged = $0 { true } else { false } }, "\(effects)")
+            #expect(session.phase == .hidden)
+            #expect(control.value == 0)
+            #expect(delegate.calls.values == ["active", "enter", "exit", "inactive"], "\(delegate.calls.values)")
+        }
+    }
+
     @Test("a light press without a capability, interaction, controls or delegate shows nothing, with a diagnostic")
     func diagnostics() throws {
         let unsupported = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: false, maxControls: 4))

@@ -146,6 +146,28 @@ struct HostCoreTests {
         #expect(rig.log.values.last == "overlay overlay-hidden" || rig.log.values.last == "delegate inactive")
     }
 
+    @Test("the AE/AF lock: none while the interaction is disabled, and a held one is cancelled when it is disabled")
+    func lockNeedsAnEnabledInteraction() throws {
+        let rig = Rig()
+        rig.core.attachCamera(try SyntheticCamera(), focusExposureLock: true)
+        // Disabled before the lock's 400 ms: it never locks.
+        rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
+        rig.interaction.isEnabled = false
+        rig.core.advance(toHostMicros: 2_500_000)
+        #expect(!rig.log.values.contains { $0.hasPrefix("lock locked") }, "\(rig.log.values)")
+        rig.receive(.lightPressUp, .cameraControl, atHost: 2_600_000, number: 3)
+        // Enabled again: a held light press locks; disabled then, the lock is cancelled.
+        rig.interaction.isEnabled = true
+        rig.receive(.lightPressDown, .cameraControl, atHost: 3_000_000, number: 4)
+        rig.core.advance(toHostMicros: 3_450_000)
+        #expect(rig.log.values.contains { $0.hasPrefix("lock locked") }, "\(rig.log.values)")
+        rig.interaction.isEnabled = false
+        rig.core.advance(toHostMicros: 3_460_000)
+        #expect(rig.log.values.last?.hasPrefix("lock unlocked") == true, "\(rig.log.values)")
+        #expect(rig.log.values.last?.hasSuffix("cancelled") == true, "\(rig.log.values)")
+    }
+
     @Test("device lost mid-press: cancelled, never ended; the held events are delivered first")
     func deviceLost() {
         let rig = Rig()
