@@ -187,7 +187,8 @@ public struct CameraFormat: Hashable, Sendable {
     }
 }
 
-/// An in-memory camera: ranges and values in memory, photos recorded. For tests and the demo.
+/// An in-memory camera: ranges and values in memory, photos and videos recorded (no files). For tests and
+/// the demo.
 public final class SyntheticCamera: CameraDevice {
     private struct State: Sendable {
         var zoomFactorRange: ClosedRange<Double>
@@ -295,7 +296,7 @@ public final class SyntheticCamera: CameraDevice {
     public var zoomFactor: Double { state.withLock { $0.zoomFactor } }
     /// The current exposure bias.
     public var exposureBias: Double { state.withLock { $0.exposureBias } }
-    /// Every photo taken, oldest first.
+    /// Every photo and video taken, oldest first (a video has ``CapturedPhoto/isVideo``).
     public var photos: [CapturedPhoto] { state.withLock { $0.photos } }
     /// What the camera holds locked now.
     public var focusExposureLock: FocusExposureLock { state.withLock { $0.lock } }
@@ -331,10 +332,21 @@ public final class SyntheticCamera: CameraDevice {
 
     /// Records a photo with the current settings.
     public func capturePhoto() throws(ControlError) -> CapturedPhoto {
+        take(isVideo: false)
+    }
+
+    /// A click's `ended` takes a photo; a long press's `ended` a video, as a camera that records does
+    /// (click and hold records video, Apple's QuickTake): a record with ``CapturedPhoto/isVideo``, at the
+    /// zoom and bias of its end. `began` and `cancelled` take nothing.
+    public func capture(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> CapturedPhoto? {
+        event.phase == .ended ? take(isVideo: event.isLongPress) : nil
+    }
+
+    private func take(isVideo: Bool) -> CapturedPhoto {
         state.withLock { state in
             let photo = CapturedPhoto(
                 sequenceNumber: state.photos.count + 1, zoomFactor: state.zoomFactor, exposureBias: state.exposureBias,
-                focusExposureLock: state.lock)
+                isVideo: isVideo, focusExposureLock: state.lock)
             state.photos.append(photo)
             return photo
         }

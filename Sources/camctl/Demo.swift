@@ -155,15 +155,16 @@ final class CaptureTally: @unchecked Sendable {
         }
     }
 
-    /// The summary as `{"type": "summary", "captures", "cancelled", "bySource", "photos", "zoom", "exposureBias",
-    /// "reaction", "counters"}`.
+    /// The summary as `{"type": "summary", "captures", "cancelled", "bySource", "photos", "videos", "zoom",
+    /// "exposureBias", "reaction", "counters"}`.
     func summaryJSON(app: CameraApp, counters: Counters?) -> JSONValue {
         lock.lock()
         defer { lock.unlock() }
         var members = [
             JSONMember("type", .string("summary")), JSONMember("captures", .integer(ended)), JSONMember("cancelled", .integer(cancelled)),
             JSONMember("bySource", .object(sources.sorted { $0.key < $1.key }.map { JSONMember($0.key, .integer($0.value)) })),
-            JSONMember("photos", .integer(app.camera.photos.count)),
+            JSONMember("photos", .integer(app.camera.photos.count { !$0.isVideo })),
+            JSONMember("videos", .integer(app.camera.photos.count { $0.isVideo })),
             JSONMember("zoom", .number(String(format: "%.3f", app.camera.zoomFactor))),
             JSONMember("exposureBias", .number(String(format: "%.3f", app.camera.exposureBias))),
             JSONMember("reaction", .string("\(app.selectedReaction)")),
@@ -172,13 +173,16 @@ final class CaptureTally: @unchecked Sendable {
         return .object(members)
     }
 
+    /// `1 video` (a click and hold), `2 videos`.
+    static func videos(_ count: Int) -> String { count == 1 ? "1 video" : "\(count) videos" }
+
     func summary(app: CameraApp) -> String {
         lock.lock()
         defer { lock.unlock() }
         let bySource = sources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return """
             captures    \(ended) ended (\(bySource)), \(cancelled) cancelled
-            photos      \(app.camera.photos.count) taken
+            photos      \(app.camera.photos.count { !$0.isVideo }) taken, \(Self.videos(app.camera.photos.count { $0.isVideo }))
             zoom        \(String(format: "%.2f", app.camera.zoomFactor))×
             exposure    \(String(format: "%+.2f", app.camera.exposureBias)) EV
             reaction    \(app.selectedReaction)

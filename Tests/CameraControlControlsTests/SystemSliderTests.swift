@@ -1,3 +1,4 @@
+import CameraControlCapture
 import CameraControlControls
 import CameraControlTestSupport
 import Foundation
@@ -163,5 +164,21 @@ struct SystemSliderTests {
         #expect(seen.values == [CameraPropertyChange(property: .zoomFactor, value: 2, source: .control("zoom"))])
         #expect(photo == CapturedPhoto(sequenceNumber: 1, zoomFactor: 2, exposureBias: 0))
         #expect(camera.photos == [photo])
+    }
+
+    @Test("SyntheticCamera: a click's ended takes a photo, a long press's a video; began and cancelled take nothing")
+    func syntheticCameraRecordsVideoOnHold() throws {
+        let camera = try SyntheticCamera()
+        func event(_ phase: CaptureEventPhase, long: Bool = false) -> CaptureEvent {
+            CaptureEvent(
+                phase: phase, id: CaptureEventID(rawValue: 1), source: .cameraControl, deviceTimestampMicros: 1,
+                isLongPress: long, receivedAtHostMicros: 1)
+        }
+        #expect(try camera.capture(event(.began), hostMicros: nil) == nil)
+        #expect(try camera.capture(event(.cancelled), hostMicros: nil) == nil)
+        let photo = try #require(try camera.capture(event(.ended), hostMicros: nil))
+        let video = try #require(try camera.capture(event(.ended, long: true), hostMicros: nil))
+        #expect(!photo.isVideo && video.isVideo)
+        #expect(camera.photos.map(\.sequenceNumber) == [1, 2])
     }
 }

@@ -32,7 +32,7 @@ struct DemoTests {
             out.contains(
                 "captures    7 ended (action-button 1, camera-control 3, remote 1, volume-down 1, volume-up 1), 0 cancelled"),
             "\(out.suffix(600))")
-        #expect(out.contains("photos      7 taken"))
+        #expect(out.contains("photos      5 taken, 2 videos"), "the click and the volume-down held record videos")
         #expect(!out.contains("reaction    none"), "the picker flow chose no reaction")
         #expect(!out.contains("exposure    +0.00 EV"), "the exposure slider did not move")
         #expect(out.contains("0 check errors"))
