@@ -581,17 +581,26 @@ extension ScenarioScript {
     }
 
     /// The events around a window a positive expectation missed: those inside it (and 20 ms either side),
-    /// of the expected kind when there are many, at most 12.
+    /// of the expected kind when there are many, at most 12. What is left out is said, in a line of its own
+    /// where it was (`… 5 more events`), so that the list never reads as if nothing happened there.
     static func context(
         _ events: [ObservedEvent], around window: ClosedRange<UInt64>, kind: ScenarioExpectation.Pattern?
     ) -> [ObservedEvent] {
         let low = window.lowerBound > 20_000 ? window.lowerBound - 20_000 : 0
         var near = events.filter { $0.micros >= low && $0.micros <= window.upperBound + 20_000 }
+        var note: ObservedEvent?
         if near.count > 12, let kind {
             let same = near.filter { $0.text.split(separator: " ").first.map { kind.matches($0) } ?? false }
-            if !same.isEmpty { near = same }
+            if !same.isEmpty {
+                note = ObservedEvent(
+                    micros: same[0].micros, text: "(\(near.count - same.count) events of other kinds left out)")
+                near = same
+            }
         }
-        if near.count > 12 { near = Array(near.prefix(6) + near.suffix(6)) }
-        return near
+        if near.count > 12 {
+            let omitted = ObservedEvent(micros: near[6].micros, text: "… \(near.count - 12) more events")
+            near = Array(near.prefix(6)) + [omitted] + Array(near.suffix(6))
+        }
+        return (note.map { [$0] } ?? []) + near
     }
 }

@@ -377,7 +377,7 @@ actor ServeEngine {
             return
         }
         guard let command = launch == .hold ? holdCommand ?? launchCommand : launchCommand else { return }
-        print("serve: \(launch == .hold ? "hold" : "click") → launching `\(command)` (CAMCTL_PORT=\(socketPath))")
+        print("serve: \(launch == .hold ? "hold" : rules.trigger.rawValue) → launching `\(command)` (CAMCTL_PORT=\(socketPath))")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]

@@ -209,6 +209,23 @@ struct ScenarioExpectationsTests {
         #expect(xml.contains("photo 1 zoom 1 bias 0 &lt;&amp;&quot;&gt;"))
     }
 
+    @Test("a failure's context says what it leaves out: events of other kinds, and the middle of a long list")
+    func contextSaysWhatItOmits() throws {
+        let script = try ScenarioScript("full-click\nexpect overlay overlay-shown zoom within 0ms\n")
+        // 20 overlay effects and 5 gestures inside the window, none the one expected.
+        var events: [(UInt64, String)] = (0..<20).map { (110 + UInt64($0) * 5, "overlay value-changed zoom \($0)") }
+        events += (0..<5).map { (112 + UInt64($0) * 5, "gesture slide-changed camera-control") }
+        events.sort { $0.0 < $1.0 }
+        let result = script.check(Self.run(events))[0]
+        #expect(!result.passed)
+        let texts = result.context.map(\.text)
+        #expect(texts.first == "(5 events of other kinds left out)", "\(texts)")
+        #expect(texts.contains("… 8 more events"), "\(texts)")
+        #expect(texts.filter { $0.hasPrefix("overlay") }.count == 12, "\(texts)")
+        let report = ScenarioTestReport(file: "a.scenario", results: [result]).text
+        #expect(report.contains("… 8 more events"), "\(report)")
+    }
+
     @Test("over a port: firmware feedback is skipped, never failed; counters not read fail")
     func portRuns() throws {
         let script = try ScenarioScript("full-click\nexpect firmware-haptic click\nexpect counter check_errors 0\n")
