@@ -174,10 +174,12 @@ enum TestCommand {
 
     /// `--events`: the run's events, times from the scenario's start.
     static func printEvents(_ run: ScenarioRun, file: String) {
-        print("\(file): events (ms from the scenario's start at \(run.scenarioStartMicros / 1000) ms device time)")
+        // Device time, as the PASS/FAIL lines and a failure's context give it: one time base for a run.
+        print(
+            "\(file): events (device time, ms; the scenario started at "
+                + String(format: "%.1f", Double(run.scenarioStartMicros) / 1000) + " ms)")
         for event in run.events {
-            let relative = Int64(event.micros) - Int64(run.scenarioStartMicros)
-            print(String(format: "  %9.1f  ", Double(relative) / 1000) + event.text)
+            print(String(format: "  %9.1f  ", Double(event.micros) / 1000) + event.text)
         }
     }
 

@@ -42,6 +42,23 @@ extension OverRealPTY {
             #expect(xml.contains("failures=\"0\""))
         }
 
+        @Test("--events lists a run's events in device time, the time base of the PASS lines")
+        func eventsInTheReportsTimeBase() async throws {
+            let file = Self.directory.appendingPathComponent("ae-af-lock.scenario").path
+            let run = try await runTool("camctl", ["test", "--virtual", "--events", file], timeout: .seconds(60))
+            #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+            let lines = run.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasSuffix("events (device time, ms; the scenario started at 100.0 ms)") }, "\(lines)")
+            // Each PASS line's time is the time --events gives the event it matched.
+            let passes = lines.filter { $0.hasPrefix("PASS") && $0.contains("expect gesture light-press-began") }
+            let pass = try #require(passes.first, "\(lines)")
+            let at = try #require(pass.range(of: "(at ")).upperBound
+            let time = String(pass[at...].prefix { $0 != " " })
+            #expect(
+                lines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(time)  gesture light-press-began") },
+                "\(time) not among the events: \(lines)")
+        }
+
         @Test("the same scenarios pass over camctl-sim's pty (firmware feedback skipped: not seen over a port)")
         func everyScenarioPassesOverAPty() async throws {
             let files = try Self.files()
