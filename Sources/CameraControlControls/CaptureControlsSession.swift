@@ -247,8 +247,10 @@ public final class CaptureControlsSession: Sendable {
 
     /// Feeds a gesture (from the recogniser; any source) and returns the overlay's effects, after
     /// applying value changes to the controls (running their actions) and queueing delegate calls.
+    /// `beforeDelivery` hears the effects first (``HostCore`` reports them to its observer so: an effect is
+    /// seen before the delegate calls and actions it causes).
     @discardableResult
-    public func handle(_ gesture: Gesture) -> [OverlayEffect] {
+    public func handle(_ gesture: Gesture, beforeDelivery: ([OverlayEffect]) -> Void = { _ in }) -> [OverlayEffect] {
         let attached = isEventInteractionAttached
         let running = isCaptureSessionRunning
         let supported = supportsControls
@@ -280,13 +282,15 @@ public final class CaptureControlsSession: Sendable {
             effects += state.overlay.handle(gesture)
             return (effects, Delegation(state))
         }
+        beforeDelivery(effects)
         deliver(effects, atMicros: gesture.timestampMicros, delegation: delegation)
         return effects
     }
 
-    /// Moves device time on: momentum frames, dismissal, due coalesced actions.
+    /// Moves device time on: momentum frames, dismissal, due coalesced actions (`beforeDelivery` hears the
+    /// effects first, as in ``handle(_:beforeDelivery:)``).
     @discardableResult
-    public func advance(toMicros micros: UInt64) -> [OverlayEffect] {
+    public func advance(toMicros micros: UInt64, beforeDelivery: ([OverlayEffect]) -> Void = { _ in }) -> [OverlayEffect] {
         let attached = isEventInteractionAttached
         let running = isCaptureSessionRunning
         let supported = supportsControls
@@ -304,16 +308,18 @@ public final class CaptureControlsSession: Sendable {
             effects += state.overlay.advance(toMicros: micros)
             return (effects, Delegation(state))
         }
+        beforeDelivery(effects)
         deliver(effects, atMicros: micros, delegation: delegation)
         return effects
     }
 
-    /// Hides the overlay now (capture stopped, device disconnected).
+    /// Hides the overlay now (capture stopped, device disconnected); `beforeDelivery` hears the effects first.
     @discardableResult
-    public func dismiss(atMicros micros: UInt64) -> [OverlayEffect] {
+    public func dismiss(atMicros micros: UInt64, beforeDelivery: ([OverlayEffect]) -> Void = { _ in }) -> [OverlayEffect] {
         let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
             (state.overlay.dismiss(atMicros: micros), Delegation(state))
         }
+        beforeDelivery(effects)
         deliver(effects, atMicros: micros, delegation: delegation)
         return effects
     }

@@ -53,6 +53,13 @@ public enum FocusExposureLockEvent: Hashable, Sendable, CustomStringConvertible 
     /// refused): nothing is locked.
     case unsupported(reason: String, atMicros: UInt64)
 
+    /// When it happened, device microseconds.
+    public var atMicros: UInt64 {
+        switch self {
+        case .locked(_, let at), .unlocked(let at, _), .unsupported(_, let at): at
+        }
+    }
+
     /// `locked AE/AF @<µs>`, `unlocked @<µs>` (`cancelled` added), `unsupported: <reason>`.
     public var description: String {
         switch self {

@@ -675,7 +675,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     }
 
     private func handleEffect(_ effect: HostEffect) {
-        if case .overlay(.haptic(let pattern, _)) = effect { hapticQueue?.yield(pattern) }
+        if case .overlay(.haptic(let pattern, _), _) = effect { hapticQueue?.yield(pattern) }
         for observer in observers { observer(effect) }
         for stream in effectStreams { stream.yield(effect) }
     }

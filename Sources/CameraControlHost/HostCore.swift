@@ -11,9 +11,11 @@ public enum HostEffect: Sendable, Hashable {
     case input(InputEvent)
     /// A gesture the recogniser completed (delivered to the controls, then to the capture interactions).
     case gesture(Gesture)
-    /// An effect of the controls overlay. A `.haptic` one is for the device: the driver plays it with
+    /// An effect of the controls overlay at device time `atMicros` (the gesture's that caused it, or the
+    /// deadline's: the overlay shows 100 ms after a light press began), reported before the delegate calls
+    /// and control actions it causes. A `.haptic` one is for the device: the driver plays it with
     /// `FeedbackService/PlayHaptic` (``CameraControlHost`` does).
-    case overlay(OverlayEffect)
+    case overlay(OverlayEffect, atMicros: UInt64)
     /// The device went away: whatever was in flight was cancelled.
     case deviceLost
     /// The AE/AF lock locked or unlocked the attached camera (or could not).
@@ -125,7 +127,7 @@ public final class HostCore {
                 }
             }
             if !settings.isCameraControlEnabled || !settings.areAdjustmentsEnabled, let controls {
-                report(controls.dismiss(atMicros: now))
+                controls.dismiss(atMicros: now) { report($0, atMicros: now) }
             }
         }
     }
@@ -259,10 +261,10 @@ public final class HostCore {
         }
         guard let controls else { return }
         if controls.phase != .hidden, !controls.isOverlayAllowed {
-            report(controls.dismiss(atMicros: deviceNow))
+            controls.dismiss(atMicros: deviceNow) { report($0, atMicros: deviceNow) }
         }
         if let due = controls.nextDeadlineMicros, deviceNow >= due {
-            report(controls.advance(toMicros: deviceNow))
+            controls.advance(toMicros: deviceNow) { report($0, atMicros: deviceNow) }
         }
     }
 
@@ -275,7 +277,10 @@ public final class HostCore {
         cancelFocusExposureLock(atMicros: max(deviceNow, recognizer.currentMicros ?? 0))
         deliver(recognizer.reset(cancellingAtMicros: recognizer.currentMicros ?? deviceNow))
         for interaction in interactions { interaction.deviceLost() }
-        if let controls { report(controls.dismiss(atMicros: max(deviceNow, recognizer.currentMicros ?? 0))) }
+        if let controls {
+            let at = max(deviceNow, recognizer.currentMicros ?? 0)
+            controls.dismiss(atMicros: at) { report($0, atMicros: at) }
+        }
         capabilities = nil
         clock.reset()
         lateness = RecentLateness()
@@ -370,7 +375,9 @@ public final class HostCore {
                 focusLock = lock
                 reportLock(events)
             }
-            if let controls, settings.areAdjustmentsEnabled { report(controls.handle(gesture)) }
+            if let controls, settings.areAdjustmentsEnabled {
+                controls.handle(gesture) { report($0, atMicros: gesture.timestampMicros) }
+            }
             for interaction in interactions { interaction.handle(gesture) }
         }
     }
@@ -388,9 +395,9 @@ public final class HostCore {
         for event in events { observer(.focusExposureLock(event)) }
     }
 
-    private func report(_ effects: [OverlayEffect]) {
+    private func report(_ effects: [OverlayEffect], atMicros micros: UInt64) {
         guard let observer else { return }
-        for effect in effects { observer(.overlay(effect)) }
+        for effect in effects { observer(.overlay(effect, atMicros: micros)) }
     }
 }
 

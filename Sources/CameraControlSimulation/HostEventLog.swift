@@ -46,9 +46,9 @@ public final class HostEventLog: Sendable {
                 state.events.append(
                     ObservedEvent(micros: gesture.timestampMicros, text: "gesture \(VirtualControlsRig.describe(gesture))"))
             }
-        case .overlay(.valueChanged): break
-        case .overlay(.haptic(let haptic, _)): add("haptic \(haptic) sent")
-        case .overlay(let effect): add("overlay \(effect)")
+        case .overlay(.valueChanged, _): break
+        case .overlay(.haptic(let haptic, _), _): add("haptic \(haptic) sent")
+        case .overlay(let effect, _): add("overlay \(effect)")
         case .focusExposureLock(let event): add("focus-exposure \(event)")
         case .connected, .input, .deviceLost: break
         }

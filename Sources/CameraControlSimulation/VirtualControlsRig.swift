@@ -290,7 +290,7 @@ public final class VirtualControlsRig {
             recorder.setTime(now)
             lastCauseMicros = gesture.timestampMicros
             recorder.add("gesture \(Self.describe(gesture))")
-        case .overlay(let overlayEffect):
+        case .overlay(let overlayEffect, _):
             deliver(overlayEffect, now: now)
         case .focusExposureLock(let event):
             recorder.add("lock \(event)")

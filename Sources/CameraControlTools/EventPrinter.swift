@@ -29,8 +29,9 @@ package final class EventPrinter: @unchecked Sendable {
         self.json = json
     }
 
-    /// The latest device time printed: lines about something with no timestamp of its own (an overlay
-    /// change, a photo, a delegate call) take it.
+    /// The latest device time printed: lines about something with no timestamp of its own (a photo, a
+    /// delegate call, an action) take it. The host reports an overlay effect before the delegate calls and
+    /// actions it causes, so those lines carry the effect's time.
     private var latestMicros: UInt64?
 
     /// Prints a line stamped with `deviceMicros`, or with the latest device time when nil (and a blank
@@ -167,17 +168,11 @@ package final class EventPrinter: @unchecked Sendable {
         case .input(let event):
             if verbose { input(event, latencyMillis: latencyMillis(sinceDeviceMicros: event.timestampMicros) ?? 0) }
         case .gesture(let gesture): self.gesture(gesture)
-        case .overlay(let overlayEffect): overlay(overlayEffect, atDeviceMicros: overlayTime(overlayEffect))
+        case .overlay(let overlayEffect, let at): overlay(overlayEffect, atDeviceMicros: at)
         case .focusExposureLock(let event):
-            emit(nil, "lock", "\(event)", fields: [JSONMember("event", .string("\(event)"))])
+            emit(event.atMicros, "lock", "\(event)", fields: [JSONMember("event", .string("\(event)"))])
         case .connected, .deviceLost: break
         }
-    }
-
-    /// Remembers the latest device time seen, for overlay effects that carry none.
-    private func overlayTime(_ effect: OverlayEffect) -> UInt64? {
-        if case .haptic(_, let at) = effect { return at }
-        return nil
     }
 
     /// Prints what the example app did: capture events (with their role), photos, actions, delegate calls.

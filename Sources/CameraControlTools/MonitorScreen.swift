@@ -81,7 +81,7 @@ package final class MonitorScreen: @unchecked Sendable {
                 }
                 if event.forceMillinewtons > 0 { force = event.forceMillinewtons }
                 if event.kind == .lightPressUp || event.kind == .touchUp { force = 0 }
-            case .overlay(let overlay):
+            case .overlay(let overlay, _):
                 switch overlay {
                 case .overlayShown(let id):
                     overlayState = "showing"

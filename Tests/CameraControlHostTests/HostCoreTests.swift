@@ -27,7 +27,7 @@ struct HostCoreTests {
             core.observer = { effect in
                 switch effect {
                 case .gesture(let gesture): log.append("gesture \(gesture.kind)")
-                case .overlay(let effect): log.append("overlay \(effect)")
+                case .overlay(let effect, _): log.append("overlay \(effect)")
                 case .deviceLost: log.append("device-lost")
                 case .focusExposureLock(let event): log.append("lock \(event)")
                 case .connected, .input: break
@@ -166,6 +166,35 @@ struct HostCoreTests {
         rig.core.advance(toHostMicros: 3_460_000)
         #expect(rig.log.values.last?.hasPrefix("lock unlocked") == true, "\(rig.log.values)")
         #expect(rig.log.values.last?.hasSuffix("cancelled") == true, "\(rig.log.values)")
+    }
+
+    @Test("an overlay effect carries its device time (the confirmation deadline's) and is reported before the delegate hears it")
+    func overlayEffectsTimedAndFirst() throws {
+        let rig = Rig()
+        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
+        slider.setActionQueue(InlineExecutor()) { _ in }
+        try controls.addControl(slider)
+        let delegate = Delegate(log: rig.log)  // held weakly by the session, as Apple's
+        controls.setControlsDelegate(delegate, executor: InlineExecutor())
+        rig.core.attach(controls)
+        let log = rig.log
+        rig.core.observer = { effect in
+            if case .overlay(let overlay, let at) = effect { log.append("overlay \(overlay) @\(at)") }
+            if case .focusExposureLock(let event) = effect { log.append("lock \(event)") }
+        }
+        rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
+        let confirm = OverlayConfiguration().lightPressConfirmMicros
+        rig.core.advance(toHostMicros: 2_010_000 + confirm + 3_000)  // the timer fired 3 ms late
+        rig.receive(.fullPressDown, .cameraControl, atHost: 2_300_000, number: 3)
+        let values = log.values
+        let shown = try #require(values.firstIndex(of: "overlay overlay-shown level @\(2_010_000 + confirm + 3_000)"), "\(values)")
+        let active = try #require(values.firstIndex(of: "delegate active"), "\(values)")
+        let hidden = try #require(values.firstIndex(of: "overlay overlay-hidden @2300000"), "\(values)")
+        let inactive = try #require(values.firstIndex(of: "delegate inactive"), "\(values)")
+        #expect(shown < active && hidden < inactive, "\(values)")
+        withExtendedLifetime(delegate) {}
     }
 
     @Test("device lost mid-press: cancelled, never ended; the held events are delivered first")
