@@ -25,7 +25,8 @@ public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
         case event([Pattern])
         /// No event matching the patterns happens in the window.
         case absence([Pattern])
-        /// A firmware counter (`GetCounters`, schema name) compared with a value at the end of the run.
+        /// What the run added to a firmware counter (`GetCounters`, schema name: its value at the end less
+        /// its value when the scenario started) compared with a value.
         case counter(name: String, comparison: Comparison, value: UInt64)
     }
 
@@ -447,6 +448,10 @@ public struct ScenarioRun: Sendable {
     public var events: [ObservedEvent]
     /// `GetCounters` at the end of the run; nil when not read.
     public var counters: Counters?
+    /// `GetCounters` just before the scenario started: a counter expectation checks what the run added
+    /// (over a port the device counted every earlier session, scenario and damaged frame since it booted).
+    /// Nil: the counters at the end are taken as they are.
+    public var countersAtStart: Counters?
     /// Device time the scenario's first step started, microseconds (over a port: the earliest it can have).
     public var scenarioStartMicros: UInt64
     /// Device time the run ended (the last moment an event could have been seen), microseconds.
@@ -464,12 +469,13 @@ public struct ScenarioRun: Sendable {
 
     /// A run.
     public init(
-        events: [ObservedEvent], counters: Counters?, scenarioStartMicros: UInt64, endMicros: UInt64,
-        startUncertaintyMicros: UInt64 = 0, seesFirmwareFeedback: Bool = true
+        events: [ObservedEvent], counters: Counters?, countersAtStart: Counters? = nil, scenarioStartMicros: UInt64,
+        endMicros: UInt64, startUncertaintyMicros: UInt64 = 0, seesFirmwareFeedback: Bool = true
     ) {
         self.seesFirmwareFeedback = seesFirmwareFeedback
         self.events = events
         self.counters = counters
+        self.countersAtStart = countersAtStart
         self.scenarioStartMicros = scenarioStartMicros
         self.endMicros = endMicros
         self.startUncertaintyMicros = startUncertaintyMicros
@@ -573,10 +579,17 @@ extension ScenarioScript {
                     expectation: expectation, passed: false, window: window, matched: nil,
                     detail: "the counters were not read", context: [])
             }
-            let actual = field.value(counters)
+            let end = field.value(counters)
+            guard let atStart = run.countersAtStart.map(field.value) else {
+                return ExpectationResult(
+                    expectation: expectation, passed: comparison.holds(end, value), window: window, matched: nil,
+                    detail: "\(name) is \(end)", context: [])
+            }
+            // A device that rebooted meanwhile counts from 0 again: what it counted since is its value.
+            let added = end >= atStart ? end - atStart : end
             return ExpectationResult(
-                expectation: expectation, passed: comparison.holds(actual, value), window: window, matched: nil,
-                detail: "\(name) is \(actual)", context: [])
+                expectation: expectation, passed: comparison.holds(added, value), window: window, matched: nil,
+                detail: "\(name) went up by \(added) during the run (\(atStart) → \(end))", context: [])
         }
     }
 

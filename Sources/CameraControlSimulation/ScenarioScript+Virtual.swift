@@ -4,7 +4,7 @@ import CameraControlWire
 extension ScenarioScript {
     /// Plays the scenario on a fresh ``VirtualControlsRig`` (the C firmware, its finger model, the host
     /// pipeline and the example app in one virtual time line), taking its ``hostSteps`` at their times, and
-    /// collects what the host produced, then the firmware's counters.
+    /// collects what the host produced, then the firmware's counters (before and after the scenario).
     ///
     /// - Parameters:
     ///   - seed: the device's seed (the scenario's `seed N` reseeds the noise only).
@@ -14,6 +14,7 @@ extension ScenarioScript {
     public func runVirtual(seed: UInt64 = 1, settleMicros: UInt64 = 2_600_000) throws -> ScenarioRun {
         let rig = try VirtualControlsRig(seed: seed)
         let start = max(rig.device.nowMicros, EmbeddedDevice.bootSettleMicros)
+        let countersAtStart = rig.device.counters.counters
         try rig.play(scenario: text)
         for step in hostSteps {
             if start + step.atMicros > rig.nowMicros { rig.run(forMicros: start + step.atMicros - rig.nowMicros) }
@@ -21,8 +22,8 @@ extension ScenarioScript {
         }
         rig.runUntilScenarioEnds(settleMicros: settleMicros)
         return ScenarioRun(
-            events: rig.observedEvents, counters: rig.device.counters.counters, scenarioStartMicros: start,
-            endMicros: rig.nowMicros)
+            events: rig.observedEvents, counters: rig.device.counters.counters, countersAtStart: countersAtStart,
+            scenarioStartMicros: start, endMicros: rig.nowMicros)
     }
 
 }

@@ -295,6 +295,9 @@ enum TestCommand {
         // The scenario starts when the device handles RunScenario: after a status call answered before it,
         // before one sent after its answer (the device handles requests in order). The windows open at the
         // earliest start and allow the latest.
+        // The counters before: an expectation checks what this scenario added, not what the device counted
+        // since it booted (earlier files, other tools, a damaged frame long ago).
+        let countersAtStart = try await session.counters()
         let before = try await session.simulatorStatus().deviceTimeMicros
         _ = try await ScenarioFiles.play(steps, file: file, on: session)
         let playing = ContinuousClock.now
@@ -319,7 +322,7 @@ enum TestCommand {
         let counters = try? await session.counters()
         let end = (try? await session.simulatorStatus().deviceTimeMicros) ?? start + script.durationMicros + settleMicros
         let run = ScenarioRun(
-            events: log.events, counters: counters, scenarioStartMicros: start, endMicros: end,
+            events: log.events, counters: counters, countersAtStart: countersAtStart, scenarioStartMicros: start, endMicros: end,
             startUncertaintyMicros: uncertainty, seesFirmwareFeedback: false)
         if printingEvents { printEvents(run, file: file) }
         return ScenarioTestReport(file: file, results: script.check(run))

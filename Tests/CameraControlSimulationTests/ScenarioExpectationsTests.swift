@@ -209,6 +209,31 @@ struct ScenarioExpectationsTests {
         #expect(xml.contains("photo 1 zoom 1 bias 0 &lt;&amp;&quot;&gt;"))
     }
 
+    @Test("a counter expectation checks what the run added: the counters before the scenario are taken off")
+    func countersCountTheRun() throws {
+        let script = try ScenarioScript("full-click\nexpect counter check_errors 0\nexpect counter frames_sent >=3\n")
+        var before = Counters()
+        before.checkErrors = 1  // a damaged frame long before this scenario
+        before.framesSent = 400
+        var after = before
+        after.framesSent = 410
+        func run(_ end: Counters, _ start: Counters?) -> ScenarioRun {
+            ScenarioRun(
+                events: [], counters: end, countersAtStart: start, scenarioStartMicros: 100_000, endMicros: 2_000_000)
+        }
+        let results = script.check(run(after, before))
+        #expect(results.allSatisfy { $0.passed }, "\(results.map(\.detail))")
+        #expect(results[1].detail == "frames_sent went up by 10 during the run (400 → 410)")
+        // Without the counters at the start, the totals (the old error fails the run).
+        #expect(!script.check(run(after, nil))[0].passed)
+        // An error during the run fails it; a device that rebooted counts from 0 again.
+        after.checkErrors = 2
+        #expect(!script.check(run(after, before))[0].passed)
+        var rebooted = Counters()
+        rebooted.framesSent = 5
+        #expect(script.check(run(rebooted, before))[1].detail == "frames_sent went up by 5 during the run (400 → 5)")
+    }
+
     @Test("a failure's context says what it leaves out: events of other kinds, and the middle of a long list")
     func contextSaysWhatItOmits() throws {
         let script = try ScenarioScript("full-click\nexpect overlay overlay-shown zoom within 0ms\n")
