@@ -47,9 +47,9 @@ public final class HostEventLog: Sendable {
                     ObservedEvent(micros: gesture.timestampMicros, text: "gesture \(VirtualControlsRig.describe(gesture))"))
             }
         case .overlay(.valueChanged, _): break
-        case .overlay(.haptic(let haptic, _), _): add("haptic \(haptic) sent")
-        case .overlay(let effect, _): add("overlay \(effect)")
-        case .focusExposureLock(let event): add("focus-exposure \(event)")
+        case .overlay(.haptic(let haptic, _), let at): add("haptic \(haptic) sent", at: at)
+        case .overlay(let effect, let at): add("overlay \(effect)", at: at)
+        case .focusExposureLock(let event): add("lock \(event)", at: event.atMicros)
         case .connected, .input, .deviceLost: break
         }
     }
@@ -83,5 +83,14 @@ public final class HostEventLog: Sendable {
 
     private func add(_ text: String) {
         state.withLock { $0.events.append(ObservedEvent(micros: $0.lastDeviceMicros, text: text)) }
+    }
+
+    /// An effect with its own device time (the overlay shows 100 ms after the light press, the lock 400 ms
+    /// after): what follows it (the delegate calls and actions it causes) is stamped no earlier.
+    private func add(_ text: String, at micros: UInt64) {
+        state.withLock { state in
+            state.lastDeviceMicros = max(state.lastDeviceMicros, micros)
+            state.events.append(ObservedEvent(micros: state.lastDeviceMicros, text: text))
+        }
     }
 }

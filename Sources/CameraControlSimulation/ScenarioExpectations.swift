@@ -166,8 +166,48 @@ public struct ScenarioHostStep: Hashable, Sendable, CustomStringConvertible {
 public struct ScenarioScript: Sendable {
     /// The first words an event has (what an expectation's first word must be).
     public static let eventKinds = [
-        "gesture", "capture", "overlay", "action", "delegate", "photo", "haptic", "firmware-haptic", "firmware-sound",
-        "firmware-indicator", "default-action", "default-sound", "refused", "host",
+        "gesture", "capture", "overlay", "action", "delegate", "photo", "video", "lock", "ui", "haptic", "firmware-haptic",
+        "firmware-sound", "firmware-indicator", "default-action", "default-sound", "refused", "host",
+    ]
+
+    /// What can follow an event's kind: the values of its first words (nil: any word), and how many words it
+    /// has at most after the kind (nil: no limit), per kind and, for `overlay`, per effect. A word no event
+    /// can have would make `expect no …` pass whatever happens, so the parser refuses it.
+    struct EventShape {
+        var words: [(what: String, values: [String]?)]
+        var maxWords: Int?
+    }
+
+    static let hapticNames = HapticPattern.allCases.filter { $0 != .unspecified }.map(\.description)
+
+    static let eventShapes: [String: EventShape] = [
+        "capture": EventShape(words: captureWords.map { ($0.what, $0.values) }, maxWords: 3),
+        "gesture": EventShape(words: [("gesture", gestureNames), captureWords[2]], maxWords: nil),
+        "overlay": EventShape(words: [("effect", Array(overlayEffectWords.keys).sorted())], maxWords: 4),
+        "delegate": EventShape(
+            words: [("call", ["did-become-active", "will-enter-fullscreen", "will-exit-fullscreen", "did-become-inactive"])],
+            maxWords: 1),
+        "photo": EventShape(words: [("number", nil), ("word", ["zoom"]), ("zoom", nil), ("word", ["bias"])], maxWords: 7),
+        "video": EventShape(words: [("number", nil), ("word", ["zoom"]), ("zoom", nil), ("word", ["bias"])], maxWords: 7),
+        "lock": EventShape(words: [("event", ["locked", "unlocked", "unsupported:"])], maxWords: nil),
+        "ui": EventShape(words: [("word", ["own"]), ("word", ["controls"]), ("state", ["hidden", "shown"])], maxWords: 5),
+        "haptic": EventShape(words: [("pattern", hapticNames), ("outcome", ["sent", "failed"])], maxWords: 3),
+        "firmware-haptic": EventShape(words: [("pattern", hapticNames)], maxWords: 1),
+        "firmware-sound": EventShape(
+            words: [("sound", Sound.allCases.filter { $0 != .unspecified }.map(\.description))], maxWords: 1),
+        "firmware-indicator": EventShape(words: [], maxWords: 1),
+        "action": EventShape(words: [], maxWords: 2),
+        "default-action": EventShape(words: [], maxWords: 3),
+        "default-sound": EventShape(words: [], maxWords: 1),
+        "refused": EventShape(words: [], maxWords: 2),
+        "host": EventShape(words: [("step", ["orientation", "format"])], maxWords: 2),
+    ]
+
+    /// An overlay effect's name and how many words it has at most after `overlay` (`overlay value zoom 2
+    /// slider`: 4).
+    static let overlayEffectWords: [String: Int] = [
+        "overlay-shown": 2, "overlay-hidden": 1, "entered-fullscreen": 1, "exited-fullscreen": 1, "value": 4,
+        "picker-opened": 2, "picker-moved": 2, "control-selected": 2,
     ]
 
     /// The gesture names (`gesture NAME …`).
@@ -321,7 +361,8 @@ public struct ScenarioScript: Sendable {
         if words.count >= 2, words[words.count - 2].text == "within" || words[words.count - 2].text == "for" {
             let value = words[words.count - 1]
             guard let micros = duration(value.text) else {
-                throw fail(value.column, "expected a duration such as 30ms after \(words[words.count - 2].text)")
+                throw fail(
+                    value.column, "expected a duration such as 30ms after \(words[words.count - 2].text) (at most 600 s)")
             }
             limit = micros
             words.removeLast(2)
@@ -347,8 +388,8 @@ public struct ScenarioScript: Sendable {
             subject = .counter(name: name, comparison: comparison, value: value)
         } else {
             let negated = words.first?.text == "no"
-            if negated { words.removeFirst() }
-            guard let kind = words.first else { throw fail(keyword.column, "expect no needs an event") }
+            let no = negated ? words.removeFirst() : keyword
+            guard let kind = words.first else { throw fail(no.column, "expect no needs an event after it") }
             guard eventKinds.contains(String(kind.text)) else {
                 let near = NearMatch.best(for: String(kind.text), among: eventKinds + ["counter", "no"])
                 throw fail(
@@ -362,21 +403,35 @@ public struct ScenarioScript: Sendable {
                 let near = NearMatch.best(for: String(words[1].text), among: gestureNames)
                 throw fail(words[1].column, "unknown gesture" + (near.map { " (did you mean \($0)?)" } ?? ""))
             }
-            // A misspelt word would match nothing: `expect no …` with it could never fail.
-            let positional: [(what: String, values: [String])] =
-                switch kind.text {
-                case "capture": captureWords
-                case "gesture": [("gesture", gestureNames), captureWords[2]]
-                default: []
-                }
-            for (offset, vocabulary) in positional.enumerated() where offset + 1 < words.count {
+            // A misspelt or extra word would match nothing: `expect no …` with it could never fail.
+            if let stray = words.first(where: { Self.isGluedLimit($0.text) }) {
+                throw fail(stray.column, "`\(stray.text)` is one word: write `within 30ms` or `for 30ms`, with a space")
+            }
+            let shape = Self.eventShapes[String(kind.text)] ?? EventShape(words: [], maxWords: nil)
+            for (offset, vocabulary) in shape.words.enumerated() where offset + 1 < words.count {
                 let word = words[offset + 1]
-                guard word.text != "*", !vocabulary.values.contains(String(word.text)) else { continue }
-                let near = NearMatch.best(for: String(word.text), among: vocabulary.values)
+                if vocabulary.what == "number", word.text != "*", UInt64(word.text) == nil, !word.text.contains("±"),
+                    !word.text.contains("+-")
+                {
+                    throw fail(word.column, "a \(kind.text)'s number is a whole number (1 for the first), `*` or N±T")
+                }
+                guard let values = vocabulary.values, word.text != "*", !values.contains(String(word.text)) else { continue }
+                let near = NearMatch.best(for: String(word.text), among: values)
                 throw fail(
                     word.column,
                     "unknown \(kind.text) \(vocabulary.what)" + (near.map { " (did you mean \($0)?)" } ?? "") + "; "
-                        + vocabulary.what + "s: " + vocabulary.values.joined(separator: ", "))
+                        + vocabulary.what + "s: " + values.joined(separator: ", "))
+            }
+            var maxWords = shape.maxWords
+            if kind.text == "overlay", words.count > 1, let effectWords = Self.overlayEffectWords[String(words[1].text)] {
+                maxWords = effectWords
+            }
+            if let maxWords, words.count - 1 > maxWords {
+                let extra = words[maxWords + 1]
+                throw fail(
+                    extra.column,
+                    "`\(extra.text)`: no \(kind.text) event has more than \(maxWords) word\(maxWords == 1 ? "" : "s") after `\(kind.text)`"
+                        + (words.count > 1 && kind.text == "overlay" ? " \(words[1].text)" : ""))
             }
             var patterns: [ScenarioExpectation.Pattern] = []
             for word in words {
@@ -388,6 +443,14 @@ public struct ScenarioScript: Sendable {
             subject = negated ? .absence(patterns) : .event(patterns)
         }
         return ScenarioExpectation(subject: subject, limitMicros: limit, line: number, text: text, anchor: nil)
+    }
+
+    /// `within30ms`, `for2s`: a limit written without its space, which would be taken for a word to match.
+    static func isGluedLimit(_ word: Substring) -> Bool {
+        for keyword in ["within", "for"] where word.hasPrefix(keyword) && word.count > keyword.count {
+            if duration(word.dropFirst(keyword.count)) != nil { return true }
+        }
+        return false
     }
 
     /// Where an `expect` line's comment starts: a `#` that is a word of its own or begins `# text` (so the

@@ -55,12 +55,26 @@ struct ScenarioExpectationsTests {
             ("expect counter check_errors lots", 29, "expected a whole number"),
             ("expect counter check_errors 0 within 5ms", 8, "a counter is checked at the end"),
             ("expect overlay value zoom 2±x", 27, "expected a number and tolerance"),
-            ("  expect no", 3, "expect no needs an event"),
+            ("  expect no", 10, "expect no needs an event"),
             // A misspelt word would match no event: `expect no` with it could never fail.
             ("expect no capture endd for 500ms", 19, "unknown capture phase (did you mean ended?)"),
             ("expect capture ended primery", 22, "unknown capture role (did you mean primary?)"),
             ("expect no capture ended secondary volume_up for 500ms", 35, "unknown capture source (did you mean volume-up?)"),
             ("expect gesture press-began volumedown", 28, "unknown gesture source (did you mean volume-down?)"),
+            ("expect no overlay valu zoom", 19, "unknown overlay effect (did you mean value?)"),
+            ("expect no haptic detnt sent", 18, "unknown haptic pattern (did you mean detent?)"),
+            ("expect no haptic detent snt", 25, "unknown haptic outcome (did you mean sent?)"),
+            ("expect no firmware-haptic clik", 27, "unknown firmware-haptic pattern (did you mean click?)"),
+            ("expect no firmware-sound shuter", 26, "unknown firmware-sound sound (did you mean shutter?)"),
+            ("expect no delegate did-becme-active", 20, "unknown delegate call (did you mean did-become-active?)"),
+            ("expect no photo one", 17, "a photo's number is a whole number"),
+            ("expect no lock lockd", 16, "unknown lock event (did you mean locked?)"),
+            // A word past what an event of the kind has, or a limit glued to its number, would match nothing too.
+            ("expect no capture ended primary camera-control now", 48, "`now`: no capture event has more than 3 words"),
+            ("expect no overlay overlay-hidden zoom", 34, "`zoom`: no overlay event has more than 1 word"),
+            ("expect no delegate did-become-active twice", 38, "`twice`: no delegate event has more than 1 word"),
+            ("expect no capture ended primary camera-control within30ms", 48, "`within30ms` is one word"),
+            ("expect no gesture press-began camera-control for2s", 46, "`for2s` is one word"),
         ])
     func errors(line: String, column: Int, reason: String) {
         #expect {
