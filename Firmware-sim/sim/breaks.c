@@ -44,8 +44,7 @@ const ccsim_break_t ccsim_breaks[] = {
      "truncated-frame-counted counter-precedence"},
     {"bad-cobs-dropped", "a frame of bad COBS is dropped without counting", "bad-cobs-counted"},
     {"unknown-type-silent", "an unknown packet type is not answered", "unknown-type"},
-    {"gap-miscount", "a sequence gap of d counts d lost packets, not d - 1",
-     "sequence-gaps-counted duplicates-dropped-in-window"},
+    {"gap-miscount", "a sequence gap of d counts d lost packets, not d - 1", "sequence-gaps-counted"},
     {"skip-sequence", "the device skips a sequence number", "device-sequence-numbers"},
     {"no-ack", "reliable packets are not acknowledged", "acks-reliable-requests duplicates-dropped-in-window"},
     {"time-goes-back", "device_time_us of every other Ping response goes back 1 s", "timestamps-monotonic"},
@@ -430,9 +429,10 @@ static size_t g_config_default_len;
 static bool g_config_default_seen;
 static unsigned g_alias_next;
 
-/* Host renumbering (responses-best-effort, dedupe-reliable-in-window): the filter gives the device host
- * packets of its own (ACKs) or a repeated packet under a fresh number, so the host's later packets are
- * shifted by as many numbers; the device's ACKs are mapped back. Reset by every handshake. */
+/* Host renumbering (responses-best-effort, dedupe-reliable-in-window, gap-miscount): the filter gives the
+ * device host packets of its own (ACKs) or a repeated packet under a fresh number, or widens a gap the host
+ * left by one, so the host's later packets are shifted by as many numbers; the device's ACKs are mapped
+ * back. Reset by every handshake. */
 typedef struct {
     bool used, injected;
     uint16_t core, host;
@@ -452,7 +452,10 @@ static unsigned g_hreq_next;
 static uint16_t g_ack_queue[8];
 static unsigned g_ack_queued;
 
-static bool renumbering(void) { return brk("responses-best-effort") || brk("dedupe-reliable-in-window"); }
+static bool renumbering(void)
+{
+    return brk("responses-best-effort") || brk("dedupe-reliable-in-window") || brk("gap-miscount");
+}
 
 static void seqmap_add(uint16_t core, uint16_t host, bool injected)
 {
@@ -512,6 +515,14 @@ static bool host_renumber(pkt_t *p)
         g_seqmap[(g_seqmap_next - 1u) % 128u].injected = false;
         g_seqmap[(g_seqmap_next - 1u) % 128u].host = host;
         return true;
+    }
+    if (brk("gap-miscount")) {
+        /* A gap of d from the host reaches the device as d + 1: it counts d lost packets instead of d - 1,
+         * as a device that miscounts would; the host's later packets follow on, one number further. */
+        uint16_t d = (uint16_t)(p->seq - g_host_top);
+        if (d > 1u && d < 0x8000u) {
+            g_hshift = (uint16_t)(g_hshift + 1u);
+        }
     }
     if ((uint16_t)(p->seq - g_host_top) < 0x8000u) {
         g_host_top = p->seq;
@@ -1159,15 +1170,6 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     if ((p.type & 0x0Fu) == 0u || (p.type > 8u)) {
         c = call_add(p.call);
         c->unknown_type = true;
-    }
-    if (brk("gap-miscount") && g_host_seen) {
-        uint16_t d = (uint16_t)(p.seq - g_host_last);
-        g_host_last = p.seq;
-        if (d > 1u && d < 0x8000u) {
-            p.seq = (uint16_t)(p.seq + 1u);
-            return emit(&p, out, len, cap);
-        }
-        return emit_raw(wire, wire_len, out, len, cap);
     }
     g_host_seen = true;
     g_host_last = p.seq;
