@@ -63,7 +63,16 @@ public enum ConformanceSuite {
         defer { Task { await probe.stop() } }
         var results: [CaseResult] = []
         var closedFailed = false  // a case already failed because the port had closed
+        var silent = false  // the first case heard not one byte: nothing answers on this port
         for testCase in cases {
+            if silent {
+                let result = CaseResult(
+                    name: testCase.name, section: testCase.section,
+                    outcome: .skip("not run: nothing answered on the port (see the first case)"), seconds: 0)
+                results.append(result)
+                progress(result)
+                continue
+            }
             if await probe.isClosed {
                 // The port is gone (unplugged, the device's program ended): the cases after it cannot run, and
                 // trying each would only add its timeout. The first of them fails (a device that went away is
@@ -109,6 +118,16 @@ public enum ConformanceSuite {
                 failure.message +=
                     " (the session was lost; the longest silence of the probe was \(millis(host)) ms, of the device \(millis(device)) ms)"
                 outcome = .fail(failure)
+            }
+            if results.isEmpty, case .fail(let failure) = outcome, await probe.bytesReceived == 0 {
+                // Not one byte in the whole first case (its handshake included): every other case would wait out
+                // its own handshake the same way, minutes in all. One failure says it, the rest are not run.
+                silent = true
+                outcome = .fail(
+                    ConformanceFailure(
+                        "nothing answered on the port: not one byte came back (\(failure.message)); a wrong port or "
+                            + "baud rate, a device that is off or runs no firmware",
+                        code: .silentDevice, sent: failure.sent, seen: nil, expected: failure.expected))
             }
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

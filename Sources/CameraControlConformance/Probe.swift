@@ -83,6 +83,8 @@ public actor Probe {
     public private(set) var sentAt: [[UInt8]: ContinuousClock.Instant] = [:]
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
+    /// Bytes received from the device so far, whatever they were (0: the device never said anything).
+    public private(set) var bytesReceived = 0
     /// How many times the probe has sent (each send is one frame, or a run a case built by hand).
     public private(set) var framesSent = 0
     private var lastSend = ContinuousClock.now
@@ -145,6 +147,7 @@ public actor Probe {
 
     private func ingest(_ bytes: [UInt8]) async {
         let now = ContinuousClock.now
+        bytesReceived += bytes.count
         let continuing = !partial.isEmpty
         var completedFrames = 0
         defer {

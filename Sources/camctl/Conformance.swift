@@ -21,7 +21,8 @@ enum Conformance {
           --json            print one JSON object per case instead of the report
           --interactive     prompt a person at the device for the cases that need one
           --quiet           only the summary line (and failures)
-        exit status: 0 when no case failed, 1 when one did, 2 on bad arguments
+        exit status: 0 when no case failed, 1 when one did, 2 on bad arguments, 3 when nothing answered on the
+        port (the first case heard not one byte; the others are not run)
         """
 
     static let command = Command(
@@ -141,6 +142,11 @@ enum Conformance {
         }
         simulator?.terminate()
         transport.close()
+        if results.contains(where: { if case .fail(let failure) = $0.outcome { failure.code == .silentDevice } else { false } }) {
+            throw CLIFailure(
+                status: .noAnswer, message: "nothing answered on \(port): not one byte came back; the other cases were not run",
+                hint: Failures.noAnswerHint)
+        }
         if results.contains(where: { $0.outcome.label == "FAIL" }) { exit(1) }
     }
 }

@@ -1,3 +1,5 @@
+import CameraControlConformance
+import CameraControlPosixTransport
 import CameraControlTestSupport
 import CameraControlTools
 import CameraControlWire
@@ -40,6 +42,23 @@ struct CamctlBadInputTests {
         #expect(missing.status == 1, "\(missing.standardError)")
         #expect(missing.standardError.contains("/dev/video99"), "\(missing.standardError)")
         #expect(missing.standardError.split(separator: "\n").count == 1, "\(missing.standardError)")
+    }
+
+    @Test("conformance on a port where nothing answers: the first case fails saying so, the rest are not run, exit 3")
+    func conformanceOnASilentPort() async throws {
+        let silent = try PseudoTerminalPair.open()
+        defer {
+            silent.master.close()
+            silent.subordinate.close()
+        }
+        // Each case would wait out its own handshake (minutes in all): the run stops after the first.
+        let run = try await runTool("camctl", ["conformance", silent.subordinatePath, "--json"], timeout: .seconds(60))
+        #expect(run.status == 3, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardError.contains("nothing answered on \(silent.subordinatePath)"), "\(run.standardError)")
+        #expect(run.standardError.contains("115200 baud"), "the baud-rate hint: \(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n")
+        #expect(lines.filter { $0.contains("\"FAIL\"") }.count == 1, "\(run.standardOutput)")
+        #expect(lines.filter { $0.contains("\"SKIP\"") }.count == ConformanceSuite.cases.count - 1)
     }
 
     @Test("decode - < /dev/zero stops at the first byte: not hex, exit 1")
