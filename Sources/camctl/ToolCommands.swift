@@ -105,7 +105,7 @@ extension Relay {
         details: """
               A                 the host's side: a port, or `pty` (a new pseudo-terminal, printed first)
               B                 the device's side: any port (camctl-sim's pty, a board's serial port)
-              --faults SPEC     e.g. corrupt=1%,drop-frame=1%,dup=1%,garbage=0.5%:64,stall=5s:200ms,unplug=10s:1s
+              --faults SPEC     e.g. corrupt=1%,drop-frame=1%,dup=1%,garbage=0.5%:64,stall=1%:200ms,unplug=10s:1s
                                 (docs/RELIABILITY.md lists every fault)
               --link PATH       a symlink to A's pty (removed while "unplugged")
               --seconds N       stop after N seconds

@@ -25,6 +25,20 @@ struct FaultInjectorTests {
         #expect(throws: LinkFaults.ParseError.self) { try LinkFaults(spec: spec) }
     }
 
+    @Test(
+        "a bad value says the item's form",
+        arguments: [
+            ("stall=5s:200ms", "want stall=R[:D], R a rate (1%, 0.01) and D a duration (200ms)"),
+            ("garbage=1%:0", "want garbage=R[:N]"), ("corrupt=2", "want corrupt=R, a rate"), ("baud=3", "want baud=X, a ratio 0.5…2"),
+        ])
+    func badValueSaysTheForm(spec: String, form: String) {
+        #expect {
+            try LinkFaults(spec: spec)
+        } throws: { error in
+            (error as? LinkFaults.ParseError).map { $0.message.hasPrefix("'\(spec)': bad value; \(form)") } ?? false
+        }
+    }
+
     @Test("no faults: every byte passes unchanged, in order")
     func transparent() {
         var injector = FaultInjector(faults: LinkFaults())

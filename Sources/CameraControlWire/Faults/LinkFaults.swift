@@ -86,7 +86,19 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
             let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
             let first = parts.first ?? ""
             let second = parts.count > 1 ? parts[1] : nil
-            func bad() -> ParseError { ParseError(code: .badValue, message: "'\(item)': bad value") }
+            func bad() -> ParseError {
+                let form =
+                    switch name {
+                    case "garbage": "garbage=R[:N], R a rate (1%, 0.01) and N bytes 1…1048576"
+                    case "stall": "stall=R[:D], R a rate (1%, 0.01) and D a duration (200ms)"
+                    case "baud": "baud=X, a ratio 0.5…2"
+                    case "reset": "reset=D, a duration (2s)"
+                    case "unplug": "unplug=D[:U], durations (10s:1s)"
+                    case "seed": "seed=N, a whole number"
+                    default: "\(name)=R, a rate (1%, 0.01)"
+                    }
+                return ParseError(code: .badValue, message: "'\(item)': bad value; want \(form)")
+            }
             func rate(_ text: String) throws(ParseError) -> Double {
                 guard let rate = Self.parseRate(text) else { throw bad() }
                 return rate
