@@ -7,12 +7,21 @@ public struct ScenarioTestReport: Sendable {
     public var results: [ExpectationResult]
     /// Wall-clock seconds the run took (JUnit's `time`).
     public var seconds: Double
+    /// Why the file was not run (it could not be read or parsed), in one message; nil when it ran.
+    public var loadError: String?
 
     /// A report.
     public init(file: String, results: [ExpectationResult], seconds: Double = 0) {
         self.file = file
         self.results = results
         self.seconds = seconds
+    }
+
+    /// The report of a file that could not be read or parsed: no expectation ran; the run goes on with the
+    /// other files, and the file counts as an error (a JUnit `error`, an `ERROR` line).
+    public init(file: String, loadError: String) {
+        self.init(file: file, results: [])
+        self.loadError = loadError
     }
 
     /// The expectations that failed.
@@ -24,6 +33,7 @@ public struct ScenarioTestReport: Sendable {
 
     /// ``text``, or only the failures and the totals.
     public func text(onlyFailures: Bool) -> String {
+        if let loadError { return "ERROR \(file): not run: \(loadError)\n" }
         var out = ""
         for result in results where !onlyFailures || !result.passed {
             out += "\(result.skipped ? "SKIP" : result.passed ? "PASS" : "FAIL") \(file):\(result.expectation.line) \(result.expectation)"
@@ -47,9 +57,18 @@ public struct ScenarioTestReport: Sendable {
         let tests = reports.reduce(0) { $0 + $1.results.count }
         let failures = reports.reduce(0) { $0 + $1.failures.count }
         let skipped = reports.reduce(0) { $0 + $1.results.filter(\.skipped).count }
+        let errors = reports.filter { $0.loadError != nil }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"camctl test\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
+        xml += "<testsuites name=\"camctl test\" tests=\"\(tests + errors)\" failures=\"\(failures)\" errors=\"\(errors)\""
+        xml += " skipped=\"\(skipped)\">\n"
         for report in reports {
+            if let loadError = report.loadError {
+                xml += "  <testsuite name=\"\(escape(report.file))\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n"
+                xml += "    <testcase classname=\"\(escape(report.file))\" name=\"the scenario file\">\n"
+                xml += "      <error message=\"not run: the file could not be read or parsed\">\(escape(loadError))</error>\n"
+                xml += "    </testcase>\n  </testsuite>\n"
+                continue
+            }
             xml += "  <testsuite name=\"\(escape(report.file))\" tests=\"\(report.results.count)\""
             xml += " failures=\"\(report.failures.count)\" time=\"\(report.seconds)\">\n"
             for result in report.results {

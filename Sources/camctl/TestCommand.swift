@@ -59,14 +59,25 @@ enum TestCommand {
         let seed = try args.integer("seed", default: 1, in: 0...Int.max)
         // At most 10 minutes of virtual time after each scenario.
         let settle = UInt64(try args.integer("settle-ms", default: 2600, in: 0...600_000)) * 1000
+        // A file that cannot be read or parsed is an error of its own (said at once, an ERROR line and a JUnit
+        // error at the end); the other files still run. Only when none can does the command stop here.
         var scripts: [(file: String, script: ScenarioScript)] = []
+        var unloaded: [ScenarioTestReport] = []
         for file in args.positional {
-            let text = try ScenarioFiles.read(file)
             do {
-                scripts.append((file, try ScenarioScript(text)))
+                let text = try ScenarioFiles.read(file)
+                do {
+                    scripts.append((file, try ScenarioScript(text)))
+                } catch {
+                    throw ScenarioFiles.failure(error, file: file, text: text)
+                }
             } catch {
-                throw ScenarioFiles.failure(error, file: file, text: text)
+                guard args.positional.count > 1 else { throw error }
+                unloaded.append(ScenarioTestReport(file: file, loadError: Failures.classify(error, command: command).message))
             }
+        }
+        guard !scripts.isEmpty else {
+            throw CLIFailure(status: .failure, message: "none of the \(unloaded.count) scenario files could be read or parsed")
         }
         var reports: [ScenarioTestReport] = []
         if let port = args.value("port") {
@@ -80,6 +91,7 @@ enum TestCommand {
                     ScenarioTestReport(file: file, results: script.check(run), seconds: seconds(ContinuousClock.now - began)))
             }
         }
+        reports += unloaded
         for report in reports {
             print(report.text(onlyFailures: args.flag("quiet")), terminator: "")
         }
@@ -93,8 +105,9 @@ enum TestCommand {
         }
         let failed = reports.reduce(0) { $0 + $1.failures.count }
         let total = reports.reduce(0) { $0 + $1.results.count }
-        guard failed == 0 else {
-            throw CLIFailure(status: .failure, message: "\(failed) of \(total) expectations failed")
+        let notRun = unloaded.isEmpty ? "" : "; \(unloaded.count) of \(args.positional.count) files could not be read or parsed"
+        guard failed == 0, unloaded.isEmpty else {
+            throw CLIFailure(status: .failure, message: "\(failed) of \(total) expectations failed" + notRun)
         }
         print("all \(total) expectations passed in \(reports.count) scenario\(reports.count == 1 ? "" : "s")")
     }

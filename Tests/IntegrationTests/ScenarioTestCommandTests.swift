@@ -42,6 +42,29 @@ extension OverRealPTY {
             #expect(xml.contains("failures=\"0\""))
         }
 
+        @Test("a file that does not parse, among others: an ERROR and a JUnit error for it, the others still run, exit 1")
+        func aBadFileAmongOthers() async throws {
+            let good = Self.directory.appendingPathComponent("full-click.scenario").path
+            let bad = Self.temporary("bad.scenario")
+            let junit = Self.temporary("mixed.xml")
+            defer {
+                try? FileManager.default.removeItem(atPath: bad)
+                try? FileManager.default.removeItem(atPath: junit)
+            }
+            try "full-click\nexpect capture endd\n".write(toFile: bad, atomically: true, encoding: .utf8)
+            let run = try await runTool("camctl", ["test", "--virtual", good, bad, "--junit", junit], timeout: .seconds(60))
+            #expect(run.status == 1, "\(run.standardOutput)\(run.standardError)")
+            #expect(run.standardOutput.contains("\(good): 9 passed, 0 failed"), "\(run.standardOutput)")
+            #expect(run.standardOutput.contains("ERROR \(bad): not run: \(bad):2:16: unknown capture phase"), "\(run.standardOutput)")
+            #expect(run.standardError.contains("1 of 2 files could not be read or parsed"), "\(run.standardError)")
+            let xml = try String(contentsOfFile: junit, encoding: .utf8)
+            #expect(xml.contains("errors=\"1\""), "\(xml)")
+            #expect(xml.contains("<error message=\"not run: the file could not be read or parsed\">"), "\(xml)")
+            // One file alone that does not parse is the command's error, as before.
+            let alone = try await runTool("camctl", ["test", bad])
+            #expect(alone.status == 1 && alone.standardError.contains("unknown capture phase"), "\(alone.standardError)")
+        }
+
         @Test("--events lists a run's events in device time, the time base of the PASS lines")
         func eventsInTheReportsTimeBase() async throws {
             let file = Self.directory.appendingPathComponent("ae-af-lock.scenario").path
