@@ -29,6 +29,55 @@ package final class EventPrinter: @unchecked Sendable {
         self.json = json
     }
 
+    /// The capture interactions whose ignored presses are printed (``watch(_:)``), with how many each had.
+    private var watched: [(interaction: CaptureEventInteraction, seen: UInt64)] = []
+
+    /// Prints the presses `interaction` ignores (a press on a handler busy with another: one press per
+    /// handler, docs/CAPTURE.md), as `ignored` lines: Apple's stack drops them silently, and a monitor that
+    /// showed the press's gestures with no capture would leave its user guessing. They print with the next
+    /// effect after the press began (the interaction decides after the host reported the gesture).
+    package func watch(_ interaction: CaptureEventInteraction) {
+        lock.lock()
+        defer { lock.unlock() }
+        watched.append((interaction, interaction.ignoredPressCount))
+    }
+
+    /// The ignored presses since the last look, oldest first.
+    private func newlyIgnored() -> [CaptureDiagnostic] {
+        // The interactions are read without this printer's lock (a capture handler may print meanwhile).
+        lock.lock()
+        let interactions = watched.map(\.interaction)
+        lock.unlock()
+        guard !interactions.isEmpty else { return [] }
+        let counts = interactions.map(\.ignoredPressCount)
+        lock.lock()
+        var news: [(CaptureEventInteraction, UInt64)] = []
+        for index in watched.indices where index < counts.count && counts[index] != watched[index].seen {
+            news.append((watched[index].interaction, counts[index] &- watched[index].seen))
+            watched[index].seen = counts[index]
+        }
+        lock.unlock()
+        var found: [CaptureDiagnostic] = []
+        for (interaction, new) in news {
+            let ignored = interaction.diagnostics.filter { if case .overlappingPressIgnored = $0 { true } else { false } }
+            found += ignored.suffix(Int(min(new, UInt64(ignored.count))))
+        }
+        return found
+    }
+
+    private func printIgnored() {
+        for diagnostic in newlyIgnored() {
+            guard case .overlappingPressIgnored(let source, let role, let active, let micros) = diagnostic else { continue }
+            emit(
+                micros, "ignored",
+                "\(source) press: the \(role.rawValue) handler is busy with \(active) (one press per handler)",
+                fields: [
+                    JSONMember("source", .string("\(source)")), JSONMember("role", .string(role.rawValue)),
+                    JSONMember("busyWith", .string("\(active)")),
+                ])
+        }
+    }
+
     /// The latest device time printed: lines about something with no timestamp of its own (a photo, a
     /// delegate call, an action) take it. The host reports an overlay effect before the delegate calls and
     /// actions it causes, so those lines carry the effect's time.
@@ -164,6 +213,7 @@ package final class EventPrinter: @unchecked Sendable {
 
     /// Prints one host effect (inputs only when verbose, as slide samples are many).
     package func effect(_ effect: HostEffect) {
+        printIgnored()
         switch effect {
         case .input(let event):
             if verbose { input(event, latencyMillis: latencyMillis(sinceDeviceMicros: event.timestampMicros) ?? 0) }

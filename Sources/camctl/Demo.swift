@@ -82,6 +82,7 @@ enum Demo {
             tally.record(event)
         }
         await host.observe { printer.effect($0) }
+        printer.watch(app.interaction)
         await host.attach(app.interaction)
         app.install(in: try await host.makeControlsSession())
         await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)

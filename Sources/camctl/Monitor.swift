@@ -90,6 +90,7 @@ enum Monitor {
                 soundPlayer: host,
                 primary: { printer.capture($0, role: "primary") },
                 secondary: { printer.capture($0, role: "secondary") })
+            printer.watch(interaction)
             await host.attach(interaction)
             interaction.setSessionRunning(true)
         }
@@ -193,6 +194,7 @@ enum Monitor {
             default: printer.effect(effect)
             }
         }
+        printer.watch(app.interaction)
         await host.attach(app.interaction)
         app.install(in: try await host.makeControlsSession())
         app.interaction.setSessionRunning(true)

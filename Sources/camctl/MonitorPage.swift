@@ -86,6 +86,7 @@ extension Monitor {
         // as the signal asked (exit 0), not with the step's error.
         var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
         do {
+            printer.watch(app.interaction)
             await host.attach(app.interaction)
             app.install(in: try await host.makeControlsSession())
             app.interaction.setSessionRunning(true)

@@ -64,6 +64,7 @@ enum Record {
             if case .connected = effect { printer.resetOrigin() }
             printer.effect(effect)
         }
+        printer.watch(interaction)
         await host.attach(interaction)
         interaction.setSessionRunning(true)
         // A file that can take no more (a full disk) ends the recording: what it holds stays whole.

@@ -65,6 +65,7 @@ enum Shoot {
                 printer.app(event)
             }
         }
+        printer.watch(app.interaction)
         await host.attach(app.interaction)
         app.install(in: try await host.makeControlsSession())
         app.interaction.setSessionRunning(true)

@@ -1,6 +1,7 @@
 import CameraAppExample
 import CameraControlCapture
 import CameraControlControls
+import CameraControlGestures
 import CameraControlWire
 import Testing
 
@@ -55,6 +56,24 @@ import Testing
         #expect(jsonLines.all.count == 2)
         #expect(jsonLines.all[0].contains("\"isVideo\":true"), "\(jsonLines.all)")
         #expect(jsonLines.all[1].contains("\"isVideo\":false"), "\(jsonLines.all)")
+    }
+
+    @Test("a press the interaction ignores (its handler busy) is printed with the next effect, once")
+    func ignoredPressPrinted() {
+        let (printer, lines) = Self.printer()
+        let interaction = CaptureEventInteraction { _ in }
+        interaction.setSessionRunning(true)
+        printer.watch(interaction)
+        interaction.handle(Gesture(kind: .pressBegan, source: .cameraControl, timestampMicros: 1_000))
+        interaction.handle(Gesture(kind: .pressBegan, source: .volumeDown, timestampMicros: 2_000))
+        let ended = Gesture(
+            kind: .pressEnded(PressSummary(durationMicros: 1, isLongPress: false, peakForceMillinewtons: 0)), source: .volumeDown,
+            timestampMicros: 3_000)
+        printer.effect(.gesture(ended))
+        printer.effect(.gesture(ended))
+        let ignored = lines.all.filter { $0.contains("ignored") }
+        #expect(ignored.count == 1, "\(lines.all)")
+        #expect(ignored.first?.contains("volume-down press: the primary handler is busy with press#") == true, "\(lines.all)")
     }
 
     @Test("slides are printed only when verbose; a quiet printer prints nothing")
