@@ -1,6 +1,7 @@
 import CameraControlCapture
 import CameraControlGestures
 import CameraControlHost
+import CameraControlRPC
 import CameraControlTools
 import CameraControlWire
 import Foundation
@@ -295,6 +296,7 @@ enum Diagnose {
         }
 
         var outcomes: [Outcome] = []
+        var sessionLost = false  // the device answered "no session" (FAILED_PRECONDITION) to a step
         func report(_ outcome: Outcome) {
             outcomes.append(outcome)
             if json {
@@ -323,10 +325,16 @@ enum Diagnose {
                     deadline = ContinuousClock.now + length + .seconds(timeout)
                     settleUntil = ContinuousClock.now + length + .milliseconds(300)
                 } catch {
-                    report(
-                        Outcome(
-                            step: step, seen: nil, sources: [], passed: false, reason: "the simulator did not play it: \(error)",
-                            simulated: true))
+                    // "handshake first": the device ended the session (frames lost on the link, or it reset)
+                    // while the host still held it; the wiring has nothing to do with it.
+                    let noSession = (error as? RPCError)?.code == .failedPrecondition
+                    sessionLost = sessionLost || noSession
+                    let reason =
+                        noSession
+                        ? "the device had ended the session (it answered \((error as? RPCError)?.message ?? "\(error)")): "
+                            + "frames lost on the link, or the device reset"
+                        : "the simulator did not play it: \(error)"
+                    report(Outcome(step: step, seen: nil, sources: [], passed: false, reason: reason, simulated: true))
                     continue
                 }
             } else {
@@ -348,6 +356,7 @@ enum Diagnose {
             report(judge(step, record: log.current, simulated: simulated, timeoutSeconds: timeout))
         }
         let lost = await host.lastDisconnect
+        let link = await host.session?.client.counters
         await host.stop()
 
         let failed = outcomes.filter { !$0.passed }
@@ -363,11 +372,21 @@ enum Diagnose {
         }
         if let lost { throw CLIFailure(status: .failure, message: "the device went away during the check: \(lost)") }
         if !failed.isEmpty {
+            let damaged = (link?.wire.checkErrors ?? 0) + (link?.sequenceGaps ?? 0)
+            // A lossy link loses best-effort events (touch, slide) and sessions: the failures say nothing of the
+            // wiring until the link is clean.
+            let hint =
+                damaged > 0 || sessionLost
+                ? "the link lost or damaged frames meanwhile (\(link?.wire.checkErrors ?? 0) check errors, "
+                    + "\(link?.sequenceGaps ?? 0) sequence gaps\(sessionLost ? ", a session ended by the device" : "")): "
+                    + "best-effort events such as touch are not resent; fix the link (cable, baud rate, `camctl counters`) "
+                    + "and check again before judging the wiring"
+                : "a wrong source means the firmware reports the input under another name (check its wiring and "
+                    + "button table); nothing in time means the input is not seen at all"
             throw CLIFailure(
                 status: .failure,
                 message: "\(failed.count) of \(outcomes.count) steps failed: \(failed.map(\.step.name).joined(separator: ", "))",
-                hint: "a wrong source means the firmware reports the input under another name (check its wiring and "
-                    + "button table); nothing in time means the input is not seen at all")
+                hint: hint)
         }
     }
 
