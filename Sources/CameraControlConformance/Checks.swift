@@ -78,12 +78,17 @@ extension CaseContext {
         if let packet = reply?.packet, packet.type == type, packet.callID == callID, status == nil || packet.status == status {
             return packet
         }
-        template.payload = reply?.packet?.payload ?? []
-        let bytes = (try? PacketEncoder.encode(template)).map(hex) ?? ""
         let statusText = status.map { " \($0)" } ?? ""
+        var expected = "\(type)\(statusText) on call \(callID)"
+        // The expected frame's bytes, with the reply's payload, only when the reply is of that type (a wrong
+        // call or status): another type's payload (an ERROR's text) would read as the answer expected.
+        if let packet = reply?.packet, packet.type == type {
+            template.payload = packet.payload
+            if let bytes = try? PacketEncoder.encode(template) { expected += ": " + hex(bytes) }
+        }
         throw ConformanceFailure(
             "\(what): expected \(type)\(statusText) on call \(callID), got \(Self.describe(reply))", sent: sent,
-            seen: reply?.wire, expected: "\(type)\(statusText) on call \(callID): \(bytes)")
+            seen: reply?.wire, expected: expected)
     }
 
     /// Fails when anything but link packets (ACK, HEARTBEAT) arrives within `duration`, or after it but

@@ -29,6 +29,28 @@ struct FailureSummaryTests {
                 == "1 HEARTBEAT, 1 RESPONSE (the first at +5 ms, the last at +19 ms): RESPONSE call 12 seq 7 at +19 ms")
     }
 
+    @Test("an answer of the wrong type is not shown as the expected frame with its payload; one of the right type is")
+    func expectedFrameKeepsItsType() throws {
+        let (host, _) = InMemoryTransport.makePair()
+        let context = CaseContext(
+            probe: Probe(transport: host), capabilities: Capabilities(), handshake: HandshakeResponse(), prompter: nil)
+        func failure(_ reply: Packet) throws -> ConformanceFailure? {
+            let wire = try PacketEncoder.encode(reply)
+            let frame = ReceivedFrame(wire: wire, packet: reply, error: nil, at: .now)
+            do {
+                try context.expect(frame, .response, callID: 17, sent: [], "GetCounters")
+                return nil
+            } catch let failure as ConformanceFailure {
+                return failure
+            }
+        }
+        let error = try #require(
+            try failure(Packet(type: .error, callID: 17, status: .failedPrecondition, payload: Array("handshake first".utf8))))
+        #expect(error.expected == "RESPONSE on call 17", "\(error.expected)")
+        let wrongCall = try #require(try failure(Packet(type: .response, callID: 18, payload: [1, 2])))
+        #expect(wrongCall.expected.hasPrefix("RESPONSE on call 17: "), "\(wrongCall.expected)")
+    }
+
     @Test("an unanswered request's failure says what the device sent meanwhile, and a silent device's that it sent nothing")
     func unansweredRequestSaysWhatCameMeanwhile() async throws {
         for talks in [true, false] {
