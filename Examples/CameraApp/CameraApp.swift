@@ -7,7 +7,8 @@ import Synchronization
 /// The camera app of Apple's WWDC25 talk "Enhance your app with the Camera Control", on a
 /// ``SyntheticCamera``, written only against this package's public API: a zoom slider and an
 /// exposure-bias slider (the system ones, driving the camera), a "Reactions" index picker, and a capture
-/// interaction on every button that takes a photo on each `ended`.
+/// interaction on every button that takes a photo on each `ended` (a video for a click and hold, when the
+/// camera records: ``SyntheticCamera`` and `GStreamerCamera` do).
 ///
 /// ```swift
 /// import CameraAppExample

@@ -406,7 +406,6 @@ static bool is_handshake(const call_t *c) { return c != 0 && c->service == 1u &&
 
 /* host side */
 static bool g_after_bad_frame;
-static bool g_host_seen;
 static uint16_t g_host_last;
 static uint64_t g_last_host_us;
 /* device side */
@@ -516,15 +515,26 @@ static bool host_renumber(pkt_t *p)
         g_seqmap[(g_seqmap_next - 1u) % 128u].host = host;
         return true;
     }
-    if (brk("gap-miscount")) {
-        /* A gap of d from the host reaches the device as d + 1: it counts d lost packets instead of d - 1,
-         * as a device that miscounts would; the host's later packets follow on, one number further. */
+    {
         uint16_t d = (uint16_t)(p->seq - g_host_top);
-        if (d > 1u && d < 0x8000u) {
+        if (d == 0u || d >= 0x8000u) {
+            /* A number the host used before (a retransmission, a repeat): the device gets the number it got
+             * then, whatever the shift is now (or the host's own, when it went before any shift). */
+            for (i = 0; i < 128u; i++) {
+                const seqmap_t *m = &g_seqmap[(g_seqmap_next - 1u - i) % 128u];
+                if (m->used && !m->injected && m->host == p->seq) {
+                    bool changed = m->core != p->seq;
+                    p->seq = m->core;
+                    return changed;
+                }
+            }
+            return false;
+        }
+        if (brk("gap-miscount") && d > 1u) {
+            /* A gap of d from the host reaches the device as d + 1: it counts d lost packets instead of
+             * d - 1, as a device that miscounts would; the host's later packets follow on, one further. */
             g_hshift = (uint16_t)(g_hshift + 1u);
         }
-    }
-    if ((uint16_t)(p->seq - g_host_top) < 0x8000u) {
         g_host_top = p->seq;
     }
     if (g_hshift == 0u) {
@@ -1157,9 +1167,6 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
                 }
             }
         }
-        if (handshake) {
-            g_host_seen = false;
-        }
         if (brk("accept-other-major") && handshake && c->host_major != 1u) {
             static uint8_t hello[] = {0x0a, 0x02, 0x08, 0x01};
             memcpy(p.payload, hello, sizeof(hello));
@@ -1171,7 +1178,6 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         c = call_add(p.call);
         c->unknown_type = true;
     }
-    g_host_seen = true;
     g_host_last = p.seq;
     if (p.type == T_ACK && p.payload_len >= 2u) {
         uint16_t acked = (uint16_t)(p.payload[0] | (p.payload[1] << 8));

@@ -10,8 +10,8 @@ public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
         case noAnswer
         /// The link failed under the case (transport closed, write failed).
         case link
-        /// Nothing answered: not one byte came from the port during the case, the first of the run (a wrong
-        /// port or baud rate, a device that is off or runs no firmware). The run stops there.
+        /// Nothing answered: not one byte came from the port during the run's first two cases (a wrong port or
+        /// baud rate, a device that is off or runs no firmware). The run stops there.
         case silentDevice
     }
     /// What kind of failure.

@@ -250,8 +250,7 @@ public final class HostCore {
         if let latest = recognizer.currentMicros, !orderer.isHolding {
             deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
         }
-        // No interaction takes captures any more (each disabled, or its session stopped): the lock goes.
-        let sessionStopped = !interactions.isEmpty && !interactions.contains { $0.isSessionRunning && $0.isEnabled }
+        let sessionStopped = noInteractionCaptures
         if sessionStopped {
             cancelFocusExposureLock(atMicros: deviceNow)
         } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, horizon >= due {
@@ -260,12 +259,22 @@ public final class HostCore {
             reportLock(events)
         }
         guard let controls else { return }
-        if controls.phase != .hidden, !controls.isOverlayAllowed {
+        // The overlay goes with its interaction (disabled, or its session stopped), or with every capture here
+        // (a session whose interaction check is overridden still follows the host's interactions).
+        if controls.phase != .hidden, !controls.isOverlayAllowed || sessionStopped {
             controls.dismiss(atMicros: deviceNow) { report($0, atMicros: deviceNow) }
         }
         if let due = controls.nextDeadlineMicros, deviceNow >= due {
-            controls.advance(toMicros: deviceNow) { report($0, atMicros: deviceNow) }
+            // Stamped with the deadline that fell due (the overlay shows 100 ms after the light press), not
+            // with when the host's timer woke, which a busy machine makes later.
+            controls.advance(toMicros: deviceNow) { report($0, atMicros: due) }
         }
+    }
+
+    /// True when capture interactions are attached and none takes captures now (each disabled, or its
+    /// session stopped): the AE/AF lock is neither held nor taken, and the overlay goes.
+    private var noInteractionCaptures: Bool {
+        !interactions.isEmpty && !interactions.contains { $0.isSessionRunning && $0.isEnabled }
     }
 
     /// The device went away at host time `now`: events still held are delivered, then every press in
@@ -369,8 +378,11 @@ public final class HostCore {
                 continue  // Camera Control off: it does nothing
             }
             if reportsInputsAndGestures { observer?(.gesture(gesture)) }
-            // The lock first: a full press captures with the lock a held light press set.
-            if isFocusExposureLockActive, var lock = focusLock {
+            // The lock first: a full press captures with the lock a held light press set. While no interaction
+            // takes captures it is cancelled instead (a gesture past the lock's deadline would take it).
+            if noInteractionCaptures {
+                cancelFocusExposureLock(atMicros: gesture.timestampMicros)
+            } else if isFocusExposureLockActive, var lock = focusLock {
                 let events = lock.handle(gesture)
                 focusLock = lock
                 reportLock(events)

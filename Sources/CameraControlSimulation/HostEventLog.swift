@@ -7,9 +7,10 @@ import Synchronization
 /// What a host pipeline on a real port produced, as ``ObservedEvent``s in the words of
 /// ``VirtualControlsRig/log`` (so one scenario's expectations hold over a port and in virtual time).
 ///
-/// Gestures carry their device time; everything they cause (overlay effects, capture events, photos,
-/// values) is stamped with the device time of the last gesture. Firmware feedback is not visible over a
-/// port, so `firmware-…` expectations hold only in virtual time.
+/// Gestures carry their device time, and so do overlay effects and the AE/AF lock (a deadline's: the
+/// overlay shows 100 ms after the light press); everything else they cause (capture events, photos,
+/// values, delegate calls) is stamped with the latest of those times. Firmware feedback is not visible
+/// over a port, so `firmware-…` expectations hold only in virtual time.
 ///
 /// ```swift
 /// let log = HostEventLog()

@@ -174,12 +174,16 @@ public struct ScenarioScript: Sendable {
     /// has at most after the kind (nil: no limit), per kind and, for `overlay`, per effect. A word no event
     /// can have would make `expect no …` pass whatever happens, so the parser refuses it.
     struct EventShape {
+        /// The words after the kind, in order: what each names and the values it takes (nil: any).
         var words: [(what: String, values: [String]?)]
+        /// The most words an event of the kind has after the kind (nil: no limit).
         var maxWords: Int?
     }
 
+    /// The haptic patterns' names (`detent`, `click`, …).
     static let hapticNames = HapticPattern.allCases.filter { $0 != .unspecified }.map(\.description)
 
+    /// Each event kind's shape (``EventShape``).
     static let eventShapes: [String: EventShape] = [
         "capture": EventShape(words: captureWords.map { ($0.what, $0.values) }, maxWords: 3),
         "gesture": EventShape(words: [("gesture", gestureNames), captureWords[2]], maxWords: nil),
@@ -196,7 +200,7 @@ public struct ScenarioScript: Sendable {
         "firmware-sound": EventShape(
             words: [("sound", Sound.allCases.filter { $0 != .unspecified }.map(\.description))], maxWords: 1),
         "firmware-indicator": EventShape(words: [], maxWords: 1),
-        "action": EventShape(words: [], maxWords: 2),
+        "action": EventShape(words: [], maxWords: 3),  // action zoom 2; action reactions #2 balloons
         "default-action": EventShape(words: [], maxWords: 3),
         "default-sound": EventShape(words: [], maxWords: 1),
         "refused": EventShape(words: [], maxWords: 2),
@@ -648,8 +652,10 @@ extension ScenarioScript {
                     expectation: expectation, passed: comparison.holds(end, value), window: window, matched: nil,
                     detail: "\(name) is \(end)", context: [])
             }
-            // A device that rebooted meanwhile counts from 0 again: what it counted since is its value.
-            let added = end >= atStart ? end - atStart : end
+            // A device that rebooted meanwhile (its uptime went back) counts from 0 again: what it counted since
+            // is its value, for every counter alike.
+            let rebooted = counters.uptimeMicros < (run.countersAtStart?.uptimeMicros ?? 0)
+            let added = rebooted ? end : end &- min(atStart, end)
             return ExpectationResult(
                 expectation: expectation, passed: comparison.holds(added, value), window: window, matched: nil,
                 detail: "\(name) went up by \(added) during the run (\(atStart) → \(end))", context: [])

@@ -378,7 +378,8 @@ public final class VirtualControlsRig {
     public static func describe(_ event: CameraApp.Event) -> String {
         switch event {
         case .photo(let photo, _):
-            "photo \(photo.sequenceNumber) zoom \(number(photo.zoomFactor)) bias \(number(photo.exposureBias))"
+            "\(photo.isVideo ? "video" : "photo") \(photo.sequenceNumber) zoom \(number(photo.zoomFactor)) "
+                + "bias \(number(photo.exposureBias))"
                 + (photo.focusExposureLock.isEmpty ? "" : " \(photo.focusExposureLock) locked")
         case .action(let id, let value) where id == "reactions":
             "action reactions #\(Int(value)) \(CameraApp.reactionTitles.indices.contains(Int(value)) ? CameraApp.reactionTitles[Int(value)] : "?")"

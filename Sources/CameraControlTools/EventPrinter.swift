@@ -29,38 +29,38 @@ package final class EventPrinter: @unchecked Sendable {
         self.json = json
     }
 
-    /// The capture interactions whose ignored presses are printed (``watch(_:)``), with how many each had.
+    /// The capture interactions whose ignored presses are printed (``watch(_:)``), each with the count of
+    /// presses it had ignored when last looked at. Guarded by `watchLock`, not the printer's lock: reading an
+    /// interaction takes its lock, and a capture handler holding neither may print meanwhile.
     private var watched: [(interaction: CaptureEventInteraction, seen: UInt64)] = []
+    private let watchLock = NSLock()
 
     /// Prints the presses `interaction` ignores (a press on a handler busy with another: one press per
     /// handler, docs/CAPTURE.md), as `ignored` lines: Apple's stack drops them silently, and a monitor that
     /// showed the press's gestures with no capture would leave its user guessing. They print with the next
     /// effect after the press began (the interaction decides after the host reported the gesture).
     package func watch(_ interaction: CaptureEventInteraction) {
-        lock.lock()
-        defer { lock.unlock() }
+        watchLock.lock()
+        defer { watchLock.unlock() }
         watched.append((interaction, interaction.ignoredPressCount))
     }
 
-    /// The ignored presses since the last look, oldest first.
+    /// The ignored presses since the last look, oldest first. One look at a time (`watchLock`), and the count
+    /// only grows, so nothing is printed twice by two looks. (The count and the list are two reads of the
+    /// interaction: a press ignored between them could shift which entry is taken; the host reports effects
+    /// and feeds its interactions on one thread, so none is.)
     private func newlyIgnored() -> [CaptureDiagnostic] {
-        // The interactions are read without this printer's lock (a capture handler may print meanwhile).
-        lock.lock()
-        let interactions = watched.map(\.interaction)
-        lock.unlock()
-        guard !interactions.isEmpty else { return [] }
-        let counts = interactions.map(\.ignoredPressCount)
-        lock.lock()
-        var news: [(CaptureEventInteraction, UInt64)] = []
-        for index in watched.indices where index < counts.count && counts[index] != watched[index].seen {
-            news.append((watched[index].interaction, counts[index] &- watched[index].seen))
-            watched[index].seen = counts[index]
-        }
-        lock.unlock()
+        watchLock.lock()
+        defer { watchLock.unlock() }
         var found: [CaptureDiagnostic] = []
-        for (interaction, new) in news {
+        for index in watched.indices {
+            let interaction = watched[index].interaction
+            let count = interaction.ignoredPressCount
+            guard count > watched[index].seen else { continue }
             let ignored = interaction.diagnostics.filter { if case .overlappingPressIgnored = $0 { true } else { false } }
-            found += ignored.suffix(Int(min(new, UInt64(ignored.count))))
+            // The newest of the (bounded) list: older ones may have left it.
+            found += ignored.suffix(Int(min(count - watched[index].seen, UInt64(ignored.count))))
+            watched[index].seen = count
         }
         return found
     }

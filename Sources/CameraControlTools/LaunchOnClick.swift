@@ -7,8 +7,9 @@ import CameraControlWire
 /// Intelligence). Sans-IO: gestures in, what to launch out; `camctl serve` runs the commands.
 ///
 /// Only the Camera Control's full presses count (a light press, a slide or another button launches
-/// nothing). A press is judged when it ends: a long press (held past the recogniser's long-press
-/// threshold) is the hold action when one is configured, a click otherwise. With ``Trigger/doubleClick``
+/// nothing). A press held past the recogniser's long-press threshold runs the hold action at that moment,
+/// while still held, when one is configured; otherwise it is judged when it ends, as a click. A click is
+/// judged when it ends. With ``Trigger/doubleClick``
 /// the second click must end within ``doubleClickWindowMicros`` of the first one's end (device time); a
 /// click after the window starts a new pair, and a hold in between breaks the pair.
 public struct LaunchOnClick: Sendable {
@@ -50,13 +51,17 @@ public struct LaunchOnClick: Sendable {
         self.holdHasAction = holdHasAction
     }
 
-    /// What `gesture` launches, if anything.
+    /// What `gesture` launches, if anything. A hold with an action of its own launches it when the hold is
+    /// recognised (`longPressBegan`), while the finger is still down, as an iPhone opens Visual Intelligence;
+    /// its release then launches nothing.
     public mutating func take(_ gesture: Gesture) -> Launch? {
-        guard gesture.source == .cameraControl, case .pressEnded(let press) = gesture.kind else { return nil }
-        if press.isLongPress && holdHasAction {
+        guard gesture.source == .cameraControl else { return nil }
+        if case .longPressBegan = gesture.kind, holdHasAction {
             pendingClickEndedMicros = nil
             return .hold
         }
+        guard case .pressEnded(let press) = gesture.kind else { return nil }
+        if press.isLongPress && holdHasAction { return nil }  // its action ran when the hold was recognised
         switch trigger {
         case .click:
             return .camera

@@ -22,7 +22,7 @@ enum Conformance {
           --interactive     prompt a person at the device for the cases that need one
           --quiet           only the summary line (and failures)
         exit status: 0 when no case failed, 1 when one did, 2 on bad arguments, 3 when nothing answered on the
-        port (the first case heard not one byte; the others are not run)
+        port (the first two cases heard not one byte; the others are not run)
         """
 
     static let command = Command(

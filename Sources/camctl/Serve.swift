@@ -39,8 +39,8 @@ enum Serve {
               --launch CMD          the camera app, launched by a click while no app is attached
               --launch-on TRIGGER   click (default) or double-click: two clicks, the second ending within the window
               --double-click-ms N   the double-click window (default 400)
-              --hold CMD            a click-and-hold runs CMD instead (iPhone: Visual Intelligence); without it a
-                                    hold is a click
+              --hold CMD            a click-and-hold runs CMD instead, once the hold is recognised (iPhone: Visual
+                                    Intelligence); without it a hold is a click
               --http [HOST:]PORT    serve the live page there (loopback by default): the device while serve
                                     holds it (force trace, gestures, counters, the virtual control on a
                                     simulator), and which app has it while one is in front

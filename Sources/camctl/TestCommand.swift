@@ -59,11 +59,12 @@ enum TestCommand {
         let seed = try args.integer("seed", default: 1, in: 0...Int.max)
         // At most 10 minutes of virtual time after each scenario.
         let settle = UInt64(try args.integer("settle-ms", default: 2600, in: 0...600_000)) * 1000
-        // A file that cannot be read or parsed is an error of its own (said at once, an ERROR line and a JUnit
-        // error at the end); the other files still run. Only when none can does the command stop here.
+        // A file among several that cannot be read or parsed is an error of its own (an ERROR line and a JUnit
+        // error, in the files' order); the other files still run. One file alone that cannot is the command's
+        // error.
         var scripts: [(file: String, script: ScenarioScript)] = []
-        var unloaded: [ScenarioTestReport] = []
-        for file in args.positional {
+        var unloaded: [(position: Int, report: ScenarioTestReport)] = []
+        for (position, file) in args.positional.enumerated() {
             do {
                 let text = try ScenarioFiles.read(file)
                 do {
@@ -73,14 +74,14 @@ enum TestCommand {
                 }
             } catch {
                 guard args.positional.count > 1 else { throw error }
-                unloaded.append(ScenarioTestReport(file: file, loadError: Failures.classify(error, command: command).message))
+                unloaded.append(
+                    (position, ScenarioTestReport(file: file, loadError: Failures.classify(error, command: command).message)))
             }
         }
-        guard !scripts.isEmpty else {
-            throw CLIFailure(status: .failure, message: "none of the \(unloaded.count) scenario files could be read or parsed")
-        }
         var reports: [ScenarioTestReport] = []
-        if let port = args.value("port") {
+        if scripts.isEmpty {
+            // Nothing to run: the ERROR lines and the JUnit still say why.
+        } else if let port = args.value("port") {
             reports = try await runOverPort(port, scripts, settleMicros: settle, printingEvents: args.flag("events"))
         } else {
             for (file, script) in scripts {
@@ -91,7 +92,8 @@ enum TestCommand {
                     ScenarioTestReport(file: file, results: script.check(run), seconds: seconds(ContinuousClock.now - began)))
             }
         }
-        reports += unloaded
+        // The ERROR reports in their files' places among the others (which ran in order).
+        for (position, report) in unloaded { reports.insert(report, at: min(position, reports.count)) }
         for report in reports {
             print(report.text(onlyFailures: args.flag("quiet")), terminator: "")
         }
@@ -185,7 +187,7 @@ enum TestCommand {
         if failed { throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording") }
     }
 
-    /// `--events`: the run's events, times from the scenario's start.
+    /// `--events`: the run's events in device time (the report's time base), the scenario's start given.
     static func printEvents(_ run: ScenarioRun, file: String) {
         // Device time, as the PASS/FAIL lines and a failure's context give it: one time base for a run.
         print(

@@ -154,12 +154,18 @@ struct HostCoreTests {
         rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
         rig.interaction.isEnabled = false
+        // A gesture past the lock's deadline, before any advance since the interaction was disabled, takes no lock.
+        rig.clock.advance(toMicros: 2_450_000)
+        rig.core.receive(
+            InputEvent(timestampMicros: 2_450_000, kind: .lightPressUp, source: .cameraControl, eventNumber: 3),
+            atHostMicros: 2_450_000)
         rig.core.advance(toHostMicros: 2_500_000)
-        #expect(!rig.log.values.contains { $0.hasPrefix("lock locked") }, "\(rig.log.values)")
-        rig.receive(.lightPressUp, .cameraControl, atHost: 2_600_000, number: 3)
+        #expect(!rig.log.values.contains { $0.hasPrefix("lock ") }, "\(rig.log.values)")
+        rig.receive(.touchUp, .cameraControl, atHost: 2_600_000, number: 4)
+        rig.receive(.touchDown, .cameraControl, atHost: 2_900_000, number: 5)
         // Enabled again: a held light press locks; disabled then, the lock is cancelled.
         rig.interaction.isEnabled = true
-        rig.receive(.lightPressDown, .cameraControl, atHost: 3_000_000, number: 4)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 3_000_000, number: 6)
         rig.core.advance(toHostMicros: 3_450_000)
         #expect(rig.log.values.contains { $0.hasPrefix("lock locked") }, "\(rig.log.values)")
         rig.interaction.isEnabled = false
@@ -186,10 +192,10 @@ struct HostCoreTests {
         rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
         let confirm = OverlayConfiguration().lightPressConfirmMicros
-        rig.core.advance(toHostMicros: 2_010_000 + confirm + 3_000)  // the timer fired 3 ms late
+        rig.core.advance(toHostMicros: 2_010_000 + confirm + 3_000)  // the timer fired 3 ms late: the deadline's time
         rig.receive(.fullPressDown, .cameraControl, atHost: 2_300_000, number: 3)
         let values = log.values
-        let shown = try #require(values.firstIndex(of: "overlay overlay-shown level @\(2_010_000 + confirm + 3_000)"), "\(values)")
+        let shown = try #require(values.firstIndex(of: "overlay overlay-shown level @\(2_010_000 + confirm)"), "\(values)")
         let active = try #require(values.firstIndex(of: "delegate active"), "\(values)")
         let hidden = try #require(values.firstIndex(of: "overlay overlay-hidden @2300000"), "\(values)")
         let inactive = try #require(values.firstIndex(of: "delegate inactive"), "\(values)")

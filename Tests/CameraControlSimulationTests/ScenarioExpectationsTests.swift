@@ -1,6 +1,7 @@
 import CameraControlEmbedded
 import CameraControlSimulation
 import CameraControlWire
+import Foundation
 import Testing
 
 /// The `expect` grammar and checker (CameraControlSimulation's ``ScenarioScript``) on hand-made runs: each
@@ -218,7 +219,7 @@ struct ScenarioExpectationsTests {
         #expect(lines.last == "a.scenario: 1 passed, 1 failed")
         #expect(report.text(onlyFailures: true).contains("PASS") == false)
         let xml = ScenarioTestReport.junit([report])
-        #expect(xml.contains("<testsuites name=\"camctl test\" tests=\"2\" failures=\"1\" skipped=\"0\">"))
+        #expect(xml.contains("<testsuites name=\"camctl test\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\">"))
         #expect(xml.contains("<testcase classname=\"a.scenario\" name=\"line 3: expect capture ended primary camera-control\"/>"))
         #expect(xml.contains("photo 1 zoom 1 bias 0 &lt;&amp;&quot;&gt;"))
     }
@@ -229,8 +230,10 @@ struct ScenarioExpectationsTests {
         var before = Counters()
         before.checkErrors = 1  // a damaged frame long before this scenario
         before.framesSent = 400
+        before.uptimeMicros = 10_000_000
         var after = before
         after.framesSent = 410
+        after.uptimeMicros = 12_000_000
         func run(_ end: Counters, _ start: Counters?) -> ScenarioRun {
             ScenarioRun(
                 events: [], counters: end, countersAtStart: start, scenarioStartMicros: 100_000, endMicros: 2_000_000)
@@ -243,9 +246,35 @@ struct ScenarioExpectationsTests {
         // An error during the run fails it; a device that rebooted counts from 0 again.
         after.checkErrors = 2
         #expect(!script.check(run(after, before))[0].passed)
-        var rebooted = Counters()
+        var rebooted = Counters()  // its uptime went back: every counter counts from 0 again
         rebooted.framesSent = 5
+        rebooted.uptimeMicros = 1_000_000
         #expect(script.check(run(rebooted, before))[1].detail == "frames_sent went up by 5 during the run (400 → 5)")
+        rebooted.framesSent = 450  // climbed back above its start: still all of it since the reboot
+        #expect(script.check(run(rebooted, before))[1].detail == "frames_sent went up by 450 during the run (400 → 450)")
+    }
+
+    @Test("every event the tour and the shipped scenarios produce can be expected: its text parses after `expect`")
+    func everyObservedEventCanBeExpected() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".scenario") }
+        #expect(files.count >= 9)
+        var kinds = Set<String>()
+        for file in files {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            let run = try ScenarioScript(text).runVirtual()
+            for event in run.events {
+                kinds.insert(String(event.text.split(separator: " ")[0]))
+                #expect(throws: Never.self, "\(file): \(event.text)") {
+                    _ = try ScenarioScript("pause 10ms\nexpect \(event.text)\nexpect no \(event.text)\n")
+                }
+            }
+        }
+        // The kinds the expectations name are all seen (a producer renamed would leave one unseen).
+        #expect(
+            kinds.isSuperset(of: ["gesture", "capture", "overlay", "action", "delegate", "photo", "video", "lock", "ui", "haptic"]),
+            "\(kinds.sorted())")
     }
 
     @Test("a failure's context says what it leaves out: events of other kinds, and the middle of a long list")

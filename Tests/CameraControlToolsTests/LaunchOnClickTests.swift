@@ -37,11 +37,18 @@ struct LaunchOnClickTests {
         #expect(launches(rules, gestures) == [nil, .camera, nil, nil, .camera, nil])
     }
 
-    @Test("click-and-hold runs the hold action when it has one, breaking a pair; without one it is a click")
+    func held(at ms: UInt64) -> Gesture {
+        Gesture(kind: .longPressBegan(heldMicros: 400_000), source: .cameraControl, timestampMicros: ms * 1000)
+    }
+
+    @Test("a hold runs its action when recognised (still held), breaking a pair; its release nothing; no hold action: a click")
     func hold() {
         let withHold = LaunchOnClick(trigger: .doubleClick, holdHasAction: true)
-        #expect(launches(withHold, [click(at: 100), click(at: 300, long: true), click(at: 400)]) == [nil, .hold, nil])
-        #expect(launches(LaunchOnClick(), [click(at: 100, long: true)]) == [.camera])
+        #expect(
+            launches(withHold, [click(at: 100), held(at: 250), click(at: 300, long: true), click(at: 400)])
+                == [nil, .hold, nil, nil])
+        #expect(launches(LaunchOnClick(), [held(at: 50), click(at: 100, long: true)]) == [nil, .camera])
+        #expect(launches(LaunchOnClick(holdHasAction: true), [held(at: 50), click(at: 100, long: true)]) == [.hold, nil])
     }
 
     @Test("reset forgets a half-made double click")

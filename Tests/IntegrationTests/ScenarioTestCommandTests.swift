@@ -60,6 +60,12 @@ extension OverRealPTY {
             let xml = try String(contentsOfFile: junit, encoding: .utf8)
             #expect(xml.contains("errors=\"1\""), "\(xml)")
             #expect(xml.contains("<error message=\"not run: the file could not be read or parsed\">"), "\(xml)")
+            // Only bad files: the ERROR lines and the JUnit still come, in the files' order.
+            let none = try await runTool("camctl", ["test", "--virtual", bad, "/nonexistent.scenario", "--junit", junit])
+            #expect(none.status == 1, "\(none.standardOutput)\(none.standardError)")
+            let errors = none.standardOutput.split(separator: "\n").filter { $0.hasPrefix("ERROR ") }
+            #expect(errors.count == 2 && errors[0].contains(bad) && errors[1].contains("/nonexistent.scenario"), "\(errors)")
+            #expect(try String(contentsOfFile: junit, encoding: .utf8).contains("errors=\"2\""))
             // One file alone that does not parse is the command's error, as before.
             let alone = try await runTool("camctl", ["test", bad])
             #expect(alone.status == 1 && alone.standardError.contains("unknown capture phase"), "\(alone.standardError)")
