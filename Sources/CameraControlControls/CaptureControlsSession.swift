@@ -38,7 +38,7 @@ public protocol CaptureControlsDelegate: AnyObject, Sendable {
 /// calls the delegate and returns every ``OverlayEffect`` (the caller plays `.haptic` effects through
 /// the device's Feedback service).
 ///
-/// Drive it from one serial context: ``handle(_:)`` for each gesture, ``advance(toMicros:)`` at
+/// Drive it from one serial context: ``handle(_:beforeDelivery:)`` for each gesture, ``advance(toMicros:beforeDelivery:)`` at
 /// ``nextDeadlineMicros``. It is thread-safe (one `Mutex`; no lock is held while actions, observers,
 /// the camera device or the delegate are called), but two threads feeding gestures would interleave.
 ///
@@ -141,7 +141,7 @@ public final class CaptureControlsSession: Sendable {
 
     /// Removes `control` (by identity); returns false if it was not in the session. If it was the
     /// active control, the first control becomes active; if it was the last, a showing overlay hides
-    /// (the delegate is told, as for ``handle(_:)``).
+    /// (the delegate is told, as for ``handle(_:beforeDelivery:)``).
     @discardableResult
     public func removeControl(_ control: any CaptureControl) -> Bool {
         let result = state.withLock { state -> (Bool, [OverlayEffect], Delegation)? in
@@ -195,7 +195,7 @@ public final class CaptureControlsSession: Sendable {
 
     /// True when the overlay may show and stay: an enabled event interaction is attached and its capture
     /// session runs (or the override says so). When this turns false while the overlay shows, the next
-    /// gesture or ``advance(toMicros:)`` dismisses it, and no gesture moves a control meanwhile.
+    /// gesture or ``advance(toMicros:beforeDelivery:)`` dismisses it, and no gesture moves a control meanwhile.
     public var isOverlayAllowed: Bool { isEventInteractionAttached && isCaptureSessionRunning }
 
     // MARK: Overlay
@@ -237,7 +237,7 @@ public final class CaptureControlsSession: Sendable {
         return problems
     }
 
-    /// The device time at which ``advance(toMicros:)`` has work (momentum, dismissal, a coalesced action).
+    /// The device time at which ``advance(toMicros:beforeDelivery:)`` has work (momentum, dismissal, a coalesced action).
     public var nextDeadlineMicros: UInt64? {
         state.withLock { state in
             let times = [state.overlay.nextDeadlineMicros] + state.controls.map(\.nextActionFlushMicros)

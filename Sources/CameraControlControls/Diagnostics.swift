@@ -49,7 +49,7 @@ public enum ActionCoalescing: Hashable, Sendable {
     case everyValue
     /// At most once per `intervalMicros` of device time; values in between are held and the latest wins.
     /// A held value is delivered when the interval has passed (on the next gesture or
-    /// ``CaptureControlsSession/advance(toMicros:)``) and always when the overlay hides.
+    /// ``CaptureControlsSession/advance(toMicros:beforeDelivery:)``) and always when the overlay hides.
     case latest(intervalMicros: UInt64)
 }
 

@@ -327,11 +327,11 @@ enum Diagnose {
                 } catch {
                     // "handshake first": the device ended the session (frames lost on the link, or it reset)
                     // while the host still held it; the wiring has nothing to do with it.
-                    let noSession = (error as? RPCError)?.code == .failedPrecondition
+                    let noSession = error.code == .failedPrecondition
                     sessionLost = sessionLost || noSession
                     let reason =
                         noSession
-                        ? "the device had ended the session (it answered \((error as? RPCError)?.message ?? "\(error)")): "
+                        ? "the device had ended the session (it answered \(error.message)): "
                             + "frames lost on the link, or the device reset"
                         : "the simulator did not play it: \(error)"
                     report(Outcome(step: step, seen: nil, sources: [], passed: false, reason: reason, simulated: true))
