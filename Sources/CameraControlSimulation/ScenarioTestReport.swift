@@ -91,6 +91,25 @@ public struct ScenarioTestReport: Sendable {
         return xml + "</testsuites>\n"
     }
 
+    /// JUnit XML for a recording replayed into the firmware (`camctl test --replay FILE --junit OUT`): one
+    /// `testsuite` named `file`, one `testcase` per comparison (`gestures`, `captures`), a `failure` with its
+    /// message for one that differs.
+    public static func junit(replayOf file: String, checks: [(name: String, failure: String?)]) -> String {
+        let failures = checks.filter { $0.failure != nil }.count
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"camctl test --replay\" tests=\"\(checks.count)\" failures=\"\(failures)\" errors=\"0\">\n"
+        xml += "  <testsuite name=\"\(escape(file))\" tests=\"\(checks.count)\" failures=\"\(failures)\">\n"
+        for check in checks {
+            xml += "    <testcase classname=\"\(escape(file))\" name=\"\(escape(check.name))\""
+            if let failure = check.failure {
+                xml += ">\n      <failure message=\"\(escape(failure))\"/>\n    </testcase>\n"
+            } else {
+                xml += "/>\n"
+            }
+        }
+        return xml + "  </testsuite>\n</testsuites>\n"
+    }
+
     /// Text escaped for an XML attribute or element.
     static func escape(_ text: String) -> String {
         var out = ""

@@ -16,7 +16,8 @@ import Synchronization
 enum TestCommand {
     static let command = Command(
         name: "test", summary: "play scenarios and check their `expect` lines (PASS/FAIL, JUnit, exit 1 on failure)",
-        usage: "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng",
+        usage:
+            "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng [--junit FILE]",
         details: """
             Plays each scenario with the example camera app on the host pipeline and checks its `expect` lines
             (docs/SIMULATOR.md, "Expectations"): one PASS or FAIL line each, the events around a failure.
@@ -46,11 +47,13 @@ enum TestCommand {
             variadic: true)
         if let recording = args.value("replay") {
             guard args.positional.isEmpty else { throw Arguments.Failure(description: "--replay takes no SCENARIO") }
-            for option in ["port", "settle-ms", "junit"] where args.value(option) != nil {
+            for option in ["port", "settle-ms"] where args.value(option) != nil {
                 throw Arguments.Failure(description: "--replay takes no --\(option)")
             }
             if args.flag("virtual") { throw Arguments.Failure(description: "--replay takes no --virtual") }
-            return try replay(recording, seed: UInt64(try args.integer("seed", default: 1, in: 0...Int.max)), events: args.flag("events"))
+            return try replay(
+                recording, seed: UInt64(try args.integer("seed", default: 1, in: 0...Int.max)), events: args.flag("events"),
+                junit: args.value("junit"))
         }
         guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing SCENARIO") }
         if args.flag("virtual") && args.value("port") != nil {
@@ -119,9 +122,12 @@ enum TestCommand {
     /// The longest span of device time `--replay` plays: one hour.
     static let maxReplayMicros: UInt64 = 3_600_000_000
 
-    static func replay(_ path: String, seed: UInt64, events: Bool) throws {
+    static func replay(_ path: String, seed: UInt64, events: Bool, junit: String? = nil) throws {
         // A recording, or a CSV trace from another tool (nothing recorded to compare with: its events print).
         let isCSV = path.hasSuffix(".csv") || path.hasSuffix(".txt")
+        if isCSV, junit != nil {
+            throw Arguments.Failure(description: "--junit needs a recording to compare with; a CSV trace is only played")
+        }
         let input = try RecordedInput(path: path)
         let origin = input.samples.first?.micros ?? 0
         // Virtual time runs every sample period of the span (about a second of CPU an hour): a bound, so a
@@ -159,24 +165,30 @@ enum TestCommand {
             ("gestures", RecordedInput.comparable(input.gestures), gestures), ("captures", input.captures, captures),
         ]
         var failed = false
+        var verdicts: [(name: String, failure: String?)] = []
         for (what, recorded, replayed) in checks {
             if recorded == replayed, what == "gestures", let short = shortRuns.first {
                 failed = true
-                print(
-                    "FAIL \(path): the replay lost slide moves: slide #\(short.offset + 1) has \(short.element.1) "
-                        + "slide-changed, the recording \(short.element.0)")
+                let message =
+                    "the replay lost slide moves: slide #\(short.offset + 1) has \(short.element.1) "
+                    + "slide-changed, the recording \(short.element.0)"
+                print("FAIL \(path): " + message)
+                verdicts.append((what, message))
                 continue
             }
             if recorded == replayed {
                 let note = what == "gestures" ? " (slide-changed left out; each slide's moves counted)" : ""
                 print("PASS \(path): the same \(recorded.count) \(what)\(note)")
+                verdicts.append((what, nil))
                 continue
             }
             failed = true
             let index =
                 zip(recorded, replayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, replayed.count)
             let counted = what == "gestures" ? ", slide-changed left out" : ""
-            print("FAIL \(path): \(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count)\(counted))")
+            let message = "\(what) differ at #\(index + 1) (recorded \(recorded.count), replayed \(replayed.count)\(counted))"
+            print("FAIL \(path): " + message)
+            verdicts.append((what, message))
             for offset in max(0, index - 3)..<min(max(recorded.count, replayed.count), index + 4) {
                 let left = offset < recorded.count ? recorded[offset] : "—"
                 let right = offset < replayed.count ? replayed[offset] : "—"
@@ -184,6 +196,14 @@ enum TestCommand {
             }
         }
         print("\(samples.count) samples (\(String(format: "%.1f", Double(samples.last?.micros ?? 0) / 1e6)) s) replayed")
+        if let junit {
+            // Written in place, not by renaming a temporary file over it: `--junit /dev/stdout` stays a device.
+            do {
+                try BoundedFiles.write(Array(ScenarioTestReport.junit(replayOf: path, checks: verdicts).utf8), to: junit)
+            } catch {
+                throw CLIFailure(status: .failure, message: error.description)
+            }
+        }
         if failed { throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording") }
     }
 

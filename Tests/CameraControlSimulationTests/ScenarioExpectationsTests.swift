@@ -294,6 +294,15 @@ struct ScenarioExpectationsTests {
         #expect(report.contains("… 8 more events"), "\(report)")
     }
 
+    @Test("a replay's JUnit: one test case per comparison, a failure with its message, escaped")
+    func replayJUnit() {
+        let xml = ScenarioTestReport.junit(
+            replayOf: "a<b>.pcapng", checks: [("gestures", nil), ("captures", "captures differ at #3 (recorded 6, replayed 5)")])
+        #expect(xml.contains("<testsuites name=\"camctl test --replay\" tests=\"2\" failures=\"1\" errors=\"0\">"))
+        #expect(xml.contains("<testcase classname=\"a&lt;b&gt;.pcapng\" name=\"gestures\"/>"), "\(xml)")
+        #expect(xml.contains("<failure message=\"captures differ at #3 (recorded 6, replayed 5)\"/>"), "\(xml)")
+    }
+
     @Test("over a port: firmware feedback is skipped, never failed; counters not read fail")
     func portRuns() throws {
         let script = try ScenarioScript("full-click\nexpect firmware-haptic click\nexpect counter check_errors 0\n")

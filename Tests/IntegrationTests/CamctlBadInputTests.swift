@@ -284,6 +284,7 @@ struct CamctlBadInputTests {
             (["test", "x.scenario", "--seed", "-1"], "--seed wants 0 or more, not -1"),
             (["demo", "--seed", "-1"], "--seed wants 0 or more, not -1"),
             (["test", "--replay", "x.pcapng", "--port", "/dev/null"], "--replay takes no --port"),
+            (["test", "--replay", "trace.csv", "--junit", "out.xml"], "--junit needs a recording to compare with"),
             (["conformance", "--sim", "/dev/null", "--case", "handshake"], "--sim takes no PORT"),
             (["conformance", "--sim", "--decision", "nope"], "no decision 'nope' (decisions: R1, R2"),
             (["monitor", "/dev/null", "--json", "--http", "0"], "--json and --http exclude each other"),

@@ -565,8 +565,12 @@ extension OverRealPTY.ToolsTests {
         let live = try #require(attempt)
         #expect(live.status == 0, "\(live.standardError)")
         try await Self.replayInCamctlSim(recording, directory: directory)
-        let replay = try await runTool("camctl", ["test", "--replay", recording])
+        let junit = directory + "/replay.xml"
+        let replay = try await runTool("camctl", ["test", "--replay", recording, "--junit", junit])
         #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("tests=\"2\" failures=\"0\""), "\(xml)")
+        #expect(xml.contains("name=\"gestures\"/>") && xml.contains("name=\"captures\"/>"), "\(xml)")
         #expect(replay.standardOutput.contains("PASS \(recording): the same 6 captures"), "\(replay.standardOutput)")
         let gestures = replay.standardOutput.split(separator: "\n").first { $0.contains("gestures") }.map(String.init) ?? ""
         let count = Int(gestures.split(separator: " ").dropFirst(4).first ?? "") ?? 0
