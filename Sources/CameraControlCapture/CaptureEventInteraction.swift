@@ -66,8 +66,8 @@ public final class CaptureEventInteraction: Sendable {
     ///   - soundPlayer: what ``CaptureEvent/play(_:)`` and the default remote-click sound play through
     ///     (the device session); nil: no sounds.
     ///   - clock: host clock events are stamped with on receipt (judges the 15 s sound limit).
-    ///   - eventBufferLimit: events each ``events`` stream buffers for a slow consumer before dropping
-    ///     the newest.
+    ///   - eventBufferLimit: events each ``events`` stream buffers for a slow consumer; one that falls
+    ///     further behind has its stream ended (never an `ended` silently missed).
     ///   - handler: called with every capture event.
     public convenience init(
         delivery: Delivery = .synchronous, soundPlayer: (any CaptureSoundPlaying)? = nil, clock: CaptureClock = .continuous,

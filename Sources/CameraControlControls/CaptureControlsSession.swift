@@ -313,6 +313,13 @@ public final class CaptureControlsSession: Sendable {
         return effects
     }
 
+    /// The device's clock starts again (``HostCore`` calls it for each new session): the overlay's time goes
+    /// back with it (``OverlayStateMachine/restartClock()``). Without it, after a device that had run for an
+    /// hour restarted, the overlay would not confirm or dismiss itself until the new clock passed the old one.
+    public func restartClock() {
+        state.withLock { $0.overlay.restartClock() }
+    }
+
     /// Hides the overlay now (capture stopped, device disconnected); `beforeDelivery` hears the effects first.
     @discardableResult
     public func dismiss(atMicros micros: UInt64, beforeDelivery: ([OverlayEffect]) -> Void = { _ in }) -> [OverlayEffect] {

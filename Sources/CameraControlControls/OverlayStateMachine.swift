@@ -248,6 +248,16 @@ public struct OverlayStateMachine: Sendable {
         return effects
     }
 
+    /// The device's clock starts again (a new session: a device that restarted counts from its boot): time
+    /// goes back to 0 with it, a light press waiting for confirmation and momentum are dropped, so that the
+    /// confirmation, momentum and dismissal fall due on the new clock, not once it passes the old one's time.
+    public mutating func restartClock() {
+        nowMicros = 0
+        lastActivityMicros = 0
+        pendingLightPressMicros = nil
+        glide = nil
+    }
+
     /// True while a light press from hidden waits for its confirmation.
     public var isLightPressPending: Bool { pendingLightPressMicros != nil }
 

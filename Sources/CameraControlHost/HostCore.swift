@@ -210,6 +210,7 @@ public final class HostCore {
         orderer = configuration.makeOrderer()
         clock.reset()
         lateness = RecentLateness()
+        controls?.restartClock()  // a new session's device time may start again from its boot
         observer?(.connected(capabilities))
     }
 

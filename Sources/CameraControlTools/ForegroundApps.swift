@@ -86,15 +86,25 @@ public struct ForegroundApps: Sendable {
     /// without a connection for ``reconnectGraceMicros``. Returns what to do when the front changed.
     public mutating func expire(nowMicros: UInt64, isRunning: (Int32) -> Bool) -> [Action] {
         let before = front
+        // A departed app's connection is closed: one parked in the background is never read, so its end
+        // would never be noticed, and the service would keep its socket for as long as it runs.
+        var closing: [Action] = []
         apps.removeAll { app in
-            if app.processID > 0 && !isRunning(app.processID) { return true }
-            guard let since = app.disconnectedAtMicros else { return false }
-            return nowMicros >= since && nowMicros - since >= Self.reconnectGraceMicros
+            let gone: Bool
+            if app.processID > 0 && !isRunning(app.processID) {
+                gone = true
+            } else if let since = app.disconnectedAtMicros {
+                gone = nowMicros >= since && nowMicros - since >= Self.reconnectGraceMicros
+            } else {
+                gone = false
+            }
+            if gone, let connection = app.connection { closing.append(.close(connection)) }
+            return gone
         }
-        guard front?.processID != before?.processID else { return [] }
-        guard let now = front else { return [.hold] }
+        guard front?.processID != before?.processID else { return closing }
+        guard let now = front else { return closing + [.hold] }
         // Its parked connection may hold handshakes long given up: end it, and the app's next connection
         // (at once: its host reconnects) is relayed, with a fresh handshake.
-        return now.connection.map { [.close($0)] } ?? []
+        return closing + (now.connection.map { [.close($0)] } ?? [])
     }
 }

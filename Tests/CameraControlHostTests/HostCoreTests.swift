@@ -203,6 +203,45 @@ struct HostCoreTests {
         withExtendedLifetime(delegate) {}
     }
 
+    @Test("after a device that restarted reconnects, the overlay confirms and dismisses itself on the new clock")
+    func overlayAfterADeviceRestart() throws {
+        let rig = Rig()
+        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
+        slider.setActionQueue(InlineExecutor()) { _ in }
+        try controls.addControl(slider)
+        let delegate = Delegate(log: rig.log)
+        controls.setControlsDelegate(delegate, executor: InlineExecutor())
+        rig.core.attach(controls)
+        let confirm = OverlayConfiguration().lightPressConfirmMicros
+        // An hour into the first session: a light press shows the overlay.
+        let late: UInt64 = 3_600_000_000
+        rig.core.addClockSample(sentAtHostMicros: late, receivedAtHostMicros: late, deviceMicros: late)
+        rig.receive(.touchDown, .cameraControl, atHost: late, number: 1)
+        rig.receive(.lightPressDown, .cameraControl, atHost: late + 10_000, number: 2)
+        rig.core.advance(toHostMicros: late + 10_000 + confirm)
+        #expect(controls.phase != .hidden)
+        // The device goes away and comes back restarted: its clock reads 3 s at host time late + 10 s.
+        rig.core.deviceLost(atHostMicros: late + 1_000_000)
+        #expect(controls.phase == .hidden)
+        var capabilities = Capabilities()
+        capabilities.supportsControls = true
+        capabilities.maxControls = 4
+        rig.core.connected(capabilities)
+        let host = late + 10_000_000
+        let offset = host - 3_000_000
+        rig.core.addClockSample(sentAtHostMicros: host, receivedAtHostMicros: host, deviceMicros: 3_000_000)
+        rig.receive(.touchDown, .cameraControl, atHost: host, number: 1, deviceOffset: offset)
+        rig.receive(.lightPressDown, .cameraControl, atHost: host + 10_000, number: 2, deviceOffset: offset)
+        rig.core.advance(toHostMicros: host + 10_000 + confirm)
+        #expect(controls.phase != .hidden, "the light press is confirmed 100 ms after it began")
+        rig.receive(.lightPressUp, .cameraControl, atHost: host + 300_000, number: 3, deviceOffset: offset)
+        rig.receive(.touchUp, .cameraControl, atHost: host + 320_000, number: 4, deviceOffset: offset)
+        rig.core.advance(toHostMicros: host + 320_000 + OverlayConfiguration().dismissAfterMicros)
+        #expect(controls.phase == .hidden, "dismissed 2 s after the touch ended")
+        withExtendedLifetime(delegate) {}
+    }
+
     @Test("device lost mid-press: cancelled, never ended; the held events are delivered first")
     func deviceLost() {
         let rig = Rig()

@@ -37,14 +37,24 @@ struct ForegroundAppsTests {
         _ = apps.connected(3, processID: 100, nowMicros: 100)  // parked
         // Both running: nothing changes.
         #expect(apps.expire(nowMicros: 1_000_000) { _ in true } == [])
-        // 200 ended.
-        #expect(apps.expire(nowMicros: 2_000_000) { $0 != 200 } == [.close(3)])
+        // 200 ended: its connection is closed, and 100's parked one for a fresh one.
+        #expect(apps.expire(nowMicros: 2_000_000) { $0 != 200 } == [.close(2), .close(3)])
         #expect(apps.apps.map(\.processID) == [100])
         apps.disconnected(3, nowMicros: 2_000_000)
         #expect(apps.connected(4, processID: 100, nowMicros: 2_250_000) == [.relay(4)])
-        // The last app leaves: the service holds the device.
-        #expect(apps.expire(nowMicros: 3_000_000) { _ in false } == [.hold])
+        // The last app leaves: its connection closed, the service holds the device.
+        #expect(apps.expire(nowMicros: 3_000_000) { _ in false } == [.close(4), .hold])
         #expect(apps.apps.isEmpty && apps.front == nil)
+    }
+
+    @Test("an app in the background leaving: its parked connection is closed (never read, its end is never seen); the front stays")
+    func backgroundAppLeaving() {
+        var apps = ForegroundApps()
+        _ = apps.connected(1, processID: 100, nowMicros: 0)
+        _ = apps.connected(2, processID: 200, nowMicros: 0)
+        _ = apps.connected(3, processID: 100, nowMicros: 100)  // 100 reconnected: parked in the background
+        #expect(apps.expire(nowMicros: 1_000_000) { $0 != 100 } == [.close(3)])
+        #expect(apps.apps.map(\.processID) == [200] && apps.front?.connection == 2)
     }
 
     @Test("an app without a connection for the grace time leaves even if its process runs; within it, it stays")
