@@ -380,8 +380,9 @@ public final class HostCore {
             }
             if reportsInputsAndGestures { observer?(.gesture(gesture)) }
             // The lock first: a full press captures with the lock a held light press set. While no interaction
-            // takes captures it is cancelled instead (a gesture past the lock's deadline would take it).
-            if noInteractionCaptures {
+            // takes captures it is cancelled instead (a gesture past the lock's deadline would take it). The
+            // interactions are asked only when a camera can be locked (this runs for every gesture).
+            if focusLock != nil, noInteractionCaptures {
                 cancelFocusExposureLock(atMicros: gesture.timestampMicros)
             } else if isFocusExposureLockActive, var lock = focusLock {
                 let events = lock.handle(gesture)

@@ -118,7 +118,7 @@ enum Monitor {
         let (host, port) = connected
         portName.withLock { $0 = port }
 
-        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
+        var scenarioEnd: ScenarioFiles.ScenarioEnd?
         do {
             if let scenario, let session = await host.session {
                 let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
@@ -128,17 +128,8 @@ enum Monitor {
         } catch  where stopping.value.withLock({ $0 }) {
             return  // stopped (Ctrl-C, --seconds) while the scenario played: the session closed under it
         }
-        if seconds > 0, !deadline.isSet {
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                await stop(host)
-            }
-        } else if let (session, remaining) = scenarioEnd {
-            Task {
-                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
-                await stop(host)
-            }
-        }
+        // --seconds is the deadline's (counted from the start); otherwise the scenario's end.
+        ScenarioFiles.stop(afterSeconds: deadline.isSet ? 0 : seconds, orAfter: scenarioEnd, by: { await stop(host) })
         await host.run()
         if !reconnects, !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
             throw DeviceError(.closed, "the device went away: \(lost)")
@@ -260,7 +251,7 @@ enum Monitor {
         ]
         defer { for task in tasks { task.cancel() } }
 
-        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
+        var scenarioEnd: ScenarioFiles.ScenarioEnd?
         do {
             if let scenario, let session = await host.session {
                 let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
@@ -270,17 +261,8 @@ enum Monitor {
         } catch  where stopping.value.withLock({ $0 }) {
             return  // stopped (Ctrl-C, q, --seconds) while the scenario played
         }
-        if seconds > 0, !deadline.isSet {
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                await stop()
-            }
-        } else if let (session, remaining) = scenarioEnd {
-            Task {
-                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
-                await stop()
-            }
-        }
+        // --seconds is the deadline's (counted from the start); otherwise the scenario's end.
+        ScenarioFiles.stop(afterSeconds: deadline.isSet ? 0 : seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
         for task in tasks { task.cancel() }
         screen.redrawIfNeeded()

@@ -84,7 +84,7 @@ extension Monitor {
         defer { for task in tasks { task.cancel() } }
         // Ctrl-C is taken from here on: a step that fails because the session closed under it ends the page
         // as the signal asked (exit 0), not with the step's error.
-        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
+        var scenarioEnd: ScenarioFiles.ScenarioEnd?
         do {
             printer.watch(app.interaction)
             await host.attach(app.interaction)
@@ -98,17 +98,7 @@ extension Monitor {
         } catch  where stopping.value.withLock({ $0 }) {
             return
         }
-        if seconds > 0 {
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                await stop()
-            }
-        } else if let (session, remaining) = scenarioEnd {
-            Task {
-                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
-                await stop()
-            }
-        }
+        ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
     }
 

@@ -89,23 +89,13 @@ enum Record {
         }
         defer { rawTask?.cancel() }
 
-        var scenarioEnd: UInt64?
+        var scenarioEnd: ScenarioFiles.ScenarioEnd?
         if let scenario {
             let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
-            if seconds == 0 { scenarioEnd = UInt64(played.durationMicros) }
+            if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
         }
-        if seconds > 0 {
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                await stop()
-            }
-        } else if let remaining = scenarioEnd {
-            Task {
-                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
-                await stop()
-            }
-        }
+        ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
         rawTask?.cancel()
         writer.close()

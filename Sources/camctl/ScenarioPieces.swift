@@ -111,6 +111,28 @@ extension ScenarioFiles {
         try? await Task.sleep(for: .microseconds(Int64(listenAfterScenarioMicros)))
     }
 
+    /// Where a scenario a command played ends: the session it plays on and how long it still plays.
+    typealias ScenarioEnd = (session: DeviceSession, remainingMicros: UInt64)
+
+    /// Calls `stop` when a command's run is over: `seconds` from now when given (more than 0), else once the
+    /// scenario it played has ended (``waitForScenarioEnd(on:remainingMicros:)``); with neither, never (the
+    /// command runs until Ctrl-C or its device is gone).
+    static func stop(
+        afterSeconds seconds: Int, orAfter scenarioEnd: ScenarioEnd?, by stop: @escaping @Sendable () async -> Void
+    ) {
+        if seconds > 0 {
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                await stop()
+            }
+        } else if let (session, remaining) = scenarioEnd {
+            Task {
+                await waitForScenarioEnd(on: session, remainingMicros: remaining)
+                await stop()
+            }
+        }
+    }
+
     /// Sleeps for most of the piece's duration, then asks the simulator every 20 ms until it has ended (at
     /// most the piece's duration and 5 s more).
     static func waitUntilEnded(on session: DeviceSession, expectedMicros: UInt64) async throws {

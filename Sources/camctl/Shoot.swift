@@ -70,23 +70,13 @@ enum Shoot {
         app.install(in: try await host.makeControlsSession())
         app.interaction.setSessionRunning(true)
 
-        var scenarioEnd: (session: DeviceSession, remainingMicros: UInt64)?
+        var scenarioEnd: ScenarioFiles.ScenarioEnd?
         if let scenarioText, let session = await host.session {
             let played = try await session.runScenario(Demo.steps(of: scenarioText))
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
         }
-        if seconds > 0 {
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                await host.stop()
-            }
-        } else if let (session, remaining) = scenarioEnd {
-            Task {
-                await ScenarioFiles.waitForScenarioEnd(on: session, remainingMicros: remaining)
-                await host.stop()
-            }
-        }
+        ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd) { await host.stop() }
         await host.run()
         let count = camera.captureCount
         print("\(count) \(count == 1 ? "capture" : "captures") written to \(directory) (each a picture or video and its .json)")

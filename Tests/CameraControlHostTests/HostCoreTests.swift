@@ -42,6 +42,23 @@ struct HostCoreTests {
             interaction.setSessionRunning(true)
         }
 
+        /// The delegates the rig's controls sessions hold weakly (as Apple's), kept for the test's life.
+        private let delegates = Recorder<Delegate>()
+
+        /// A controls session with one slider ("Level") and a delegate logging into ``log``, attached to the core.
+        @discardableResult
+        func attachControls() throws -> CaptureControlsSession {
+            let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
+            let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
+            slider.setActionQueue(InlineExecutor()) { _ in }
+            try controls.addControl(slider)
+            let delegate = Delegate(log: log)
+            delegates.append(delegate)
+            controls.setControlsDelegate(delegate, executor: InlineExecutor())
+            core.attach(controls)
+            return controls
+        }
+
         func receive(_ kind: InputEventKind, _ source: InputSource, atHost host: UInt64, number: UInt32, deviceOffset: UInt64 = 0) {
             clock.advance(toMicros: host)
             core.receive(
@@ -101,13 +118,7 @@ struct HostCoreTests {
     @Test("a full click collapses the overlay, delegate told, before the capture event is delivered")
     func fullClickCollapsesFirst() throws {
         let rig = Rig()
-        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
-        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
-        slider.setActionQueue(InlineExecutor()) { _ in }
-        try controls.addControl(slider)
-        let delegate = Delegate(log: rig.log)
-        controls.setControlsDelegate(delegate, executor: InlineExecutor())
-        rig.core.attach(controls)
+        try rig.attachControls()
         rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
         // A half press held past the light-press hold-off shows the overlay; the full press then shoots.
@@ -124,13 +135,7 @@ struct HostCoreTests {
     @Test("the overlay does not show while the capture session is stopped, and is dismissed when it stops")
     func overlayOnlyWhileRunning() throws {
         let rig = Rig()
-        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
-        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
-        slider.setActionQueue(InlineExecutor()) { _ in }
-        try controls.addControl(slider)
-        let delegate = Delegate(log: rig.log)
-        controls.setControlsDelegate(delegate, executor: InlineExecutor())
-        rig.core.attach(controls)
+        let controls = try rig.attachControls()
         rig.interaction.setSessionRunning(false)
         rig.receive(.lightPressDown, .cameraControl, atHost: 2_000_000, number: 1)
         #expect(controls.phase == .hidden)
@@ -177,13 +182,7 @@ struct HostCoreTests {
     @Test("an overlay effect carries its device time (the confirmation deadline's) and is reported before the delegate hears it")
     func overlayEffectsTimedAndFirst() throws {
         let rig = Rig()
-        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
-        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
-        slider.setActionQueue(InlineExecutor()) { _ in }
-        try controls.addControl(slider)
-        let delegate = Delegate(log: rig.log)  // held weakly by the session, as Apple's
-        controls.setControlsDelegate(delegate, executor: InlineExecutor())
-        rig.core.attach(controls)
+        try rig.attachControls()
         let log = rig.log
         rig.core.observer = { effect in
             if case .overlay(let overlay, let at) = effect { log.append("overlay \(overlay) @\(at)") }
@@ -200,19 +199,12 @@ struct HostCoreTests {
         let hidden = try #require(values.firstIndex(of: "overlay overlay-hidden @2300000"), "\(values)")
         let inactive = try #require(values.firstIndex(of: "delegate inactive"), "\(values)")
         #expect(shown < active && hidden < inactive, "\(values)")
-        withExtendedLifetime(delegate) {}
     }
 
     @Test("after a device that restarted reconnects, the overlay confirms and dismisses itself on the new clock")
     func overlayAfterADeviceRestart() throws {
         let rig = Rig()
-        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(supportsControls: true, maxControls: 4))
-        let slider = try CaptureSlider("Level", symbolName: "dial.low", in: 0...1)
-        slider.setActionQueue(InlineExecutor()) { _ in }
-        try controls.addControl(slider)
-        let delegate = Delegate(log: rig.log)
-        controls.setControlsDelegate(delegate, executor: InlineExecutor())
-        rig.core.attach(controls)
+        let controls = try rig.attachControls()
         let confirm = OverlayConfiguration().lightPressConfirmMicros
         // An hour into the first session: a light press shows the overlay.
         let late: UInt64 = 3_600_000_000
@@ -239,7 +231,6 @@ struct HostCoreTests {
         rig.receive(.touchUp, .cameraControl, atHost: host + 320_000, number: 4, deviceOffset: offset)
         rig.core.advance(toHostMicros: host + 320_000 + OverlayConfiguration().dismissAfterMicros)
         #expect(controls.phase == .hidden, "dismissed 2 s after the touch ended")
-        withExtendedLifetime(delegate) {}
     }
 
     @Test("device lost mid-press: cancelled, never ended; the held events are delivered first")
