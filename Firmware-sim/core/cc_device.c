@@ -49,6 +49,9 @@ void cc_device_init(cc_device_t *dev, const cc_hal_t *hal, const cc_device_info_
     cc_input_init(&dev->input, &dev->config);
     dev->sample_period_us = period_us(dev->config.sample_rate_hz);
     dev->next_sample_us = hal->now_us(hal->ctx);
+#if !defined(CC_HAL_CLOCK_FROM_BOOT)
+    dev->boot_us = dev->next_sample_us;
+#endif
     cc_frame_decoder_init(&dev->decoder);
     cc_link_init(&dev->link, &dev->counters, CC_HEARTBEAT_INTERVAL_MS);
     cc_call_table_init(&dev->calls);

@@ -703,7 +703,7 @@ static void handle_set_indicator(cc_device_t *dev, const cc_request_t *rq)
 
 /* ---- DiagnosticsService ---- */
 
-/* Counters (diagnostics.proto): uptime_us from the clock, every other field
+/* Counters (diagnostics.proto): uptime_us from the clock since boot, every other field
  * from cc_counters_t (CC_COUNTER_FIELDS: the schema's counters, generated).
  * cc_counters_t lies in cc_pb_counters_t after uptime_us member for member
  * (checked below), so it is copied whole: 88 bytes less flash on the micro:bit
@@ -724,7 +724,7 @@ static void respond_counters(cc_device_t *dev, const cc_request_t *rq, bool rese
 {
     cc_pbw_t w;
     cc_pb_counters_t resp;
-    resp.uptime_us = rq->now_us;
+    resp.uptime_us = CC_UPTIME_US(dev, rq->now_us);
     memcpy((unsigned char *)&resp + COUNTERS_AT, &dev->counters, sizeof dev->counters);
     if (reset) {
         memset(&dev->counters, 0, sizeof dev->counters);

@@ -11,7 +11,7 @@
 #   BOARD_CORE_DEFS  -D switches for the core of the board's own image and its
 #               benchmark only: what the board has and lacks (core/include/cc_hal.h:
 #               CC_HAL_NO_HAPTIC, CC_HAL_NO_SOUND, CC_HAL_NO_REMOTE,
-#               CC_HAL_NO_SHUTTER_SWITCH, and CC_HAL_WITH_STORE or CC_HAL_NO_STORE),
+#               CC_HAL_NO_SHUTTER_SWITCH, CC_HAL_CLOCK_FROM_BOOT, and CC_HAL_WITH_STORE or CC_HAL_NO_STORE),
 #               whose code the core then does not link or does not ask for; the
 #               "-sim" images keep the core without them (may be empty); the port's
 #               own files and the benchmark's HAL are compiled with them too, so

@@ -259,6 +259,10 @@ static void test_feedback_without_hal(void)
     CHECK_EQ(cc_device_counters(&h->dev)->unimplemented_calls, 0);
 }
 
+/* hx_setup boots the device at 1 s of its clock: uptime_us counts from there
+ * (a board whose clock starts at boot: tests/board/test_board_core.c) */
+#define BOOTED_AT_US 1000000u
+
 static void test_counters_get_and_reset(void)
 {
     harness_t *h = hx_setup();
@@ -275,7 +279,7 @@ static void test_counters_get_and_reset(void)
     REQUIRE(c != NULL);
     CHECK_EQ(c->framing_errors, 1);
     CHECK_EQ(c->frames_received, 3);   /* handshake, the ACK of its response, this request */
-    CHECK_EQ(c->uptime_us, h->now_us);
+    CHECK_EQ(c->uptime_us, h->now_us - BOOTED_AT_US);
     cameracontrol__v1__counters__free_unpacked(c, NULL);
     hx_request(h, 3, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_RESET_COUNTERS, NULL);
     hx_poll(h);
@@ -287,6 +291,41 @@ static void test_counters_get_and_reset(void)
     cameracontrol__v1__counters__free_unpacked(c, NULL);
     CHECK_EQ(cc_device_counters(&h->dev)->framing_errors, 0);
     CHECK(cc_device_counters(&h->dev)->frames_received <= 1u);
+}
+
+/* Counters.uptime_us is the time since boot, also on a HAL whose clock runs on
+ * through a reset (the simulator's): a reboot starts it again, so a host can
+ * tell a device that restarted (the conformance suite, counter expectations). */
+static uint64_t uptime_now(harness_t *h, uint32_t call_id)
+{
+    const hx_packet_t *p;
+    Cameracontrol__V1__Counters *c;
+    uint64_t uptime;
+    hx_request(h, call_id, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, call_id);
+    if (p == NULL) {
+        return UINT64_MAX;
+    }
+    c = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
+    if (c == NULL) {
+        return UINT64_MAX;
+    }
+    uptime = c->uptime_us;
+    cameracontrol__v1__counters__free_unpacked(c, NULL);
+    return uptime;
+}
+
+static void test_uptime_counts_from_boot(void)
+{
+    harness_t *h = hx_setup();
+    h->now_us += 5000000u;
+    REQUIRE(hx_handshake(h, 0));
+    CHECK_EQ(uptime_now(h, 2), 5000000u);
+    hx_reboot(h);                /* the harness's clock runs on: 6 s */
+    h->now_us += 250000u;
+    REQUIRE(hx_handshake(h, 0));
+    CHECK_EQ(uptime_now(h, 2), 250000u);
 }
 
 /* respond_counters encodes Counters itself: its bytes must be what protobuf-c
@@ -313,7 +352,7 @@ static void test_counters_bytes_are_protobuf_c_s(void)
     REQUIRE(p != NULL);
     m = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
     REQUIRE(m != NULL);
-    CHECK_EQ(m->uptime_us, 0x123456789ull);
+    CHECK_EQ(m->uptime_us, 0x123456789ull - BOOTED_AT_US);
     /* the first four (frames and bytes received and sent) moved with the request itself */
     n = 0;
 #define CHECK_COUNTER(name) if (n >= 4u) { CHECK_EQ(m->name, COUNTER_VALUE(n)); } n++;
@@ -749,6 +788,7 @@ const cc_test_case_t cc_tests_services[] = {
     {"feedback_uses_hal", test_feedback_uses_hal},
     {"feedback_without_hal", test_feedback_without_hal},
     {"counters_get_and_reset", test_counters_get_and_reset},
+    {"uptime_counts_from_boot", test_uptime_counts_from_boot},
     {"counters_bytes_are_protobuf_c_s", test_counters_bytes_are_protobuf_c_s},
     {"written_messages_are_protobuf_c_s", test_written_messages_are_protobuf_c_s},
     {"raw_samples_batches", test_raw_samples_batches},

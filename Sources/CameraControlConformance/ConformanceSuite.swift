@@ -200,9 +200,10 @@ public enum ConformanceSuite {
         }
         let context = CaseContext(probe: probe, capabilities: capabilities, handshake: handshake, prompter: prompter)
         let body = testCase.body
+        let sessionStarted = ContinuousClock.now
         // Known from this handshake's response on, for the first case and a case run alone too.
         let timeout = timeout + (await probe.lineTime(bytes: slowLineBytes))
-        return await withTaskGroup(of: CaseOutcome?.self) { group in
+        let outcome = await withTaskGroup(of: CaseOutcome?.self) { group in
             group.addTask {
                 do {
                     try await body(context)
@@ -223,6 +224,34 @@ public enum ConformanceSuite {
             group.cancelAll()
             return first ?? .fail(ConformanceFailure("the case was cancelled", code: .link))
         }
+        // A case that saw nothing, or "no session", may have met a device that restarted in the middle of it.
+        if case .fail(var failure) = outcome, failure.seen == nil || lostSession(failure), !(await probe.isClosed),
+            let restart = await restartNote(probe, sessionStarted: sessionStarted)
+        {
+            failure.message += restart
+            return .fail(failure)
+        }
+        return outcome
+    }
+
+    /// After a case failed: a new handshake and `GetCounters` ask the device how long it has run. An uptime
+    /// shorter than the time since the case's session began, by more than the answer's time on the line and
+    /// a heartbeat interval, means the device restarted during the case (a reboot ends the session, §9, and
+    /// `uptime_us` restarts only then): the note says so. Nil when it did not, or did not answer.
+    static func restartNote(_ probe: Probe, sessionStarted: ContinuousClock.Instant) async -> String? {
+        // A diagnosis, not a check: a device slow to answer gets a second, not the answer wait of a case.
+        let wait = Duration.seconds(1) + (await probe.lineTime(bytes: 256))
+        guard (try? await probe.handshake()) != nil, let counters = try? await probe.counters(within: wait) else { return nil }
+        let elapsed = ContinuousClock.now - sessionStarted
+        let uptime = Duration.microseconds(Int64(clamping: counters.uptimeMicros))
+        let margin = await probe.heartbeatInterval + probe.lineTime(bytes: 256)  // a Counters answer's frame, with room
+        guard uptime + margin < elapsed else { return nil }
+        func seconds(_ duration: Duration) -> String {
+            let millis = duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+            return "\(millis / 1_000).\(String(millis % 1_000 + 1_000).dropFirst()) s"
+        }
+        return "; the device restarted during the case: its uptime is \(seconds(uptime)), its session for the case began "
+            + "\(seconds(elapsed)) before"
     }
 }
 

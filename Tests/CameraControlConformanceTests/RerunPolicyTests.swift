@@ -10,7 +10,7 @@ import Testing
 /// while a side was stalled, a third time only when the probe itself stalled again.
 @Suite("A case that lost its session runs again only on a stall")
 struct RerunPolicyTests {
-    /// A device that answers every handshake and Ping, and sends nothing else (no heartbeats).
+    /// A device that answers every handshake, Ping and GetCounters, and sends nothing else (no heartbeats).
     @Sendable static func handshakesAndPings(_ packet: Packet) -> [Packet] {
         guard packet.type == .request else { return [] }
         let version = ProtocolVersion(major: 1, minor: 2)
@@ -23,6 +23,8 @@ struct RerunPolicyTests {
             return [Packet(type: .response, callID: packet.callID, payload: payload)]
         case MethodID.devicePing:
             return [Packet(type: .response, callID: packet.callID, payload: PingResponse(deviceTimeMicros: 1).serializedBytes())]
+        case MethodID.diagnosticsGetCounters:  // asked after each failed run: it has run for an hour, no restart
+            return [Packet(type: .response, callID: packet.callID, payload: Counters(uptimeMicros: 3_600_000_000).serializedBytes())]
         default:
             return []
         }

@@ -66,6 +66,11 @@ struct cc_device {
     /* input pipeline and the configuration in force */
     cc_input_config_t config;
     cc_input_t input;
+#if !defined(CC_HAL_CLOCK_FROM_BOOT)
+    /* the HAL's clock at boot: Counters.uptime_us is the time since
+     * (CC_UPTIME_US; the simulator's clock runs on through a reset) */
+    uint64_t boot_us;
+#endif
     /* reliable-kind input events published since boot: each event carries
      * the count (InputEvent.reliable_event_number, PROTOCOL.md §6) */
     uint32_t reliable_events;

@@ -46,7 +46,10 @@ typedef struct cc_sensor_reading {
 typedef struct cc_hal {
     /* Passed back to every function. */
     void *ctx;
-    /* Monotonic microseconds since boot. */
+    /* Monotonic microseconds: from 0 at boot on a board; a clock that runs
+     * on through a reset of the core (the simulator's) is allowed, and then
+     * Counters.uptime_us counts from its value at cc_device_init (see
+     * CC_HAL_CLOCK_FROM_BOOT below). */
     uint64_t (*now_us)(void *ctx);
     /* Copies up to cap received bytes into buf; returns how many (0 if none). */
     size_t (*uart_read)(void *ctx, uint8_t *buf, size_t cap);
@@ -111,7 +114,18 @@ typedef struct cc_hal {
  * CC_HAL_OVERRUNS_NONE, CC_HAL_INDICATOR_NONE). Without the switches a NULL
  * one reads nothing (a reading of zeros), counts no dropped bytes, or makes
  * the device one without an indicator LED.
+ *
+ * With CC_HAL_CLOCK_FROM_BOOT the HAL's clock is known to start at 0 when the
+ * board resets (a timer the reset clears): Counters.uptime_us (the time since
+ * boot, which a host reads to tell a device that restarted) is now_us itself,
+ * and the core keeps no boot time (8 bytes of RAM, 16 of flash on the
+ * micro:bit). Without it the core notes the clock at cc_device_init.
  */
+#if defined(CC_HAL_CLOCK_FROM_BOOT)
+#define CC_UPTIME_US(dev, now_us) ((void)(dev), (now_us))
+#else
+#define CC_UPTIME_US(dev, now_us) ((now_us) - (dev)->boot_us)
+#endif
 #if defined(CC_HAL_NO_HAPTIC)
 #define CC_HAL_HAS_HAPTIC(hal) ((void)(hal), false)
 #else

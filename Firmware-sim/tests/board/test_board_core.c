@@ -28,7 +28,7 @@
 #if !defined(CC_HAL_NO_HAPTIC) && !defined(CC_HAL_NO_SOUND) && !defined(CC_HAL_NO_REMOTE) \
     && !defined(CC_HAL_NO_SHUTTER_SWITCH) && !defined(CC_HAL_WITH_STORE) && !defined(CC_HAL_NO_STORE) \
     && !defined(CC_HAL_WITH_SENSORS) && !defined(CC_HAL_WITH_OVERRUNS) && !defined(CC_HAL_BOARD_INFO) \
-    && !defined(CC_HAL_WITH_INDICATOR)
+    && !defined(CC_HAL_WITH_INDICATOR) && !defined(CC_HAL_CLOCK_FROM_BOOT)
 #error "build with a board's BOARD_CORE_DEFS or one of its switches (Makefile: board-cores, board-core-variants)"
 #endif
 /* The harness's HAL has a store: the settings persist unless the core ignores it. */
@@ -303,6 +303,30 @@ static void test_board_info_announced(void)
 }
 #endif
 
+/* Counters.uptime_us: the HAL's clock itself when it is known to start at
+ * boot (CC_HAL_CLOCK_FROM_BOOT: the core keeps no boot time), else the time
+ * since cc_device_init (hx_setup boots at 1 s of the harness's clock). */
+static void test_uptime(void)
+{
+    harness_t *h = hx_setup();
+    const hx_packet_t *p;
+    Cameracontrol__V1__Counters *c;
+    h->now_us += 5000000u;
+    REQUIRE(hx_handshake(h, 0));
+    hx_request(h, 2, CC_SERVICE_DIAGNOSTICS_SERVICE, CC_METHOD_DIAGNOSTICS_SERVICE_GET_COUNTERS, NULL);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_RESPONSE, 2);
+    REQUIRE(p != NULL);
+    c = cameracontrol__v1__counters__unpack(NULL, p->payload_len, p->payload);
+    REQUIRE(c != NULL);
+#if defined(CC_HAL_CLOCK_FROM_BOOT)
+    CHECK_EQ(c->uptime_us, h->now_us);
+#else
+    CHECK_EQ(c->uptime_us, 5000000u);
+#endif
+    cameracontrol__v1__counters__free_unpacked(c, NULL);
+}
+
 /* SetSettings, then a reset: the settings survive it with a store, not without. */
 static void test_settings_store(void)
 {
@@ -352,6 +376,7 @@ int main(void)
         {"remote_clicks_and_shutter_switch_are_ignored", test_remote_clicks_and_shutter_switch_are_ignored},
         {"settings_store", test_settings_store},
         {"sensors_read_and_overruns_counted", test_sensors_read_and_overruns_counted},
+        {"uptime", test_uptime},
 #if defined(CC_HAL_BOARD_INFO)
         {"board_info_announced", test_board_info_announced},
 #endif
