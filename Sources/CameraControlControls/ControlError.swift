@@ -75,6 +75,9 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
 public enum ControlLimits {
     /// Most values a discrete slider may have (a strip cannot address more anyway).
     public static let maximumDiscreteValues = 10_000
+    /// Most controls a session takes while it is bound to no device (``CaptureControlsSession/bind(to:)``
+    /// gives the device's own limit).
+    public static let maximumControls = 64
     /// Most diagnostics a control or session keeps (oldest dropped first).
     public static let maximumDiagnostics = 64
 }

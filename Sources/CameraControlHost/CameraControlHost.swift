@@ -322,23 +322,21 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         core.isFocusExposureLockEnabled = enabled
     }
 
-    /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
-    /// attached to this host. Call it once connected (after ``connect(configuration:prepare:opener:)``).
+    /// A controls session attached to this host, sized from the device's capabilities (`supports_controls`,
+    /// `max_controls`). It can be made at any moment of the host's life: in the `prepare` step of
+    /// ``connect(configuration:prepare:opener:)`` or before ``run()``, as an app sets up its
+    /// `AVCaptureSession` controls before the session runs. Made before a device has connected, it takes
+    /// controls at once and is bound to the device when it connects (``CaptureControlsSession/bind(to:)``);
+    /// it is bound again at every reconnect.
     ///
-    /// - Throws: ``ControlError`` with ``ControlError/Code/controlsNotSupported`` before any handshake, or
-    ///   as ``CaptureControlsSession/init(capabilities:configuration:)``.
+    /// - Throws: ``ControlError`` as ``CaptureControlsSession/init(capabilities:configuration:)``.
     public func makeControlsSession(
         overlay: OverlayConfiguration = OverlayConfiguration()
     ) throws(ControlError)
         -> CaptureControlsSession
     {
-        guard let capabilities = deviceInfo?.capabilities else {
-            throw ControlError(.controlsNotSupported, "no device has connected yet")
-        }
         let session = try CaptureControlsSession(
-            capabilities: ControlsCapabilities(
-                supportsControls: capabilities.supportsControls, maxControls: Int(capabilities.maxControls)),
-            configuration: overlay)
+            capabilities: deviceInfo.map { ControlsCapabilities($0.capabilities) }, configuration: overlay)
         core.attach(session)
         return session
     }
