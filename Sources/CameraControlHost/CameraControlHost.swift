@@ -259,7 +259,10 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         core.detach(interaction)
     }
 
-    /// Drives `controls`' overlay from the gestures; its haptics are played on the device.
+    /// Makes `controls` the host's controls session (for a session made by hand; ``makeControlsSession(overlay:)``
+    /// makes one): the gestures drive its overlay, its haptics are played on the device. It replaces the
+    /// session attached or made before, which the gestures no longer drive; ``makeControlsSession(overlay:)``
+    /// returns it from now on.
     public func attach(_ controls: CaptureControlsSession) {
         core.attach(controls)
     }
@@ -322,19 +325,34 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         core.isFocusExposureLockEnabled = enabled
     }
 
-    /// A controls session attached to this host, sized from the device's capabilities (`supports_controls`,
-    /// `max_controls`). It can be made at any moment of the host's life: in the `prepare` step of
+    /// The host's controls session, sized from the device's capabilities (`supports_controls`,
+    /// `max_controls`). A host has one set of controls, as an `AVCaptureSession` has one `controls` list:
+    /// the first call makes the session and attaches it, every later call returns that same session (a
+    /// controls session given to `attach(_:)` counts as made).
+    ///
+    /// It can be made at any moment of the host's life: in the `prepare` step of
     /// ``connect(configuration:prepare:opener:)`` or before ``run()``, as an app sets up its
     /// `AVCaptureSession` controls before the session runs. Made before a device has connected, it takes
     /// controls at once and is bound to the device when it connects (``CaptureControlsSession/bind(to:)``);
     /// it is bound again at every reconnect.
     ///
-    /// - Throws: ``ControlError`` as ``CaptureControlsSession/init(capabilities:configuration:)``.
+    /// - Throws: ``ControlError`` with ``ControlError/Code/controlsSessionExists`` when the host's session
+    ///   exists with another `overlay` configuration (it is not replaced), or as
+    ///   ``CaptureControlsSession/init(capabilities:configuration:)``.
     public func makeControlsSession(
         overlay: OverlayConfiguration = OverlayConfiguration()
     ) throws(ControlError)
         -> CaptureControlsSession
     {
+        if let existing = core.controls {
+            guard existing.overlayConfiguration == overlay else {
+                throw ControlError(
+                    .controlsSessionExists,
+                    "the host already has its controls session, made with another overlay configuration; a host has one set of controls: use that session"
+                )
+            }
+            return existing
+        }
         let session = try CaptureControlsSession(
             capabilities: deviceInfo.map { ControlsCapabilities($0.capabilities) }, configuration: overlay)
         core.attach(session)

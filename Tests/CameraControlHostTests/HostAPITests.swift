@@ -91,4 +91,25 @@ struct HostAPITests {
         #expect(session.maxControlsCount == 2)
         await host.stop()
     }
+
+    @Test("a second makeControlsSession returns the host's one session; another overlay configuration is refused")
+    func oneControlsSession() async throws {
+        let host = CameraControlHost(opener: Self.opener(maxControls: 2))
+        let first = try await host.makeControlsSession()
+        try first.addControl(try Self.slider("Level"))
+        let second = try await host.makeControlsSession()
+        #expect(second === first)
+        #expect(second.controls.map(\.localizedTitle) == ["Level"])
+
+        var other = OverlayConfiguration()
+        other.dismissAfterMicros += 1
+        do {
+            _ = try await host.makeControlsSession(overlay: other)
+            Issue.record("a second session with another overlay configuration was made")
+        } catch {
+            #expect(error.code == .controlsSessionExists)
+        }
+        #expect(try await host.makeControlsSession() === first, "the refused call replaced nothing")
+        await host.stop()
+    }
 }
