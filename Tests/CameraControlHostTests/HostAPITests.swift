@@ -1,13 +1,14 @@
 import CameraControlCapture
 import CameraControlControls
 import CameraControlDevice
-import CameraControlHost
 import CameraControlRPC
 import CameraControlTestSupport
 import CameraControlTransport
 import CameraControlWire
 import Synchronization
 import Testing
+
+@testable import CameraControlHost
 
 /// What an app does with a CameraControlHost around its run: the controls session, observers and effect
 /// streams.
@@ -111,5 +112,62 @@ struct HostAPITests {
         }
         #expect(try await host.makeControlsSession() === first, "the refused call replaced nothing")
         await host.stop()
+    }
+
+    /// Something an observer's closure holds: it is released once the host lets go of the closure.
+    final class Captured: Sendable {
+        let calls = Atomic<Int>(0)
+    }
+
+    @Test("a cancelled observer or connect handler is not called, and the host lets go of it")
+    func cancelledObservations() async throws {
+        let host = CameraControlHost(configuration: .init(clockSamplesAtConnect: 1), opener: Self.opener(maxControls: 2))
+        let counter = Captured()
+        var captured: Captured? = Captured()
+        weak let released = captured
+        let heard = Mutex<[String]>([])
+        do {
+            let held = try #require(captured)
+            let observer = await host.observe { _ in
+                withExtendedLifetime(held) { _ = counter.calls.wrappingAdd(1, ordering: .relaxed) }
+            }
+            let handler = await host.onConnect { _ in
+                withExtendedLifetime(held) { _ = counter.calls.wrappingAdd(1, ordering: .relaxed) }
+            }
+            observer.cancel()
+            handler.cancel()
+            #expect(observer.isCancelled && handler.isCancelled)
+        }
+        captured = nil
+        await host.observe { effect in
+            if case .connected = effect { heard.withLock { $0.append("observe") } }
+        }
+        await host.onConnect { _ in heard.withLock { $0.append("connect") } }
+        await host.start()
+        #expect(await host.waitUntilConnected(within: .seconds(60)))
+        #expect(heard.withLock { $0 } == ["connect", "observe"])
+        #expect(counter.calls.load(ordering: .relaxed) == 0)
+        // A bound against a hang, not a timing: the host lets go on its loop after cancel().
+        #expect(await eventually(within: .seconds(60)) { released == nil })
+        #expect(await host.registrationCount == 2)
+        await host.stop()
+    }
+
+    @Test("an effects stream whose consumer stopped (task cancelled, stream dropped) leaves the host")
+    func abandonedEffectStreams() async {
+        let host = CameraControlHost(opener: Self.opener(maxControls: 2))
+        let iterated = await host.effects()
+        let consumer = Task {
+            for await _ in iterated {}
+        }
+        _ = await host.effects()  // dropped at once
+        let kept = await host.effects()
+        consumer.cancel()
+        await consumer.value
+        // A bound against a hang, not a timing: each leaves on the host's loop when it terminates.
+        #expect(await eventually(within: .seconds(60)) { await host.registrationCount == 1 })
+        await host.stop()
+        var rest = kept.makeAsyncIterator()
+        #expect(await rest.next() == nil, "the kept one finishes when the host stops")
     }
 }
