@@ -16,6 +16,11 @@ public struct ControlsCapabilities: Hashable, Sendable {
         self.supportsControls = supportsControls
         self.maxControls = max(0, maxControls)
     }
+
+    /// The controls half of a device's handshake capabilities (`supports_controls`, `max_controls`).
+    public init(_ capabilities: Capabilities) {
+        self.init(supportsControls: capabilities.supportsControls, maxControls: Int(capabilities.maxControls))
+    }
 }
 
 /// Told when the controls overlay appears and goes (`AVCaptureSessionControlsDelegate`).
@@ -45,8 +50,13 @@ public protocol CaptureControlsDelegate: AnyObject, Sendable {
 /// The overlay shows only when all of these hold, as on Apple's stack; where Apple then silently does
 /// nothing, a ``ControlsDiagnostic`` is recorded in ``diagnostics``: `supportsControls`, an attached and
 /// enabled ``CaptureEventInteraction`` whose capture session is running, at least one control, a delegate.
+///
+/// A session may be made before its device is known (`capabilities` nil, as a host's is when the app sets up
+/// its controls before the device connects, the way an app sets up `AVCaptureSession` controls before it
+/// runs): it takes controls then, and ``bind(to:)`` applies the device's capabilities when it connects.
 public final class CaptureControlsSession: Sendable {
     private struct State: Sendable {
+        var capabilities: ControlsCapabilities?
         var controls: [any SessionDrivenControl] = []
         var overlay: OverlayStateMachine
         weak var delegate: (any CaptureControlsDelegate)?
@@ -54,31 +64,62 @@ public final class CaptureControlsSession: Sendable {
         weak var eventInteraction: CaptureEventInteraction?
         var eventInteractionOverride: Bool?
         var diagnostics = DiagnosticLog()
+
+        /// False only when the bound device cannot drive controls.
+        var supportsControls: Bool { capabilities?.supportsControls ?? true }
+        /// The bound device's limit (0 when it cannot drive controls), or ``ControlLimits/maximumControls``
+        /// while no device is bound.
+        var maxControlsCount: Int {
+            guard let capabilities else { return ControlLimits.maximumControls }
+            return capabilities.supportsControls ? capabilities.maxControls : 0
+        }
+        /// The controls the overlay offers: the first ``maxControlsCount``.
+        var shownSnapshots: [ControlSnapshot] { controls.prefix(maxControlsCount).map(\.snapshot) }
     }
 
-    /// What the device offers.
-    public let capabilities: ControlsCapabilities
     private let state: Locked<State>
 
-    /// A session for a device with `capabilities`, its overlay tuned by `configuration`
-    /// (throws ``ControlError/Code/invalidConfiguration``).
+    /// A session for a device with `capabilities` (nil: not known yet, ``bind(to:)`` gives them), its overlay
+    /// tuned by `configuration` (throws ``ControlError/Code/invalidConfiguration``).
     public init(
-        capabilities: ControlsCapabilities, configuration: OverlayConfiguration = OverlayConfiguration()
+        capabilities: ControlsCapabilities?, configuration: OverlayConfiguration = OverlayConfiguration()
     )
         throws(ControlError)
     {
-        self.capabilities = capabilities
         let overlay = try OverlayStateMachine(configuration: configuration)
-        state = Locked(State(overlay: overlay))
+        state = Locked(State(capabilities: capabilities, overlay: overlay))
     }
 
     // MARK: Capabilities and controls
 
-    /// True when the device can drive controls (`AVCaptureSession.supportsControls`).
-    public var supportsControls: Bool { capabilities.supportsControls }
+    /// What the device offers: nil while the session is bound to no device yet (made before one connected).
+    public var capabilities: ControlsCapabilities? { state.withLock { $0.capabilities } }
 
-    /// Most controls the session accepts (0 when controls are not supported).
-    public var maxControlsCount: Int { supportsControls ? capabilities.maxControls : 0 }
+    /// The overlay's tuning, as given at init.
+    public var overlayConfiguration: OverlayConfiguration { state.withLock { $0.overlay.configuration } }
+
+    /// The device the session drives connected with `capabilities` (``HostCore`` calls it at every connect,
+    /// and when a session is attached to a connected device): they replace the previous ones. The controls
+    /// stay; when there are more than the device's ``maxControlsCount``, the overlay offers the first that
+    /// many and ``ControlsDiagnostic/tooManyControls(count:limit:)`` is recorded; a device that cannot drive
+    /// controls shows no overlay (``ControlsDiagnostic/controlsNotSupported`` at the next light press).
+    public func bind(to capabilities: ControlsCapabilities) {
+        state.withLock { state in
+            state.capabilities = capabilities
+            let limit = state.maxControlsCount
+            if state.supportsControls, state.controls.count > limit {
+                state.diagnostics.record(.tooManyControls(count: state.controls.count, limit: limit))
+            }
+        }
+    }
+
+    /// True when the device can drive controls (`AVCaptureSession.supportsControls`); true too while no
+    /// device is bound (controls can be added then, checked against the device when it connects).
+    public var supportsControls: Bool { state.withLock { $0.supportsControls } }
+
+    /// Most controls the session accepts: the bound device's (0 when it cannot drive controls), or
+    /// ``ControlLimits/maximumControls`` while no device is bound.
+    public var maxControlsCount: Int { state.withLock { $0.maxControlsCount } }
 
     /// The controls, in the order the picker lists them.
     public var controls: [any CaptureControl] { state.withLock { $0.controls.map { $0 as any CaptureControl } } }
@@ -92,8 +133,9 @@ public final class CaptureControlsSession: Sendable {
     /// same camera), ``ControlError/Code/controlLimitReached``, ``ControlError/Code/missingAction``; the
     /// first that applies, in this order.
     public func refusal(toAdd control: any CaptureControl) -> ControlError? {
-        let existing = state.withLock { $0.controls }
-        return Self.refusal(toAdd: control, existing: existing, limit: maxControlsCount, supported: supportsControls)
+        state.withLock { state in
+            Self.refusal(toAdd: control, existing: state.controls, limit: state.maxControlsCount, supported: state.supportsControls)
+        }
     }
 
     private static func refusal(
@@ -126,10 +168,9 @@ public final class CaptureControlsSession: Sendable {
     /// Adds `control` at the end of the list (allowed while the overlay is showing); throws the reason
     /// ``refusal(toAdd:)`` gives.
     public func addControl(_ control: any CaptureControl) throws(ControlError) {
-        let limit = maxControlsCount
-        let supported = supportsControls
         let refusal = state.withLock { state -> ControlError? in
-            if let refusal = Self.refusal(toAdd: control, existing: state.controls, limit: limit, supported: supported) {
+            let limit = state.maxControlsCount
+            if let refusal = Self.refusal(toAdd: control, existing: state.controls, limit: limit, supported: state.supportsControls) {
                 return refusal
             }
             // The refusal check proved the cast succeeds.
@@ -148,7 +189,7 @@ public final class CaptureControlsSession: Sendable {
             let before = state.controls.count
             state.controls.removeAll { $0 === control }
             guard state.controls.count != before else { return nil }
-            let effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            let effects = state.overlay.setControls(state.shownSnapshots)
             return (true, effects, Delegation(state))
         }
         guard let (_, effects, delegation) = result else { return false }
@@ -223,14 +264,12 @@ public final class CaptureControlsSession: Sendable {
     public var readinessProblems: [ControlsDiagnostic] {
         let attached = isEventInteractionAttached
         let running = isCaptureSessionRunning
-        return state.withLock {
-            Self.problems(state: $0, attached: attached, running: running, supported: supportsControls)
-        }
+        return state.withLock { Self.problems(state: $0, attached: attached, running: running) }
     }
 
-    private static func problems(state: State, attached: Bool, running: Bool, supported: Bool) -> [ControlsDiagnostic] {
+    private static func problems(state: State, attached: Bool, running: Bool) -> [ControlsDiagnostic] {
         var problems: [ControlsDiagnostic] = []
-        if !supported { problems.append(.controlsNotSupported) }
+        if !state.supportsControls { problems.append(.controlsNotSupported) }
         if !attached { problems.append(.noEventInteraction) } else if !running { problems.append(.sessionNotRunning) }
         if state.controls.isEmpty { problems.append(.noControls) }
         if state.delegate == nil { problems.append(.noDelegate) }
@@ -253,16 +292,15 @@ public final class CaptureControlsSession: Sendable {
     public func handle(_ gesture: Gesture, beforeDelivery: ([OverlayEffect]) -> Void = { _ in }) -> [OverlayEffect] {
         let attached = isEventInteractionAttached
         let running = isCaptureSessionRunning
-        let supported = supportsControls
         let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
-            var effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            var effects = state.overlay.setControls(state.shownSnapshots)
             let wouldShow: Bool
             switch gesture.kind {
             case .lightPressBegan, .doubleLightPress: wouldShow = gesture.source == .cameraControl
             default: wouldShow = false
             }
             if state.overlay.phase == .hidden {
-                let problems = Self.problems(state: state, attached: attached, running: running, supported: supported)
+                let problems = Self.problems(state: state, attached: attached, running: running)
                 if let first = problems.first {
                     // A light press waiting for its confirmation is dropped: its release (a tap) or a slide
                     // under it would show the overlay the app can no longer have.
@@ -293,13 +331,12 @@ public final class CaptureControlsSession: Sendable {
     public func advance(toMicros micros: UInt64, beforeDelivery: ([OverlayEffect]) -> Void = { _ in }) -> [OverlayEffect] {
         let attached = isEventInteractionAttached
         let running = isCaptureSessionRunning
-        let supported = supportsControls
         let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
-            var effects = state.overlay.setControls(state.controls.map(\.snapshot))
+            var effects = state.overlay.setControls(state.shownSnapshots)
             // A light press waiting for its confirmation shows nothing once the overlay cannot show
             // (capture stopped meanwhile): it is dropped, as at the press itself.
             if state.overlay.phase == .hidden,
-                !Self.problems(state: state, attached: attached, running: running, supported: supported).isEmpty
+                !Self.problems(state: state, attached: attached, running: running).isEmpty
             {
                 state.overlay.forgetPendingLightPress()
             } else if state.overlay.phase != .hidden, !(attached && running) {

@@ -48,6 +48,9 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedControl = Code(rawValue: "unsupported-control")
         /// An ``OverlayConfiguration`` field that is NaN, negative or zero where it must be positive.
         public static let invalidConfiguration = Code(rawValue: "invalid-configuration")
+        /// The host already has its controls session, with another overlay configuration (a host has one set of
+        /// controls, as an `AVCaptureSession` has).
+        public static let controlsSessionExists = Code(rawValue: "controls-session-exists")
         /// The camera device refused a setting.
         public static let deviceRefused = Code(rawValue: "device-refused")
         /// The camera is gone (unplugged, its stream ended or failed) or never started.
@@ -75,6 +78,9 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
 public enum ControlLimits {
     /// Most values a discrete slider may have (a strip cannot address more anyway).
     public static let maximumDiscreteValues = 10_000
+    /// Most controls a session takes while it is bound to no device (``CaptureControlsSession/bind(to:)``
+    /// gives the device's own limit).
+    public static let maximumControls = 64
     /// Most diagnostics a control or session keeps (oldest dropped first).
     public static let maximumDiagnostics = 64
 }

@@ -11,6 +11,9 @@ public enum ControlsDiagnostic: Hashable, Sendable, CustomStringConvertible {
     case noDelegate
     /// A light press came but the session has no controls.
     case noControls
+    /// The device bound to the session takes fewer controls than the session holds: the overlay offers the
+    /// first `limit` of the `count` (``CaptureControlsSession/bind(to:)``).
+    case tooManyControls(count: Int, limit: Int)
     /// A value format was rejected (it must contain exactly one `%@`); the default display is used.
     case invalidValueFormat(control: ControlID, format: String)
     /// A system slider's camera refused a value the overlay chose.
@@ -25,6 +28,8 @@ public enum ControlsDiagnostic: Hashable, Sendable, CustomStringConvertible {
         case .sessionNotRunning: "session-not-running: start the capture session, or the overlay never shows"
         case .noDelegate: "no-delegate: set a controls delegate, or the overlay never shows"
         case .noControls: "no-controls: add a control, or the overlay has nothing to show"
+        case .tooManyControls(let count, let limit):
+            "too-many-controls: the device shows at most \(limit) controls; the overlay offers the first \(limit) of \(count)"
         case .invalidValueFormat(let control, let format):
             "invalid-value-format \(control): \"\(format)\" must contain exactly one %@; default display used"
         case .deviceRefused(let control, let message): "device-refused \(control): \(message)"

@@ -154,9 +154,11 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// Work for the child tasks of ``run()``: haptics to play, clock round trips to make.
     private var hapticQueue: AsyncStream<HapticPattern>.Continuation?
     private var clockQueue: AsyncStream<ClockWork>.Continuation?
-    private var observers: [@Sendable (HostEffect) -> Void] = []
-    private var connectHandlers: [@Sendable (DeviceInfo) -> Void] = []
-    private var effectStreams: [AsyncStream<HostEffect>.Continuation] = []
+    private var observers: [(observation: HostObservation, body: @Sendable (HostEffect) -> Void)] = []
+    private var connectHandlers: [(observation: HostObservation, body: @Sendable (DeviceInfo) -> Void)] = []
+    /// The streams of ``effects(bufferingNewest:)``, each with its number (it leaves when it terminates).
+    private var effectStreams: [(id: UInt64, continuation: AsyncStream<HostEffect>.Continuation)] = []
+    private var nextEffectStreamID: UInt64 = 0
 
     /// Clock round trips for the clock child of ``run()``.
     private enum ClockWork: Sendable {
@@ -259,7 +261,10 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         core.detach(interaction)
     }
 
-    /// Drives `controls`' overlay from the gestures; its haptics are played on the device.
+    /// Makes `controls` the host's controls session (for a session made by hand; ``makeControlsSession(overlay:)``
+    /// makes one): the gestures drive its overlay, its haptics are played on the device. It replaces the
+    /// session attached or made before, which the gestures no longer drive; ``makeControlsSession(overlay:)``
+    /// returns it from now on.
     public func attach(_ controls: CaptureControlsSession) {
         core.attach(controls)
     }
@@ -322,51 +327,105 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         core.isFocusExposureLockEnabled = enabled
     }
 
-    /// A controls session sized from the device's capabilities (`supports_controls`, `max_controls`),
-    /// attached to this host. Call it once connected (after ``connect(configuration:prepare:opener:)``).
+    /// The host's controls session, sized from the device's capabilities (`supports_controls`,
+    /// `max_controls`). A host has one set of controls, as an `AVCaptureSession` has one `controls` list:
+    /// the first call makes the session and attaches it, every later call returns that same session (a
+    /// controls session given to `attach(_:)` counts as made).
     ///
-    /// - Throws: ``ControlError`` with ``ControlError/Code/controlsNotSupported`` before any handshake, or
-    ///   as ``CaptureControlsSession/init(capabilities:configuration:)``.
+    /// It can be made at any moment of the host's life: in the `prepare` step of
+    /// ``connect(configuration:prepare:opener:)`` or before ``run()``, as an app sets up its
+    /// `AVCaptureSession` controls before the session runs. Made before a device has connected, it takes
+    /// controls at once and is bound to the device when it connects (``CaptureControlsSession/bind(to:)``);
+    /// it is bound again at every reconnect.
+    ///
+    /// - Throws: ``ControlError`` with ``ControlError/Code/controlsSessionExists`` when the host's session
+    ///   exists with another `overlay` configuration (it is not replaced), or as
+    ///   ``CaptureControlsSession/init(capabilities:configuration:)``.
     public func makeControlsSession(
         overlay: OverlayConfiguration = OverlayConfiguration()
     ) throws(ControlError)
         -> CaptureControlsSession
     {
-        guard let capabilities = deviceInfo?.capabilities else {
-            throw ControlError(.controlsNotSupported, "no device has connected yet")
+        if let existing = core.controls {
+            guard existing.overlayConfiguration == overlay else {
+                throw ControlError(
+                    .controlsSessionExists,
+                    "the host already has its controls session, made with another overlay configuration; a host has one set of controls: use that session"
+                )
+            }
+            return existing
         }
         let session = try CaptureControlsSession(
-            capabilities: ControlsCapabilities(
-                supportsControls: capabilities.supportsControls, maxControls: Int(capabilities.maxControls)),
-            configuration: overlay)
+            capabilities: deviceInfo.map { ControlsCapabilities($0.capabilities) }, configuration: overlay)
         core.attach(session)
         return session
     }
 
-    /// Calls `observer` with every ``HostEffect``, in order, as it happens (inside the host: keep it short).
-    public func observe(_ observer: @escaping @Sendable (HostEffect) -> Void) {
-        observers.append(observer)
+    /// Calls `observer` with every ``HostEffect``, in order, as it happens (inside the host: keep it short),
+    /// until the returned observation is cancelled.
+    @discardableResult
+    public func observe(_ observer: @escaping @Sendable (HostEffect) -> Void) -> HostObservation {
+        let observation = HostObservation { [weak self] in
+            guard let self else { return }
+            Task { await self.removeCancelledRegistrations() }
+        }
+        observers.append((observation, observer))
         core.reportsInputsAndGestures = true
+        return observation
     }
 
     /// A new stream of every ``HostEffect`` from now on, in order. It keeps the newest `limit` effects for a
     /// consumer that falls behind (capture events have their own lossless path: the interactions), and
-    /// finishes when the host stops.
+    /// finishes when the host stops. A consumer that stops (its task cancelled, or the stream dropped)
+    /// ends it: the host lets go of it.
     public func effects(bufferingNewest limit: Int = 1024) -> AsyncStream<HostEffect> {
         let (stream, continuation) = AsyncStream.makeStream(of: HostEffect.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
         if stopped {
             continuation.finish()
         } else {
-            effectStreams.append(continuation)
+            let id = nextEffectStreamID
+            nextEffectStreamID += 1
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                Task { await self.removeEffectStream(id) }
+            }
+            effectStreams.append((id, continuation))
             core.reportsInputsAndGestures = true
         }
         return stream
     }
 
     /// Calls `handler` with the device's identity each time a session comes up after this call (before
-    /// any effect of that session).
-    public func onConnect(_ handler: @escaping @Sendable (DeviceInfo) -> Void) {
-        connectHandlers.append(handler)
+    /// any effect of that session), until the returned observation is cancelled.
+    @discardableResult
+    public func onConnect(_ handler: @escaping @Sendable (DeviceInfo) -> Void) -> HostObservation {
+        let observation = HostObservation { [weak self] in
+            guard let self else { return }
+            Task { await self.removeCancelledRegistrations() }
+        }
+        connectHandlers.append((observation, handler))
+        return observation
+    }
+
+    /// Closures registered and streams open: what the host holds for its observers.
+    var registrationCount: Int { observers.count + connectHandlers.count + effectStreams.count }
+
+    /// Lets go of the cancelled observers and connect handlers.
+    private func removeCancelledRegistrations() {
+        observers.removeAll { $0.observation.isCancelled }
+        connectHandlers.removeAll { $0.observation.isCancelled }
+        updateReporting()
+    }
+
+    /// Lets go of a stream that terminated.
+    private func removeEffectStream(_ id: UInt64) {
+        effectStreams.removeAll { $0.id == id }
+        updateReporting()
+    }
+
+    /// Each press's input and gesture effects only for someone who observes them (observe(_:), effects()).
+    private func updateReporting() {
+        core.reportsInputsAndGestures = !observers.isEmpty || !effectStreams.isEmpty
     }
 
     // MARK: Running
@@ -393,8 +452,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         }
         lifecycle = .running
         core.observer = { [unowned self] effect in self.handleEffect(effect) }
-        // Each press's input and gesture effects only for someone who observes them (observe(_:), effects()).
-        core.reportsInputsAndGestures = !observers.isEmpty || !effectStreams.isEmpty
+        updateReporting()
         let (haptics, hapticQueue) = AsyncStream<HapticPattern>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let (clockWork, clockQueue) = AsyncStream<ClockWork>.makeStream(bufferingPolicy: .bufferingNewest(16))
         self.hapticQueue = hapticQueue
@@ -521,7 +579,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         case .connected(let info):
             deviceInfo = info
             connectionCount += 1
-            for handler in connectHandlers { handler(info) }
+            for handler in connectHandlers where !handler.observation.isCancelled { handler.body(info) }
             session = connected
             core.connected(info.capabilities)
             // A loose first sample from the handshake (read within the last 100 ms or so), so device time
@@ -637,7 +695,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         hapticQueue?.finish()
         clockQueue?.finish()
         eventLoop.shutdown()
-        for stream in effectStreams { stream.finish() }
+        for stream in effectStreams { stream.continuation.finish() }
         effectStreams = []
         let waiters = runWaiters
         let connecting = connectedWaiters.map(\.continuation)
@@ -676,8 +734,8 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
 
     private func handleEffect(_ effect: HostEffect) {
         if case .overlay(.haptic(let pattern, _), _) = effect { hapticQueue?.yield(pattern) }
-        for observer in observers { observer(effect) }
-        for stream in effectStreams { stream.yield(effect) }
+        for observer in observers where !observer.observation.isCancelled { observer.body(effect) }
+        for stream in effectStreams { stream.continuation.yield(effect) }
     }
 
     private func play(_ pattern: HapticPattern) async {

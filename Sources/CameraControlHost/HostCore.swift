@@ -191,17 +191,21 @@ public final class HostCore {
         focusLockOverride = override
     }
 
-    /// Drives `session`'s overlay from the gestures (nil: no controls).
+    /// Drives `session`'s overlay from the gestures (nil: no controls), in place of the session attached
+    /// before. While a device is connected, `session` is bound to it (``CaptureControlsSession/bind(to:)``);
+    /// otherwise at the next ``connected(_:)``.
     public func attach(_ session: CaptureControlsSession?) {
         controls = session
         session?.interfaceOrientation = interfaceOrientation
         session?.attachEventInteraction(interactions.first)
+        if let session, let capabilities { session.bind(to: ControlsCapabilities(capabilities)) }
     }
 
     // MARK: Feeding
 
-    /// A session with a device is up: the recogniser is configured for its `capabilities`, and ordering,
-    /// recognition and the clock start afresh.
+    /// A session with a device is up: the recogniser is configured for its `capabilities`, the controls
+    /// session is bound to them (``CaptureControlsSession/bind(to:)``), and ordering, recognition and the
+    /// clock start afresh.
     public func connected(_ capabilities: Capabilities) {
         self.capabilities = capabilities
         var recognizerConfiguration = configuration.recognizer(capabilities)
@@ -210,6 +214,7 @@ public final class HostCore {
         orderer = configuration.makeOrderer()
         clock.reset()
         lateness = RecentLateness()
+        controls?.bind(to: ControlsCapabilities(capabilities))
         controls?.restartClock()  // a new session's device time may start again from its boot
         observer?(.connected(capabilities))
     }

@@ -148,8 +148,7 @@ public final class VirtualControlsRig {
         captureRig.link.adoptSession(capabilities)
         do {
             session = try CaptureControlsSession(
-                capabilities: ControlsCapabilities(
-                    supportsControls: capabilities.supportsControls, maxControls: Int(capabilities.maxControls)),
+                capabilities: ControlsCapabilities(capabilities),
                 configuration: overlay)
         } catch {
             throw .controls(error)

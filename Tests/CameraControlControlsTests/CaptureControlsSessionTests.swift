@@ -24,6 +24,43 @@ struct CaptureControlsSessionTests {
         #expect(no.refusal(toAdd: control)?.code == .controlsNotSupported)
     }
 
+    @Test("a session made before its device takes controls; bind(to:) applies the device's limit and support")
+    func bindToTheDevice() throws {
+        let session = try CaptureControlsSession(capabilities: nil)
+        session.setEventInteractionAttached(true)
+        let delegate = RecordingDelegate()
+        session.setControlsDelegate(delegate, executor: InlineExecutor())
+        #expect(session.capabilities == nil)
+        #expect(session.supportsControls)
+        #expect(session.maxControlsCount == ControlLimits.maximumControls)
+        for title in ["A", "B", "C"] { try session.addControl(try slider(title)) }
+
+        session.bind(to: ControlsCapabilities(supportsControls: true, maxControls: 2))
+        #expect(session.capabilities == ControlsCapabilities(supportsControls: true, maxControls: 2))
+        #expect(session.maxControlsCount == 2)
+        #expect(session.controls.count == 3, "the app's controls stay")
+        #expect(session.diagnostics.contains(.tooManyControls(count: 3, limit: 2)))
+        #expect(session.refusal(toAdd: try slider("D"))?.code == .controlLimitReached)
+        // The picker offers the first two: a slide past the second stops at the end of the list.
+        let gestures = [
+            cc(.touchBegan, 990_000),
+            cc(.lightPressBegan, 1_000_000), cc(.lightPressEnded, 1_090_000),
+            cc(.lightPressBegan, 1_210_000), cc(.doubleLightPress, 1_210_000), cc(.lightPressEnded, 1_290_000),
+            cc(.slideBegan(motion(0)), 1_300_000),
+            cc(.slideChanged(motion(0.15)), 1_310_000),
+            cc(.slideChanged(motion(0.15)), 1_320_000),
+            cc(.slideChanged(motion(0.15)), 1_330_000),
+        ]
+        let log = gestures.flatMap { session.handle($0) }.map(\.description)
+        #expect(log.contains("picker-moved 1"))
+        #expect(!log.contains("picker-moved 2"))
+        #expect(log.contains("haptic limit @1320000"))
+
+        session.bind(to: ControlsCapabilities(supportsControls: false, maxControls: 6))
+        #expect(!session.supportsControls)
+        #expect(session.refusal(toAdd: try slider("E"))?.code == .controlsNotSupported)
+    }
+
     @Test("canAddControl is false at the limit and addControl throws controlLimitReached")
     func limit() throws {
         let session = try readySession(maxControls: 2, delegate: RecordingDelegate())

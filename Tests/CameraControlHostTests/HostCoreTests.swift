@@ -70,6 +70,23 @@ struct HostCoreTests {
         }
     }
 
+    @Test("a controls session attached before the device connected is bound to it at connect, and again at every connect")
+    func controlsBoundAtConnect() throws {
+        let core = HostCore()
+        let controls = try CaptureControlsSession(capabilities: nil)
+        core.attach(controls)
+        #expect(controls.capabilities == nil)
+        core.connected(Capabilities(maxControls: 3, supportsControls: true))
+        #expect(controls.capabilities == ControlsCapabilities(supportsControls: true, maxControls: 3))
+        core.deviceLost(atHostMicros: 1_000)
+        core.connected(Capabilities(maxControls: 1, supportsControls: true))
+        #expect(controls.maxControlsCount == 1, "another device: its limit")
+        let late = try CaptureControlsSession(capabilities: nil)
+        core.attach(late)
+        let bound = ControlsCapabilities(supportsControls: true, maxControls: 1)
+        #expect(late.capabilities == bound, "attached while connected: bound at once")
+    }
+
     @Test("a held button: the next deadline is the long-press threshold, in host time, and nothing fires before it")
     func longPressDeadline() {
         let offset: UInt64 = 250_000
