@@ -137,7 +137,12 @@ extension ScenarioFiles {
     /// most the piece's duration and 5 s more).
     static func waitUntilEnded(on session: DeviceSession, expectedMicros: UInt64) async throws {
         let lead = expectedMicros > 50_000 ? expectedMicros - 50_000 : 0
-        try await Task.sleep(for: .microseconds(Int64(lead)))
+        // The lead in slices: a device lost meanwhile ends the wait at once, not after the piece's duration.
+        let leadEnds = ContinuousClock.now + .microseconds(Int64(clamping: lead))
+        while ContinuousClock.now < leadEnds {
+            guard !session.client.isClosed else { throw DeviceError(.closed, "the device was lost while the scenario played") }
+            try await Task.sleep(for: min(.milliseconds(200), leadEnds - ContinuousClock.now))
+        }
         let deadline = ContinuousClock.now + .microseconds(Int64(expectedMicros)) + .seconds(5)
         while try await session.simulatorStatus().isScenarioRunning {
             guard ContinuousClock.now < deadline else {

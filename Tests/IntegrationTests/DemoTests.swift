@@ -6,7 +6,8 @@ import Testing
 /// plays the tour. It must run to the end, show every layer, and leave nothing behind.
 @Suite("camctl demo", .serialized)
 struct DemoTests {
-    @Test func theTourRunsEndToEndAndShowsEveryLayer() async throws {
+    @Test("the tour runs end to end and shows every layer")
+    func theTourRunsEndToEndAndShowsEveryLayer() async throws {
         let seed = 50_000 + UInt64(getpid() % 10_000)  // to find the demo's own simulator afterwards
         // One smoke run over a real pty, no retry: the tour's behaviour itself is pinned in virtual time
         // (ControlsScenarioTests' demo replay and demoTour).
@@ -81,11 +82,29 @@ struct DemoTests {
 extension DemoTests {
     /// The device lost during a demo ends it then, not at its scenario's end: the scenario here lasts 40 s
     /// after its click, and the demo must have ended within 15 s of the loss (a hang bound, far from both).
-    @Test func aLostDeviceEndsTheDemo() async throws {
+    @Test("a device lost during the demo ends it then, not at its scenario's end")
+    func aLostDeviceEndsTheDemo() async throws {
+        try await Self.loseTheDevice(
+            scenario: "full-click\npause 20s\npause 20s\n", saying: "the simulator was lost during the demo")
+    }
+
+    /// The same while the demo waits for a scenario piece to end before it sends the next (a scenario larger
+    /// than a frame, ScenarioPieces.swift): the first piece plays for 10 minutes after its click, and the demo
+    /// must end within 15 s of the loss, not when the piece would have ended.
+    @Test("a device lost while the demo waits for a scenario piece to end ends it then")
+    func aLostDeviceEndsTheDemoBetweenPieces() async throws {
+        let filler = String(repeating: "pause 1ms # fills the first piece's frame\n", count: 40)  // 1,640 bytes: two frames
+        try await Self.loseTheDevice(
+            scenario: "full-click\npause 600s\n" + filler, saying: "the device was lost while the scenario played")
+    }
+
+    /// Runs `camctl demo --port` on a simulator playing `scenario`, kills the simulator once the demo has shown
+    /// a capture, and expects the demo to end soon after with status 1 and `message` in its errors.
+    static func loseTheDevice(scenario text: String, saying message: String) async throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = folder + "/long.scenario"
-        #expect(FileManager.default.createFile(atPath: scenario, contents: Data("full-click\npause 20s\npause 20s\n".utf8)))
+        #expect(FileManager.default.createFile(atPath: scenario, contents: Data(text.utf8)))
         let simulator = try SimulatorProcess(seed: 64)
         defer { simulator.kill() }
         let demo = Process()
@@ -110,13 +129,14 @@ extension DemoTests {
         demo.waitUntilExit()
         _ = await eventually(within: .seconds(5)) { errors.isEnded }
         #expect(demo.terminationStatus == 1, "\(errors.text)")
-        #expect(errors.text.contains("the simulator was lost during the demo"), "\(errors.text)")
+        #expect(errors.text.contains(message), "\(errors.text)")
     }
 }
 
 @Suite("camctl monitor", .serialized)
 struct MonitorTests {
-    @Test func monitorRidesThroughAnUnplug() async throws {
+    @Test("monitor rides through an unplug and reports the second device's presses")
+    func monitorRidesThroughAnUnplug() async throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let link = folder + "/camera-control"
@@ -165,7 +185,8 @@ struct MonitorTests {
 
     /// `camctl monitor PORT --scenario FILE`: the scenario plays through the monitor's own session, so
     /// one host sees its captures (no second host on the port), and the monitor ends after the scenario.
-    @Test func monitorPlaysAScenarioThroughItsOwnSession() async throws {
+    @Test("monitor plays a scenario through its own session")
+    func monitorPlaysAScenarioThroughItsOwnSession() async throws {
         let simulator = try SimulatorProcess(seed: 63)
         defer { simulator.stop() }
         let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
