@@ -31,9 +31,10 @@ enum Serve {
             serve owns PORT. Apps attach at the socket as they would open a port (camera-app SOCKET,
             CameraControlHost.connect(to: SOCKET)); the app that attached last is in front and alone gets the
             device: its press in flight is cancelled when another app attaches, and when it leaves the app
-            before it comes back to the front. While no app is attached serve holds the device, and a Camera
-            Control click launches CMD (sh -c, CAMCTL_PORT set to the socket). Apple's Settings > Camera >
-            Camera Control > Launch Camera.
+            before it comes back to the front. One process is one app: a second connection from a process
+            whose connection is open is refused (its handshake is answered ALREADY_EXISTS, with why). While
+            no app is attached serve holds the device, and a Camera Control click launches CMD (sh -c,
+            CAMCTL_PORT set to the socket). Apple's Settings > Camera > Camera Control > Launch Camera.
               --socket PATH         where apps attach (default: $XDG_RUNTIME_DIR/camctl-serve.sock, or
                                     /tmp/camctl-serve-UID.sock)
               --launch CMD          the camera app, launched by a click while no app is attached
@@ -188,9 +189,26 @@ actor ServeEngine {
         let id = nextConnection
         connections[id] = connection
         let pid = connection.peerProcessID.map { "pid \($0)" } ?? "an app"
-        let known = foreground.apps.contains { $0.processID == connection.peerProcessID }
-        print("serve: \(pid) \(known ? "reconnected" : "attached") (connection \(id))")
-        await apply(foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros))
+        let known = foreground.apps.first { $0.processID == connection.peerProcessID }
+        let actions = foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros) { open in
+            connections[open].map { !$0.isPeerClosed } ?? false
+        }
+        if actions != [.refuse(id)] { print("serve: \(pid) \(known != nil ? "reconnected" : "attached") (connection \(id))") }
+        await apply(actions)
+    }
+
+    /// Answers connection `id`'s requests with `ALREADY_EXISTS` and why, until its app closes it: a second
+    /// host in a process that has one attached (one process is one app; the two took the device from each
+    /// other at every reconnect).
+    private func refuse(_ id: ForegroundApps.ConnectionID, reason: String) {
+        guard let connection = connections[id] else { return }
+        let message =
+            "camctl serve: \(reason): one process is one app, and a second host in it would take the device from "
+            + "the first at every reconnect; use one CameraControlHost per process"
+        print("serve: connection \(id) refused: \(reason) (one process is one app)")
+        wire.refuse(connection, message: message) { [weak self] in
+            Task { await self?.appEnded(id) }
+        }
     }
 
     func tick() async {
@@ -219,6 +237,11 @@ actor ServeEngine {
                 ended(id)
             case .park(let id):
                 print("serve: connection \(id) waits in the background")
+            case .refuse(let id):
+                let processID = connections[id]?.peerProcessID
+                let open = foreground.apps.first { $0.processID == processID }?.connection
+                let pid = processID.map { "pid \($0)" } ?? "its process"
+                refuse(id, reason: "\(pid) is attached already, through connection \(open.map(String.init) ?? "?"), still open")
             case .relay(let id):
                 await relay(id)
             case .hold:
@@ -507,6 +530,13 @@ final class ServeWire: Sendable {
         }
     }
 
+    /// Answers every request `connection` sends with `ERROR ALREADY_EXISTS` and `message` (serve refuses
+    /// it: ``ForegroundApps/Action/refuse(_:)``); `ended` is called once, when the connection ends.
+    func refuse(_ connection: LocalSocketTransport, message: String, ended: @escaping @Sendable () -> Void) {
+        let side = RefusedSide(message: message, ended: ended)
+        side.attach(connection.startEventLoop(delegate: side, on: loop))
+    }
+
     /// Bytes read from the device (`connection` nil) or from an app's connection: only the app in front
     /// reaches the device.
     fileprivate func received(_ bytes: UnsafeRawBufferPointer, from connection: LocalSocketTransport?) {
@@ -560,4 +590,64 @@ private final class WireSide: EventLoopDelegate {
     func eventLoopEnded(_ error: TransportError) {
         if connection == nil { wire.deviceEnded() } else { ended() }
     }
+}
+
+/// A connection serve refuses: each request it sends (its handshake first) is acknowledged and answered
+/// `ERROR ALREADY_EXISTS` with the reason, so its host fails with it (not with a silent device); nothing
+/// reaches the device.
+private final class RefusedSide: EventLoopDelegate {
+    private struct State {
+        var decoder = FrameDecoder()
+        var sequence: UInt16 = 0
+        var control: (any EventLoopControl)?
+        /// Replies made before ``attach(_:)``.
+        var pending: [UInt8] = []
+    }
+
+    private let message: [UInt8]
+    private let ended: @Sendable () -> Void
+    private let state = Mutex(State())
+
+    init(message: String, ended: @escaping @Sendable () -> Void) {
+        self.message = Array(message.utf8.prefix(512))
+        self.ended = ended
+    }
+
+    /// The connection's control, once its loop started (nil: it could not, and it is over).
+    func attach(_ control: (any EventLoopControl)?) {
+        guard let control else { return ended() }
+        state.withLock { state in
+            state.control = control
+            state.pending.withUnsafeBytes { control.write($0) }
+            state.pending = []
+        }
+    }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        state.withLock { state in
+            state.decoder.append(bytes)
+            var replies: [UInt8] = []
+            while let output = state.decoder.next() {
+                guard case .packet(let request) = output, request.type == .request else { continue }
+                for var reply in [
+                    Packet.ack(sequence: 0, acking: request.sequence),
+                    Packet(type: .error, isReliable: true, callID: request.callID, status: .alreadyExists, payload: message),
+                ] {
+                    reply.sequence = state.sequence
+                    state.sequence &+= 1
+                    replies += (try? PacketEncoder.encode(reply)) ?? []
+                }
+            }
+            guard !replies.isEmpty else { return }
+            if let control = state.control {
+                replies.withUnsafeBytes { control.write($0) }
+            } else {
+                state.pending += replies
+            }
+        }
+    }
+
+    func eventLoopTimerFired() {}
+
+    func eventLoopEnded(_ error: TransportError) { ended() }
 }

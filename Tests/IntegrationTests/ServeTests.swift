@@ -1,3 +1,7 @@
+import CameraControlDevice
+import CameraControlHost
+import CameraControlPorts
+import CameraControlRPC
 import CameraControlTestSupport
 import Foundation
 import Testing
@@ -131,6 +135,35 @@ extension OverRealPTY {
                 #expect(!third.text.contains("capture"), "the third app saw the press it attached in the middle of:\n\(third.text)")
                 #expect(!second.text.contains("photo 3") && second.count("capture ended") == 2, "\(second.text)")
                 #expect(serve.text.contains("waits in the background"), "\(serve.text)")
+            }
+        }
+
+        /// Two hosts in one process took the device from each other every 250 ms: each one's reconnect closed
+        /// the other's connection (one process is one app).
+        @Test("a second host in a process that has one attached is refused, ALREADY_EXISTS with why; the first keeps the device")
+        func secondHostInOneProcess() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 96) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let first = try await CameraControlHost.connect(to: socket, hostName: "first")
+                do throws(DeviceError) {
+                    let second = try await CameraControlHost.connect(to: socket, hostName: "second")
+                    await second.stop()
+                    Issue.record("the second host was let in; serve printed:\n\(serve.text)")
+                } catch {
+                    #expect(error.rpcError?.code == .alreadyExists, "\(error)")
+                    #expect(error.message.contains("one process is one app"), "\(error)")
+                }
+                // The first host kept the device all along: its one session answers.
+                let session = try #require(await first.session, "serve printed:\n\(serve.text)")
+                _ = try await session.ping()
+                #expect(await first.connectionCount == 1, "serve printed:\n\(serve.text)")
+                await first.stop()
+                try await serve.waitFor("refused")
             }
         }
 
