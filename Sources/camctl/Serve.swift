@@ -163,6 +163,9 @@ actor ServeEngine {
     private var gestureFeed: AsyncStream<Gesture?>.Continuation?
     /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:camera:isStopping:)``).
     private var page: LivePageServer?
+    /// `--http`: the page's virtual control, played through the held host's session; refused while serve
+    /// holds none (an app has the device, or serve is taking it back).
+    private var control: VirtualControlPlayer?
     private var pageFeed: [Task<Void, Never>] = []
     /// Set before serve stops the held host itself (not a lost device, for the page).
     private var releasing = StopFlag()
@@ -246,6 +249,7 @@ actor ServeEngine {
                 await relay(id)
             case .hold:
                 print("serve: no app attached; taking the device back")
+                control?.refuse("camctl serve is taking the device back")
                 await releaseDevice()
                 // An app may attach while the device is reopened (this actor takes it meanwhile): then it
                 // has the device, and the host just made goes.
@@ -262,7 +266,13 @@ actor ServeEngine {
     /// Carries the device's bytes between connection `id` and the device.
     private func relay(_ id: ForegroundApps.ConnectionID) async {
         guard let connection = connections[id] else { return }
+        let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
+        control?.refuse(
+            "\(pid) has the device: the virtual control plays through camctl serve's own session, and serve "
+                + "has none while an app is in front")
         if let host {
+            // The steps the page had posted are played (and its finger lifted) before the session goes.
+            await control?.settle()
             self.host = nil
             gestureFeed?.finish()
             releasing.value.withLock { $0 = true }
@@ -276,7 +286,6 @@ actor ServeEngine {
             startDevicePump(opened: try? Transports.open(path: path))
         }
         relayed = id
-        let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
         print("serve: \(pid) in front (connection \(id))")
         showFront("\(pid) has the device")
         // End any half frame the app before left on the line, then carry this app's bytes.
@@ -339,10 +348,11 @@ actor ServeEngine {
 
     /// Starts the live page (`--http`): the virtual control plays through the held host's session.
     func startPage(host address: String, port: UInt16) throws -> LivePageServer {
-        let page = try LivePageServer(
-            configuration: .init(host: address, port: port),
-            control: Monitor.virtualControl(isSimulator: isSimulator) { [weak self] in await self?.heldSession() })
+        let control = VirtualControlPlayer(isSimulator: isSimulator) { [weak self] in await self?.heldSession() }
+        let page = try LivePageServer(configuration: .init(host: address, port: port), control: control.take)
+        control.refuse("camctl serve is connecting to the device")  // until it holds it
         self.page = page
+        self.control = control
         wire.showSessions(on: page)
         return page
     }
@@ -361,6 +371,7 @@ actor ServeEngine {
     func holdDevice(_ host: CameraControlHost?) async {
         guard let host else { return }
         self.host = host
+        control?.refuse(nil)
         if let page {
             showFront("held by camctl serve: no app attached")
             let releasing = StopFlag()

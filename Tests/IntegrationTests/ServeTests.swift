@@ -3,6 +3,7 @@ import CameraControlHost
 import CameraControlPorts
 import CameraControlRPC
 import CameraControlTestSupport
+import CameraControlWire
 import Foundation
 import Testing
 
@@ -227,6 +228,69 @@ extension OverRealPTY {
                 app.stop()
                 let back = try await events(until: "held by camctl serve", "\ncamera-app printed:\n\(app.text)")
                 #expect(back.contains("held by camctl serve"), "serve took the device back: \(serve.text)")
+            }
+        }
+
+        /// serve's page answered 204 to a virtual-control step while an app was in front, and dropped it: a
+        /// dropped `release` left the simulated finger down.
+        @Test(
+            "serve --http: the virtual control is refused (409, why) while an app has the device, and the finger the page left down is lifted before the app gets it"
+        )
+        func pageControlWhileAnAppIsInFront() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 97) { simulator in
+                let serve = try Background(
+                    "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at")
+                let url = try #require(serve.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
+                let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
+                /// Posts one step to the page: its answer, status line first.
+                func post(_ step: String) async throws -> String {
+                    try await blockingOnOwnThread {
+                        let client = try LoopbackClient(port: port)
+                        client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
+                        return client.read()
+                    }
+                }
+                // serve holds the device: the page presses (a light press, held).
+                for step in ["touch at=0.500", "force 1200mN over=30ms"] {
+                    let answer = try await post(step)
+                    #expect(answer.hasPrefix("HTTP/1.1 204 "), "\(step): \(answer)")
+                }
+                // The press reached the device (its light press shows on the page; 30 s is a bound against a hang).
+                let pressed = try await blockingOnOwnThread {
+                    let client = try LoopbackClient(port: port)
+                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                    let end = ContinuousClock.now + .seconds(30)
+                    return client.read { $0.contains("light-press-began") || ContinuousClock.now > end }
+                }
+                try #require(pressed.contains("light-press-began"), "\(pressed.suffix(600))\nserve printed:\n\(serve.text)")
+                // An app attaches (this test's process) and is in front, the page's finger still down.
+                let app = try await CameraControlHost.connect(to: socket, hostName: "test-app")
+                // The page's release is refused, with why in one line.
+                let refused = try await post("release")
+                #expect(refused.hasPrefix("HTTP/1.1 409 ") && refused.contains("has the device"), "\(refused)")
+                let reason = refused.components(separatedBy: "\r\n\r\n").last ?? ""
+                #expect(reason.hasSuffix("\n") && reason.dropLast().split(separator: "\n").count == 1, "\(refused)")
+                // serve lifted the finger before the app had the device: the app's samples show it up (30 s of
+                // samples is a bound against a hang, not a timing: without the lift the finger stays down).
+                let session = try #require(await app.session)
+                let end = ContinuousClock.now + .seconds(30)
+                var lifted = false
+                var last: RawSample?
+                for try await batch in try await session.rawSamples() {
+                    last = batch.decodedSamples.last ?? last
+                    if batch.decodedSamples.contains(where: { !$0.isTouched && $0.forceMillinewtons < 100 }) {
+                        lifted = true
+                        break
+                    }
+                    if ContinuousClock.now > end { break }
+                }
+                #expect(lifted, "the finger stayed down: \(String(describing: last))\nserve printed:\n\(serve.text)")
+                await app.stop()
             }
         }
 
