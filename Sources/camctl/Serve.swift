@@ -196,9 +196,25 @@ actor ServeEngine {
         let actions = foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros) { open in
             connections[open].map { !$0.isPeerClosed } ?? false
         }
-        if actions != [.refuse(id)] { print("serve: \(pid) \(known != nil ? "reconnected" : "attached") (connection \(id))") }
-        await apply(actions)
+        // An app in the background reconnects at every handshake deadline (3.3 s): said once, when it went there.
+        let app = foreground.apps.first { $0.connection == id }?.processID
+        let waitsAgain = actions.last == .park(id) && app.map { told.contains(.waiting($0)) } == true
+        if actions != [.refuse(id)] && !waitsAgain {
+            print("serve: \(pid) \(known != nil ? "reconnected" : "attached") (connection \(id))")
+        }
+        await apply(actions, quietly: waitsAgain)
     }
+
+    /// What serve's log said of an app that it does not say again until the app's state changes.
+    private enum News: Hashable {
+        /// The app (its process) waits in the background.
+        case waiting(Int32)
+        /// A second connection of the app's process was refused.
+        case refused(Int32)
+    }
+
+    /// The news the log gave of the apps attached.
+    private var told: Set<News> = []
 
     /// Answers connection `id`'s requests with `ALREADY_EXISTS` and why, until its app closes it: a second
     /// host in a process that has one attached (one process is one app; the two took the device from each
@@ -208,7 +224,9 @@ actor ServeEngine {
         let message =
             "camctl serve: \(reason): one process is one app, and a second host in it would take the device from "
             + "the first at every reconnect; use one CameraControlHost per process"
-        print("serve: connection \(id) refused: \(reason) (one process is one app)")
+        if told.insert(.refused(connection.peerProcessID ?? -Int32(truncatingIfNeeded: id + 1))).inserted {
+            print("serve: connection \(id) refused: \(reason) (one process is one app)")
+        }
         wire.refuse(connection, message: message) { [weak self] in
             Task { await self?.appEnded(id) }
         }
@@ -216,6 +234,12 @@ actor ServeEngine {
 
     func tick() async {
         await apply(foreground.expire(nowMicros: nowMicros) { pid in kill(pid, 0) == 0 || errno == EPERM })
+        let attached = Set(foreground.apps.map(\.processID))
+        told = told.filter { news in
+            switch news {
+            case .waiting(let pid), .refused(let pid): attached.contains(pid)
+            }
+        }
     }
 
     /// A connection's bytes ended (the app closed it, or serve did).
@@ -228,18 +252,22 @@ actor ServeEngine {
         }
     }
 
-    private func apply(_ actions: [ForegroundApps.Action]) async {
+    /// Does what the rules say; `quietly`: an app in the background reconnected, which the log said already.
+    private func apply(_ actions: [ForegroundApps.Action], quietly: Bool = false) async {
         for action in actions {
             switch action {
             case .close(let id):
-                print("serve: closing connection \(id)")
+                if !quietly { print("serve: closing connection \(id)") }
                 if relayed == id {
                     wire.setFront(nil)
                     relayed = nil
                 }
                 ended(id)
             case .park(let id):
-                print("serve: connection \(id) waits in the background")
+                if let pid = foreground.apps.first(where: { $0.connection == id })?.processID {
+                    told.insert(.waiting(pid))
+                }
+                if !quietly { print("serve: connection \(id) waits in the background") }
             case .refuse(let id):
                 let processID = connections[id]?.peerProcessID
                 let open = foreground.apps.first { $0.processID == processID }?.connection
@@ -286,6 +314,7 @@ actor ServeEngine {
             startDevicePump(opened: try? Transports.open(path: path))
         }
         relayed = id
+        if let app = foreground.apps.first(where: { $0.connection == id })?.processID { told.remove(.waiting(app)) }
         print("serve: \(pid) in front (connection \(id))")
         showFront("\(pid) has the device")
         // End any half frame the app before left on the line, then carry this app's bytes.

@@ -5,6 +5,7 @@ import CameraControlRPC
 import CameraControlTestSupport
 import CameraControlWire
 import Foundation
+import Synchronization
 import Testing
 
 /// `camctl serve` over a real pty: apps attach at its socket with Apple's foreground rules; a click launches the
@@ -291,6 +292,34 @@ extension OverRealPTY {
                 }
                 #expect(lifted, "the finger stayed down: \(String(describing: last))\nserve printed:\n\(serve.text)")
                 await app.stop()
+            }
+        }
+
+        /// A parked app's reconnects (one per handshake deadline: 3 s and the retry delay) filled serve's log,
+        /// three lines each.
+        @Test("an app waiting in the background is logged once, not at each of its reconnects there")
+        func backgroundAppLoggedOnce() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 98) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let opens = Atomic<Int>(0)
+                let parked = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                    opens.wrappingAdd(1, ordering: .relaxed)
+                    return try await DeviceSession.open(path: socket, hostName: "parked", eventLoop: loop)
+                }
+                // Another app attaches: this one goes to the background, where it reconnects at every handshake deadline.
+                let front = try Background("camera-app", [socket])
+                defer { front.stop() }
+                try await front.waitFor("device connected")
+                // Three reconnects started: serve has had two of them at least (a bound against a hang, not a timing).
+                #expect(await eventually(within: .seconds(60)) { opens.load(ordering: .relaxed) >= 4 })
+                #expect(serve.count("pid \(getpid()) reconnected") == 1, "\(serve.text)")
+                #expect(serve.count("waits in the background") == 1, "\(serve.text)")
+                await parked.stop()
             }
         }
 
