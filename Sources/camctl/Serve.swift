@@ -325,7 +325,8 @@ actor ServeEngine {
 
     private func appEnded(_ id: ForegroundApps.ConnectionID) {
         guard connections[id] != nil else { return }
-        print("serve: connection \(id) ended")
+        // A refused connection's end is no news (its host may try again every 250 ms).
+        if foreground.apps.contains(where: { $0.connection == id }) { print("serve: connection \(id) ended") }
         ended(id)
     }
 

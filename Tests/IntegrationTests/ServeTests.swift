@@ -160,12 +160,23 @@ extension OverRealPTY {
                     #expect(error.rpcError?.code == .alreadyExists, "\(error)")
                     #expect(error.message.contains("one process is one app"), "\(error)")
                 }
+                // A second host that keeps trying (a host started, not connect()) is refused each time, and the
+                // log says so once (a bound against a hang, not a timing).
+                let tries = Atomic<Int>(0)
+                let retrying = CameraControlHost(configuration: .init(retryDelay: .milliseconds(50))) {
+                    loop async throws(DeviceError) -> DeviceSession in
+                    tries.wrappingAdd(1, ordering: .relaxed)
+                    return try await DeviceSession.open(path: socket, hostName: "retrying", eventLoop: loop)
+                }
+                await retrying.start()
+                #expect(await eventually(within: .seconds(60)) { tries.load(ordering: .relaxed) >= 4 })
+                await retrying.stop()
                 // The first host kept the device all along: its one session answers.
                 let session = try #require(await first.session, "serve printed:\n\(serve.text)")
                 _ = try await session.ping()
                 #expect(await first.connectionCount == 1, "serve printed:\n\(serve.text)")
+                #expect(serve.count("refused") == 1 && !serve.text.contains("ended"), "\(serve.text)")
                 await first.stop()
-                try await serve.waitFor("refused")
             }
         }
 
