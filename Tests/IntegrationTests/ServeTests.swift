@@ -1,8 +1,10 @@
 import CameraControlDevice
 import CameraControlHost
 import CameraControlPorts
+import CameraControlPosixTransport
 import CameraControlRPC
 import CameraControlTestSupport
+import CameraControlTransport
 import CameraControlWire
 import Foundation
 import Synchronization
@@ -137,6 +139,45 @@ extension OverRealPTY {
                 #expect(!third.text.contains("capture"), "the third app saw the press it attached in the middle of:\n\(third.text)")
                 #expect(!second.text.contains("photo 3") && second.count("capture ended") == 2, "\(second.text)")
                 #expect(serve.text.contains("waits in the background"), "\(serve.text)")
+            }
+        }
+
+        /// Two apps starting together: serve closed the first one's connection during its handshake (the second
+        /// sent it to the background), and its connect() gave up at once: camera-app exited 3 ("no device answered").
+        @Test("two apps starting together: the first, sent to the background during its handshake, gets the device in its turn")
+        func appsStartingTogether() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 99) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let opens = Atomic<Int>(0)
+                let other = Mutex<ToolRun?>(nil)
+                let host = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                    guard opens.wrappingAdd(1, ordering: .relaxed).newValue == 1 else {
+                        return try await DeviceSession.open(path: socket, hostName: "first", eventLoop: loop)
+                    }
+                    // The first open: attached (in front), and before its handshake another app attaches, has the
+                    // device in its turn (camctl info) and leaves.
+                    let transport: LocalSocketTransport
+                    do throws(TransportError) {
+                        transport = try LocalSocketTransport(connectingTo: socket)
+                    } catch {
+                        throw DeviceError(.transport, "\(error)", transportError: error)
+                    }
+                    try? await serve.waitFor("in front (connection 1)")
+                    let run = try? await runTool("camctl", ["info", socket], timeout: .seconds(60))
+                    other.withLock { $0 = run }
+                    return try await DeviceSession.connect(transport: transport, hostName: "first", eventLoop: loop)
+                }
+                let run = try #require(other.withLock { $0 })
+                #expect(run.status == 0 && run.standardOutput.contains("SIM-"), "\(run.standardError)")
+                #expect(opens.load(ordering: .relaxed) >= 2, "its first open failed and was made again")
+                let connected = await (host.session != nil, host.connectionCount)
+                #expect(connected == (true, 1), "serve printed:\n\(serve.text)")
+                await host.stop()
             }
         }
 
