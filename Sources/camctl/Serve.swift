@@ -151,6 +151,8 @@ actor ServeEngine {
     private var nextConnection = 0
     /// The device's host while serve holds it.
     private var host: CameraControlHost?
+    /// The held host while serve hands the device to an app: the page's last steps are played on it.
+    private var handingOver: CameraControlHost?
     /// The bytes between the device's port and the app in front, on one event loop.
     private let wire = ServeWire()
     /// Opens the device's port (again after an unplug) while an app has it.
@@ -299,15 +301,20 @@ actor ServeEngine {
             "\(pid) has the device: the virtual control plays through camctl serve's own session, and serve "
                 + "has none while an app is in front")
         if let host {
-            // The steps the page had posted are played (and its finger lifted) before the session goes.
-            await control?.settle()
+            // Let go of at once (an app attaching meanwhile finds it gone); the steps the page had posted are
+            // played on it (and the page's finger lifted) before its session goes.
             self.host = nil
+            handingOver = host
+            await control?.settle()
+            handingOver = nil
             gestureFeed?.finish()
             releasing.value.withLock { $0 = true }
             for task in pageFeed { task.cancel() }
             pageFeed = []
             await host.stop()
         }
+        // Another app may have come to the front while this one waited for the held host to stop.
+        guard foreground.front?.connection == id, connections[id] != nil else { return }
         if devicePump == nil {
             // Open the port now, so that the app's first bytes (its handshake) find it; a port that does not
             // open yet (unplugged) is opened by the pump, every 250 ms.
@@ -388,7 +395,7 @@ actor ServeEngine {
     }
 
     private func heldSession() async -> DeviceSession? {
-        await host?.session
+        await (host ?? handingOver)?.session
     }
 
     /// Tells the page who has the device (sticky: a page opened later sees it first).
