@@ -42,8 +42,7 @@ let host: CameraControlHost
 do {
     host = try await CameraControlHost.connect(to: port, hostName: "camera-app")
 } catch {
-    let noAnswer = error.code == .handshakeFailed
-    fail(error.message, status: noAnswer ? 3 : 1)
+    fail(error.message, status: error.isUnansweredHandshake ? 3 : 1)
 }
 say("device connected")
 do {

@@ -209,35 +209,48 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// Opens a session with `opener` now (so a wrong port fails here, with the reason), starts the host on
     /// it and returns once it is connected and its clock estimated; `opener` opens the later sessions
     /// (reconnects) too, each on the host's own event loop (its argument). A device lost before its clock
-    /// was estimated has ``reconnectWithin`` to come back.
+    /// was estimated has ``reconnectWithin`` to come back, and so has one whose link ended during the first
+    /// handshake (`camctl serve` closes the connection of an app that another sends to the background, its
+    /// handshake included): the host opens it again as it reconnects, every ``Configuration/retryDelay``.
+    /// A port that does not open, a handshake no device answers in time and a refused one fail with no retry.
     ///
     /// `prepare` runs once the first session is open and before the host starts on it: attach the capture
     /// interactions, controls and observers there, and a press made as the session starts reaches them
     /// (attached after `connect` returns, they see the presses that begin after that).
     ///
     /// - Throws: ``DeviceError`` from the first open and handshake; ``DeviceError/Code/closed`` when the
-    ///   device went away then and did not come back in time (the host is stopped).
+    ///   device went away then (with ``Configuration/reconnects``) and did not come back in time (the host is
+    ///   stopped).
     public static func connect(
         configuration: Configuration = Configuration(), prepare: @Sendable (CameraControlHost) async -> Void = { _ in },
         opener: @escaping Opener
     ) async throws(DeviceError) -> CameraControlHost {
         let loop = EventLoops.make(name: "cc-host")
-        let first: DeviceSession
+        let first: FirstSession
         do {
-            first = try await opener(loop)
+            first = FirstSession(.opened(try await opener(loop)))
         } catch {
-            loop.shutdown()
-            throw error
+            // A link that ended during the handshake: the device went away (or camctl serve sent this app to
+            // the background). It is opened again as after a lost session, within the same time.
+            guard configuration.reconnects, error.code == .handshakeFailed, error.rpcError?.code == .unavailable else {
+                loop.shutdown()
+                throw error
+            }
+            first = FirstSession(.lostInHandshake(error))
         }
-        let handOff = FirstSession(first)
+        let retryDelay = configuration.retryDelay
         let host = CameraControlHost(configuration: configuration, eventLoop: loop) { loop async throws(DeviceError) -> DeviceSession in
-            if let session = handOff.take() { return session }
+            switch first.take() {
+            case .opened(let session): return session
+            case .lostInHandshake: try? await Task.sleep(for: retryDelay)  // as after a lost session
+            case .taken: break
+            }
             return try await opener(loop)
         }
         await prepare(host)
         await host.start()
         guard await host.waitUntilConnected(within: reconnectWithin) else {
-            let lost = await host.lastDisconnect.map { ": \($0)" } ?? ""
+            let lost = await host.lastDisconnect.map { ": \($0)" } ?? first.lostInHandshake.map { ": \($0.message)" } ?? ""
             await host.stop()
             let waited = configuration.reconnects ? " and did not come back within \(reconnectWithin)" : ""
             throw DeviceError(.closed, "the device went away while connecting\(waited)\(lost)")
@@ -769,10 +782,31 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     }
 }
 
-/// The session opened by ``CameraControlHost/connect(configuration:prepare:opener:)``, handed to the first
-/// connect once.
+/// What the first open of ``CameraControlHost/connect(configuration:prepare:opener:)`` gave, for the host's
+/// first connect, once.
 private final class FirstSession: Sendable {
-    private let session: Mutex<DeviceSession?>
-    init(_ session: DeviceSession) { self.session = Mutex(session) }
-    func take() -> DeviceSession? { session.withLock { $0.take() } }
+    enum State: Sendable {
+        /// The session opened: the first connect takes it.
+        case opened(DeviceSession)
+        /// The link ended during the handshake: the first connect opens again, after the retry delay.
+        case lostInHandshake(DeviceError)
+        /// Taken by the first connect: later ones open.
+        case taken
+    }
+
+    private let state: Mutex<State>
+    /// Why the first open failed, when its link ended during the handshake.
+    let lostInHandshake: DeviceError?
+
+    init(_ state: State) {
+        self.state = Mutex(state)
+        if case .lostInHandshake(let error) = state { lostInHandshake = error } else { lostInHandshake = nil }
+    }
+
+    func take() -> State {
+        state.withLock { state in
+            defer { state = .taken }
+            return state
+        }
+    }
 }

@@ -49,6 +49,7 @@ enum LivePageAssets {
               <div id="control" title="press and drag down for force, sideways to slide"><div id="finger"></div></div>
               <div id="forceBar"></div>
               <div class="hint">press: touch · drag down or wheel: force · drag sideways: slide</div>
+              <div id="controlNote" class="hint"></div>
               <div class="buttons">
                 <button data-step="full-click">click</button>
                 <button data-step="double-light-press">double light press</button>
@@ -148,10 +149,13 @@ enum LivePageAssets {
         }
         // The virtual control: its gestures become scenario steps played through SimulatorService.
         let pressing = null;
-        // One step after the other: each post waits for the one before, so they reach the device in order.
+        // One step after the other: each post waits for the one before, so they reach the device in order. A step
+        // refused (409: not a simulator, or an app has the device under camctl serve; 422) shows why.
         let posting = Promise.resolve();
         function post(step) {
-          posting = posting.catch(() => {}).then(() => fetch("/control", { method: "POST", headers: { "Content-Type": "text/plain" }, body: step }));
+          posting = posting.catch(() => {})
+            .then(() => fetch("/control", { method: "POST", headers: { "Content-Type": "text/plain" }, body: step }))
+            .then(async (r) => { $("controlNote").textContent = r.ok ? "" : `${step}: ${(await r.text()).trim()}`; });
           return posting;
         }
         function position(ev) { const r = $("control").getBoundingClientRect(); return Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)); }

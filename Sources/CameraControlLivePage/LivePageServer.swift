@@ -21,9 +21,10 @@ public struct VirtualControlStep: Sendable, Equatable {
 
 /// The outcome of a virtual-control step, answered to the page.
 public enum VirtualControlOutcome: Sendable, Equatable {
-    /// Sent to the device (204).
+    /// It will be played on the device, after the steps before it (204).
     case accepted
-    /// The device is not a simulator, or none is connected (409, with the reason).
+    /// The step cannot be played now: the device is not a simulator, none is connected, or (`camctl serve`) an
+    /// app has it (409, with the reason in one line; the page shows it).
     case unavailable(String)
     /// The step does not parse (422, with the parser's message).
     case invalid(String)

@@ -140,6 +140,17 @@ package final class FileDescriptorLink: @unchecked Sendable {
         }
     }
 
+    /// True once the other end hung up (a socket's peer closed it), or this link was closed: one `poll()`
+    /// that waits for nothing and reads nothing, so bytes not read yet stay where they are.
+    package var peerHungUp: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if closed { return true }  // the descriptor may be released, its number reused
+        var fds = [pollfd(fd: descriptor, events: 0, revents: 0)]
+        guard case .success(let ready) = system.poll(&fds, 0), ready > 0 else { return false }
+        return Int32(fds[0].revents) & Int32(POLLHUP | POLLERR) != 0
+    }
+
     /// Stops the link's loop, runs `onClose` and releases the descriptor soon (see ``ByteTransport/close()``).
     package func close() {
         lock.lock()

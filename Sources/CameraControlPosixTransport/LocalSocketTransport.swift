@@ -79,6 +79,11 @@ public final class LocalSocketTransport: EventLoopTransport {
         link.startEventLoop(delegate: delegate, on: loop)
     }
 
+    /// True once the other end closed the connection (or this end did), seen without reading: bytes not
+    /// read yet stay. `camctl serve` asks it of an app's open connection when the same process connects
+    /// again: a closed one is the app reconnecting, an open one a second host in the same process.
+    public var isPeerClosed: Bool { link.peerHungUp }
+
     /// Ends the connection.
     public func close() {
         link.close()

@@ -7,6 +7,9 @@
 ///   device, and nothing to the others.
 /// - An app is a **process** (the peer of its connection): a connection from a process already attached is
 ///   that app reconnecting (after a lost link, or after being sent to the background), which keeps its place.
+///   While the app's connection is still open at its end, a new one is a second host in the same process:
+///   it is **refused** (``Action/refuse(_:)``), not swapped in (each host's reconnect closed the other's
+///   connection, and the two took the device from each other every retry delay).
 /// - When a new app attaches, the connection of the app in front is **closed**: its host sees the device go
 ///   away, so a press in flight ends `cancelled` for it, never a capture; it reconnects and waits in the
 ///   background, its connection parked (nothing carried).
@@ -43,6 +46,10 @@ public struct ForegroundApps: Sendable {
         case close(ConnectionID)
         /// No app is attached: the service holds the device itself (and launches on a click).
         case hold
+        /// Answer the connection's requests with an error that says why (its process is attached already
+        /// through a connection that is still open: one process is one app), and close it when its app
+        /// does; nothing else changes.
+        case refuse(ConnectionID)
     }
 
     /// The attached apps in the order they attached; the last is in front.
@@ -54,10 +61,14 @@ public struct ForegroundApps: Sendable {
     /// The app in front, if any.
     public var front: App? { apps.last }
 
-    /// A connection was accepted from process `processID` (nil: unknown) at `nowMicros`.
-    public mutating func connected(_ connection: ConnectionID, processID: Int32?, nowMicros: UInt64) -> [Action] {
+    /// A connection was accepted from process `processID` (nil: unknown) at `nowMicros`. `isOpen` tells
+    /// whether the app's connection before it is still open at the app's end (the app has not closed it).
+    public mutating func connected(
+        _ connection: ConnectionID, processID: Int32?, nowMicros: UInt64, isOpen: (ConnectionID) -> Bool
+    ) -> [Action] {
         let pid = processID ?? -Int32(truncatingIfNeeded: connection + 1)
         if let index = apps.firstIndex(where: { $0.processID == pid }) {
+            if let open = apps[index].connection, isOpen(open) { return [.refuse(connection)] }
             var actions: [Action] = apps[index].connection.map { [.close($0)] } ?? []
             apps[index].connection = connection
             apps[index].disconnectedAtMicros = nil

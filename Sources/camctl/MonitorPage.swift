@@ -58,7 +58,7 @@ extension Monitor {
         do {
             page = try LivePageServer(
                 configuration: .init(host: pageHost, port: pagePort),
-                control: virtualControl(isSimulator: isSimulator) { await host.session })
+                control: VirtualControlPlayer(isSimulator: isSimulator) { await host.session }.take)
         } catch {
             await host.stop()
             throw CLIFailure(status: .failure, message: "--http: \(error)")
@@ -100,34 +100,6 @@ extension Monitor {
         }
         ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
-    }
-
-    /// The page's virtual Camera Control: a step that parses is played with `SimulatorService/RunScenario` on
-    /// the session `session` gives, when the device is a simulator — one step after the other, in the
-    /// order they were posted (a step replaces the one playing, so a `touch` overtaken by the `release`
-    /// before it would leave the finger up).
-    static func virtualControl(
-        isSimulator: SharedFlag, session: @escaping @Sendable () async -> DeviceSession?
-    ) -> @Sendable (VirtualControlStep) -> VirtualControlOutcome {
-        // The page posts a step at most every 30–40 ms per gesture; a burst beyond this bound is a page
-        // gone wrong, and its oldest steps are the ones to lose.
-        let (steps, queue) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        Task {
-            for await step in steps {
-                guard let session = await session() else { continue }
-                _ = try? await session.runScenario(step + "\n")
-            }
-        }
-        return { step in
-            do {
-                _ = try ScenarioParser.check(step.text)
-            } catch {
-                return .invalid("\(error)")
-            }
-            guard isSimulator.value.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
-            queue.yield(step.text)
-            return .accepted
-        }
     }
 
     /// Feeds `page` from `host` until the tasks returned are cancelled: the device (sticky), every host effect
@@ -219,6 +191,98 @@ extension Monitor {
         JSONValue.object([
             JSONMember("type", .string("counters")), JSONMember("values", counters.jsonValue(includingDefaults: true)),
         ]).compactText
+    }
+}
+
+/// The page's virtual Camera Control: a step that parses is played with `SimulatorService/RunScenario` on
+/// the session `session` gives, when the device is a simulator — one step after the other, in the order
+/// they were posted (a step replaces the one playing, so a `touch` overtaken by the `release` before it
+/// would leave the finger up). Each step is answered at once: 204 when it will be played, 409 with why
+/// when it cannot be (not a simulator, or ``refuse(_:)`` said why: `camctl serve` while an app has the
+/// device), 422 when it does not parse; none is accepted and then dropped.
+final class VirtualControlPlayer: Sendable {
+    /// One thing for the player's task: a step to play, or (nil) a point that ``settle()`` waits for.
+    private struct Work: Sendable {
+        var step: String?
+        var done: (@Sendable () -> Void)?
+    }
+
+    private struct State {
+        /// Why steps are refused now (nil: they are played).
+        var refusal: String?
+        /// The page's finger is down: a step accepted since the last `release` put it there.
+        var isFingerDown = false
+    }
+
+    private let isSimulator: SharedFlag
+    private let state = Mutex(State())
+    private let queue: AsyncStream<Work>.Continuation
+
+    /// A player for the session `session` gives; steps are played while the device is a simulator.
+    init(isSimulator: SharedFlag, session: @escaping @Sendable () async -> DeviceSession?) {
+        self.isSimulator = isSimulator
+        // The page posts a step at most every 30–40 ms per gesture; a burst beyond this bound is a page
+        // gone wrong, and its oldest steps are the ones to lose.
+        let (work, queue) = AsyncStream<Work>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        self.queue = queue
+        Task {
+            for await item in work {
+                if let step = item.step, let session = await session() { _ = try? await session.runScenario(step + "\n") }
+                item.done?()
+            }
+        }
+    }
+
+    deinit { queue.finish() }
+
+    /// Answers one step the page posted (the page's `POST /control`).
+    @Sendable func take(_ step: VirtualControlStep) -> VirtualControlOutcome {
+        do {
+            _ = try ScenarioParser.check(step.text)
+        } catch {
+            return .invalid("\(error)")
+        }
+        guard isSimulator.value.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
+        return state.withLock { state in
+            if let refusal = state.refusal { return .unavailable(refusal) }
+            let verb = step.text.split(separator: " ").first ?? ""
+            if ["touch", "slide", "force"].contains(verb) {
+                state.isFingerDown = true
+            } else if verb == "release" {
+                state.isFingerDown = false
+            }
+            enqueue(Work(step: step.text))
+            return .accepted
+        }
+    }
+
+    /// From now on steps are answered 409 with `why` (nil: played again).
+    func refuse(_ why: String?) {
+        state.withLock { $0.refusal = why }
+    }
+
+    /// Returns once every step accepted so far was played, after a `release` when they left the page's
+    /// finger down: call it (after ``refuse(_:)``) before the session goes, and no step is lost with it,
+    /// nor is the simulated finger left pressing.
+    func settle() async {
+        let lift = state.withLock { state in
+            defer { state.isFingerDown = false }
+            return state.isFingerDown
+        }
+        await withCheckedContinuation { (played: CheckedContinuation<Void, Never>) in
+            enqueue(Work(step: lift ? "release" : nil, done: { played.resume() }))
+        }
+    }
+
+    /// Queues `work` for the player's task; what does not get there (the queue's oldest, dropped by a page
+    /// gone wrong, or the queue ended) is done at once.
+    private func enqueue(_ work: Work) {
+        switch queue.yield(work) {
+        case .enqueued: break
+        case .dropped(let oldest): oldest.done?()
+        case .terminated: work.done?()
+        @unknown default: work.done?()
+        }
     }
 }
 

@@ -31,9 +31,10 @@ enum Serve {
             serve owns PORT. Apps attach at the socket as they would open a port (camera-app SOCKET,
             CameraControlHost.connect(to: SOCKET)); the app that attached last is in front and alone gets the
             device: its press in flight is cancelled when another app attaches, and when it leaves the app
-            before it comes back to the front. While no app is attached serve holds the device, and a Camera
-            Control click launches CMD (sh -c, CAMCTL_PORT set to the socket). Apple's Settings > Camera >
-            Camera Control > Launch Camera.
+            before it comes back to the front. One process is one app: a second connection from a process
+            whose connection is open is refused (its handshake is answered ALREADY_EXISTS, with why). While
+            no app is attached serve holds the device, and a Camera Control click launches CMD (sh -c,
+            CAMCTL_PORT set to the socket). Apple's Settings > Camera > Camera Control > Launch Camera.
               --socket PATH         where apps attach (default: $XDG_RUNTIME_DIR/camctl-serve.sock, or
                                     /tmp/camctl-serve-UID.sock)
               --launch CMD          the camera app, launched by a click while no app is attached
@@ -150,6 +151,8 @@ actor ServeEngine {
     private var nextConnection = 0
     /// The device's host while serve holds it.
     private var host: CameraControlHost?
+    /// The held host while serve hands the device to an app: the page's last steps are played on it.
+    private var handingOver: CameraControlHost?
     /// The bytes between the device's port and the app in front, on one event loop.
     private let wire = ServeWire()
     /// Opens the device's port (again after an unplug) while an app has it.
@@ -162,6 +165,9 @@ actor ServeEngine {
     private var gestureFeed: AsyncStream<Gesture?>.Continuation?
     /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:camera:isStopping:)``).
     private var page: LivePageServer?
+    /// `--http`: the page's virtual control, played through the held host's session; refused while serve
+    /// holds none (an app has the device, or serve is taking it back).
+    private var control: VirtualControlPlayer?
     private var pageFeed: [Task<Void, Never>] = []
     /// Set before serve stops the held host itself (not a lost device, for the page).
     private var releasing = StopFlag()
@@ -188,13 +194,54 @@ actor ServeEngine {
         let id = nextConnection
         connections[id] = connection
         let pid = connection.peerProcessID.map { "pid \($0)" } ?? "an app"
-        let known = foreground.apps.contains { $0.processID == connection.peerProcessID }
-        print("serve: \(pid) \(known ? "reconnected" : "attached") (connection \(id))")
-        await apply(foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros))
+        let known = foreground.apps.first { $0.processID == connection.peerProcessID }
+        let actions = foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros) { open in
+            connections[open].map { !$0.isPeerClosed } ?? false
+        }
+        // An app in the background reconnects at every handshake deadline (3.3 s): said once, when it went there.
+        let app = foreground.apps.first { $0.connection == id }?.processID
+        let waitsAgain = actions.last == .park(id) && app.map { told.contains(.waiting($0)) } == true
+        if actions != [.refuse(id)] && !waitsAgain {
+            print("serve: \(pid) \(known != nil ? "reconnected" : "attached") (connection \(id))")
+        }
+        await apply(actions, quietly: waitsAgain)
+    }
+
+    /// What serve's log said of an app that it does not say again until the app's state changes.
+    private enum News: Hashable {
+        /// The app (its process) waits in the background.
+        case waiting(Int32)
+        /// A second connection of the app's process was refused.
+        case refused(Int32)
+    }
+
+    /// The news the log gave of the apps attached.
+    private var told: Set<News> = []
+
+    /// Answers connection `id`'s requests with `ALREADY_EXISTS` and why, until its app closes it: a second
+    /// host in a process that has one attached (one process is one app; the two took the device from each
+    /// other at every reconnect).
+    private func refuse(_ id: ForegroundApps.ConnectionID, reason: String) {
+        guard let connection = connections[id] else { return }
+        let message =
+            "camctl serve: \(reason): one process is one app, and a second host in it would take the device from "
+            + "the first at every reconnect; use one CameraControlHost per process"
+        if told.insert(.refused(connection.peerProcessID ?? -Int32(truncatingIfNeeded: id + 1))).inserted {
+            print("serve: connection \(id) refused: \(reason) (one process is one app)")
+        }
+        wire.refuse(connection, message: message) { [weak self] in
+            Task { await self?.appEnded(id) }
+        }
     }
 
     func tick() async {
         await apply(foreground.expire(nowMicros: nowMicros) { pid in kill(pid, 0) == 0 || errno == EPERM })
+        let attached = Set(foreground.apps.map(\.processID))
+        told = told.filter { news in
+            switch news {
+            case .waiting(let pid), .refused(let pid): attached.contains(pid)
+            }
+        }
     }
 
     /// A connection's bytes ended (the app closed it, or serve did).
@@ -207,22 +254,32 @@ actor ServeEngine {
         }
     }
 
-    private func apply(_ actions: [ForegroundApps.Action]) async {
+    /// Does what the rules say; `quietly`: an app in the background reconnected, which the log said already.
+    private func apply(_ actions: [ForegroundApps.Action], quietly: Bool = false) async {
         for action in actions {
             switch action {
             case .close(let id):
-                print("serve: closing connection \(id)")
+                if !quietly { print("serve: closing connection \(id)") }
                 if relayed == id {
                     wire.setFront(nil)
                     relayed = nil
                 }
                 ended(id)
             case .park(let id):
-                print("serve: connection \(id) waits in the background")
+                if let pid = foreground.apps.first(where: { $0.connection == id })?.processID {
+                    told.insert(.waiting(pid))
+                }
+                if !quietly { print("serve: connection \(id) waits in the background") }
+            case .refuse(let id):
+                let processID = connections[id]?.peerProcessID
+                let open = foreground.apps.first { $0.processID == processID }?.connection
+                let pid = processID.map { "pid \($0)" } ?? "its process"
+                refuse(id, reason: "\(pid) is attached already, through connection \(open.map(String.init) ?? "?"), still open")
             case .relay(let id):
                 await relay(id)
             case .hold:
                 print("serve: no app attached; taking the device back")
+                control?.refuse("camctl serve is taking the device back")
                 await releaseDevice()
                 // An app may attach while the device is reopened (this actor takes it meanwhile): then it
                 // has the device, and the host just made goes.
@@ -239,21 +296,32 @@ actor ServeEngine {
     /// Carries the device's bytes between connection `id` and the device.
     private func relay(_ id: ForegroundApps.ConnectionID) async {
         guard let connection = connections[id] else { return }
+        let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
+        control?.refuse(
+            "\(pid) has the device: the virtual control plays through camctl serve's own session, and serve "
+                + "has none while an app is in front")
         if let host {
+            // Let go of at once (an app attaching meanwhile finds it gone); the steps the page had posted are
+            // played on it (and the page's finger lifted) before its session goes.
             self.host = nil
+            handingOver = host
+            await control?.settle()
+            handingOver = nil
             gestureFeed?.finish()
             releasing.value.withLock { $0 = true }
             for task in pageFeed { task.cancel() }
             pageFeed = []
             await host.stop()
         }
+        // Another app may have come to the front while this one waited for the held host to stop.
+        guard foreground.front?.connection == id, connections[id] != nil else { return }
         if devicePump == nil {
             // Open the port now, so that the app's first bytes (its handshake) find it; a port that does not
             // open yet (unplugged) is opened by the pump, every 250 ms.
             startDevicePump(opened: try? Transports.open(path: path))
         }
         relayed = id
-        let pid = connection.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
+        if let app = foreground.apps.first(where: { $0.connection == id })?.processID { told.remove(.waiting(app)) }
         print("serve: \(pid) in front (connection \(id))")
         showFront("\(pid) has the device")
         // End any half frame the app before left on the line, then carry this app's bytes.
@@ -264,7 +332,8 @@ actor ServeEngine {
 
     private func appEnded(_ id: ForegroundApps.ConnectionID) {
         guard connections[id] != nil else { return }
-        print("serve: connection \(id) ended")
+        // A refused connection's end is no news (its host may try again every 250 ms).
+        if foreground.apps.contains(where: { $0.connection == id }) { print("serve: connection \(id) ended") }
         ended(id)
     }
 
@@ -316,16 +385,17 @@ actor ServeEngine {
 
     /// Starts the live page (`--http`): the virtual control plays through the held host's session.
     func startPage(host address: String, port: UInt16) throws -> LivePageServer {
-        let page = try LivePageServer(
-            configuration: .init(host: address, port: port),
-            control: Monitor.virtualControl(isSimulator: isSimulator) { [weak self] in await self?.heldSession() })
+        let control = VirtualControlPlayer(isSimulator: isSimulator) { [weak self] in await self?.heldSession() }
+        let page = try LivePageServer(configuration: .init(host: address, port: port), control: control.take)
+        control.refuse("camctl serve is connecting to the device")  // until it holds it
         self.page = page
+        self.control = control
         wire.showSessions(on: page)
         return page
     }
 
     private func heldSession() async -> DeviceSession? {
-        await host?.session
+        await (host ?? handingOver)?.session
     }
 
     /// Tells the page who has the device (sticky: a page opened later sees it first).
@@ -338,6 +408,7 @@ actor ServeEngine {
     func holdDevice(_ host: CameraControlHost?) async {
         guard let host else { return }
         self.host = host
+        control?.refuse(nil)
         if let page {
             showFront("held by camctl serve: no app attached")
             let releasing = StopFlag()
@@ -507,6 +578,13 @@ final class ServeWire: Sendable {
         }
     }
 
+    /// Answers every request `connection` sends with `ERROR ALREADY_EXISTS` and `message` (serve refuses
+    /// it: ``ForegroundApps/Action/refuse(_:)``); `ended` is called once, when the connection ends.
+    func refuse(_ connection: LocalSocketTransport, message: String, ended: @escaping @Sendable () -> Void) {
+        let side = RefusedSide(message: message, ended: ended)
+        side.attach(connection.startEventLoop(delegate: side, on: loop))
+    }
+
     /// Bytes read from the device (`connection` nil) or from an app's connection: only the app in front
     /// reaches the device.
     fileprivate func received(_ bytes: UnsafeRawBufferPointer, from connection: LocalSocketTransport?) {
@@ -560,4 +638,64 @@ private final class WireSide: EventLoopDelegate {
     func eventLoopEnded(_ error: TransportError) {
         if connection == nil { wire.deviceEnded() } else { ended() }
     }
+}
+
+/// A connection serve refuses: each request it sends (its handshake first) is acknowledged and answered
+/// `ERROR ALREADY_EXISTS` with the reason, so its host fails with it (not with a silent device); nothing
+/// reaches the device.
+private final class RefusedSide: EventLoopDelegate {
+    private struct State {
+        var decoder = FrameDecoder()
+        var sequence: UInt16 = 0
+        var control: (any EventLoopControl)?
+        /// Replies made before ``attach(_:)``.
+        var pending: [UInt8] = []
+    }
+
+    private let message: [UInt8]
+    private let ended: @Sendable () -> Void
+    private let state = Mutex(State())
+
+    init(message: String, ended: @escaping @Sendable () -> Void) {
+        self.message = Array(message.utf8.prefix(512))
+        self.ended = ended
+    }
+
+    /// The connection's control, once its loop started (nil: it could not, and it is over).
+    func attach(_ control: (any EventLoopControl)?) {
+        guard let control else { return ended() }
+        state.withLock { state in
+            state.control = control
+            state.pending.withUnsafeBytes { control.write($0) }
+            state.pending = []
+        }
+    }
+
+    func eventLoopReceived(_ bytes: UnsafeRawBufferPointer) {
+        state.withLock { state in
+            state.decoder.append(bytes)
+            var replies: [UInt8] = []
+            while let output = state.decoder.next() {
+                guard case .packet(let request) = output, request.type == .request else { continue }
+                for var reply in [
+                    Packet.ack(sequence: 0, acking: request.sequence),
+                    Packet(type: .error, isReliable: true, callID: request.callID, status: .alreadyExists, payload: message),
+                ] {
+                    reply.sequence = state.sequence
+                    state.sequence &+= 1
+                    replies += (try? PacketEncoder.encode(reply)) ?? []
+                }
+            }
+            guard !replies.isEmpty else { return }
+            if let control = state.control {
+                replies.withUnsafeBytes { control.write($0) }
+            } else {
+                state.pending += replies
+            }
+        }
+    }
+
+    func eventLoopTimerFired() {}
+
+    func eventLoopEnded(_ error: TransportError) { ended() }
 }

@@ -122,6 +122,45 @@ struct HostLifecycleTests {
         await host.stop()
     }
 
+    /// Two apps starting together under `camctl serve`: serve closed the first one's connection during its
+    /// handshake (the second sent it to the background), and connect() gave up at once ("no device answered").
+    @Test("connect: a first open whose link ends during the handshake is opened again, as a reconnect")
+    func firstOpenLostInItsHandshake() async throws {
+        let attempts = Attempts()
+        let host = try await CameraControlHost.connect(configuration: .init(retryDelay: .milliseconds(20), clockSamplesAtConnect: 2)) {
+            _ async throws(DeviceError) -> DeviceSession in
+            let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
+            let first = attempts.count.wrappingAdd(1, ordering: .relaxed).newValue == 1
+            let device = FakeDevice(transport: deviceEnd) { packet in
+                guard first else { return answeringDevice(packet) }
+                deviceEnd.close()  // the handshake's request arrived: the link ends
+                return []
+            }
+            await device.start()
+            // A bound against a hang, not a timing.
+            return try await DeviceSession.connect(transport: hostEnd, hostName: "lifecycle", deadline: .seconds(60))
+        }
+        #expect(attempts.value == 2)
+        #expect(await host.connectionCount == 1)
+        await host.stop()
+
+        // A device that does not answer in time, and one that refuses the handshake: no second attempt.
+        for failure in [
+            DeviceError(.handshakeFailed, "no answer", rpcError: RPCError(code: .deadlineExceeded, message: "no answer")),
+            DeviceError(.versionMismatch, "2.0"),
+        ] {
+            let tries = Attempts()
+            await #expect(throws: failure) {
+                try await CameraControlHost.connect(configuration: .init(retryDelay: .milliseconds(20))) {
+                    _ async throws(DeviceError) -> DeviceSession in
+                    tries.count.wrappingAdd(1, ordering: .relaxed)
+                    throw failure
+                }
+            }
+            #expect(tries.value == 1, "\(failure)")
+        }
+    }
+
     @Test("stop during connect: the handshake in progress is cancelled and run() returns")
     func stopDuringConnect() async {
         let entered = Atomic<Int>(0)

@@ -48,6 +48,27 @@ struct LocalSocketTransportTests {
         #expect(late?.code == .closed || late?.code == .io)
     }
 
+    @Test("isPeerClosed: false while the app's end is open (bytes waiting unread), true once the app closed it or the service did")
+    func peerClosed() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/serve.sock"
+        let listener = try LocalSocketListener(path: path)
+        defer { listener.close() }
+        var accepted = listener.connections.makeAsyncIterator()
+        for closedBy in ["app", "service"] {
+            let app = try LocalSocketTransport(connectingTo: path)
+            let service = try #require(await accepted.next())
+            try await app.send([1, 2, 3, 0])  // never read: a parked connection's handshake
+            #expect(!service.isPeerClosed, "\(closedBy)")
+            if closedBy == "app" { app.close() } else { service.close() }
+            // A bound against a hang, not a timing: a closed socket's end shows at once.
+            #expect(await eventually(within: .seconds(60)) { service.isPeerClosed }, "closed by the \(closedBy)")
+            app.close()
+            service.close()
+        }
+    }
+
     @Test("a second listener at a live socket is refused (in use); a socket file nobody listens at is replaced")
     func liveAndStaleSockets() async throws {
         let folder = try makeTemporaryFolder()

@@ -1,5 +1,13 @@
+import CameraControlDevice
+import CameraControlHost
+import CameraControlPorts
+import CameraControlPosixTransport
+import CameraControlRPC
 import CameraControlTestSupport
+import CameraControlTransport
+import CameraControlWire
 import Foundation
+import Synchronization
 import Testing
 
 /// `camctl serve` over a real pty: apps attach at its socket with Apple's foreground rules; a click launches the
@@ -134,6 +142,85 @@ extension OverRealPTY {
             }
         }
 
+        /// Two apps starting together: serve closed the first one's connection during its handshake (the second
+        /// sent it to the background), and its connect() gave up at once: camera-app exited 3 ("no device answered").
+        @Test("two apps starting together: the first, sent to the background during its handshake, gets the device in its turn")
+        func appsStartingTogether() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 99) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let opens = Atomic<Int>(0)
+                let other = Mutex<ToolRun?>(nil)
+                let host = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                    guard opens.wrappingAdd(1, ordering: .relaxed).newValue == 1 else {
+                        return try await DeviceSession.open(path: socket, hostName: "first", eventLoop: loop)
+                    }
+                    // The first open: attached (in front), and before its handshake another app attaches, has the
+                    // device in its turn (camctl info) and leaves.
+                    let transport: LocalSocketTransport
+                    do throws(TransportError) {
+                        transport = try LocalSocketTransport(connectingTo: socket)
+                    } catch {
+                        throw DeviceError(.transport, "\(error)", transportError: error)
+                    }
+                    try? await serve.waitFor("in front (connection 1)")
+                    let run = try? await runTool("camctl", ["info", socket], timeout: .seconds(60))
+                    other.withLock { $0 = run }
+                    return try await DeviceSession.connect(transport: transport, hostName: "first", eventLoop: loop)
+                }
+                let run = try #require(other.withLock { $0 })
+                #expect(run.status == 0 && run.standardOutput.contains("SIM-"), "\(run.standardError)")
+                #expect(opens.load(ordering: .relaxed) >= 2, "its first open failed and was made again")
+                let connected = await (host.session != nil, host.connectionCount)
+                #expect(connected == (true, 1), "serve printed:\n\(serve.text)")
+                await host.stop()
+            }
+        }
+
+        /// Two hosts in one process took the device from each other every 250 ms: each one's reconnect closed
+        /// the other's connection (one process is one app).
+        @Test("a second host in a process that has one attached is refused, ALREADY_EXISTS with why; the first keeps the device")
+        func secondHostInOneProcess() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 96) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let first = try await CameraControlHost.connect(to: socket, hostName: "first")
+                do throws(DeviceError) {
+                    let second = try await CameraControlHost.connect(to: socket, hostName: "second")
+                    await second.stop()
+                    Issue.record("the second host was let in; serve printed:\n\(serve.text)")
+                } catch {
+                    #expect(error.rpcError?.code == .alreadyExists, "\(error)")
+                    #expect(error.message.contains("one process is one app"), "\(error)")
+                }
+                // A second host that keeps trying (a host started, not connect()) is refused each time, and the
+                // log says so once (a bound against a hang, not a timing).
+                let tries = Atomic<Int>(0)
+                let retrying = CameraControlHost(configuration: .init(retryDelay: .milliseconds(50))) {
+                    loop async throws(DeviceError) -> DeviceSession in
+                    tries.wrappingAdd(1, ordering: .relaxed)
+                    return try await DeviceSession.open(path: socket, hostName: "retrying", eventLoop: loop)
+                }
+                await retrying.start()
+                #expect(await eventually(within: .seconds(60)) { tries.load(ordering: .relaxed) >= 4 })
+                await retrying.stop()
+                // The first host kept the device all along: its one session answers.
+                let session = try #require(await first.session, "serve printed:\n\(serve.text)")
+                _ = try await session.ping()
+                #expect(await first.connectionCount == 1, "serve printed:\n\(serve.text)")
+                #expect(serve.count("refused") == 1 && !serve.text.contains("ended"), "\(serve.text)")
+                await first.stop()
+            }
+        }
+
         @Test("serve --http: the page shows the device while serve holds it, and which app has it and its gestures while one is in front")
         func page() async throws {
             let folder = try makeTemporaryFolder()
@@ -194,6 +281,97 @@ extension OverRealPTY {
                 app.stop()
                 let back = try await events(until: "held by camctl serve", "\ncamera-app printed:\n\(app.text)")
                 #expect(back.contains("held by camctl serve"), "serve took the device back: \(serve.text)")
+            }
+        }
+
+        /// serve's page answered 204 to a virtual-control step while an app was in front, and dropped it: a
+        /// dropped `release` left the simulated finger down.
+        @Test(
+            "serve --http: the virtual control is refused (409, why) while an app has the device, and the finger the page left down is lifted before the app gets it"
+        )
+        func pageControlWhileAnAppIsInFront() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 97) { simulator in
+                let serve = try Background(
+                    "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at")
+                let url = try #require(serve.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
+                let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
+                /// Posts one step to the page: its answer, status line first.
+                func post(_ step: String) async throws -> String {
+                    try await blockingOnOwnThread {
+                        let client = try LoopbackClient(port: port)
+                        client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
+                        return client.read()
+                    }
+                }
+                // serve holds the device: the page presses (a light press, held).
+                for step in ["touch at=0.500", "force 1200mN over=30ms"] {
+                    let answer = try await post(step)
+                    #expect(answer.hasPrefix("HTTP/1.1 204 "), "\(step): \(answer)")
+                }
+                // The press reached the device (its light press shows on the page; 30 s is a bound against a hang).
+                let pressed = try await blockingOnOwnThread {
+                    let client = try LoopbackClient(port: port)
+                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                    let end = ContinuousClock.now + .seconds(30)
+                    return client.read { $0.contains("light-press-began") || ContinuousClock.now > end }
+                }
+                try #require(pressed.contains("light-press-began"), "\(pressed.suffix(600))\nserve printed:\n\(serve.text)")
+                // An app attaches (this test's process) and is in front, the page's finger still down.
+                let app = try await CameraControlHost.connect(to: socket, hostName: "test-app")
+                // The page's release is refused, with why in one line.
+                let refused = try await post("release")
+                #expect(refused.hasPrefix("HTTP/1.1 409 ") && refused.contains("has the device"), "\(refused)")
+                let reason = refused.components(separatedBy: "\r\n\r\n").last ?? ""
+                #expect(reason.hasSuffix("\n") && reason.dropLast().split(separator: "\n").count == 1, "\(refused)")
+                // serve lifted the finger before the app had the device: the app's samples show it up (30 s of
+                // samples is a bound against a hang, not a timing: without the lift the finger stays down).
+                let session = try #require(await app.session)
+                let end = ContinuousClock.now + .seconds(30)
+                var lifted = false
+                var last: RawSample?
+                for try await batch in try await session.rawSamples() {
+                    last = batch.decodedSamples.last ?? last
+                    if batch.decodedSamples.contains(where: { !$0.isTouched && $0.forceMillinewtons < 100 }) {
+                        lifted = true
+                        break
+                    }
+                    if ContinuousClock.now > end { break }
+                }
+                #expect(lifted, "the finger stayed down: \(String(describing: last))\nserve printed:\n\(serve.text)")
+                await app.stop()
+            }
+        }
+
+        /// A parked app's reconnects (one per handshake deadline: 3 s and the retry delay) filled serve's log,
+        /// three lines each.
+        @Test("an app waiting in the background is logged once, not at each of its reconnects there")
+        func backgroundAppLoggedOnce() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 98) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let opens = Atomic<Int>(0)
+                let parked = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                    opens.wrappingAdd(1, ordering: .relaxed)
+                    return try await DeviceSession.open(path: socket, hostName: "parked", eventLoop: loop)
+                }
+                // Another app attaches: this one goes to the background, where it reconnects at every handshake deadline.
+                let front = try Background("camera-app", [socket])
+                defer { front.stop() }
+                try await front.waitFor("device connected")
+                // Three reconnects started: serve has had two of them at least (a bound against a hang, not a timing).
+                #expect(await eventually(within: .seconds(60)) { opens.load(ordering: .relaxed) >= 4 })
+                #expect(serve.count("pid \(getpid()) reconnected") == 1, "\(serve.text)")
+                #expect(serve.count("waits in the background") == 1, "\(serve.text)")
+                await parked.stop()
             }
         }
 
