@@ -255,13 +255,24 @@ struct ConformanceTests {
         #expect(output.contains("PASS  handshake") && output.contains("SKIP  input-interactive"), "\(output)")
         #expect(try await Self.validateXML(good) == "3 0 1")
 
+        // docs/CONFORMANCE.md's example run, which must show what the command prints (but the pty's name).
         let bad = folder + "/bad.xml"
         let (failStatus, failOutput) = try await Self.camctl([
-            "--sim", "--sim-path", sim, "--sim-arg", "--break=no-ack", "--case", "acks-reliable-requests", "--junit", bad,
+            "--sim", "--sim-path", sim, "--sim-arg=--break=no-ack", "--case", "handshake", "--case", "acks-reliable-requests",
+            "--case", "input-interactive", "--junit", bad,
         ])
         #expect(failStatus == 1, "\(failOutput)")
         #expect(failOutput.contains("FAIL  acks-reliable-requests") && failOutput.contains("seen "), "\(failOutput)")
-        #expect(try await Self.validateXML(bad) == "1 1 0")
+        #expect(try await Self.validateXML(bad) == "3 1 1")
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/CONFORMANCE.md")
+        let command = "$ camctl conformance --sim --sim-arg=--break=no-ack --case handshake --case acks-reliable-requests --case input-interactive\n"
+        let example = try String(contentsOf: docs, encoding: .utf8).components(separatedBy: command).dropFirst().first?
+            .components(separatedBy: "```").first
+        func withoutPTY(_ text: String) -> String {
+            text.replacing(/against \/dev\/pts\/[0-9]+/, with: "against PTY")
+        }
+        #expect(example.map(withoutPTY) == withoutPTY(failOutput), "docs/CONFORMANCE.md's example, then the output:\n\(example ?? "(not found)")\n\(failOutput)")
     }
 
     @Test("a device gone in the middle of a run: one failure says so, the cases after it are not run, exit 1")

@@ -65,6 +65,45 @@ struct ControlsScenarioTests {
         #expect(try script.runVirtual(seed: 1).events == (try script.runVirtual(seed: 1).events))
     }
 
+    /// The fenced blocks of README.md and docs/*.md that hold `expect` lines: scenarios a reader copies.
+    static func documentedScenarios() throws -> [(place: String, text: String)] {
+        let root = URL(fileURLWithPath: firmwareScenariosDirectory).deletingLastPathComponent().deletingLastPathComponent()
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        var found: [(place: String, text: String)] = []
+        for doc in ["README.md"] + docs {
+            let lines = try String(contentsOf: root.appendingPathComponent(doc), encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            var block: (start: Int, lines: [Substring])?
+            for (number, line) in lines.enumerated() {
+                guard line.hasPrefix("```") else {
+                    block?.lines.append(line)
+                    continue
+                }
+                if let open = block {
+                    if open.lines.contains(where: { $0.hasPrefix("expect ") }) {
+                        found.append(("\(doc):\(open.start)", open.lines.joined(separator: "\n") + "\n"))
+                    }
+                    block = nil
+                } else {
+                    block = (number + 1, [])
+                }
+            }
+        }
+        return found
+    }
+
+    @Test("every scenario with expectations in the README and docs/ passes as shown")
+    func documentedScenariosPass() throws {
+        let documented = try Self.documentedScenarios()
+        #expect(documented.contains { $0.place.hasPrefix("docs/SIMULATOR.md:") }, "SIMULATOR.md §7's example was not found")
+        for (place, text) in documented {
+            let script = try ScenarioScript(text)
+            let report = ScenarioTestReport(file: place, results: script.check(try script.runVirtual(seed: 1)))
+            #expect(report.failures.isEmpty, "\(report.text)")
+        }
+    }
+
     @Test("a wrong inline expectation fails, naming its line, with the events around it")
     func wrongExpectationFails() throws {
         let text = try Self.text("seed-talk", "scenario")
