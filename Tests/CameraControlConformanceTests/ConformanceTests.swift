@@ -266,13 +266,16 @@ struct ConformanceTests {
         #expect(try await Self.validateXML(bad) == "3 1 1")
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/CONFORMANCE.md")
-        let command = "$ camctl conformance --sim --sim-arg=--break=no-ack --case handshake --case acks-reliable-requests --case input-interactive\n"
+        let command =
+            "$ camctl conformance --sim --sim-arg=--break=no-ack --case handshake --case acks-reliable-requests --case input-interactive\n"
         let example = try String(contentsOf: docs, encoding: .utf8).components(separatedBy: command).dropFirst().first?
             .components(separatedBy: "```").first
         func withoutPTY(_ text: String) -> String {
             text.replacing(/against \/dev\/pts\/[0-9]+/, with: "against PTY")
         }
-        #expect(example.map(withoutPTY) == withoutPTY(failOutput), "docs/CONFORMANCE.md's example, then the output:\n\(example ?? "(not found)")\n\(failOutput)")
+        #expect(
+            example.map(withoutPTY) == withoutPTY(failOutput),
+            "docs/CONFORMANCE.md's example, then the output:\n\(example ?? "(not found)")\n\(failOutput)")
     }
 
     @Test("a device gone in the middle of a run: one failure says so, the cases after it are not run, exit 1")
