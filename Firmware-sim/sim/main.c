@@ -195,8 +195,11 @@ static int read_settings(const char *path, uint8_t *image, size_t cap, size_t *l
 }
 
 /* The store hook: the whole image to FILE.tmp, then renamed over FILE (a
- * crash leaves the old file or the new one; the firmware's two slots guard
- * against a torn copy anyway). */
+ * crash of the simulator leaves the old file or the new one; the firmware's
+ * two slots guard against a torn copy anyway). No fsync: the file has to
+ * outlive this process, not the machine, and on a busy disk a sync held the
+ * simulator's loop for longer than the link's dead timeout (4 heartbeat
+ * intervals, 200 ms), so a host saw its SetSettings fail as "link dead". */
 static bool write_settings(void *ctx, const uint8_t *image, size_t len)
 {
     char tmp[4096];
@@ -212,8 +215,6 @@ static bool write_settings(void *ctx, const uint8_t *image, size_t len)
         return false;
     }
     ok = fwrite(image, 1, len, f) == len;
-    ok = fflush(f) == 0 && ok;
-    ok = fsync(fileno(f)) == 0 && ok;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, g_settings_path) != 0) {
         fprintf(stderr, "camctl-sim: cannot write %s: %s\n", g_settings_path, strerror(errno));
