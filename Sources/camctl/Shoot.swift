@@ -78,6 +78,7 @@ enum Shoot {
         }
         ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd) { await host.stop() }
         await host.run()
+        camera.waitForWrites()  // the captures of presses that ended are written off the host's loop
         let count = camera.captureCount
         print("\(count) \(count == 1 ? "capture" : "captures") written to \(directory) (each a picture or video and its .json)")
         if let failure = camera.failure, !failure.message.hasSuffix("was stopped") { throw failure }

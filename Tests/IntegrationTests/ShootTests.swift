@@ -6,6 +6,13 @@ import Testing
 /// click and hold a video; and `camctl-bench shutter` prints shutter lag (a smoke run).
 @Suite("camctl shoot", .serialized)
 struct ShootTests {
+    /// A temporary folder, removed after `body`.
+    private func inFolder(_ body: (String) async throws -> Void) async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await body(folder)
+    }
+
     static let scenario = """
         full-click
         pause 300ms
@@ -37,6 +44,49 @@ struct ShootTests {
         #expect(files.filter { $0.hasSuffix(".json") }.count == 3, "\(files)")
         for file in files where !file.hasSuffix(".json") {
             #expect(run.standardOutput.contains("\(directory)/out/\(file)"), "the file written is printed: \(file)")
+        }
+    }
+
+    /// Zoomed in (so every frame of the video and each photo goes through the digital zoom), a click and
+    /// hold, then two buttons: the video's writing took the host's loop for longer than the device's dead
+    /// timeout (4 heartbeat intervals), the device ended the session and the buttons' photos never came. At
+    /// 1280 × 960 that writing is several dead timeouts long on this machine without the fix.
+    static let zoomedScenario = """
+        touch at=0.25 hold=60ms
+        light-press force=1200mN hold=150ms
+        slide to=0.75 over=500ms
+        hold 350ms
+        release
+        pause 400ms
+        click-and-hold 1s
+        pause 400ms
+        button volume-up
+        pause 250ms
+        button action
+        pause 300ms
+        """
+
+    @Test("zoomed in, a video then two buttons: the writing stays off the host's loop, the session lives, all three come")
+    func zoomedVideoThenButtons() async throws {
+        try await inFolder { directory in
+            let scenario = directory + "/zoomed.scenario"
+            try Self.zoomedScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+            let simulator = try SimulatorProcess(seed: 7)
+            defer { simulator.kill() }
+            let run = try await runTool(
+                "camctl",
+                [
+                    "shoot", simulator.ptyPath, "--camera", "test", "-o", directory + "/out", "--scenario", scenario,
+                    "--width", "1280", "--height", "960", "--fps", "15",
+                ],
+                timeout: .seconds(90))
+            #expect(run.status == 0, "stderr: \(run.standardError)")
+            #expect(!run.standardError.contains("went away"), "\(run.standardError)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/out").sorted()
+            #expect(files.filter { $0.hasSuffix(".mkv") }.count == 1, "\(files)")
+            #expect(files.filter { $0.hasSuffix(".jpg") }.count == 2, "\(files)")
+            #expect(run.standardOutput.contains("3 captures written"), "\(run.standardOutput)")
+            #expect(!run.standardOutput.contains("(zoom 1.00×"), "zoomed in: \(run.standardOutput)")
         }
     }
 
