@@ -90,6 +90,33 @@ struct ShootTests {
         }
     }
 
+    @Test("a device lost before the scenario ended: one line on stderr and exit 1, not a quiet success")
+    func deviceLostMidScenario() async throws {
+        try await inFolder { directory in
+            let scenario = directory + "/long.scenario"
+            try "full-click\npause 5s\npause 5s\npause 5s\npause 5s\nbutton action\n".write(
+                toFile: scenario, atomically: true, encoding: .utf8)
+            let simulator = try SimulatorProcess(seed: 7)
+            defer { simulator.kill() }
+            let out = directory + "/out"
+            let shoot = Task {
+                try await runTool(
+                    "camctl", ["shoot", simulator.ptyPath, "--camera", "test", "-o", out, "--scenario", scenario],
+                    timeout: .seconds(60))
+            }
+            // The first photo is proof the session is up and the scenario playing: then the device goes away.
+            let photo = out + "/IMG_0001.json"
+            for _ in 0..<600 where !FileManager.default.fileExists(atPath: photo) { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(FileManager.default.fileExists(atPath: photo))
+            simulator.kill()
+            let run = try await shoot.value
+            #expect(run.status == 1, "stdout: \(run.standardOutput) stderr: \(run.standardError)")
+            #expect(run.standardError.contains("the device went away before the scenario ended"), "\(run.standardError)")
+            #expect(run.standardError.split(separator: "\n").count == 1, "one line: \(run.standardError)")
+            #expect(run.standardOutput.contains("1 capture written"), "\(run.standardOutput)")
+        }
+    }
+
     @Test func theBenchmarkPrintsShutterLag() async throws {
         let run = try await runTool("camctl-bench", ["shutter", "--smoke"], timeout: .seconds(60))
         #expect(run.status == 0, "stderr: \(run.standardError)")
