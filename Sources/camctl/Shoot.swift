@@ -35,7 +35,8 @@ enum Shoot {
         let source = try CameraSource(parsing: args.value("camera") ?? "test")
         let directory = args.value("output") ?? "."
         let seconds = try args.seconds()
-        let scenario = try args.value("scenario").map { try ScenarioFiles.read($0) }
+        // Checked offline first, as monitor and record do: a bad line is FILE:LINE:COLUMN with a caret.
+        let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let configuration = GStreamerCamera.Configuration(
             source: source, width: try args.integer("width", default: 640), height: try args.integer("height", default: 480),
             framesPerSecond: try args.integer("fps", default: 30), outputDirectory: directory)
@@ -78,7 +79,7 @@ enum Shoot {
 
         var scenarioEnd: ScenarioFiles.ScenarioEnd?
         if let scenario, let session = await host.session {
-            let played = try await session.runScenario(Demo.steps(of: scenario))
+            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
         }

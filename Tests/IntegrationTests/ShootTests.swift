@@ -117,6 +117,38 @@ struct ShootTests {
         }
     }
 
+    @Test("shoot checks its scenario as monitor does: FILE:LINE:COLUMN and a caret, before the camera or the port")
+    func badScenarioLine() async throws {
+        try await inFolder { directory in
+            let scenario = directory + "/bad.scenario"
+            try "full-click\npause 300ms\nbutton volume-sideways\n".write(toFile: scenario, atomically: true, encoding: .utf8)
+            let run = try await runTool(
+                "camctl", ["shoot", "/dev/null", "--camera", "test", "-o", directory + "/out", "--scenario", scenario])
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("\(scenario):3:8: unknown button"), "\(run.standardError)")
+            #expect(run.standardError.contains("\n    button volume-sideways\n           ^"), "\(run.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/out"), "the camera never started")
+        }
+    }
+
+    @Test("shoot with a scenario too long for one RunScenario: the file, its size and what to do, as monitor says")
+    func scenarioTooLongForOneFrame() async throws {
+        try await inFolder { directory in
+            let scenario = directory + "/long.scenario"
+            try String(repeating: "light-press hold=120ms\npause 80ms\n", count: 60).write(
+                toFile: scenario, atomically: true, encoding: .utf8)
+            let simulator = try SimulatorProcess(seed: 7)
+            defer { simulator.kill() }
+            let run = try await runTool(
+                "camctl", ["shoot", simulator.ptyPath, "--camera", "test", "-o", directory + "/out", "--scenario", scenario],
+                timeout: .seconds(60))
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("\(scenario): its steps are"), "\(run.standardError)")
+            #expect(run.standardError.contains("more than one RunScenario takes on this device"), "\(run.standardError)")
+            #expect(!run.standardError.contains("RESOURCE_EXHAUSTED"), "\(run.standardError)")
+        }
+    }
+
     @Test func theBenchmarkPrintsShutterLag() async throws {
         let run = try await runTool("camctl-bench", ["shutter", "--smoke"], timeout: .seconds(60))
         #expect(run.status == 0, "stderr: \(run.standardError)")
