@@ -192,7 +192,8 @@ public final class CameraApp: Sendable {
     }
 
     /// The app on `device` (a real camera: CameraControlGStreamer's `GStreamerCamera`, say). Every capture
-    /// event goes to ``CameraDevice/capture(_:hostMicros:)`` with its device timestamp mapped onto the host
+    /// event goes to ``CameraDevice/capture(_:hostMicros:completion:)`` (a camera that writes slowly writes
+    /// off the host's event loop, and the photo is logged when written) with its device timestamp mapped onto the host
     /// clock by `hostMicros` (for example `{ host.clockOffsetMicros.map { offset in UInt64(Int64($0) + offset) } }`
     /// with ``CameraControlHost``), so the camera can save the frame of the press; a camera that fails is
     /// logged as ``Event/cameraFailed(_:_:)``.
@@ -212,13 +213,14 @@ public final class CameraApp: Sendable {
         }
         let handler: @Sendable (CaptureEvent, CaptureHandlerRole) -> Void = { event, role in
             log(.capture(event, role))
-            // Capture on `ended`, as Apple's API asks (the camera sees `began` too, to prepare).
-            do throws(ControlError) {
-                if let photo = try device.capture(event, hostMicros: hostMicros?(event.deviceTimestampMicros)) {
-                    log(.photo(photo, event))
+            // Capture on `ended`, as Apple's API asks (the camera sees `began` too, to prepare). The handler
+            // runs on the host's event loop: a camera that writes slowly writes off it and logs the photo later
+            // (CameraDevice.capture(_:hostMicros:completion:)).
+            device.capture(event, hostMicros: hostMicros?(event.deviceTimestampMicros)) { result in
+                switch result {
+                case .success(let photo): if let photo { log(.photo(photo, event)) }
+                case .failure(let error): log(.cameraFailed(error, event))
                 }
-            } catch {
-                log(.cameraFailed(error, event))
             }
         }
         interaction = CaptureEventInteraction(

@@ -117,6 +117,14 @@ public protocol CameraDevice: AnyObject, Sendable {
     /// shutter lag) and record while a press is held. The default calls ``capturePhoto()`` on every `ended`
     /// and does nothing otherwise.
     func capture(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> CapturedPhoto?
+    /// Handles one capture event as ``capture(_:hostMicros:)`` does and hands `completion` what it took (or
+    /// the error it would throw), exactly once per event and in the order of the events, at once or later
+    /// on another thread. Capture handlers run on the host's event loop, which reads the port and answers
+    /// heartbeats: a camera whose writing is slow (encoding a photo, finishing a video) does only the
+    /// time-critical part here (noting the press, choosing its frame) and writes off the caller's thread.
+    /// The default calls ``capture(_:hostMicros:)`` and then `completion`, on the caller's thread.
+    func capture(
+        _ event: CaptureEvent, hostMicros: UInt64?, completion: @escaping @Sendable (Result<CapturedPhoto?, ControlError>) -> Void)
     /// Calls `observer` after every property change, with its source.
     func addObserver(_ observer: @escaping @Sendable (CameraPropertyChange) -> Void) -> ObserverToken
     /// Stops calling the observer; unknown tokens are ignored.
@@ -134,6 +142,13 @@ extension CameraDevice {
     /// Takes a photo (``capturePhoto()``) on `ended`; nothing for `began` and `cancelled`.
     public func capture(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> CapturedPhoto? {
         event.phase == .ended ? try capturePhoto() : nil
+    }
+
+    /// Calls ``capture(_:hostMicros:)``, then `completion` with its result, on the caller's thread.
+    public func capture(
+        _ event: CaptureEvent, hostMicros: UInt64?, completion: @escaping @Sendable (Result<CapturedPhoto?, ControlError>) -> Void
+    ) {
+        completion(Result { () throws(ControlError) in try capture(event, hostMicros: hostMicros) })
     }
 
     /// The range of `property`.

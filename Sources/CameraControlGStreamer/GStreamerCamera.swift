@@ -258,16 +258,20 @@ public final class GStreamerCamera: CameraDevice {
             throw ControlError(.cameraUnavailable, "camera \(configuration.source): \(message)")
         }
         core.accept(frame)
+        writer.setSpecific(key: Self.writerKey, value: true)
         let worker = Thread { [core] in core.pull(pipeline: pipeline) }
         worker.name = "GStreamerCamera"
         worker.start()
     }
 
-    deinit { stop() }
+    // No write can be pending here: each holds the camera.
+    deinit { core.fail(error: ControlError(.cameraUnavailable, "camera \(configuration.source) was stopped"), stopped: true) }
 
-    /// Stops the camera (presses in flight end cancelled); later captures throw `camera-unavailable`.
+    /// Stops the camera (presses in flight end cancelled); later captures throw `camera-unavailable`. The
+    /// photos and videos of presses that ended before are still written: it returns once they are.
     public func stop() {
         core.fail(error: ControlError(.cameraUnavailable, "camera \(configuration.source) was stopped"), stopped: true)
+        waitForWrites()
     }
 
     /// Why the camera stopped working, if it did.
@@ -327,18 +331,72 @@ public final class GStreamerCamera: CameraDevice {
             return state.ring.newest
         }
         guard let frame else { throw ControlError(.cameraUnavailable, "camera \(configuration.source) has no frame yet") }
-        let photo = try writePhoto(frame, pressHostMicros: nil, event: nil)
-        core.state.withLock { $0.written += 1 }
+        let name = nextName("IMG", "jpg")
+        let lock = focusExposureLock
+        let write: Write = {
+            Result { () throws(ControlError) in
+                let photo = try self.writePhoto(frame, name: name, lock: lock, pressHostMicros: nil, event: nil)
+                self.core.state.withLock { $0.written += 1 }
+                return photo
+            }
+        }
+        // On the writer, after the captures handed to it before: files are written one at a time.
+        guard let photo = try (isOnWriter ? write() : writer.sync(execute: write)).get() else {
+            throw ControlError(.captureFailed, "no photo")
+        }
         return photo
     }
 
     /// `began`: follow the press (choose its frame, buffer for a video). `ended`: write the photo of the
     /// frame nearest the press, or, after a long press, finish the video. `cancelled`: drop it.
-    /// Without `hostMicros` the press is taken to be now.
+    /// Without `hostMicros` the press is taken to be now. The writing runs on the camera's writer, after
+    /// the writing of every earlier event (``capture(_:hostMicros:completion:)``), and this call waits for it.
     ///
     /// - Throws: ``ControlError/Code/cameraUnavailable`` once the camera is gone,
     ///   ``ControlError/Code/captureFailed`` when a file cannot be written.
     public func capture(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> CapturedPhoto? {
+        guard let write = try prepare(event, hostMicros: hostMicros) else { return nil }
+        if isOnWriter { return try write().get() }
+        return try writer.sync(execute: write).get()
+    }
+
+    /// Handles the event's time-critical part on the caller's thread (the press noted, its frame chosen, the
+    /// file's number taken: microseconds, under the camera's lock) and writes off it, on the camera's own
+    /// writer thread (JPEG encoding, the digital zoom and gain, finishing a video: tens to hundreds of
+    /// milliseconds), so the host's event loop that delivers capture events is never held up. `completion`
+    /// gets what was taken (nil for `began` and `cancelled`) or the error ``capture(_:hostMicros:)`` would
+    /// throw, once per event, on the writer, in the order of the events. ``waitForWrites()`` waits for them.
+    public func capture(
+        _ event: CaptureEvent, hostMicros: UInt64?,
+        completion: @escaping @Sendable (Result<CapturedPhoto?, ControlError>) -> Void
+    ) {
+        let write: Write?
+        do {
+            write = try prepare(event, hostMicros: hostMicros)
+        } catch {
+            writer.async { completion(.failure(error)) }
+            return
+        }
+        writer.async { completion(write?() ?? .success(nil)) }
+    }
+
+    /// Returns once everything handed to the writer so far is written (and its completion called). At once
+    /// on the writer itself.
+    public func waitForWrites() {
+        guard !isOnWriter else { return }
+        writer.sync {}
+    }
+
+    /// The writing of one capture event, for the writer.
+    private typealias Write = @Sendable () -> Result<CapturedPhoto?, ControlError>
+
+    /// The camera's writer: photos and videos are written there, one at a time, in the order of their events.
+    private let writer = DispatchQueue(label: "GStreamerCamera.writer")
+    private static let writerKey = DispatchSpecificKey<Bool>()
+    private var isOnWriter: Bool { DispatchQueue.getSpecific(key: Self.writerKey) == true }
+
+    /// The time-critical part of `event`, now; its writing (nil when there is none) for the writer.
+    private func prepare(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> Write? {
         let eventHost = hostMicros ?? configuration.hostMicros()
         switch event.phase {
         case .began:
@@ -349,30 +407,53 @@ public final class GStreamerCamera: CameraDevice {
             }
             return nil
         case .cancelled:
-            let press = core.state.withLock { $0.presses.removeValue(forKey: event.id) }
-            press?.recorder?.cancel()
-            if press != nil { notify(CaptureOutcome(id: event.id, result: .cancelled(reason: "the press was cancelled"))) }
-            return nil
+            guard let press = core.state.withLock({ $0.presses.removeValue(forKey: event.id) }) else { return nil }
+            return { [core] in
+                press.recorder?.cancel()  // waits for its pipeline to end: not on the caller's thread
+                core.notify(CaptureOutcome(id: event.id, result: .cancelled(reason: "the press was cancelled")))
+                return .success(nil)
+            }
         case .ended:
             let pressHost = eventHost &- (event.pressDurationMicros ?? 0)
             let (press, ring) = try core.state.withLock { state throws(ControlError) in
                 if let failure = state.failure { throw failure }
                 return (state.presses.removeValue(forKey: event.id), state.ring)
             }
-            let photo: CapturedPhoto
+            // The file's number now, so files are numbered in the order of their presses' ends.
             if event.isLongPress {
-                photo = try finishVideo(
-                    press, ring: ring, pressHost: press?.selection.pressHostMicros ?? pressHost, endHost: eventHost, event: event)
-            } else {
-                press?.recorder?.cancel()
-                let frame = press?.selection.chosen ?? ring.nearest(toHostMicros: pressHost)
-                guard let frame else { throw ControlError(.cameraUnavailable, "camera \(configuration.source) has no frame yet") }
-                photo = try writePhoto(frame, pressHostMicros: press?.selection.pressHostMicros ?? pressHost, event: event)
+                let name = press?.recorder == nil ? nextName("VID", "mkv") : nil
+                let start = press?.selection.pressHostMicros ?? pressHost
+                return {
+                    Result { () throws(ControlError) in
+                        let photo = try self.finishVideo(press, ring: ring, name: name, pressHost: start, endHost: eventHost, event: event)
+                        self.taken(photo, event)
+                        return photo
+                    }
+                }
             }
-            core.state.withLock { $0.written += 1 }
-            notify(CaptureOutcome(id: event.id, result: .taken(photo)))
-            return photo
+            let frame = press?.selection.chosen ?? ring.nearest(toHostMicros: pressHost)
+            guard let frame else {
+                if let recorder = press?.recorder { writer.async { recorder.cancel() } }
+                throw ControlError(.cameraUnavailable, "camera \(configuration.source) has no frame yet")
+            }
+            let name = nextName("IMG", "jpg")
+            let lock = focusExposureLock
+            return {
+                press?.recorder?.cancel()
+                return Result { () throws(ControlError) in
+                    let photo = try self.writePhoto(
+                        frame, name: name, lock: lock, pressHostMicros: press?.selection.pressHostMicros ?? pressHost, event: event)
+                    self.taken(photo, event)
+                    return photo
+                }
+            }
         }
+    }
+
+    /// A photo or video of `event` is written: counted, and its observers told.
+    private func taken(_ photo: CapturedPhoto, _ event: CaptureEvent) {
+        core.state.withLock { $0.written += 1 }
+        notify(CaptureOutcome(id: event.id, result: .taken(photo)))
     }
 
     /// Adds an observer of property changes.
@@ -453,8 +534,10 @@ public final class GStreamerCamera: CameraDevice {
         return (number, (configuration.outputDirectory as NSString).appendingPathComponent(name))
     }
 
-    private func writePhoto(_ frame: Frame, pressHostMicros: UInt64?, event: CaptureEvent?) throws(ControlError) -> CapturedPhoto {
-        let (number, path) = nextName("IMG", "jpg")
+    private func writePhoto(
+        _ frame: Frame, name: (number: Int, path: String), lock: FocusExposureLock, pressHostMicros: UInt64?, event: CaptureEvent?
+    ) throws(ControlError) -> CapturedPhoto {
+        let (number, path) = name
         let pixels = Pixels.process(frame)
         var error: UnsafeMutablePointer<CChar>?
         let status = pixels.withUnsafeBufferPointer { buffer in
@@ -466,18 +549,19 @@ public final class GStreamerCamera: CameraDevice {
         }
         let photo = CapturedPhoto(
             sequenceNumber: number, zoomFactor: frame.zoomFactor, exposureBias: frame.exposureBias, path: path,
-            frameHostMicros: frame.hostMicros, pressHostMicros: pressHostMicros, focusExposureLock: focusExposureLock)
+            frameHostMicros: frame.hostMicros, pressHostMicros: pressHostMicros, focusExposureLock: lock)
         try Sidecar.write(for: photo, frame: frame, event: event, source: configuration.source)
         return photo
     }
 
     private func finishVideo(
-        _ press: Press?, ring: FrameRing, pressHost: UInt64, endHost: UInt64, event: CaptureEvent
+        _ press: Press?, ring: FrameRing, name: (number: Int, path: String)?, pressHost: UInt64, endHost: UInt64,
+        event: CaptureEvent
     ) throws(ControlError) -> CapturedPhoto {
         var recorder = press?.recorder
         let pending = (press?.pending ?? ring.frames(since: pressHost)).filter { $0.hostMicros <= endHost }
         if recorder == nil {
-            let (number, path) = nextName("VID", "mkv")
+            let (number, path) = name ?? nextName("VID", "mkv")
             recorder = try Recorder(
                 path: path, sequenceNumber: number, width: configuration.width, height: configuration.height,
                 fps: configuration.framesPerSecond, startHostMicros: pressHost,

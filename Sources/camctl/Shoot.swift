@@ -35,7 +35,8 @@ enum Shoot {
         let source = try CameraSource(parsing: args.value("camera") ?? "test")
         let directory = args.value("output") ?? "."
         let seconds = try args.seconds()
-        let scenarioText = try args.value("scenario").map { try ScenarioFiles.read($0) }
+        // Checked offline first, as monitor and record do: a bad line is FILE:LINE:COLUMN with a caret.
+        let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
         let configuration = GStreamerCamera.Configuration(
             source: source, width: try args.integer("width", default: 640), height: try args.integer("height", default: 480),
             framesPerSecond: try args.integer("fps", default: 30), outputDirectory: directory)
@@ -51,7 +52,13 @@ enum Shoot {
                     camera.hasDeviceExposureBias ? "V4L2" : "digital gain", directory))
 
         let host = try await CameraControlHost.connect(
-            to: port, hostName: "camctl shoot", configuration: .init(reconnects: scenarioText == nil))
+            to: port, hostName: "camctl shoot", configuration: .init(reconnects: scenario == nil))
+        // Set when shoot stops the host itself: a device lost before then (the scenario not over) is a failure.
+        let stopping = StopFlag()
+        @Sendable func stop() async {
+            stopping.value.withLock { $0 = true }
+            await host.stop()
+        }
         if let info = await host.deviceInfo { print(info.summary) }
         let printer = EventPrinter(quiet: args.flag("quiet"), verbose: false)
         printer.offsetSource = { host.clockOffsetMicros }
@@ -71,16 +78,25 @@ enum Shoot {
         app.interaction.setSessionRunning(true)
 
         var scenarioEnd: ScenarioFiles.ScenarioEnd?
-        if let scenarioText, let session = await host.session {
-            let played = try await session.runScenario(Demo.steps(of: scenarioText))
+        if let scenario, let session = await host.session {
+            let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
         }
-        ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd) { await host.stop() }
+        ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
+        camera.waitForWrites()  // the captures of presses that ended are written off the host's loop
         let count = camera.captureCount
         print("\(count) \(count == 1 ? "capture" : "captures") written to \(directory) (each a picture or video and its .json)")
         if let failure = camera.failure, !failure.message.hasSuffix("was stopped") { throw failure }
+        // Without --scenario the host reconnects and run() returns only when stopped; with it, a session
+        // lost before the scenario ended is a failure (its later captures never came), not a success.
+        if scenario != nil, !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
+            // One line (README, "Exit status": 1): the captures after the loss are missing.
+            throw CLIFailure(
+                status: .failure,
+                message: "the device went away before the scenario ended (\(count) written; later captures are missing): \(lost)")
+        }
     }
 
     /// `photo PATH (zoom Z×, E EV, shutter lag L ms)`.

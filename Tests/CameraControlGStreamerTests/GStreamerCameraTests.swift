@@ -166,6 +166,46 @@ struct GStreamerCameraTests {
         #expect(abs(try #require(means[-1]) - base / 2) < 4, "−1 EV halves it: \(means)")
     }
 
+    @Test("captures handed over with a completion are written off the caller's thread, in order, none lost")
+    func writesOffTheCallersThread() async throws {
+        let camera = try Self.camera(width: 640, height: 480)
+        defer { camera.stop() }
+        try camera.setZoomFactor(2.5, source: .external)  // every frame through the digital zoom
+        // Each completion waits for the gate the test opens once the capture calls have returned: called on
+        // the caller's thread (inside the call), it would wait out its 10 s and say so.
+        let gate = DispatchSemaphore(value: 0)
+        let done = Mutex<[(id: UInt64, photo: CapturedPhoto?, waitedOut: Bool)]>([])
+        func capture(_ event: CaptureEvent, hostMicros: UInt64) {
+            camera.capture(event, hostMicros: hostMicros) { result in
+                let waitedOut = gate.wait(timeout: .now() + 10) == .timedOut
+                gate.signal()  // for the next one
+                let photo = try? result.get()
+                done.withLock { $0.append((event.id.rawValue, photo, waitedOut)) }
+            }
+        }
+        let press = Self.clock.nowMicros()
+        capture(Self.event(.began, id: 2, atHost: press), hostMicros: press)
+        try await Task.sleep(for: .milliseconds(700))
+        let click = Self.clock.nowMicros()
+        capture(Self.event(.began, id: 1, atHost: click), hostMicros: click)
+        capture(Self.event(.ended, id: 1, atHost: click + 80_000, duration: 80_000), hostMicros: click + 80_000)
+        let release = Self.clock.nowMicros() - 50_000
+        capture(Self.event(.ended, id: 2, atHost: release, duration: release - press, longPress: true), hostMicros: release)
+        let third = Self.clock.nowMicros()
+        capture(Self.event(.began, id: 3, atHost: third), hostMicros: third)
+        capture(Self.event(.ended, id: 3, atHost: third + 80_000, duration: 80_000), hostMicros: third + 80_000)
+        gate.signal()
+        camera.waitForWrites()
+        let all = done.withLock { $0 }
+        #expect(all.map(\.id) == [2, 1, 1, 2, 3, 3], "one completion per event, in the order of the events")
+        #expect(all.allSatisfy { !$0.waitedOut }, "no completion ran inside the call that handed its event over")
+        let taken = all.compactMap(\.photo)
+        #expect(taken.map(\.isVideo) == [false, true, false], "\(taken)")
+        #expect(Set(taken.map(\.sequenceNumber)) == [1, 2, 3], "\(taken)")
+        for photo in taken { #expect(FileManager.default.fileExists(atPath: try #require(photo.path))) }
+        #expect(camera.captureCount == 3)
+    }
+
     @Test("a long press writes a playable video about as long as the press")
     func longPressVideo() async throws {
         let camera = try Self.camera(fps: 30)
