@@ -114,7 +114,14 @@ enum TestCommand {
         guard failed == 0, unloaded.isEmpty else {
             throw CLIFailure(status: .failure, message: "\(failed) of \(total) expectations failed" + notRun)
         }
-        print("all \(total) expectations passed in \(reports.count) scenario\(reports.count == 1 ? "" : "s")")
+        // Skipped expectations (firmware feedback, not seen over a port) did not pass: counted apart.
+        let skipped = reports.reduce(0) { $0 + $1.results.filter(\.skipped).count }
+        let scenarios = "\(reports.count) scenario\(reports.count == 1 ? "" : "s")"
+        if skipped == 0 {
+            print("all \(total) expectations passed in \(scenarios)")
+        } else {
+            print("\(total - skipped) expectations passed, \(skipped) skipped, in \(scenarios)")
+        }
     }
 
     /// `--replay FILE`: the recording's input into the firmware in virtual time; the gestures and captures

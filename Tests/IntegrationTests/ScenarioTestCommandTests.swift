@@ -97,6 +97,21 @@ extension OverRealPTY {
                 #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
                 #expect(!run.standardOutput.contains("FAIL "))
                 #expect(run.standardOutput.contains("SKIP "))
+                // The closing line counts the skipped ones apart, not among the passed.
+                var passed = 0
+                var skipped = 0
+                for line in run.standardOutput.split(separator: "\n") where line.contains(" passed, 0 failed") {
+                    let words = line.split(separator: " ")
+                    let at = try #require(words.firstIndex(of: "passed,"))
+                    passed += try #require(Int(words[at - 1]))
+                    if let skip = words.firstIndex(of: "skipped") { skipped += try #require(Int(words[skip - 1])) }
+                }
+                #expect(skipped > 0)
+                #expect(
+                    run.standardOutput.contains(
+                        "\n\(passed) expectations passed, \(skipped) skipped, in \(files.count) scenarios\n"),
+                    "\(run.standardOutput)")
+                #expect(!run.standardOutput.split(separator: "\n").contains { $0.hasPrefix("all ") }, "\(run.standardOutput)")
             }
         }
 
