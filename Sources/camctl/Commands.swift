@@ -297,8 +297,9 @@ enum ScenarioFiles {
                     status: .failure,
                     message: "\(file): its steps are \(steps.text.utf8.count) bytes of text, more than one RunScenario "
                         + "takes on this device (\(session.info.capabilities.maxFrameBytes)-byte frames)",
-                    hint: "split it into files of fewer steps, or play it with `camctl demo --port` or `camctl test --port`, "
-                        + "which send it in pieces")
+                    // Only demo sends pieces: `test --port` needs one piece for its expectations.
+                    hint: "split it into files of fewer steps, or play it with `camctl demo --port PORT --scenario \(file)`, "
+                        + "which sends it in pieces (`camctl test \(file)` checks its expectations in virtual time)")
             }
             throw error
         }
