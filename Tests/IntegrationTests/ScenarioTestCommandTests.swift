@@ -1,6 +1,7 @@
 import CameraControlSimulation
 import CameraControlTestSupport
 import CameraControlTools
+import CameraControlWire
 import Foundation
 import Testing
 
@@ -196,6 +197,25 @@ extension OverRealPTY {
             let good = try await runTool("camctl", ["scenario", "--check"] + (try Self.files()))
             #expect(good.status == 0, "\(good.standardError)")
             #expect(good.standardOutput.contains("full-click.scenario: 2 steps, 9 expectations"))
+            // Several files, a bad one first and one missing: every file is checked, each with its own object.
+            let full = Self.directory.appendingPathComponent("full-click.scenario").path
+            let missing = Self.temporary("missing.scenario")
+            let all = try await runTool("camctl", ["scenario", "--check", file, full, missing, "--json"])
+            #expect(all.status == 1, "\(all.standardError)")
+            let objects = try all.standardOutput.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+            #expect(objects.map { $0["file"] } == [.string(file), .string(full), .string(missing)], "\(all.standardOutput)")
+            #expect(objects.map { $0["ok"] } == [.bool(false), .bool(true), .bool(false)], "\(all.standardOutput)")
+            #expect(objects.first?["line"] == .number("3"), "\(all.standardOutput)")
+            guard case .string(let reason)? = objects.last?["reason"] else {
+                Issue.record("no reason for the missing file: \(all.standardOutput)")
+                return
+            }
+            #expect(reason.contains(missing), "\(reason)")
+            #expect(all.standardError.contains("\(file):3:16: unknown gesture"), "\(all.standardError)")
+            #expect(all.standardError.contains("2 of 3 files have errors"), "\(all.standardError)")
+            let text = try await runTool("camctl", ["scenario", "--check", file, full])
+            #expect(text.status == 1, "\(text.standardError)")
+            #expect(text.standardOutput.contains("full-click.scenario: 2 steps, 9 expectations"), "\(text.standardOutput)")
         }
     }
 }
