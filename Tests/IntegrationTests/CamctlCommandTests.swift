@@ -214,6 +214,14 @@ extension OverRealPTY {
             #expect(missing.status == 1)
             #expect(missing.standardError.contains("no such scenario file"))
             #expect(!missing.standardError.contains("NSCocoaErrorDomain"))
+            // The working folder is named for a relative path only: an absolute one does not depend on it.
+            #expect(missing.standardError.contains("hint: check the path\n"), "\(missing.standardError)")
+            #expect(!missing.standardError.contains("relative to"), "\(missing.standardError)")
+            let relative = try await runTool("camctl", ["test", "camctl-no-such-folder/nope.scenario"])
+            #expect(relative.status == 1)
+            #expect(
+                relative.standardError.contains("hint: check the path (relative to \(FileManager.default.currentDirectoryPath))"),
+                "\(relative.standardError)")
         }
     }
 }
