@@ -331,7 +331,11 @@ enum TestCommand {
         _ file: String, _ script: ScenarioScript, steps: ScenarioFiles.Steps, app: CameraApp, on session: DeviceSession,
         host: CameraControlHost, log: HostEventLog, settleMicros: UInt64, printingEvents: Bool
     ) async throws -> ScenarioTestReport {
-        app.install(in: try await host.makeControlsSession())
+        // A controls session of its own, in place of the previous scenario's: the host keeps the one it made
+        // (makeControlsSession() returns it), with the previous app's controls and the control it selected.
+        let controls = try CaptureControlsSession(capabilities: ControlsCapabilities(session.info.capabilities))
+        await host.attach(controls)
+        app.install(in: controls)
         app.interaction.setSessionRunning(true)
         log.reset()
         // The scenario starts when the device handles RunScenario: after a status call answered before it,

@@ -92,6 +92,8 @@ extension OverRealPTY {
         @Test("the same scenarios pass over camctl-sim's pty (firmware feedback skipped: not seen over a port)")
         func everyScenarioPassesOverAPty() async throws {
             let files = try Self.files()
+            // One host for every file, each on a fresh app with controls of its own: the control
+            // choose-control.scenario selects must not be the one light-press.scenario's overlay shows.
             try await withSimulator(seed: 1) { simulator in
                 let run = try await runTool(
                     "camctl", ["test", "--port", simulator.ptyPath, "--settle-ms", "300"] + files, timeout: .seconds(180))
