@@ -160,6 +160,9 @@ extension OverRealPTY {
             // estimate or the scenario).
             #expect(await eventually(within: .seconds(30)) { log.text.contains("session acknowledged by the host") })
             signalProcess(simulator.processIdentifier, SIGKILL)
+            // Its link goes too, as an unplugged board's port does: left behind, it names a /dev/pts number the
+            // next pty made (another test's simulator) takes, and the host reconnects to that device.
+            try? FileManager.default.removeItem(atPath: folder + "/pty")
             let result = try await run.value
             #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
             #expect(result.standardError.contains("did not come back within 10"), "\(result.standardOutput)\(result.standardError)")
