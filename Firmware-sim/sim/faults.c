@@ -127,6 +127,51 @@ bool ccsim_fault_parse_duration(const char *s, uint64_t *out)
     return false;
 }
 
+/* The item names a SPEC knows (LinkFaults' table). */
+static bool known_item(const char *name, size_t len)
+{
+    static const char *const names[] = {"corrupt", "drop", "drop-frame", "dup",   "reorder", "garbage",
+                                        "stall",   "baud", "reset",      "unplug", "seed"};
+    size_t i;
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The first item of `spec` (comma-separated, spaces around items allowed) whose name is not a known one,
+ * with or without a value, or 0; *len is its name's length. */
+static const char *first_unknown_item(const char *spec, size_t *len)
+{
+    const char *p = spec;
+    while (*p != '\0') {
+        size_t n = strcspn(p, ",");
+        const char *b = p, *e = p + n;
+        const char *eq;
+        while (b < e && *b == ' ') {
+            b++;
+        }
+        while (e > b && e[-1] == ' ') {
+            e--;
+        }
+        eq = e > b ? memchr(b, '=', (size_t)(e - b)) : 0;
+        if (eq != 0) {
+            e = eq;
+        }
+        if (e > b && !known_item(b, (size_t)(e - b))) {
+            *len = (size_t)(e - b);
+            return b;
+        }
+        p += n;
+        if (*p == ',') {
+            p++;
+        }
+    }
+    return 0;
+}
+
 static bool parse_item(const char *item, ccsim_fault_spec_t *spec, char *msg, size_t msg_cap)
 {
     char name[32], value[64], first[64];
@@ -135,7 +180,12 @@ static bool parse_item(const char *item, ccsim_fault_spec_t *spec, char *msg, si
     const char *second = 0;
     size_t name_len;
     if (eq == 0) {
-        (void)snprintf(msg, msg_cap, "'%s' needs a value", item);
+        /* a misspelt name is unknown, whether or not a value follows it */
+        if (!known_item(item, strlen(item))) {
+            (void)snprintf(msg, msg_cap, "unknown item '%s'", item);
+        } else {
+            (void)snprintf(msg, msg_cap, "'%s' needs a value", item);
+        }
         return false;
     }
     name_len = (size_t)(eq - item);
@@ -721,6 +771,18 @@ bool ccsim_faults_extract_scenario(char *text, size_t len, uint64_t seed, uint32
                     return false;
                 }
             } else {
+                size_t unknown_len = 0u;
+                const char *unknown = first_unknown_item(w, &unknown_len);
+                if (unknown != 0) {
+                    /* `fault unplg 300ms` as `fault corupt=1%`: the name is at fault, not a missing value */
+                    *line = number;
+                    *column = (uint32_t)(at - p) + (uint32_t)(unknown - w) + 1u;
+                    (void)snprintf(msg, msg_cap,
+                                   "unknown fault '%.*s' (reset, unplug [D], or a SPEC of corrupt=, drop=, "
+                                   "drop-frame=, dup=, reorder=, garbage=, stall=, baud=)",
+                                   (int)unknown_len, unknown);
+                    return false;
+                }
                 ccsim_fault_spec_init(&c->spec);
                 if (!ccsim_fault_spec_parse(w, &c->spec, msg, msg_cap)) {
                     *line = number;

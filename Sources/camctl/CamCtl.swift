@@ -37,6 +37,8 @@ struct Command: Sendable {
     var details: String = ""
     /// Example command lines (after `camctl `), each with an optional `# comment`.
     var examples: [String] = []
+    /// The exit-status paragraph of its help, when the command's own differs from ``CamCtl/exitStatusHelp``.
+    var exitStatus: String? = nil
     /// Runs the command with its arguments.
     var run: @Sendable ([String]) async throws -> Void
 
@@ -47,7 +49,7 @@ struct Command: Sendable {
         if !examples.isEmpty {
             text += "\nexamples:\n" + examples.map { "  camctl \($0)" }.joined(separator: "\n") + "\n"
         }
-        return text + "\n" + CamCtl.exitStatusHelp + "\n"
+        return text + "\n" + (exitStatus ?? CamCtl.exitStatusHelp) + "\n"
     }
 }
 

@@ -41,9 +41,11 @@ enum Commands {
         details: """
             FILE is a scenario (docs/SIMULATOR.md); `-` reads standard input. It is checked with the firmware's own
             parser before it is sent, so errors name the file's lines: FILE:LINE:COLUMN: what was expected, found 'token'.
-              --check   check the files offline (no device), print FILE: N steps for each, exit 1 on the first error
-              --json    {"steps", "durationUs"} after playing, or {"file", "ok", "steps"} / {"file", "ok": false,
-                        "line", "column", "reason", "token"} per file with --check
+              --check   check the files offline (no device): FILE: N steps, M expectations for each good one, the
+                        error for each bad one (every file is checked); exit 1 if any has an error
+              --json    {"steps", "durationUs"} after playing, or with --check one object per file: {"file", "ok",
+                        "steps", "expectations"} / {"file", "ok": false, "line", "column", "reason", "token"} /
+                        {"file", "ok": false, "reason"} (a file that cannot be read)
             """,
         examples: [
             "scenario --check Firmware-sim/scenarios/full-click.scenario",
@@ -155,8 +157,25 @@ enum Commands {
         let json = args.flag("json")
         if args.flag("check") {
             guard !args.positional.isEmpty else { throw Arguments.Failure(description: "missing FILE") }
+            // Every file is checked: a bad one (or one that cannot be read) is reported as it comes, its own JSON
+            // object with --json, and the command fails after the last. One file alone fails with its own error.
+            var failures: [CLIFailure] = []
             for file in args.positional {
-                let text = try ScenarioFiles.read(file)
+                let text: String
+                do {
+                    text = try ScenarioFiles.read(file)
+                } catch {
+                    if json {
+                        print(
+                            JSONValue.object([
+                                JSONMember("file", .string(file)), JSONMember("ok", .bool(false)),
+                                JSONMember("reason", .string(error.message)),
+                            ]).compactText)
+                    }
+                    failures.append(error)
+                    if args.positional.count > 1 { _ = CamCtl.report(error, command: "scenario") }
+                    continue
+                }
                 do {
                     let script = try ScenarioScript(text)
                     let expectations = script.expectations.count
@@ -170,8 +189,14 @@ enum Commands {
                             : "\(file): \(script.timeline.count) steps, \(expectations) expectation\(expectations == 1 ? "" : "s")")
                 } catch {
                     if json { print(ScenarioFiles.json(error, file: file, text: text).compactText) }
-                    throw ScenarioFiles.failure(error, file: file, text: text)
+                    let failure = ScenarioFiles.failure(error, file: file, text: text)
+                    failures.append(failure)
+                    if args.positional.count > 1 { _ = CamCtl.report(failure, command: "scenario") }
                 }
+            }
+            if args.positional.count == 1, let failure = failures.first { throw failure }
+            guard failures.isEmpty else {
+                throw CLIFailure(status: .failure, message: "\(failures.count) of \(args.positional.count) files have errors")
             }
             return
         }
@@ -297,8 +322,9 @@ enum ScenarioFiles {
                     status: .failure,
                     message: "\(file): its steps are \(steps.text.utf8.count) bytes of text, more than one RunScenario "
                         + "takes on this device (\(session.info.capabilities.maxFrameBytes)-byte frames)",
-                    hint: "split it into files of fewer steps, or play it with `camctl demo --port` or `camctl test --port`, "
-                        + "which send it in pieces")
+                    // Only demo sends pieces: `test --port` needs one piece for its expectations.
+                    hint: "split it into files of fewer steps, or play it with `camctl demo --port PORT --scenario \(file)`, "
+                        + "which sends it in pieces (`camctl test \(file)` checks its expectations in virtual time)")
             }
             throw error
         }

@@ -7,32 +7,33 @@ import Foundation
 /// `camctl conformance PORT`: runs the conformance suite (docs/CONFORMANCE.md) against a device through the
 /// public protocol only, and reports every case: PASS, FAIL (bytes seen against bytes expected) or SKIP.
 enum Conformance {
-    static let usage = """
-        usage: camctl conformance PORT [options]
-               camctl conformance --sim [options]
-
-          --sim             start camctl-sim and test it (--sim-path PATH for another binary,
-                            --sim-arg ARG passes an argument to it, e.g. --sim-arg --break=no-ack)
-          --list            list the cases (name, spec section, requirement) and exit;
-                            with --verbose, what each one checks
-          --case NAME       run only this case (repeatable)
-          --decision ID     also run the cases of protocol decision ID (repeatable; `all` for every one)
-          --junit FILE      write JUnit XML to FILE
-          --json            print one JSON object per case instead of the report
-          --interactive     prompt a person at the device for the cases that need one
-          --quiet           only the summary line (and failures)
-        exit status: 0 when no case failed, 1 when one did, 2 on bad arguments, 3 when nothing answered on the
-        port (the first two cases heard not one byte; the others are not run)
-        """
-
     static let command = Command(
         name: "conformance", summary: "certify a device against docs/PROTOCOL.md (docs/CONFORMANCE.md)",
-        usage: "PORT|--sim [--list] [--case NAME]... [--decision ID] [--junit FILE] [--json] [--interactive] [--quiet]",
-        details: usage.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).joined(separator: "\n"),
+        usage:
+            "PORT|--sim [--sim-path PATH] [--sim-arg ARG]... [--list [--verbose]] [--case NAME]... [--decision ID]... "
+            + "[--junit FILE] [--json] [--interactive] [--quiet]",
+        details: """
+              --sim             start camctl-sim and test it (--sim-path PATH for another binary,
+                                --sim-arg ARG passes an argument to it, e.g. --sim-arg --break=no-ack)
+              --list            list the cases (name, spec section, requirement) and exit;
+                                with --verbose, what each one checks
+              --case NAME       run only this case (repeatable)
+              --decision ID     also run the cases of protocol decision ID (repeatable; `all` for every one)
+              --junit FILE      write JUnit XML to FILE
+              --json            print one JSON object per case instead of the report
+              --interactive     prompt a person at the device for the cases that need one
+              --quiet           only the summary line (and failures)
+            """,
         examples: [
             "conformance /dev/ttyACM0 --junit conformance.xml", "conformance --sim", "conformance --sim --list --verbose",
             "conformance /dev/ttyACM0 --interactive",
         ],
+        // Its own: a failed case is 1, and 3 says the port was silent from the first byte.
+        exitStatus: """
+            exit status: 0 when no case failed, 1 when one did (or the port would not open), 2 on bad arguments,
+            3 when nothing answered on the port (the first two cases heard not one byte; the others are not run),
+            130 or 143 interrupted (Ctrl-C, SIGTERM)
+            """,
         run: run)
 
     static func run(_ argv: [String]) async throws {
@@ -74,7 +75,7 @@ enum Conformance {
         let args = try Arguments(
             rest, valued: ["junit", "sim-path"], switches: ["sim", "list", "verbose", "json", "interactive", "quiet", "help"])
         if args.flag("help") {
-            print(usage)
+            print(command.help, terminator: "")
             return
         }
         let all = ConformanceSuite.cases

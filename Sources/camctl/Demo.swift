@@ -41,6 +41,8 @@ enum Demo {
         let scenarioFile = args.value("scenario") ?? "the demo tour"
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) } ?? ScenarioFiles.steps(of: CameraApp.demoScenario)
         let json = args.flag("json")
+        // --quiet: only the summary (and the link line), not the simulator's pty, the device or the events.
+        let quiet = args.flag("quiet")
         let seed = try args.integer("seed", default: 42, in: 0...Int.max)
         // --port: a device already running (its own seed); otherwise a camctl-sim of our own.
         var simulator: SimulatorProcess?
@@ -57,7 +59,7 @@ enum Demo {
             let started = try SimulatorProcess(path: simulatorPath, seed: seed)
             simulator = started
             port = started.ptyPath
-            if !json { print("camctl-sim running on \(port)") }
+            if !json, !quiet { print("camctl-sim running on \(port)") }
         }
 
         let (host, _) = try await Ports.connectHost(
@@ -67,12 +69,12 @@ enum Demo {
         }
         if json {
             print(Monitor.connectedJSON(info))
-        } else {
+        } else if !quiet {
             print(info.summary)
             print("")
         }
 
-        let printer = EventPrinter(quiet: args.flag("quiet"), verbose: args.flag("verbose"), json: json)
+        let printer = EventPrinter(quiet: quiet, verbose: args.flag("verbose"), json: json)
         printer.offsetSource = { host.clockOffsetMicros }
         let tally = CaptureTally()
         // The example app, exactly as a user would write it (Examples/CameraApp); its callbacks run inline
@@ -112,7 +114,7 @@ enum Demo {
             if let lost { throw DeviceError(.closed, "the simulator was lost during the demo: \(lost)") }
             return
         }
-        print("")
+        if !quiet { print("") }
         print(tally.summary(app: app))
         if let counters {
             let start = before ?? Counters()

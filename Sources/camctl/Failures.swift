@@ -120,9 +120,11 @@ enum Failures {
         } else {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                // The working folder only helps with a relative path.
                 throw CLIFailure(
                     status: .failure, message: "no such \(what) \(path)",
-                    hint: "check the path (relative to \(FileManager.default.currentDirectoryPath))")
+                    hint: path.hasPrefix("/")
+                        ? "check the path" : "check the path (relative to \(FileManager.default.currentDirectoryPath))")
             }
             guard !isDirectory.boolValue else { throw CLIFailure(status: .failure, message: "\(path) is a directory, not a \(what)") }
             guard let opened = FileHandle(forReadingAtPath: path) else {

@@ -155,8 +155,10 @@ enum Ports {
     /// port whose device answers the handshake; otherwise a serial number: a USB serial number, or the
     /// serial number a device announces in its handshake.
     ///
-    /// - Throws: ``CLIFailure`` with ``ExitStatus/noAnswer`` when no device answers or none has the serial
-    ///   number, ``ExitStatus/usage`` when `auto` finds several.
+    /// - Throws: ``CLIFailure`` with ``ExitStatus/noAnswer`` when `auto` finds no device that answers,
+    ///   ``ExitStatus/failure`` when a name is no port (not a path, not under /dev, no device with that serial
+    ///   number: a port not found, as README's exit-status table says), ``ExitStatus/usage`` when `auto` finds
+    ///   several.
     static func resolve(_ port: String) async throws(CLIFailure) -> String {
         if port.contains("/") { return port }
         if port != "auto", FileManager.default.fileExists(atPath: "/dev/\(port)") { return "/dev/\(port)" }
@@ -211,7 +213,7 @@ enum Ports {
                 hint: "the device may be on a port another program holds: quit it, or name the port")
         }
         throw CLIFailure(
-            status: .noAnswer,
+            status: .failure,
             message: "no port '\(port)': not a path, not /dev/\(port), not in this folder, and no device with that serial number answered",
             hint: "`camctl ports --probe` lists the ports and the serial numbers that answer")
     }

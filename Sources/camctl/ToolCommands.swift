@@ -187,10 +187,11 @@ enum Export {
         usage: "FILE.pcapng --vcd OUT.vcd | FILE.pcapng|FILE.csv --samples OUT",
         details: """
             --vcd replays the recording through the host pipeline and writes a Value Change Dump, times in device
-            microseconds: force_mn and slide (vectors, from the raw samples), touch, light_press and full_press (the
-            firmware's stages), volume_up, volume_down, action_button, remote_click, and under `gestures` a 1 ms pulse
-            per recognised gesture, one wire per kind. Raw samples need a recording with them (camctl record without
-            --no-raw). Read it with `sigrok-cli -I vcd -i OUT.vcd`, PulseView or GTKWave (docs/SIMULATOR.md §8).
+            microseconds: force_mn and slide (`real` variables, from the raw samples: analog traces in GTKWave and
+            PulseView; sigrok-cli skips them), touch, light_press and full_press (the firmware's stages), volume_up,
+            volume_down, action_button, remote_click, and under `gestures` a 1 ms pulse per recognised gesture, one
+            wire per kind. Raw samples need a recording with them (camctl record without --no-raw). Read it with
+            `sigrok-cli -I vcd -i OUT.vcd`, PulseView or GTKWave (docs/SIMULATOR.md §8).
             --samples writes the input a replay feeds the firmware (the raw samples' force before the firmware's
             filter, position and touch, the button levels, the remote clicks; from a recording, or from a CSV trace
             as `camctl test --replay` reads it) as the sample file camctl-sim reads; `camctl-sim --replay FILE` runs

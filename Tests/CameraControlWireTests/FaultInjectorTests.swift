@@ -25,6 +25,16 @@ struct FaultInjectorTests {
         #expect(throws: LinkFaults.ParseError.self) { try LinkFaults(spec: spec) }
     }
 
+    @Test("a misspelt item is unknown with or without a value; a known one without a value needs one")
+    func unknownItemWithoutAValue() {
+        for (spec, code, message) in [
+            ("unplg", LinkFaults.ParseError.Code.unknownItem, "unknown item 'unplg'"),
+            ("corupt=1%", .unknownItem, "unknown item 'corupt'"), ("dup", .badValue, "'dup' needs a value"),
+        ] {
+            #expect(throws: LinkFaults.ParseError(code: code, message: message)) { try LinkFaults(spec: spec) }
+        }
+    }
+
     @Test(
         "a bad value says the item's form",
         arguments: [

@@ -80,6 +80,12 @@ struct CamctlArgumentsTests {
                     "\(command.name): \(example)")
             }
             #expect(command.help.contains("usage: camctl \(command.name) "))
+            // One exit-status paragraph: the command's own (conformance's), or the generic one.
+            #expect(command.help.components(separatedBy: "exit status:").count == 2, "\(command.name)")
+            if let own = command.exitStatus {
+                #expect(command.help.contains(own), "\(command.name)")
+                continue
+            }
             #expect(command.help.contains("exit status: 0 ok, 1 runtime failure"))
             #expect(command.help.contains("3 no device answered"))
         }

@@ -264,12 +264,23 @@ struct CamctlBadInputTests {
         #expect(run.standardOutput.split(separator: "\n").contains { $0.hasPrefix(long + "  CAMCTL_PORTS") }, "\(run.standardOutput)")
     }
 
-    @Test("camctl conformance --help lists --sim with its options, as camctl help conformance does")
+    @Test("camctl conformance --help, as camctl help conformance: --sim with its options, all in the usage line, one exit status")
     func conformanceHelp() async throws {
         for arguments in [["conformance", "--help"], ["help", "conformance"]] {
             let run = try await runTool("camctl", arguments)
             #expect(run.status == 0)
             #expect(run.standardOutput.contains("\n  --sim             start camctl-sim and test it"), "\(run.standardOutput)")
+            // One exit-status paragraph (its own), and a usage line with every option the help explains.
+            #expect(run.standardOutput.components(separatedBy: "exit status").count == 2, "\(run.standardOutput)")
+            #expect(run.standardOutput.contains("3 when nothing answered on the port"), "\(run.standardOutput)")
+            let usage = String(run.standardOutput.prefix { $0 != "\n" })
+            let options = Set(
+                run.standardOutput.split(whereSeparator: { " ,()\n".contains($0) })
+                    .filter { $0.hasPrefix("--") && $0.count > 2 && $0.dropFirst(2).allSatisfy { $0.isLetter || $0 == "-" } }
+                    .map(String.init)
+            ).subtracting(["--help", "--break"])
+            #expect(options.count >= 11, "\(options.sorted())")
+            for option in options.sorted() { #expect(usage.contains(option), "\(option) not in \(usage)") }
         }
     }
 
@@ -337,7 +348,9 @@ struct CamctlBadInputTests {
             #expect(run.status == 1, "\(run.standardError)")
             #expect(run.standardError.contains("\(long): its steps are"), "\(run.standardError)")
             #expect(run.standardError.contains("more than one RunScenario takes on this device (1024-byte frames)"), "\(run.standardError)")
-            #expect(run.standardError.contains("camctl demo --port"), "\(run.standardError)")
+            // It names only what plays it: demo sends pieces; test --port needs one piece for its expectations.
+            #expect(run.standardError.contains("camctl demo --port PORT --scenario \(long)`"), "\(run.standardError)")
+            #expect(!run.standardError.contains("test --port"), "\(run.standardError)")
             #expect(!run.standardError.contains("RESOURCE_EXHAUSTED"), "\(run.standardError)")
         }
     }

@@ -90,7 +90,7 @@ extension OverRealPTY {
             }
         }
 
-        @Test("PORT can be auto or a serial number; ports --probe shows who answers; a silent device exits 3")
+        @Test("PORT can be auto or a serial number; ports --probe shows who answers; a name that is no port exits 1, a silent device 3")
         func portsAutoAndSerialNumbers() async throws {
             try await withSimulator(seed: 72) { simulator in
                 let environment = ["CAMCTL_PORTS": simulator.ptyPath]
@@ -112,8 +112,13 @@ extension OverRealPTY {
                 let ours = try #require(ports.first { $0["port"] == .string(simulator.ptyPath) })
                 #expect(ours["probe"]?["answered"] == .bool(true))
                 #expect(ours["probe"]?["serialNumber"] == .string("SIM-00000048"))
-                let unknown = try await runTool("camctl", ["info", "SIM-99999999"], environment: environment)
-                #expect(unknown.status == 3)
+                // A name that is no port (no device has that serial number, nothing under /dev has that name) is
+                // a port not found: exit 1, whether it looks like a serial number or a bare device name.
+                for name in ["SIM-99999999", "ttyNOSUCH9"] {
+                    let unknown = try await runTool("camctl", ["info", name], environment: environment)
+                    #expect(unknown.status == 1, "\(unknown.standardError)")
+                    #expect(unknown.standardError.contains("no port '\(name)': not a path, not /dev/\(name)"), "\(unknown.standardError)")
+                }
                 let counters = try await runTool("camctl", ["counters", simulator.ptyPath, "--json"])
                 #expect(try Counters(jsonText: counters.standardOutput).framesReceived > 0)
                 // A busy port names who holds it.
@@ -209,6 +214,14 @@ extension OverRealPTY {
             #expect(missing.status == 1)
             #expect(missing.standardError.contains("no such scenario file"))
             #expect(!missing.standardError.contains("NSCocoaErrorDomain"))
+            // The working folder is named for a relative path only: an absolute one does not depend on it.
+            #expect(missing.standardError.contains("hint: check the path\n"), "\(missing.standardError)")
+            #expect(!missing.standardError.contains("relative to"), "\(missing.standardError)")
+            let relative = try await runTool("camctl", ["test", "camctl-no-such-folder/nope.scenario"])
+            #expect(relative.status == 1)
+            #expect(
+                relative.standardError.contains("hint: check the path (relative to \(FileManager.default.currentDirectoryPath))"),
+                "\(relative.standardError)")
         }
     }
 }

@@ -46,6 +46,24 @@ struct DemoTests {
         }
     }
 
+    @Test("demo --quiet prints only the summary: no pty line, no device identity, no events")
+    func quietPrintsOnlyTheSummary() async throws {
+        let seed = 60_000 + UInt64(getpid() % 10_000)  // to find the demo's own simulator afterwards
+        let root = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        let run = try await runTool(
+            "camctl",
+            ["demo", "--quiet", "--seed", "\(seed)", "--scenario", root + "/Firmware-sim/scenarios/full-click.scenario"],
+            timeout: .seconds(60))
+        for pid in simulatorProcesses(seed: seed) { signalProcess(pid, SIGKILL) }
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("captures    1 ended (camera-control 1)") == true, "\(run.standardOutput)")
+        #expect(
+            lines.map { $0.split(separator: " ").first.map(String.init) ?? "" } == [
+                "captures", "photos", "zoom", "exposure", "reaction", "link",
+            ], "\(run.standardOutput)")
+    }
+
     /// The README's `demo-sample` block, without the elision line.
     static func readmeSampleLines() -> [String] {
         let root = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")

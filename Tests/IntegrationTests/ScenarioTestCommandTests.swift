@@ -1,6 +1,7 @@
 import CameraControlSimulation
 import CameraControlTestSupport
 import CameraControlTools
+import CameraControlWire
 import Foundation
 import Testing
 
@@ -91,12 +92,29 @@ extension OverRealPTY {
         @Test("the same scenarios pass over camctl-sim's pty (firmware feedback skipped: not seen over a port)")
         func everyScenarioPassesOverAPty() async throws {
             let files = try Self.files()
+            // One host for every file, each on a fresh app with controls of its own: the control
+            // choose-control.scenario selects must not be the one light-press.scenario's overlay shows.
             try await withSimulator(seed: 1) { simulator in
                 let run = try await runTool(
                     "camctl", ["test", "--port", simulator.ptyPath, "--settle-ms", "300"] + files, timeout: .seconds(180))
                 #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
                 #expect(!run.standardOutput.contains("FAIL "))
                 #expect(run.standardOutput.contains("SKIP "))
+                // The closing line counts the skipped ones apart, not among the passed.
+                var passed = 0
+                var skipped = 0
+                for line in run.standardOutput.split(separator: "\n") where line.contains(" passed, 0 failed") {
+                    let words = line.split(separator: " ")
+                    let at = try #require(words.firstIndex(of: "passed,"))
+                    passed += try #require(Int(words[at - 1]))
+                    if let skip = words.firstIndex(of: "skipped") { skipped += try #require(Int(words[skip - 1])) }
+                }
+                #expect(skipped > 0)
+                #expect(
+                    run.standardOutput.contains(
+                        "\n\(passed) expectations passed, \(skipped) skipped, in \(files.count) scenarios\n"),
+                    "\(run.standardOutput)")
+                #expect(!run.standardOutput.split(separator: "\n").contains { $0.hasPrefix("all ") }, "\(run.standardOutput)")
             }
         }
 
@@ -142,6 +160,9 @@ extension OverRealPTY {
             // estimate or the scenario).
             #expect(await eventually(within: .seconds(30)) { log.text.contains("session acknowledged by the host") })
             signalProcess(simulator.processIdentifier, SIGKILL)
+            // Its link goes too, as an unplugged board's port does: left behind, it names a /dev/pts number the
+            // next pty made (another test's simulator) takes, and the host reconnects to that device.
+            try? FileManager.default.removeItem(atPath: folder + "/pty")
             let result = try await run.value
             #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
             #expect(result.standardError.contains("did not come back within 10"), "\(result.standardOutput)\(result.standardError)")
@@ -181,6 +202,25 @@ extension OverRealPTY {
             let good = try await runTool("camctl", ["scenario", "--check"] + (try Self.files()))
             #expect(good.status == 0, "\(good.standardError)")
             #expect(good.standardOutput.contains("full-click.scenario: 2 steps, 9 expectations"))
+            // Several files, a bad one first and one missing: every file is checked, each with its own object.
+            let full = Self.directory.appendingPathComponent("full-click.scenario").path
+            let missing = Self.temporary("missing.scenario")
+            let all = try await runTool("camctl", ["scenario", "--check", file, full, missing, "--json"])
+            #expect(all.status == 1, "\(all.standardError)")
+            let objects = try all.standardOutput.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+            #expect(objects.map { $0["file"] } == [.string(file), .string(full), .string(missing)], "\(all.standardOutput)")
+            #expect(objects.map { $0["ok"] } == [.bool(false), .bool(true), .bool(false)], "\(all.standardOutput)")
+            #expect(objects.first?["line"] == .number("3"), "\(all.standardOutput)")
+            guard case .string(let reason)? = objects.last?["reason"] else {
+                Issue.record("no reason for the missing file: \(all.standardOutput)")
+                return
+            }
+            #expect(reason.contains(missing), "\(reason)")
+            #expect(all.standardError.contains("\(file):3:16: unknown gesture"), "\(all.standardError)")
+            #expect(all.standardError.contains("2 of 3 files have errors"), "\(all.standardError)")
+            let text = try await runTool("camctl", ["scenario", "--check", file, full])
+            #expect(text.status == 1, "\(text.standardError)")
+            #expect(text.standardOutput.contains("full-click.scenario: 2 steps, 9 expectations"), "\(text.standardOutput)")
         }
     }
 }

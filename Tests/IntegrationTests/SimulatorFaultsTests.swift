@@ -64,6 +64,7 @@ extension OverRealPTY {
         func badSpecRefused() async throws {
             let cases = [
                 ("corrupt=2", "'corrupt=2': bad value"), ("bogus=1%", "unknown item 'bogus'"), ("dup", "'dup' needs a value"),
+                ("unplg", "unknown item 'unplg'"),
                 ("garbage=1%:0", "'garbage=1%:0': bad value"), ("baud=3", "'baud=3': bad value"),
                 ("stall=1%:soon", "'stall=1%:soon': bad value"),
             ]
@@ -194,6 +195,18 @@ extension OverRealPTY {
             let run = try await runTool("camctl-sim", ["--scenario", file])
             #expect(run.status == 2)
             #expect(run.standardError.contains("bad.scenario:2:7: 'corrupt=5': bad value"), "\(run.standardError)")
+            // A misspelt fault is unknown, whatever follows it (no "needs a value" for a name that is none).
+            for (line, column, name) in [
+                ("fault unplg 300ms", 7, "unplg"), ("fault corupt=1%", 7, "corupt"), ("fault dup=1%,corupt=1% for 1s", 14, "corupt"),
+                ("fault rest", 7, "rest"),
+            ] {
+                try "full-click\n\(line)\n".write(toFile: file, atomically: true, encoding: .utf8)
+                let misspelt = try await runTool("camctl-sim", ["--scenario", file])
+                #expect(misspelt.status == 2, "\(line): \(misspelt.standardError)")
+                #expect(
+                    misspelt.standardError.contains("bad.scenario:2:\(column): unknown fault '\(name)' (reset, unplug [D], or a SPEC of"),
+                    "\(line): \(misspelt.standardError)")
+            }
         }
 
         @Test("ping through --faults corrupt=1%,drop-frame=1%,dup=1%: every round trip accounted for, check errors counted")

@@ -424,6 +424,15 @@ extension OverRealPTY {
 }
 
 extension OverRealPTY.ToolsTests {
+    @Test("camctl export --help calls force_mn and slide what the VCD declares them: reals, not vectors")
+    func exportHelpNamesTheVariableTypes() async throws {
+        let help = try await runTool("camctl", ["export", "--help"])
+        #expect(help.status == 0, "\(help.standardError)")
+        // The VCD says `$var real 64 A force_mn` (exportedVCDOpensInSigrok): the help must not say vectors.
+        #expect(help.standardOutput.contains("force_mn and slide (`real` variables"), "\(help.standardOutput)")
+        #expect(!help.standardOutput.contains("vector"), "\(help.standardOutput)")
+    }
+
     @Test("camctl export --vcd: a session recorded from camctl-sim opens in sigrok-cli with its signals and gestures")
     func exportedVCDOpensInSigrok() async throws {
         let sigrok = "/usr/bin/sigrok-cli"

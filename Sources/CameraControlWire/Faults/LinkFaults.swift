@@ -72,6 +72,11 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
     /// The random generator's seed.
     public var seed: UInt64 = 1
 
+    /// The spec's item names, as the table gives them.
+    public static let itemNames: Set<String> = [
+        "corrupt", "drop", "drop-frame", "dup", "reorder", "garbage", "stall", "baud", "reset", "unplug", "seed",
+    ]
+
     /// No faults at all.
     public init() {}
 
@@ -80,7 +85,13 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ParseError`` with `unknownItem` or `badValue`.
     public init(spec: String) throws(ParseError) {
         for item in spec.split(separator: ",").map({ $0.trimmingSpaces }) where !item.isEmpty {
-            guard let equals = item.firstIndex(of: "=") else { throw ParseError(code: .badValue, message: "'\(item)' needs a value") }
+            guard let equals = item.firstIndex(of: "=") else {
+                // A misspelt name is unknown, whether or not a value follows it (as camctl-sim says).
+                guard Self.itemNames.contains(String(item)) else {
+                    throw ParseError(code: .unknownItem, message: "unknown item '\(item)'")
+                }
+                throw ParseError(code: .badValue, message: "'\(item)' needs a value")
+            }
             let name = String(item[..<equals])
             let value = String(item[item.index(after: equals)...])
             let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
