@@ -378,10 +378,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// until the returned observation is cancelled.
     @discardableResult
     public func observe(_ observer: @escaping @Sendable (HostEffect) -> Void) -> HostObservation {
-        let observation = HostObservation { [weak self] in
-            guard let self else { return }
-            Task { await self.removeCancelledRegistrations() }
-        }
+        let observation = makeObservation()
         observers.append((observation, observer))
         core.reportsInputsAndGestures = true
         return observation
@@ -412,12 +409,17 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// any effect of that session), until the returned observation is cancelled.
     @discardableResult
     public func onConnect(_ handler: @escaping @Sendable (DeviceInfo) -> Void) -> HostObservation {
-        let observation = HostObservation { [weak self] in
+        let observation = makeObservation()
+        connectHandlers.append((observation, handler))
+        return observation
+    }
+
+    /// An observation whose cancellation has the host drop what it registered, on the host.
+    private func makeObservation() -> HostObservation {
+        HostObservation { [weak self] in
             guard let self else { return }
             Task { await self.removeCancelledRegistrations() }
         }
-        connectHandlers.append((observation, handler))
-        return observation
     }
 
     /// Closures registered and streams open: what the host holds for its observers.

@@ -10,23 +10,26 @@ import Testing
 /// while a side was stalled, a third time only when the probe itself stalled again.
 @Suite("A case that lost its session runs again only on a stall")
 struct RerunPolicyTests {
-    /// A device that answers every handshake, Ping and GetCounters, and sends nothing else (no heartbeats).
-    @Sendable static func handshakesAndPings(_ packet: Packet) -> [Packet] {
-        guard packet.type == .request else { return [] }
-        let version = ProtocolVersion(major: 1, minor: 2)
-        switch packet.address {
-        case MethodID.deviceHandshake:
-            let payload = HandshakeResponse(
-                deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
-                capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50)
-            ).serializedBytes()
-            return [Packet(type: .response, callID: packet.callID, payload: payload)]
-        case MethodID.devicePing:
-            return [Packet(type: .response, callID: packet.callID, payload: PingResponse(deviceTimeMicros: 1).serializedBytes())]
-        case MethodID.diagnosticsGetCounters:  // asked after each failed run: it has run for an hour, no restart
-            return [Packet(type: .response, callID: packet.callID, payload: Counters(uptimeMicros: 3_600_000_000).serializedBytes())]
-        default:
-            return []
+    /// A device that answers every handshake, Ping and GetCounters (its uptime `uptimeMicros`: by default an
+    /// hour, no restart), and sends nothing else (no heartbeats). RestartNoteTests' device too.
+    static func fakeDevice(uptimeMicros: UInt64 = 3_600_000_000) -> FakeDevice.Responder {
+        { packet in
+            guard packet.type == .request else { return [] }
+            let version = ProtocolVersion(major: 1, minor: 2)
+            switch packet.address {
+            case MethodID.deviceHandshake:
+                let payload = HandshakeResponse(
+                    deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
+                    capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50)
+                ).serializedBytes()
+                return [Packet(type: .response, callID: packet.callID, payload: payload)]
+            case MethodID.devicePing:
+                return [Packet(type: .response, callID: packet.callID, payload: PingResponse(deviceTimeMicros: 1).serializedBytes())]
+            case MethodID.diagnosticsGetCounters:  // asked after each failed run
+                return [Packet(type: .response, callID: packet.callID, payload: Counters(uptimeMicros: uptimeMicros).serializedBytes())]
+            default:
+                return []
+            }
         }
     }
 
@@ -40,7 +43,7 @@ struct RerunPolicyTests {
     /// result and how many times the body ran.
     static func run(stalled: Set<Int>, deviceStalled: Set<Int> = []) async -> (CaseResult, Int) {
         let (host, device) = InMemoryTransport.makePair()
-        let fake = FakeDevice(transport: device, respond: handshakesAndPings)
+        let fake = FakeDevice(transport: device, respond: fakeDevice())
         await fake.start()
         let count = Counter()
         let testCase = ConformanceCase("lost-session", "PROTOCOL.md §8", "every run loses its session") { c in

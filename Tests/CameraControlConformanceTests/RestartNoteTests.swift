@@ -9,31 +9,11 @@ import Testing
 /// that restarted during the case is named as the cause (ConformanceSuite.restartNote).
 @Suite("A device that restarted during a case is named in its failure")
 struct RestartNoteTests {
-    /// A device that answers handshakes and GetCounters, with `uptimeMicros` as its uptime.
-    static func device(uptimeMicros: UInt64) -> FakeDevice.Responder {
-        { packet in
-            guard packet.type == .request else { return [] }
-            let version = ProtocolVersion(major: 1, minor: 2)
-            switch packet.address {
-            case MethodID.deviceHandshake:
-                let payload = HandshakeResponse(
-                    deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
-                    capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50)
-                ).serializedBytes()
-                return [Packet(type: .response, callID: packet.callID, payload: payload)]
-            case MethodID.diagnosticsGetCounters:
-                return [Packet(type: .response, callID: packet.callID, payload: Counters(uptimeMicros: uptimeMicros).serializedBytes())]
-            default:
-                return []
-            }
-        }
-    }
-
     /// Runs one case that waits 400 ms and then fails as `failure` says, against a device whose uptime is
     /// `uptimeMicros`; returns the failure's message.
     static func failureMessage(uptimeMicros: UInt64, failure: ConformanceFailure) async throws -> String {
         let (host, device) = InMemoryTransport.makePair()
-        let fake = FakeDevice(transport: device, respond: Self.device(uptimeMicros: uptimeMicros))
+        let fake = FakeDevice(transport: device, respond: RerunPolicyTests.fakeDevice(uptimeMicros: uptimeMicros))
         await fake.start()
         let testCase = ConformanceCase("waits-then-fails", "PROTOCOL.md §7", "fails after 400 ms") { _ in
             try await Task.sleep(for: .milliseconds(400))
