@@ -54,11 +54,10 @@ extension Monitor {
         // Ctrl-C (or SIGTERM) ends the page as it ends the other monitors: the session closes cleanly, exit 0.
         Interrupts.onInterrupt { Task { await stop() } }
         let isSimulator = SharedFlag()
+        let control = VirtualControlPlayer(isSimulator: isSimulator) { await host.session }
         let page: LivePageServer
         do {
-            page = try LivePageServer(
-                configuration: .init(host: pageHost, port: pagePort),
-                control: VirtualControlPlayer(isSimulator: isSimulator) { await host.session }.take)
+            page = try LivePageServer(configuration: .init(host: pageHost, port: pagePort), control: control.take)
         } catch {
             await host.stop()
             throw CLIFailure(status: .failure, message: "--http: \(error)")
@@ -79,7 +78,7 @@ extension Monitor {
             app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
         }
         let tasks = await feed(
-            page, from: host, portName: port, printer: printer, isSimulator: isSimulator, camera: camera != nil,
+            page, from: host, portName: port, printer: printer, isSimulator: isSimulator, control: control, camera: camera != nil,
             isStopping: { stopping.value.withLock { $0 } })
         defer { for task in tasks { task.cancel() } }
         // Ctrl-C is taken from here on: a step that fails because the session closed under it ends the page
@@ -104,10 +103,12 @@ extension Monitor {
 
     /// Feeds `page` from `host` until the tasks returned are cancelled: the device (sticky), every host effect
     /// through `printer` (JSON), each session's thresholds and raw samples (the force trace), the link
-    /// counters once a second; `lost` when the device goes away while not `isStopping`.
+    /// counters once a second; `lost` when the device goes away while not `isStopping`. While the device is
+    /// gone (until the host has it again) the page's virtual control is refused (409, why), not accepted and
+    /// dropped.
     static func feed(
         _ page: LivePageServer, from host: CameraControlHost, portName: String, printer: EventPrinter,
-        isSimulator: SharedFlag, camera: Bool, isStopping: @escaping @Sendable () -> Bool
+        isSimulator: SharedFlag, control: VirtualControlPlayer, camera: Bool, isStopping: @escaping @Sendable () -> Bool
     ) async -> [Task<Void, Never>] {
         printer.offsetSource = { host.clockOffsetMicros }
         printer.sink = { page.publish(json: $0) }
@@ -126,9 +127,13 @@ extension Monitor {
         await host.onConnect { show($0) }
         await host.observe { effect in
             switch effect {
-            case .connected: printer.resetOrigin()
-            case .deviceLost:
-                if !isStopping() { page.publish(json: #"{"type":"lost"}"#) }
+            case .connected:
+                printer.resetOrigin()
+                control.refuse(nil)
+            case .deviceLost where !isStopping():
+                control.refuse("the device is gone: \(portName) is being reconnected, steps play again once it is back")
+                page.publish(json: #"{"type":"lost"}"#)
+            case .deviceLost: break  // the host stops (serve hands the device over, or it is told to stop)
             default: printer.effect(effect)
             }
         }

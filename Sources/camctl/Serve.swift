@@ -163,7 +163,7 @@ actor ServeEngine {
     private var launched: Process?
     /// The held host's gestures, to the launch rules; finished when the host stops.
     private var gestureFeed: AsyncStream<Gesture?>.Continuation?
-    /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:camera:isStopping:)``).
+    /// `--http`: the live page, fed by the held host (``Monitor/feed(_:from:portName:printer:isSimulator:control:camera:isStopping:)``).
     private var page: LivePageServer?
     /// `--http`: the page's virtual control, played through the held host's session; refused while serve
     /// holds none (an app has the device, or serve is taking it back).
@@ -409,13 +409,13 @@ actor ServeEngine {
         guard let host else { return }
         self.host = host
         control?.refuse(nil)
-        if let page {
+        if let page, let control {
             showFront("held by camctl serve: no app attached")
             let releasing = StopFlag()
             self.releasing = releasing
             pageFeed = await Monitor.feed(
-                page, from: host, portName: path, printer: EventPrinter(json: true), isSimulator: isSimulator, camera: false,
-                isStopping: { releasing.value.withLock { $0 } })
+                page, from: host, portName: path, printer: EventPrinter(json: true), isSimulator: isSimulator, control: control,
+                camera: false, isStopping: { releasing.value.withLock { $0 } })
         }
         // The host's observer runs on its loop; one task takes the gestures in order.
         let (gestures, continuation) = AsyncStream<Gesture?>.makeStream()

@@ -347,6 +347,54 @@ extension OverRealPTY {
             }
         }
 
+        /// monitor's page answered 204 to a virtual-control step while its device was gone (the host
+        /// reconnecting), and dropped it.
+        @Test("monitor --http: the virtual control is refused (409, why) while the device is gone, and played again once it is back")
+        func pageControlWhileTheDeviceIsGone() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let link = folder + "/cc"
+            let first = try SimulatorProcess(seed: 99, linkPath: link)
+            defer { first.kill() }
+            let monitor = try Background("camctl", ["monitor", link, "--http", "127.0.0.1:0", "--seconds", "120"])
+            defer { monitor.stop() }
+            try await monitor.waitFor("page: http://127.0.0.1:")
+            let url = try #require(monitor.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
+            let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
+            func post(_ step: String) async throws -> String {
+                try await blockingOnOwnThread {
+                    let client = try LoopbackClient(port: port)
+                    client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
+                    return client.read()
+                }
+            }
+            /// Posts `step` until the answer's status line starts with `status` (30 s: a bound against a hang).
+            func answer(_ step: String, becomes status: String) async throws -> String {
+                var last = ""
+                let end = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < end {
+                    last = try await post(step)
+                    if last.hasPrefix(status) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return last
+            }
+            let played = try await answer("touch at=0.500", becomes: "HTTP/1.1 204 ")
+            #expect(played.hasPrefix("HTTP/1.1 204 "), "\(played)\nmonitor printed:\n\(monitor.text)")
+            // The device goes (its simulator killed, its link gone): the steps are refused with why, once monitor knows.
+            first.kill()
+            try? FileManager.default.removeItem(atPath: link)
+            let refused = try await answer("release", becomes: "HTTP/1.1 409 ")
+            #expect(
+                refused.hasPrefix("HTTP/1.1 409 ") && refused.contains("the device is gone"),
+                "\(refused)\nmonitor printed:\n\(monitor.text)")
+            // It comes back at the same path: the steps play again.
+            let second = try SimulatorProcess(seed: 99, linkPath: link)
+            defer { second.kill() }
+            let again = try await answer("release", becomes: "HTTP/1.1 204 ")
+            #expect(again.hasPrefix("HTTP/1.1 204 "), "\(again)\nmonitor printed:\n\(monitor.text)")
+        }
+
         /// A parked app's reconnects (one per handshake deadline: 3 s and the retry delay) filled serve's log,
         /// three lines each.
         @Test("an app waiting in the background is logged once, not at each of its reconnects there")
