@@ -258,7 +258,7 @@ public final class GStreamerCamera: CameraDevice {
             throw ControlError(.cameraUnavailable, "camera \(configuration.source): \(message)")
         }
         core.accept(frame)
-        writer.setSpecific(key: Self.writerKey, value: true)
+        writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
         let worker = Thread { [core] in core.pull(pipeline: pipeline) }
         worker.name = "GStreamerCamera"
         worker.start()
@@ -392,8 +392,9 @@ public final class GStreamerCamera: CameraDevice {
 
     /// The camera's writer: photos and videos are written there, one at a time, in the order of their events.
     private let writer = DispatchQueue(label: "GStreamerCamera.writer")
-    private static let writerKey = DispatchSpecificKey<Bool>()
-    private var isOnWriter: Bool { DispatchQueue.getSpecific(key: Self.writerKey) == true }
+    /// On each camera's writer, that camera's identity: on another camera's writer this one is not.
+    private static let writerKey = DispatchSpecificKey<ObjectIdentifier>()
+    private var isOnWriter: Bool { DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) }
 
     /// The time-critical part of `event`, now; its writing (nil when there is none) for the writer.
     private func prepare(_ event: CaptureEvent, hostMicros: UInt64?) throws(ControlError) -> Write? {

@@ -212,11 +212,15 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// was estimated has ``reconnectWithin`` to come back, and so has one whose link ended during the first
     /// handshake (`camctl serve` closes the connection of an app that another sends to the background, its
     /// handshake included): the host opens it again as it reconnects, every ``Configuration/retryDelay``.
-    /// A port that does not open, a handshake no device answers in time and a refused one fail with no retry.
+    /// A port that does not open, a handshake no device answers in time and a refused one fail with no retry
+    /// on the first open. After a first link lost in its handshake, the opens that follow are the host's
+    /// reconnects: one that fails (a refused handshake included) is tried again like any reconnect, and the
+    /// error says only that the device did not come back in time.
     ///
-    /// `prepare` runs once the first session is open and before the host starts on it: attach the capture
-    /// interactions, controls and observers there, and a press made as the session starts reaches them
-    /// (attached after `connect` returns, they see the presses that begin after that).
+    /// `prepare` runs before the host starts: once the first session is open (or, its link lost in the
+    /// handshake, before the host opens it again). Attach the capture interactions, controls and observers
+    /// there, and a press made as the session starts reaches them (attached after `connect` returns, they see
+    /// the presses that begin after that).
     ///
     /// - Throws: ``DeviceError`` from the first open and handshake; ``DeviceError/Code/closed`` when the
     ///   device went away then (with ``Configuration/reconnects``) and did not come back in time (the host is

@@ -146,7 +146,8 @@ package final class FileDescriptorLink: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if closed { return true }  // the descriptor may be released, its number reused
-        var fds = [pollfd(fd: descriptor, events: 0, revents: 0)]
+        // POLLIN asked for, not tested: macOS reports a hang-up only on a descriptor polled for something.
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
         guard case .success(let ready) = system.poll(&fds, 0), ready > 0 else { return false }
         return Int32(fds[0].revents) & Int32(POLLHUP | POLLERR) != 0
     }

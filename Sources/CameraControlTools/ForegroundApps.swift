@@ -47,8 +47,8 @@ public struct ForegroundApps: Sendable {
         /// No app is attached: the service holds the device itself (and launches on a click).
         case hold
         /// Answer the connection's requests with an error that says why (its process is attached already
-        /// through a connection that is still open: one process is one app), and close it when its app
-        /// does; nothing else changes.
+        /// through a connection that is still open: one process is one app); it stays until its peer closes
+        /// it, and nothing else changes.
         case refuse(ConnectionID)
     }
 
@@ -62,9 +62,10 @@ public struct ForegroundApps: Sendable {
     public var front: App? { apps.last }
 
     /// A connection was accepted from process `processID` (nil: unknown) at `nowMicros`. `isOpen` tells
-    /// whether the app's connection before it is still open at the app's end (the app has not closed it).
+    /// whether the app's connection before it is still open at the app's end (the app has not closed it);
+    /// by default none is (a new connection of a known process is its reconnect).
     public mutating func connected(
-        _ connection: ConnectionID, processID: Int32?, nowMicros: UInt64, isOpen: (ConnectionID) -> Bool
+        _ connection: ConnectionID, processID: Int32?, nowMicros: UInt64, isOpen: (ConnectionID) -> Bool = { _ in false }
     ) -> [Action] {
         let pid = processID ?? -Int32(truncatingIfNeeded: connection + 1)
         if let index = apps.firstIndex(where: { $0.processID == pid }) {

@@ -129,7 +129,8 @@ extension Monitor {
             switch effect {
             case .connected:
                 printer.resetOrigin()
-                control.refuse(nil)
+                // Not while the host stops: serve handing the device to an app refused the steps for that.
+                if !isStopping() { control.refuse(nil) }
             case .deviceLost where !isStopping():
                 control.refuse("the device is gone: \(portName) is being reconnected, steps play again once it is back")
                 page.publish(json: #"{"type":"lost"}"#)
@@ -232,9 +233,23 @@ final class VirtualControlPlayer: Sendable {
         self.queue = queue
         Task {
             for await item in work {
-                if let step = item.step, let session = await session() { _ = try? await session.runScenario(step + "\n") }
-                item.done?()
+                let session = await session()
+                if let step = item.step, let session { _ = try? await session.runScenario(step + "\n") }
+                guard let done = item.done else { continue }
+                // A point settle() waits for: what was sent is played by then (RunScenario answers once the
+                // simulator has the steps; a click still playing would run on into the next session).
+                if let session { await Self.waitUntilPlayed(on: session) }
+                done()
             }
+        }
+    }
+
+    /// Returns once the simulator on `session` plays no scenario (asked every 20 ms; at most 5 s, and at
+    /// once when it cannot say).
+    private static func waitUntilPlayed(on session: DeviceSession) async {
+        let end = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < end, (try? await session.simulatorStatus())?.isScenarioRunning == true {
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -266,8 +281,8 @@ final class VirtualControlPlayer: Sendable {
         state.withLock { $0.refusal = why }
     }
 
-    /// Returns once every step accepted so far was played, after a `release` when they left the page's
-    /// finger down: call it (after ``refuse(_:)``) before the session goes, and no step is lost with it,
+    /// Returns once every step accepted so far was played (the simulator reports no scenario running; at
+    /// most 5 s), after a `release` when they left the page's finger down: call it (after ``refuse(_:)``) before the session goes, and no step is lost with it,
     /// nor is the simulated finger left pressing.
     func settle() async {
         let lift = state.withLock { state in

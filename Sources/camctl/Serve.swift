@@ -303,12 +303,13 @@ actor ServeEngine {
         if let host {
             // Let go of at once (an app attaching meanwhile finds it gone); the steps the page had posted are
             // played on it (and the page's finger lifted) before its session goes.
+            // From here its effects neither clear the page's refusal (a reconnect meanwhile) nor say "lost".
+            releasing.value.withLock { $0 = true }
             self.host = nil
             handingOver = host
             await control?.settle()
             handingOver = nil
             gestureFeed?.finish()
-            releasing.value.withLock { $0 = true }
             for task in pageFeed { task.cancel() }
             pageFeed = []
             await host.stop()

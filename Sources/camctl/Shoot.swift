@@ -78,10 +78,13 @@ enum Shoot {
         app.interaction.setSessionRunning(true)
 
         var scenarioEnd: ScenarioFiles.ScenarioEnd?
+        // When the scenario has surely been played (its duration and the listening after it, on this clock).
+        var playedBy: ContinuousClock.Instant?
         if let scenario, let session = await host.session {
             let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)
             printer.note(String(format: "scenario: %u steps, %.1f s", played.steps, Double(played.durationMicros) / 1e6))
             if seconds == 0 { scenarioEnd = (session, UInt64(played.durationMicros)) }
+            playedBy = .now + .microseconds(Int64(played.durationMicros + ScenarioFiles.listenAfterScenarioMicros))
         }
         ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
@@ -90,8 +93,11 @@ enum Shoot {
         print("\(count) \(count == 1 ? "capture" : "captures") written to \(directory) (each a picture or video and its .json)")
         if let failure = camera.failure, !failure.message.hasSuffix("was stopped") { throw failure }
         // Without --scenario the host reconnects and run() returns only when stopped; with it, a session
-        // lost before the scenario ended is a failure (its later captures never came), not a success.
-        if scenario != nil, !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
+        // lost before the scenario ended is a failure (its later captures never came), not a success. One lost
+        // well after it (`--seconds` longer than the scenario) lost nothing.
+        if scenario != nil, !stopping.value.withLock({ $0 }), ContinuousClock.now < playedBy ?? .now + .seconds(1),
+            let lost = await host.lastDisconnect
+        {
             // One line (README, "Exit status": 1): the captures after the loss are missing.
             throw CLIFailure(
                 status: .failure,

@@ -206,6 +206,34 @@ struct GStreamerCameraTests {
         #expect(camera.captureCount == 3)
     }
 
+    @Test("a camera's writes are its own: another camera's writer waits for them like any other thread")
+    func writersAreEachCamerasOwn() async throws {
+        let a = try Self.camera(width: 320, height: 240)
+        defer { a.stop() }
+        let b = try Self.camera(width: 320, height: 240)
+        defer { b.stop() }
+        // B's photo is held in its completion (on B's writer) until the test opens the gate.
+        let gate = DispatchSemaphore(value: 0)
+        let bWritten = Mutex(false)
+        let now = Self.clock.nowMicros()
+        b.capture(Self.event(.began, id: 1, atHost: now), hostMicros: now) { _ in }
+        b.capture(Self.event(.ended, id: 1, atHost: now + 80_000, duration: 80_000), hostMicros: now + 80_000) { _ in
+            _ = gate.wait(timeout: .now() + 10)
+            Thread.sleep(forTimeInterval: 0.2)  // still writing when A's writer asks: a wait that returns early shows
+            bWritten.withLock { $0 = true }
+        }
+        // From A's writer (a completion of A's), B's waitForWrites() must wait for B's writes.
+        let sawBWritten = Mutex<Bool?>(nil)
+        a.capture(Self.event(.began, id: 2, atHost: now), hostMicros: now) { _ in }
+        a.capture(Self.event(.ended, id: 2, atHost: now + 80_000, duration: 80_000), hostMicros: now + 80_000) { _ in
+            gate.signal()
+            b.waitForWrites()
+            sawBWritten.withLock { $0 = bWritten.withLock { $0 } }
+        }
+        a.waitForWrites()
+        #expect(sawBWritten.withLock { $0 } == true, "B's waitForWrites() on A's writer returned before B's write")
+    }
+
     @Test("a long press writes a playable video about as long as the press")
     func longPressVideo() async throws {
         let camera = try Self.camera(fps: 30)
