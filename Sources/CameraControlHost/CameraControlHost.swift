@@ -214,8 +214,8 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// handshake included): the host opens it again as it reconnects, every ``Configuration/retryDelay``.
     /// A port that does not open, a handshake no device answers in time and a refused one fail with no retry
     /// on the first open. After a first link lost in its handshake, the opens that follow are the host's
-    /// reconnects: one that fails (a refused handshake included) is tried again like any reconnect, and the
-    /// error says only that the device did not come back in time.
+    /// reconnects, tried again like any reconnect, except a refused handshake (another version, or an
+    /// answered error such as `camctl serve`'s one-process-one-app `ALREADY_EXISTS`): connect throws it.
     ///
     /// `prepare` runs before the host starts: once the first session is open (or, its link lost in the
     /// handshake, before the host opens it again). Attach the capture interactions, controls and observers
@@ -249,16 +249,30 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             case .lostInHandshake: try? await Task.sleep(for: retryDelay)  // as after a lost session
             case .taken: break
             }
-            return try await opener(loop)
+            do throws(DeviceError) {
+                return try await opener(loop)
+            } catch {
+                // Opened again after a first link lost in its handshake: a device (or camctl serve) that
+                // answers by refusing is not waited for; connect fails with its reason.
+                // Not awaited: stop() waits for the work this opener runs in.
+                if first.refuses(error), let host = first.host { Task { await host.stop() } }
+                throw error
+            }
         }
+        first.host = host
         await prepare(host)
         await host.start()
         guard await host.waitUntilConnected(within: reconnectWithin) else {
+            if let refusal = first.refusal {
+                await host.stop()
+                throw refusal
+            }
             let lost = await host.lastDisconnect.map { ": \($0)" } ?? first.lostInHandshake.map { ": \($0.message)" } ?? ""
             await host.stop()
             let waited = configuration.reconnects ? " and did not come back within \(reconnectWithin)" : ""
             throw DeviceError(.closed, "the device went away while connecting\(waited)\(lost)")
         }
+        first.connectEnded()
         return host
     }
 
@@ -803,6 +817,38 @@ private final class FirstSession: Sendable {
     private let state: Mutex<State>
     /// Why the first open failed, when its link ended during the handshake.
     let lostInHandshake: DeviceError?
+    private let refused = Mutex<(DeviceError?, connecting: Bool)>((nil, true))
+    private let hostReference = Mutex<WeakHost>(WeakHost())
+
+    private struct WeakHost: Sendable {
+        weak var host: CameraControlHost?
+    }
+
+    /// The host the first connect made (held weakly), for the opener to stop on a refusal.
+    var host: CameraControlHost? {
+        get { hostReference.withLock { $0.host } }
+        set { hostReference.withLock { $0.host = newValue } }
+    }
+
+    /// The refusal that ended the first connect's wait, if one did.
+    var refusal: DeviceError? { refused.withLock { $0.0 } }
+
+    /// True (and noted) when `error`, from opening again while the first connect waits, is the device's
+    /// refusal (another version, or a handshake answered with an error): the connect fails with it. Open
+    /// failures and unanswered handshakes are retried as reconnects; once the first connect has returned,
+    /// nothing is noted.
+    func refuses(_ error: DeviceError) -> Bool {
+        let refusal =
+            error.code == .versionMismatch || (error.code == .handshakeFailed && error.rpcError != nil && !error.isUnansweredHandshake)
+        return refused.withLock { state in
+            guard refusal, state.connecting, state.0 == nil else { return false }
+            state.0 = error
+            return true
+        }
+    }
+
+    /// The first connect returned: later refusals are the host's reconnects' own.
+    func connectEnded() { refused.withLock { $0.connecting = false } }
 
     init(_ state: State) {
         self.state = Mutex(state)

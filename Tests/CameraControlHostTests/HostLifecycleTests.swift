@@ -144,6 +144,23 @@ struct HostLifecycleTests {
         #expect(await host.connectionCount == 1)
         await host.stop()
 
+        // Opened again, the device (camctl serve: one process, one app) refuses the handshake: connect fails
+        // with that refusal at once, not after reconnectWithin with "did not come back".
+        let refusing = Attempts()
+        let refusal = DeviceError(
+            .handshakeFailed, "ALREADY_EXISTS: pid 1 is attached already",
+            rpcError: RPCError(code: .alreadyExists, message: "pid 1 is attached already"))
+        await #expect(throws: refusal) {
+            try await CameraControlHost.connect(configuration: .init(retryDelay: .milliseconds(20))) {
+                _ async throws(DeviceError) -> DeviceSession in
+                if refusing.count.wrappingAdd(1, ordering: .relaxed).newValue == 1 {
+                    throw DeviceError(.handshakeFailed, "link ended", rpcError: RPCError(code: .unavailable, message: "link ended"))
+                }
+                throw refusal
+            }
+        }
+        #expect(refusing.value >= 2)  // a retry may start before the host has stopped
+
         // A device that does not answer in time, and one that refuses the handshake: no second attempt.
         for failure in [
             DeviceError(.handshakeFailed, "no answer", rpcError: RPCError(code: .deadlineExceeded, message: "no answer")),
