@@ -18,26 +18,11 @@ struct HostAPITests {
     static func controlsDevice(maxControls: UInt32) -> @Sendable (Packet) -> [Packet] {
         { packet in
             if packet.type == .heartbeat { return [Packet.heartbeat(sequence: 0)] }
-            guard packet.type == .request else { return [] }
-            let version = ProtocolVersion(major: 1, minor: 1)
-            let payload: [UInt8]
-            switch packet.address {
-            case MethodID.deviceHandshake:
-                payload = HandshakeResponse(
-                    deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
-                    capabilities: Capabilities(
-                        maxFrameBytes: 1024, maxConcurrentCalls: 4, maxControls: maxControls, supportsControls: true,
-                        heartbeatIntervalMillis: 50)
-                ).serializedBytes()
-            case MethodID.devicePing:
-                payload = PingResponse(deviceTimeMicros: 1000).serializedBytes()
-            default:
-                payload = []
-            }
-            return [
-                Packet.ack(sequence: 0, acking: packet.sequence),
-                Packet(type: .response, isReliable: true, callID: packet.callID, payload: payload),
-            ]
+            return answeringDevice(
+                packet,
+                capabilities: Capabilities(
+                    maxFrameBytes: 1024, maxConcurrentCalls: 4, maxControls: maxControls, supportsControls: true,
+                    heartbeatIntervalMillis: 50))
         }
     }
 

@@ -232,6 +232,11 @@ struct HostLifecycleTests {
 /// A v1.1 device in a few lines: answers the handshake, confirms streams, echoes pings, answers the rest
 /// with an empty response.
 @Sendable func answeringDevice(_ packet: Packet) -> [Packet] {
+    answeringDevice(packet, capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50))
+}
+
+/// ``answeringDevice(_:)`` announcing `capabilities` in its handshake.
+@Sendable func answeringDevice(_ packet: Packet, capabilities: Capabilities) -> [Packet] {
     guard packet.type == .request else { return [] }
     let version = ProtocolVersion(major: 1, minor: 1)
     let payload: [UInt8]
@@ -239,7 +244,7 @@ struct HostLifecycleTests {
     case MethodID.deviceHandshake:
         payload = HandshakeResponse(
             deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "fake"),
-            capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 50)
+            capabilities: capabilities
         ).serializedBytes()
     case MethodID.devicePing:
         payload = PingResponse(deviceTimeMicros: 1000).serializedBytes()

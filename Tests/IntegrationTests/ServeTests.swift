@@ -232,8 +232,7 @@ extension OverRealPTY {
                     "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "300"])
                 defer { serve.stop() }
                 try await serve.waitFor("apps attach at")
-                let url = try #require(serve.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
-                let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
+                let port = try #require(serve.pagePort, "serve printed:\n\(serve.text)")
                 /// The page's event stream until it shows `needle` (a new page gets the sticky messages first), or
                 /// fails after 30 s (a guard, not a timing) with what the page and serve said.
                 func events(until needle: String, _ context: @autoclosure () -> String = "") async throws -> String {
@@ -298,16 +297,8 @@ extension OverRealPTY {
                     "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "120"])
                 defer { serve.stop() }
                 try await serve.waitFor("apps attach at")
-                let url = try #require(serve.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
-                let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
-                /// Posts one step to the page: its answer, status line first.
-                func post(_ step: String) async throws -> String {
-                    try await blockingOnOwnThread {
-                        let client = try LoopbackClient(port: port)
-                        client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
-                        return client.read()
-                    }
-                }
+                let port = try #require(serve.pagePort, "serve printed:\n\(serve.text)")
+                func post(_ step: String) async throws -> String { try await postStep(step, toPageAt: port) }
                 // serve holds the device: the page presses (a light press, held).
                 for step in ["touch at=0.500", "force 1200mN over=30ms"] {
                     let answer = try await post(step)
@@ -359,15 +350,8 @@ extension OverRealPTY {
             let monitor = try Background("camctl", ["monitor", link, "--http", "127.0.0.1:0", "--seconds", "120"])
             defer { monitor.stop() }
             try await monitor.waitFor("page: http://127.0.0.1:")
-            let url = try #require(monitor.text.split(separator: "\n").first { $0.hasPrefix("page: http://127.0.0.1:") })
-            let port = try #require(UInt16(url.dropFirst("page: http://127.0.0.1:".count).dropLast()))
-            func post(_ step: String) async throws -> String {
-                try await blockingOnOwnThread {
-                    let client = try LoopbackClient(port: port)
-                    client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
-                    return client.read()
-                }
-            }
+            let port = try #require(monitor.pagePort, "monitor printed:\n\(monitor.text)")
+            func post(_ step: String) async throws -> String { try await postStep(step, toPageAt: port) }
             /// Posts `step` until the answer's status line starts with `status` (30 s: a bound against a hang).
             func answer(_ step: String, becomes status: String) async throws -> String {
                 var last = ""
@@ -491,6 +475,15 @@ extension OverRealPTY {
     }
 }
 
+/// Posts one virtual-control step to the live page on loopback `port`: its answer, status line first.
+func postStep(_ step: String, toPageAt port: UInt16) async throws -> String {
+    try await blockingOnOwnThread {
+        let client = try LoopbackClient(port: port)
+        client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
+        return client.read()
+    }
+}
+
 /// A built executable running in the background for a test, its stdout collected; killed by ``stop()``.
 final class Background: @unchecked Sendable {
     private let process = Process()
@@ -514,6 +507,13 @@ final class Background: @unchecked Sendable {
 
     /// Everything printed so far.
     var text: String { output.text }
+
+    /// The loopback port of the live page it printed (`page: http://127.0.0.1:PORT/`), once printed.
+    var pagePort: UInt16? {
+        let prefix = "page: http://127.0.0.1:"
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+        return UInt16(line.dropFirst(prefix.count).dropLast())
+    }
 
     /// How many times `needle` was printed so far.
     func count(_ needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
