@@ -117,6 +117,8 @@ const ccsim_break_t ccsim_breaks[] = {
      "rehandshake-cancels-calls"},
     {"dedupe-reliable-in-window", "only a reliable packet inside the 64-entry window is dropped as a duplicate (the v1.0 rule)",
      "duplicate-best-effort-dropped duplicates-dropped-outside-window"},
+    {"ack-taken-late", "the first ACK of each reliable stream message is ignored (the device sends it again)",
+     "reliable-events-acked"},
     {"heartbeats-behind-frames",
      "a HEARTBEAT is queued for every interval a frame takes on the line, counted from its queueing (the v1.1 reading)",
      "heartbeat-after-long-frame"},
@@ -151,6 +153,42 @@ bool ccsim_filter_active(void) { return g_break >= 0 || g_strict; }
 static bool brk(const char *name)
 {
     return g_break >= 0 && strcmp(ccsim_breaks[g_break].name, name) == 0;
+}
+
+/* ack-taken-late: the sequence numbers of the device's reliable stream messages this session, each with
+ * whether its first ACK has come (and was dropped) */
+#define LATE_ACKS 32u
+static struct {
+    uint16_t seq;
+    bool used, dropped;
+} g_late_acks[LATE_ACKS];
+static unsigned g_late_ack_next;
+
+static void late_ack_note(uint16_t seq)
+{
+    unsigned k;
+    for (k = 0; k < LATE_ACKS; k++) {
+        if (g_late_acks[k].used && g_late_acks[k].seq == seq) {
+            return; /* a copy */
+        }
+    }
+    g_late_acks[g_late_ack_next].seq = seq;
+    g_late_acks[g_late_ack_next].used = true;
+    g_late_acks[g_late_ack_next].dropped = false;
+    g_late_ack_next = (g_late_ack_next + 1u) % LATE_ACKS;
+}
+
+/* True for the first ACK of a noted stream message (then dropped). */
+static bool late_ack_drop(uint16_t acked)
+{
+    unsigned k;
+    for (k = 0; k < LATE_ACKS; k++) {
+        if (g_late_acks[k].used && g_late_acks[k].seq == acked && !g_late_acks[k].dropped) {
+            g_late_acks[k].dropped = true;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- frames ---- */
@@ -1070,6 +1108,7 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         g_refused = false;
         g_raw_cancelled = false;
         g_config_fake = brk("config-reset-on-handshake");
+        memset(g_late_acks, 0, sizeof g_late_acks); /* the device numbers the new session from 0 */
     }
     if (p.type == T_REQUEST && p.extra[0] == 3u && p.extra[1] == 4u && brk("settings-switches-ignored")) {
         reemit = drop_setting_switches(&p) || reemit;
@@ -1183,6 +1222,9 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         uint16_t acked = (uint16_t)(p.payload[0] | (p.payload[1] << 8));
         if (acked >= 0x4000u && brk("dup-reliable-event")) {
             return len; /* the ACK of a copy the device never sent */
+        }
+        if (brk("ack-taken-late") && late_ack_drop(acked)) {
+            return len;
         }
         if (g_seq_offset != 0u) {
             acked = (uint16_t)(acked - g_seq_offset);
@@ -1367,6 +1409,9 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     }
     if (p->type == T_ERROR && is_handshake(c)) {
         g_refused = true;
+    }
+    if (brk("ack-taken-late") && p->type == T_STREAM_MESSAGE && (p->flags & F_RELIABLE) != 0u) {
+        late_ack_note(p->seq);
     }
     if (brk("silent-rehandshake") && p->type == T_ERROR && p->extra_len == 1u && p->extra[0] == S_CANCELLED) {
         return len;

@@ -163,8 +163,10 @@ enum DecisionCases {
             await c.probe.setAcknowledges(false)
             let (sent, reply) = try await c.probe.call(
                 .simulatorRunScenario, RunScenarioRequest(scenario: "remote-click count=20\n").serializedBytes())
-            try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
-            let frames = await c.probe.collect(for: .milliseconds(600))
+            let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
+            let run = try RunScenarioResponse(serializedBytes: packet.payload)
+            // Until the device's clock has passed the clicks (a device run late by a loaded machine sends them late).
+            let frames = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(100))
             await c.probe.setAcknowledges(true)
             try await c.cancel(stream.callID)
             var firsts: [UInt16: ReceivedFrame] = [:]

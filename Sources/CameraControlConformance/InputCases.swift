@@ -130,7 +130,7 @@ enum InputCases {
                 .simulatorRunScenario, RunScenarioRequest(scenario: "remote-click\n").serializedBytes())
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(request), sent: request, "RunScenario")
             let run = try RunScenarioResponse(serializedBytes: packet.payload)
-            let frames = await c.probe.collect(for: .microseconds(Int64(run.durationMicros)) + .milliseconds(150))
+            let frames = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(150))
             try await c.cancel(first.callID)
             try await c.cancel(second.callID)
             func clicks(_ call: UInt32) -> [(frame: ReceivedFrame, event: InputEvent)] {

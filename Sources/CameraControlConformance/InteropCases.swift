@@ -14,7 +14,9 @@ enum InteropCases {
             frames = try await c.framesUntilScenarioEnd(scenarioMicros: run.durationMicros, settle: .milliseconds(50))
         } else {
             // On a slow line, 300 ms more than three batches take on it.
-            frames = await c.probe.collect(for: .milliseconds(300) + c.lineTime(bytes: 3 * 130))
+            frames = await c.probe.collect(for: .milliseconds(300) + c.lineTime(bytes: 3 * 130), atLeast: 3) {
+                $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage
+            }
         }
         try await c.cancel(stream.callID)
         frames += try await c.probe.framesBeforeBarrier().frames ?? []
@@ -121,7 +123,9 @@ enum InteropCases {
             let (sentConfig, configured) = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
             try c.expect(configured, .response, callID: Probe.callIDOf(sentConfig), sent: sentConfig, "Configure")
             let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 5).serializedBytes())
-            let frames = await c.probe.collect(for: .milliseconds(250))
+            let frames = await c.probe.collect(for: .milliseconds(250), atLeast: 4) {
+                $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage
+            }
             try await c.cancel(stream.callID)
             _ = try await c.probe.call(.configConfigure, ConfigureRequest(config: original).serializedBytes())
             let interval = UInt64(1_000_000 / config.sampleRateHertz)
@@ -132,7 +136,7 @@ enum InteropCases {
                 batches.append((frame, try RawSampleBatch(serializedBytes: frame.packet!.payload)))
             }
             batches.sort { $0.frame.packet!.sequence < $1.frame.packet!.sequence }  // order is server-stream-in-order's
-            try c.require(batches.count >= 4, "\(batches.count) batches in 250 ms", sent: stream.wire, expected: "a batch every 20 ms")
+            try c.require(batches.count >= 4, "\(batches.count) batches in 2.25 s", sent: stream.wire, expected: "a batch every 20 ms")
             for (frame, batch) in batches {
                 try c.require(
                     UInt64(batch.sampleIntervalMicros) == interval,
@@ -282,11 +286,13 @@ enum InteropCases {
             let stream = try await c.openStream(.inputStreamRawSamples, StreamRawSamplesRequest(samplesPerBatch: 10).serializedBytes())
             // On a slow line, 150 ms more than six batches take on it (a line too slow for the stream carries
             // fewer batches: the device drops and counts the rest, §7).
-            let frames = await c.probe.collect(for: .milliseconds(150) + c.lineTime(bytes: 6 * 80))
+            let frames = await c.probe.collect(for: .milliseconds(150) + c.lineTime(bytes: 6 * 80), atLeast: 5) {
+                $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage
+            }
             try await c.cancel(stream.callID)
             let batches = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
             try c.require(
-                batches.count >= 5, "\(batches.count) batches in 150 ms", sent: stream.wire, seen: batches.first?.wire,
+                batches.count >= 5, "\(batches.count) batches in 2.15 s", sent: stream.wire, seen: batches.first?.wire,
                 expected: "a batch every 10 ms")
             var last: (UInt16, UInt64)?
             for frame in batches {

@@ -78,6 +78,11 @@ public actor Probe {
     public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
     /// When each reliable sequence number of this session first arrived (since the last ``handshake``).
     public private(set) var reliableFirstSeen: [UInt16: ContinuousClock.Instant] = [:]
+    /// Every ``call(_:_:within:)`` answered since the last ``handshake``: when its request went out and when its
+    /// answer arrived. Barriers after the fact: the device reads its input in order and answers in order, so
+    /// what arrives after an answer was sent after the device had read everything written before that
+    /// request, however late a loaded machine made either side.
+    public private(set) var answeredCalls: [(sent: ContinuousClock.Instant, answered: ContinuousClock.Instant)] = []
     /// When the probe last sent each byte string by ``sendRaw(_:)`` (since the last ``handshake``): the moment
     /// a case's frame went out, to tell answers to it from copies of packets received before.
     public private(set) var sentAt: [[UInt8]: ContinuousClock.Instant] = [:]
@@ -322,6 +327,23 @@ public actor Probe {
         return drain()
     }
 
+    /// Everything received during the next `duration` (and before), removed from the inbox; when fewer than
+    /// `count` frames matching `match` have come by then, it waits on for them, up to `patience` more. A
+    /// window on the host's clock is no measure of a device's rate: a device that a loaded machine (or QEMU,
+    /// starved of the CPU) runs late sends what the window expected later, not never. The device's rate is
+    /// judged by its own timestamps.
+    public func collect(
+        for duration: Duration, atLeast count: Int, patience: Duration = .seconds(2),
+        matching match: @Sendable (ReceivedFrame) -> Bool
+    ) async -> [ReceivedFrame] {
+        try? await Task.sleep(for: duration)
+        let deadline = ContinuousClock.now + patience
+        while inbox.count(where: match) < count, ContinuousClock.now < deadline, !closed {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return drain()
+    }
+
     /// Sends a Ping as a barrier and returns, removed from the inbox, everything received before its answer,
     /// and the answer. A device answers in order, so whatever it answers to what was sent before the Ping
     /// arrives before this, however late a loaded machine makes both, and whatever it sent after answering
@@ -377,7 +399,10 @@ public actor Probe {
         _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = Probe.answerWait
     ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
         let (id, wire) = try await request(method, payload)
-        return (wire, await reply(to: id, within: timeout))
+        let sent = lastSend
+        let answer = await reply(to: id, within: timeout)
+        if let answer { answeredCalls.append((sent, answer.at)) }
+        return (wire, answer)
     }
 
     /// Handshakes with `version` (1.0 by default); on success stores the session, turns heartbeats on and
@@ -391,6 +416,7 @@ public actor Probe {
         ackSent.removeAll()
         reliableFirstSeen.removeAll()
         sentAt.removeAll()
+        answeredCalls.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
         let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: Probe.handshakeWait)
