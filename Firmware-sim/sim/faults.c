@@ -6,9 +6,15 @@
  *   feed(bytes) -> split at 0x00 -> per frame: garbage? drop? stall? -> per byte: corrupt? drop?
  *               -> dup? reorder? -> queue -> take(now) -> baud re-sampling -> bytes
  *
- * as LinkFaults/FaultInjector do in Swift. Bytes wait for their frame's
- * delimiter (or 4 KiB without one, which then pass with byte faults only); a
- * frame held back for reordering leaves after the next frame or after 50 ms.
+ * as LinkFaults/FaultInjector do in Swift. Only when a fault needs a frame whole
+ * (dup, reorder, a baud mismatch) do bytes wait for their frame's delimiter (or
+ * 4 KiB without one, which then pass with byte faults only); otherwise they pass
+ * as they come: drop-frame, garbage and stall are rolled at a frame's first byte,
+ * in the same order and with the same random numbers as for a whole frame, and a
+ * stall stops the line once the frame's delimiter has passed. Held to its
+ * delimiter, a long frame on a slow line reached its reader whole after a silence
+ * as long as its line time. A frame held back for reordering leaves after the
+ * next frame or after 50 ms.
  */
 #include "faults.h"
 
@@ -316,6 +322,9 @@ typedef struct injector {
     bool has_held;
     uint64_t held_since;
     uint64_t stalled_until;
+    /* bytes passing as they come: the frame begun (its frame faults rolled at its first byte) */
+    bool stream_open, stream_dropped, stream_stalls;
+    size_t stream_bytes;
     uint8_t queue[QUEUE_BYTES];
     size_t head, len;
     counts_t counts;
@@ -399,10 +408,32 @@ static size_t damage(injector_t *in, int dir, uint8_t *bytes, size_t n, uint64_t
     return k;
 }
 
-static void frame(injector_t *in, int dir, uint64_t now)
+/* Whether a fault looks for frames at all, and whether one needs a frame whole before it can act. */
+static bool acts_on_frames(void)
+{
+    return g_spec.drop_frame > 0.0 || g_spec.dup > 0.0 || g_spec.reorder > 0.0 || g_spec.garbage > 0.0
+        || g_spec.stall > 0.0 || g_spec.baud != 1.0;
+}
+
+static bool needs_whole_frames(void)
+{
+    return g_spec.dup > 0.0 || g_spec.reorder > 0.0 || g_spec.baud != 1.0;
+}
+
+static void stall_line(injector_t *in, uint64_t now)
+{
+    if (now + g_spec.stall_us > in->stalled_until) {
+        in->stalled_until = now + g_spec.stall_us;
+    }
+}
+
+/* A frame begins: counted, and its garbage, drop and stall rolled, in this order. `bytes`: its length when
+ * known (a whole frame), for the log. */
+static void begin_frame(injector_t *in, int dir, uint64_t now, size_t bytes, bool *dropped, bool *stalls)
 {
     unsigned long long number = ++in->counts.frames;
-    size_t n;
+    *dropped = false;
+    *stalls = false;
     if (roll(in, g_spec.garbage)) {
         size_t length = 1u + (size_t)(next_random(&in->rng) % (g_spec.garbage_max ? g_spec.garbage_max : 1u));
         size_t i;
@@ -416,15 +447,65 @@ static void frame(injector_t *in, int dir, uint64_t now)
     }
     if (roll(in, g_spec.drop_frame)) {
         in->counts.dropped_frames++;
-        logf_fault(dir, now, "drop-frame frame/bytes", number, in->partial_len);
+        logf_fault(dir, now, "drop-frame frame/bytes", number, bytes);
+        *dropped = true;
         return;
     }
     if (roll(in, g_spec.stall)) {
         in->counts.stalls++;
-        if (now + g_spec.stall_us > in->stalled_until) {
-            in->stalled_until = now + g_spec.stall_us;
-        }
         logf_fault(dir, now, "stall us/at-frame", g_spec.stall_us, number);
+        *stalls = true;
+    }
+}
+
+/* Bytes passing as they come (no fault needs a frame whole): damaged and queued, or dropped up to the frame's
+ * delimiter; a frame without one ends after 4 KiB, and the next byte begins another. */
+static void stream(injector_t *in, int dir, const uint8_t *bytes, size_t len, uint64_t now)
+{
+    static uint8_t chunk[PARTIAL_BYTES];
+    size_t start = 0;
+    while (start < len) {
+        size_t end = start;
+        bool ends = false;
+        if (!in->stream_open) {
+            begin_frame(in, dir, now, 0u, &in->stream_dropped, &in->stream_stalls);
+            in->stream_open = true;
+            in->stream_bytes = 0;
+        }
+        while (end < len && in->stream_bytes + (end - start) < PARTIAL_BYTES) {
+            if (bytes[end++] == 0u) {
+                ends = true;
+                break;
+            }
+        }
+        ends = ends || in->stream_bytes + (end - start) >= PARTIAL_BYTES;
+        if (ends && in->stream_stalls) {
+            stall_line(in, now);
+        }
+        if (!in->stream_dropped) {
+            size_t n = end - start;
+            memcpy(chunk, bytes + start, n);
+            n = damage(in, dir, chunk, n, now);
+            push(in, chunk, n);
+        }
+        in->stream_bytes += end - start;
+        in->stream_open = !ends;
+        start = end;
+    }
+}
+
+static void frame(injector_t *in, int dir, uint64_t now)
+{
+    unsigned long long number;
+    size_t n;
+    bool dropped, stalls;
+    begin_frame(in, dir, now, in->partial_len, &dropped, &stalls);
+    number = in->counts.frames;
+    if (dropped) {
+        return;
+    }
+    if (stalls) {
+        stall_line(in, now);
     }
     n = damage(in, dir, in->partial, in->partial_len, now);
     if (roll(in, g_spec.dup)) {
@@ -500,6 +581,39 @@ void ccsim_faults_feed(int dir, const uint8_t *bytes, size_t len, uint64_t now_u
     injector_t *in = &g_inj[dir];
     size_t i;
     in->counts.bytes += len;
+    if (!needs_whole_frames() && in->partial_len > 0u) {
+        /* gathered while a fault needed whole frames (a scenario's `fault` line ended): they leave now, as
+         * the beginning of a streamed frame whose faults were not rolled */
+        size_t n = damage(in, dir, in->partial, in->partial_len, now_us);
+        push(in, in->partial, n);
+        in->stream_open = true;
+        in->stream_dropped = false;
+        in->stream_stalls = false;
+        in->stream_bytes = in->partial_len;
+        in->partial_len = 0;
+    }
+    if (!acts_on_frames()) {
+        /* no fault acts on frames: the bytes pass as they come (byte faults need no frame) */
+        static uint8_t chunk[PARTIAL_BYTES];
+        size_t start = 0;
+        for (i = 0; i < len; i++) {
+            in->counts.frames += bytes[i] == 0u ? 1u : 0u;
+        }
+        in->stream_open = false;
+        while (start < len) {
+            size_t n = len - start < sizeof chunk ? len - start : sizeof chunk;
+            memcpy(chunk, bytes + start, n);
+            start += n;
+            n = damage(in, dir, chunk, n, now_us);
+            push(in, chunk, n);
+        }
+        return;
+    }
+    if (!needs_whole_frames()) {
+        stream(in, dir, bytes, len, now_us);
+        return;
+    }
+    in->stream_open = false; /* the rest of a streamed frame is gathered as a frame of its own */
     for (i = 0; i < len; i++) {
         in->partial[in->partial_len++] = bytes[i];
         if (bytes[i] == 0u) {
@@ -624,6 +738,7 @@ void ccsim_faults_flush(void)
     int d;
     for (d = 0; d < 2; d++) {
         g_inj[d].partial_len = 0;
+        g_inj[d].stream_open = false;
         g_inj[d].len = 0;
         g_inj[d].head = 0;
         g_inj[d].has_held = false;
