@@ -39,7 +39,7 @@ extension CaseContext {
     /// or was sent, before that (on a loaded machine, or under QEMU, a device can be late by any amount, and
     /// keeps sending the stream until it reads the `CANCEL`); whatever arrives after the answer, within
     /// 100 ms and a small raw batch's line time (64 bytes), was sent after the device had the `CANCEL` and
-    /// fails the case. A copy of a reliable packet received before the `CANCEL` went out is a retransmission
+    /// fails the case. A copy of a reliable packet that first arrived before the answer is a retransmission
     /// of something sent before (§6), not more.
     ///
     /// This catches a device that ignores the `CANCEL`, one that handles it late (at a later tick), and one
@@ -48,16 +48,16 @@ extension CaseContext {
     /// at 9600 baud. A device sending strictly in queue order that sends its queued batches before the
     /// answer is not told from a late one (docs/CONFORMANCE.md).
     func expectNothingMoreAfterCancel(_ callID: UInt32, cancel: [UInt8]) async throws {
-        let cancelSent = await probe.sentAt[cancel] ?? ContinuousClock.now
+        let (_, _, answer) = try await framesBeforePingAnswer(echoing: [], "a Ping written right behind the CANCEL")
+        let after = await probe.collect(for: .milliseconds(100) + lineTime(bytes: 64))
         let firstSeen = await probe.reliableFirstSeen
-        _ = try await framesBeforePingAnswer(echoing: [], "a Ping written right behind the CANCEL")
-        let after = await probe.collect(for: .milliseconds(100) + lineTime(bytes: 64)).filter { frame in
+        let more = after.filter { frame in
             guard let packet = frame.packet, packet.callID == callID else { return false }
-            return !(packet.isReliable && (firstSeen[packet.sequence].map { $0 < cancelSent } ?? false))
+            return !(packet.isReliable && (firstSeen[packet.sequence].map { $0 < answer.at } ?? false))
         }
         try require(
-            after.isEmpty, "\(after.count) packets on the cancelled call after the answer to a Ping written behind the CANCEL",
-            sent: cancel, seen: after.first?.wire, expected: "nothing on call \(callID) once the device has the CANCEL")
+            more.isEmpty, "\(more.count) packets on the cancelled call after the answer to a Ping written behind the CANCEL",
+            sent: cancel, seen: more.first?.wire, expected: "nothing on call \(callID) once the device has the CANCEL")
     }
 
     /// True when `bytes` sent in one go keep the line for 3 heartbeat intervals or more: then the device may
