@@ -345,7 +345,7 @@ actor ServeEngine {
 
     private func appEnded(_ id: ForegroundApps.ConnectionID) async {
         guard connections[id] != nil else { return }
-        // A refused connection's end is no news (its host may try again every 250 ms).
+        // A refused connection's end is no news (its host may try again and again, at most 2 s apart).
         let app = foreground.apps.first { $0.connection == id }
         if app != nil { print("serve: connection \(id) ended") }
         let inFront = app != nil && foreground.front?.connection == id
