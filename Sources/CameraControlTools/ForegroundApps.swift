@@ -46,7 +46,9 @@ public struct ForegroundApps: Sendable {
         case relay(ConnectionID)
         /// Keep the connection and carry nothing: its app is in the background.
         case park(ConnectionID)
-        /// End the connection (its app went to the background, or reconnected on another).
+        /// End the connection (its app went to the background, reconnected on another, or left; or a parked
+        /// one, for a fresh connection now that its app comes to the front). The rules forget it first: its
+        /// end, when the service reports it, is no news.
         case close(ConnectionID)
         /// No app is attached: the service holds the device itself (and launches on a click).
         case hold
