@@ -14,8 +14,9 @@
 ///   away, so a press in flight ends `cancelled` for it, never a capture; it reconnects and waits in the
 ///   background, its connection parked (nothing carried).
 /// - An app **leaves** when its process ends, when the app in front closes its connection (its host
-///   stopped: the device goes on at once, not after a grace time), or when it stays without a connection for
-///   ``reconnectGraceMicros`` (an app in the background, whose connection the service closed). When the app
+///   stopped: the device goes on at once, not after a grace time; unless the device is gone, which is why),
+///   or when it stays without a connection for ``reconnectGraceMicros`` (an app in the background, whose
+///   connection the service closed). When the app
 ///   in front leaves, the one attached before it comes to the front: its parked connection is closed, and
 ///   its next one (its host reconnects at once) is relayed; one that had closed its parked connection itself
 ///   has left as well, and the one before it comes. When the last one leaves, the service holds the device
@@ -96,13 +97,16 @@ public struct ForegroundApps: Sendable {
     /// `connection` ended at its app's end (the app closed it) at `nowMicros`; the end of a connection the
     /// service closed (an ``Action/close(_:)``) or refused is no news. The app in front has left: the one
     /// before it comes to the front at once (as in ``expire(nowMicros:isRunning:isOpen:)``), or the service
-    /// holds the device. An app in the background keeps its place for ``reconnectGraceMicros``. `isOpen`
-    /// tells whether a parked connection is still open at its app's end; by default each one is.
+    /// holds the device. An app in the background keeps its place for ``reconnectGraceMicros``, and so does
+    /// the app in front with `frontStays` (the service knows why its connection ended: the device is gone,
+    /// and the app's host reconnects until it is back; bringing another app to the front would give it no
+    /// device either). `isOpen` tells whether a parked connection is still open at its app's end; by default
+    /// each one is.
     public mutating func disconnected(
-        _ connection: ConnectionID, nowMicros: UInt64, isOpen: (ConnectionID) -> Bool = { _ in true }
+        _ connection: ConnectionID, nowMicros: UInt64, frontStays: Bool = false, isOpen: (ConnectionID) -> Bool = { _ in true }
     ) -> [Action] {
         guard let index = apps.firstIndex(where: { $0.connection == connection }) else { return [] }
-        guard index == apps.count - 1 else {
+        guard index == apps.count - 1, !frontStays else {
             apps[index].connection = nil
             apps[index].disconnectedAtMicros = nowMicros
             return []

@@ -252,14 +252,16 @@ actor ServeEngine {
     }
 
     /// A connection's bytes ended (the app closed it, or serve did); what the rules say to do then (the app
-    /// in front closing its connection has left: the device goes on at once).
+    /// in front closing its connection has left: the device goes on at once; unless no device is carried,
+    /// its port gone: then the app's host reconnects until it is back, and keeps the front meanwhile).
     private func ended(_ id: ForegroundApps.ConnectionID) -> [ForegroundApps.Action] {
         connections.removeValue(forKey: id)?.close()
+        let deviceGone = relayed == id && !wire.isCarryingDevice
         if relayed == id {
             relayed = nil
             wire.setFront(nil)
         }
-        return foreground.disconnected(id, nowMicros: nowMicros, isOpen: isOpen)
+        return foreground.disconnected(id, nowMicros: nowMicros, frontStays: deviceGone, isOpen: isOpen)
     }
 
     /// Does what the rules say; `quietly`: an app in the background reconnected, which the log said already.
@@ -350,7 +352,7 @@ actor ServeEngine {
         if app != nil { print("serve: connection \(id) ended") }
         let inFront = app != nil && foreground.front?.connection == id
         let actions = ended(id)
-        if inFront, let app {
+        if inFront, let app, foreground.front?.processID != app.processID {
             print("serve: \(app.processID > 0 ? "pid \(app.processID)" : "connection \(id)'s app") left the front")
         }
         await apply(actions)
@@ -604,6 +606,9 @@ final class ServeWire: Sendable {
                 .object([JSONMember("relayedFor", .string(app))] + values.map { JSONMember($0.0, .integer($0.1)) })),
         ]).compactText
     }
+
+    /// Whether the device's port is being carried (false while it is reopened: unplugged, or not yet open).
+    var isCarryingDevice: Bool { state.withLock { $0.device != nil } }
 
     /// A port may be carried again (after ``closeDevice()``).
     func allowDevice() {

@@ -52,6 +52,24 @@ struct ForegroundAppsTests {
         #expect(apps.apps.isEmpty)
     }
 
+    /// The device unplugged while an app was in front: its host reconnected at every handshake deadline, and each
+    /// time it counted as gone, the app before it was brought to the front (for a device that was not there).
+    @Test("the app in front whose connection ended for want of a device keeps the front for the grace time, and its reconnect is relayed")
+    func frontKeepsItsPlaceWhileTheDeviceIsGone() {
+        var apps = ForegroundApps()
+        _ = apps.connected(1, processID: 100, nowMicros: 0, isOpen: Self.closedByTheApp)
+        _ = apps.connected(2, processID: 200, nowMicros: 0, isOpen: Self.closedByTheApp)
+        _ = apps.connected(3, processID: 100, nowMicros: 100, isOpen: Self.closedByTheApp)  // parked
+        #expect(apps.disconnected(2, nowMicros: 1_000, frontStays: true) { _ in true } == [])
+        #expect(apps.apps.map(\.processID) == [100, 200] && apps.apps.map(\.connection) == [3, nil])
+        #expect(apps.connected(4, processID: 200, nowMicros: 250_000, isOpen: Self.closedByTheApp) == [.relay(4)])
+        // Not back within the grace time: gone, and 100 comes to the front.
+        #expect(apps.disconnected(4, nowMicros: 300_000, frontStays: true) { _ in true } == [])
+        let grace = ForegroundApps.reconnectGraceMicros
+        #expect(apps.expire(nowMicros: 300_000 + grace - 1) { _ in true } == [])
+        #expect(apps.expire(nowMicros: 300_000 + grace) { _ in true } == [.close(3)])
+    }
+
     @Test("two apps leaving close together: the one in the background closed its parked connection first, and leaves with the front")
     func twoAppsLeavingTogether() {
         var apps = ForegroundApps()

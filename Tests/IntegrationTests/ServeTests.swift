@@ -316,6 +316,50 @@ extension OverRealPTY {
             }
         }
 
+        /// The app in front leaving at once when its connection ends must not take the device from it while the
+        /// device is unplugged: its host reconnects then (at each handshake deadline), and another app brought
+        /// to the front would get no device either.
+        @Test(
+            "the device unplugged while an app is in front: it keeps the front as its host reconnects, and has the device once it is back"
+        )
+        func frontAppKeepsTheFrontWhileTheDeviceIsGone() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let link = folder + "/cc"
+            let socket = folder + "/serve.sock"
+            let first = try SimulatorProcess(seed: 87, linkPath: link)
+            defer { first.kill() }
+            let serve = try Background("camctl", ["serve", link, "--socket", socket, "--seconds", "120"])
+            defer { serve.stop() }
+            try await serve.waitFor("apps attach at \(socket)")
+            let background = try Background("camera-app", [socket])
+            defer { background.stop() }
+            try await background.waitFor("device connected")
+            // This process attaches: it is in front, and camera-app waits in the background.
+            let opens = Atomic<Int>(0)
+            let front = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                opens.wrappingAdd(1, ordering: .relaxed)
+                return try await DeviceSession.open(path: socket, hostName: "front", eventLoop: loop)
+            }
+            try await serve.waitFor("waits in the background")
+            // The device goes: this app's host loses it and reconnects twice (its handshakes unanswered: a bound
+            // against a hang, not a timing).
+            first.kill()
+            try? FileManager.default.removeItem(atPath: link)
+            #expect(await eventually(within: .seconds(60)) { opens.load(ordering: .relaxed) >= 3 }, "serve printed:\n\(serve.text)")
+            #expect(!serve.text.contains("left the front"), "\(serve.text)")
+            #expect(background.count("device connected") == 1, "\(background.text)")
+            // It comes back at the same path: this app has it again.
+            let second = try SimulatorProcess(seed: 87, linkPath: link)
+            defer { second.kill() }
+            #expect(await eventually(within: .seconds(60)) { await front.connectionCount >= 2 }, "serve printed:\n\(serve.text)")
+            let session = try #require(await front.session, "serve printed:\n\(serve.text)")
+            _ = try await session.ping()
+            #expect(!serve.text.contains("left the front"), "\(serve.text)")
+            #expect(background.count("device connected") == 1, "\(background.text)")
+            await front.stop()
+        }
+
         /// The page named an app that had left for the grace time (5 s), and its link counters stayed those of
         /// serve's own session, frozen, while an app was in front.
         @Test(
