@@ -430,15 +430,16 @@ actor ServeEngine {
     /// What the page's `front` message says now.
     private var shownFront: String?
 
-    /// Tells the page who has the device now: the app whose bytes are carried, the app coming to the front
-    /// (its host reconnecting), serve, or nobody while serve takes the device back. An app that left is not
+    /// Tells the page who has the device now: the app whose bytes are carried, the app in front while its
+    /// host reconnects (brought to the front, or its link lost), serve, or nobody while serve takes the
+    /// device back. An app that left is not
     /// named (before 2026-12-07 it was, for the 5 s grace time).
     private func showWhoHasTheDevice() {
         if let relayed {
             showFront("\(appName(relayed)) has the device")
         } else if let front = foreground.front {
             let name = front.processID > 0 ? "pid \(front.processID)" : "an app"
-            showFront("\(name) is coming to the front: its host reconnects")
+            showFront("\(name) is in front, its host reconnecting")
         } else if host != nil {
             showFront("held by camctl serve: no app attached")
         } else {
