@@ -16,12 +16,11 @@
 /// - An app **leaves** when its process ends, when the app in front closes its connection (its host
 ///   stopped: the device goes on at once, not after a grace time; unless the device is gone, which is why),
 ///   or when it stays without a connection for ``reconnectGraceMicros`` (an app in the background, whose
-///   connection the service closed). When the app
-///   in front leaves, the one attached before it comes to the front: its parked connection is closed, and
-///   its next one (its host reconnects at once) is relayed; one that had closed its parked connection itself
-///   has left as well, and the one before it comes. When the last one leaves, the service holds the device
-///   itself again (``Action/hold``). An app in front that closed its connection to reconnect (a lost link)
-///   attaches anew, in front again.
+///   connection the service closed). When the app in front leaves, the one attached before it comes to the
+///   front: its parked connection is closed, and its next one (its host reconnects at once) is relayed; one
+///   that had closed its parked connection itself has left as well, and the one before it comes. When the
+///   last one leaves, the service holds the device itself again (``Action/hold``). An app in front that
+///   closed its connection to reconnect (a lost link) attaches anew, in front again.
 public struct ForegroundApps: Sendable {
     /// A connection's number, given by the service.
     public typealias ConnectionID = Int
@@ -115,9 +114,9 @@ public struct ForegroundApps: Sendable {
         return handOver(nowMicros: nowMicros, isOpen: isOpen)
     }
 
-    /// The app in front left: the next one's parked connection is closed for a fresh one (the app its host
-    /// closed it itself, stopped or between reconnects, has left too: the next comes), or, none left, the
-    /// service holds the device.
+    /// The app in front left: the next one's parked connection is closed for a fresh one (an app whose host
+    /// closed that connection itself, stopped or between reconnects, has left too, and the next comes), or,
+    /// none left, the service holds the device.
     private mutating func handOver(nowMicros: UInt64, isOpen: (ConnectionID) -> Bool) -> [Action] {
         var actions: [Action] = []
         while let last = apps.indices.last {
@@ -136,7 +135,7 @@ public struct ForegroundApps: Sendable {
 
     /// Removes the apps that left by `nowMicros`: their process ended (`isRunning` false), or they stayed
     /// without a connection for ``reconnectGraceMicros``. Returns what to do when the front changed (as
-    /// ``disconnected(_:nowMicros:isOpen:)`` says: `isOpen` tells whether a parked connection is still open at
+    /// ``disconnected(_:nowMicros:frontStays:isOpen:)`` says: `isOpen` tells whether a parked connection is still open at
     /// its app's end; by default each one is).
     public mutating func expire(
         nowMicros: UInt64, isRunning: (Int32) -> Bool, isOpen: (ConnectionID) -> Bool = { _ in true }
