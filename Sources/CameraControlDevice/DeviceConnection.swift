@@ -50,9 +50,10 @@ public actor DeviceConnection: EventLoopActor {
     /// ``stop()`` was called: no new session starts.
     private var stopped = false
 
-    /// A connection that opens sessions with `opener`, waiting `retryDelay` between attempts and giving
-    /// up after `maxConsecutiveFailures` failed connects in a row (nil: never). It runs on `eventLoop`
-    /// (which its owner shuts down), or on a loop of its own that ends with it.
+    /// A connection that opens sessions with `opener`, waiting `retryDelay` between attempts (longer after
+    /// refused handshakes in a row: ``retryDelay(_:afterRefusals:)``) and giving up after
+    /// `maxConsecutiveFailures` failed connects in a row (nil: never). It runs on `eventLoop` (which its
+    /// owner shuts down), or on a loop of its own that ends with it.
     public init(
         retryDelay: Duration = .milliseconds(250), maxConsecutiveFailures: Int? = nil, eventLoop: (any EventLoop)? = nil,
         opener: @escaping Opener
@@ -109,6 +110,27 @@ public actor DeviceConnection: EventLoopActor {
         if ownsEventLoop { eventLoop.shutdown() }
     }
 
+    /// The longest wait before opening again after refused handshakes in a row (unless the retry delay is
+    /// longer).
+    public static let refusedRetryDelayLimit: Duration = .seconds(2)
+
+    /// The wait before the next open after `refusals` handshakes in a row the device refused
+    /// (``DeviceError/isRefusedHandshake``: another version, or `camctl serve`'s `ALREADY_EXISTS` for a
+    /// second host in one process, answered again at once): `retryDelay` for none and for the first, then
+    /// twice as long each time, up to ``refusedRetryDelayLimit`` (or `retryDelay` when that is longer). A
+    /// refused host keeps trying (the other host may stop, the device may be replaced) without opening a
+    /// connection every retry delay; any other outcome starts over at `retryDelay`.
+    public static func retryDelay(_ retryDelay: Duration, afterRefusals refusals: Int) -> Duration {
+        guard refusals > 1 else { return retryDelay }
+        let limit = max(retryDelay, refusedRetryDelayLimit)
+        var delay = retryDelay
+        for _ in 1..<refusals {
+            delay *= 2
+            if delay >= limit { return limit }
+        }
+        return delay
+    }
+
     /// Hands an activity to ``run(_:)``'s handler.
     private func report(_ activity: Activity) {
         handler?(activity, current)
@@ -116,6 +138,7 @@ public actor DeviceConnection: EventLoopActor {
 
     private func runLoop() async {
         var failures = 0
+        var refusals = 0
         while !Task.isCancelled && !stopped {
             let session: DeviceSession
             do {
@@ -124,10 +147,12 @@ public actor DeviceConnection: EventLoopActor {
                 report(.connectFailed(error))
                 failures += 1
                 if let maxConsecutiveFailures, failures >= maxConsecutiveFailures { break }
-                if (try? await Task.sleep(for: retryDelay)) == nil { break }
+                refusals = error.isRefusedHandshake ? refusals + 1 : 0
+                if (try? await Task.sleep(for: Self.retryDelay(retryDelay, afterRefusals: refusals))) == nil { break }
                 continue
             }
             failures = 0
+            refusals = 0
             if stopped {
                 await session.close()  // stopped during the handshake
                 break

@@ -55,6 +55,14 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         return rpcError.code == .deadlineExceeded || rpcError.code == .unavailable
     }
 
+    /// True for a handshake the device answered by refusing: another major version
+    /// (``Code/versionMismatch``), or an error it answered (``Code/handshakeFailed`` with an ``rpcError``
+    /// other than an unanswered one: `camctl serve`'s `ALREADY_EXISTS` for a second host in one process).
+    /// Opening again at once gets the same answer; ``DeviceConnection`` waits longer and longer.
+    public var isRefusedHandshake: Bool {
+        code == .versionMismatch || (code == .handshakeFailed && rpcError != nil && !isUnansweredHandshake)
+    }
+
     /// `code: message`.
     public var description: String { "\(code): \(message)" }
 }

@@ -73,7 +73,8 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     public struct Configuration: Sendable {
         /// The pipeline's tuning.
         public var core: HostCore.Configuration
-        /// Time between reconnect attempts.
+        /// Time between reconnect attempts; after handshakes the device refused in a row, twice as long
+        /// each time up to 2 s (``DeviceConnection/retryDelay(_:afterRefusals:)``).
         public var retryDelay: Duration
         /// False: the first time the device goes away, the host stops (``run()`` returns).
         public var reconnects: Bool
@@ -838,10 +839,8 @@ private final class FirstSession: Sendable {
     /// failures and unanswered handshakes are retried as reconnects; once the first connect has returned,
     /// nothing is noted.
     func refuses(_ error: DeviceError) -> Bool {
-        let refusal =
-            error.code == .versionMismatch || (error.code == .handshakeFailed && error.rpcError != nil && !error.isUnansweredHandshake)
-        return refused.withLock { state in
-            guard refusal, state.connecting, state.0 == nil else { return false }
+        refused.withLock { state in
+            guard error.isRefusedHandshake, state.connecting, state.0 == nil else { return false }
             state.0 = error
             return true
         }

@@ -13,10 +13,14 @@
 /// - When a new app attaches, the connection of the app in front is **closed**: its host sees the device go
 ///   away, so a press in flight ends `cancelled` for it, never a capture; it reconnects and waits in the
 ///   background, its connection parked (nothing carried).
-/// - An app **leaves** when its process ends, or when it stays without a connection for
-///   ``reconnectGraceMicros``. When the app in front leaves, the one attached before it comes to the front:
-///   its parked connection is closed, and its next one (its host reconnects at once) is relayed. When the
-///   last one leaves, the service holds the device itself again (``Action/hold``).
+/// - An app **leaves** when its process ends, when the app in front closes its connection (its host
+///   stopped: the device goes on at once, not after a grace time; unless the device is gone, which is why),
+///   or when it stays without a connection for ``reconnectGraceMicros`` (an app in the background, whose
+///   connection the service closed). When the app in front leaves, the one attached before it comes to the
+///   front: its parked connection is closed, and its next one (its host reconnects at once) is relayed; one
+///   that had closed its parked connection itself has left as well, and the one before it comes. When the
+///   last one leaves, the service holds the device itself again (``Action/hold``). An app in front that
+///   closed its connection to reconnect (a lost link) attaches anew, in front again.
 public struct ForegroundApps: Sendable {
     /// A connection's number, given by the service.
     public typealias ConnectionID = Int
@@ -42,7 +46,9 @@ public struct ForegroundApps: Sendable {
         case relay(ConnectionID)
         /// Keep the connection and carry nothing: its app is in the background.
         case park(ConnectionID)
-        /// End the connection (its app went to the background, or reconnected on another).
+        /// End the connection (its app went to the background, reconnected on another, or left; or a parked
+        /// one, for a fresh connection now that its app comes to the front). The rules forget it first: its
+        /// end, when the service reports it, is no news.
         case close(ConnectionID)
         /// No app is attached: the service holds the device itself (and launches on a click).
         case hold
@@ -87,16 +93,53 @@ public struct ForegroundApps: Sendable {
         return actions
     }
 
-    /// `connection` ended (the app closed it, or the service did) at `nowMicros`.
-    public mutating func disconnected(_ connection: ConnectionID, nowMicros: UInt64) {
-        guard let index = apps.firstIndex(where: { $0.connection == connection }) else { return }
-        apps[index].connection = nil
-        apps[index].disconnectedAtMicros = nowMicros
+    /// `connection` ended at its app's end (the app closed it) at `nowMicros`; the end of a connection the
+    /// service closed (an ``Action/close(_:)``) or refused is no news. The app in front has left: the one
+    /// before it comes to the front at once (as in ``expire(nowMicros:isRunning:isOpen:)``), or the service
+    /// holds the device. An app in the background keeps its place for ``reconnectGraceMicros``, and so does
+    /// the app in front with `frontStays` (the service knows why its connection ended: the device is gone,
+    /// and the app's host reconnects until it is back; bringing another app to the front would give it no
+    /// device either). `isOpen` tells whether a parked connection is still open at its app's end; by default
+    /// each one is.
+    public mutating func disconnected(
+        _ connection: ConnectionID, nowMicros: UInt64, frontStays: Bool = false, isOpen: (ConnectionID) -> Bool = { _ in true }
+    ) -> [Action] {
+        guard let index = apps.firstIndex(where: { $0.connection == connection }) else { return [] }
+        guard index == apps.count - 1, !frontStays else {
+            apps[index].connection = nil
+            apps[index].disconnectedAtMicros = nowMicros
+            return []
+        }
+        apps.removeLast()
+        return handOver(nowMicros: nowMicros, isOpen: isOpen)
+    }
+
+    /// The app in front left: the next one's parked connection is closed for a fresh one (an app whose host
+    /// closed that connection itself, stopped or between reconnects, has left too, and the next comes), or,
+    /// none left, the service holds the device.
+    private mutating func handOver(nowMicros: UInt64, isOpen: (ConnectionID) -> Bool) -> [Action] {
+        var actions: [Action] = []
+        while let last = apps.indices.last {
+            // Between reconnects (the service closed its connection): its next connection is relayed.
+            guard let parked = apps[last].connection else { return actions }
+            actions.append(.close(parked))
+            if isOpen(parked) {
+                apps[last].connection = nil
+                apps[last].disconnectedAtMicros = nowMicros
+                return actions
+            }
+            apps.removeLast()
+        }
+        return actions + [.hold]
     }
 
     /// Removes the apps that left by `nowMicros`: their process ended (`isRunning` false), or they stayed
-    /// without a connection for ``reconnectGraceMicros``. Returns what to do when the front changed.
-    public mutating func expire(nowMicros: UInt64, isRunning: (Int32) -> Bool) -> [Action] {
+    /// without a connection for ``reconnectGraceMicros``. Returns what to do when the front changed (as
+    /// ``disconnected(_:nowMicros:frontStays:isOpen:)`` says: `isOpen` tells whether a parked connection is still open at
+    /// its app's end; by default each one is).
+    public mutating func expire(
+        nowMicros: UInt64, isRunning: (Int32) -> Bool, isOpen: (ConnectionID) -> Bool = { _ in true }
+    ) -> [Action] {
         let before = front
         // A departed app's connection is closed: one parked in the background is never read, so its end
         // would never be noticed, and the service would keep its socket for as long as it runs.
@@ -113,10 +156,9 @@ public struct ForegroundApps: Sendable {
             if gone, let connection = app.connection { closing.append(.close(connection)) }
             return gone
         }
-        guard front?.processID != before?.processID else { return closing }
-        guard let now = front else { return closing + [.hold] }
+        guard let before, front?.processID != before.processID else { return closing }
         // Its parked connection may hold handshakes long given up: end it, and the app's next connection
         // (at once: its host reconnects) is relayed, with a fresh handshake.
-        return closing + (now.connection.map { [.close($0)] } ?? [])
+        return closing + handOver(nowMicros: nowMicros, isOpen: isOpen)
     }
 }

@@ -13,6 +13,28 @@ package struct SessionTap: Sendable {
         case samples(RawSampleBatch)
     }
 
+    /// What passed by since the tap began: the page's link counters while serve relays an app's session.
+    package struct Counts: Sendable, Equatable {
+        /// Whole packets the host sent (retransmissions included).
+        package var packetsFromHost = 0
+        /// Whole packets the device sent (retransmissions included).
+        package var packetsFromDevice = 0
+        /// Frames from the host that did not decode (bad checksum, bad length, garbage between frames).
+        package var badFramesFromHost = 0
+        /// Frames from the device that did not decode.
+        package var badFramesFromDevice = 0
+        /// Input events the device streamed (each once).
+        package var inputEvents = 0
+        /// Raw sample batches the device streamed (each once).
+        package var sampleBatches = 0
+
+        /// Nothing counted yet.
+        package init() {}
+    }
+
+    /// What passed by so far.
+    package private(set) var counts = Counts()
+
     /// The most stream calls remembered at once (a host keeps few open; beyond this the oldest is forgotten).
     package static let maxStreams = 16
     /// How many of the device's recent sequence numbers are remembered to drop retransmissions.
@@ -32,7 +54,12 @@ package struct SessionTap: Sendable {
     package mutating func hostSent(_ bytes: [UInt8]) {
         fromHost.append(bytes)
         while let output = fromHost.next() {
-            guard case .packet(let packet) = output, packet.type == .request, let method = packet.address else { continue }
+            guard case .packet(let packet) = output else {
+                counts.badFramesFromHost += 1
+                continue
+            }
+            counts.packetsFromHost += 1
+            guard packet.type == .request, let method = packet.address else { continue }
             switch method {
             case .deviceHandshake:
                 streams.removeAll()
@@ -52,7 +79,11 @@ package struct SessionTap: Sendable {
         fromDevice.append(bytes)
         var items: [Item] = []
         while let output = fromDevice.next() {
-            guard case .packet(let packet) = output else { continue }
+            guard case .packet(let packet) = output else {
+                counts.badFramesFromDevice += 1
+                continue
+            }
+            counts.packetsFromDevice += 1
             switch packet.type {
             case .streamMessage:
                 guard let method = streams.last(where: { $0.callID == packet.callID })?.method else { continue }
@@ -62,8 +93,10 @@ package struct SessionTap: Sendable {
                     if recent.count > Self.recentSequences { recent.removeFirst() }
                 }
                 if method == .inputStreamInputEvents, let event = try? InputEvent(serializedBytes: packet.payload) {
+                    counts.inputEvents += 1
                     items.append(.input(event))
                 } else if method == .inputStreamRawSamples, let batch = try? RawSampleBatch(serializedBytes: packet.payload) {
+                    counts.sampleBatches += 1
                     items.append(.samples(batch))
                 }
             case .streamEnd, .error:

@@ -30,11 +30,12 @@ enum Serve {
         details: """
             serve owns PORT. Apps attach at the socket as they would open a port (camera-app SOCKET,
             CameraControlHost.connect(to: SOCKET)); the app that attached last is in front and alone gets the
-            device: its press in flight is cancelled when another app attaches, and when it leaves the app
-            before it comes back to the front. One process is one app: a second connection from a process
-            whose connection is open is refused (its handshake is answered ALREADY_EXISTS, with why). While
-            no app is attached serve holds the device, and a Camera Control click launches CMD (sh -c,
-            CAMCTL_PORT set to the socket). Apple's Settings > Camera > Camera Control > Launch Camera.
+            device: its press in flight is cancelled when another app attaches, and when it leaves (its
+            process ends, or it closes its connection) the app before it comes back to the front at once.
+            One process is one app: a second connection from a process whose connection is open is
+            refused (its handshake is answered ALREADY_EXISTS, with why). While no app is attached serve
+            holds the device, and a Camera Control click launches CMD (sh -c, CAMCTL_PORT set to the
+            socket). Apple's Settings > Camera > Camera Control > Launch Camera.
               --socket PATH         where apps attach (default: $XDG_RUNTIME_DIR/camctl-serve.sock, or
                                     /tmp/camctl-serve-UID.sock)
               --launch CMD          the camera app, launched by a click while no app is attached
@@ -44,7 +45,8 @@ enum Serve {
                                     Intelligence); without it a hold is a click
               --http [HOST:]PORT    serve the live page there (loopback by default): the device while serve
                                     holds it (force trace, gestures, counters, the virtual control on a
-                                    simulator), and which app has it while one is in front
+                                    simulator), and which app has it while one is in front (the counters
+                                    then: what serve carries for it)
               --seconds N           stop after N seconds (default: run until Ctrl-C)
             """,
         examples: [
@@ -195,9 +197,7 @@ actor ServeEngine {
         connections[id] = connection
         let pid = connection.peerProcessID.map { "pid \($0)" } ?? "an app"
         let known = foreground.apps.first { $0.processID == connection.peerProcessID }
-        let actions = foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros) { open in
-            connections[open].map { !$0.isPeerClosed } ?? false
-        }
+        let actions = foreground.connected(id, processID: connection.peerProcessID, nowMicros: nowMicros, isOpen: isOpen)
         // An app in the background reconnects at every handshake deadline (3.3 s): said once, when it went there.
         let app = foreground.apps.first { $0.connection == id }?.processID
         let waitsAgain = actions.last == .park(id) && app.map { told.contains(.waiting($0)) } == true
@@ -234,8 +234,15 @@ actor ServeEngine {
         }
     }
 
+    /// Whether connection `id` is still open at its app's end (not closed by it).
+    private func isOpen(_ id: ForegroundApps.ConnectionID) -> Bool {
+        connections[id].map { !$0.isPeerClosed } ?? false
+    }
+
     func tick() async {
-        await apply(foreground.expire(nowMicros: nowMicros) { pid in kill(pid, 0) == 0 || errno == EPERM })
+        await apply(
+            foreground.expire(nowMicros: nowMicros, isRunning: { pid in kill(pid, 0) == 0 || errno == EPERM }, isOpen: isOpen))
+        showRelayCounters()
         let attached = Set(foreground.apps.map(\.processID))
         told = told.filter { news in
             switch news {
@@ -244,14 +251,17 @@ actor ServeEngine {
         }
     }
 
-    /// A connection's bytes ended (the app closed it, or serve did).
-    private func ended(_ id: ForegroundApps.ConnectionID) {
+    /// A connection's bytes ended (the app closed it, or serve did); what the rules say to do then (the app
+    /// in front closing its connection has left: the device goes on at once; unless no device is carried,
+    /// its port gone: then the app's host reconnects until it is back, and keeps the front meanwhile).
+    private func ended(_ id: ForegroundApps.ConnectionID) -> [ForegroundApps.Action] {
         connections.removeValue(forKey: id)?.close()
-        foreground.disconnected(id, nowMicros: nowMicros)
+        let deviceGone = relayed == id && !wire.isCarryingDevice
         if relayed == id {
             relayed = nil
             wire.setFront(nil)
         }
+        return foreground.disconnected(id, nowMicros: nowMicros, frontStays: deviceGone, isOpen: isOpen)
     }
 
     /// Does what the rules say; `quietly`: an app in the background reconnected, which the log said already.
@@ -264,7 +274,8 @@ actor ServeEngine {
                     wire.setFront(nil)
                     relayed = nil
                 }
-                ended(id)
+                // serve closed it: the rules knew before (no news from them).
+                _ = ended(id)
             case .park(let id):
                 if let pid = foreground.apps.first(where: { $0.connection == id })?.processID {
                     told.insert(.waiting(pid))
@@ -280,6 +291,7 @@ actor ServeEngine {
             case .hold:
                 print("serve: no app attached; taking the device back")
                 control?.refuse("camctl serve is taking the device back")
+                showWhoHasTheDevice()
                 await releaseDevice()
                 // An app may attach while the device is reopened (this actor takes it meanwhile): then it
                 // has the device, and the host just made goes.
@@ -291,6 +303,7 @@ actor ServeEngine {
                 }
             }
         }
+        showWhoHasTheDevice()
     }
 
     /// Carries the device's bytes between connection `id` and the device.
@@ -324,18 +337,25 @@ actor ServeEngine {
         relayed = id
         if let app = foreground.apps.first(where: { $0.connection == id })?.processID { told.remove(.waiting(app)) }
         print("serve: \(pid) in front (connection \(id))")
-        showFront("\(pid) has the device")
         // End any half frame the app before left on the line, then carry this app's bytes.
         wire.setFront(connection) { [weak self] in
             Task { await self?.appEnded(id) }
         }
+        showWhoHasTheDevice()
+        showRelayCounters(now: true)
     }
 
-    private func appEnded(_ id: ForegroundApps.ConnectionID) {
+    private func appEnded(_ id: ForegroundApps.ConnectionID) async {
         guard connections[id] != nil else { return }
-        // A refused connection's end is no news (its host may try again every 250 ms).
-        if foreground.apps.contains(where: { $0.connection == id }) { print("serve: connection \(id) ended") }
-        ended(id)
+        // A refused connection's end is no news (its host may try again and again, at most 2 s apart).
+        let app = foreground.apps.first { $0.connection == id }
+        if app != nil { print("serve: connection \(id) ended") }
+        let inFront = app != nil && foreground.front?.connection == id
+        let actions = ended(id)
+        if inFront, let app, foreground.front?.processID != app.processID {
+            print("serve: \(app.processID > 0 ? "pid \(app.processID)" : "connection \(id)'s app") left the front")
+        }
+        await apply(actions)
     }
 
     /// Opens the device's port (again after an unplug) and carries its bytes to and from the app in front
@@ -399,10 +419,50 @@ actor ServeEngine {
         await (host ?? handingOver)?.session
     }
 
-    /// Tells the page who has the device (sticky: a page opened later sees it first).
+    /// Tells the page who has the device (sticky: a page opened later sees it first), when it changed.
     private func showFront(_ text: String) {
+        guard let page, text != shownFront else { return }
+        shownFront = text
         let json = JSONValue.object([JSONMember("type", .string("front")), JSONMember("text", .string(text))]).compactText
-        page?.publish(json: json, sticky: "front")
+        page.publish(json: json, sticky: "front")
+    }
+
+    /// What the page's `front` message says now.
+    private var shownFront: String?
+
+    /// Tells the page who has the device now: the app whose bytes are carried, the app in front while its
+    /// host reconnects (brought to the front, or its link lost), serve, or nobody while serve takes the
+    /// device back. An app that left is not
+    /// named (before 2026-12-07 it was, for the 5 s grace time).
+    private func showWhoHasTheDevice() {
+        if let relayed {
+            showFront("\(appName(relayed)) has the device")
+        } else if let front = foreground.front {
+            let name = front.processID > 0 ? "pid \(front.processID)" : "an app"
+            showFront("\(name) is in front, its host reconnecting")
+        } else if host != nil {
+            showFront("held by camctl serve: no app attached")
+        } else {
+            showFront("no app attached: camctl serve is taking the device back")
+        }
+    }
+
+    /// Connection `id`'s app as the page and the log name it.
+    private func appName(_ id: ForegroundApps.ConnectionID) -> String {
+        connections[id]?.peerProcessID.map { "pid \($0)" } ?? "connection \(id)"
+    }
+
+    /// When the page last got the relay's counters.
+    private var countersShown: ContinuousClock.Instant?
+
+    /// While an app is in front, the page's link counters are what the wire carried for it, once a second
+    /// (or `now`): serve holds no session of its own then (before 2026-12-07 the page kept the last counters
+    /// of serve's session, frozen).
+    private func showRelayCounters(now: Bool = false) {
+        guard let page, let relayed else { return }
+        if !now, let shown = countersShown, ContinuousClock.now - shown < .seconds(1) { return }
+        countersShown = .now
+        page.publish(json: wire.relayCountersJSON(app: appName(relayed)), sticky: "counters")
     }
 
     /// Holds the device with `host` (nil: it could not be opened before the end) and launches on a click.
@@ -410,8 +470,8 @@ actor ServeEngine {
         guard let host else { return }
         self.host = host
         control?.refuse(nil)
+        showWhoHasTheDevice()
         if let page, let control {
-            showFront("held by camctl serve: no app attached")
             let releasing = StopFlag()
             self.releasing = releasing
             pageFeed = await Monitor.feed(
@@ -514,6 +574,8 @@ final class ServeWire: Sendable {
         var page: LivePageServer?
         var tap = SessionTap()
         var recognizer = GestureRecognizer()
+        /// Bytes carried since the app in front got the device: from the device, from the app.
+        var bytes = (fromDevice: 0, fromApp: 0)
     }
 
     /// Serve's loop (nil when none can be made: each port then runs on a loop of its own).
@@ -526,6 +588,28 @@ final class ServeWire: Sendable {
         printer.sink = { page.publish(json: $0) }
         state.withLock { $0.page = page }
     }
+
+    /// What the wire carried for the app in front since it got the device, as the page's link counters
+    /// (`{"type":"counters","values":{…}}`: serve makes no call of its own on the app's session, so these
+    /// are what it saw pass by, not the device's counters); the packets are counted with `--http` only.
+    func relayCountersJSON(app: String) -> String {
+        let (counts, bytes) = state.withLock { ($0.tap.counts, $0.bytes) }
+        let values: [(String, Int)] = [
+            ("bytesFromDevice", bytes.fromDevice), ("bytesFromApp", bytes.fromApp),
+            ("packetsFromDevice", counts.packetsFromDevice), ("packetsFromApp", counts.packetsFromHost),
+            ("badFramesFromDevice", counts.badFramesFromDevice), ("badFramesFromApp", counts.badFramesFromHost),
+            ("inputEvents", counts.inputEvents), ("sampleBatches", counts.sampleBatches),
+        ]
+        return JSONValue.object([
+            JSONMember("type", .string("counters")),
+            JSONMember(
+                "values",
+                .object([JSONMember("relayedFor", .string(app))] + values.map { JSONMember($0.0, .integer($0.1)) })),
+        ]).compactText
+    }
+
+    /// Whether the device's port is being carried (false while it is reopened: unplugged, or not yet open).
+    var isCarryingDevice: Bool { state.withLock { $0.device != nil } }
 
     /// A port may be carried again (after ``closeDevice()``).
     func allowDevice() {
@@ -569,6 +653,7 @@ final class ServeWire: Sendable {
             state.front = nil
             state.tap = SessionTap()
             state.recognizer = GestureRecognizer()
+            state.bytes = (0, 0)
             printer.resetOrigin()
             if let device = state.device { [UInt8(0)].withUnsafeBytes { device.control.write($0) } }
             guard
@@ -593,6 +678,7 @@ final class ServeWire: Sendable {
             if connection == nil {
                 guard let front = state.front else { return }
                 front.control.write(bytes)
+                state.bytes.fromDevice += bytes.count
                 guard let page = state.page else { return }
                 for item in state.tap.deviceSent(Array(bytes)) {
                     switch item {
@@ -604,6 +690,7 @@ final class ServeWire: Sendable {
                 }
             } else {
                 guard let front = state.front, front.connection === connection else { return }
+                state.bytes.fromApp += bytes.count
                 if state.page != nil { state.tap.hostSent(Array(bytes)) }
                 state.device?.control.write(bytes)
             }

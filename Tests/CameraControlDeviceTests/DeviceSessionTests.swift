@@ -307,6 +307,40 @@ struct DeviceConnectionTests {
         await connection.run { _, _ in Issue.record("a connection runs once") }
     }
 
+    /// A handshake refused (camctl serve's ALREADY_EXISTS for a second host in one process) was opened again
+    /// every retry delay for as long as the host ran: four refused connections a second.
+    @Test("a refused handshake is opened again later and later: the delay doubles up to its limit; no answer and no port are no refusal")
+    func refusedHandshakesBackOff() async throws {
+        let opens = Locked([ContinuousClock.Instant]())
+        let base = Duration.milliseconds(10)
+        let connection = DeviceConnection(retryDelay: base, maxConsecutiveFailures: 6) {
+            _ async throws(DeviceError) -> DeviceSession in
+            opens.mutate { $0.append(.now) }
+            throw DeviceError(
+                .handshakeFailed, "handshake failed: ALREADY_EXISTS",
+                rpcError: RPCError(code: .alreadyExists, message: "one process is one app"))
+        }
+        await connection.run { _, _ in }
+        let times = opens.current
+        try #require(times.count == 6)
+        // A sleep never ends early: each gap is at least the delay after that many refusals in a row.
+        for (index, (before, after)) in zip(times, times.dropFirst()).enumerated() {
+            let delay = DeviceConnection.retryDelay(base, afterRefusals: index + 1)
+            #expect(after - before >= delay, "open \(index + 2) came \(after - before) after the one before, not \(delay)")
+        }
+        // The schedule: the retry delay after the first refusal, then twice as long each time, up to the limit
+        // (a retry delay longer than the limit stays as it is); no refusal, the retry delay.
+        let schedule = (0...6).map { DeviceConnection.retryDelay(.milliseconds(250), afterRefusals: $0) }
+        #expect(schedule == [250, 250, 500, 1_000, 2_000, 2_000, 2_000].map { Duration.milliseconds($0) })
+        #expect(DeviceConnection.refusedRetryDelayLimit == .seconds(2))
+        #expect(DeviceConnection.retryDelay(.seconds(3), afterRefusals: 4) == .seconds(3))
+        #expect(DeviceConnection.retryDelay(.milliseconds(250), afterRefusals: 1_000) == .seconds(2))
+        // Unanswered (no device yet) and transport failures are not refusals.
+        let unanswered = DeviceError(.handshakeFailed, "no answer", rpcError: RPCError(code: .deadlineExceeded, message: ""))
+        #expect(!unanswered.isRefusedHandshake && !DeviceError(.transport, "gone").isRefusedHandshake)
+        #expect(DeviceError(.versionMismatch, "2.0").isRefusedHandshake)
+    }
+
     @Test(
         "run() in a task: input events reach the handler in order, on the connection's loop; cancelling the task ends run()",
         .timeLimit(.minutes(1)))

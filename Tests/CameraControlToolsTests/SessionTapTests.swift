@@ -56,4 +56,24 @@ struct SessionTapTests {
         let items = tap.deviceSent([0x01, 0x02, 0x00, 0x05, 0x00] + (try Self.message(event.serializedBytes(), call: 2, sequence: 0)))
         #expect(items == [.input(event)])
     }
+
+    @Test("the counts of what passed by: packets each way, retransmissions included, frames that did not decode, each streamed item once")
+    func counts() throws {
+        var tap = SessionTap()
+        tap.hostSent([0xFF, 0x13, 0x00] + (try Self.request(.inputStreamInputEvents, call: 2, sequence: 1)))
+        tap.hostSent(try Self.request(.inputStreamRawSamples, call: 3, sequence: 2))
+        let event = InputEvent(timestampMicros: 7, kind: .touchDown, eventNumber: 1)
+        var bytes = try Self.message(event.serializedBytes(), call: 2, sequence: 0)
+        bytes += try Self.message(event.serializedBytes(), call: 2, sequence: 0)  // the retransmission
+        bytes += try Self.message(RawSampleBatch().serializedBytes(), call: 3, sequence: 1, reliable: false)
+        _ = tap.deviceSent([0x01, 0x02, 0x00] + bytes)
+        var expected = SessionTap.Counts()
+        expected.packetsFromHost = 2
+        expected.packetsFromDevice = 3
+        expected.badFramesFromHost = 1
+        expected.badFramesFromDevice = 1
+        expected.inputEvents = 1
+        expected.sampleBatches = 1
+        #expect(tap.counts == expected)
+    }
 }

@@ -4,6 +4,7 @@ import CameraControlPorts
 import CameraControlPosixTransport
 import CameraControlRPC
 import CameraControlTestSupport
+import CameraControlTools
 import CameraControlTransport
 import CameraControlWire
 import Foundation
@@ -283,6 +284,130 @@ extension OverRealPTY {
             }
         }
 
+        /// serve held the device for nobody for the grace time (5 s) when the app in front stopped its host while
+        /// its process ran on: the app in the background got it only once the one in front counted as gone.
+        @Test("the app in front stopping its host hands the device at once to the app in the background, not after the grace time")
+        func frontAppLeavingHandsOverAtOnce() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 89) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let background = try Background("camera-app", [socket])
+                defer { background.stop() }
+                try await background.waitFor("device connected")
+                // This process attaches: it is in front, and camera-app waits in the background.
+                let front = try await CameraControlHost.connect(to: socket, hostName: "front")
+                try await background.waitFor("device lost")
+                try await serve.waitFor("waits in the background")
+                // Its host stops; this process runs on.
+                let stopped = ContinuousClock.now
+                await front.stop()
+                try await background.waitFor("device connected", count: 2)
+                // The hand-over is a reconnect (the retry delay, 250 ms) and a handshake; serve used to wait for
+                // the grace time first.
+                let took = ContinuousClock.now - stopped
+                #expect(
+                    took < .microseconds(Int64(ForegroundApps.reconnectGraceMicros)),
+                    "camera-app had the device again \(took) after the front app's host stopped; serve printed:\n\(serve.text)")
+                #expect(serve.text.contains("pid \(getpid()) left the front"), "\(serve.text)")
+            }
+        }
+
+        /// The app in front leaving at once when its connection ends must not take the device from it while the
+        /// device is unplugged: its host reconnects then (at each handshake deadline), and another app brought
+        /// to the front would get no device either.
+        @Test(
+            "the device unplugged while an app is in front: it keeps the front as its host reconnects, and has the device once it is back"
+        )
+        func frontAppKeepsTheFrontWhileTheDeviceIsGone() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let link = folder + "/cc"
+            let socket = folder + "/serve.sock"
+            let first = try SimulatorProcess(seed: 87, linkPath: link)
+            defer { first.kill() }
+            let serve = try Background("camctl", ["serve", link, "--socket", socket, "--seconds", "120"])
+            defer { serve.stop() }
+            try await serve.waitFor("apps attach at \(socket)")
+            let background = try Background("camera-app", [socket])
+            defer { background.stop() }
+            try await background.waitFor("device connected")
+            // This process attaches: it is in front, and camera-app waits in the background.
+            let opens = Atomic<Int>(0)
+            let front = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                opens.wrappingAdd(1, ordering: .relaxed)
+                return try await DeviceSession.open(path: socket, hostName: "front", eventLoop: loop)
+            }
+            try await serve.waitFor("waits in the background")
+            // The device goes: this app's host loses it and reconnects twice (its handshakes unanswered: a bound
+            // against a hang, not a timing).
+            first.kill()
+            try? FileManager.default.removeItem(atPath: link)
+            #expect(await eventually(within: .seconds(60)) { opens.load(ordering: .relaxed) >= 3 }, "serve printed:\n\(serve.text)")
+            #expect(!serve.text.contains("left the front"), "\(serve.text)")
+            #expect(background.count("device connected") == 1, "\(background.text)")
+            // It comes back at the same path: this app has it again.
+            let second = try SimulatorProcess(seed: 87, linkPath: link)
+            defer { second.kill() }
+            #expect(await eventually(within: .seconds(60)) { await front.connectionCount >= 2 }, "serve printed:\n\(serve.text)")
+            let session = try #require(await front.session, "serve printed:\n\(serve.text)")
+            _ = try await session.ping()
+            #expect(!serve.text.contains("left the front"), "\(serve.text)")
+            #expect(background.count("device connected") == 1, "\(background.text)")
+            await front.stop()
+        }
+
+        /// The page named an app that had left for the grace time (5 s), and its link counters stayed those of
+        /// serve's own session, frozen, while an app was in front.
+        @Test(
+            "serve --http: while an app is in front the page's link counters are what serve carries for it, live; an app that leaves is no longer named"
+        )
+        func pageWhileAnAppIsInFront() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 88) { simulator in
+                let serve = try Background(
+                    "camctl", ["serve", simulator.ptyPath, "--socket", socket, "--http", "127.0.0.1:0", "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at")
+                let port = try #require(serve.pagePort, "serve printed:\n\(serve.text)")
+                // This process attaches, and pings the device through serve meanwhile.
+                let app = try await CameraControlHost.connect(to: socket, hostName: "test-app")
+                let pinging = Task {
+                    while !Task.isCancelled {
+                        _ = try? await app.session?.ping()
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                let page = try PageEvents(port: port)
+                // Two of them (one a second): the second counts more of the app's session.
+                let live = try await page.read { relayCounters($0).count >= 2 }
+                pinging.cancel()
+                _ = await pinging.value
+                let counters = relayCounters(live)
+                try #require(counters.count >= 2, "\(live.suffix(1200))\nserve printed:\n\(serve.text)")
+                #expect(counters[0]["relayedFor"] as? String == "pid \(getpid())", "\(counters[0])")
+                let packets = counters.map { $0["packetsFromDevice"] as? Int ?? -1 }
+                #expect(packets[0] >= 0 && packets.last! > packets[0], "\(counters)")
+                #expect(live.contains("pid \(getpid()) has the device"), "\(live.suffix(1200))")
+                // The app's host stops (this process runs on): the page names it no longer, at once.
+                let stopped = ContinuousClock.now
+                await app.stop()
+                let after = try await page.read { $0.contains("taking the device back") || $0.contains("held by camctl serve") }
+                let took = ContinuousClock.now - stopped
+                #expect(
+                    after.contains("taking the device back") || after.contains("held by camctl serve"),
+                    "\(after.suffix(1200))\nserve printed:\n\(serve.text)")
+                #expect(
+                    took < .microseconds(Int64(ForegroundApps.reconnectGraceMicros)),
+                    "the page named the app \(took) after it left; serve printed:\n\(serve.text)")
+            }
+        }
+
         /// serve's page answered 204 to a virtual-control step while an app was in front, and dropped it: a
         /// dropped `release` left the simulated finger down.
         @Test(
@@ -481,6 +606,36 @@ func postStep(_ step: String, toPageAt port: UInt16) async throws -> String {
         let client = try LoopbackClient(port: port)
         client.send("POST /control HTTP/1.1\r\nContent-Length: \(step.utf8.count)\r\nConnection: close\r\n\r\n\(step)")
         return client.read()
+    }
+}
+
+/// The counters of serve's relay (`relayedFor` among them) the page sent in `text`, in order.
+private func relayCounters(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { line -> [String: Any]? in
+        guard line.hasPrefix("data: "), line.contains(#""type":"counters""#) else { return nil }
+        let object = try? JSONSerialization.jsonObject(with: Data(line.dropFirst("data: ".count).utf8))
+        let values = (object as? [String: Any])?["values"] as? [String: Any]
+        return values?["relayedFor"] == nil ? nil : values
+    }
+}
+
+/// The live page's event stream (`GET /events`) on loopback `port`, read on a thread of its own.
+final class PageEvents: @unchecked Sendable {
+    private let client: LoopbackClient
+
+    /// Subscribes: the page sends its sticky messages first, then each one as it is published.
+    init(port: UInt16) throws {
+        client = try LoopbackClient(port: port)
+        client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    }
+
+    /// What the page sends from now until `done` holds for it, or 30 s passed (a guard against a hang, not a
+    /// timing).
+    func read(until done: @escaping @Sendable (String) -> Bool) async throws -> String {
+        try await blockingOnOwnThread {
+            let end = ContinuousClock.now + .seconds(30)
+            return self.client.read { done($0) || ContinuousClock.now > end }
+        }
     }
 }
 
