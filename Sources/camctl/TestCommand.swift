@@ -270,6 +270,8 @@ enum TestCommand {
                         file, script, host: host, log: log, settleMicros: settleMicros, printingEvents: printingEvents)
                 } catch let error as RPCError where error.code == .unavailable {
                     losses.add()  // a call the lost link ended
+                } catch let error as DeviceError where error.code == .closed {
+                    losses.add()  // lost between the reconnect and the scenario's set-up (the host had no session)
                 }
                 if let report, losses.count == before {
                     reports.append(report)

@@ -55,5 +55,59 @@ extension OverRealPTY {
             #expect(afterwards.status == 0, "\(afterwards.standardError)")
             #expect(afterwards.standardOutput.contains("device      CameraControl"))
         }
+
+        /// A pty never comes back, and its number goes to the next pty opened: a monitor that reopened
+        /// `/dev/pts/N` after its simulator died claimed (lock file, `flock`) another program's simulator there,
+        /// and that program's camctl found the port "in use by PID n" (camctl monitor), or the monitor talked to it.
+        @Test(
+            "camctl monitor on a pty by its own path: the simulator killed, it exits 1 'gone for good' and never claims the next pty on that number"
+        )
+        func monitorGivesUpOnAPtyThatClosed() async throws {
+            let first = try SimulatorProcess(seed: 73)
+            defer { first.kill() }
+            let monitor = Process()
+            monitor.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+            monitor.arguments = ["monitor", first.ptyPath, "--seconds", "120"]
+            monitor.standardInput = FileHandle.nullDevice
+            let out = Pipe()
+            let err = Pipe()
+            monitor.standardOutput = out
+            monitor.standardError = err
+            try monitor.run()
+            defer {
+                if monitor.isRunning {
+                    signalProcess(monitor.processIdentifier, SIGKILL)
+                    monitor.waitUntilExit()
+                }
+            }
+            let output = PipeCollector(out.fileHandleForReading)
+            let errors = PipeCollector(err.fileHandleForReading)
+            let connected = await eventually(within: .seconds(30)) { output.text.contains("device      CameraControl") }
+            try #require(connected, "the monitor never connected: \(output.text.suffix(800))")
+
+            first.kill()  // SIGKILL: the pty closes; its number is free for the next one
+            // Simulators started now may take that number (this process's pty numbers, lowest first).
+            var others: [SimulatorProcess] = []
+            defer { for other in others { other.kill() } }
+            for _ in 0..<4 { others.append(try SimulatorProcess(seed: 74)) }
+            // Ended by itself, well before its --seconds: it retries every 250 ms and the first reopen says so.
+            let ended = await eventually(within: .seconds(60)) { !monitor.isRunning }
+            try #require(ended, "the monitor still runs: \(output.text.suffix(800))")
+            #expect(monitor.terminationStatus == 1, "\(output.text.suffix(800)) \(errors.text)")
+            let said = await eventually(within: .seconds(5)) { errors.isEnded }
+            #expect(said)
+            // "the device is gone for good: …", or "… went away while connecting, gone for good: …" when the
+            // kill came while its clock was still being estimated.
+            #expect(errors.text.contains("gone for good"), "\(errors.text)")
+            #expect(errors.text.contains("never comes back"), "\(errors.text)")
+            #expect(errors.text.split(separator: "\n").count == 1, "one line: \(errors.text)")
+            let afterLoss = output.text.components(separatedBy: "device lost").dropFirst().joined()
+            #expect(!afterLoss.contains("device      CameraControl"), "it connected again: \(output.text)")
+            // Every new simulator is free for its own host.
+            for other in others {
+                let info = try await runTool("camctl", ["info", other.ptyPath])
+                #expect(info.status == 0, "\(other.ptyPath): \(info.standardError)")
+            }
+        }
     }
 }
