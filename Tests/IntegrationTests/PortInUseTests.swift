@@ -63,37 +63,51 @@ extension OverRealPTY {
             "camctl monitor on a pty by its own path: the simulator killed, it exits 1 'gone for good' and never claims the next pty on that number"
         )
         func monitorGivesUpOnAPtyThatClosed() async throws {
-            let first = try SimulatorProcess(seed: 73)
+            try await Self.killSimulatorUnder(["monitor"], connectedWhen: "device      CameraControl", seed: 73)
+        }
+
+        /// The page's monitor (--http) ended with exit 0 whatever ended its host.
+        @Test("camctl monitor --http on a pty by its own path: the simulator killed, the page ends with exit 1 'gone for good'")
+        func pageGivesUpOnAPtyThatClosed() async throws {
+            // "page:" is printed once the host is connected and its clock estimated.
+            try await Self.killSimulatorUnder(["monitor", "--http", "0"], connectedWhen: "page: http://", seed: 75)
+        }
+
+        /// Runs `camctl ARGUMENTS PTY --seconds 120` on a simulator, kills the simulator (SIGKILL) once stdout
+        /// shows `connectedWhen`, starts simulators that may take its pty number, and checks that camctl ends
+        /// by itself with one line, exit 1, "gone for good", having claimed none of them.
+        static func killSimulatorUnder(_ arguments: [String], connectedWhen: String, seed: UInt64) async throws {
+            let first = try SimulatorProcess(seed: seed)
             defer { first.kill() }
-            let monitor = Process()
-            monitor.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-            monitor.arguments = ["monitor", first.ptyPath, "--seconds", "120"]
-            monitor.standardInput = FileHandle.nullDevice
+            let command = Process()
+            command.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+            command.arguments = [arguments[0], first.ptyPath] + arguments.dropFirst() + ["--seconds", "120"]
+            command.standardInput = FileHandle.nullDevice
             let out = Pipe()
             let err = Pipe()
-            monitor.standardOutput = out
-            monitor.standardError = err
-            try monitor.run()
+            command.standardOutput = out
+            command.standardError = err
+            try command.run()
             defer {
-                if monitor.isRunning {
-                    signalProcess(monitor.processIdentifier, SIGKILL)
-                    monitor.waitUntilExit()
+                if command.isRunning {
+                    signalProcess(command.processIdentifier, SIGKILL)
+                    command.waitUntilExit()
                 }
             }
             let output = PipeCollector(out.fileHandleForReading)
             let errors = PipeCollector(err.fileHandleForReading)
-            let connected = await eventually(within: .seconds(30)) { output.text.contains("device      CameraControl") }
-            try #require(connected, "the monitor never connected: \(output.text.suffix(800))")
+            let connected = await eventually(within: .seconds(30)) { output.text.contains(connectedWhen) }
+            try #require(connected, "camctl never connected: \(output.text.suffix(800)) \(errors.text)")
 
             first.kill()  // SIGKILL: the pty closes; its number is free for the next one
             // Simulators started now may take that number (this process's pty numbers, lowest first).
             var others: [SimulatorProcess] = []
             defer { for other in others { other.kill() } }
-            for _ in 0..<4 { others.append(try SimulatorProcess(seed: 74)) }
+            for index in 0..<4 { others.append(try SimulatorProcess(seed: seed + 100 + UInt64(index))) }
             // Ended by itself, well before its --seconds: it retries every 250 ms and the first reopen says so.
-            let ended = await eventually(within: .seconds(60)) { !monitor.isRunning }
-            try #require(ended, "the monitor still runs: \(output.text.suffix(800))")
-            #expect(monitor.terminationStatus == 1, "\(output.text.suffix(800)) \(errors.text)")
+            let ended = await eventually(within: .seconds(60)) { !command.isRunning }
+            try #require(ended, "camctl still runs: \(output.text.suffix(800))")
+            #expect(command.terminationStatus == 1, "\(output.text.suffix(800)) \(errors.text)")
             let said = await eventually(within: .seconds(5)) { errors.isEnded }
             #expect(said)
             // "the device is gone for good: …", or "… went away while connecting, gone for good: …" when the
