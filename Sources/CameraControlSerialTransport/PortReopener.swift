@@ -25,6 +25,11 @@ import Synchronization
 ///
 /// The pseudo-terminal opened before, still there (a session lost to a heartbeat timeout while its simulator
 /// runs on), opens again; so does a serial port, whatever happened to it.
+///
+/// A pseudo-terminal is told apart from the one before on its number by its node's change time, set when
+/// the node is made: Linux's devpts makes a pty's node with the pty (a pty made within the same clock tick
+/// as the one before, a few milliseconds, could not be told apart; a session lasts longer). Where a node
+/// outlives its pty, it looks unchanged, and the reopen goes on as ``Transports/open(path:baudRate:)``.
 public final class PortReopener: Sendable {
     /// The path opened each time.
     public let path: String
