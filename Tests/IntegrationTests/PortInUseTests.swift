@@ -77,6 +77,69 @@ extension OverRealPTY {
             }
         #endif
 
+        #if os(Linux)  // devpts makes a pty's node anew: its number's next pty is told apart
+            /// The collision as tests running at once met it: a simulator killed (SIGKILL) leaves its `--link`;
+            /// the monitor reconnecting through it opened whatever pty had its number since, another test's
+            /// simulator, whose camctl then found it "in use by PID n (camctl)".
+            @Test(
+                "camctl monitor through a --link left by a killed simulator claims none of the ptys made since, and carries on once a simulator places the link anew"
+            )
+            func monitorThroughALinkLeftBehind() async throws {
+                let folder = try makeTemporaryFolder()
+                defer { try? FileManager.default.removeItem(atPath: folder) }
+                let link = folder + "/camera-control"
+                let first = try SimulatorProcess(seed: 76, linkPath: link)
+                defer { first.kill() }
+                let monitor = Process()
+                monitor.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+                monitor.arguments = ["monitor", link, "--seconds", "120"]
+                monitor.standardInput = FileHandle.nullDevice
+                let out = Pipe()
+                monitor.standardOutput = out
+                monitor.standardError = FileHandle.nullDevice
+                try monitor.run()
+                defer {
+                    if monitor.isRunning {
+                        signalProcess(monitor.processIdentifier, SIGKILL)
+                        monitor.waitUntilExit()
+                    }
+                }
+                let output = PipeCollector(out.fileHandleForReading)
+                let connected = await eventually(within: .seconds(30)) { output.text.contains("device      CameraControl") }
+                try #require(connected, "the monitor never connected: \(output.text.suffix(800))")
+
+                first.kill()  // SIGKILL: its link stays, naming a pty number that is free now
+                let lost = await eventually(within: .seconds(30)) { output.text.contains("device lost") }
+                try #require(lost, "\(output.text.suffix(800))")
+                var others: [SimulatorProcess] = []
+                defer { for other in others { other.kill() } }
+                for index in 0..<4 { others.append(try SimulatorProcess(seed: 176 + UInt64(index))) }
+                // The monitor reopens every 250 ms (its retry delay): a dozen times in 3 s on an idle machine, and
+                // each would have claimed the pty on the link's number and shaken hands with its simulator. A
+                // busy machine tries less often in that time, so it can only miss a claim here, never make one up.
+                _ = await eventually(within: .seconds(3)) {
+                    output.text.components(separatedBy: "device      CameraControl").count - 1 >= 2
+                }
+                // Each is free for its own host: the monitor took none.
+                for other in others {
+                    let info = try await runTool("camctl", ["info", other.ptyPath])
+                    #expect(info.status == 0, "\(other.ptyPath): \(info.standardError)")
+                }
+                #expect(monitor.isRunning, "a link may be made anew: the monitor waits")
+                let sessions = output.text.components(separatedBy: "device      CameraControl").count - 1
+                #expect(sessions == 1, "it connected to another simulator: \(output.text)")
+
+                // A simulator started again places its link anew (whatever pty number it got): the monitor carries on.
+                let second = try SimulatorProcess(seed: 77, linkPath: link)
+                defer { second.kill() }
+                let again = await eventually(within: .seconds(30)) {
+                    output.text.components(separatedBy: "device      CameraControl").count - 1 >= 2
+                }
+                #expect(again, "no second session: \(output.text.suffix(800))")
+                signalProcess(monitor.processIdentifier, SIGTERM)
+            }
+        #endif
+
         /// Runs `camctl ARGUMENTS PTY --seconds 120` on a simulator, kills the simulator (SIGKILL) once stdout
         /// shows `connectedWhen`, starts simulators that may take its pty number, and checks that camctl ends
         /// by itself with one line, exit 1, "gone for good", having claimed none of them.
