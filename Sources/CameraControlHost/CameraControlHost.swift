@@ -479,9 +479,9 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         background = Task { await self.run() }
     }
 
-    /// Runs the host until ``stop()``, until the device went away with ``Configuration/reconnects``
-    /// false, or until it is gone for good (``goneForGood``): the connection (connect, stream, reconnect), the haptic sender and the clock round trips are
-    /// child tasks of this call, cancelled together when it ends. Called while running, it returns when
+    /// Runs the host until ``stop()``, until the device went away with ``Configuration/reconnects`` false, or
+    /// until it is gone for good (``goneForGood``): the connection (connect, stream, reconnect), the haptic
+    /// sender and the clock round trips are child tasks of this call, cancelled together when it ends. Called while running, it returns when
     /// the host stops; after ``stop()`` at once.
     public func run() async {
         switch lifecycle {

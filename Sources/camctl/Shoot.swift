@@ -101,9 +101,9 @@ enum Shoot {
             throw CLIFailure(
                 status: .failure, message: "the device is gone for good (\(count) written; no more captures): \(gone.message)")
         }
-        // Without --scenario the host reconnects and run() returns only when stopped; with it, a session
-        // lost before the scenario ended is a failure (its later captures never came), not a success. One lost
-        // well after it (`--seconds` longer than the scenario) lost nothing.
+        // Without --scenario the host reconnects and run() returns only when stopped (or gone for good, above);
+        // with it, a session lost before the scenario ended is a failure (its later captures never came), not a
+        // success. One lost well after it (`--seconds` longer than the scenario) lost nothing.
         if scenario != nil, !stopping.value.withLock({ $0 }), ContinuousClock.now < playedBy ?? .now + .seconds(1),
             let lost = await host.lastDisconnect
         {
