@@ -163,6 +163,12 @@ public final class CaptureEventInteraction: Sendable {
     /// What was not delivered and why, newest last (bounded; see ``CaptureDiagnostic``).
     public var diagnostics: [CaptureDiagnostic] { state.withLock { $0.router.diagnostics } }
 
+    /// ``ignoredPressCount`` and ``diagnostics`` in one look: a press ignored meanwhile is in both or in
+    /// neither (two reads could see it in the list and not in the count).
+    package var ignoredPresses: (count: UInt64, diagnostics: [CaptureDiagnostic]) {
+        state.withLock { ($0.router.ignoredPressCount, $0.router.diagnostics) }
+    }
+
     /// A new stream of every capture event delivered from now on (primary and secondary), in order.
     /// Each access makes a new subscriber; it ends when the interaction is released or the consumer stops,
     /// or when the consumer falls more than `eventBufferLimit` events behind (rather than silently

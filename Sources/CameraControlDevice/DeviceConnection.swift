@@ -49,6 +49,9 @@ public actor DeviceConnection: EventLoopActor {
     private var running = false
     /// ``stop()`` was called: no new session starts.
     private var stopped = false
+    /// Why ``run(_:)`` stopped reconnecting on its own, when it did: an open that failed with
+    /// `TransportError.Code.gone` (the device cannot come back under its path); nil otherwise.
+    public private(set) var gaveUp: DeviceError?
 
     /// A connection that opens sessions with `opener`, waiting `retryDelay` between attempts (longer after
     /// refused handshakes in a row: ``retryDelay(_:afterRefusals:)``) and giving up after
@@ -88,7 +91,8 @@ public actor DeviceConnection: EventLoopActor {
     /// Connects, streams, reconnects, in the calling task, handing every activity to `handler` —
     /// synchronously, in order, on the connection's executor, the moment it happens: an input event straight
     /// from the session's stream, with no queue and no task in between — until ``stop()``, the task's
-    /// cancellation (a handshake in progress included) or attempts running out; then it returns, and the
+    /// cancellation (a handshake in progress included), attempts running out or an open that says the device
+    /// is gone for good (``gaveUp``); then it returns, and the
     /// connection is done. A parent that owns the connection's work (a task group) runs it here. It runs
     /// once: a second call, or one after ``stop()``, returns at once. Whatever `handler` does must be short:
     /// the connection (and, on a shared ``EventLoop``, its ports) waits for it.
@@ -145,6 +149,11 @@ public actor DeviceConnection: EventLoopActor {
                 session = try await opener(eventLoop)
             } catch {
                 report(.connectFailed(error))
+                // A device that cannot come back (a pseudo-terminal that closed): no attempt can reach it.
+                if error.transportError?.code == .gone {
+                    gaveUp = error
+                    break
+                }
                 failures += 1
                 if let maxConsecutiveFailures, failures >= maxConsecutiveFailures { break }
                 refusals = error.isRefusedHandshake ? refusals + 1 : 0

@@ -183,6 +183,10 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     public private(set) var session: DeviceSession?
     /// Why the last session ended (nil while none ended).
     public private(set) var lastDisconnect: RPCError?
+    /// Why the host stopped reconnecting on its own, when it did: the device cannot come back under its path
+    /// (an open failed with `TransportError.Code.gone`: a pseudo-terminal whose other side closed). ``run()``
+    /// has returned then, without ``stop()``; nil otherwise.
+    public private(set) var goneForGood: DeviceError?
     /// Sessions opened so far.
     public private(set) var connectionCount = 0
     /// PlayHaptic calls that failed.
@@ -225,7 +229,8 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     ///
     /// - Throws: ``DeviceError`` from the first open and handshake; ``DeviceError/Code/closed`` when the
     ///   device went away then (with ``Configuration/reconnects``) and did not come back in time (the host is
-    ///   stopped).
+    ///   stopped); the reopen's ``DeviceError/Code/transport`` error when the device went away then for good
+    ///   (``goneForGood``).
     public static func connect(
         configuration: Configuration = Configuration(), prepare: @Sendable (CameraControlHost) async -> Void = { _ in },
         opener: @escaping Opener
@@ -267,6 +272,11 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             if let refusal = first.refusal {
                 await host.stop()
                 throw refusal
+            }
+            if var gone = await host.goneForGood {
+                await host.stop()
+                gone.message = "the device went away while connecting, gone for good: \(gone.message)"
+                throw gone
             }
             let lost = await host.lastDisconnect.map { ": \($0)" } ?? first.lostInHandshake.map { ": \($0.message)" } ?? ""
             await host.stop()
@@ -470,9 +480,9 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
         background = Task { await self.run() }
     }
 
-    /// Runs the host until ``stop()``, or until the device went away with ``Configuration/reconnects``
-    /// false: the connection (connect, stream, reconnect), the haptic sender and the clock round trips are
-    /// child tasks of this call, cancelled together when it ends. Called while running, it returns when
+    /// Runs the host until ``stop()``, until the device went away with ``Configuration/reconnects`` false, or
+    /// until it is gone for good (``goneForGood``): the connection (connect, stream, reconnect), the haptic
+    /// sender and the clock round trips are child tasks of this call, cancelled together when it ends. Called while running, it returns when
     /// the host stops; after ``stop()`` at once.
     public func run() async {
         switch lifecycle {
@@ -499,7 +509,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
                 await self.connection.run { [weak self] activity, session in
                     self?.assumeIsolatedOnLoop { host in host.handle(activity, session: session) }
                 }
-                await self.signalStop()
+                await self.connectionEnded()
             }
             group.addTask {
                 for await pattern in haptics { await self.play(pattern) }
@@ -684,6 +694,12 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
                 host.clockQueue?.yield(.resync(connected))
             }
         }
+    }
+
+    /// The connection is done (stopped, or it gave up on a device gone for good): so is the host.
+    private func connectionEnded() async {
+        if lifecycle == .running, let gaveUp = await connection.gaveUp { goneForGood = gaveUp }
+        signalStop()
     }
 
     /// Lets ``run()`` cancel its child work and end (once).

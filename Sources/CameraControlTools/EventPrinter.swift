@@ -46,18 +46,18 @@ package final class EventPrinter: @unchecked Sendable {
     }
 
     /// The ignored presses since the last look, oldest first. One look at a time (`watchLock`), and the count
-    /// only grows, so nothing is printed twice by two looks. (The count and the list are two reads of the
-    /// interaction: a press ignored between them could shift which entry is taken; the host reports effects
-    /// and feeds its interactions on one thread, so none is.)
+    /// only grows, so nothing is printed twice by two looks. The count and the list are read in one look
+    /// (``CaptureEventInteraction/ignoredPresses``): a press ignored between two reads would be in the list
+    /// and not the count, and taken in place of an older one, then again at the next look (the interaction
+    /// may be fed on another thread than the one printing).
     private func newlyIgnored() -> [CaptureDiagnostic] {
         watchLock.lock()
         defer { watchLock.unlock() }
         var found: [CaptureDiagnostic] = []
         for index in watched.indices {
-            let interaction = watched[index].interaction
-            let count = interaction.ignoredPressCount
+            let (count, diagnostics) = watched[index].interaction.ignoredPresses
             guard count > watched[index].seen else { continue }
-            let ignored = interaction.diagnostics.filter { if case .overlappingPressIgnored = $0 { true } else { false } }
+            let ignored = diagnostics.filter { if case .overlappingPressIgnored = $0 { true } else { false } }
             // The newest of the (bounded) list: older ones may have left it.
             found += ignored.suffix(Int(min(count - watched[index].seen, UInt64(ignored.count))))
             watched[index].seen = count

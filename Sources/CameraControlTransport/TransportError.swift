@@ -19,6 +19,10 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let closed = Code(rawValue: "closed")
         /// The path does not exist (no such file or no such serial port).
         public static let notFound = Code(rawValue: "not-found")
+        /// The device the path named is gone and cannot come back under that path: a pseudo-terminal whose
+        /// other side closed (its number goes to the next pseudo-terminal opened, another program's). A host
+        /// stops reconnecting on it.
+        public static let gone = Code(rawValue: "gone")
         /// Opening the port or terminal failed for another reason (permissions, busy, ...); see `errno`.
         public static let openFailed = Code(rawValue: "open-failed")
         /// The path is not a terminal, so termios cannot configure it (a regular file, a directory, ...).

@@ -26,8 +26,10 @@ enum Diagnose {
             remote"), the force sensor ("light press", "click", "double light press"), touch and the slide strip
             ("slide to the top"). A step passes when the host pipeline recognises the action and it came from the
             input asked for; it fails when it came from another input, or nothing came in time. A table ends the
-            run; exit status 1 when a step failed. A simulator (it announces the capability) plays each action
-            itself (SimulatorService/RunScenario); on real hardware a person is prompted.
+            run; exit status 1 when a step failed, with a hint to fix the link first when it lost or damaged frames
+            during the check (the host's counts over its one session: diagnose does not reconnect, and a device that
+            goes away ends the check, exit 1). A simulator (it announces the capability) plays each action itself
+            (SimulatorService/RunScenario); on real hardware a person is prompted.
               --timeout S   seconds to wait for each action (default 10; on a simulator, after its scenario)
               --ask         ask a person for each action even when the device announces the simulator capability
                             (a board whose firmware has SimulatorService besides its real inputs)
@@ -372,22 +374,28 @@ enum Diagnose {
         }
         if let lost { throw CLIFailure(status: .failure, message: "the device went away during the check: \(lost)") }
         if !failed.isEmpty {
-            let damaged = (link?.wire.checkErrors ?? 0) + (link?.sequenceGaps ?? 0)
-            // A lossy link loses best-effort events (touch, slide) and sessions: the failures say nothing of the
-            // wiring until the link is clean.
-            let hint =
-                damaged > 0 || sessionLost
-                ? "the link lost or damaged frames meanwhile (\(link?.wire.checkErrors ?? 0) check errors, "
-                    + "\(link?.sequenceGaps ?? 0) sequence gaps\(sessionLost ? ", a session ended by the device" : "")): "
-                    + "best-effort events such as touch are not resent; fix the link (cable, baud rate, `camctl counters`) "
-                    + "and check again before judging the wiring"
-                : "a wrong source means the firmware reports the input under another name (check its wiring and "
-                    + "button table); nothing in time means the input is not seen at all"
             throw CLIFailure(
                 status: .failure,
                 message: "\(failed.count) of \(outcomes.count) steps failed: \(failed.map(\.step.name).joined(separator: ", "))",
-                hint: hint)
+                hint: failureHint(checkErrors: link?.wire.checkErrors ?? 0, sequenceGaps: link?.sequenceGaps ?? 0, sessionLost: sessionLost)
+            )
         }
+    }
+
+    /// What to do about failed steps. The counts are the host's over the whole check: diagnose keeps its one
+    /// session (it does not reconnect; a device that goes away ends the check), so they are that session's,
+    /// from its handshake on. A link that lost or damaged frames (or a session the device ended) comes first: a
+    /// lossy link loses best-effort events (touch, slide) and sessions, and the failures say nothing of the
+    /// wiring until it is clean.
+    static func failureHint(checkErrors: UInt64, sequenceGaps: UInt64, sessionLost: Bool) -> String {
+        guard checkErrors + sequenceGaps > 0 || sessionLost else {
+            return "a wrong source means the firmware reports the input under another name (check its wiring and "
+                + "button table); nothing in time means the input is not seen at all"
+        }
+        return "the link lost or damaged frames during the check (\(checkErrors) check errors, \(sequenceGaps) sequence gaps"
+            + "\(sessionLost ? ", a session ended by the device" : ""), counted by the host over its one session): "
+            + "best-effort events such as touch are not resent; fix the link (cable, baud rate, `camctl counters`) "
+            + "and check again before judging the wiring"
     }
 
     /// The pass/fail table: step, expected source, what was seen, result.

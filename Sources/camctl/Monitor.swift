@@ -24,7 +24,8 @@ enum Monitor {
         usage:
             "PORT [--seconds N] [--scenario FILE] [--no-reconnect] [--plain | --json | --http [HOST:]PORT [--camera SOURCE [-o DIR]]]",
         details: """
-            After an unplug it waits for the device to come back at the same path and carries on.
+            After an unplug it waits for the device to come back at the same path and carries on; a device that
+            cannot come back (a pseudo-terminal whose simulator ended) ends it with one line and exit status 1.
               --seconds N      stop after N seconds (default: run until Ctrl-C)
               --scenario FILE  play a scenario through this session first (a simulator); stops after it, unless --seconds
               --no-reconnect   exit (status 1) when the device goes away
@@ -131,7 +132,19 @@ enum Monitor {
         // --seconds is the deadline's (counted from the start); otherwise the scenario's end.
         ScenarioFiles.stop(afterSeconds: deadline.isSet ? 0 : seconds, orAfter: scenarioEnd, by: { await stop(host) })
         await host.run()
-        if !reconnects, !stopping.value.withLock({ $0 }), let lost = await host.lastDisconnect {
+        try await endedOnItsOwn(host, stopping: stopping)
+    }
+
+    /// After `host.run()` returned: throws the one-line failure (README, "Exit status": 1) when the host
+    /// ended on its own, not stopped by the command (`stopping`): the device went away with
+    /// `--no-reconnect`, or it is gone for good (a pseudo-terminal that closed never comes back, so the host
+    /// stops reconnecting: `CameraControlHost.goneForGood`).
+    static func endedOnItsOwn(_ host: CameraControlHost, stopping: StopFlag) async throws {
+        guard !stopping.value.withLock({ $0 }) else { return }
+        if let gone = await host.goneForGood {
+            throw CLIFailure(status: .failure, message: "the device is gone for good: \(gone.message)")
+        }
+        if !host.configuration.reconnects, let lost = await host.lastDisconnect {
             throw DeviceError(.closed, "the device went away: \(lost)")
         }
     }
@@ -266,5 +279,6 @@ enum Monitor {
         await host.run()
         for task in tasks { task.cancel() }
         screen.redrawIfNeeded()
+        try await endedOnItsOwn(host, stopping: stopping)
     }
 }

@@ -99,6 +99,7 @@ extension Monitor {
         }
         ScenarioFiles.stop(afterSeconds: seconds, orAfter: scenarioEnd, by: stop)
         await host.run()
+        try await Monitor.endedOnItsOwn(host, stopping: stopping)
     }
 
     /// Feeds `page` from `host` until the tasks returned are cancelled: the device (sticky), every host effect

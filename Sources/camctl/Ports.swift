@@ -225,7 +225,8 @@ enum Ports {
     }
 
     /// Resolves PORT and starts a ``CameraControlHost`` on it (`CameraControlHost.connect(configuration:prepare:opener:)`:
-    /// every session, the first and each reconnect to the resolved path, on the host's event loop). The
+    /// every session, the first and each reconnect to the resolved path, on the host's event loop; a
+    /// pseudo-terminal that closed is not reopened: `PortReopener`, and the host stops). The
     /// first open's failure is classified as ``open(path:hostName:eventLoop:)``'s: a port that sends bytes
     /// but no frames gets the wrong-baud hint. Returns once the host is connected and its clock estimated;
     /// `prepare` runs before the host starts on the first session (what it attaches misses nothing of it).
@@ -234,10 +235,13 @@ enum Ports {
         prepare: @Sendable (CameraControlHost) async -> Void = { _ in }
     ) async throws -> (host: CameraControlHost, path: String) {
         let path = try await resolve(port)
+        // Never a pseudo-terminal that is not the one lost (its number taken by another program's): the
+        // host gives up on a pty named by itself, and waits for a new link on a symlink left behind.
+        let reopener = PortReopener(path: path)
         do {
             let host = try await CameraControlHost.connect(configuration: configuration, prepare: prepare) {
                 loop async throws(DeviceError) -> DeviceSession in
-                try await DeviceSession.open(path: path, hostName: hostName, eventLoop: loop)
+                try await DeviceSession.open(reopening: reopener, hostName: hostName, eventLoop: loop)
             }
             return (host, path)
         } catch {

@@ -10,7 +10,8 @@ import Foundation
 /// real camera. The system zoom and exposure-bias sliders drive the camera, every button captures: a
 /// click writes a JPEG (the frame of the press, with a sidecar JSON), a click and hold a video. Each
 /// capture prints the file written. With `--scenario FILE` it plays a scenario through its own session
-/// (on `camctl-sim`) and stops after it; otherwise it runs until `--seconds` pass or the device is gone.
+/// (on `camctl-sim`) and stops after it; otherwise it reconnects and runs until `--seconds` pass or Ctrl-C, or the
+/// device is gone for good (a pseudo-terminal that closed: exit 1).
 enum Shoot {
     static let command = Command(
         name: "shoot", summary: "the talk's camera app on a real camera (GStreamer): photos and videos",
@@ -20,6 +21,8 @@ enum Shoot {
               -o DIR           where photos (JPEG + sidecar JSON) and videos (.mkv) go (default: .)
               --scenario FILE  play a scenario through this session first (a simulator); stops after it
               --seconds N      stop after N seconds
+            Without --scenario it reconnects after an unplug and runs until --seconds or Ctrl-C; a device that cannot
+            come back (a pseudo-terminal whose simulator ended) ends it with one line and exit status 1.
             """,
         examples: [
             "shoot /dev/ttyACM0 --camera /dev/video0 -o Photos",
@@ -92,9 +95,15 @@ enum Shoot {
         let count = camera.captureCount
         print("\(count) \(count == 1 ? "capture" : "captures") written to \(directory) (each a picture or video and its .json)")
         if let failure = camera.failure, !failure.message.hasSuffix("was stopped") { throw failure }
-        // Without --scenario the host reconnects and run() returns only when stopped; with it, a session
-        // lost before the scenario ended is a failure (its later captures never came), not a success. One lost
-        // well after it (`--seconds` longer than the scenario) lost nothing.
+        // Without --scenario the host reconnects; it ends on its own only when the device cannot come back (a
+        // pseudo-terminal that closed): a failure, never a quiet success (README, "Exit status": 1).
+        if !stopping.value.withLock({ $0 }), let gone = await host.goneForGood {
+            throw CLIFailure(
+                status: .failure, message: "the device is gone for good (\(count) written; no more captures): \(gone.message)")
+        }
+        // Without --scenario the host reconnects and run() returns only when stopped (or gone for good, above);
+        // with it, a session lost before the scenario ended is a failure (its later captures never came), not a
+        // success. One lost well after it (`--seconds` longer than the scenario) lost nothing.
         if scenario != nil, !stopping.value.withLock({ $0 }), ContinuousClock.now < playedBy ?? .now + .seconds(1),
             let lost = await host.lastDisconnect
         {

@@ -238,6 +238,12 @@ enum TestCommand {
         let (host, _) = try await Ports.connectHost(
             port, hostName: "camctl test", configuration: .init(retryDelay: .milliseconds(200), reconnects: true))
         do {
+            // Every file fits this device's frames, or none plays: not a run that stops at its sixth file.
+            if let info = await host.deviceInfo {
+                for (file, script) in scripts {
+                    try checkFitsOneRequest(file, ScenarioFiles.steps(of: script.text), maxFrameBytes: info.capabilities.maxFrameBytes)
+                }
+            }
             let reports = try await runScenarios(
                 scripts, on: host, settleMicros: settleMicros, printingEvents: printingEvents)
             await host.stop()
@@ -270,6 +276,8 @@ enum TestCommand {
                         file, script, host: host, log: log, settleMicros: settleMicros, printingEvents: printingEvents)
                 } catch let error as RPCError where error.code == .unavailable {
                     losses.add()  // a call the lost link ended
+                } catch let error as DeviceError where error.code == .closed {
+                    losses.add()  // lost between the reconnect and the scenario's set-up (the host had no session)
                 }
                 if let report, losses.count == before {
                     reports.append(report)
@@ -287,6 +295,22 @@ enum TestCommand {
         return reports
     }
 
+    /// Fails (one line: the size, the device's limit and how to split) when `steps` do not fit one
+    /// `RunScenario` on a device of `maxFrameBytes`-byte frames. `--port` plays each file in one request: the
+    /// expectations' windows count from its one start, and pieces, each sent once the previous one ended,
+    /// would shift every step after the first cut by a gap no one can tell (docs/SIMULATOR.md, "Limits").
+    static func checkFitsOneRequest(_ file: String, _ steps: ScenarioFiles.Steps, maxFrameBytes: UInt32) throws(CLIFailure) {
+        let budget = ScenarioFiles.textBudget(maxFrameBytes: Int(maxFrameBytes))
+        let size = steps.text.utf8.count
+        guard size > budget else { return }
+        throw CLIFailure(
+            status: .failure,
+            message: "\(file): its steps are \(size) bytes of text, more than the \(budget) one RunScenario takes on this "
+                + "device (\(maxFrameBytes)-byte frames), and --port plays a file in one piece (its expectations time from "
+                + "its one start): split it into files of at most \(budget) bytes of steps, each cut where the finger is up "
+                + "and with its own expect lines, or check it in virtual time (--virtual, the default)")
+    }
+
     /// One scenario over the port.
     static func playOverPort(
         _ file: String, _ script: ScenarioScript, host: CameraControlHost, log: HostEventLog, settleMicros: UInt64,
@@ -297,13 +321,7 @@ enum TestCommand {
             throw CLIFailure(status: .failure, message: "\(file): the device was lost and did not come back within 10 s")
         }
         let steps = ScenarioFiles.steps(of: script.text)
-        let budget = ScenarioFiles.textBudget(maxFrameBytes: Int(session.info.capabilities.maxFrameBytes))
-        guard steps.text.utf8.count <= budget else {
-            throw CLIFailure(
-                status: .failure,
-                message: "\(file): \(steps.text.utf8.count) bytes of steps do not fit one request frame here "
-                    + "(\(budget)); expectations need the scenario in one piece (or use --virtual)")
-        }
+        try checkFitsOneRequest(file, steps, maxFrameBytes: session.info.capabilities.maxFrameBytes)
         let began = ContinuousClock.now
         // Apple's default settings, on the host and a device that keeps them: a scenario that changed them
         // and was interrupted (or another program) must not decide this one's result.

@@ -342,6 +342,28 @@ struct DeviceConnectionTests {
     }
 
     @Test(
+        "an open that says the device is gone for good (TransportError gone) ends run() at once: no retry, gaveUp says why",
+        .timeLimit(.minutes(1)))
+    func goneForGoodEndsRun() async throws {
+        let attempts = Locked(0)
+        // No attempt limit: only the give-up ends run() (without it, the time limit ends the test).
+        let connection = DeviceConnection(retryDelay: .milliseconds(1)) { _ async throws(DeviceError) -> DeviceSession in
+            attempts.mutate { $0 += 1 }
+            if attempts.current < 3 {
+                throw DeviceError(.transport, "not yet", transportError: TransportError(code: .notFound, message: "x"))
+            }
+            throw DeviceError(.transport, "gone", transportError: TransportError(code: .gone, message: "the pty closed"))
+        }
+        let failures = Locked([String]())
+        await connection.run { activity, _ in
+            if case .connectFailed(let error) = activity { failures.mutate { $0.append(error.transportError?.code.rawValue ?? "?") } }
+        }
+        #expect(attempts.current == 3)
+        #expect(failures.current == ["not-found", "not-found", "gone"], "the give-up is reported too")
+        #expect(await connection.gaveUp?.transportError?.code == .gone)
+    }
+
+    @Test(
         "run() in a task: input events reach the handler in order, on the connection's loop; cancelling the task ends run()",
         .timeLimit(.minutes(1)))
     func runCancelledEndsTheStream() async throws {

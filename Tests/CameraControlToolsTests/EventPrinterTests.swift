@@ -3,6 +3,8 @@ import CameraControlCapture
 import CameraControlControls
 import CameraControlGestures
 import CameraControlWire
+import Foundation
+import Synchronization
 import Testing
 
 @testable import CameraControlTools
@@ -74,6 +76,60 @@ import Testing
         let ignored = lines.all.filter { $0.contains("ignored") }
         #expect(ignored.count == 1, "\(lines.all)")
         #expect(ignored.first?.contains("volume-down press: the primary handler is busy with press#") == true, "\(lines.all)")
+    }
+
+    /// The interaction fed on one thread, the printer looking on another (its next effect): each look reads
+    /// the ignored count and the list together, so a press ignored during a look is printed once, at that look
+    /// or the next, never in place of another. The feeder ignores presses in bursts of 16 (well inside the
+    /// list's 64) and starts the next once a look has begun after the burst, so none leaves the list unseen.
+    /// 1600 presses: a fraction of a second with the two threads busy.
+    @Test("presses ignored while the printer looks from another thread: each printed once, in order, none in place of another")
+    func ignoredPressesWhileLooking() async throws {
+        // Not verbose: a look's own gesture (a slide sample) prints nothing, so the looks cost little.
+        let printer = EventPrinter(verbose: false, json: true)
+        let lines = Mutex<[String]>([])
+        printer.sink = { line in lines.withLock { $0.append(line) } }
+        let interaction = CaptureEventInteraction { _ in }
+        interaction.setSessionRunning(true)
+        printer.watch(interaction)
+        interaction.handle(Gesture(kind: .pressBegan, source: .cameraControl, timestampMicros: 1))  // held: primary busy
+        let bursts = 100
+        let perBurst = 16
+        // looksBegun counts the printer's looks; the feeder waits for one that began after its burst.
+        let looksBegun = Mutex(0)
+        let done = Mutex(false)
+        let printing = Thread {
+            let gesture = Gesture(
+                kind: .slideChanged(SlideMotion(position: 0.5, delta: 0, velocity: 0)), source: .cameraControl, timestampMicros: 1)
+            while !done.withLock({ $0 }) {
+                looksBegun.withLock { $0 += 1 }
+                printer.effect(.gesture(gesture))
+            }
+            printer.effect(.gesture(gesture))  // the last burst's
+        }
+        printing.start()
+        var micros: UInt64 = 10_000
+        for _ in 0..<bursts {
+            for _ in 0..<perBurst {
+                micros += 1
+                interaction.handle(Gesture(kind: .pressBegan, source: .volumeDown, timestampMicros: micros))
+                interaction.handle(
+                    Gesture(
+                        kind: .pressEnded(PressSummary(durationMicros: 1, isLongPress: false, peakForceMillinewtons: 0)),
+                        source: .volumeDown, timestampMicros: micros))
+            }
+            let after = looksBegun.withLock { $0 }
+            while looksBegun.withLock({ $0 }) < after + 2 { await Task.yield() }  // a whole look after the burst
+        }
+        done.withLock { $0 = true }
+        while printing.isExecuting || !printing.isFinished { try await Task.sleep(for: .milliseconds(1)) }
+        let printed = lines.withLock { $0 }.compactMap { line -> UInt64? in
+            guard line.contains("\"type\":\"ignored\""), let value = try? JSONValue(parsing: line) else { return nil }
+            guard case .string(let text)? = value["deviceTimeUs"] else { return nil }
+            return UInt64(text)
+        }
+        #expect(interaction.ignoredPressCount == UInt64(bursts * perBurst))
+        #expect(printed == Array(10_001...micros), "printed \(printed.count) of \(bursts * perBurst)")
     }
 
     @Test("slides are printed only when verbose; a quiet printer prints nothing")

@@ -104,4 +104,23 @@ struct DiagnoseStepTests {
         let json = Diagnose.json(outcomes[0])
         #expect(json["result"] == .string("fail") && json["seen"]?["source"] == .string("volume-up"))
     }
+
+    @Test(
+        "failed steps on a link that lost or damaged frames, or whose session the device ended: fix the link first, with the host's counts")
+    func linkHintComesFirst() {
+        let damaged = Diagnose.failureHint(checkErrors: 3, sequenceGaps: 1, sessionLost: false)
+        #expect(
+            damaged.hasPrefix("the link lost or damaged frames during the check (3 check errors, 1 sequence gaps, counted"), "\(damaged)")
+        #expect(damaged.contains("over its one session") && damaged.contains("fix the link"), "\(damaged)")
+        #expect(!damaged.contains("a session ended by the device"), "\(damaged)")
+        let gapsOnly = Diagnose.failureHint(checkErrors: 0, sequenceGaps: 2, sessionLost: false)
+        #expect(gapsOnly.contains("(0 check errors, 2 sequence gaps, counted"), "\(gapsOnly)")
+        // No frame counted lost, but the device ended the session (it answered FAILED_PRECONDITION): the link too.
+        let ended = Diagnose.failureHint(checkErrors: 0, sequenceGaps: 0, sessionLost: true)
+        #expect(ended.contains("(0 check errors, 0 sequence gaps, a session ended by the device, counted"), "\(ended)")
+        // A clean link: the wiring is to blame.
+        let clean = Diagnose.failureHint(checkErrors: 0, sequenceGaps: 0, sessionLost: false)
+        #expect(clean.hasPrefix("a wrong source means the firmware reports the input under another name"), "\(clean)")
+        #expect(!clean.contains("the link"), "\(clean)")
+    }
 }

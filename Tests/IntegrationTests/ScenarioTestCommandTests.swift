@@ -168,6 +168,32 @@ extension OverRealPTY {
             #expect(result.standardError.contains("did not come back within 10"), "\(result.standardOutput)\(result.standardError)")
         }
 
+        /// `--port` plays a file in one RunScenario (its expectations time from that one start): a file too big
+        /// for the device's frames is refused in one line that says the limit and how to split it, before any
+        /// file plays (a run did not stop at its sixth file after playing five).
+        @Test(
+            "test --port with a file too big for one RunScenario: one line with its size, the limit and how to split, before any file plays"
+        )
+        func fileTooBigForOneRequest() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let long = folder + "/long.scenario"
+            let text = String(repeating: "light-press hold=120ms\npause 80ms\n", count: 60) + "expect gesture light-press-began\n"
+            try BoundedFiles.write(Array(text.utf8), to: long)
+            let good = Self.directory.appendingPathComponent("full-click.scenario").path
+            let simulator = try SimulatorProcess(seed: 31)
+            defer { simulator.kill() }
+            let run = try await runTool("camctl", ["test", "--port", simulator.ptyPath, "--events", good, long], timeout: .seconds(60))
+            #expect(run.status == 1, "\(run.standardOutput)\(run.standardError)")
+            // 60 × 34 bytes of steps; the simulator's frames are 1024 bytes, 992 of them for steps.
+            #expect(run.standardError.contains("\(long): its steps are 2040 bytes of text, more than the 992"), "\(run.standardError)")
+            #expect(run.standardError.contains("(1024-byte frames)"), "\(run.standardError)")
+            #expect(run.standardError.contains("split it into files of at most 992 bytes of steps"), "\(run.standardError)")
+            #expect(run.standardError.split(separator: "\n").count == 1, "one line: \(run.standardError)")
+            // --events prints each file's events once it has played: none did.
+            #expect(!run.standardOutput.contains("\(good): events"), "nothing played: \(run.standardOutput)")
+        }
+
         @Test("a deliberately wrong expectation fails: FAIL with its line, the events around it, exit 1, JUnit")
         func wrongExpectationFails() async throws {
             let file = Self.temporary("wrong.scenario")

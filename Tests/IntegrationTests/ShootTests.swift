@@ -117,6 +117,40 @@ struct ShootTests {
         }
     }
 
+    /// Without --scenario shoot reconnects; a pty named by its own path whose simulator ended never comes back
+    /// (the next pty opened may take its number, another program's), so the host gives up: that ends shoot
+    /// with one line and exit 1, as README's exit statuses say, not exit 0 as if it had been stopped.
+    #if os(Linux)  // devpts makes a pty's node anew: its number's next pty is told apart
+        @Test("without --scenario, a pty whose simulator is killed is gone for good: one line on stderr and exit 1")
+        func deviceGoneForGoodWithoutScenario() async throws {
+            try await inFolder { directory in
+                // The simulator plays it once shoot's handshake is done: a photo is proof the session is up.
+                let scenario = directory + "/click.scenario"
+                try "pause 300ms\nfull-click\n".write(toFile: scenario, atomically: true, encoding: .utf8)
+                let simulator = try SimulatorProcess(seed: 8, extraArguments: ["--scenario", scenario])
+                defer { simulator.kill() }
+                let out = directory + "/out"
+                let shoot = Task {
+                    try await runTool(
+                        "camctl", ["shoot", simulator.ptyPath, "--camera", "test", "-o", out, "--seconds", "120"],
+                        timeout: .seconds(150))
+                }
+                let photo = out + "/IMG_0001.json"
+                for _ in 0..<600 where !FileManager.default.fileExists(atPath: photo) { try await Task.sleep(for: .milliseconds(100)) }
+                #expect(FileManager.default.fileExists(atPath: photo))
+                let killedAt = ContinuousClock.now
+                simulator.kill()
+                let run = try await shoot.value
+                #expect(run.status == 1, "stdout: \(run.standardOutput) stderr: \(run.standardError)")
+                #expect(run.standardError.contains("the device is gone for good (1 written"), "\(run.standardError)")
+                #expect(run.standardError.split(separator: "\n").count == 1, "one line: \(run.standardError)")
+                #expect(run.standardOutput.contains("1 capture written"), "\(run.standardOutput)")
+                // It ended on its own, not at --seconds (a clock reading after the fact, not a wait).
+                #expect(ContinuousClock.now - killedAt < .seconds(100), "it ran on to --seconds")
+            }
+        }
+    #endif
+
     @Test("shoot checks its scenario as monitor does: FILE:LINE:COLUMN and a caret, before the camera or the port")
     func badScenarioLine() async throws {
         try await inFolder { directory in

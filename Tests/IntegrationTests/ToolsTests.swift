@@ -375,6 +375,53 @@ extension OverRealPTY {
             }
         }
 
+        /// The full-screen monitor on a pty by its own path whose simulator is killed: a pty never comes back,
+        /// so the host stops reconnecting; the screen is restored and the one line says why, exit 1 (it was 0,
+        /// and before the host gave up, it waited until --seconds or claimed the next pty on that number).
+        #if os(Linux)  // devpts makes a pty's node anew: its number's next pty is told apart
+            @Test("the full-screen monitor under tmux: the simulator killed, the terminal restored, one line 'gone for good', exit 1")
+            func theFullScreenMonitorGivesUpOnAPtyThatClosed() async throws {
+                let tmux = "/usr/bin/tmux"
+                try #require(FileManager.default.isExecutableFile(atPath: tmux), "tmux is missing: scripts/install-deps --test installs it")
+                let socket = "camctl-test-gone-\(getpid())"
+                let unblocked = """
+                    import os, signal, subprocess, sys
+                    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+                    for number in signal.valid_signals():
+                        try: signal.signal(number, signal.SIG_DFL)
+                        except (OSError, ValueError): pass
+                    os.environ['TERM'] = 'xterm'
+                    os.environ.pop('TMUX', None)
+                    sys.exit(subprocess.call(sys.argv[1:]))
+                    """
+                func tmuxRun(_ arguments: [String]) async throws -> ToolRun {
+                    try await runTool("/usr/bin/python3", ["-c", unblocked, tmux, "-L", socket] + arguments)
+                }
+                defer { _ = try? Process.run(URL(fileURLWithPath: tmux), arguments: ["-L", socket, "kill-server"]).waitUntilExit() }
+                let simulator = try SimulatorProcess(seed: 19)
+                defer { simulator.kill() }
+                let camctl = try BuiltProducts.executable("camctl")
+                let command = "\(camctl) monitor \(simulator.ptyPath) --seconds 120; echo MONITOR-EXIT-$?; sleep 60"
+                let started = try await tmuxRun(["new-session", "-d", "-s", "gone", "-x", "160", "-y", "40", command])
+                #expect(started.status == 0, "tmux: \(started.standardError)")
+                var screen = ""
+                // The link line's RTT: connected, its clock estimated, the screen drawn.
+                let shown = try await eventually(within: .seconds(20)) {
+                    screen = try await tmuxRun(["capture-pane", "-p", "-t", "gone"]).standardOutput
+                    return screen.contains("RTT ")
+                }
+                try #require(shown, "the monitor's screen: \(screen)")
+                simulator.kill()
+                let ended = try await eventually(within: .seconds(60)) {
+                    screen = try await tmuxRun(["capture-pane", "-p", "-t", "gone"]).standardOutput
+                    return screen.contains("MONITOR-EXIT-")
+                }
+                #expect(ended && screen.contains("MONITOR-EXIT-1"), "\(screen)")
+                #expect(screen.contains("camctl monitor: the device is gone for good"), "\(screen)")
+                #expect(!screen.contains("events (q quits)"), "the terminal was not restored: \(screen)")
+            }
+        #endif
+
         /// The event lines of a run (input, gesture, capture, overlay, haptic), in the shape DemoTests
         /// compares: numbers replaced.
         static func events(_ output: String) -> [String] {
