@@ -73,6 +73,8 @@ struct CLIFailure: Error, CustomStringConvertible {
     var message: String
     /// What to do about it, when known.
     var hint: String?
+    /// The device cannot come back under its path (a pseudo-terminal that closed): trying again is no use.
+    var isGoneForGood = false
 
     /// `message`, then the hint on its own line.
     var description: String { hint.map { "\(message)\n  hint: \($0)" } ?? message }

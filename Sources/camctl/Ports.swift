@@ -237,15 +237,25 @@ enum Ports {
         let path = try await resolve(port)
         // Never a pseudo-terminal that is not the one lost (its number taken by another program's): the
         // host gives up on a pty named by itself, and waits for a new link on a symlink left behind.
-        let reopener = PortReopener(path: path)
+        let host = try await connectHost(
+            reopening: PortReopener(path: path), hostName: hostName, configuration: configuration, prepare: prepare)
+        return (host, path)
+    }
+
+    /// ``connectHost(_:hostName:configuration:prepare:)`` on a resolved path, opened (first and at every
+    /// reconnect) by `reopener`: a process that opens one port many times (`camctl serve`, which lets it go
+    /// to apps and takes it back) shares one, so no open takes a pseudo-terminal that is not the one lost.
+    static func connectHost(
+        reopening reopener: PortReopener, hostName: String, configuration: CameraControlHost.Configuration = .init(),
+        prepare: @Sendable (CameraControlHost) async -> Void = { _ in }
+    ) async throws -> CameraControlHost {
         do {
-            let host = try await CameraControlHost.connect(configuration: configuration, prepare: prepare) {
+            return try await CameraControlHost.connect(configuration: configuration, prepare: prepare) {
                 loop async throws(DeviceError) -> DeviceSession in
                 try await DeviceSession.open(reopening: reopener, hostName: hostName, eventLoop: loop)
             }
-            return (host, path)
         } catch {
-            throw failure(error, path: path)
+            throw failure(error, path: reopener.path)
         }
     }
 
@@ -263,6 +273,7 @@ enum Ports {
     /// hint (the device layer counted them: `DeviceError.unframedBytesHeard`).
     static func failure(_ error: DeviceError, path: String) -> CLIFailure {
         var failure = Failures.classify(error)
+        failure.isGoneForGood = error.transportError?.code == .gone
         if failure.status == .noAnswer, let heard = error.unframedBytesHeard {
             failure.message = "no answer to the handshake from \(path): \(heard) bytes came back, but no frame of ours"
             failure.hint =

@@ -35,7 +35,8 @@ enum Serve {
             One process is one app: a second connection from a process whose connection is open is
             refused (its handshake is answered ALREADY_EXISTS, with why). While no app is attached serve
             holds the device, and a Camera Control click launches CMD (sh -c, CAMCTL_PORT set to the
-            socket). Apple's Settings > Camera > Camera Control > Launch Camera.
+            socket). Apple's Settings > Camera > Camera Control > Launch Camera. A device unplugged is
+            waited for at PORT; a pseudo-terminal whose simulator ended never comes back: serve exits 1.
               --socket PATH         where apps attach (default: $XDG_RUNTIME_DIR/camctl-serve.sock, or
                                     /tmp/camctl-serve-UID.sock)
               --launch CMD          the camera app, launched by a click while no app is attached
@@ -83,8 +84,12 @@ enum Serve {
         let rules = LaunchOnClick(trigger: trigger, doubleClickWindowMicros: UInt64(window) * 1000, holdHasAction: hold != nil)
 
         let pageAddress = try args.value("http").map { try Monitor.pageAddress($0) }
-        // The first connect must work (a typo in PORT is an error, not an endless retry).
-        let (host, path) = try await Ports.connectHost(port, hostName: "camctl serve")
+        // The first connect must work (a typo in PORT is an error, not an endless retry). Every open of the
+        // port, serve's and its pump's for the apps, goes through one reopener: none takes a pseudo-terminal
+        // that is not the one lost.
+        let path = try await Ports.resolve(port)
+        let reopener = PortReopener(path: path)
+        let host = try await Ports.connectHost(reopening: reopener, hostName: "camctl serve")
         let listener: LocalSocketListener
         do {
             listener = try LocalSocketListener(path: socketPath)
@@ -95,7 +100,7 @@ enum Serve {
         defer { listener.close() }
         Interrupts.removeOnExit(socketPath, kind: .socket)
         let engine = ServeEngine(
-            path: path, socketPath: socketPath, launch: args.value("launch"), hold: hold, rules: rules, end: end)
+            reopener: reopener, socketPath: socketPath, launch: args.value("launch"), hold: hold, rules: rules, end: end)
         if let (pageHost, pagePort) = pageAddress {
             do {
                 let page = try await engine.startPage(host: pageHost, port: pagePort)
@@ -112,10 +117,12 @@ enum Serve {
                 for await connection in listener.connections { await engine.accepted(connection) }
             }
             group.addTask {
-                // The apps that left (process ended, or no connection for the grace time) are noticed here.
+                // The apps that left (process ended, or no connection for the grace time) are noticed here,
+                // and a device gone for good.
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(250))
                     await engine.tick()
+                    if await engine.goneForGood != nil { return }
                 }
             }
             group.addTask {
@@ -130,6 +137,9 @@ enum Serve {
             listener.close()
         }
         await engine.shutdown()
+        if let gone = await engine.goneForGood {
+            throw CLIFailure(status: .failure, message: "the device is gone for good: \(gone)")
+        }
     }
 
     private static func waitForever() async {
@@ -141,6 +151,10 @@ enum Serve {
 /// between the device and the app in front; the rules are ``ForegroundApps`` and ``LaunchOnClick``.
 actor ServeEngine {
     private let path: String
+    /// Every open of the device's port: serve's held host's and the pump's for the apps.
+    private let reopener: PortReopener
+    /// Why the device cannot come back (its pseudo-terminal closed), once an open said so: serve ends.
+    private(set) var goneForGood: String?
     private let socketPath: String
     private let launchCommand: String?
     private let holdCommand: String?
@@ -175,8 +189,12 @@ actor ServeEngine {
     private var releasing = StopFlag()
     private let isSimulator = SharedFlag()
 
-    init(path: String, socketPath: String, launch: String?, hold: String?, rules: LaunchOnClick, end: ContinuousClock.Instant?) {
-        self.path = path
+    init(
+        reopener: PortReopener, socketPath: String, launch: String?, hold: String?, rules: LaunchOnClick,
+        end: ContinuousClock.Instant?
+    ) {
+        self.reopener = reopener
+        self.path = reopener.path
         self.socketPath = socketPath
         self.launchCommand = launch
         self.holdCommand = hold
@@ -240,6 +258,8 @@ actor ServeEngine {
     }
 
     func tick() async {
+        // The held host stops by itself when the device cannot come back (`CameraControlHost.goneForGood`).
+        if let host, let gone = await host.goneForGood { self.gone(gone.message) }
         await apply(
             foreground.expire(nowMicros: nowMicros, isRunning: { pid in kill(pid, 0) == 0 || errno == EPERM }, isOpen: isOpen))
         showRelayCounters()
@@ -332,7 +352,7 @@ actor ServeEngine {
         if devicePump == nil {
             // Open the port now, so that the app's first bytes (its handshake) find it; a port that does not
             // open yet (unplugged) is opened by the pump, every 250 ms.
-            startDevicePump(opened: try? Transports.open(path: path))
+            startDevicePump(opened: try? reopener.open())
         }
         relayed = id
         if let app = foreground.apps.first(where: { $0.connection == id })?.processID { told.remove(.waiting(app)) }
@@ -362,6 +382,7 @@ actor ServeEngine {
     /// until ``releaseDevice()``.
     private func startDevicePump(opened: (any EventLoopTransport)?) {
         let path = path
+        let reopener = reopener
         let wire = wire
         wire.allowDevice()
         devicePump = Task {
@@ -374,9 +395,13 @@ actor ServeEngine {
                         port = opened
                         next = nil
                     } else {
-                        port = try Transports.open(path: path)
+                        port = try reopener.open()
                     }
                 } catch {
+                    if (error as? TransportError)?.code == .gone {
+                        self.gone("\(error)")
+                        break
+                    }
                     if !reported {
                         print("serve: cannot open \(path) (\(error)); trying again every 250 ms")
                         reported = true
@@ -526,13 +551,23 @@ actor ServeEngine {
         }
     }
 
-    /// Connects to the device again, every 250 ms until it works, the end passes or an app attaches (the
-    /// device may have been unplugged while an app had it).
+    /// The device cannot come back: serve ends (exit 1) at its next tick.
+    private func gone(_ why: String) {
+        guard goneForGood == nil else { return }
+        goneForGood = why
+        print("serve: \(path) is gone for good (\(why)); stopping")
+    }
+
+    /// Connects to the device again, every 250 ms until it works, the end passes, an app attaches (the
+    /// device may have been unplugged while an app had it) or the device is gone for good.
     private func reacquire() async -> CameraControlHost? {
         var reported = false
-        while (end.map { ContinuousClock.now < $0 } ?? true) && foreground.apps.isEmpty {
+        while (end.map { ContinuousClock.now < $0 } ?? true) && foreground.apps.isEmpty && goneForGood == nil {
             do {
-                return try await Ports.connectHost(path, hostName: "camctl serve").host
+                return try await Ports.connectHost(reopening: reopener, hostName: "camctl serve")
+            } catch let failure as CLIFailure where failure.isGoneForGood {
+                gone(failure.message)
+                return nil
             } catch {
                 if !reported {
                     print("serve: \(path) does not answer yet (\(error)); trying again every 250 ms")

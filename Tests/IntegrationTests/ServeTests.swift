@@ -360,6 +360,33 @@ extension OverRealPTY {
             await front.stop()
         }
 
+        /// A pseudo-terminal never comes back: serve reopened `/dev/pts/N` every 250 ms for ever, and could take
+        /// whichever program's pseudo-terminal got that number next. Its held host and the pump that carries an
+        /// app's bytes open the port through one `PortReopener`, which says the port is gone for good.
+        @Test("the device's pseudo-terminal closed: serve ends with exit 1 and says so, whether it held the device or an app had it")
+        func deviceGoneForGood() async throws {
+            for appInFront in [false, true] {
+                let folder = try makeTemporaryFolder()
+                defer { try? FileManager.default.removeItem(atPath: folder) }
+                let socket = folder + "/serve.sock"
+                let simulator = try SimulatorProcess(seed: 91)
+                defer { simulator.kill() }
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                let app = appInFront ? try Background("camera-app", [socket]) : nil
+                defer { app?.stop() }
+                if let app {
+                    try await app.waitFor("device connected")
+                    try await serve.waitFor(" in front (connection ")
+                }
+                simulator.kill()
+                let status = await serve.waitForExit()
+                #expect(status == 1, "app in front: \(appInFront); serve printed:\n\(serve.text)")
+                #expect(serve.text.contains("is gone for good"), "app in front: \(appInFront); serve printed:\n\(serve.text)")
+            }
+        }
+
         /// The page named an app that had left for the grace time (5 s), and its link counters stayed those of
         /// serve's own session, frozen, while an app was in front.
         @Test(
@@ -679,6 +706,14 @@ final class Background: @unchecked Sendable {
         if !seen {
             throw ChildProcessFailure(description: "\(name) never printed '\(needle)' (\(count)×); it printed:\n\(text)")
         }
+    }
+
+    /// Its exit status once it has ended by itself, waiting for that up to `timeout` (a guard against a
+    /// hang, not a timing); nil while it runs on.
+    func waitForExit(within timeout: Duration = .seconds(60)) async -> Int32? {
+        guard await eventually(within: timeout, { !self.process.isRunning }) else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 
     /// Ends the process (SIGTERM, then SIGKILL) and reaps it. Idempotent.
