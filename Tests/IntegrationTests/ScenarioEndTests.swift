@@ -49,7 +49,7 @@ struct ScenarioEndTests {
         let asked = Asked()
         let device = Self.device(on: deviceEnd, statusAsked: asked)
         await device.start()
-        let session = try await DeviceSession.connect(transport: hostEnd, hostName: "scenario end", attempts: 1)
+        let session = try await DeviceSession.connect(transport: hostEnd, hostName: "scenario end", deadline: .seconds(60))
         defer { Task { await session.close() } }
         let remaining: UInt64 = 1_500_000
         let start = ContinuousClock.now
@@ -65,7 +65,7 @@ struct ScenarioEndTests {
         let asked = Asked()
         let device = Self.device(on: deviceEnd, statusAsked: asked)
         await device.start()
-        let session = try await DeviceSession.connect(transport: hostEnd, hostName: "scenario end", attempts: 1)
+        let session = try await DeviceSession.connect(transport: hostEnd, hostName: "scenario end", deadline: .seconds(60))
         await session.close()
         let remaining: UInt64 = 2_000_000
         let start = ContinuousClock.now
