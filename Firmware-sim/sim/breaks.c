@@ -117,7 +117,7 @@ const ccsim_break_t ccsim_breaks[] = {
      "rehandshake-cancels-calls"},
     {"dedupe-reliable-in-window", "only a reliable packet inside the 64-entry window is dropped as a duplicate (the v1.0 rule)",
      "duplicate-best-effort-dropped duplicates-dropped-outside-window"},
-    {"ack-taken-late", "the first ACK of each reliable stream message is ignored (the device sends it again)",
+    {"ack-taken-late", "the first three ACKs of each reliable stream message are ignored (the device sends it three times more)",
      "reliable-events-acked"},
     {"heartbeats-behind-frames",
      "a HEARTBEAT is queued for every interval a frame takes on the line, counted from its queueing (the v1.1 reading)",
@@ -156,11 +156,13 @@ static bool brk(const char *name)
 }
 
 /* ack-taken-late: the sequence numbers of the device's reliable stream messages this session, each with
- * whether its first ACK has come (and was dropped) */
+ * how many of its ACKs were dropped (the first LATE_ACK_DROPS: its copies come 20, 60 and 140 ms after it) */
 #define LATE_ACKS 32u
+#define LATE_ACK_DROPS 3u
 static struct {
     uint16_t seq;
-    bool used, dropped;
+    bool used;
+    unsigned dropped;
 } g_late_acks[LATE_ACKS];
 static unsigned g_late_ack_next;
 
@@ -174,17 +176,17 @@ static void late_ack_note(uint16_t seq)
     }
     g_late_acks[g_late_ack_next].seq = seq;
     g_late_acks[g_late_ack_next].used = true;
-    g_late_acks[g_late_ack_next].dropped = false;
+    g_late_acks[g_late_ack_next].dropped = 0u;
     g_late_ack_next = (g_late_ack_next + 1u) % LATE_ACKS;
 }
 
-/* True for the first ACK of a noted stream message (then dropped). */
+/* True for the first LATE_ACK_DROPS ACKs of a noted stream message (then dropped). */
 static bool late_ack_drop(uint16_t acked)
 {
     unsigned k;
     for (k = 0; k < LATE_ACKS; k++) {
-        if (g_late_acks[k].used && g_late_acks[k].seq == acked && !g_late_acks[k].dropped) {
-            g_late_acks[k].dropped = true;
+        if (g_late_acks[k].used && g_late_acks[k].seq == acked && g_late_acks[k].dropped < LATE_ACK_DROPS) {
+            g_late_acks[k].dropped++;
             return true;
         }
     }

@@ -228,11 +228,11 @@ extension CaseContext {
     /// everything received meanwhile. Judged by the device's own `device_time_us`, not the host's clock: a
     /// loaded host that runs late only waits longer, and since the device answers in order, every frame it sent
     /// before its last status answer has arrived.
-    /// It first sleeps `scenarioMicros` (the scenario's length), then asks every `interval` (50 ms): few status
-    /// answers, which matters when a case does not acknowledge them (each is a reliable packet the device
-    /// keeps). Each answered status call is also a barrier (``Probe/answeredCalls``).
+    /// It first sleeps `scenarioMicros` (the scenario's length), then asks every 50 ms: few status answers,
+    /// which matters when a case does not acknowledge them (each is a reliable packet the device keeps). Each
+    /// answered status call is also a barrier (``Probe/answeredCalls``).
     func framesUntilScenarioEnd(
-        scenarioMicros: UInt64 = 0, settle: Duration = .milliseconds(150), every interval: Duration = .milliseconds(50)
+        scenarioMicros: UInt64 = 0, settle: Duration = .milliseconds(150)
     ) async throws -> [ReceivedFrame] {
         let settleMicros = UInt64(settle.components.seconds) * 1_000_000 + UInt64(settle.components.attoseconds / 1_000_000_000_000)
         var ended: UInt64?
@@ -245,7 +245,7 @@ extension CaseContext {
                 ended = end
                 if status.deviceTimeMicros >= end + settleMicros { return await probe.drain() }
             }
-            try await Task.sleep(for: interval)
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw ConformanceFailure("the scenario did not end within 30 s", code: .noAnswer)
     }

@@ -93,8 +93,8 @@ enum ReliabilityCases {
             let (sent, reply) = try await c.probe.call(.simulatorRunScenario, scenario)
             let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "RunScenario")
             let run = try RunScenarioResponse(serializedBytes: packet.payload)
-            // A status call every 10 ms from the start: each answer is a barrier for the copies (below).
-            let frames = try await c.framesUntilScenarioEnd(settle: .milliseconds(300), every: .milliseconds(10))
+            // A status call every 50 ms from the start: each answer is a barrier for the copies (below).
+            let frames = try await c.framesUntilScenarioEnd(settle: .milliseconds(300))
             try await c.cancel(stream.callID)
             let copies = frames.filter { $0.packet?.callID == stream.callID && $0.packet?.type == .streamMessage }
             var firsts: [UInt16: InputEvent] = [:]
