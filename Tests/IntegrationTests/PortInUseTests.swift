@@ -19,21 +19,9 @@ extension OverRealPTY {
             let simulator = try SimulatorProcess(seed: 71, linkPath: link)
             defer { simulator.stop() }  // SIGTERM, so it removes its link
 
-            let monitor = Process()
-            monitor.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-            monitor.arguments = ["monitor", link, "--seconds", "60"]
-            monitor.standardInput = FileHandle.nullDevice
-            let out = Pipe()
-            monitor.standardOutput = out
-            monitor.standardError = FileHandle.nullDevice
-            try monitor.run()
-            defer {
-                if monitor.isRunning {
-                    signalProcess(monitor.processIdentifier, SIGKILL)
-                    monitor.waitUntilExit()
-                }
-            }
-            let output = PipeCollector(out.fileHandleForReading)
+            let camctl = try Camctl(["monitor", link, "--seconds", "60"])
+            defer { camctl.kill() }
+            let (monitor, output) = (camctl.process, camctl.output)
             let connected = await eventually(within: .seconds(30)) { output.text.contains("device      CameraControl") }
             try #require(connected, "the monitor never connected: \(output.text.suffix(800))")
             let holder = monitor.processIdentifier
@@ -90,21 +78,9 @@ extension OverRealPTY {
                 let link = folder + "/camera-control"
                 let first = try SimulatorProcess(seed: 76, linkPath: link)
                 defer { first.kill() }
-                let monitor = Process()
-                monitor.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-                monitor.arguments = ["monitor", link, "--seconds", "120"]
-                monitor.standardInput = FileHandle.nullDevice
-                let out = Pipe()
-                monitor.standardOutput = out
-                monitor.standardError = FileHandle.nullDevice
-                try monitor.run()
-                defer {
-                    if monitor.isRunning {
-                        signalProcess(monitor.processIdentifier, SIGKILL)
-                        monitor.waitUntilExit()
-                    }
-                }
-                let output = PipeCollector(out.fileHandleForReading)
+                let camctl = try Camctl(["monitor", link, "--seconds", "120"])
+                defer { camctl.kill() }
+                let (monitor, output) = (camctl.process, camctl.output)
                 let connected = await eventually(within: .seconds(30)) { output.text.contains("device      CameraControl") }
                 try #require(connected, "the monitor never connected: \(output.text.suffix(800))")
 
@@ -146,23 +122,9 @@ extension OverRealPTY {
         static func killSimulatorUnder(_ arguments: [String], connectedWhen: String, seed: UInt64) async throws {
             let first = try SimulatorProcess(seed: seed)
             defer { first.kill() }
-            let command = Process()
-            command.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
-            command.arguments = [arguments[0], first.ptyPath] + arguments.dropFirst() + ["--seconds", "120"]
-            command.standardInput = FileHandle.nullDevice
-            let out = Pipe()
-            let err = Pipe()
-            command.standardOutput = out
-            command.standardError = err
-            try command.run()
-            defer {
-                if command.isRunning {
-                    signalProcess(command.processIdentifier, SIGKILL)
-                    command.waitUntilExit()
-                }
-            }
-            let output = PipeCollector(out.fileHandleForReading)
-            let errors = PipeCollector(err.fileHandleForReading)
+            let camctl = try Camctl([arguments[0], first.ptyPath] + arguments.dropFirst() + ["--seconds", "120"])
+            defer { camctl.kill() }
+            let (command, output, errors) = (camctl.process, camctl.output, camctl.errors)
             let connected = await eventually(within: .seconds(30)) { output.text.contains(connectedWhen) }
             try #require(connected, "camctl never connected: \(output.text.suffix(800)) \(errors.text)")
 
@@ -189,6 +151,35 @@ extension OverRealPTY {
                 let info = try await runTool("camctl", ["info", other.ptyPath])
                 #expect(info.status == 0, "\(other.ptyPath): \(info.standardError)")
             }
+        }
+    }
+}
+
+/// `camctl ARGUMENTS` running for a test, its standard output and error collected apart; ``kill()`` ends it
+/// (SIGKILL) and reaps it, should it still run: called from the test's `defer`, which also keeps it alive
+/// that long.
+private final class Camctl {
+    let process = Process()
+    let output: PipeCollector
+    let errors: PipeCollector
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl"))
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        output = PipeCollector(out.fileHandleForReading)
+        errors = PipeCollector(err.fileHandleForReading)
+    }
+
+    func kill() {
+        if process.isRunning {
+            signalProcess(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
         }
     }
 }

@@ -325,20 +325,8 @@ extension OverRealPTY {
             """.write(toFile: scenario, atomically: true, encoding: .utf8)
             // A server of its own (-L), so that no one else's tmux is touched; killed at the end.
             let socket = "camctl-test-\(getpid())"
-            // Through a wrapper that clears the signal mask this process's children inherit (tmux waits
-            // for signals from its server) its ignored signals, and names a terminal type.
-            let unblocked = """
-                import os, signal, subprocess, sys
-                signal.pthread_sigmask(signal.SIG_SETMASK, [])
-                for number in signal.valid_signals():
-                    try: signal.signal(number, signal.SIG_DFL)
-                    except (OSError, ValueError): pass
-                os.environ['TERM'] = 'xterm'
-                os.environ.pop('TMUX', None)
-                sys.exit(subprocess.call(sys.argv[1:]))
-                """
             func tmuxRun(_ arguments: [String]) async throws -> ToolRun {
-                try await runTool("/usr/bin/python3", ["-c", unblocked, tmux, "-L", socket] + arguments)
+                try await Self.tmuxRun(tmux, server: socket, arguments)
             }
             defer { _ = try? Process.run(URL(fileURLWithPath: tmux), arguments: ["-L", socket, "kill-server"]).waitUntilExit() }
             try await withSimulator(seed: 9) { simulator in
@@ -384,18 +372,8 @@ extension OverRealPTY {
                 let tmux = "/usr/bin/tmux"
                 try #require(FileManager.default.isExecutableFile(atPath: tmux), "tmux is missing: scripts/install-deps --test installs it")
                 let socket = "camctl-test-gone-\(getpid())"
-                let unblocked = """
-                    import os, signal, subprocess, sys
-                    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-                    for number in signal.valid_signals():
-                        try: signal.signal(number, signal.SIG_DFL)
-                        except (OSError, ValueError): pass
-                    os.environ['TERM'] = 'xterm'
-                    os.environ.pop('TMUX', None)
-                    sys.exit(subprocess.call(sys.argv[1:]))
-                    """
                 func tmuxRun(_ arguments: [String]) async throws -> ToolRun {
-                    try await runTool("/usr/bin/python3", ["-c", unblocked, tmux, "-L", socket] + arguments)
+                    try await Self.tmuxRun(tmux, server: socket, arguments)
                 }
                 defer { _ = try? Process.run(URL(fileURLWithPath: tmux), arguments: ["-L", socket, "kill-server"]).waitUntilExit() }
                 let simulator = try SimulatorProcess(seed: 19)
@@ -467,6 +445,25 @@ extension OverRealPTY {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             return path
         }
+    }
+}
+
+extension OverRealPTY.ToolsTests {
+    /// `tmux -L SERVER ARGUMENTS` (a server of the test's own), through a wrapper that clears the signal mask
+    /// this process's children inherit (tmux waits for signals from its server) and its ignored signals, and
+    /// names a terminal type.
+    static func tmuxRun(_ tmux: String, server: String, _ arguments: [String]) async throws -> ToolRun {
+        let unblocked = """
+            import os, signal, subprocess, sys
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            for number in signal.valid_signals():
+                try: signal.signal(number, signal.SIG_DFL)
+                except (OSError, ValueError): pass
+            os.environ['TERM'] = 'xterm'
+            os.environ.pop('TMUX', None)
+            sys.exit(subprocess.call(sys.argv[1:]))
+            """
+        return try await runTool("/usr/bin/python3", ["-c", unblocked, tmux, "-L", server] + arguments)
     }
 }
 
