@@ -488,7 +488,7 @@ static seqmap_t g_seqmap[128];
 static unsigned g_seqmap_next;
 static host_request_t g_hreq[128];
 static unsigned g_hreq_next;
-static uint16_t g_ack_queue[8];
+static uint16_t g_ack_queue[32];
 static unsigned g_ack_queued;
 
 static bool renumbering(void)
@@ -1441,12 +1441,12 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 return len; /* a retransmission the filter's ACK came too late for */
             }
         }
-        g_sent_reliable[g_sent_reliable_count++ % 64u] = p->seq;
         if (g_ack_queued < sizeof(g_ack_queue) / sizeof(g_ack_queue[0])) {
+            g_sent_reliable[g_sent_reliable_count++ % 64u] = p->seq;
             g_ack_queue[g_ack_queued++] = p->seq;
-        }
-        p->flags = (uint8_t)(p->flags & ~F_RELIABLE);
-        *changed = true;
+            p->flags = (uint8_t)(p->flags & ~F_RELIABLE);
+            *changed = true;
+        } /* else no room for the filter's ACK: left reliable, so the host ACKs it (never unacknowledged) */
     }
 
     if (p->type == T_RESPONSE && is_handshake(c)) {
