@@ -206,8 +206,14 @@ extension Monitor {
 /// they were posted (a step replaces the one playing, so a `touch` overtaken by the `release` before it
 /// would leave the finger up). Each step is answered at once: 204 when it will be played, 409 with why
 /// when it cannot be (not a simulator, or ``refuse(_:)`` said why: `camctl serve` while an app has the
-/// device), 422 when it does not parse; none is accepted and then dropped.
+/// device, or ``maxWaitingSteps`` accepted steps still wait to be played), 422 when it does not parse;
+/// none is accepted and then dropped.
 final class VirtualControlPlayer: Sendable {
+    /// The most accepted steps that wait to be played at once; past it a step is answered 409. The page
+    /// posts a step at most every 30–40 ms per gesture and a simulator plays one in about a millisecond: a
+    /// burst beyond this is a page (or a script) gone wrong, told so rather than losing steps it was promised.
+    static let maxWaitingSteps = 256
+
     /// One thing for the player's task: a step to play, or (nil) a point that ``settle()`` waits for.
     private struct Work: Sendable {
         var step: String?
@@ -221,19 +227,26 @@ final class VirtualControlPlayer: Sendable {
         var isFingerDown = false
     }
 
+    /// Steps accepted by ``take(_:)`` and not yet taken by the player's task (shared with the task, which
+    /// does not keep the player alive).
+    private final class WaitingSteps: Sendable {
+        let count = Mutex(0)
+    }
+
     private let isSimulator: SharedFlag
     private let state = Mutex(State())
+    private let waiting = WaitingSteps()
     private let queue: AsyncStream<Work>.Continuation
 
     /// A player for the session `session` gives; steps are played while the device is a simulator.
     init(isSimulator: SharedFlag, session: @escaping @Sendable () async -> DeviceSession?) {
         self.isSimulator = isSimulator
-        // The page posts a step at most every 30–40 ms per gesture; a burst beyond this bound is a page
-        // gone wrong, and its oldest steps are the ones to lose.
-        let (work, queue) = AsyncStream<Work>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        // Bounded by `take` (maxWaitingSteps) and by settle()'s callers, never by dropping what was accepted.
+        let (work, queue) = AsyncStream<Work>.makeStream(bufferingPolicy: .unbounded)
         self.queue = queue
-        Task {
+        Task { [waiting] in
             for await item in work {
+                if item.step != nil, item.done == nil { waiting.count.withLock { $0 -= 1 } }
                 let session = await session()
                 if let step = item.step, let session { _ = try? await session.runScenario(step + "\n") }
                 guard let done = item.done else { continue }
@@ -266,6 +279,15 @@ final class VirtualControlPlayer: Sendable {
         guard isSimulator.value.withLock({ $0 }) else { return .unavailable("the device is not a simulator") }
         return state.withLock { state in
             if let refusal = state.refusal { return .unavailable(refusal) }
+            let room = waiting.count.withLock { count in
+                guard count < Self.maxWaitingSteps else { return false }
+                count += 1
+                return true
+            }
+            guard room else {
+                return .unavailable(
+                    "\(Self.maxWaitingSteps) steps already wait to be played: the page posts faster than the simulator plays")
+            }
             let verb = step.text.split(separator: " ").first ?? ""
             if ["touch", "slide", "force"].contains(verb) {
                 state.isFingerDown = true
@@ -295,12 +317,11 @@ final class VirtualControlPlayer: Sendable {
         }
     }
 
-    /// Queues `work` for the player's task; what does not get there (the queue's oldest, dropped by a page
-    /// gone wrong, or the queue ended) is done at once.
+    /// Queues `work` for the player's task; work that does not get there (the queue ended) is done at once.
     private func enqueue(_ work: Work) {
         switch queue.yield(work) {
         case .enqueued: break
-        case .dropped(let oldest): oldest.done?()
+        case .dropped(let dropped): dropped.done?()  // not with an unbounded queue
         case .terminated: work.done?()
         @unknown default: work.done?()
         }
