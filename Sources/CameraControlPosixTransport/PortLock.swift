@@ -222,6 +222,7 @@ package final class PortLock: @unchecked Sendable {
         let me = system.processID()
         let temporary = lockFile + ".\(me).tmp"
         _ = system.unlink(temporary)
+        removeAbandonedTemporaries(of: lockFile, system: system)
         guard case .success(let descriptor) = system.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) else {
             return nil  // EACCES, EROFS, ...: no lock file
         }
@@ -247,6 +248,20 @@ package final class PortLock: @unchecked Sendable {
             }
         }
         throw HeldBy(pid: nil)
+    }
+
+    /// Removes the temporary files (`LCK..NAME.PID.tmp`) of `lockFile` that processes which no longer exist
+    /// left: one killed between writing its temporary and linking it (`SIGKILL`) cannot remove its own. A
+    /// live process's temporary is its lock being made now, and stays.
+    private static func removeAbandonedTemporaries(of lockFile: String, system: SystemCalls) {
+        guard let slash = lockFile.lastIndex(of: "/") else { return }
+        let directory = String(lockFile[..<slash])
+        let prefix = lockFile[lockFile.index(after: slash)...] + "."
+        for entry in system.directoryEntries(directory) ?? [] where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+            let digits = entry.dropFirst(prefix.count).dropLast(4)
+            guard let pid = Int32(digits), pid > 0, !system.processExists(pid) else { continue }
+            _ = system.unlink(directory + "/" + entry)
+        }
     }
 
     // MARK: Holders

@@ -162,7 +162,7 @@ struct ExclusivePortTests {
         again.close()
     }
 
-    @Test("a lock file naming a dead process is stale and replaced; one naming a live process refuses the open")
+    @Test("a lock file naming a dead process is stale and replaced (its abandoned temporary removed); one naming a live process refuses the open")
     func lockFiles() throws {
         let master = try PtyMaster()
         defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
@@ -177,8 +177,16 @@ struct ExclusivePortTests {
         try gone.run()
         gone.waitUntilExit()
         try Data(PortLock.lockFileContents(pid: gone.processIdentifier)).write(to: URL(fileURLWithPath: lockFile))
+        // Its temporary, left when it was killed while making the lock, goes too; a live process's stays.
+        let abandoned = lockFile + ".\(gone.processIdentifier).tmp"
+        let beingMade = lockFile + ".1.tmp"  // PID 1 is alive
+        try Data(PortLock.lockFileContents(pid: gone.processIdentifier)).write(to: URL(fileURLWithPath: abandoned))
+        try Data(PortLock.lockFileContents(pid: 1)).write(to: URL(fileURLWithPath: beingMade))
         let opened = try PTYTransport(path: master.path, baudRate: nil, exclusive: true, lockOptions: options, system: .live)
         #expect(FileManager.default.contents(atPath: lockFile) == Data(PortLock.lockFileContents(pid: Self.pid)))
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: beingMade))
+        try? FileManager.default.removeItem(atPath: beingMade)
         opened.close()
         #expect(!FileManager.default.fileExists(atPath: lockFile))
 
