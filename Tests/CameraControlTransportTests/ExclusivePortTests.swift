@@ -162,7 +162,7 @@ struct ExclusivePortTests {
         again.close()
     }
 
-    @Test("a lock file naming a dead process is stale and replaced (its abandoned temporary removed); one naming a live process refuses the open")
+    @Test("a dead process's lock file (and its abandoned temporary) is replaced; a live one's refuses the open")
     func lockFiles() throws {
         let master = try PtyMaster()
         defer { withExtendedLifetime(master) {} }  // the pty lives as long as the test
