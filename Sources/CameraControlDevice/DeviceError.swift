@@ -51,16 +51,25 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// True for a handshake that no frame answered (``Code/handshakeFailed`` after a deadline or the
     /// link's end, not the device's refusal).
     public var isUnansweredHandshake: Bool {
-        guard code == .handshakeFailed, let rpcError else { return false }
+        guard code == .handshakeFailed, let rpcError, !rpcError.isReportedByDevice else { return false }
         return rpcError.code == .deadlineExceeded || rpcError.code == .unavailable
+    }
+
+    /// True for a handshake answered `ERROR UNAVAILABLE`: the device is there and held for another host
+    /// (`camctl serve` answers so while another app is in front and this one waits in the background). Not
+    /// a refusal: opening again later gets the device once the other host lets it go.
+    public var isDeviceBusy: Bool {
+        guard code == .handshakeFailed, let rpcError else { return false }
+        return rpcError.isReportedByDevice && rpcError.code == .unavailable
     }
 
     /// True for a handshake the device answered by refusing: another major version
     /// (``Code/versionMismatch``), or an error it answered (``Code/handshakeFailed`` with an ``rpcError``
-    /// other than an unanswered one: `camctl serve`'s `ALREADY_EXISTS` for a second host in one process).
+    /// other than an unanswered or a busy one: `camctl serve`'s `ALREADY_EXISTS` for a second host in one
+    /// process).
     /// Opening again at once gets the same answer; ``DeviceConnection`` waits longer and longer.
     public var isRefusedHandshake: Bool {
-        code == .versionMismatch || (code == .handshakeFailed && rpcError != nil && !isUnansweredHandshake)
+        code == .versionMismatch || (code == .handshakeFailed && rpcError != nil && !isUnansweredHandshake && !isDeviceBusy)
     }
 
     /// `code: message`.

@@ -23,6 +23,10 @@ public final class DeviceSession: Sendable {
     /// until the handshake's deadline): the device has it, and its response is reliable. A 1,024-byte frame
     /// (the largest a device may announce) takes 1.07 s at 9600 baud; this covers it behind another one.
     public static let handshakeWaitOnceAcknowledged: Duration = .seconds(2)
+    /// How long the handshake waits before asking again on the same link after an answer that the device is
+    /// held for another host (``DeviceError/isDeviceBusy``: `camctl serve` while this app waits in the
+    /// background).
+    public static let busyHandshakeInterval: Duration = .milliseconds(500)
 
     /// The RPC client underneath (for raw calls and counters).
     public let client: RPCClient
@@ -45,7 +49,10 @@ public final class DeviceSession: Sendable {
     /// `deadline`): on a slow line the response takes longer than the backoff to arrive, and a new attempt
     /// would only queue another one behind it (docs/PROTOCOL.md §9, v1.2). Nor does an attempt end while the
     /// device is still sending when its wait runs out (for as long again at most): its `ACK` may be behind
-    /// what is on the line (`ConnectionCore.deviceSendingGrace`).
+    /// what is on the line (`ConnectionCore.deviceSendingGrace`). An attempt answered `ERROR UNAVAILABLE`
+    /// (the device is held for another host) is followed by another on the same link after
+    /// ``busyHandshakeInterval``, within `deadline`: the link stays open, as `camctl serve` expects of an app
+    /// waiting in the background (``DeviceError/isDeviceBusy``).
     ///
     /// - Throws: ``DeviceError``: ``DeviceError/Code/handshakeFailed`` (the RPC error is attached, and
     ///   ``DeviceError/unframedBytesHeard`` when bytes but no frame came back; a device of another major
@@ -91,6 +98,12 @@ public final class DeviceSession: Sendable {
                 if error.code == .failedPrecondition {
                     client.close()
                     throw DeviceError(.versionMismatch, error.message, rpcError: error)
+                }
+                if error.code == .unavailable, error.isReportedByDevice {
+                    // Held for another host: asked again on this link, which stays open, until the deadline.
+                    let pause = min(Self.busyHandshakeInterval, deadline - (client.now - start))
+                    guard pause > .zero, (try? await Task.sleep(for: pause)) != nil else { break }
+                    continue
                 }
                 if error.code != .deadlineExceeded { break }
             } catch let error as DeviceError {

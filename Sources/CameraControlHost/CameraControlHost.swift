@@ -217,8 +217,10 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// was estimated has ``reconnectWithin`` to come back, and so has one whose link ended during the first
     /// handshake (`camctl serve` closes the connection of an app that another sends to the background, its
     /// handshake included): the host opens it again as it reconnects, every ``Configuration/retryDelay``.
-    /// A port that does not open, a handshake no device answers in time and a refused one fail with no retry
-    /// on the first open. After a first link lost in its handshake, the opens that follow are the host's
+    /// A device that answers that it is held for another host (``DeviceError/isDeviceBusy``: `camctl serve`
+    /// while another app is in front) is waited for as long as it answers so, and ``reconnectWithin`` after
+    /// its last such answer: the app gets it in its turn. A port that does not open, a handshake no device
+    /// answers in time and a refused one fail with no retry on the first open. After a first link lost in its handshake, the opens that follow are the host's
     /// reconnects, tried again like any reconnect, except a refused handshake (another version, or an
     /// answered error such as `camctl serve`'s one-process-one-app `ALREADY_EXISTS`): connect throws it.
     ///
@@ -241,12 +243,14 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             first = FirstSession(.opened(try await opener(loop)))
         } catch {
             // A link that ended during the handshake: the device went away (or camctl serve sent this app to
-            // the background). It is opened again as after a lost session, within the same time.
+            // the background). It is opened again as after a lost session, within the same time. A device
+            // held for another host (serve's answer to an app in the background) is waited for.
             guard configuration.reconnects, error.code == .handshakeFailed, error.rpcError?.code == .unavailable else {
                 loop.shutdown()
                 throw error
             }
             first = FirstSession(.lostInHandshake(error))
+            if error.isDeviceBusy { first.noteBusy() }
         }
         let retryDelay = configuration.retryDelay
         let host = CameraControlHost(configuration: configuration, eventLoop: loop) { loop async throws(DeviceError) -> DeviceSession in
@@ -262,13 +266,20 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
                 // answers by refusing is not waited for; connect fails with its reason.
                 // Not awaited: stop() waits for the work this opener runs in.
                 if first.refuses(error), let host = first.host { Task { await host.stop() } }
+                if error.isDeviceBusy { first.noteBusy() }
                 throw error
             }
         }
         first.host = host
         await prepare(host)
         await host.start()
-        guard await host.waitUntilConnected(within: reconnectWithin) else {
+        // Waited for as long as the device answers that it is held for another host (this app is in the
+        // background under camctl serve): it comes to the front when that one leaves.
+        var connected = await host.waitUntilConnected(within: reconnectWithin)
+        while !connected, !(await host.stopped), first.refusal == nil, let left = first.busyWaitLeft(of: reconnectWithin) {
+            connected = await host.waitUntilConnected(within: left)
+        }
+        guard connected else {
             if let refusal = first.refusal {
                 await host.stop()
                 throw refusal
@@ -864,6 +875,20 @@ private final class FirstSession: Sendable {
 
     /// The first connect returned: later refusals are the host's reconnects' own.
     func connectEnded() { refused.withLock { $0.connecting = false } }
+
+    /// When an open was last answered that the device is held for another host (``DeviceError/isDeviceBusy``).
+    private let lastBusyAnswer = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// An open was answered that the device is held for another host.
+    func noteBusy() { lastBusyAnswer.withLock { $0 = .now } }
+
+    /// What is left of `wait` since an open was last answered busy (the device is there, held for another
+    /// host); nil when none was, or `wait` has passed since.
+    func busyWaitLeft(of wait: Duration) -> Duration? {
+        guard let last = lastBusyAnswer.withLock({ $0 }) else { return nil }
+        let left = wait - (ContinuousClock.now - last)
+        return left > .zero ? left : nil
+    }
 
     init(_ state: State) {
         self.state = Mutex(state)

@@ -566,7 +566,11 @@ public struct ConnectionCore: Sendable {
             } else {
                 extraCounters.callsFailedByDevice += 1
                 events.append(
-                    .failed(id, RPCError(code: status, message: String(decoding: packet.payload, as: UTF8.self), method: call.method)))
+                    .failed(
+                        id,
+                        RPCError(
+                            code: status, message: String(decoding: packet.payload, as: UTF8.self), method: call.method,
+                            isReportedByDevice: true)))
             }
         case .error:
             calls[id] = nil
@@ -578,7 +582,7 @@ public struct ConnectionCore: Sendable {
                 status = .unknown
                 message = "device sent ERROR with status OK" + (message.isEmpty ? "" : ": \(message)")
             }
-            events.append(.failed(id, RPCError(code: status, message: message, method: call.method)))
+            events.append(.failed(id, RPCError(code: status, message: message, method: call.method, isReportedByDevice: true)))
         default:
             extraCounters.unexpectedPackets += 1
         }

@@ -14,7 +14,8 @@ import CameraControlWire
 /// | ``StatusCode/resourceExhausted`` | a request does not fit the device's frame, or too many calls are in flight on the host |
 /// | ``StatusCode/invalidArgument`` | a unary method was started as a stream or the other way round |
 ///
-/// Two errors are equal when code, message and method are equal (the cause is not compared).
+/// Two errors are equal when code, message and method are equal (the cause and ``isReportedByDevice``
+/// are not compared).
 public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The status code (gRPC's canonical codes; unknown codes are carried through).
     public var code: StatusCode
@@ -24,13 +25,21 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public var method: MethodID?
     /// The underlying error, e.g. the ``WireError`` of an undecodable payload or the transport's error.
     public var cause: (any Error)?
+    /// True when the device answered with this status (an `ERROR`, a non-OK `STREAM_END`); false when the
+    /// host raised it (a deadline, a lost link: the table above). An `UNAVAILABLE` the device sent is an
+    /// answer, one the host raised is the lack of one.
+    public var isReportedByDevice: Bool
 
-    /// An error with a code and a message, optionally the method and the cause.
-    public init(code: StatusCode, message: String, method: MethodID? = nil, cause: (any Error)? = nil) {
+    /// An error with a code and a message, optionally the method and the cause; `isReportedByDevice` when
+    /// the device sent it.
+    public init(
+        code: StatusCode, message: String, method: MethodID? = nil, cause: (any Error)? = nil, isReportedByDevice: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.method = method
         self.cause = cause
+        self.isReportedByDevice = isReportedByDevice
     }
 
     /// `UNAVAILABLE: link dead … (DeviceService/Ping (1.2))`.

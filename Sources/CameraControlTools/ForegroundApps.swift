@@ -12,7 +12,8 @@
 ///   connection, and the two took the device from each other every retry delay).
 /// - When a new app attaches, the connection of the app in front is **closed**: its host sees the device go
 ///   away, so a press in flight ends `cancelled` for it, never a capture; it reconnects and waits in the
-///   background, its connection parked (nothing carried).
+///   background, its connection parked (nothing carried; the service answers its handshakes that the
+///   device is held for another app).
 /// - An app **leaves** when its process ends, when the app in front closes its connection (its host
 ///   stopped: the device goes on at once, not after a grace time; unless the device is gone, which is why),
 ///   or when it stays without a connection for ``reconnectGraceMicros`` (an app in the background, whose
@@ -44,7 +45,8 @@ public struct ForegroundApps: Sendable {
         /// Carry the device's bytes between this connection and the device (the service lets go of the
         /// device first if it holds it); the bytes of any other connection stop.
         case relay(ConnectionID)
-        /// Keep the connection and carry nothing: its app is in the background.
+        /// Keep the connection and carry nothing (answer its handshakes that the device is held for another
+        /// app): its app is in the background.
         case park(ConnectionID)
         /// End the connection (its app went to the background, reconnected on another, or left; or a parked
         /// one, for a fresh connection now that its app comes to the front). The rules forget it first: its
@@ -141,8 +143,8 @@ public struct ForegroundApps: Sendable {
         nowMicros: UInt64, isRunning: (Int32) -> Bool, isOpen: (ConnectionID) -> Bool = { _ in true }
     ) -> [Action] {
         let before = front
-        // A departed app's connection is closed: one parked in the background is never read, so its end
-        // would never be noticed, and the service would keep its socket for as long as it runs.
+        // A departed app's connection is closed: the end of one parked in the background is not reported to
+        // these rules, so the service would keep its socket for as long as it runs.
         var closing: [Action] = []
         apps.removeAll { app in
             let gone: Bool

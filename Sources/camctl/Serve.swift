@@ -32,6 +32,7 @@ enum Serve {
             CameraControlHost.connect(to: SOCKET)); the app that attached last is in front and alone gets the
             device: its press in flight is cancelled when another app attaches, and when it leaves (its
             process ends, or it closes its connection) the app before it comes back to the front at once.
+            An app in the background is answered UNAVAILABLE (who has the device) and waits for its turn.
             One process is one app: a second connection from a process whose connection is open is
             refused (its handshake is answered ALREADY_EXISTS, with why). While no app is attached serve
             holds the device, and a Camera Control click launches CMD (sh -c, CAMCTL_PORT set to the
@@ -247,9 +248,23 @@ actor ServeEngine {
         if told.insert(.refused(connection.peerProcessID ?? -Int32(truncatingIfNeeded: id + 1))).inserted {
             print("serve: connection \(id) refused: \(reason) (one process is one app)")
         }
-        wire.refuse(connection, message: message) { [weak self] in
+        wire.refuse(connection, status: .alreadyExists, message: message) { [weak self] in
             Task { await self?.appEnded(id) }
         }
+    }
+
+    /// Answers connection `id`'s handshakes with `UNAVAILABLE` and who has the device, while its app waits in
+    /// the background: its host knows the device is there, held for another app
+    /// (`DeviceError.isDeviceBusy`), keeps the connection open and asks again, and its `connect` waits for
+    /// its turn instead of giving up. The connection's end is not news here: the rules learn it when they
+    /// need it (``isOpen(_:)``).
+    private func answerBusy(_ id: ForegroundApps.ConnectionID) {
+        guard let connection = connections[id] else { return }
+        let front = foreground.front.map { $0.processID > 0 ? "pid \($0.processID)" : "another app" } ?? "another app"
+        let message =
+            "camctl serve: \(front) has the device (in front); this app waits in the background and gets it when "
+            + "that app leaves"
+        wire.refuse(connection, status: .unavailable, message: message) {}
     }
 
     /// Whether connection `id` is still open at its app's end (not closed by it).
@@ -301,6 +316,7 @@ actor ServeEngine {
                     told.insert(.waiting(pid))
                 }
                 if !quietly { print("serve: connection \(id) waits in the background") }
+                answerBusy(id)
             case .refuse(let id):
                 let processID = connections[id]?.peerProcessID
                 let open = foreground.apps.first { $0.processID == processID }?.connection
@@ -699,10 +715,13 @@ final class ServeWire: Sendable {
         }
     }
 
-    /// Answers every request `connection` sends with `ERROR ALREADY_EXISTS` and `message` (serve refuses
-    /// it: ``ForegroundApps/Action/refuse(_:)``); `ended` is called once, when the connection ends.
-    func refuse(_ connection: LocalSocketTransport, message: String, ended: @escaping @Sendable () -> Void) {
-        let side = RefusedSide(message: message, ended: ended)
+    /// Answers every request `connection` sends with an `ERROR` of `status` and `message`: `ALREADY_EXISTS`
+    /// when serve refuses it (``ForegroundApps/Action/refuse(_:)``), `UNAVAILABLE` while its app waits in
+    /// the background (``ForegroundApps/Action/park(_:)``); `ended` is called once, when the connection ends.
+    func refuse(
+        _ connection: LocalSocketTransport, status: StatusCode, message: String, ended: @escaping @Sendable () -> Void
+    ) {
+        let side = RefusedSide(status: status, message: message, ended: ended)
         side.attach(connection.startEventLoop(delegate: side, on: loop))
     }
 
@@ -763,9 +782,9 @@ private final class WireSide: EventLoopDelegate {
     }
 }
 
-/// A connection serve refuses: each request it sends (its handshake first) is acknowledged and answered
-/// `ERROR ALREADY_EXISTS` with the reason, so its host fails with it (not with a silent device); nothing
-/// reaches the device.
+/// A connection serve refuses, or whose app waits in the background: each request it sends (its handshake
+/// first) is acknowledged and answered `ERROR` with a status (`ALREADY_EXISTS`, `UNAVAILABLE`) and the
+/// reason, so its host knows why (not a silent device); nothing reaches the device.
 private final class RefusedSide: EventLoopDelegate {
     private struct State {
         var decoder = FrameDecoder()
@@ -775,11 +794,13 @@ private final class RefusedSide: EventLoopDelegate {
         var pending: [UInt8] = []
     }
 
+    private let status: StatusCode
     private let message: [UInt8]
     private let ended: @Sendable () -> Void
     private let state = Mutex(State())
 
-    init(message: String, ended: @escaping @Sendable () -> Void) {
+    init(status: StatusCode, message: String, ended: @escaping @Sendable () -> Void) {
+        self.status = status
         self.message = Array(message.utf8.prefix(512))
         self.ended = ended
     }
@@ -802,7 +823,7 @@ private final class RefusedSide: EventLoopDelegate {
                 guard case .packet(let request) = output, request.type == .request else { continue }
                 for var reply in [
                     Packet.ack(sequence: 0, acking: request.sequence),
-                    Packet(type: .error, isReliable: true, callID: request.callID, status: .alreadyExists, payload: message),
+                    Packet(type: .error, isReliable: true, callID: request.callID, status: status, payload: message),
                 ] {
                     reply.sequence = state.sequence
                     state.sequence &+= 1

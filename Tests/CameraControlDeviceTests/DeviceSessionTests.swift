@@ -268,6 +268,53 @@ struct DeviceSessionTests {
         #expect(error?.unframedBytesHeard == nil, "nothing came back")
     }
 
+    /// A device that answers its first `busyAnswers` handshakes `ERROR UNAVAILABLE` (held for another host,
+    /// as camctl serve answers an app in the background), then a handshake response.
+    static func busyDevice(on transport: InMemoryTransport, busyAnswers: Int, asked: Locked<Int>) -> FakeDevice {
+        FakeDevice(transport: transport) { packet in
+            guard packet.type == .request, packet.address == MethodID.deviceHandshake else { return [] }
+            let ack = Packet.ack(sequence: 0, acking: packet.sequence)
+            asked.mutate { $0 += 1 }
+            let count = asked.current  // the device answers one packet at a time
+            guard count > busyAnswers else {
+                let why = Array("pid 1 has the device".utf8)
+                return [ack, Packet(type: .error, isReliable: true, callID: packet.callID, status: .unavailable, payload: why)]
+            }
+            let version = ProtocolVersion(major: 1, minor: 1)
+            let payload = HandshakeResponse(
+                deviceVersion: version, negotiatedVersion: version, identity: DeviceIdentity(model: "busy, then free"),
+                capabilities: Capabilities(maxFrameBytes: 1024, maxConcurrentCalls: 4, heartbeatIntervalMillis: 0)
+            ).serializedBytes()
+            return [ack, Packet(type: .response, isReliable: true, callID: packet.callID, payload: payload)]
+        }
+    }
+
+    @Test("a handshake answered UNAVAILABLE (the device held for another host) is asked again on the same link")
+    func busyHandshakeAskedAgainOnTheSameLink() async throws {
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let asked = Locked(0)
+        let device = Self.busyDevice(on: deviceEnd, busyAnswers: 2, asked: asked)
+        await device.start()
+        // A bound against a hang, not a timing: two answers busy, the third a session, on this one link.
+        let session = try await DeviceSession.connect(transport: host, hostName: "busy", deadline: .seconds(60))
+        #expect(asked.current == 3)
+        #expect(session.info.identity.model == "busy, then free")
+        await session.close()
+
+        // Busy until the deadline: the handshake fails so, neither unanswered nor refused, saying why.
+        let (again, deviceAgain) = InMemoryTransport.makePair()
+        let stillBusy = Self.busyDevice(on: deviceAgain, busyAnswers: .max, asked: Locked(0))
+        await stillBusy.start()
+        let error = await #expect(throws: DeviceError.self) {
+            try await DeviceSession.connect(transport: again, hostName: "busy", deadline: .seconds(1))
+        }
+        #expect(error?.isDeviceBusy == true)
+        #expect(error?.isUnansweredHandshake == false)
+        #expect(error?.isRefusedHandshake == false)
+        #expect(error?.rpcError?.isReportedByDevice == true)
+        #expect(error?.message.contains("pid 1 has the device") == true, "\(String(describing: error))")
+    }
+
     @Test("a handshake answered by bytes that are no frame says how many came back: the port, not the device")
     func bytesButNoFrameAreCounted() async throws {
         let (host, deviceEnd) = InMemoryTransport.makePair()

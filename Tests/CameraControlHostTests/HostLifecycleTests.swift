@@ -178,6 +178,49 @@ struct HostLifecycleTests {
         }
     }
 
+    @Test("a device held for another host (camctl serve, this app in the background) is waited for past reconnectWithin")
+    func busyDeviceWaitedFor() async throws {
+        let busy = DeviceError(
+            .handshakeFailed, "handshake failed: UNAVAILABLE: pid 1 has the device",
+            rpcError: RPCError(code: .unavailable, message: "pid 1 has the device", isReportedByDevice: true))
+        #expect(busy.isDeviceBusy && !busy.isRefusedHandshake && !busy.isUnansweredHandshake)
+        let start = ContinuousClock.now
+        let attempts = Attempts()
+        // Busy for longer than connect's wait for a device that went away; then the other app leaves.
+        let busyFor = CameraControlHost.reconnectWithin + .milliseconds(500)
+        let host = try await CameraControlHost.connect(configuration: .init(retryDelay: .milliseconds(50), clockSamplesAtConnect: 2)) {
+            _ async throws(DeviceError) -> DeviceSession in
+            attempts.count.wrappingAdd(1, ordering: .relaxed)
+            if ContinuousClock.now - start < busyFor { throw busy }
+            let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
+            let device = FakeDevice(transport: deviceEnd, respond: answeringDevice)
+            await device.start()
+            // A bound against a hang, not a timing.
+            return try await DeviceSession.connect(transport: hostEnd, hostName: "lifecycle", deadline: .seconds(60))
+        }
+        #expect(ContinuousClock.now - start >= busyFor)
+        #expect(attempts.value >= 3)
+        #expect(await host.connectionCount == 1)
+        await host.stop()
+
+        // A device that answered busy and then went quiet is given reconnectWithin from its last answer.
+        let quietFrom = ContinuousClock.now + .seconds(1)
+        await #expect(throws: DeviceError.self) {
+            try await CameraControlHost.connect(configuration: .init(retryDelay: .milliseconds(50))) {
+                _ async throws(DeviceError) -> DeviceSession in
+                if ContinuousClock.now < quietFrom { throw busy }
+                throw DeviceError(.handshakeFailed, "no answer", rpcError: RPCError(code: .deadlineExceeded, message: "no answer"))
+            }
+        }
+
+        // Without reconnects (a one-shot tool) the answer is the failure, at once: it says who has the device.
+        await #expect(throws: busy) {
+            try await CameraControlHost.connect(configuration: .init(reconnects: false)) { _ async throws(DeviceError) -> DeviceSession in
+                throw busy
+            }
+        }
+    }
+
     @Test("stop during connect: the handshake in progress is cancelled and run() returns")
     func stopDuringConnect() async {
         let entered = Atomic<Int>(0)

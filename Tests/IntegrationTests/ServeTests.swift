@@ -182,6 +182,51 @@ extension OverRealPTY {
             }
         }
 
+        /// An app sent to the background while it started gave up after `reconnectWithin` (10 s) when the app
+        /// in front stayed longer: serve's parked connection never answered its handshake.
+        @Test("an app sent to the background while it starts waits past reconnectWithin, answered busy, and gets the device in its turn")
+        func appStartingInTheBackgroundWaits() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let socket = folder + "/serve.sock"
+            try await withSimulator(seed: 93) { simulator in
+                let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
+                defer { serve.stop() }
+                try await serve.waitFor("apps attach at \(socket)")
+                // The app in front stays longer than connect waits for a device that went away.
+                let frontSeconds = CameraControlHost.reconnectWithin.components.seconds + 3
+                let front = Mutex<Background?>(nil)
+                defer { front.withLock { $0?.stop() } }
+                let opens = Atomic<Int>(0)
+                let started = ContinuousClock.now
+                let host = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                    guard opens.wrappingAdd(1, ordering: .relaxed).newValue == 1 else {
+                        return try await DeviceSession.open(path: socket, hostName: "waiting", eventLoop: loop)
+                    }
+                    // Attached (in front), and before its handshake another app attaches and stays.
+                    let transport: LocalSocketTransport
+                    do throws(TransportError) {
+                        transport = try LocalSocketTransport(connectingTo: socket)
+                    } catch {
+                        throw DeviceError(.transport, "\(error)", transportError: error)
+                    }
+                    try? await serve.waitFor("in front (connection 1)")
+                    let monitor = try? Background("camctl", ["monitor", socket, "--seconds", "\(frontSeconds)"])
+                    front.withLock { $0 = monitor }
+                    try? await serve.waitFor("in front (connection 2)")
+                    return try await DeviceSession.connect(transport: transport, hostName: "waiting", eventLoop: loop)
+                }
+                // It connected once the other app left, after waiting longer than reconnectWithin (lower bounds).
+                #expect(ContinuousClock.now - started >= .seconds(frontSeconds), "serve printed:\n\(serve.text)")
+                #expect(opens.load(ordering: .relaxed) >= 2)
+                let session = try #require(await host.session, "serve printed:\n\(serve.text)")
+                _ = try await session.ping()
+                #expect(await host.connectionCount == 1)
+                #expect(serve.text.contains("waits in the background"), "serve printed:\n\(serve.text)")
+                await host.stop()
+            }
+        }
+
         /// Two hosts in one process took the device from each other every 250 ms: each one's reconnect closed
         /// the other's connection (one process is one app).
         @Test("a second host in a process that has one attached is refused, ALREADY_EXISTS with why; the first keeps the device")
