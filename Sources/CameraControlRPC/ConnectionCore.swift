@@ -395,8 +395,14 @@ public struct ConnectionCore: Sendable {
                 lastFrameAt = now
                 handle(packet, now: now)
             case .error(let error):
-                // A checked frame of an unknown type still shows the device is alive (§4: count, drop).
-                if error.code == .unknownPacketType { liveness.heard(at: now) }
+                // A checked frame of an unknown type still shows the device is alive (§4: count, drop), and
+                // (v1.2) takes part in §6 like any other: acknowledged if reliable, its number recorded.
+                if error.code == .unknownPacketType, let unknown = error.packet {
+                    lastFrameAt = now
+                    liveness.heard(at: now)
+                    if unknown.isReliable { oweAck(unknown.sequence, now: now) }
+                    if isDuplicate(unknown.sequence) { extraCounters.duplicatesDropped += 1 }
+                }
             }
         }
         liveness.bytesArrived(
@@ -467,13 +473,8 @@ public struct ConnectionCore: Sendable {
                     .failed(other, RPCError(code: .cancelled, message: "a new handshake ended the call", method: state.method)))
             }
         }
-        if packet.isReliable && !isClosed {
-            // Encoded when the output is taken (``encodeOwedAcks()``); the send counts for liveness now.
-            owedAcks.append(packet.sequence)
-            liveness.sent(at: now)
-            extraCounters.acksSent += 1
-        }
-        if isDuplicate(packet) {
+        if packet.isReliable { oweAck(packet.sequence, now: now) }
+        if isDuplicate(packet.sequence) {
             extraCounters.duplicatesDropped += 1
             return
         }
@@ -511,8 +512,16 @@ public struct ConnectionCore: Sendable {
     }
 
     /// Updates the sequence state; true when `packet` was already delivered (whatever its flags: §6, v1.1).
-    private mutating func isDuplicate(_ packet: PacketView) -> Bool {
-        let sequence = packet.sequence
+    /// Owes the device an `ACK` of `sequence` (unless the link is closed): encoded when the output is taken
+    /// (``encodeOwedAcks()``); the send counts for liveness now.
+    private mutating func oweAck(_ sequence: UInt16, now: Duration) {
+        guard !isClosed else { return }
+        owedAcks.append(sequence)
+        liveness.sent(at: now)
+        extraCounters.acksSent += 1
+    }
+
+    private mutating func isDuplicate(_ sequence: UInt16) -> Bool {
         guard let last = lastSequence else {
             lastSequence = sequence
             delivered.reset()

@@ -94,6 +94,23 @@ struct ConnectionCoreTests {
         #expect(core.counters.callsFailedByDevice == 1)
     }
 
+    @Test("(v1.2) a packet of an unknown type takes part in §6: acknowledged if reliable, its number recorded (no gap, a copy a duplicate)")
+    func unknownTypeTakesPartInSequencing() throws {
+        var core = establishedCore()
+        var device = DeviceFrames()
+        let first = device.heartbeat()  // numbered 0
+        let future = device.frame(Packet(type: PacketType(rawValue: 12), isReliable: true, callID: 8, payload: [1, 2]))  // 1
+        core.receive(first + future, now: .ms(1))
+        let acks = hostPackets(core.takeOutbound()).filter { $0.type == .ack }
+        #expect(acks.map(\.payload) == [[1, 0]], "the unknown reliable packet 1 is acknowledged")
+        core.receive(future, now: .ms(2))  // its copy: acknowledged again, counted a duplicate
+        #expect(hostPackets(core.takeOutbound()).filter { $0.type == .ack }.map(\.payload) == [[1, 0]])
+        #expect(core.counters.duplicatesDropped == 1)
+        core.receive(device.heartbeat(), now: .ms(3))  // numbered 2: no gap after 1
+        #expect(core.counters.sequenceGaps == 0)
+        #expect(core.takeEvents().isEmpty)
+    }
+
     @Test("packets for unknown call ids are dropped and counted")
     func unknownCallsDropped() throws {
         var core = ConnectionCore()

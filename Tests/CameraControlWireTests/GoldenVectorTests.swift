@@ -10,11 +10,11 @@ extension GoldenVectors {
         let m = SampleMessages.self
         func event(
             _ t: UInt64, _ kind: InputEventKind, _ source: InputSource, force: UInt32 = 0, position: UInt32 = 0, peak: UInt32 = 0,
-            number: UInt32
+            number: UInt32, reliable: UInt32
         ) -> InputEvent {
             InputEvent(
                 timestampMicros: t, kind: kind, source: source, forceMillinewtons: force, position: position, peakForceMillinewtons: peak,
-                eventNumber: number)
+                eventNumber: number, reliableEventNumber: reliable)
         }
         func request(_ call: UInt32, _ seq: UInt16, _ method: MethodID) -> Packet {
             Packet(type: .request, sequence: seq, callID: call, address: method)
@@ -37,14 +37,14 @@ extension GoldenVectors {
             "ping-response": (response(2, 1), PingResponse(payload: [0, 1, 2, 0, 255], deviceTimeMicros: 5_000_000)),
             "stream-input-events-request": (request(3, 2, .inputStreamInputEvents), StreamInputEventsRequest()),
             "input-event-full-press-down": (
-                stream(3, 7, reliable: true), event(1_234_567, .fullPressDown, .cameraControl, force: 2500, position: 300, number: 42)
+                stream(3, 7, reliable: true), event(1_234_567, .fullPressDown, .cameraControl, force: 2500, position: 300, number: 42, reliable: 20)
             ),
             "input-event-full-press-up": (
                 stream(3, 8, reliable: true),
-                event(1_334_567, .fullPressUp, .cameraControl, force: 1900, position: 300, peak: 3100, number: 43)
+                event(1_334_567, .fullPressUp, .cameraControl, force: 1900, position: 300, peak: 3100, number: 43, reliable: 21)
             ),
-            "input-event-slide": (stream(3, 9, reliable: false), event(1_400_000, .slide, .cameraControl, position: 517, number: 44)),
-            "input-event-volume-up": (stream(3, 10, reliable: true), event(1_500_000, .buttonDown, .volumeUp, number: 45)),
+            "input-event-slide": (stream(3, 9, reliable: false), event(1_400_000, .slide, .cameraControl, position: 517, number: 44, reliable: 21)),
+            "input-event-volume-up": (stream(3, 10, reliable: true), event(1_500_000, .buttonDown, .volumeUp, number: 45, reliable: 22)),
             "stream-raw-samples-request": (request(4, 3, .inputStreamRawSamples), StreamRawSamplesRequest(samplesPerBatch: 16)),
             "raw-sample-batch": (stream(4, 11, reliable: false), m.rawSampleBatch),
             "raw-sample-batch-delta": (
@@ -210,11 +210,11 @@ extension GoldenVectors {
         // The oracle is not a rubber stamp: a changed payload decodes to other values.
         let sample = try #require(withMessages.first { $0.name == "input-event-full-press-down" })
         var bytes = [UInt8](hex: sample.payloadHex)
-        bytes[bytes.count - 1] ^= 0x01  // event_number 42 → 43
+        bytes[bytes.count - 1] ^= 0x01  // reliable_event_number 20 → 21
         let changed = try run(Self.protoc, ["--decode=\(sample.message!)", "-I", "Proto"] + protoFiles, input: bytes)
         #expect(changed.status == 0)
         #expect(changed.stdout != sample.text)
-        #expect(changed.stdout.contains("event_number: 43"))
+        #expect(changed.stdout.contains("reliable_event_number: 21"))
     }
 
     /// Python's binascii computes the same CRC-16 for every frame, and a Python COBS-free check of the
