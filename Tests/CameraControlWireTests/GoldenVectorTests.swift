@@ -37,13 +37,16 @@ extension GoldenVectors {
             "ping-response": (response(2, 1), PingResponse(payload: [0, 1, 2, 0, 255], deviceTimeMicros: 5_000_000)),
             "stream-input-events-request": (request(3, 2, .inputStreamInputEvents), StreamInputEventsRequest()),
             "input-event-full-press-down": (
-                stream(3, 7, reliable: true), event(1_234_567, .fullPressDown, .cameraControl, force: 2500, position: 300, number: 42, reliable: 20)
+                stream(3, 7, reliable: true),
+                event(1_234_567, .fullPressDown, .cameraControl, force: 2500, position: 300, number: 42, reliable: 20)
             ),
             "input-event-full-press-up": (
                 stream(3, 8, reliable: true),
                 event(1_334_567, .fullPressUp, .cameraControl, force: 1900, position: 300, peak: 3100, number: 43, reliable: 21)
             ),
-            "input-event-slide": (stream(3, 9, reliable: false), event(1_400_000, .slide, .cameraControl, position: 517, number: 44, reliable: 21)),
+            "input-event-slide": (
+                stream(3, 9, reliable: false), event(1_400_000, .slide, .cameraControl, position: 517, number: 44, reliable: 21)
+            ),
             "input-event-volume-up": (stream(3, 10, reliable: true), event(1_500_000, .buttonDown, .volumeUp, number: 45, reliable: 22)),
             "stream-raw-samples-request": (request(4, 3, .inputStreamRawSamples), StreamRawSamplesRequest(samplesPerBatch: 16)),
             "raw-sample-batch": (stream(4, 11, reliable: false), m.rawSampleBatch),
