@@ -82,9 +82,8 @@ public enum FocusExposureLockEvent: Hashable, Sendable, CustomStringConvertible 
 ///
 /// The lock outlasts the shot it was taken for: a touch's end that comes while the Camera Control's full press
 /// is still down — a finger lifted straight off the click ends the capacitive touch before the filtered force
-/// falls through the stages (the device sends the full press's end, then the light press's) — unlocks only at
-/// that full press's `pressEnded`. Feed that `pressEnded` after the capture interaction has had it (`HostCore` does), so the
-/// photo taken at its `ended` is taken locked.
+/// falls through the stages, and the device then sends the full press's end, then the light press's — does
+/// not unlock; the light press's end does, after the photo taken at the full press's `ended`.
 public struct FocusExposureLockController: Sendable {
     /// How long a light press is held before focus and exposure lock, µs. Default 400 ms: the long-press
     /// threshold (a light press held that long is a hold, never the first half of a double light press).
@@ -100,9 +99,6 @@ public struct FocusExposureLockController: Sendable {
         case pending(since: UInt64)
         /// The camera is locked for the light press held now.
         case locked
-        /// The camera is locked, the light press was let go while the full press was down: it unlocks when
-        /// that full press ends (after its photo).
-        case lockedUntilShotEnds
     }
 
     private var phase = Phase.idle
@@ -116,12 +112,7 @@ public struct FocusExposureLockController: Sendable {
     }
 
     /// True while this controller holds the camera locked.
-    public var isLocked: Bool {
-        switch phase {
-        case .locked, .lockedUntilShotEnds: true
-        case .idle, .pending: false
-        }
-    }
+    public var isLocked: Bool { phase == .locked }
 
     /// When ``advance(toMicros:)`` has work (the lock time of a light press held now), or nil.
     public var nextDeadlineMicros: UInt64? {
@@ -136,11 +127,7 @@ public struct FocusExposureLockController: Sendable {
         let now = gesture.timestampMicros
         switch gesture.kind {
         case .lightPressBegan:
-            switch phase {
-            case .idle, .pending: phase = .pending(since: now)
-            case .lockedUntilShotEnds: phase = .locked  // the finger is back on the light stage: still held
-            case .locked: break
-            }
+            if phase != .locked { phase = .pending(since: now) }
         case .slideBegan, .doubleLightPress:
             if case .pending = phase { phase = .idle }
         case .pressBegan:
@@ -150,15 +137,12 @@ public struct FocusExposureLockController: Sendable {
             if case .pending = phase { phase = .idle }
             events += unlock(at: now, cancelled: false)
         case .touchEnded:
-            switch phase {
-            case .pending: phase = .idle
-            case .locked where isShutterDown: phase = .lockedUntilShotEnds
-            case .locked: events += unlock(at: now, cancelled: false)
-            case .idle, .lockedUntilShotEnds: break
-            }
+            if case .pending = phase { phase = .idle }
+            // Lifted straight off the click: the photo comes at the full press's end, the unlock at the light
+            // press's, both after this.
+            if !isShutterDown { events += unlock(at: now, cancelled: false) }
         case .pressEnded:
             isShutterDown = false
-            if phase == .lockedUntilShotEnds { events += unlock(at: now, cancelled: false) }
         case .pressCancelled:
             isShutterDown = false
             if case .pending = phase { phase = .idle }

@@ -41,8 +41,7 @@ public enum HostEffect: Sendable, Hashable {
 ///   sees them in that order.
 /// - The overlay shows only while a capture session runs; when every attached interaction's session
 ///   stops, a showing overlay is dismissed. The AE/AF lock too needs an attached interaction that takes
-///   captures, and it sees a Camera Control full press's end after the interactions (its photo is taken
-///   locked, also when the touch ended first).
+///   captures.
 /// - Device lost: events still waiting for an earlier one are delivered, every press in flight is
 ///   cancelled (`cancelled` to the app, never a capture), the overlay is dismissed.
 ///
@@ -389,17 +388,12 @@ public final class HostCore {
                 continue  // Camera Control off: it does nothing
             }
             if reportsInputsAndGestures { observer?(.gesture(gesture)) }
-            // The lock first: a full press captures with the lock a held light press set. The shutter's end
-            // last: its photo is taken at the capture's `ended`, and a light press let go while the shutter was
-            // down (a finger lifted straight off the click) unlocks only then.
-            let endsShot: Bool
-            if case .pressEnded = gesture.kind { endsShot = gesture.source == .cameraControl } else { endsShot = false }
-            if !endsShot { feedFocusExposureLock(gesture) }
+            // The lock first: a full press captures with the lock a held light press set.
+            feedFocusExposureLock(gesture)
             if let controls, settings.areAdjustmentsEnabled {
                 controls.handle(gesture) { report($0, atMicros: gesture.timestampMicros) }
             }
             for interaction in interactions { interaction.handle(gesture) }
-            if endsShot { feedFocusExposureLock(gesture) }
         }
     }
 

@@ -252,7 +252,7 @@ struct HostCoreTests {
         let ended = try #require(log.firstIndex(of: "capture ended camera-control"), "\(log)")
         let unlocked = try #require(log.firstIndex { $0.hasPrefix("lock unlocked") }, "\(log)")
         #expect(ended < unlocked, "\(log)")
-        #expect(log[unlocked] == "lock unlocked @2706000", "unlocked at the full press's end: \(log)")
+        #expect(log[unlocked] == "lock unlocked @2708000", "unlocked at the light press's end: \(log)")
     }
 
     @Test("an overlay effect carries its device time (the confirmation deadline's) and is reported before the delegate hears it")
