@@ -79,6 +79,11 @@ public enum FocusExposureLockEvent: Hashable, Sendable, CustomStringConvertible 
 /// returns what it did. A full press or a slide before the lock time means the press is not a framing
 /// hold: nothing locks (a click from idle shoots unlocked). ``cancel(atMicros:)`` unlocks at once (device
 /// lost, capture stopped). Drive it from one serial context.
+///
+/// The lock outlasts the shot it was taken for: a touch's end that comes while the Camera Control's full press
+/// is still down — a finger lifted straight off the click ends the capacitive touch before the filtered force
+/// falls through the stages, and the device then sends the full press's end, then the light press's — does
+/// not unlock; the light press's end does, after the photo taken at the full press's `ended`.
 public struct FocusExposureLockController: Sendable {
     /// How long a light press is held before focus and exposure lock, µs. Default 400 ms: the long-press
     /// threshold (a light press held that long is a hold, never the first half of a double light press).
@@ -86,8 +91,19 @@ public struct FocusExposureLockController: Sendable {
     /// The camera locked and unlocked.
     public let camera: any CameraDevice
 
-    private var pendingSince: UInt64?
-    private var locked = false
+    /// Where the lock is.
+    private enum Phase: Hashable, Sendable {
+        /// Nothing held, nothing pending.
+        case idle
+        /// A light press began at this device time and may become a hold.
+        case pending(since: UInt64)
+        /// The camera is locked for the light press held now.
+        case locked
+    }
+
+    private var phase = Phase.idle
+    /// True while the Camera Control's full press (the shutter) is down.
+    private var isShutterDown = false
 
     /// A controller for `camera`, nothing pending.
     public init(camera: any CameraDevice, lockAfterMicros: UInt64 = 400_000) {
@@ -96,26 +112,41 @@ public struct FocusExposureLockController: Sendable {
     }
 
     /// True while this controller holds the camera locked.
-    public var isLocked: Bool { locked }
+    public var isLocked: Bool { phase == .locked }
 
     /// When ``advance(toMicros:)`` has work (the lock time of a light press held now), or nil.
-    public var nextDeadlineMicros: UInt64? { pendingSince.map { $0 &+ lockAfterMicros } }
+    public var nextDeadlineMicros: UInt64? {
+        guard case .pending(let since) = phase else { return nil }
+        return since &+ lockAfterMicros
+    }
 
     /// Feeds one gesture (Camera Control gestures only; others are ignored).
     public mutating func handle(_ gesture: Gesture) -> [FocusExposureLockEvent] {
         guard gesture.source == .cameraControl else { return [] }
         var events = advance(toMicros: gesture.timestampMicros)
+        let now = gesture.timestampMicros
         switch gesture.kind {
         case .lightPressBegan:
-            if !locked { pendingSince = gesture.timestampMicros }
-        case .pressBegan, .slideBegan, .doubleLightPress:
-            pendingSince = nil
-        case .lightPressEnded, .touchEnded:
-            pendingSince = nil
-            events += unlock(at: gesture.timestampMicros, cancelled: false)
+            if phase != .locked { phase = .pending(since: now) }
+        case .slideBegan, .doubleLightPress:
+            if case .pending = phase { phase = .idle }
+        case .pressBegan:
+            isShutterDown = true
+            if case .pending = phase { phase = .idle }
+        case .lightPressEnded:
+            if case .pending = phase { phase = .idle }
+            events += unlock(at: now, cancelled: false)
+        case .touchEnded:
+            if case .pending = phase { phase = .idle }
+            // Lifted straight off the click: the photo comes at the full press's end, the unlock at the light
+            // press's, both after this.
+            if !isShutterDown { events += unlock(at: now, cancelled: false) }
+        case .pressEnded:
+            isShutterDown = false
         case .pressCancelled:
-            pendingSince = nil
-            events += unlock(at: gesture.timestampMicros, cancelled: true)
+            isShutterDown = false
+            if case .pending = phase { phase = .idle }
+            events += unlock(at: now, cancelled: true)
         default:
             break
         }
@@ -124,8 +155,8 @@ public struct FocusExposureLockController: Sendable {
 
     /// Moves device time on: a light press held past the lock time locks the camera.
     public mutating func advance(toMicros now: UInt64) -> [FocusExposureLockEvent] {
-        guard let since = pendingSince, now >= since &+ lockAfterMicros else { return [] }
-        pendingSince = nil
+        guard case .pending(let since) = phase, now >= since &+ lockAfterMicros else { return [] }
+        phase = .idle
         // A camera that supports neither is still asked, so that its error says why (no such control).
         let supported = camera.supportedFocusExposureLock.intersection(.both)
         let lock = supported.isEmpty ? FocusExposureLock.both : supported
@@ -134,19 +165,20 @@ public struct FocusExposureLockController: Sendable {
         } catch {
             return [.unsupported(reason: error.message, atMicros: now)]
         }
-        locked = true
+        phase = .locked
         return [.locked(lock, atMicros: now)]
     }
 
     /// Unlocks now and forgets a pending press (device lost, capture stopped, the lock switched off).
     public mutating func cancel(atMicros now: UInt64) -> [FocusExposureLockEvent] {
-        pendingSince = nil
+        isShutterDown = false
+        if case .pending = phase { phase = .idle }
         return unlock(at: now, cancelled: true)
     }
 
     private mutating func unlock(at now: UInt64, cancelled: Bool) -> [FocusExposureLockEvent] {
-        guard locked else { return [] }
-        locked = false
+        guard isLocked else { return [] }
+        phase = .idle
         try? camera.setFocusExposureLock([])
         return [.unlocked(atMicros: now, cancelled: cancelled)]
     }

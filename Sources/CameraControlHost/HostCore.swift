@@ -40,7 +40,8 @@ public enum HostEffect: Sendable, Hashable {
 ///   capture event is delivered: with the delegate and the capture handlers on one serial queue, the app
 ///   sees them in that order.
 /// - The overlay shows only while a capture session runs; when every attached interaction's session
-///   stops, a showing overlay is dismissed.
+///   stops, a showing overlay is dismissed. The AE/AF lock too needs an attached interaction that takes
+///   captures.
 /// - Device lost: events still waiting for an earlier one are delivered, every press in flight is
 ///   cancelled (`cancelled` to the app, never a capture), the overlay is dismissed.
 ///
@@ -256,8 +257,9 @@ public final class HostCore {
         if let latest = recognizer.currentMicros, !orderer.isHolding {
             deliver(recognizer.advance(toMicros: max(latest, deviceNow)))
         }
-        let sessionStopped = noInteractionCaptures
-        if sessionStopped {
+        let capturing = anyInteractionCaptures
+        let sessionStopped = !interactions.isEmpty && !capturing
+        if focusLock != nil, !capturing {
             cancelFocusExposureLock(atMicros: deviceNow)
         } else if isFocusExposureLockActive, var lock = focusLock, let due = lock.nextDeadlineMicros, horizon >= due {
             let events = lock.advance(toMicros: horizon)
@@ -277,10 +279,12 @@ public final class HostCore {
         }
     }
 
-    /// True when capture interactions are attached and none takes captures now (each disabled, or its
-    /// session stopped): the AE/AF lock is neither held nor taken, and the overlay goes.
-    private var noInteractionCaptures: Bool {
-        !interactions.isEmpty && !interactions.contains { $0.isSessionRunning && $0.isEnabled }
+    /// True when an attached capture interaction takes captures now (enabled, its session running). Without
+    /// one the AE/AF lock is neither held nor taken: with no live capture-event interaction the Camera Control
+    /// does nothing for the app (Apple's controls delegate is never called then either). When interactions are
+    /// attached and none takes captures, the overlay goes too.
+    private var anyInteractionCaptures: Bool {
+        interactions.contains { $0.isSessionRunning && $0.isEnabled }
     }
 
     /// The device went away at host time `now`: events still held are delivered, then every press in
@@ -384,20 +388,26 @@ public final class HostCore {
                 continue  // Camera Control off: it does nothing
             }
             if reportsInputsAndGestures { observer?(.gesture(gesture)) }
-            // The lock first: a full press captures with the lock a held light press set. While no interaction
-            // takes captures it is cancelled instead (a gesture past the lock's deadline would take it). The
-            // interactions are asked only when a camera can be locked (this runs for every gesture).
-            if focusLock != nil, noInteractionCaptures {
-                cancelFocusExposureLock(atMicros: gesture.timestampMicros)
-            } else if isFocusExposureLockActive, var lock = focusLock {
-                let events = lock.handle(gesture)
-                focusLock = lock
-                reportLock(events)
-            }
+            // The lock first: a full press captures with the lock a held light press set.
+            feedFocusExposureLock(gesture)
             if let controls, settings.areAdjustmentsEnabled {
                 controls.handle(gesture) { report($0, atMicros: gesture.timestampMicros) }
             }
             for interaction in interactions { interaction.handle(gesture) }
+        }
+    }
+
+    /// Gives `gesture` to the AE/AF lock; while no interaction takes captures (none attached, each disabled or
+    /// its session stopped) the lock is cancelled instead (a gesture past the lock's deadline would take it).
+    /// The interactions are asked only when a camera can be locked (this runs for every gesture).
+    private func feedFocusExposureLock(_ gesture: Gesture) {
+        guard focusLock != nil else { return }
+        if !anyInteractionCaptures {
+            cancelFocusExposureLock(atMicros: gesture.timestampMicros)
+        } else if isFocusExposureLockActive, var lock = focusLock {
+            let events = lock.handle(gesture)
+            focusLock = lock
+            reportLock(events)
         }
     }
 

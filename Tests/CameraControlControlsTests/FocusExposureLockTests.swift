@@ -38,6 +38,35 @@ struct FocusExposureLockTests {
         #expect(camera.focusExposureLockChanges.isEmpty)
     }
 
+    @Test("the touch ends while the full press is down (a finger lifted off the click): locked until the light press ends")
+    func releasedDuringTheShot() throws {
+        let camera = try SyntheticCamera()
+        var lock = FocusExposureLockController(camera: camera)
+        _ = lock.handle(cc(.lightPressBegan, 0))
+        #expect(lock.advance(toMicros: 400_000) == [.locked(.both, atMicros: 400_000)])
+        #expect(lock.handle(cc(.pressBegan, 500_000)).isEmpty)
+        #expect(lock.handle(cc(.touchEnded, 600_000)).isEmpty)
+        #expect(lock.isLocked)
+        #expect(try camera.capturePhoto().focusExposureLock == .both)
+        let summary = PressSummary(durationMicros: 106_000, isLongPress: false, peakForceMillinewtons: 3_500)
+        #expect(lock.handle(cc(.pressEnded(summary), 606_000)).isEmpty)
+        #expect(try camera.capturePhoto().focusExposureLock == .both, "the photo of the capture's `ended`")
+        #expect(lock.handle(cc(.lightPressEnded, 608_000)) == [.unlocked(atMicros: 608_000, cancelled: false)])
+        #expect(camera.focusExposureLockChanges == [.both, []])
+        // The same with the shutter cancelled (device lost): a cancel.
+        _ = lock.handle(cc(.lightPressBegan, 1_000_000))
+        _ = lock.advance(toMicros: 1_400_000)
+        _ = lock.handle(cc(.pressBegan, 1_500_000))
+        #expect(lock.handle(cc(.touchEnded, 1_600_000)).isEmpty)
+        #expect(lock.handle(cc(.pressCancelled, 1_700_000)) == [.unlocked(atMicros: 1_700_000, cancelled: true)])
+        // A normal release order is unchanged: the shot ends first, the light press's end unlocks.
+        _ = lock.handle(cc(.lightPressBegan, 2_000_000))
+        _ = lock.advance(toMicros: 2_400_000)
+        _ = lock.handle(cc(.pressBegan, 2_500_000))
+        #expect(lock.handle(cc(.pressEnded(summary), 2_600_000)).isEmpty)
+        #expect(lock.handle(cc(.lightPressEnded, 2_650_000)) == [.unlocked(atMicros: 2_650_000, cancelled: false)])
+    }
+
     @Test("a cancel unlocks at once; a reset press (pressCancelled) too")
     func cancelUnlocks() throws {
         let camera = try SyntheticCamera()

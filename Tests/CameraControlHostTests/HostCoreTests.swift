@@ -196,6 +196,65 @@ struct HostCoreTests {
         #expect(rig.log.values.last?.hasSuffix("cancelled") == true, "\(rig.log.values)")
     }
 
+    @Test("the AE/AF lock needs a capture interaction: with none attached a held light press locks nothing")
+    func lockNeedsAnInteraction() throws {
+        let core = HostCore()
+        let log = Recorder<String>()
+        core.observer = { effect in if case .focusExposureLock(let event) = effect { log.append("lock \(event)") } }
+        core.connected(Capabilities(maxControls: 4, supportsControls: true))
+        core.addClockSample(sentAtHostMicros: 1_000_000, receivedAtHostMicros: 1_000_000, deviceMicros: 1_000_000)
+        let camera = try SyntheticCamera()
+        core.attachCamera(camera, focusExposureLock: true)
+        let press = InputEvent(timestampMicros: 2_000_000, kind: .lightPressDown, source: .cameraControl, eventNumber: 1)
+        core.receive(press, atHostMicros: 2_000_000)
+        core.advance(toHostMicros: 2_600_000)
+        #expect(camera.focusExposureLockChanges.isEmpty, "\(log.values)")
+        #expect(log.values.isEmpty)
+        // An interaction attached and running: the next held light press locks.
+        let interaction = CaptureEventInteraction(clock: CaptureClock { 2_600_000 }) { _ in }
+        core.attach(interaction)
+        interaction.setSessionRunning(true)
+        core.receive(
+            InputEvent(timestampMicros: 2_700_000, kind: .lightPressUp, source: .cameraControl, eventNumber: 2),
+            atHostMicros: 2_700_000)
+        core.receive(
+            InputEvent(timestampMicros: 2_800_000, kind: .lightPressDown, source: .cameraControl, eventNumber: 3),
+            atHostMicros: 2_800_000)
+        core.advance(toHostMicros: 3_300_000)
+        #expect(camera.focusExposureLock == .both, "\(log.values)")
+    }
+
+    @Test("a finger lifted straight off a locked full click (the touch ends before the press): the photo is still locked")
+    func abruptReleaseShootsLocked() throws {
+        let rig = Rig()
+        let camera = try SyntheticCamera()
+        rig.core.attachCamera(camera, focusExposureLock: true)
+        // What the photo is taken with: the camera's lock when the capture ends.
+        let shot = Recorder<FocusExposureLock>()
+        let shooter = CaptureEventInteraction(clock: rig.clock.captureClock) { event in
+            if event.phase == .ended { shot.append(camera.focusExposureLock) }
+        }
+        rig.core.attach(shooter)
+        shooter.setSessionRunning(true)
+        rig.receive(.touchDown, .cameraControl, atHost: 2_000_000, number: 1)
+        rig.receive(.lightPressDown, .cameraControl, atHost: 2_010_000, number: 2)
+        rig.core.advance(toHostMicros: 2_500_000)
+        #expect(camera.focusExposureLock == .both)
+        rig.receive(.fullPressDown, .cameraControl, atHost: 2_600_000, number: 3)
+        // The capacitive touch ends at once; the filtered force falls through the stages a few ms later.
+        rig.receive(.touchUp, .cameraControl, atHost: 2_700_000, number: 4)
+        rig.receive(.fullPressUp, .cameraControl, atHost: 2_706_000, number: 5)
+        rig.receive(.lightPressUp, .cameraControl, atHost: 2_708_000, number: 6)
+        #expect(shot.values == [.both], "\(rig.log.values)")
+        #expect(camera.focusExposureLock.isEmpty)
+        #expect(camera.focusExposureLockChanges == [.both, []])
+        let log = rig.log.values
+        let ended = try #require(log.firstIndex(of: "capture ended camera-control"), "\(log)")
+        let unlocked = try #require(log.firstIndex { $0.hasPrefix("lock unlocked") }, "\(log)")
+        #expect(ended < unlocked, "\(log)")
+        #expect(log[unlocked] == "lock unlocked @2708000", "unlocked at the light press's end: \(log)")
+    }
+
     @Test("an overlay effect carries its device time (the confirmation deadline's) and is reported before the delegate hears it")
     func overlayEffectsTimedAndFirst() throws {
         let rig = Rig()
