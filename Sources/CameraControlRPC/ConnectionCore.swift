@@ -129,6 +129,12 @@ public struct ConnectionCore: Sendable {
     /// owed its `ACK` (§6). A host that closes waits for them (``answersAwaited(now:)``). At most
     /// ``ConnectionConfiguration/maxCallsInFlight`` (the soonest to expire goes first).
     private var answersOnTheWay: [CallID: Duration] = [:]
+    /// Server streams the host cancelled, with when their `CANCEL` was last sent: a `CANCEL` is best-effort
+    /// (§6), and a device that lost it streams on, holding one of its call slots, until the next session. A
+    /// message of such a stream gets its `CANCEL` again, at most once a heartbeat interval, until the device
+    /// ends the call. At most ``ConnectionConfiguration/maxCallsInFlight`` (the oldest goes first); cleared by
+    /// a new session.
+    private var cancelledStreams: [CallID: Duration] = [:]
     private var nextCallID: UInt32 = 1
     private var sendSequence: UInt16 = 0
     private var outbound: [UInt8] = []
@@ -326,7 +332,7 @@ public struct ConnectionCore: Sendable {
         guard let state = calls.removeValue(forKey: call) else { return false }
         lastNow = now
         sendCancel(call, now: now)
-        if !state.isServerStreaming { expectAnswer(call, now: now) }
+        if state.isServerStreaming { rememberCancelledStream(call, now: now) } else { expectAnswer(call, now: now) }
         extraCounters.callsCancelled += 1
         events.append(.failed(call, RPCError(code: .cancelled, message: "cancelled by the host", method: state.method)))
         return true
@@ -466,6 +472,7 @@ public struct ConnectionCore: Sendable {
             streamsConfirmed = false  // until the device layer, which reads the response, says (markSessionEstablished)
             let handshake = CallID(rawValue: packet.callID)
             answersOnTheWay.removeAll()  // the device ends the old session's calls silently (§9)
+            cancelledStreams.removeAll()
             for (other, state) in calls where other != handshake {
                 calls[other] = nil
                 extraCounters.callsCancelled += 1
@@ -543,6 +550,18 @@ public struct ConnectionCore: Sendable {
         guard let call = calls[id] else {
             extraCounters.unknownCallPackets += 1
             if packet.type == .response || packet.type == .error { answersOnTheWay[id] = nil }  // it came
+            if let cancelledAt = cancelledStreams[id] {
+                if packet.type == .streamMessage {
+                    // The device streams on: its CANCEL was lost. Sent again, at most once an interval.
+                    if now - cancelledAt >= configuration.heartbeatInterval {
+                        sendCancel(id, now: now)
+                        cancelledStreams[id] = now
+                        extraCounters.cancelsResent += 1
+                    }
+                } else {
+                    cancelledStreams[id] = nil  // the device ended the call
+                }
+            }
             return
         }
         let streaming = call.isServerStreaming
@@ -635,7 +654,7 @@ public struct ConnectionCore: Sendable {
         for id in expired.sorted() {
             guard let call = calls.removeValue(forKey: id) else { continue }
             sendCancel(id, now: now)
-            if !call.isServerStreaming { expectAnswer(id, now: now) }
+            if call.isServerStreaming { rememberCancelledStream(id, now: now) } else { expectAnswer(id, now: now) }
             extraCounters.deadlinesExceeded += 1
             events.append(
                 .failed(id, RPCError(code: .deadlineExceeded, message: "the call's deadline passed", method: call.method)))
@@ -643,6 +662,7 @@ public struct ConnectionCore: Sendable {
         for id in unconfirmed.sorted() {
             guard let call = calls.removeValue(forKey: id) else { continue }
             sendCancel(id, now: now)
+            rememberCancelledStream(id, now: now)
             extraCounters.streamsUnconfirmed += 1
             extraCounters.callsUnavailable += 1
             events.append(
@@ -753,6 +773,16 @@ public struct ConnectionCore: Sendable {
     private func lineDeparture(now: Duration) -> Duration {
         guard configuration.adaptsRetransmissionTimeout else { return .zero }
         return line.departure(forPacketEndingAt: outbound.count, now: now)
+    }
+
+    /// Notes that stream `call` was cancelled now (see ``cancelledStreams``).
+    private mutating func rememberCancelledStream(_ call: CallID, now: Duration) {
+        if cancelledStreams.count >= configuration.maxCallsInFlight, cancelledStreams[call] == nil,
+            let oldest = cancelledStreams.min(by: { $0.value < $1.value })?.key
+        {
+            cancelledStreams[oldest] = nil
+        }
+        cancelledStreams[call] = now
     }
 
     private mutating func sendCancel(_ call: CallID, now: Duration) {

@@ -160,6 +160,9 @@ public struct ConnectionCounters: Hashable, Sendable {
     public var deadlinesExceeded: UInt64 = 0
     /// Calls cancelled by the host.
     public var callsCancelled: UInt64 = 0
+    /// `CANCEL`s sent again for a stream the host had cancelled whose messages kept coming (its `CANCEL`,
+    /// best-effort, was lost).
+    public var cancelsResent: UInt64 = 0
     /// Calls failed with `UNAVAILABLE` (link dead or closed).
     public var callsUnavailable: UInt64 = 0
     /// Times the link was declared dead (heartbeat timeout).

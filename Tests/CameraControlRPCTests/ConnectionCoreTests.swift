@@ -111,6 +111,37 @@ struct ConnectionCoreTests {
         #expect(core.takeEvents().isEmpty)
     }
 
+    @Test("a stream the host cancelled whose messages keep coming (its CANCEL lost) gets its CANCEL again, once an interval, until it ends")
+    func lostCancelSentAgain() throws {
+        var core = establishedCore()  // heartbeat 50 ms
+        var device = DeviceFrames()
+        let call = try core.startCall(method: .inputStreamRawSamples, request: [], now: .zero)
+        _ = core.takeOutbound()
+        func cancels(_ bytes: [UInt8]) -> Int { hostPackets(bytes).filter { $0.type == .cancel && $0.callID == call.rawValue }.count }
+        let cancelled = core.cancelCall(call, now: .ms(10))
+        #expect(cancelled)
+        let sent1 = cancels(core.takeOutbound())
+        #expect(sent1 == 1)
+        // The device did not get it: its messages go on.
+        core.receive(device.message(call, [1]), now: .ms(20))
+        let sent2 = cancels(core.takeOutbound())
+        #expect(sent2 == 0, "within an interval of the CANCEL")
+        core.receive(device.message(call, [2]), now: .ms(60))
+        let sent3 = cancels(core.takeOutbound())
+        #expect(sent3 == 1, "an interval after it: sent again")
+        core.receive(device.message(call, [3]), now: .ms(70))
+        let sent4 = cancels(core.takeOutbound())
+        #expect(sent4 == 0)
+        #expect(core.counters.cancelsResent == 1)
+        // The device ends the call: nothing more for it, even if a late message comes.
+        core.receive(device.streamEnd(call, .cancelled), now: .ms(200))
+        core.receive(device.message(call, [4]), now: .ms(300))
+        let sent5 = cancels(core.takeOutbound())
+        #expect(sent5 == 0)
+        let events = core.takeEvents()
+        #expect(!events.contains { if case .streamMessage = $0 { true } else { false } })
+    }
+
     @Test("packets for unknown call ids are dropped and counted")
     func unknownCallsDropped() throws {
         var core = ConnectionCore()
