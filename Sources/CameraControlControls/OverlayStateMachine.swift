@@ -115,7 +115,9 @@ public struct OverlayStateMachine: Sendable {
     // MARK: Inputs
 
     /// Replaces the controls (added, removed, enabled, values changed from elsewhere). Keeps the active
-    /// control when it is still there, else picks the first; hides the overlay when none is left.
+    /// control when it is still there, else picks the first (``OverlayEffect/controlSelected(_:)`` when the
+    /// overlay shows it: an overlay drawn from the effects would go on showing the removed one); hides the
+    /// overlay when none is left.
     /// A changed value of the active control moves the slide cursor there (the newest value wins).
     public mutating func setControls(_ snapshots: [ControlSnapshot]) -> [OverlayEffect] {
         // A re-ranged control (its camera's format changed) maps the cursor anew.
@@ -124,17 +126,22 @@ public struct OverlayStateMachine: Sendable {
             glide = nil
         }
         controls = snapshots
+        var effects: [OverlayEffect] = []
         if activeIndex == nil {
+            let replaced = activeControlID != nil
             activeControlID = controls.first?.id
             cursorValue = nil
             glide = nil
+            if replaced, let first = activeControlID, mode == .showing || mode == .adjusting {
+                effects.append(.controlSelected(first))
+            }
         } else if let active = activeControl, active.value != cursorValue, cursorValue != nil {
             cursorValue = nil
             glide = nil
         }
         if controls.isEmpty, mode != .hidden { return hide() }
         if case .picking = mode { pickerCursor = min(pickerCursor, Double(controls.count - 1)) }
-        return []
+        return effects
     }
 
     /// Feeds one gesture. Gestures from sources other than the Camera Control are ignored.

@@ -91,7 +91,7 @@ public struct DiscreteValues: Hashable, Sendable {
     public func nearestIndex(to value: Double) -> Int {
         switch storage {
         case .stepped(let lower, let step, let count):
-            let raw = ((value - lower) / step).rounded(.toNearestOrEven)
+            let raw = ((value - lower) / step - 0.5).rounded(.up)  // the nearest; halfway, the lower one
             guard raw.isFinite else { return 0 }
             return Int(min(max(raw, 0), Double(count - 1)))
         case .list(let values):

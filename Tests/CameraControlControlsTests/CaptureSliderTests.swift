@@ -116,6 +116,16 @@ struct CaptureSliderTests {
         #expect(try DiscreteValues(range: 0...1, step: 0.1).count == 11)
     }
 
+    @Test("the nearest value's index: halfway between two, the lower one, stepped or listed alike")
+    func nearestIndexTiesGoDown() throws {
+        let stepped = try DiscreteValues(range: 0...4, step: 1)
+        let listed = try DiscreteValues(values: [0, 1, 2, 3, 4])
+        for values in [stepped, listed] {
+            #expect([0.5, 1.5, 2.5, 3.5].map { values.nearestIndex(to: $0) } == [0, 1, 2, 3], "\(values)")
+            #expect([0.49, 0.51, 2.0, -7, 9].map { values.nearestIndex(to: $0) } == [0, 1, 2, 0, 4], "\(values)")
+        }
+    }
+
     struct FormatCase: Sendable, CustomTestStringConvertible {
         var format: String
         var accepted: Bool

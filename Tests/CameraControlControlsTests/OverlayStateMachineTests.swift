@@ -312,6 +312,18 @@ struct OverlayStateMachineTests {
         #expect(overlay.setControls([]).map(\.description) == ["exited-fullscreen", "overlay-hidden"])
     }
 
+    @Test("the active control removed while the overlay shows it: the first one is selected, and said so")
+    func activeControlRemovedWhileShown() throws {
+        var overlay = try machine([sliderSnapshot("a"), sliderSnapshot("b")])
+        #expect(run(&overlay, [cc(.lightPressBegan, 1_000)]) == ["overlay-shown a", "entered-fullscreen"])
+        #expect(overlay.setControls([sliderSnapshot("b")]).map(\.description) == ["control-selected b"])
+        #expect(overlay.activeControlID == "b")
+        // Hidden, a removal is news only at the next showing.
+        _ = overlay.advance(toMicros: 5_000_000)
+        #expect(overlay.setControls([sliderSnapshot("c")]).isEmpty)
+        #expect(run(&overlay, [cc(.lightPressBegan, 6_000_000)]) == ["overlay-shown c", "entered-fullscreen"])
+    }
+
     @Test("a value changed from elsewhere moves the cursor: the next slide starts from it")
     func externalValueMovesCursor() throws {
         var overlay = try machine([sliderSnapshot("a")])
