@@ -103,14 +103,18 @@ public final class CaptureControlsSession: Sendable {
     /// stay; when there are more than the device's ``maxControlsCount``, the overlay offers the first that
     /// many and ``ControlsDiagnostic/tooManyControls(count:limit:)`` is recorded; a device that cannot drive
     /// controls shows no overlay (``ControlsDiagnostic/controlsNotSupported`` at the next light press).
+    /// An overlay showing meanwhile offers what the new device can drive: it hides when that is none.
     public func bind(to capabilities: ControlsCapabilities) {
-        state.withLock { state in
+        let (effects, delegation) = state.withLock { state -> ([OverlayEffect], Delegation) in
             state.capabilities = capabilities
             let limit = state.maxControlsCount
             if state.supportsControls, state.controls.count > limit {
                 state.diagnostics.record(.tooManyControls(count: state.controls.count, limit: limit))
             }
+            return (state.overlay.setControls(state.shownSnapshots), Delegation(state))
         }
+        guard !effects.isEmpty else { return }
+        deliver(effects, atMicros: state.withLock { $0.overlay.nowMicros }, delegation: delegation)
     }
 
     /// True when the device can drive controls (`AVCaptureSession.supportsControls`); true too while no

@@ -56,9 +56,15 @@ struct CaptureControlsSessionTests {
         #expect(!log.contains("picker-moved 2"))
         #expect(log.contains("haptic limit @1320000"))
 
+        // Bound to a device that cannot drive controls while the picker shows: the overlay goes, and the
+        // delegate is told.
+        #expect(session.isFullscreen)
+        let before = delegate.calls.values
         session.bind(to: ControlsCapabilities(supportsControls: false, maxControls: 6))
         #expect(!session.supportsControls)
         #expect(session.refusal(toAdd: try slider("E"))?.code == .controlsNotSupported)
+        #expect(!session.isFullscreen)
+        #expect(delegate.calls.values.dropFirst(before.count) == ["exit", "inactive"])
     }
 
     @Test("canAddControl is false at the limit and addControl throws controlLimitReached")
