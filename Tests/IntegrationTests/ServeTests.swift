@@ -143,6 +143,34 @@ extension OverRealPTY {
             }
         }
 
+        /// Connects a host to serve at `socket` whose first open attaches (in front) and, before its handshake,
+        /// runs `meanwhile` (another app attaching: this one goes to the background); later opens are the
+        /// host's reconnects. Returns the host and how many opens it made.
+        static func connectSentToTheBackground(
+            at socket: String, serve: Background, meanwhile: @escaping @Sendable () async -> Void
+        ) async throws(DeviceError) -> (host: CameraControlHost, opens: Int) {
+            let opens = Mutex(0)
+            let host = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
+                let first = opens.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                guard first else {
+                    return try await DeviceSession.open(path: socket, hostName: "first", eventLoop: loop)
+                }
+                let transport: LocalSocketTransport
+                do throws(TransportError) {
+                    transport = try LocalSocketTransport(connectingTo: socket)
+                } catch {
+                    throw DeviceError(.transport, "\(error)", transportError: error)
+                }
+                try? await serve.waitFor("in front (connection 1)")
+                await meanwhile()
+                return try await DeviceSession.connect(transport: transport, hostName: "first", eventLoop: loop)
+            }
+            return (host, opens.withLock { $0 })
+        }
+
         /// Two apps starting together: serve closed the first one's connection during its handshake (the second
         /// sent it to the background), and its connect() gave up at once: camera-app exited 3 ("no device answered").
         @Test("two apps starting together: the first, sent to the background during its handshake, gets the device in its turn")
@@ -154,28 +182,15 @@ extension OverRealPTY {
                 let serve = try Background("camctl", ["serve", simulator.ptyPath, "--socket", socket, "--seconds", "120"])
                 defer { serve.stop() }
                 try await serve.waitFor("apps attach at \(socket)")
-                let opens = Atomic<Int>(0)
                 let other = Mutex<ToolRun?>(nil)
-                let host = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
-                    guard opens.wrappingAdd(1, ordering: .relaxed).newValue == 1 else {
-                        return try await DeviceSession.open(path: socket, hostName: "first", eventLoop: loop)
-                    }
-                    // The first open: attached (in front), and before its handshake another app attaches, has the
-                    // device in its turn (camctl info) and leaves.
-                    let transport: LocalSocketTransport
-                    do throws(TransportError) {
-                        transport = try LocalSocketTransport(connectingTo: socket)
-                    } catch {
-                        throw DeviceError(.transport, "\(error)", transportError: error)
-                    }
-                    try? await serve.waitFor("in front (connection 1)")
+                // Before its handshake another app attaches, has the device in its turn (camctl info) and leaves.
+                let (host, opens) = try await Self.connectSentToTheBackground(at: socket, serve: serve) {
                     let run = try? await runTool("camctl", ["info", socket], timeout: .seconds(60))
                     other.withLock { $0 = run }
-                    return try await DeviceSession.connect(transport: transport, hostName: "first", eventLoop: loop)
                 }
                 let run = try #require(other.withLock { $0 })
                 #expect(run.status == 0 && run.standardOutput.contains("SIM-"), "\(run.standardError)")
-                #expect(opens.load(ordering: .relaxed) >= 2, "its first open failed and was made again")
+                #expect(opens >= 2, "its first open failed and was made again")
                 let connected = await (host.session != nil, host.connectionCount)
                 #expect(connected == (true, 1), "serve printed:\n\(serve.text)")
                 await host.stop()
@@ -197,28 +212,16 @@ extension OverRealPTY {
                 let frontSeconds = CameraControlHost.reconnectWithin.components.seconds + 3
                 let front = Mutex<Background?>(nil)
                 defer { front.withLock { $0?.stop() } }
-                let opens = Atomic<Int>(0)
                 let started = ContinuousClock.now
-                let host = try await CameraControlHost.connect { loop async throws(DeviceError) -> DeviceSession in
-                    guard opens.wrappingAdd(1, ordering: .relaxed).newValue == 1 else {
-                        return try await DeviceSession.open(path: socket, hostName: "waiting", eventLoop: loop)
-                    }
-                    // Attached (in front), and before its handshake another app attaches and stays.
-                    let transport: LocalSocketTransport
-                    do throws(TransportError) {
-                        transport = try LocalSocketTransport(connectingTo: socket)
-                    } catch {
-                        throw DeviceError(.transport, "\(error)", transportError: error)
-                    }
-                    try? await serve.waitFor("in front (connection 1)")
+                // Before its handshake another app attaches and stays.
+                let (host, opens) = try await Self.connectSentToTheBackground(at: socket, serve: serve) {
                     let monitor = try? Background("camctl", ["monitor", socket, "--seconds", "\(frontSeconds)"])
                     front.withLock { $0 = monitor }
                     try? await serve.waitFor("in front (connection 2)")
-                    return try await DeviceSession.connect(transport: transport, hostName: "waiting", eventLoop: loop)
                 }
                 // It connected once the other app left, after waiting longer than reconnectWithin (lower bounds).
                 #expect(ContinuousClock.now - started >= .seconds(frontSeconds), "serve printed:\n\(serve.text)")
-                #expect(opens.load(ordering: .relaxed) >= 2)
+                #expect(opens >= 2)
                 let session = try #require(await host.session, "serve printed:\n\(serve.text)")
                 _ = try await session.ping()
                 #expect(await host.connectionCount == 1)

@@ -11,24 +11,9 @@
 #include "cc_frame.h"
 #include "cc_test.h"
 #include "cc_wire.h"
+#include "sim_frames.h"
 
 enum { ANSWERS = 40 };
-
-/* One frame on the wire: type|flags, sequence, a call id of one varint byte, payload. */
-static size_t call_frame(uint8_t type, uint8_t flags, uint16_t sequence, uint8_t call, const uint8_t *payload,
-                         size_t payload_len, uint8_t *out, size_t cap)
-{
-    uint8_t body[32];
-    size_t n = 0, i;
-    body[n++] = (uint8_t)(type | flags);
-    body[n++] = (uint8_t)(sequence & 0xFFu);
-    body[n++] = (uint8_t)(sequence >> 8);
-    body[n++] = call;
-    for (i = 0; i < payload_len; i++) {
-        body[n++] = payload[i];
-    }
-    return cc_frame_encode(body, n, out, cap);
-}
 
 /* The first byte (type | flags) of each whole frame in `wire`, into types; the number of frames. */
 static size_t frame_heads(const uint8_t *wire, size_t len, uint8_t *types, size_t cap)

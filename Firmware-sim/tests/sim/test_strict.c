@@ -14,6 +14,7 @@
 #include "breaks.h"
 #include "cc_frame.h"
 #include "cc_wire.h"
+#include "sim_frames.h"
 
 static int g_failures;
 
@@ -24,23 +25,6 @@ static int g_failures;
             g_failures++;                                                            \
         }                                                                            \
     } while (0)
-
-/* One frame on the wire: type|flags, sequence, a call id of one varint byte, payload (a REQUEST's service
- * and method first). */
-static size_t call_frame(uint8_t type, uint8_t flags, uint16_t sequence, uint8_t call, const uint8_t *payload,
-                         size_t payload_len, uint8_t *out, size_t cap)
-{
-    uint8_t body[32];
-    size_t n = 0, i;
-    body[n++] = (uint8_t)(type | flags);
-    body[n++] = (uint8_t)(sequence & 0xFFu);
-    body[n++] = (uint8_t)(sequence >> 8);
-    body[n++] = call;
-    for (i = 0; i < payload_len; i++) {
-        body[n++] = payload[i];
-    }
-    return cc_frame_encode(body, n, out, cap);
-}
 
 /* The same on call id 0 (link packets). */
 static size_t frame(uint8_t type, uint8_t flags, uint16_t sequence, const uint8_t *payload, size_t payload_len,
