@@ -297,7 +297,7 @@ struct DeviceSessionTests {
         await device.start()
         // A bound against a hang, not a timing: two answers busy, the third a session, on this one link.
         let session = try await DeviceSession.connect(transport: host, hostName: "busy", deadline: .seconds(60))
-        #expect(asked.current == 3)
+        #expect(asked.current >= 3)  // more on a busy machine: an attempt's wait can run out before its answer
         #expect(session.info.identity.model == "busy, then free")
         await session.close()
 
