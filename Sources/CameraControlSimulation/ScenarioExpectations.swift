@@ -249,7 +249,7 @@ public struct ScenarioScript: Sendable {
         timeline = try ScenarioParser.timeline(text)
         var expectations: [ScenarioExpectation] = []
         var hostSteps: [ScenarioHostStep] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in ScenarioParser.lines(of: text).enumerated() {
             if let action = try Self.parseHostLine(line, number: index + 1) {
                 let before = timeline.last { $0.line < index + 1 }
                 hostSteps.append(ScenarioHostStep(action: action, line: index + 1, atMicros: before?.endMicros ?? 0))
@@ -265,7 +265,7 @@ public struct ScenarioScript: Sendable {
 
     /// `text` without its `expect` and `host` lines (each left blank, so the others keep their numbers).
     public static func withoutExpectations(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
+        ScenarioParser.lines(of: text)
             .map { isHostSideLine($0) ? "" : String($0) }
             .joined(separator: "\n")
     }

@@ -124,7 +124,10 @@ package struct Trace {
                 description:
                     "\(path) is not a raw-sample capture (text lines of `time_us force_mn position touch`); a recording needs no --raw")
         }
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at LF or CRLF (one `Character` to Swift, so `split(separator: "\n")` would miss it).
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
             if fields.isEmpty { continue }
             guard fields.count == 4, let time = UInt64(fields[0]), let force = UInt32(fields[1]), let position = Double(fields[2]),

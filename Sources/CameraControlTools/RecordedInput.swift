@@ -156,7 +156,10 @@ package struct RecordedInput: Sendable {
     /// - Throws: ``RecordingError`` naming the first bad line; times must not go back.
     package init(csv text: String, name: String, slideResolution: UInt32 = 1024) throws(RecordingError) {
         var last: UInt64 = 0
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at LF or CRLF (one `Character` to Swift, so `split(separator: "\n")` would miss it).
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\r" })
             if fields.isEmpty { continue }
             func bad(_ why: String) -> RecordingError {

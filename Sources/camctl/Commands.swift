@@ -253,7 +253,7 @@ enum ScenarioFiles {
     static func steps(of text: String) -> Steps {
         var kept: [String] = []
         var lines: [Int] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in ScenarioParser.lines(of: text).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !ScenarioScript.isHostSideLine(line) else { continue }
             kept.append(trimmed)
@@ -341,7 +341,7 @@ enum ScenarioFiles {
 
     /// The word at `column` (1-based) of `line` of `text`, when there is one.
     static func token(_ error: ScenarioError, in text: String) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = ScenarioParser.lines(of: text)
         guard error.line >= 1, error.line <= lines.count, error.column >= 1 else { return nil }
         let bytes = Array(lines[error.line - 1].utf8)
         guard error.column <= bytes.count else { return nil }
@@ -361,7 +361,7 @@ enum ScenarioFiles {
                 (near.map { "did you mean '\($0)'? " } ?? "")
                 + "steps: \(ScenarioParser.stepNames.joined(separator: ", ")) (docs/SIMULATOR.md)"
         }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = ScenarioParser.lines(of: text)
         if error.line >= 1, error.line <= lines.count, error.column >= 1 {
             let line = String(lines[error.line - 1])
             let caretColumn = String(decoding: Array(line.utf8).prefix(error.column - 1), as: UTF8.self).count

@@ -86,6 +86,27 @@ struct ScenarioExpectationsTests {
         }
     }
 
+    @Test("a CRLF file's expect and host lines are its LF twin's: none dropped, the same lines, anchors and windows")
+    func crlfLines() throws {
+        let lf = try ScenarioScript(Self.text + "\nhost format tele\n")
+        let crlf = try ScenarioScript((Self.text + "\nhost format tele\n").replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf.expectations.count == 7)
+        #expect(crlf.expectations.map(\.line) == lf.expectations.map(\.line))
+        #expect(crlf.expectations.map(\.subject) == lf.expectations.map(\.subject))
+        #expect(crlf.expectations.map(\.limitMicros) == lf.expectations.map(\.limitMicros))
+        #expect(crlf.expectations.map { $0.anchor?.line } == lf.expectations.map { $0.anchor?.line })
+        #expect(crlf.hostSteps.map(\.line) == [10] && crlf.hostSteps.map(\.atMicros) == lf.hostSteps.map(\.atMicros))
+        #expect(ScenarioScript.withoutExpectations(crlf.text) == ScenarioScript.withoutExpectations(lf.text))
+        #expect(ScenarioParser.lines(of: "a\r\nb\n\r\nc") == ["a", "b", "", "c"])
+        // A bad expectation in a CRLF file is found, at its own line.
+        do {
+            _ = try ScenarioScript("full-click\r\nexpect capture endd primary\r\n")
+            Issue.record("a bad expectation in a CRLF file parsed")
+        } catch {
+            #expect(error.line == 2 && error.column == 16 && error.reason.hasPrefix("unknown capture phase"), "\(error)")
+        }
+    }
+
     @Test("host lines: an orientation or a camera format, taken when the step before them ends; not the firmware's")
     func hostSteps() throws {
         let script = try ScenarioScript(

@@ -104,6 +104,21 @@ import Testing
         }
     }
 
+    @Test("a CSV trace with CRLF line ends (RFC 4180's, a Windows tool's) reads as its LF twin, line by line")
+    func csvWithCRLF() throws {
+        let lf = "# t,f,p,touch\n0,100,0.5,1\n1000,900,0.25,1,1\n2000,0,0,0,0,2\n"
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        let input = try RecordedInput(csv: crlf, name: "t.csv")
+        #expect(input.samples.count == 3)
+        #expect(input.samples == (try RecordedInput(csv: lf, name: "t.csv")).samples)
+        // Its bad line is named by its own number.
+        #expect {
+            _ = try RecordedInput(csv: "0,100,0.5,1\r\n1000,abc,0.5,1\r\n", name: "t.csv")
+        } throws: { error in
+            (error as? RecordingError)?.description.hasPrefix("t.csv:2: force_mn 'abc'") == true
+        }
+    }
+
     @Test(
         "a CSV trace's bad line says which field is wrong and how",
         arguments: [

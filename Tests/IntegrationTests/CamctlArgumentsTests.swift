@@ -151,6 +151,23 @@ struct CamctlArgumentsTests {
         #expect(ScenarioFiles.relocated(RPCError(code: .invalidArgument, message: "other"), steps: steps, file: "f") == nil)
     }
 
+    /// A CRLF file is read line by line as an LF one: its `expect` lines are not sent, its lines map back, and
+    /// an error shows its line and caret.
+    @Test func crlfScenarioLinesMapBackToTheFile() throws {
+        let steps = ScenarioFiles.steps(of: "# a tour\r\n\r\nfull-click\r\nexpect no capture\r\nbutton volume-up\r\n")
+        #expect(steps.text == "full-click\nbutton volume-up\n")
+        #expect(steps.fileLines == [3, 5])
+        let text = "# header\r\nfull-click\r\nslide to=0.5 ovr=200ms\r\n"
+        do {
+            _ = try ScenarioParser.check(text)
+            Issue.record("a bad scenario parsed")
+        } catch {
+            let failure = ScenarioFiles.failure(error, file: "x.scenario", text: text)
+            #expect(failure.message.hasPrefix("x.scenario:3:14: unknown parameter for this step, found 'ovr=200ms'"), "\(failure)")
+            #expect(failure.message.hasSuffix("\n    slide to=0.5 ovr=200ms\n                 ^"), "\(failure)")
+        }
+    }
+
     @Test func scenarioErrorsNameFileLineColumnAndToken() throws {
         let text = "# header\nfull-click\nslide to=0.5 ovr=200ms\n"
         do {
