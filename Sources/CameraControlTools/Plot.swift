@@ -133,7 +133,10 @@ package struct Trace {
             guard fields.count == 4, let time = UInt64(fields[0]), let force = UInt32(fields[1]), let position = Double(fields[2]),
                 let touch = Int(fields[3])
             else {
-                throw RecordingError(description: "\(path):\(number + 1): want `time_us force_mn position touch`, found '\(line)'")
+                throw RecordingError(
+                    description:
+                        "\(path):\(number + 1): want `time_us force_mn position touch`, found '\(StandardStreams.visible(line.prefix(80)))'"
+                )
             }
             samples.append(Sample(micros: time, force: force, position: position, touch: touch != 0))
         }

@@ -166,16 +166,24 @@ package struct RecordedInput: Sendable {
                 RecordingError(
                     description: "\(name):\(number + 1): \(why); want `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`")
             }
-            guard (4...6).contains(fields.count) else { throw bad("\(fields.count) fields in '\(line.prefix(80))'") }
+            guard (4...6).contains(fields.count) else {
+                throw bad("\(fields.count) fields in '\(StandardStreams.visible(line.prefix(80)))'")
+            }
             guard let time = UInt64(fields[0]) else {
                 // A header such as the format's own field names is no sample.
-                throw bad("time_us '\(fields[0].prefix(20))' is not a whole number of µs (a header line? a trace has none)")
+                throw bad(
+                    "time_us '\(StandardStreams.visible(fields[0].prefix(20)))' is not a whole number of µs (a header line? a trace has none)"
+                )
             }
-            guard let force = Int32(fields[1]) else { throw bad("force_mn '\(fields[1].prefix(20))' is not a whole number of mN") }
+            guard let force = Int32(fields[1]) else {
+                throw bad("force_mn '\(StandardStreams.visible(fields[1].prefix(20)))' is not a whole number of mN")
+            }
             guard let position = Double(fields[2]), position >= 0, position <= 1 else {
-                throw bad("position '\(fields[2].prefix(20))' is not a number from 0 to 1")
+                throw bad("position '\(StandardStreams.visible(fields[2].prefix(20)))' is not a number from 0 to 1")
             }
-            guard let touch = UInt8(fields[3]), touch <= 1 else { throw bad("touch '\(fields[3].prefix(20))' is not 0 or 1") }
+            guard let touch = UInt8(fields[3]), touch <= 1 else {
+                throw bad("touch '\(StandardStreams.visible(fields[3].prefix(20)))' is not 0 or 1")
+            }
             let buttons = fields.count > 4 ? UInt32(fields[4]) : 0
             let clicks = fields.count > 5 ? UInt32(fields[5]) : 0
             guard let buttons, buttons < 16, let clicks, clicks <= 100 else { throw bad("buttons 0…15, remote clicks 0…100") }

@@ -2,6 +2,7 @@ import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
 import CameraControlSimulation
+import CameraControlTools
 import CameraControlWire
 import Foundation
 import Synchronization
@@ -353,7 +354,7 @@ enum ScenarioFiles {
     static func failure(_ error: ScenarioError, file: String, text: String) -> CLIFailure {
         let found = token(error, in: text)
         var message = "\(file):\(error.line):\(max(error.column, 1)): \(error.reason)"
-        if let found { message += ", found '\(found)'" }
+        if let found { message += ", found '\(StandardStreams.visible(found))'" }
         var hint: String?
         if error.reason == "unknown step", let found {
             let near = NearMatch.best(for: found, among: ScenarioParser.stepNames)
@@ -363,9 +364,12 @@ enum ScenarioFiles {
         }
         let lines = ScenarioParser.lines(of: text)
         if error.line >= 1, error.line <= lines.count, error.column >= 1 {
-            let line = String(lines[error.line - 1])
-            let caretColumn = String(decoding: Array(line.utf8).prefix(error.column - 1), as: UTF8.self).count
-            message += "\n    \(line)\n    \(String(repeating: " ", count: caretColumn))^"
+            // The line as the terminal shows it (its control characters escaped), and the caret under the
+            // column's character: a space for each character before it, a tab for a tab.
+            let line = lines[error.line - 1]
+            let before = StandardStreams.visible(String(decoding: Array(line.utf8).prefix(error.column - 1), as: UTF8.self))
+            let padding = String(before.map { $0 == "\t" ? "\t" : " " })
+            message += "\n    \(StandardStreams.visible(line))\n    \(padding)^"
         }
         return CLIFailure(status: .failure, message: message, hint: hint)
     }

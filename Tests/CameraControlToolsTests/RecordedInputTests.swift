@@ -119,6 +119,21 @@ import Testing
         }
     }
 
+    @Test("a CSV trace's bad line is quoted with its control bytes escaped: the terminal shows them, obeys none")
+    func csvErrorsEscapeControlBytes() {
+        for (line, says) in [
+            ("0,\u{1B}[2J,0.5,1", "t.csv:1: force_mn '\\x1B[2J' is not a whole number of mN"),
+            ("0,100,0.5,1,0,0,\u{1B}]0;title\u{7}", "t.csv:1: 7 fields in '0,100,0.5,1,0,0,\\x1B]0;title\\x07'"),
+        ] {
+            #expect {
+                _ = try RecordedInput(csv: line + "\n", name: "t.csv")
+            } throws: { error in
+                (error as? RecordingError)?.description.hasPrefix(says) == true
+            }
+        }
+        #expect(StandardStreams.visible("a\tb\u{0}\u{9B}é\n") == "a\tb\\x00\\x9Bé\\x0A")
+    }
+
     @Test(
         "a CSV trace's bad line says which field is wrong and how",
         arguments: [

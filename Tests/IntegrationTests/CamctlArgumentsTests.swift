@@ -168,6 +168,26 @@ struct CamctlArgumentsTests {
         }
     }
 
+    /// A file's control bytes quoted in an error are escaped (an ESC sequence would recolour or clear the
+    /// terminal, a NUL would vanish), and the caret stays under the column, a tab under a tab.
+    @Test func scenarioErrorsQuoteControlBytesEscaped() throws {
+        for (text, shown, caret, found) in [
+            ("full-click\u{1B}[31mred\n", "full-click\\x1B[31mred", "          ^", "\\x1B[31mred"),
+            ("full-click\u{0}\n", "full-click\\x00", "          ^", "\\x00"),
+            ("full-click\tforce=a\u{7F}c\n", "full-click\tforce=a\\x7Fc", "          \t       ^", "\\x7Fc"),
+        ] {
+            do {
+                _ = try ScenarioParser.check(text)
+                Issue.record("a bad scenario parsed: \(text)")
+            } catch {
+                let message = ScenarioFiles.failure(error, file: "x.scenario", text: text).message
+                #expect(!message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" || $0.value == 0x7F }, "\(message)")
+                #expect(message.contains(", found '\(found)'"), "\(message)")
+                #expect(message.hasSuffix("\n    \(shown)\n    \(caret)"), "\(message)")
+            }
+        }
+    }
+
     @Test func scenarioErrorsNameFileLineColumnAndToken() throws {
         let text = "# header\nfull-click\nslide to=0.5 ovr=200ms\n"
         do {
