@@ -57,7 +57,9 @@ package struct VCDExport {
 
     /// The timeline of a recording: raw samples (force, slide, touch, and the buttons' raw levels when the
     /// device sends them), the firmware's press stages and debounced button levels from its input events, and
-    /// the gestures the host pipeline recognises replaying it.
+    /// the gestures the host pipeline recognises replaying it. A recording without raw samples (`camctl
+    /// record --no-raw`) has no `force_mn` and no `slide` (no values to give, rather than a flat 0) and its
+    /// `touch` from the `TOUCH_DOWN`/`TOUCH_UP` events.
     package init(recording frames: [RecordedFrame]) {
         var timeline = VCDExport()
         let force = timeline.signal("force_mn", isReal: true)
@@ -79,7 +81,10 @@ package struct VCDExport {
         ]
         var rawWires: [Int] = []
         var lastLevels = RawButtonLevels()
+        var sawRawSamples = false
+        var touchEvents: [Change] = []
         engine.onRawSamples = { batch in
+            sawRawSamples = true
             if rawWires.isEmpty, !batch.buttonLevels.isEmpty {
                 rawWires = rawBits.map { timeline.signal($0.1) }
             }
@@ -118,6 +123,8 @@ package struct VCDExport {
                     }
                 case .remoteClick:
                     timeline.pulse(remote, at: at)
+                case .touchDown, .touchUp:
+                    touchEvents.append(Change(micros: at, signal: touch, value: event.kind == .touchDown ? 1 : 0))
                 default: break
                 }
             case .gesture(let gesture):
@@ -131,7 +138,25 @@ package struct VCDExport {
             }
         }
         engine.run(frames)
+        if !sawRawSamples {
+            timeline.changes += touchEvents
+            timeline.removeSignals([force, slide])
+        }
         self = timeline
+    }
+
+    /// Removes the signals at `indices` and their changes; the others keep their order.
+    package mutating func removeSignals(_ indices: Set<Int>) {
+        var newIndex: [Int: Int] = [:]
+        var kept: [Signal] = []
+        for (index, signal) in signals.enumerated() where !indices.contains(index) {
+            newIndex[index] = kept.count
+            kept.append(signal)
+        }
+        signals = kept
+        changes = changes.compactMap { change in
+            newIndex[change.signal].map { Change(micros: change.micros, signal: $0, value: change.value) }
+        }
     }
 
     /// Declares a signal; returns its index. A name already declared (in any scope) gets its scope as a

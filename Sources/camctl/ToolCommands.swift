@@ -190,7 +190,8 @@ enum Export {
             microseconds: force_mn and slide (`real` variables, from the raw samples: analog traces in GTKWave and
             PulseView; sigrok-cli skips them), touch, light_press and full_press (the firmware's stages), volume_up,
             volume_down, action_button, remote_click, and under `gestures` a 1 ms pulse per recognised gesture, one
-            wire per kind. Raw samples need a recording with them (camctl record without --no-raw). Read it with
+            wire per kind. force_mn and slide need raw samples (camctl record without --no-raw): a recording without
+            them has neither, and its touch comes from the touch events. Read it with
             `sigrok-cli -I vcd -i OUT.vcd`, PulseView or GTKWave (docs/SIMULATOR.md §8).
             --samples writes the input a replay feeds the firmware (the raw samples' force before the firmware's
             filter, position and touch, the button levels, the remote clicks; from a recording, or from a CSV trace

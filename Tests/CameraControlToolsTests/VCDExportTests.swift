@@ -1,3 +1,4 @@
+import CameraControlWire
 import Testing
 
 @testable import CameraControlTools
@@ -44,6 +45,29 @@ struct VCDExportTests {
         #expect(Set(codes).count == codes.count)
         #expect(codes.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber } })
         #expect(VCDExport.code(0) == "A" && VCDExport.code(61) == "9" && VCDExport.code(62) == "AA")
+    }
+
+    @Test("a recording without raw samples (--no-raw) has no force or slide, not a flat 0, and touch from its events")
+    func withoutRawSamples() throws {
+        let events = [
+            InputEvent(timestampMicros: 20_000, kind: .touchDown, source: .cameraControl, eventNumber: 1),
+            InputEvent(timestampMicros: 31_000, kind: .lightPressDown, source: .cameraControl, eventNumber: 2, reliableEventNumber: 1),
+            InputEvent(timestampMicros: 150_000, kind: .lightPressUp, source: .cameraControl, eventNumber: 3, reliableEventNumber: 2),
+            InputEvent(timestampMicros: 170_000, kind: .touchUp, source: .cameraControl, eventNumber: 4),
+        ]
+        let timeline = VCDExport(recording: try RecordedInputTests.session(batches: [], events: events))
+        let names = timeline.signals.map(\.name)
+        #expect(!names.contains("force_mn") && !names.contains("slide"), "\(names)")
+        let touch = try #require(names.firstIndex(of: "touch"))
+        let light = try #require(names.firstIndex(of: "light_press"))
+        #expect(timeline.changes.filter { $0.signal == touch }.map { [$0.micros, UInt64($0.value)] } == [[20_000, 1], [170_000, 0]])
+        #expect(timeline.changes.filter { $0.signal == light }.map { [$0.micros, UInt64($0.value)] } == [[31_000, 1], [150_000, 0]])
+        #expect(!timeline.text().contains("real"))
+        // With raw samples, the numbers are there and touch is the samples' bit.
+        let sampled = VCDExport(
+            recording: try RecordedInputTests.session(batches: RecordedInputTests.batches { _ in false }, events: events))
+        #expect(sampled.signals.prefix(3).map(\.name) == ["force_mn", "slide", "touch"])
+        #expect(sampled.changes.filter { $0.signal == 2 }.map(\.value) == [0])
     }
 
     @Test("an empty recording is a valid empty dump")
