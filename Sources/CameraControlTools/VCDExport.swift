@@ -46,8 +46,13 @@ package struct VCDExport {
 
     /// The signals, in declaration order.
     package private(set) var signals: [Signal] = []
-    /// Every change, in the order recorded.
-    package private(set) var changes: [Change] = []
+    /// Every change of a level, in the order recorded.
+    private var levelChanges: [Change] = []
+    /// Every pulse: its signal and its start, in the order recorded.
+    private var pulses: [(signal: Int, micros: UInt64)] = []
+
+    /// Every change, in the order recorded: the levels', then the pulses' (``pulseChanges``).
+    package var changes: [Change] { levelChanges + pulseChanges }
 
     /// How long a gesture's pulse lasts, microseconds.
     package static let pulseMicros: UInt64 = 1_000
@@ -93,16 +98,16 @@ package struct VCDExport {
                 let at = batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros)
                 if index < levels.count, levels[index] != lastLevels {
                     for (wire, bit) in zip(rawWires, rawBits) where levels[index].contains(bit.0) != lastLevels.contains(bit.0) {
-                        timeline.changes.append(Change(micros: at, signal: wire, value: levels[index].contains(bit.0) ? 1 : 0))
+                        timeline.levelChanges.append(Change(micros: at, signal: wire, value: levels[index].contains(bit.0) ? 1 : 0))
                     }
                     lastLevels = levels[index]
                 }
-                if last?.force != record.force { timeline.changes.append(Change(micros: at, signal: force, value: record.force)) }
+                if last?.force != record.force { timeline.levelChanges.append(Change(micros: at, signal: force, value: record.force)) }
                 if last?.position != record.position {
-                    timeline.changes.append(Change(micros: at, signal: slide, value: record.position))
+                    timeline.levelChanges.append(Change(micros: at, signal: slide, value: record.position))
                 }
                 if last?.touch != record.touch {
-                    timeline.changes.append(Change(micros: at, signal: touch, value: record.touch ? 1 : 0))
+                    timeline.levelChanges.append(Change(micros: at, signal: touch, value: record.touch ? 1 : 0))
                 }
                 last = record
             }
@@ -114,12 +119,12 @@ package struct VCDExport {
                 let at = event.timestampMicros
                 switch event.kind {
                 case .lightPressDown, .lightPressUp:
-                    timeline.changes.append(Change(micros: at, signal: light, value: event.kind == .lightPressDown ? 1 : 0))
+                    timeline.levelChanges.append(Change(micros: at, signal: light, value: event.kind == .lightPressDown ? 1 : 0))
                 case .fullPressDown, .fullPressUp:
-                    timeline.changes.append(Change(micros: at, signal: full, value: event.kind == .fullPressDown ? 1 : 0))
+                    timeline.levelChanges.append(Change(micros: at, signal: full, value: event.kind == .fullPressDown ? 1 : 0))
                 case .buttonDown, .buttonUp:
                     if let wire = buttons[event.source] {
-                        timeline.changes.append(Change(micros: at, signal: wire, value: event.kind == .buttonDown ? 1 : 0))
+                        timeline.levelChanges.append(Change(micros: at, signal: wire, value: event.kind == .buttonDown ? 1 : 0))
                     }
                 case .remoteClick:
                     timeline.pulse(remote, at: at)
@@ -139,7 +144,7 @@ package struct VCDExport {
         }
         engine.run(frames)
         if !sawRawSamples {
-            timeline.changes += touchEvents
+            timeline.levelChanges += touchEvents
             timeline.removeSignals([force, slide])
         }
         self = timeline
@@ -154,9 +159,10 @@ package struct VCDExport {
             kept.append(signal)
         }
         signals = kept
-        changes = changes.compactMap { change in
+        levelChanges = levelChanges.compactMap { change in
             newIndex[change.signal].map { Change(micros: change.micros, signal: $0, value: change.value) }
         }
+        pulses = pulses.compactMap { pulse in newIndex[pulse.signal].map { ($0, pulse.micros) } }
     }
 
     /// Declares a signal; returns its index. A name already declared (in any scope) gets its scope as a
@@ -171,13 +177,46 @@ package struct VCDExport {
 
     /// `signal` becomes `value` at `micros`.
     package mutating func change(_ signal: Int, to value: UInt32, at micros: UInt64) {
-        changes.append(Change(micros: micros, signal: signal, value: value))
+        levelChanges.append(Change(micros: micros, signal: signal, value: value))
     }
 
-    /// A 1 on `signal` at `micros` for ``pulseMicros``.
+    /// A 1 on `signal` at `micros` for ``pulseMicros``, or shorter where pulses of its wire crowd it
+    /// (``pulseChanges``): one pulse per call, each with a rising edge of its own.
     package mutating func pulse(_ signal: Int, at micros: UInt64) {
-        changes.append(Change(micros: micros, signal: signal, value: 1))
-        changes.append(Change(micros: micros + Self.pulseMicros, signal: signal, value: 0))
+        pulses.append((signal, micros))
+    }
+
+    /// The pulses as changes, so that a viewer counting rising edges counts every pulse: a pulse lasts
+    /// ``pulseMicros`` unless the next pulse of its wire comes sooner, and then ends halfway to it (events
+    /// one sample apart would otherwise merge into one longer pulse); `n` pulses at one time (three remote
+    /// clicks read in one sample) are `n` pulses of equal width and gap within that span.
+    var pulseChanges: [Change] {
+        var out: [Change] = []
+        for signal in Set(pulses.map(\.signal)).sorted() {
+            let times = pulses.filter { $0.signal == signal }.map(\.micros).sorted()
+            var index = 0
+            while index < times.count {
+                let time = times[index]
+                var count = 0
+                while index + count < times.count, times[index + count] == time { count += 1 }
+                index += count
+                // To the next pulse of the wire (nil: none). A single pulse with more room than its width keeps
+                // it; otherwise the pulses and their gaps share the span (ending exactly where the next begins,
+                // a pulse would merge with it).
+                let gap = index < times.count ? times[index] - time : nil
+                let width: UInt64
+                if count == 1, gap.map({ $0 > Self.pulseMicros }) ?? true {
+                    width = Self.pulseMicros
+                } else {
+                    width = max(1, min(Self.pulseMicros, gap ?? Self.pulseMicros) / UInt64(2 * count))
+                }
+                for k in 0..<UInt64(count) {
+                    out.append(Change(micros: time + 2 * k * width, signal: signal, value: 1))
+                    out.append(Change(micros: time + 2 * k * width + width, signal: signal, value: 0))
+                }
+            }
+        }
+        return out
     }
 
     /// Identifier characters: letters and digits (VCD allows any printable ASCII, but some readers take

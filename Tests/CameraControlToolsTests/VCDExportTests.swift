@@ -29,6 +29,36 @@ struct VCDExportTests {
         #expect(body == ["#0", "$dumpvars", "r150 A", "1B", "0C", "$end", "#2000", "r1200 A", "#3000", "1C", "#4000", "0C"])
     }
 
+    @Test("every pulse has its own rising edge: one sample apart they do not merge, n at one time are n within the 1 ms")
+    func pulsesStayApart() {
+        var timeline = VCDExport()
+        let click = timeline.signal("remote_click")
+        let other = timeline.signal("press_began", scope: "gestures")
+        for _ in 0..<3 { timeline.pulse(click, at: 10_000) }  // three clicks read in one sample
+        timeline.pulse(click, at: 20_000)
+        timeline.pulse(click, at: 21_000)  // the next sample
+        timeline.pulse(click, at: 40_000)
+        timeline.pulse(other, at: 10_000)
+        let text = timeline.text()
+        // Rising edges per wire, as a logic analyzer counts them.
+        var level: [String: Character] = [:]
+        var rises: [String: [Int]] = [:]
+        var time = 0
+        for line in text.split(separator: "\n").drop(while: { $0 != "$enddefinitions $end" }) {
+            if line.hasPrefix("#") { time = Int(line.dropFirst()) ?? -1 }
+            guard let bit = line.first, bit == "0" || bit == "1", line.count == 2 else { continue }
+            let code = String(line.dropFirst())
+            if bit == "1", level[code] != "1" { rises[code, default: []].append(time) }
+            level[code] = bit
+        }
+        #expect(rises["A"] == [0, 332, 664, 10_000, 11_000, 30_000], "\(text)")
+        #expect(rises["B"] == [0])
+        // Each pulse has ended before the next one of its wire: the changes of A alternate 1, 0.
+        let a = timeline.changes.filter { $0.signal == click }.sorted { $0.micros < $1.micros }
+        #expect(a.map(\.value) == Array(repeating: [UInt32(1), 0], count: 6).flatMap { $0 })
+        #expect(a.suffix(2).map(\.micros) == [40_000, 41_000])  // room after it: the whole 1 ms
+    }
+
     @Test("a name declared again in another scope gets the scope as a suffix: channel names stay unique")
     func namesUnique() {
         var timeline = VCDExport()
