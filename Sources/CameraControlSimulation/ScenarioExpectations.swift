@@ -60,7 +60,8 @@ public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
         case word(String)
         /// `*`: any one word.
         case any
-        /// `V±T` (or `V+-T`), optionally `key=V±T`: a number within `tolerance` of `value`.
+        /// `V±T` (or `V+-T`), optionally `key=V±T`: a number within `tolerance` of `value`, bare or in
+        /// milliseconds (a press's `116ms`: `115±3` and `115±3ms` match it).
         case number(key: String?, value: Double, tolerance: Double)
 
         func matches(_ word: Substring) -> Bool {
@@ -73,7 +74,8 @@ public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
                     guard rest.hasPrefix(key + "=") else { return false }
                     rest = rest.dropFirst(key.count + 1)
                 }
-                guard let number = Double(rest) else { return false }
+                // A number, or one in milliseconds (`press-ended camera-control 116ms`).
+                guard let number = Double(rest) ?? (rest.hasSuffix("ms") ? Double(rest.dropLast(2)) : nil) else { return false }
                 return abs(number - value) <= tolerance + 1e-9
             }
         }
@@ -484,7 +486,11 @@ public struct ScenarioScript: Sendable {
             key = String(number[..<equals])
             number = number[number.index(after: equals)...]
         }
-        guard let value = Double(number), let tolerance = Double(word[separator.upperBound...]), tolerance >= 0,
+        // Milliseconds may say so (`115±3ms`, `115ms±3`): the only unit an event's number has.
+        var toleranceText = word[separator.upperBound...]
+        if toleranceText.hasSuffix("ms") { toleranceText = toleranceText.dropLast(2) }
+        if number.hasSuffix("ms") { number = number.dropLast(2) }
+        guard let value = Double(number), let tolerance = Double(toleranceText), tolerance >= 0,
             value.isFinite, tolerance.isFinite
         else { return nil }
         return .number(key: key, value: value, tolerance: tolerance)

@@ -107,6 +107,31 @@ struct ScenarioExpectationsTests {
         }
     }
 
+    @Test("a press's length, `116ms`, is a number a tolerance matches: `115±3`, `115±3ms`; so `expect no` with one can fail")
+    func millisecondsMatch() throws {
+        let event = ObservedEvent(micros: 273_000, text: "gesture press-ended camera-control 116ms long")
+        for (pattern, matches) in [("115±3", true), ("115±3ms", true), ("115ms±3", true), ("110±3", false), ("110±3ms", false)] {
+            let script = try ScenarioScript("full-click\nexpect gesture press-ended camera-control \(pattern)\n")
+            guard case .event(let patterns) = script.expectations.first?.subject else {
+                Issue.record("no event expectation for \(pattern)")
+                continue
+            }
+            #expect(ScenarioExpectation.matches(patterns, event) == matches, "\(pattern)")
+        }
+        // A unit no event's number has is refused, not taken for a word that never matches.
+        #expect(throws: ScenarioError.self) { try ScenarioScript("full-click\nexpect gesture press-ended camera-control 115±3s\n") }
+        // In a run: the click's press lasts 116 ms (seed 1); `expect no` of that length fails, of another passes.
+        let script = try ScenarioScript(
+            """
+            full-click
+            expect gesture press-ended camera-control 116±2ms
+            expect no gesture press-ended camera-control 116±2
+            expect no gesture press-ended camera-control 200±2
+            """)
+        let results = script.check(try script.runVirtual(seed: 1, settleMicros: 100_000))
+        #expect(results.map(\.passed) == [true, false, true], "\(results.map(\.detail))")
+    }
+
     @Test("host lines: an orientation or a camera format, taken when the step before them ends; not the firmware's")
     func hostSteps() throws {
         let script = try ScenarioScript(
