@@ -17,7 +17,7 @@ enum TestCommand {
     static let command = Command(
         name: "test", summary: "play scenarios and check their `expect` lines (PASS/FAIL, JUnit, exit 1 on failure)",
         usage:
-            "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng [--junit FILE]",
+            "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng [--seed N] [--events] [--junit FILE]",
         details: """
             Plays each scenario with the example camera app on the host pipeline and checks its `expect` lines
             (docs/SIMULATOR.md, "Expectations"): one PASS or FAIL line each, the events around a failure.
@@ -50,7 +50,9 @@ enum TestCommand {
             for option in ["port", "settle-ms"] where args.value(option) != nil {
                 throw Arguments.Failure(description: "--replay takes no --\(option)")
             }
-            if args.flag("virtual") { throw Arguments.Failure(description: "--replay takes no --virtual") }
+            for flag in ["virtual", "quiet"] where args.flag(flag) {
+                throw Arguments.Failure(description: "--replay takes no --\(flag)")
+            }
             return try replay(
                 recording, seed: UInt64(try args.integer("seed", default: 1, in: 0...Int.max)), events: args.flag("events"),
                 junit: args.value("junit"))

@@ -59,6 +59,24 @@ struct CamctlArgumentsTests {
         #expect(failure { _ = try Arguments([], valued: [], switches: []).required(0, "PORT") } == "missing PORT")
     }
 
+    /// `test --replay` refuses what it would ignore (`--quiet` printed every line regardless), and its usage
+    /// names what it takes.
+    @Test func testReplayRefusesWhatItIgnores() async {
+        for (argv, says) in [
+            (["--replay", "x.pcapng", "--quiet"], "--replay takes no --quiet"),
+            (["--replay", "x.pcapng", "--virtual"], "--replay takes no --virtual"),
+            (["--replay", "x.pcapng", "--settle-ms", "5"], "--replay takes no --settle-ms"),
+        ] {
+            do {
+                try await TestCommand.run(argv)
+                Issue.record("\(argv) ran")
+            } catch {
+                #expect("\(error)" == says, "\(argv)")
+            }
+        }
+        #expect(TestCommand.command.usage.hasSuffix("--replay FILE.pcapng [--seed N] [--events] [--junit FILE]"))
+    }
+
     @Test func helpIsAskedForBeforeDoubleDash() {
         #expect(Arguments.asksForHelp(["PORT", "--help"]))
         #expect(Arguments.asksForHelp(["-h"]))
