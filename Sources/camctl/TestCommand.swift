@@ -119,7 +119,9 @@ enum TestCommand {
         // Skipped expectations (firmware feedback, not seen over a port) did not pass: counted apart.
         let skipped = reports.reduce(0) { $0 + $1.results.filter(\.skipped).count }
         let scenarios = "\(reports.count) scenario\(reports.count == 1 ? "" : "s")"
-        if skipped == 0 {
+        if total == 0 {
+            print("no expectations in \(scenarios): nothing was checked (`expect` lines say what must happen)")
+        } else if skipped == 0 {
             print("all \(total) expectations passed in \(scenarios)")
         } else {
             print("\(total - skipped) expectations passed, \(skipped) skipped, in \(scenarios)")

@@ -268,6 +268,9 @@ struct ScenarioExpectationsTests {
         #expect(xml.contains("<testsuites name=\"camctl test\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\">"))
         #expect(xml.contains("<testcase classname=\"a.scenario\" name=\"line 3: expect capture ended primary camera-control\"/>"))
         #expect(xml.contains("photo 1 zoom 1 bias 0 &lt;&amp;&quot;&gt;"))
+        // A file without expectations checked nothing: said so, not counted as "0 passed, 0 failed".
+        let empty = ScenarioTestReport(file: "b.scenario", results: try ScenarioScript("full-click\n").check(events))
+        #expect(empty.text == "b.scenario: no expect lines, nothing checked\n")
     }
 
     @Test("a counter expectation checks what the run added: the counters before the scenario are taken off")
