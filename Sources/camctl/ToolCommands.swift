@@ -210,6 +210,12 @@ enum Export {
         let args = try Arguments(argv, valued: ["vcd", "samples"], switches: [])
         let input = try args.required(0, "FILE.pcapng")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "export takes one FILE") }
+        // Writing the output over the input would replace the recording (often a session not to be had again).
+        for option in ["vcd", "samples"] {
+            if let output = args.value(option), BoundedFiles.isSameFile(input, output) {
+                throw Arguments.Failure(description: "--\(option) \(output) is \(input) itself: writing it would replace the recording")
+            }
+        }
         switch (args.value("vcd"), args.value("samples")) {
         case (let output?, nil):
             let timeline = VCDExport(recording: try PcapngReader.frames(path: input))

@@ -77,6 +77,32 @@ struct CamctlArgumentsTests {
         #expect(TestCommand.command.usage.hasSuffix("--replay FILE.pcapng [--seed N] [--events] [--junit FILE]"))
     }
 
+    /// `export` refuses to write its output over its input, under that name or another (a symlink): the
+    /// recording stays as it was.
+    @Test func exportDoesNotOverwriteItsRecording() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-export-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("s.pcapng").path
+        // A recording with no frames: a section header (28 bytes) and a USER0 interface (20), little-endian.
+        let bytes = Data(
+            [0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0]
+                + [UInt8](repeating: 0xFF, count: 8) + [28, 0, 0, 0]
+                + [1, 0, 0, 0, 20, 0, 0, 0, 147, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0])
+        try bytes.write(to: URL(fileURLWithPath: recording))
+        let link = directory.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: recording)
+        for argv in [[recording, "--vcd", recording], [recording, "--samples", link], [link, "--vcd", directory.path + "/./s.pcapng"]] {
+            do {
+                try await Export.run(argv)
+                Issue.record("\(argv) ran")
+            } catch {
+                #expect("\(error)".contains("itself: writing it would replace the recording"), "\(argv): \(error)")
+            }
+        }
+        #expect(FileManager.default.contents(atPath: recording) == bytes)
+    }
+
     @Test func helpIsAskedForBeforeDoubleDash() {
         #expect(Arguments.asksForHelp(["PORT", "--help"]))
         #expect(Arguments.asksForHelp(["-h"]))
