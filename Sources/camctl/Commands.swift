@@ -275,6 +275,14 @@ enum ScenarioFiles {
         return try Failures.readText(file, what: "scenario file", maxBytes: maxFileBytes) { number, line throws(CLIFailure) in
             let name = file == "-" ? "stdin" : file
             let content = line.last == 13 ? line.dropLast() : line
+            // No text holds a NUL: a binary file (a recording given for a scenario) is said to be one, not
+            // reported by whichever of its "lines" first runs too long.
+            if let nul = content.firstIndex(of: 0) {
+                throw CLIFailure(
+                    status: .failure,
+                    message: "\(name):\(number):\(nul - content.startIndex + 1): a NUL byte: not a scenario (a binary file, "
+                        + "such as a recording?); not read further")
+            }
             guard content.count <= ScenarioParser.maxLineBytes else {
                 throw CLIFailure(
                     status: .failure,

@@ -103,6 +103,21 @@ struct CamctlArgumentsTests {
         #expect(FileManager.default.contents(atPath: recording) == bytes)
     }
 
+    /// A binary file given for a scenario (a recording) is named as one at its first NUL, not by whichever of
+    /// its "lines" first runs over 200 bytes.
+    @Test func binaryFileIsNoScenario() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-binary-\(getpid()).scenario").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bytes = Array("full-click\n".utf8) + [0x0A, 0x0D, 0x0D, 0x0A, 0x1C, 0, 0, 0] + [UInt8](repeating: 0x41, count: 300)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try ScenarioFiles.read(path)
+            Issue.record("a binary file was read as a scenario")
+        } catch {
+            #expect(error.message == "\(path):4:2: a NUL byte: not a scenario (a binary file, such as a recording?); not read further")
+        }
+    }
+
     @Test func helpIsAskedForBeforeDoubleDash() {
         #expect(Arguments.asksForHelp(["PORT", "--help"]))
         #expect(Arguments.asksForHelp(["-h"]))
