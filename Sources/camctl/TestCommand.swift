@@ -156,6 +156,12 @@ enum TestCommand {
                 position: UInt16(clamping: sample.position), touched: sample.touched, buttons: Buttons(rawValue: sample.buttons),
                 remoteClicks: UInt8(clamping: sample.remoteClicks))
         }
+        if input.lostSamples > 0 {
+            print(
+                "NOTE \(path): the recording lost \(input.lostSamples) raw samples (the device dropped them for want of line: "
+                    + "a slow or busy link); the replay holds the sample before each gap through it, so what happened there "
+                    + "may come out otherwise")
+        }
         let rig = try VirtualControlsRig.replaying(samples, seed: seed)
         if events || isCSV {
             for event in rig.observedEvents { print(event) }
@@ -215,7 +221,12 @@ enum TestCommand {
                 throw CLIFailure(status: .failure, message: error.description)
             }
         }
-        if failed { throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording") }
+        if failed {
+            let lost =
+                input.lostSamples > 0
+                ? " (it lost \(input.lostSamples) raw samples: record on a faster link; camctl-sim: a higher --baud)" : ""
+            throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording" + lost)
+        }
     }
 
     /// `--events`: the run's events in device time (the report's time base), the scenario's start given.
