@@ -54,6 +54,10 @@ package struct VCDExport {
     /// Every change, in the order recorded: the levels', then the pulses' (``pulseChanges``).
     package var changes: [Change] { levelChanges + pulseChanges }
 
+    /// The value of a signal not known (written `x` for a wire, `rnan` for a number): where the recording lost
+    /// raw samples.
+    package static let unknown = UInt32.max
+
     /// How long a gesture's pulse lasts, microseconds.
     package static let pulseMicros: UInt64 = 1_000
 
@@ -85,7 +89,9 @@ package struct VCDExport {
             (.shutterSwitch, "shutter_switch_raw"),
         ]
         var rawWires: [Int] = []
-        var lastLevels = RawButtonLevels()
+        // nil: not known (before the first levels, after samples the device dropped).
+        var lastLevels: RawButtonLevels? = RawButtonLevels()
+        var lastMicros: UInt64?
         var sawRawSamples = false
         var touchEvents: [Change] = []
         engine.onRawSamples = { batch in
@@ -93,11 +99,23 @@ package struct VCDExport {
             if rawWires.isEmpty, !batch.buttonLevels.isEmpty {
                 rawWires = rawBits.map { timeline.signal($0.1) }
             }
+            // Samples the device dropped for want of line: what the sensors read there is not known, so the
+            // samples' signals are unknown (`x`, `rnan`) from one interval after the last sample seen, not held.
+            if batch.droppedBefore > 0, let lastMicros {
+                let gap = lastMicros + UInt64(batch.sampleIntervalMicros)
+                for wire in [force, slide, touch] + rawWires {
+                    timeline.levelChanges.append(Change(micros: gap, signal: wire, value: Self.unknown))
+                }
+                last = nil
+                lastLevels = nil
+            }
             let levels = rawWires.isEmpty ? [] : batch.decodedButtonLevels
             for (index, record) in batch.records.enumerated() {
                 let at = batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros)
+                lastMicros = at
                 if index < levels.count, levels[index] != lastLevels {
-                    for (wire, bit) in zip(rawWires, rawBits) where levels[index].contains(bit.0) != lastLevels.contains(bit.0) {
+                    for (wire, bit) in zip(rawWires, rawBits)
+                    where lastLevels.map({ levels[index].contains(bit.0) != $0.contains(bit.0) }) ?? true {
                         timeline.levelChanges.append(Change(micros: at, signal: wire, value: levels[index].contains(bit.0) ? 1 : 0))
                     }
                     lastLevels = levels[index]
@@ -234,10 +252,11 @@ package struct VCDExport {
         return code
     }
 
-    /// A value as VCD writes it: `0`/`1` for a wire, `r1234 ` for a real (then the code).
+    /// A value as VCD writes it: `0`/`1` for a wire, `r1234 ` for a real (then the code); ``unknown`` as `x`
+    /// and `rnan `.
     static func value(_ value: UInt32, isReal: Bool) -> String {
-        guard isReal else { return value == 0 ? "0" : "1" }
-        return "r\(value) "
+        guard isReal else { return value == unknown ? "x" : value == 0 ? "0" : "1" }
+        return value == unknown ? "rnan " : "r\(value) "
     }
 
     /// The VCD text: the header, every signal at 0 at the first change's time, then the changes in time

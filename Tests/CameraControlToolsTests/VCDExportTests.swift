@@ -100,6 +100,36 @@ struct VCDExportTests {
         #expect(sampled.changes.filter { $0.signal == 2 }.map(\.value) == [0])
     }
 
+    @Test("samples the device dropped are unknown in the dump (x, rnan) from one interval after the last one seen, not held")
+    func lostSamplesAreUnknown() throws {
+        func batch(at micros: UInt64, force: UInt16, touched: Bool, dropped: UInt32) -> RawSampleBatch {
+            var batch = RawSampleBatch(
+                firstTimestampMicros: micros, sampleIntervalMicros: 1_000,
+                samples: (0..<25).map { _ in RawSample(forceMillinewtons: force, position: 512, isTouched: touched) },
+                deltaCoded: true, buttons: (0..<25).map { _ in touched ? .volumeUp : [] })
+            batch.droppedBefore = dropped
+            return batch
+        }
+        // 25 samples touched at 1000 mN, volume up held (10…34 ms); 50 dropped (35…84 ms); 25 untouched at
+        // 0 mN, nothing held (85…109 ms).
+        let frames = try RecordedInputTests.session(
+            batches: [
+                batch(at: 10_000, force: 1_000, touched: true, dropped: 0), batch(at: 85_000, force: 0, touched: false, dropped: 50),
+            ],
+            events: [])
+        let timeline = VCDExport(recording: frames)
+        let names = timeline.signals.map(\.name)
+        for name in ["force_mn", "slide", "touch", "volume_up_raw"] {
+            let signal = try #require(names.firstIndex(of: name))
+            let changes = timeline.changes.filter { $0.signal == signal }.map { [$0.micros, UInt64($0.value)] }
+            #expect(changes.contains([35_000, UInt64(VCDExport.unknown)]), "\(name): \(changes)")
+            #expect(changes.last?.first == 85_000, "\(name): known again at the next sample: \(changes)")
+        }
+        let text = timeline.text()
+        #expect(text.contains("#25000\nrnan A\nrnan B\nxC\n"), "\(text)")
+        #expect(text.contains("#75000\n0J\n0K\n0L\n0M\nr0 A\nr512 B\n0C\n"), "\(text)")
+    }
+
     @Test("an empty recording is a valid empty dump")
     func empty() {
         let text = VCDExport(recording: []).text()
