@@ -384,7 +384,10 @@ public struct ScenarioScript: Sendable {
             let name = String(words[1].text)
             guard Counters.fields.contains(where: { $0.name == name }) else {
                 let near = NearMatch.best(for: name, among: Counters.fields.map(\.name))
-                throw fail(words[1].column, "unknown counter" + (near.map { " (did you mean \($0)?)" } ?? ""))
+                throw fail(
+                    words[1].column,
+                    "unknown counter" + (near.map { " (did you mean \($0)?)" } ?? "") + "; counters: "
+                        + Counters.fields.map(\.name).joined(separator: ", "))
             }
             let valueWord = words[2].text
             let comparison = ScenarioExpectation.Comparison.allCases.first { valueWord.hasPrefix($0.rawValue) } ?? .equal

@@ -53,6 +53,8 @@ struct ScenarioExpectationsTests {
             ("expect capture ended within 3parsecs", 29, "expected a duration such as 30ms after within"),
             ("expect capture ended within", 22, "missing duration after within"),
             ("expect counter chek_errors 0", 16, "unknown counter (did you mean check_errors?)"),
+            // No near name: what there is, as for the other words with a fixed set of values.
+            ("expect counter nosuch 0", 16, "unknown counter; counters: uptime_us, frames_received, frames_sent, "),
             ("expect counter check_errors lots", 29, "expected a whole number"),
             ("expect counter check_errors 0 within 5ms", 8, "a counter is checked at the end"),
             ("expect overlay value zoom 2±x", 27, "expected a number and tolerance"),
