@@ -68,6 +68,13 @@ public enum ScenarioParser {
         "click-and-hold", "slide", "button", "remote-click", "noise", "settings", "seed",
     ]
 
+    /// The lines of `text` as the parser numbers them: each ends at LF or at CRLF, and neither is part of
+    /// the line. (Swift takes CRLF for one `Character`, so `split(separator: "\n")` leaves a CRLF file one
+    /// line.) A lone CR ends no line: the parser refuses it as a control character.
+    public static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
+
     /// Parses `text` as the simulator does.
     ///
     /// - Throws: ``ScenarioError`` with the line, column and reason of the first error.

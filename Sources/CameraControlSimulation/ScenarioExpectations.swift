@@ -60,7 +60,8 @@ public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
         case word(String)
         /// `*`: any one word.
         case any
-        /// `V±T` (or `V+-T`), optionally `key=V±T`: a number within `tolerance` of `value`.
+        /// `V±T` (or `V+-T`), optionally `key=V±T`: a number within `tolerance` of `value`, bare or in
+        /// milliseconds (a press's `116ms`: `115±3` and `115±3ms` match it).
         case number(key: String?, value: Double, tolerance: Double)
 
         func matches(_ word: Substring) -> Bool {
@@ -73,7 +74,8 @@ public struct ScenarioExpectation: Hashable, Sendable, CustomStringConvertible {
                     guard rest.hasPrefix(key + "=") else { return false }
                     rest = rest.dropFirst(key.count + 1)
                 }
-                guard let number = Double(rest) else { return false }
+                // A number, or one in milliseconds (`press-ended camera-control 116ms`).
+                guard let number = Double(rest) ?? (rest.hasSuffix("ms") ? Double(rest.dropLast(2)) : nil) else { return false }
                 return abs(number - value) <= tolerance + 1e-9
             }
         }
@@ -249,7 +251,7 @@ public struct ScenarioScript: Sendable {
         timeline = try ScenarioParser.timeline(text)
         var expectations: [ScenarioExpectation] = []
         var hostSteps: [ScenarioHostStep] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in ScenarioParser.lines(of: text).enumerated() {
             if let action = try Self.parseHostLine(line, number: index + 1) {
                 let before = timeline.last { $0.line < index + 1 }
                 hostSteps.append(ScenarioHostStep(action: action, line: index + 1, atMicros: before?.endMicros ?? 0))
@@ -265,7 +267,7 @@ public struct ScenarioScript: Sendable {
 
     /// `text` without its `expect` and `host` lines (each left blank, so the others keep their numbers).
     public static func withoutExpectations(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
+        ScenarioParser.lines(of: text)
             .map { isHostSideLine($0) ? "" : String($0) }
             .joined(separator: "\n")
     }
@@ -382,7 +384,10 @@ public struct ScenarioScript: Sendable {
             let name = String(words[1].text)
             guard Counters.fields.contains(where: { $0.name == name }) else {
                 let near = NearMatch.best(for: name, among: Counters.fields.map(\.name))
-                throw fail(words[1].column, "unknown counter" + (near.map { " (did you mean \($0)?)" } ?? ""))
+                throw fail(
+                    words[1].column,
+                    "unknown counter" + (near.map { " (did you mean \($0)?)" } ?? "") + "; counters: "
+                        + Counters.fields.map(\.name).joined(separator: ", "))
             }
             let valueWord = words[2].text
             let comparison = ScenarioExpectation.Comparison.allCases.first { valueWord.hasPrefix($0.rawValue) } ?? .equal
@@ -484,7 +489,11 @@ public struct ScenarioScript: Sendable {
             key = String(number[..<equals])
             number = number[number.index(after: equals)...]
         }
-        guard let value = Double(number), let tolerance = Double(word[separator.upperBound...]), tolerance >= 0,
+        // Milliseconds may say so (`115±3ms`, `115ms±3`): the only unit an event's number has.
+        var toleranceText = word[separator.upperBound...]
+        if toleranceText.hasSuffix("ms") { toleranceText = toleranceText.dropLast(2) }
+        if number.hasSuffix("ms") { number = number.dropLast(2) }
+        guard let value = Double(number), let tolerance = Double(toleranceText), tolerance >= 0,
             value.isFinite, tolerance.isFinite
         else { return nil }
         return .number(key: key, value: value, tolerance: tolerance)

@@ -34,6 +34,8 @@ public struct ScenarioTestReport: Sendable {
     /// ``text``, or only the failures and the totals.
     public func text(onlyFailures: Bool) -> String {
         if let loadError { return "ERROR \(file): not run: \(loadError)\n" }
+        // Nothing to pass: a count of "0 passed, 0 failed" would read as a pass.
+        if results.isEmpty { return "\(file): no expect lines, nothing checked\n" }
         var out = ""
         for result in results where !onlyFailures || !result.passed {
             out += "\(result.skipped ? "SKIP" : result.passed ? "PASS" : "FAIL") \(file):\(result.expectation.line) \(result.expectation)"

@@ -34,6 +34,15 @@ package enum BoundedFiles {
         }
     }
 
+    /// Whether `first` and `second` name one file (the same device and inode: through a symlink, a hard
+    /// link or `./`); false when either does not exist.
+    package static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat()
+        var b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     /// Creates (or truncates) `path` for writing; the descriptor is the caller's to close.
     package static func create(_ path: String) throws(RecordingError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

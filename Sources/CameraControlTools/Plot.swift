@@ -124,13 +124,19 @@ package struct Trace {
                 description:
                     "\(path) is not a raw-sample capture (text lines of `time_us force_mn position touch`); a recording needs no --raw")
         }
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at LF or CRLF (one `Character` to Swift, so `split(separator: "\n")` would miss it).
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
             if fields.isEmpty { continue }
             guard fields.count == 4, let time = UInt64(fields[0]), let force = UInt32(fields[1]), let position = Double(fields[2]),
                 let touch = Int(fields[3])
             else {
-                throw RecordingError(description: "\(path):\(number + 1): want `time_us force_mn position touch`, found '\(line)'")
+                throw RecordingError(
+                    description:
+                        "\(path):\(number + 1): want `time_us force_mn position touch`, found '\(StandardStreams.visible(line.prefix(80)))'"
+                )
             }
             samples.append(Sample(micros: time, force: force, position: position, touch: touch != 0))
         }

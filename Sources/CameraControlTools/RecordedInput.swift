@@ -11,7 +11,7 @@ package struct RecordedInput: Sendable {
     package struct Sample: Hashable, Sendable {
         /// Device time of the sample, microseconds.
         package var micros: UInt64
-        /// The force before the firmware's low-pass filter (``unfiltered(_:intervalMicros:)``), millinewtons.
+        /// The force before the firmware's low-pass filter (``unfiltered(_:intervalMicros:times:)``), millinewtons.
         package var forceMillinewtons: Int32
         /// Slide position, strip counts.
         package var position: UInt32
@@ -30,6 +30,9 @@ package struct RecordedInput: Sendable {
     package var gestures: [String] = []
     /// The capture events the host delivered replaying it, `phase source` (`ended volume-up`).
     package var captures: [String] = []
+    /// Raw samples the device dropped for want of line (the batches' `dropped_before`): the recording has a
+    /// gap there, which a replay holds the sample before through.
+    package var lostSamples = 0
 
     /// The button bit of an input source (0 for the Camera Control itself and the remote).
     static func buttonBit(_ source: InputSource) -> UInt32 {
@@ -53,9 +56,11 @@ package struct RecordedInput: Sendable {
         var clicks: [UInt64] = []
         var gestures: [String] = []
         var captures: [String] = []
+        var lost = 0
         let engine = ReplayEngine()
         engine.onCapture = { event, _ in captures.append("\(event.phase.rawValue) \(event.source)") }
         engine.onRawSamples = { batch in
+            lost += Int(batch.droppedBefore)
             if !batch.buttonLevels.isEmpty { rawLevelsSeen = true }
             let levels = batch.decodedButtonLevels
             for (index, record) in batch.records.enumerated() {
@@ -82,7 +87,8 @@ package struct RecordedInput: Sendable {
         raw.sort { $0.micros < $1.micros }
         edges.sort { $0.micros < $1.micros }
         clicks.sort()
-        let forces = Self.unfiltered(raw.map(\.force), intervalMicros: raw.count > 1 ? raw[1].micros - raw[0].micros : 1_000)
+        let forces = Self.unfiltered(
+            raw.map(\.force), intervalMicros: raw.count > 1 ? raw[1].micros - raw[0].micros : 1_000, times: raw.map(\.micros))
         var buttons: UInt32 = 0
         var edge = 0
         var click = 0
@@ -107,6 +113,7 @@ package struct RecordedInput: Sendable {
         }
         self.gestures = gestures
         self.captures = captures
+        self.lostSamples = lost
     }
 
     /// The input of the file at `path`: a CSV trace (a name ending `.csv` or `.txt`, ``init(csv:name:slideResolution:)``)
@@ -156,23 +163,34 @@ package struct RecordedInput: Sendable {
     /// - Throws: ``RecordingError`` naming the first bad line; times must not go back.
     package init(csv text: String, name: String, slideResolution: UInt32 = 1024) throws(RecordingError) {
         var last: UInt64 = 0
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at LF or CRLF (one `Character` to Swift, so `split(separator: "\n")` would miss it).
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\r" })
             if fields.isEmpty { continue }
             func bad(_ why: String) -> RecordingError {
                 RecordingError(
                     description: "\(name):\(number + 1): \(why); want `time_us,force_mn,position,touch[,buttons[,remote_clicks]]`")
             }
-            guard (4...6).contains(fields.count) else { throw bad("\(fields.count) fields in '\(line.prefix(80))'") }
+            guard (4...6).contains(fields.count) else {
+                throw bad("\(fields.count) fields in '\(StandardStreams.visible(line.prefix(80)))'")
+            }
             guard let time = UInt64(fields[0]) else {
                 // A header such as the format's own field names is no sample.
-                throw bad("time_us '\(fields[0].prefix(20))' is not a whole number of µs (a header line? a trace has none)")
+                throw bad(
+                    "time_us '\(StandardStreams.visible(fields[0].prefix(20)))' is not a whole number of µs (a header line? a trace has none)"
+                )
             }
-            guard let force = Int32(fields[1]) else { throw bad("force_mn '\(fields[1].prefix(20))' is not a whole number of mN") }
+            guard let force = Int32(fields[1]) else {
+                throw bad("force_mn '\(StandardStreams.visible(fields[1].prefix(20)))' is not a whole number of mN")
+            }
             guard let position = Double(fields[2]), position >= 0, position <= 1 else {
-                throw bad("position '\(fields[2].prefix(20))' is not a number from 0 to 1")
+                throw bad("position '\(StandardStreams.visible(fields[2].prefix(20)))' is not a number from 0 to 1")
             }
-            guard let touch = UInt8(fields[3]), touch <= 1 else { throw bad("touch '\(fields[3].prefix(20))' is not 0 or 1") }
+            guard let touch = UInt8(fields[3]), touch <= 1 else {
+                throw bad("touch '\(StandardStreams.visible(fields[3].prefix(20)))' is not 0 or 1")
+            }
             let buttons = fields.count > 4 ? UInt32(fields[4]) : 0
             let clicks = fields.count > 5 ? UInt32(fields[5]) : 0
             guard let buttons, buttons < 16, let clicks, clicks <= 100 else { throw bad("buttons 0…15, remote clicks 0…100") }
@@ -194,7 +212,13 @@ package struct RecordedInput: Sendable {
     /// Replayed as they are, the firmware would filter them twice (about 8 ms more lag, enough to put a
     /// light press's end after the touch's). Inverting the filter, `x = y₋₁ + 2^k (y − y₋₁)`, gives back
     /// the force it was fed, up to the rounding of the recorded millinewtons times 2^k.
-    package static func unfiltered(_ forces: [UInt32], intervalMicros: UInt64) -> [Int32] {
+    ///
+    /// The filter's state before the first sample is not in the recording, nor after a gap (a sample more than
+    /// one and a half intervals after the one before it in `times`: samples the device dropped for want of
+    /// line, ``lostSamples``): there the force is taken as it is, a filter at rest (`x = y`). Inverted across
+    /// a gap, the whole jump was multiplied by 2^k (a spike of several newtons the board never saw), and from
+    /// an assumed 0 the first sample was 2^k times itself.
+    package static func unfiltered(_ forces: [UInt32], intervalMicros: UInt64, times: [UInt64] = []) -> [Int32] {
         let shift: Int64
         switch intervalMicros {
         case 10_000...: shift = 0
@@ -202,10 +226,12 @@ package struct RecordedInput: Sendable {
         case 2_000...: shift = 2
         default: shift = 3
         }
-        var previous: Int64 = 0
-        return forces.map { force in
+        var previous: Int64?
+        return forces.enumerated().map { index, force in
             let y = Int64(force)
+            if index > 0, index < times.count, times[index] - times[index - 1] > intervalMicros * 3 / 2 { previous = nil }
             defer { previous = y }
+            guard let previous else { return Int32(clamping: y) }
             return Int32(clamping: previous + (y - previous) << shift)
         }
     }

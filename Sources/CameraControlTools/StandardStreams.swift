@@ -18,6 +18,23 @@ package enum StandardStreams {
         write(text, to: 1)
     }
 
+    /// `text` as a message may quote it: each control character but tab (C0, DEL, C1) written as `\xNN`,
+    /// so a file's bytes quoted in an error (a bad scenario line, a CSV field) cannot move the cursor,
+    /// recolour or clear the terminal, and a NUL is seen. Everything else is kept.
+    package static func visible(_ text: some StringProtocol) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if (value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(value) {
+                let hex = String(value, radix: 16, uppercase: true)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// Writes all of `text` to `descriptor`, retrying after a signal; gives up on any other error.
     package static func write(_ text: String, to descriptor: Int32) {
         let bytes = Array(text.utf8)

@@ -46,8 +46,17 @@ package struct VCDExport {
 
     /// The signals, in declaration order.
     package private(set) var signals: [Signal] = []
-    /// Every change, in the order recorded.
-    package private(set) var changes: [Change] = []
+    /// Every change of a level, in the order recorded.
+    private var levelChanges: [Change] = []
+    /// Every pulse: its signal and its start, in the order recorded.
+    private var pulses: [(signal: Int, micros: UInt64)] = []
+
+    /// Every change, in the order recorded: the levels', then the pulses' (``pulseChanges``).
+    package var changes: [Change] { levelChanges + pulseChanges }
+
+    /// The value of a signal not known (written `x` for a wire, `rnan` for a number): where the recording lost
+    /// raw samples.
+    package static let unknown = UInt32.max
 
     /// How long a gesture's pulse lasts, microseconds.
     package static let pulseMicros: UInt64 = 1_000
@@ -57,7 +66,9 @@ package struct VCDExport {
 
     /// The timeline of a recording: raw samples (force, slide, touch, and the buttons' raw levels when the
     /// device sends them), the firmware's press stages and debounced button levels from its input events, and
-    /// the gestures the host pipeline recognises replaying it.
+    /// the gestures the host pipeline recognises replaying it. A recording without raw samples (`camctl
+    /// record --no-raw`) has no `force_mn` and no `slide` (no values to give, rather than a flat 0) and its
+    /// `touch` from the `TOUCH_DOWN`/`TOUCH_UP` events.
     package init(recording frames: [RecordedFrame]) {
         var timeline = VCDExport()
         let force = timeline.signal("force_mn", isReal: true)
@@ -78,26 +89,43 @@ package struct VCDExport {
             (.shutterSwitch, "shutter_switch_raw"),
         ]
         var rawWires: [Int] = []
-        var lastLevels = RawButtonLevels()
+        // nil: not known (before the first levels, after samples the device dropped).
+        var lastLevels: RawButtonLevels? = RawButtonLevels()
+        var lastMicros: UInt64?
+        var sawRawSamples = false
+        var touchEvents: [Change] = []
         engine.onRawSamples = { batch in
+            sawRawSamples = true
             if rawWires.isEmpty, !batch.buttonLevels.isEmpty {
                 rawWires = rawBits.map { timeline.signal($0.1) }
+            }
+            // Samples the device dropped for want of line: what the sensors read there is not known, so the
+            // samples' signals are unknown (`x`, `rnan`) from one interval after the last sample seen, not held.
+            if batch.droppedBefore > 0, let lastMicros {
+                let gap = lastMicros + UInt64(batch.sampleIntervalMicros)
+                for wire in [force, slide, touch] + rawWires {
+                    timeline.levelChanges.append(Change(micros: gap, signal: wire, value: Self.unknown))
+                }
+                last = nil
+                lastLevels = nil
             }
             let levels = rawWires.isEmpty ? [] : batch.decodedButtonLevels
             for (index, record) in batch.records.enumerated() {
                 let at = batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros)
+                lastMicros = at
                 if index < levels.count, levels[index] != lastLevels {
-                    for (wire, bit) in zip(rawWires, rawBits) where levels[index].contains(bit.0) != lastLevels.contains(bit.0) {
-                        timeline.changes.append(Change(micros: at, signal: wire, value: levels[index].contains(bit.0) ? 1 : 0))
+                    for (wire, bit) in zip(rawWires, rawBits)
+                    where lastLevels.map({ levels[index].contains(bit.0) != $0.contains(bit.0) }) ?? true {
+                        timeline.levelChanges.append(Change(micros: at, signal: wire, value: levels[index].contains(bit.0) ? 1 : 0))
                     }
                     lastLevels = levels[index]
                 }
-                if last?.force != record.force { timeline.changes.append(Change(micros: at, signal: force, value: record.force)) }
+                if last?.force != record.force { timeline.levelChanges.append(Change(micros: at, signal: force, value: record.force)) }
                 if last?.position != record.position {
-                    timeline.changes.append(Change(micros: at, signal: slide, value: record.position))
+                    timeline.levelChanges.append(Change(micros: at, signal: slide, value: record.position))
                 }
                 if last?.touch != record.touch {
-                    timeline.changes.append(Change(micros: at, signal: touch, value: record.touch ? 1 : 0))
+                    timeline.levelChanges.append(Change(micros: at, signal: touch, value: record.touch ? 1 : 0))
                 }
                 last = record
             }
@@ -109,15 +137,17 @@ package struct VCDExport {
                 let at = event.timestampMicros
                 switch event.kind {
                 case .lightPressDown, .lightPressUp:
-                    timeline.changes.append(Change(micros: at, signal: light, value: event.kind == .lightPressDown ? 1 : 0))
+                    timeline.levelChanges.append(Change(micros: at, signal: light, value: event.kind == .lightPressDown ? 1 : 0))
                 case .fullPressDown, .fullPressUp:
-                    timeline.changes.append(Change(micros: at, signal: full, value: event.kind == .fullPressDown ? 1 : 0))
+                    timeline.levelChanges.append(Change(micros: at, signal: full, value: event.kind == .fullPressDown ? 1 : 0))
                 case .buttonDown, .buttonUp:
                     if let wire = buttons[event.source] {
-                        timeline.changes.append(Change(micros: at, signal: wire, value: event.kind == .buttonDown ? 1 : 0))
+                        timeline.levelChanges.append(Change(micros: at, signal: wire, value: event.kind == .buttonDown ? 1 : 0))
                     }
                 case .remoteClick:
                     timeline.pulse(remote, at: at)
+                case .touchDown, .touchUp:
+                    touchEvents.append(Change(micros: at, signal: touch, value: event.kind == .touchDown ? 1 : 0))
                 default: break
                 }
             case .gesture(let gesture):
@@ -131,7 +161,26 @@ package struct VCDExport {
             }
         }
         engine.run(frames)
+        if !sawRawSamples {
+            timeline.levelChanges += touchEvents
+            timeline.removeSignals([force, slide])
+        }
         self = timeline
+    }
+
+    /// Removes the signals at `indices` and their changes; the others keep their order.
+    package mutating func removeSignals(_ indices: Set<Int>) {
+        var newIndex: [Int: Int] = [:]
+        var kept: [Signal] = []
+        for (index, signal) in signals.enumerated() where !indices.contains(index) {
+            newIndex[index] = kept.count
+            kept.append(signal)
+        }
+        signals = kept
+        levelChanges = levelChanges.compactMap { change in
+            newIndex[change.signal].map { Change(micros: change.micros, signal: $0, value: change.value) }
+        }
+        pulses = pulses.compactMap { pulse in newIndex[pulse.signal].map { ($0, pulse.micros) } }
     }
 
     /// Declares a signal; returns its index. A name already declared (in any scope) gets its scope as a
@@ -146,13 +195,46 @@ package struct VCDExport {
 
     /// `signal` becomes `value` at `micros`.
     package mutating func change(_ signal: Int, to value: UInt32, at micros: UInt64) {
-        changes.append(Change(micros: micros, signal: signal, value: value))
+        levelChanges.append(Change(micros: micros, signal: signal, value: value))
     }
 
-    /// A 1 on `signal` at `micros` for ``pulseMicros``.
+    /// A 1 on `signal` at `micros` for ``pulseMicros``, or shorter where pulses of its wire crowd it
+    /// (``pulseChanges``): one pulse per call, each with a rising edge of its own.
     package mutating func pulse(_ signal: Int, at micros: UInt64) {
-        changes.append(Change(micros: micros, signal: signal, value: 1))
-        changes.append(Change(micros: micros + Self.pulseMicros, signal: signal, value: 0))
+        pulses.append((signal, micros))
+    }
+
+    /// The pulses as changes, so that a viewer counting rising edges counts every pulse: a pulse lasts
+    /// ``pulseMicros`` unless the next pulse of its wire comes sooner, and then ends halfway to it (events
+    /// one sample apart would otherwise merge into one longer pulse); `n` pulses at one time (three remote
+    /// clicks read in one sample) are `n` pulses of equal width and gap within that span.
+    var pulseChanges: [Change] {
+        var out: [Change] = []
+        for signal in Set(pulses.map(\.signal)).sorted() {
+            let times = pulses.filter { $0.signal == signal }.map(\.micros).sorted()
+            var index = 0
+            while index < times.count {
+                let time = times[index]
+                var count = 0
+                while index + count < times.count, times[index + count] == time { count += 1 }
+                index += count
+                // To the next pulse of the wire (nil: none). A single pulse with more room than its width keeps
+                // it; otherwise the pulses and their gaps share the span (ending exactly where the next begins,
+                // a pulse would merge with it).
+                let gap = index < times.count ? times[index] - time : nil
+                let width: UInt64
+                if count == 1, gap.map({ $0 > Self.pulseMicros }) ?? true {
+                    width = Self.pulseMicros
+                } else {
+                    width = max(1, min(Self.pulseMicros, gap ?? Self.pulseMicros) / UInt64(2 * count))
+                }
+                for k in 0..<UInt64(count) {
+                    out.append(Change(micros: time + 2 * k * width, signal: signal, value: 1))
+                    out.append(Change(micros: time + 2 * k * width + width, signal: signal, value: 0))
+                }
+            }
+        }
+        return out
     }
 
     /// Identifier characters: letters and digits (VCD allows any printable ASCII, but some readers take
@@ -170,17 +252,20 @@ package struct VCDExport {
         return code
     }
 
-    /// A value as VCD writes it: `0`/`1` for a wire, `r1234 ` for a real (then the code).
+    /// A value as VCD writes it: `0`/`1` for a wire, `r1234 ` for a real (then the code); ``unknown`` as `x`
+    /// and `rnan `.
     static func value(_ value: UInt32, isReal: Bool) -> String {
-        guard isReal else { return value == 0 ? "0" : "1" }
-        return "r\(value) "
+        guard isReal else { return value == unknown ? "x" : value == 0 ? "0" : "1" }
+        return value == unknown ? "rnan " : "r\(value) "
     }
 
     /// The VCD text: the header, every signal at 0 at the first change's time, then the changes in time
     /// order (at one time, the last change of a signal wins), times relative to the first change.
     package func text(version: String = "camctl export") -> String {
-        let ordered = changes.enumerated().sorted { ($0.element.micros, $0.offset) < ($1.element.micros, $1.offset) }
-            .map(\.element)
+        // In time order, and at one time in the order recorded (the standard library's sort is stable): one
+        // copy of the changes, not three (an hour at 1 kHz is millions of them).
+        var ordered = changes
+        ordered.sort { $0.micros < $1.micros }
         let origin = ordered.first?.micros ?? 0
         var out = "$version \(version) $end\n$comment device time starts at \(origin) us $end\n$timescale 1 us $end\n"
         for scope in ["camera_control", "gestures"] where signals.contains(where: { $0.scope == scope }) {

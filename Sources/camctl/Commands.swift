@@ -2,6 +2,7 @@ import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
 import CameraControlSimulation
+import CameraControlTools
 import CameraControlWire
 import Foundation
 import Synchronization
@@ -253,7 +254,7 @@ enum ScenarioFiles {
     static func steps(of text: String) -> Steps {
         var kept: [String] = []
         var lines: [Int] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in ScenarioParser.lines(of: text).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !ScenarioScript.isHostSideLine(line) else { continue }
             kept.append(trimmed)
@@ -274,6 +275,14 @@ enum ScenarioFiles {
         return try Failures.readText(file, what: "scenario file", maxBytes: maxFileBytes) { number, line throws(CLIFailure) in
             let name = file == "-" ? "stdin" : file
             let content = line.last == 13 ? line.dropLast() : line
+            // No text holds a NUL: a binary file (a recording given for a scenario) is said to be one, not
+            // reported by whichever of its "lines" first runs too long.
+            if let nul = content.firstIndex(of: 0) {
+                throw CLIFailure(
+                    status: .failure,
+                    message: "\(name):\(number):\(nul - content.startIndex + 1): a NUL byte: not a scenario (a binary file, "
+                        + "such as a recording?); not read further")
+            }
             guard content.count <= ScenarioParser.maxLineBytes else {
                 throw CLIFailure(
                     status: .failure,
@@ -341,7 +350,7 @@ enum ScenarioFiles {
 
     /// The word at `column` (1-based) of `line` of `text`, when there is one.
     static func token(_ error: ScenarioError, in text: String) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = ScenarioParser.lines(of: text)
         guard error.line >= 1, error.line <= lines.count, error.column >= 1 else { return nil }
         let bytes = Array(lines[error.line - 1].utf8)
         guard error.column <= bytes.count else { return nil }
@@ -353,7 +362,7 @@ enum ScenarioFiles {
     static func failure(_ error: ScenarioError, file: String, text: String) -> CLIFailure {
         let found = token(error, in: text)
         var message = "\(file):\(error.line):\(max(error.column, 1)): \(error.reason)"
-        if let found { message += ", found '\(found)'" }
+        if let found { message += ", found '\(StandardStreams.visible(found))'" }
         var hint: String?
         if error.reason == "unknown step", let found {
             let near = NearMatch.best(for: found, among: ScenarioParser.stepNames)
@@ -361,11 +370,14 @@ enum ScenarioFiles {
                 (near.map { "did you mean '\($0)'? " } ?? "")
                 + "steps: \(ScenarioParser.stepNames.joined(separator: ", ")) (docs/SIMULATOR.md)"
         }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = ScenarioParser.lines(of: text)
         if error.line >= 1, error.line <= lines.count, error.column >= 1 {
-            let line = String(lines[error.line - 1])
-            let caretColumn = String(decoding: Array(line.utf8).prefix(error.column - 1), as: UTF8.self).count
-            message += "\n    \(line)\n    \(String(repeating: " ", count: caretColumn))^"
+            // The line as the terminal shows it (its control characters escaped), and the caret under the
+            // column's character: a space for each character before it, a tab for a tab.
+            let line = lines[error.line - 1]
+            let before = StandardStreams.visible(String(decoding: Array(line.utf8).prefix(error.column - 1), as: UTF8.self))
+            let padding = String(before.map { $0 == "\t" ? "\t" : " " })
+            message += "\n    \(StandardStreams.visible(line))\n    \(padding)^"
         }
         return CLIFailure(status: .failure, message: message, hint: hint)
     }

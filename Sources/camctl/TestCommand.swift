@@ -17,7 +17,7 @@ enum TestCommand {
     static let command = Command(
         name: "test", summary: "play scenarios and check their `expect` lines (PASS/FAIL, JUnit, exit 1 on failure)",
         usage:
-            "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng [--junit FILE]",
+            "SCENARIO… [--virtual | --port PORT] [--seed N] [--settle-ms N] [--junit FILE] [--quiet] [--events] | --replay FILE.pcapng [--seed N] [--events] [--junit FILE]",
         details: """
             Plays each scenario with the example camera app on the host pipeline and checks its `expect` lines
             (docs/SIMULATOR.md, "Expectations"): one PASS or FAIL line each, the events around a failure.
@@ -50,7 +50,9 @@ enum TestCommand {
             for option in ["port", "settle-ms"] where args.value(option) != nil {
                 throw Arguments.Failure(description: "--replay takes no --\(option)")
             }
-            if args.flag("virtual") { throw Arguments.Failure(description: "--replay takes no --virtual") }
+            for flag in ["virtual", "quiet"] where args.flag(flag) {
+                throw Arguments.Failure(description: "--replay takes no --\(flag)")
+            }
             return try replay(
                 recording, seed: UInt64(try args.integer("seed", default: 1, in: 0...Int.max)), events: args.flag("events"),
                 junit: args.value("junit"))
@@ -117,7 +119,9 @@ enum TestCommand {
         // Skipped expectations (firmware feedback, not seen over a port) did not pass: counted apart.
         let skipped = reports.reduce(0) { $0 + $1.results.filter(\.skipped).count }
         let scenarios = "\(reports.count) scenario\(reports.count == 1 ? "" : "s")"
-        if skipped == 0 {
+        if total == 0 {
+            print("no expectations in \(scenarios): nothing was checked (`expect` lines say what must happen)")
+        } else if skipped == 0 {
             print("all \(total) expectations passed in \(scenarios)")
         } else {
             print("\(total - skipped) expectations passed, \(skipped) skipped, in \(scenarios)")
@@ -151,6 +155,12 @@ enum TestCommand {
                 micros: sample.micros - origin, forceMillinewtons: sample.forceMillinewtons,
                 position: UInt16(clamping: sample.position), touched: sample.touched, buttons: Buttons(rawValue: sample.buttons),
                 remoteClicks: UInt8(clamping: sample.remoteClicks))
+        }
+        if input.lostSamples > 0 {
+            print(
+                "NOTE \(path): the recording lost \(input.lostSamples) raw samples (the device dropped them for want of line: "
+                    + "a slow or busy link); the replay holds the sample before each gap through it, so what happened there "
+                    + "may come out otherwise")
         }
         let rig = try VirtualControlsRig.replaying(samples, seed: seed)
         if events || isCSV {
@@ -211,7 +221,12 @@ enum TestCommand {
                 throw CLIFailure(status: .failure, message: error.description)
             }
         }
-        if failed { throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording") }
+        if failed {
+            let lost =
+                input.lostSamples > 0
+                ? " (it lost \(input.lostSamples) raw samples: record on a faster link; camctl-sim: a higher --baud)" : ""
+            throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording" + lost)
+        }
     }
 
     /// `--events`: the run's events in device time (the report's time base), the scenario's start given.

@@ -190,7 +190,8 @@ enum Export {
             microseconds: force_mn and slide (`real` variables, from the raw samples: analog traces in GTKWave and
             PulseView; sigrok-cli skips them), touch, light_press and full_press (the firmware's stages), volume_up,
             volume_down, action_button, remote_click, and under `gestures` a 1 ms pulse per recognised gesture, one
-            wire per kind. Raw samples need a recording with them (camctl record without --no-raw). Read it with
+            wire per kind. force_mn and slide need raw samples (camctl record without --no-raw): a recording without
+            them has neither, and its touch comes from the touch events. Read it with
             `sigrok-cli -I vcd -i OUT.vcd`, PulseView or GTKWave (docs/SIMULATOR.md §8).
             --samples writes the input a replay feeds the firmware (the raw samples' force before the firmware's
             filter, position and touch, the button levels, the remote clicks; from a recording, or from a CSV trace
@@ -209,6 +210,12 @@ enum Export {
         let args = try Arguments(argv, valued: ["vcd", "samples"], switches: [])
         let input = try args.required(0, "FILE.pcapng")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "export takes one FILE") }
+        // Writing the output over the input would replace the recording (often a session not to be had again).
+        for option in ["vcd", "samples"] {
+            if let output = args.value(option), BoundedFiles.isSameFile(input, output) {
+                throw Arguments.Failure(description: "--\(option) \(output) is \(input) itself: writing it would replace the recording")
+            }
+        }
         switch (args.value("vcd"), args.value("samples")) {
         case (let output?, nil):
             let timeline = VCDExport(recording: try PcapngReader.frames(path: input))

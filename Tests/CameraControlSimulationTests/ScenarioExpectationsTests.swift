@@ -53,6 +53,8 @@ struct ScenarioExpectationsTests {
             ("expect capture ended within 3parsecs", 29, "expected a duration such as 30ms after within"),
             ("expect capture ended within", 22, "missing duration after within"),
             ("expect counter chek_errors 0", 16, "unknown counter (did you mean check_errors?)"),
+            // No near name: what there is, as for the other words with a fixed set of values.
+            ("expect counter nosuch 0", 16, "unknown counter; counters: uptime_us, frames_received, frames_sent, "),
             ("expect counter check_errors lots", 29, "expected a whole number"),
             ("expect counter check_errors 0 within 5ms", 8, "a counter is checked at the end"),
             ("expect overlay value zoom 2±x", 27, "expected a number and tolerance"),
@@ -84,6 +86,52 @@ struct ScenarioExpectationsTests {
             guard let error = error as? ScenarioError else { return false }
             return error.line == 2 && error.column == column && error.reason.hasPrefix(reason)
         }
+    }
+
+    @Test("a CRLF file's expect and host lines are its LF twin's: none dropped, the same lines, anchors and windows")
+    func crlfLines() throws {
+        let lf = try ScenarioScript(Self.text + "\nhost format tele\n")
+        let crlf = try ScenarioScript((Self.text + "\nhost format tele\n").replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf.expectations.count == 7)
+        #expect(crlf.expectations.map(\.line) == lf.expectations.map(\.line))
+        #expect(crlf.expectations.map(\.subject) == lf.expectations.map(\.subject))
+        #expect(crlf.expectations.map(\.limitMicros) == lf.expectations.map(\.limitMicros))
+        #expect(crlf.expectations.map { $0.anchor?.line } == lf.expectations.map { $0.anchor?.line })
+        #expect(crlf.hostSteps.map(\.line) == [10] && crlf.hostSteps.map(\.atMicros) == lf.hostSteps.map(\.atMicros))
+        #expect(ScenarioScript.withoutExpectations(crlf.text) == ScenarioScript.withoutExpectations(lf.text))
+        #expect(ScenarioParser.lines(of: "a\r\nb\n\r\nc") == ["a", "b", "", "c"])
+        // A bad expectation in a CRLF file is found, at its own line.
+        do {
+            _ = try ScenarioScript("full-click\r\nexpect capture endd primary\r\n")
+            Issue.record("a bad expectation in a CRLF file parsed")
+        } catch {
+            #expect(error.line == 2 && error.column == 16 && error.reason.hasPrefix("unknown capture phase"), "\(error)")
+        }
+    }
+
+    @Test("a press's length, `116ms`, is a number a tolerance matches: `115±3`, `115±3ms`; so `expect no` with one can fail")
+    func millisecondsMatch() throws {
+        let event = ObservedEvent(micros: 273_000, text: "gesture press-ended camera-control 116ms long")
+        for (pattern, matches) in [("115±3", true), ("115±3ms", true), ("115ms±3", true), ("110±3", false), ("110±3ms", false)] {
+            let script = try ScenarioScript("full-click\nexpect gesture press-ended camera-control \(pattern)\n")
+            guard case .event(let patterns) = script.expectations.first?.subject else {
+                Issue.record("no event expectation for \(pattern)")
+                continue
+            }
+            #expect(ScenarioExpectation.matches(patterns, event) == matches, "\(pattern)")
+        }
+        // A unit no event's number has is refused, not taken for a word that never matches.
+        #expect(throws: ScenarioError.self) { try ScenarioScript("full-click\nexpect gesture press-ended camera-control 115±3s\n") }
+        // In a run: the click's press lasts 116 ms (seed 1); `expect no` of that length fails, of another passes.
+        let script = try ScenarioScript(
+            """
+            full-click
+            expect gesture press-ended camera-control 116±2ms
+            expect no gesture press-ended camera-control 116±2
+            expect no gesture press-ended camera-control 200±2
+            """)
+        let results = script.check(try script.runVirtual(seed: 1, settleMicros: 100_000))
+        #expect(results.map(\.passed) == [true, false, true], "\(results.map(\.detail))")
     }
 
     @Test("host lines: an orientation or a camera format, taken when the step before them ends; not the firmware's")
@@ -222,6 +270,9 @@ struct ScenarioExpectationsTests {
         #expect(xml.contains("<testsuites name=\"camctl test\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\">"))
         #expect(xml.contains("<testcase classname=\"a.scenario\" name=\"line 3: expect capture ended primary camera-control\"/>"))
         #expect(xml.contains("photo 1 zoom 1 bias 0 &lt;&amp;&quot;&gt;"))
+        // A file without expectations checked nothing: said so, not counted as "0 passed, 0 failed".
+        let empty = ScenarioTestReport(file: "b.scenario", results: try ScenarioScript("full-click\n").check(events))
+        #expect(empty.text == "b.scenario: no expect lines, nothing checked\n")
     }
 
     @Test("a counter expectation checks what the run added: the counters before the scenario are taken off")

@@ -104,6 +104,62 @@ import Testing
         }
     }
 
+    @Test("samples the device dropped are counted, and the force filter is not inverted across their gap nor from 0")
+    func gapsInTheRawSamples() throws {
+        func batch(at micros: UInt64, force: UInt16, dropped: UInt32) -> RawSampleBatch {
+            var batch = RawSampleBatch(
+                firstTimestampMicros: micros, sampleIntervalMicros: 1_000,
+                samples: (0..<25).map { _ in RawSample(forceMillinewtons: force, position: 0, isTouched: true) }, deltaCoded: true,
+                buttons: (0..<25).map { _ in [] })
+            batch.droppedBefore = dropped
+            return batch
+        }
+        // 25 samples at 1000 mN; 50 dropped for want of line; 25 at 3000 mN.
+        let frames = try Self.session(
+            batches: [batch(at: 10_000, force: 1_000, dropped: 0), batch(at: 85_000, force: 3_000, dropped: 50)], events: [])
+        let input = RecordedInput(recording: frames)
+        #expect(input.lostSamples == 50)
+        #expect(input.samples.count == 50)
+        // A filter at rest at the start and after the gap: the force as it is, not 2^3 times it, nor
+        // 1000 + 8 × 2000 = 17000 mN at the gap.
+        #expect(input.samples.map(\.forceMillinewtons) == Array(repeating: 1_000, count: 25) + Array(repeating: 3_000, count: 25))
+        // Without a gap the filter is inverted: a step of 2000 mN is 8 × 2000 above the sample before.
+        #expect(
+            RecordedInput.unfiltered([1_000, 1_000, 3_000], intervalMicros: 1_000, times: [0, 1_000, 2_000]) == [1_000, 1_000, 17_000])
+        #expect(
+            RecordedInput.unfiltered([1_000, 1_000, 3_000], intervalMicros: 1_000, times: [0, 1_000, 60_000]) == [1_000, 1_000, 3_000])
+    }
+
+    @Test("a CSV trace with CRLF line ends (RFC 4180's, a Windows tool's) reads as its LF twin, line by line")
+    func csvWithCRLF() throws {
+        let lf = "# t,f,p,touch\n0,100,0.5,1\n1000,900,0.25,1,1\n2000,0,0,0,0,2\n"
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        let input = try RecordedInput(csv: crlf, name: "t.csv")
+        #expect(input.samples.count == 3)
+        #expect(input.samples == (try RecordedInput(csv: lf, name: "t.csv")).samples)
+        // Its bad line is named by its own number.
+        #expect {
+            _ = try RecordedInput(csv: "0,100,0.5,1\r\n1000,abc,0.5,1\r\n", name: "t.csv")
+        } throws: { error in
+            (error as? RecordingError)?.description.hasPrefix("t.csv:2: force_mn 'abc'") == true
+        }
+    }
+
+    @Test("a CSV trace's bad line is quoted with its control bytes escaped: the terminal shows them, obeys none")
+    func csvErrorsEscapeControlBytes() {
+        for (line, says) in [
+            ("0,\u{1B}[2J,0.5,1", "t.csv:1: force_mn '\\x1B[2J' is not a whole number of mN"),
+            ("0,100,0.5,1,0,0,\u{1B}]0;title\u{7}", "t.csv:1: 7 fields in '0,100,0.5,1,0,0,\\x1B]0;title\\x07'"),
+        ] {
+            #expect {
+                _ = try RecordedInput(csv: line + "\n", name: "t.csv")
+            } throws: { error in
+                (error as? RecordingError)?.description.hasPrefix(says) == true
+            }
+        }
+        #expect(StandardStreams.visible("a\tb\u{0}\u{9B}é\n") == "a\tb\\x00\\x9Bé\\x0A")
+    }
+
     @Test(
         "a CSV trace's bad line says which field is wrong and how",
         arguments: [

@@ -1,3 +1,4 @@
+import CameraControlWire
 import Testing
 
 @testable import CameraControlTools
@@ -28,6 +29,36 @@ struct VCDExportTests {
         #expect(body == ["#0", "$dumpvars", "r150 A", "1B", "0C", "$end", "#2000", "r1200 A", "#3000", "1C", "#4000", "0C"])
     }
 
+    @Test("every pulse has its own rising edge: one sample apart they do not merge, n at one time are n within the 1 ms")
+    func pulsesStayApart() {
+        var timeline = VCDExport()
+        let click = timeline.signal("remote_click")
+        let other = timeline.signal("press_began", scope: "gestures")
+        for _ in 0..<3 { timeline.pulse(click, at: 10_000) }  // three clicks read in one sample
+        timeline.pulse(click, at: 20_000)
+        timeline.pulse(click, at: 21_000)  // the next sample
+        timeline.pulse(click, at: 40_000)
+        timeline.pulse(other, at: 10_000)
+        let text = timeline.text()
+        // Rising edges per wire, as a logic analyzer counts them.
+        var level: [String: Character] = [:]
+        var rises: [String: [Int]] = [:]
+        var time = 0
+        for line in text.split(separator: "\n").drop(while: { $0 != "$enddefinitions $end" }) {
+            if line.hasPrefix("#") { time = Int(line.dropFirst()) ?? -1 }
+            guard let bit = line.first, bit == "0" || bit == "1", line.count == 2 else { continue }
+            let code = String(line.dropFirst())
+            if bit == "1", level[code] != "1" { rises[code, default: []].append(time) }
+            level[code] = bit
+        }
+        #expect(rises["A"] == [0, 332, 664, 10_000, 11_000, 30_000], "\(text)")
+        #expect(rises["B"] == [0])
+        // Each pulse has ended before the next one of its wire: the changes of A alternate 1, 0.
+        let a = timeline.changes.filter { $0.signal == click }.sorted { $0.micros < $1.micros }
+        #expect(a.map(\.value) == Array(repeating: [UInt32(1), 0], count: 6).flatMap { $0 })
+        #expect(a.suffix(2).map(\.micros) == [40_000, 41_000])  // room after it: the whole 1 ms
+    }
+
     @Test("a name declared again in another scope gets the scope as a suffix: channel names stay unique")
     func namesUnique() {
         var timeline = VCDExport()
@@ -44,6 +75,59 @@ struct VCDExportTests {
         #expect(Set(codes).count == codes.count)
         #expect(codes.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber } })
         #expect(VCDExport.code(0) == "A" && VCDExport.code(61) == "9" && VCDExport.code(62) == "AA")
+    }
+
+    @Test("a recording without raw samples (--no-raw) has no force or slide, not a flat 0, and touch from its events")
+    func withoutRawSamples() throws {
+        let events = [
+            InputEvent(timestampMicros: 20_000, kind: .touchDown, source: .cameraControl, eventNumber: 1),
+            InputEvent(timestampMicros: 31_000, kind: .lightPressDown, source: .cameraControl, eventNumber: 2, reliableEventNumber: 1),
+            InputEvent(timestampMicros: 150_000, kind: .lightPressUp, source: .cameraControl, eventNumber: 3, reliableEventNumber: 2),
+            InputEvent(timestampMicros: 170_000, kind: .touchUp, source: .cameraControl, eventNumber: 4),
+        ]
+        let timeline = VCDExport(recording: try RecordedInputTests.session(batches: [], events: events))
+        let names = timeline.signals.map(\.name)
+        #expect(!names.contains("force_mn") && !names.contains("slide"), "\(names)")
+        let touch = try #require(names.firstIndex(of: "touch"))
+        let light = try #require(names.firstIndex(of: "light_press"))
+        #expect(timeline.changes.filter { $0.signal == touch }.map { [$0.micros, UInt64($0.value)] } == [[20_000, 1], [170_000, 0]])
+        #expect(timeline.changes.filter { $0.signal == light }.map { [$0.micros, UInt64($0.value)] } == [[31_000, 1], [150_000, 0]])
+        #expect(!timeline.text().contains("real"))
+        // With raw samples, the numbers are there and touch is the samples' bit.
+        let sampled = VCDExport(
+            recording: try RecordedInputTests.session(batches: RecordedInputTests.batches { _ in false }, events: events))
+        #expect(sampled.signals.prefix(3).map(\.name) == ["force_mn", "slide", "touch"])
+        #expect(sampled.changes.filter { $0.signal == 2 }.map(\.value) == [0])
+    }
+
+    @Test("samples the device dropped are unknown in the dump (x, rnan) from one interval after the last one seen, not held")
+    func lostSamplesAreUnknown() throws {
+        func batch(at micros: UInt64, force: UInt16, touched: Bool, dropped: UInt32) -> RawSampleBatch {
+            var batch = RawSampleBatch(
+                firstTimestampMicros: micros, sampleIntervalMicros: 1_000,
+                samples: (0..<25).map { _ in RawSample(forceMillinewtons: force, position: 512, isTouched: touched) },
+                deltaCoded: true, buttons: (0..<25).map { _ in touched ? .volumeUp : [] })
+            batch.droppedBefore = dropped
+            return batch
+        }
+        // 25 samples touched at 1000 mN, volume up held (10…34 ms); 50 dropped (35…84 ms); 25 untouched at
+        // 0 mN, nothing held (85…109 ms).
+        let frames = try RecordedInputTests.session(
+            batches: [
+                batch(at: 10_000, force: 1_000, touched: true, dropped: 0), batch(at: 85_000, force: 0, touched: false, dropped: 50),
+            ],
+            events: [])
+        let timeline = VCDExport(recording: frames)
+        let names = timeline.signals.map(\.name)
+        for name in ["force_mn", "slide", "touch", "volume_up_raw"] {
+            let signal = try #require(names.firstIndex(of: name))
+            let changes = timeline.changes.filter { $0.signal == signal }.map { [$0.micros, UInt64($0.value)] }
+            #expect(changes.contains([35_000, UInt64(VCDExport.unknown)]), "\(name): \(changes)")
+            #expect(changes.last?.first == 85_000, "\(name): known again at the next sample: \(changes)")
+        }
+        let text = timeline.text()
+        #expect(text.contains("#25000\nrnan A\nrnan B\nxC\n"), "\(text)")
+        #expect(text.contains("#75000\n0J\n0K\n0L\n0M\nr0 A\nr512 B\n0C\n"), "\(text)")
     }
 
     @Test("an empty recording is a valid empty dump")

@@ -59,6 +59,65 @@ struct CamctlArgumentsTests {
         #expect(failure { _ = try Arguments([], valued: [], switches: []).required(0, "PORT") } == "missing PORT")
     }
 
+    /// `test --replay` refuses what it would ignore (`--quiet` printed every line regardless), and its usage
+    /// names what it takes.
+    @Test func testReplayRefusesWhatItIgnores() async {
+        for (argv, says) in [
+            (["--replay", "x.pcapng", "--quiet"], "--replay takes no --quiet"),
+            (["--replay", "x.pcapng", "--virtual"], "--replay takes no --virtual"),
+            (["--replay", "x.pcapng", "--settle-ms", "5"], "--replay takes no --settle-ms"),
+        ] {
+            do {
+                try await TestCommand.run(argv)
+                Issue.record("\(argv) ran")
+            } catch {
+                #expect("\(error)" == says, "\(argv)")
+            }
+        }
+        #expect(TestCommand.command.usage.hasSuffix("--replay FILE.pcapng [--seed N] [--events] [--junit FILE]"))
+    }
+
+    /// `export` refuses to write its output over its input, under that name or another (a symlink): the
+    /// recording stays as it was.
+    @Test func exportDoesNotOverwriteItsRecording() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-export-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("s.pcapng").path
+        // A recording with no frames: a section header (28 bytes) and a USER0 interface (20), little-endian.
+        let bytes = Data(
+            [0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0]
+                + [UInt8](repeating: 0xFF, count: 8) + [28, 0, 0, 0]
+                + [1, 0, 0, 0, 20, 0, 0, 0, 147, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0])
+        try bytes.write(to: URL(fileURLWithPath: recording))
+        let link = directory.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: recording)
+        for argv in [[recording, "--vcd", recording], [recording, "--samples", link], [link, "--vcd", directory.path + "/./s.pcapng"]] {
+            do {
+                try await Export.run(argv)
+                Issue.record("\(argv) ran")
+            } catch {
+                #expect("\(error)".contains("itself: writing it would replace the recording"), "\(argv): \(error)")
+            }
+        }
+        #expect(FileManager.default.contents(atPath: recording) == bytes)
+    }
+
+    /// A binary file given for a scenario (a recording) is named as one at its first NUL, not by whichever of
+    /// its "lines" first runs over 200 bytes.
+    @Test func binaryFileIsNoScenario() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-binary-\(getpid()).scenario").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bytes = Array("full-click\n".utf8) + [0x0A, 0x0D, 0x0D, 0x0A, 0x1C, 0, 0, 0] + [UInt8](repeating: 0x41, count: 300)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try ScenarioFiles.read(path)
+            Issue.record("a binary file was read as a scenario")
+        } catch {
+            #expect(error.message == "\(path):4:2: a NUL byte: not a scenario (a binary file, such as a recording?); not read further")
+        }
+    }
+
     @Test func helpIsAskedForBeforeDoubleDash() {
         #expect(Arguments.asksForHelp(["PORT", "--help"]))
         #expect(Arguments.asksForHelp(["-h"]))
@@ -149,6 +208,43 @@ struct CamctlArgumentsTests {
         let error = RPCError(code: .invalidArgument, message: "line 2: unknown button")
         #expect(ScenarioFiles.relocated(error, steps: steps, file: "f.scenario")?.message.hasPrefix("f.scenario:5: unknown button") == true)
         #expect(ScenarioFiles.relocated(RPCError(code: .invalidArgument, message: "other"), steps: steps, file: "f") == nil)
+    }
+
+    /// A CRLF file is read line by line as an LF one: its `expect` lines are not sent, its lines map back, and
+    /// an error shows its line and caret.
+    @Test func crlfScenarioLinesMapBackToTheFile() throws {
+        let steps = ScenarioFiles.steps(of: "# a tour\r\n\r\nfull-click\r\nexpect no capture\r\nbutton volume-up\r\n")
+        #expect(steps.text == "full-click\nbutton volume-up\n")
+        #expect(steps.fileLines == [3, 5])
+        let text = "# header\r\nfull-click\r\nslide to=0.5 ovr=200ms\r\n"
+        do {
+            _ = try ScenarioParser.check(text)
+            Issue.record("a bad scenario parsed")
+        } catch {
+            let failure = ScenarioFiles.failure(error, file: "x.scenario", text: text)
+            #expect(failure.message.hasPrefix("x.scenario:3:14: unknown parameter for this step, found 'ovr=200ms'"), "\(failure)")
+            #expect(failure.message.hasSuffix("\n    slide to=0.5 ovr=200ms\n                 ^"), "\(failure)")
+        }
+    }
+
+    /// A file's control bytes quoted in an error are escaped (an ESC sequence would recolour or clear the
+    /// terminal, a NUL would vanish), and the caret stays under the column, a tab under a tab.
+    @Test func scenarioErrorsQuoteControlBytesEscaped() throws {
+        for (text, shown, caret, found) in [
+            ("full-click\u{1B}[31mred\n", "full-click\\x1B[31mred", "          ^", "\\x1B[31mred"),
+            ("full-click\u{0}\n", "full-click\\x00", "          ^", "\\x00"),
+            ("full-click\tforce=a\u{7F}c\n", "full-click\tforce=a\\x7Fc", "          \t       ^", "\\x7Fc"),
+        ] {
+            do {
+                _ = try ScenarioParser.check(text)
+                Issue.record("a bad scenario parsed: \(text)")
+            } catch {
+                let message = ScenarioFiles.failure(error, file: "x.scenario", text: text).message
+                #expect(!message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" || $0.value == 0x7F }, "\(message)")
+                #expect(message.contains(", found '\(found)'"), "\(message)")
+                #expect(message.hasSuffix("\n    \(shown)\n    \(caret)"), "\(message)")
+            }
+        }
     }
 
     @Test func scenarioErrorsNameFileLineColumnAndToken() throws {
