@@ -187,7 +187,7 @@ enum Commands {
                                 JSONMember("steps", .integer(script.timeline.count)),
                                 JSONMember("expectations", .integer(expectations)),
                             ]).compactText
-                            : "\(file): \(script.timeline.count) steps, \(expectations) expectation\(expectations == 1 ? "" : "s")")
+                            : "\(file): \(script.timeline.count) step\(script.timeline.count == 1 ? "" : "s"), \(expectations) expectation\(expectations == 1 ? "" : "s")")
                 } catch {
                     if json { print(ScenarioFiles.json(error, file: file, text: text).compactText) }
                     let failure = ScenarioFiles.failure(error, file: file, text: text)
@@ -224,7 +224,7 @@ enum Commands {
                     JSONMember("steps", .integer(result.steps)), JSONMember("durationUs", result.durationMicros.jsonValue),
                 ]).compactText)
         } else {
-            print("playing \(result.steps) steps, \(format(Double(result.durationMicros) / 1000)) ms")
+            print("playing \(result.steps) step\(result.steps == 1 ? "" : "s"), \(format(Double(result.durationMicros) / 1000)) ms")
         }
     }
 

@@ -122,9 +122,10 @@ enum TestCommand {
         if total == 0 {
             print("no expectations in \(scenarios): nothing was checked (`expect` lines say what must happen)")
         } else if skipped == 0 {
-            print("all \(total) expectations passed in \(scenarios)")
+            print(total == 1 ? "the 1 expectation passed in \(scenarios)" : "all \(total) expectations passed in \(scenarios)")
         } else {
-            print("\(total - skipped) expectations passed, \(skipped) skipped, in \(scenarios)")
+            let passed = total - skipped
+            print("\(passed) expectation\(passed == 1 ? "" : "s") passed, \(skipped) skipped, in \(scenarios)")
         }
     }
 
