@@ -187,7 +187,8 @@ enum Commands {
                                 JSONMember("steps", .integer(script.timeline.count)),
                                 JSONMember("expectations", .integer(expectations)),
                             ]).compactText
-                            : "\(file): \(script.timeline.count) step\(script.timeline.count == 1 ? "" : "s"), \(expectations) expectation\(expectations == 1 ? "" : "s")")
+                            : "\(file): \(script.timeline.count) step\(script.timeline.count == 1 ? "" : "s"), \(expectations) expectation\(expectations == 1 ? "" : "s")"
+                    )
                 } catch {
                     if json { print(ScenarioFiles.json(error, file: file, text: text).compactText) }
                     let failure = ScenarioFiles.failure(error, file: file, text: text)
