@@ -160,6 +160,17 @@ extension CaseContext {
         }
     }
 
+    /// Fails when the device broke one of `rules` in a frame the probe received during this case, its handshake
+    /// included (``Probe/frameViolations``).
+    func requireFrameRules(_ rules: FrameRule...) async throws {
+        let violations = await probe.frameViolations
+        for rule in rules {
+            guard let violation = violations[rule] else { continue }
+            throw ConformanceFailure(
+                "\(violation.message) (\(Self.describe(violation.frame)))", seen: violation.frame.wire, expected: rule.rawValue)
+        }
+    }
+
     /// Fails with `message` unless `condition`.
     func require(
         _ condition: Bool, _ message: @autoclosure () -> String, sent: [UInt8]? = nil, seen: [UInt8]? = nil,
