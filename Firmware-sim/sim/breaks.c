@@ -125,8 +125,7 @@ const ccsim_break_t ccsim_breaks[] = {
     {"force-range-halved",
      "Capabilities.force_max_mn announces half the force range Configure checks (a full press above it is accepted)",
      "status-propagation"},
-    {"haptic-playable-first",
-     "a haptic pattern left out of haptic_patterns (LIMIT) is refused FAILED_PRECONDITION before its intensity is checked",
+    {"haptic-intensity-clamped", "a PlayHaptic's intensity_percent above 100 is played at 100, not refused",
      "status-propagation"},
     {"buttons-unlisted", "Capabilities.buttons lists no input source (the buttons and the remote send events all the same)",
      "input-buttons input-remote-click"},
@@ -522,8 +521,7 @@ typedef struct {
     uint32_t alias_of; /* reused-id-refused: the live call id this stand-in call answers for */
     bool unknown_type;
     bool live;
-    bool confirmed;      /* confirm-stream-v10: its empty RESPONSE was sent */
-    bool haptic_lacking; /* haptic-playable-first: a PlayHaptic of the pattern left out of haptic_patterns */
+    bool confirmed; /* confirm-stream-v10: its empty RESPONSE was sent */
 } call_t;
 
 static call_t g_calls[CALLS];
@@ -1229,6 +1227,11 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         g_config_fake = brk("config-reset-on-handshake");
         memset(g_late_acks, 0, sizeof g_late_acks); /* the device numbers the new session from 0 */
     }
+    if (p.type == T_REQUEST && p.extra[0] == 4u && p.extra[1] == 1u && brk("haptic-intensity-clamped")
+        && pb_get(p.payload, p.payload_len, 2u) > 100u) {
+        pb_set(p.payload, &p.payload_len, sizeof(p.payload), 2u, 100u);
+        reemit = true;
+    }
     if (p.type == T_REQUEST && p.extra[0] == 3u && p.extra[1] == 4u && brk("settings-switches-ignored")) {
         reemit = drop_setting_switches(&p) || reemit;
     }
@@ -1316,7 +1319,6 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
             c->method = p.extra[1];
             c->payload_len = (uint16_t)p.payload_len;
             c->live = true;
-            c->haptic_lacking = p.extra[0] == 4u && p.extra[1] == 1u && pb_get(p.payload, p.payload_len, 1u) == 4u;
             if (handshake) {
                 uint64_t v;
                 size_t at, n;
@@ -1530,15 +1532,6 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     if (p->type == T_ERROR && is_handshake(c)) {
         g_refused = true;
     }
-    if (brk("haptic-playable-first") && c != 0 && c->haptic_lacking && (p->type == T_RESPONSE || p->type == T_ERROR)) {
-        static const char msg[] = "haptic pattern not playable";
-        p->type = T_ERROR; /* the old reference's order: a pattern it lacks, before the intensity */
-        p->extra[0] = S_FAILED_PRECONDITION;
-        p->extra_len = 1;
-        memcpy(p->payload, msg, sizeof(msg) - 1u);
-        p->payload_len = sizeof(msg) - 1u;
-        *changed = true;
-    }
     if (brk("ack-taken-late") && p->type == T_STREAM_MESSAGE && (p->flags & F_RELIABLE) != 0u) {
         late_ack_note(p->seq);
     }
@@ -1596,7 +1589,7 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             }
             *changed = true;
         }
-        if (brk("force-range-halved") || brk("haptic-playable-first") || brk("buttons-unlisted")) {
+        if (brk("force-range-halved") || brk("buttons-unlisted")) {
             static uint8_t caps[512];
             size_t cn;
             if (pb_find(p->payload, p->payload_len, 4u, &v, &at, &n) && n <= sizeof(caps)) {
@@ -1604,8 +1597,6 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
                 cn = n;
                 if (brk("force-range-halved")) {
                     pb_set(caps, &cn, sizeof(caps), 5u, pb_get(caps, cn, 5u) / 2u);
-                } else if (brk("haptic-playable-first")) {
-                    (void)pb_rewrite(caps, &cn, sizeof(caps), 13u, 4u, false, 0u, 0, 0u); /* LIMIT left out */
                 } else {
                     (void)pb_rewrite(caps, &cn, sizeof(caps), 4u, 0u, true, 0u, 0, 0u); /* no buttons */
                 }
