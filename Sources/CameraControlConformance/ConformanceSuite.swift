@@ -162,9 +162,9 @@ public enum ConformanceSuite {
 
     /// True when `failure` shows the device answering FAILED_PRECONDITION: a case that expects that status
     /// passes when it gets it, so in a failure it means the session was gone (unless the case saw the session
-    /// go on after it: ``ConformanceFailure/sessionAlive``).
+    /// go on after it, or ended it itself: ``ConformanceFailure/noSessionLost``).
     static func lostSession(_ failure: ConformanceFailure) -> Bool {
-        guard !failure.sessionAlive, let seen = failure.seen, let body = try? COBS.decode(seen.dropLast()),
+        guard !failure.noSessionLost, let seen = failure.seen, let body = try? COBS.decode(seen.dropLast()),
             let packet = try? PacketDecoder.decode(unstuffed: body)
         else { return false }
         return packet.type == .error && packet.status == .failedPrecondition

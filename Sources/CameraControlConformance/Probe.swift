@@ -222,7 +222,6 @@ public actor Probe {
             do {
                 let unstuffed = try COBS.decode(wire.dropLast())
                 frame.packet = try PacketDecoder.decode(unstuffed: unstuffed)
-                checkRules(frame, unstuffed: unstuffed)
             } catch {
                 frame.error = error
             }
@@ -242,6 +241,8 @@ public actor Probe {
                 _ = try? await send(ack)
                 if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
             }
+            // After the ACK, which it must not delay; before a case can see the frame.
+            if frame.packet != nil, let unstuffed = try? COBS.decode(wire.dropLast()) { checkRules(frame, unstuffed: unstuffed) }
             inbox.append(frame)
         }
     }
