@@ -14,6 +14,9 @@ public struct ReceivedFrame: Sendable {
     /// True when an extra delimiter (a `0x00` of its own, an empty frame) came right before the frame's first
     /// byte (PROTOCOL.md §8: a heartbeat on an idle line SHOULD start with one).
     public var afterDelimiter = false
+    /// True for a reliable packet whose sequence number and bytes the probe received before in this session: a
+    /// retransmission (§6), never a new answer (a late ACK, on a loaded machine, rightly causes one).
+    public var isRepeat = false
 }
 
 /// A rule about the device's own frames that the probe checks on every frame it receives, whatever the case
@@ -107,6 +110,8 @@ public actor Probe {
     /// ``handshake``): a copy the device sends long after it had the ACK is a retransmission it should not
     /// have made.
     public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
+    /// The bytes of each reliable sequence number's first copy in this session (``ReceivedFrame/isRepeat``).
+    private var reliableFirstWire: [UInt16: [UInt8]] = [:]
     /// When each reliable sequence number of this session first arrived (since the last ``handshake``).
     public private(set) var reliableFirstSeen: [UInt16: ContinuousClock.Instant] = [:]
     /// Every ``call(_:_:within:)`` answered since the last ``handshake``: when its request went out and when its
@@ -232,6 +237,11 @@ public actor Probe {
             if let packet = frame.packet, packet.isReliable {
                 reliableSeen.insert(packet.sequence)
                 if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
+                if let first = reliableFirstWire[packet.sequence] {
+                    frame.isRepeat = first == wire
+                } else {
+                    reliableFirstWire[packet.sequence] = wire
+                }
             }
             // The ACK goes out before a case can see the frame: a case that answers it at once (sends a
             // duplicate request, say) must not overtake the ACK on the wire.
@@ -522,6 +532,7 @@ public actor Probe {
         reliableSeen.removeAll()  // the device numbers the new session from 0
         ackSent.removeAll()
         reliableFirstSeen.removeAll()
+        reliableFirstWire.removeAll()
         sentAt.removeAll()
         answeredCalls.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
