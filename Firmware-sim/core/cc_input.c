@@ -35,6 +35,7 @@
  */
 #include "cc_input.h"
 
+#include "cc_assert.h"
 #include "cc_pb.h"
 #include "cc_udiv.h"
 
@@ -96,11 +97,7 @@ void cc_input_default_config(cc_input_config_t *out)
     out->debounce_ms = 5u;          /* tactile switches bounce for 1-5 ms */
 }
 
-/* The force range's limit as text at compile time, in the refusal of a larger full press. */
-#define LIMIT_TEXT_OF(x) #x
-#define LIMIT_TEXT(x) LIMIT_TEXT_OF(x)
-
-int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
+int cc_input_validate_config(const cc_input_config_t *cfg, uint32_t force_max_mn, const char **why)
 {
     const char *msg = 0;
     if (cfg->light_press_on_mn == 0u || cfg->light_press_off_mn == 0u ||
@@ -113,8 +110,8 @@ int cc_input_validate_config(const cc_input_config_t *cfg, const char **why)
         msg = "need full_press_off_mn >= light_press_on_mn";
     } else if (!(cfg->full_press_off_mn < cfg->full_press_on_mn)) {
         msg = "need full_press_off_mn < full_press_on_mn";
-    } else if (cfg->full_press_on_mn > (uint32_t)CC_INPUT_RAW_LIMIT_MN) {
-        msg = "need full_press_on_mn <= " LIMIT_TEXT(CC_INPUT_RAW_LIMIT_MN);
+    } else if (cfg->full_press_on_mn > force_max_mn) {
+        msg = "need full_press_on_mn <= force_max_mn";
     } else if (cfg->full_press_on_mn - cfg->light_press_on_mn < cfg->min_stage_gap_mn) {
         msg = "need full_press_on_mn - light_press_on_mn >= min_stage_gap_mn";
     } else if (cfg->sample_rate_hz != 100u && cfg->sample_rate_hz != 250u &&
@@ -158,11 +155,9 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
     for (n = 0; n < sizeof(*in); n++) {
         p[n] = 0;
     }
-    if (cfg != 0 && cc_input_validate_config(cfg, 0) == 0) {
-        in->config = *cfg;
-    } else {
-        cc_input_default_config(&in->config);
-    }
+    /* validated by the caller (cc_device_init passes the defaults): asserted in the host build only */
+    CC_ASSERT(cfg != 0 && cc_input_validate_config(cfg, CC_INPUT_RAW_LIMIT_MN, 0) == 0);
+    in->config = *cfg;
     apply_rate(in);
     for (i = 0; i < CC_INPUT_DEBOUNCED_BUTTONS; i++) {
         in->buttons[i].stable = false;
@@ -177,9 +172,8 @@ void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg)
 
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg)
 {
-    if (cfg == 0 || cc_input_validate_config(cfg, 0) != 0) {
-        return;
-    }
+    /* validated by the caller against the device's force range (ConfigService): asserted in the host build */
+    CC_ASSERT(cfg != 0 && cc_input_validate_config(cfg, CC_INPUT_RAW_LIMIT_MN, 0) == 0);
     in->config = *cfg;
     apply_rate(in);
 }

@@ -383,7 +383,7 @@ static void handle_configure(cc_device_t *dev, const cc_request_t *rq)
     memcpy(&cfg, (const unsigned char *)c + CONFIG_AT, sizeof cfg);   /* the same members (checked above) */
     /* a zero member (its text names it), the orderings, the force range, the sample rate (the rates
      * announced in Capabilities: tests/test_services.c) and the two intervals */
-    if (cc_input_validate_config(&cfg, &why) != 0) {
+    if (cc_input_validate_config(&cfg, INFO(dev)->force_max_mn, &why) != 0) {
         invalid_argument(dev, rq, why);   /* set with every refusal (cc_input.h) */
         return;
     }
@@ -431,7 +431,7 @@ void cc_services_load_settings(cc_device_t *dev, uint64_t now_us)
     }
     cc_settings_load(&dev->settings, has_store(dev), read[0], read[1]);
     with_force(&cfg, dev->settings.current.light_press_force);
-    if (cc_input_validate_config(&cfg, NULL) == 0) {   /* always, from the default full press */
+    if (cc_input_validate_config(&cfg, INFO(dev)->force_max_mn, NULL) == 0) {   /* always, from the default full press */
         dev->apply_config(dev, &cfg, now_us);
     }
     apply_gates(dev, &dev->settings.current);
@@ -490,7 +490,7 @@ uint8_t cc_services_change_settings(cc_device_t *dev, const cc_settings_t *next,
     }
     if (next->light_press_force != dev->settings.current.light_press_force) {
         with_force(&cfg, next->light_press_force);
-        if (cc_input_validate_config(&cfg, NULL) != 0) {
+        if (cc_input_validate_config(&cfg, INFO(dev)->force_max_mn, NULL) != 0) {
             *why = "light_press_force does not fit the full press";
             return CC_STATUS_FAILED_PRECONDITION;
         }
@@ -631,12 +631,12 @@ static void handle_play_haptic(cc_device_t *dev, const cc_request_t *rq)
         invalid_argument(dev, rq, "unknown haptic pattern");
         return;
     }
-    if ((INFO(dev)->haptic_patterns & (1u << pattern)) == 0u) {
-        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable");
+    if (intensity > INTENSITY_MAX) {   /* an invalid argument before a pattern this actuator lacks (§7) */
+        invalid_argument(dev, rq, "intensity_percent must be 0..100");
         return;
     }
-    if (intensity > INTENSITY_MAX) {
-        invalid_argument(dev, rq, "intensity_percent must be 0..100");
+    if ((INFO(dev)->haptic_patterns & (1u << pattern)) == 0u) {
+        cc_rpc_fail(dev, rq, CC_STATUS_FAILED_PRECONDITION, "haptic pattern not playable");
         return;
     }
     if (intensity == 0u) {

@@ -122,6 +122,27 @@ const ccsim_break_t ccsim_breaks[] = {
     {"heartbeats-behind-frames",
      "a HEARTBEAT is queued for every interval a frame takes on the line, counted from its queueing (the v1.1 reading)",
      "heartbeat-after-long-frame"},
+    {"force-range-halved",
+     "Capabilities.force_max_mn announces half the force range Configure checks (a full press above it is accepted)",
+     "status-propagation"},
+    {"haptic-intensity-clamped", "a PlayHaptic's intensity_percent above 100 is played at 100, not refused",
+     "status-propagation"},
+    {"buttons-unlisted", "Capabilities.buttons lists no input source (the buttons and the remote send events all the same)",
+     "input-buttons input-remote-click"},
+    {"handshake-over-size", "the HandshakeResponse is padded (an unknown field) to one byte over max_frame_bytes", "handshake"},
+    {"link-packets-on-call", "the device's ACKs and HEARTBEATs carry call id 2147483632, not 0",
+     "heartbeat-period acks-reliable-requests"},
+    {"confirm-stream-v10",
+     "in a 1.0 session a raw-sample stream's first message is followed by an empty RESPONSE on its call (the v1.1 confirmation)",
+     "server-stream-in-order cancel-after-first-response"},
+    {"non-minimal-call-ids", "the call id of every RESPONSE is written one varint byte longer than it needs (81 00 for 1)",
+     "non-minimal-varint"},
+    {"cobs-trailing-01", "a frame whose last COBS block is a full 254-byte run gets a trailing 0x01 code byte", "cobs-254-run"},
+    {"heartbeat-undelimited", "no HEARTBEAT starts with an extra delimiter (the device's lone 0x00 bytes are dropped)",
+     "heartbeat-delimited"},
+    {"window-lost-on-death",
+     "link death forgets the receive window: a copy of a request of the dead session is taken for a new one",
+     "call-before-handshake"},
     {0, 0, 0},
 };
 
@@ -264,6 +285,10 @@ static size_t emit(const pkt_t *p, uint8_t *out, size_t len, size_t cap)
         body[n++] = (uint8_t)((v & 0x7Fu) | (v > 0x7Fu ? 0x80u : 0u));
         v >>= 7;
     } while (v != 0u);
+    if (brk("non-minimal-call-ids") && p->type == T_RESPONSE && p->call < (1u << 28)) {
+        body[n - 1u] |= 0x80u; /* one byte more than the value needs: 81 00 for 1 */
+        body[n++] = 0x00u;
+    }
     memcpy(body + n, p->extra, p->extra_len);
     n += p->extra_len;
     memcpy(body + n, p->payload, p->payload_len);
@@ -402,6 +427,89 @@ static uint64_t pb_get(const uint8_t *b, size_t len, uint32_t field)
     return pb_find(b, len, field, &v, &at, &n) ? v : 0u;
 }
 
+/* Rewrites the message: repeated varint field `field` (packed or not) without the entries equal to `value`
+ * (every entry when `all`), and length-delimited field `put` (when non-zero) replaced by `bytes` (added when
+ * missing). False when the message does not parse or the result does not fit. */
+static bool pb_rewrite(uint8_t *msg, size_t *len, size_t cap, uint32_t field, uint64_t value, bool all, uint32_t put,
+                       const uint8_t *bytes, size_t bytes_len)
+{
+    static uint8_t tmp[FRAME_CAP];
+    size_t i = 0, n = 0;
+    bool put_done = put == 0u;
+    while (i < *len) {
+        size_t start = i, body;
+        uint64_t key, v;
+        uint32_t number;
+        if (!pb_varint(msg, *len, &i, &key)) {
+            return false;
+        }
+        number = (uint32_t)(key >> 3);
+        if ((key & 7u) == 0u) {
+            if (!pb_varint(msg, *len, &i, &v)) {
+                return false;
+            }
+            if (number == field && (all || v == value)) {
+                continue;
+            }
+        } else if ((key & 7u) == 2u) {
+            if (!pb_varint(msg, *len, &i, &v) || v > *len - i) {
+                return false;
+            }
+            body = i;
+            i += (size_t)v;
+            if (number == put) {
+                if (!put_done && n + 16u + bytes_len <= sizeof(tmp)) {
+                    n += pb_put_varint(tmp + n, key);
+                    n += pb_put_varint(tmp + n, bytes_len);
+                    memcpy(tmp + n, bytes, bytes_len);
+                    n += bytes_len;
+                }
+                put_done = true;
+                continue;
+            }
+            if (number == field) {
+                uint8_t packed[256];
+                size_t k = body, m = 0;
+                while (k < i) {
+                    uint64_t e;
+                    if (!pb_varint(msg, i, &k, &e)) {
+                        return false;
+                    }
+                    if (!all && e != value && m + 10u <= sizeof(packed)) {
+                        m += pb_put_varint(packed + m, e);
+                    }
+                }
+                if (m > 0u) {
+                    n += pb_put_varint(tmp + n, key);
+                    n += pb_put_varint(tmp + n, m);
+                    memcpy(tmp + n, packed, m);
+                    n += m;
+                }
+                continue;
+            }
+        } else {
+            return false;
+        }
+        if (n + (i - start) > sizeof(tmp)) {
+            return false;
+        }
+        memcpy(tmp + n, msg + start, i - start);
+        n += i - start;
+    }
+    if (!put_done && n + 16u + bytes_len <= sizeof(tmp)) {
+        n += pb_put_varint(tmp + n, ((uint64_t)put << 3) | 2u);
+        n += pb_put_varint(tmp + n, bytes_len);
+        memcpy(tmp + n, bytes, bytes_len);
+        n += bytes_len;
+    }
+    if (n > cap) {
+        return false;
+    }
+    memcpy(msg, tmp, n);
+    *len = n;
+    return true;
+}
+
 /* ---- what the filter remembers ---- */
 
 #define CALLS 64u
@@ -413,6 +521,7 @@ typedef struct {
     uint32_t alias_of; /* reused-id-refused: the live call id this stand-in call answers for */
     bool unknown_type;
     bool live;
+    bool confirmed; /* confirm-stream-v10: its empty RESPONSE was sent */
 } call_t;
 
 static call_t g_calls[CALLS];
@@ -493,8 +602,11 @@ static unsigned g_ack_queued;
 
 static bool renumbering(void)
 {
-    return brk("responses-best-effort") || brk("dedupe-reliable-in-window") || brk("gap-miscount");
+    return brk("responses-best-effort") || brk("dedupe-reliable-in-window") || brk("gap-miscount")
+           || brk("window-lost-on-death");
 }
+
+static bool g_in_session; /* window-lost-on-death: the device had a session when the host frame came */
 
 static void seqmap_add(uint16_t core, uint16_t host, bool injected)
 {
@@ -529,13 +641,15 @@ static bool host_renumber(pkt_t *p)
         memset(g_hreq, 0, sizeof(g_hreq));
         return false;
     }
-    if (brk("dedupe-reliable-in-window") && p->type == T_REQUEST) {
+    if ((brk("dedupe-reliable-in-window") || (brk("window-lost-on-death") && !g_in_session)) && p->type == T_REQUEST) {
         for (i = 0; i < 128u; i++) {
             const host_request_t *r = &g_hreq[i];
             if (r->used && r->seq == p->seq && r->call == p->call && r->check == check && r->service == p->extra[0]
                 && r->method == p->extra[1]) {
-                /* a repeat: the v1.0 rule drops only a reliable one inside the window */
-                fresh = (p->flags & F_RELIABLE) == 0u || (uint16_t)(g_host_top - p->seq) >= 64u;
+                /* a repeat: the v1.0 rule drops only a reliable one inside the window; a device that forgot its
+                 * window at link death drops none until the next handshake */
+                fresh = brk("window-lost-on-death") || (p->flags & F_RELIABLE) == 0u
+                        || (uint16_t)(g_host_top - p->seq) >= 64u;
             }
         }
     }
@@ -1093,6 +1207,7 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
     if (p.type == T_REQUEST) {
         g_after_bad_frame = false;
     }
+    g_in_session = session;
     if (renumbering()) {
         reemit = host_renumber(&p);
     }
@@ -1111,6 +1226,11 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         g_raw_cancelled = false;
         g_config_fake = brk("config-reset-on-handshake");
         memset(g_late_acks, 0, sizeof g_late_acks); /* the device numbers the new session from 0 */
+    }
+    if (p.type == T_REQUEST && p.extra[0] == 4u && p.extra[1] == 1u && brk("haptic-intensity-clamped")
+        && pb_get(p.payload, p.payload_len, 2u) > 100u) {
+        pb_set(p.payload, &p.payload_len, sizeof(p.payload), 2u, 100u);
+        reemit = true;
     }
     if (p.type == T_REQUEST && p.extra[0] == 3u && p.extra[1] == 4u && brk("settings-switches-ignored")) {
         reemit = drop_setting_switches(&p) || reemit;
@@ -1469,6 +1589,41 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
             }
             *changed = true;
         }
+        if (brk("force-range-halved") || brk("buttons-unlisted")) {
+            static uint8_t caps[512];
+            size_t cn;
+            if (pb_find(p->payload, p->payload_len, 4u, &v, &at, &n) && n <= sizeof(caps)) {
+                memcpy(caps, p->payload + at, n);
+                cn = n;
+                if (brk("force-range-halved")) {
+                    pb_set(caps, &cn, sizeof(caps), 5u, pb_get(caps, cn, 5u) / 2u);
+                } else {
+                    (void)pb_rewrite(caps, &cn, sizeof(caps), 4u, 0u, true, 0u, 0, 0u); /* no buttons */
+                }
+                (void)pb_rewrite(p->payload, &p->payload_len, sizeof(p->payload), 0u, 0u, false, 4u, caps, cn);
+                *changed = true;
+            }
+        }
+        if (brk("handshake-over-size")) {
+            /* an unknown field (15) that makes the unstuffed frame, 3 + call id + payload + 2 bytes, one over */
+            static uint8_t pad[FRAME_CAP];
+            size_t env = 3u, want, need, k;
+            uint32_t id = p->call;
+            do {
+                env++;
+                id >>= 7;
+            } while (id != 0u);
+            want = CC_MAX_FRAME_BYTES + 1u - env - 2u;
+            if (want > p->payload_len + 3u && want <= sizeof(p->payload) && want <= sizeof(pad)) {
+                need = want - p->payload_len;
+                k = need - 2u >= 128u ? need - 3u : need - 2u;
+                if (1u + (k >= 128u ? 2u : 1u) + k == need) {
+                    memset(pad, 0x42, k);
+                    (void)pb_rewrite(p->payload, &p->payload_len, sizeof(p->payload), 0u, 0u, false, 15u, pad, k);
+                    *changed = true;
+                }
+            }
+        }
         if (brk("refuse-newer-minor") && c->host_minor > 0u) {
             static const char msg[] = "device 1.0";
             p->type = T_ERROR;
@@ -1585,6 +1740,19 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         }
         break;
     case T_STREAM_MESSAGE:
+        if (c != 0 && c->service == 2u && c->method == 2u && brk("confirm-stream-v10") && g_session_minor == 0u
+            && !c->confirmed) {
+            /* an empty RESPONSE on the call right behind its first message, numbered apart from the device's */
+            pkt_t rsp;
+            size_t n;
+            c->confirmed = true;
+            memset(&rsp, 0, sizeof(rsp));
+            rsp.type = T_RESPONSE;
+            rsp.seq = (uint16_t)(p->seq + 0x4000u);
+            rsp.call = p->call;
+            n = emit(p, out, len, cap);
+            return emit(&rsp, out, n, cap);
+        }
         if (c != 0 && c->service == 2u && c->method == 2u && brk("stream-out-of-order")) {
             if (g_held) {
                 size_t n;
@@ -1661,6 +1829,13 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     default:
         break;
     }
+    if (brk("link-packets-on-call") && (p->type == T_HEARTBEAT || p->type == T_ACK)) {
+        p->call = 2147483632u;
+        *changed = true;
+    }
+    if (brk("non-minimal-call-ids") && p->type == T_RESPONSE) {
+        *changed = true; /* emit writes the call id one byte longer */
+    }
     if (brk("no-retransmit") && (p->flags & F_RELIABLE) != 0u) {
         for (i = 0; i < 64u && i < g_sent_reliable_count; i++) {
             if (g_sent_reliable[i] == p->seq) {
@@ -1685,6 +1860,24 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         return n;
     }
     return *changed ? emit(p, out, len, cap) : (size_t)-1;
+}
+
+/* cobs-trailing-01: when out[start, n) is one frame whose last COBS block is a full 254-byte run (code 0xFF
+ * ending at the delimiter), a 0x01 code byte goes before its delimiter (non-canonical, PROTOCOL.md §2). */
+static size_t trailing_01(uint8_t *out, size_t start, size_t n, size_t cap)
+{
+    size_t i = start;
+    uint8_t last = 0;
+    while (i + 1u < n && out[i] != 0u) {
+        last = out[i];
+        i += out[i];
+    }
+    if (i + 1u == n && out[i] == 0u && last == 0xFFu && n < cap) {
+        out[i] = 0x01u;
+        out[n] = 0u;
+        return n + 1u;
+    }
+    return n;
 }
 
 size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap, uint64_t now_us)
@@ -1717,10 +1910,14 @@ size_t ccsim_filter_out(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
                     strict_device(&p, a->buf, a->len, base + (uint64_t)end * g_out_byte_ns / 1000u);
                 }
                 if (!pass) {
+                    size_t start = n;
                     r = out_packet(&p, out, n, cap, &changed);
                     n = r == (size_t)-1 ? emit_raw(a->buf, a->len, out, n, cap) : r;
+                    if (brk("cobs-trailing-01")) {
+                        n = trailing_01(out, start, n, cap);
+                    }
                 }
-            } else if (!pass) {
+            } else if (!pass && !(brk("heartbeat-undelimited") && a->len == 1u)) {
                 n = emit_raw(a->buf, a->len, out, n, cap);
             }
             a->len = 0;

@@ -122,7 +122,7 @@ static void test_configure_rates_are_the_announced_ones(void)
         const char *why = NULL;
         cc_input_default_config(&cfg);
         cfg.sample_rate_hz = hz;
-        CHECK((cc_input_validate_config(&cfg, &why) == 0) == cc_device_sample_rate_supported(hz));
+        CHECK((cc_input_validate_config(&cfg, 10000u, &why) == 0) == cc_device_sample_rate_supported(hz));
         accepted += cc_device_sample_rate_supported(hz) ? 1u : 0u;
     }
     CHECK_EQ(accepted, 4);
@@ -136,7 +136,7 @@ static void test_configure_rejects_invalid(void)
     const hx_packet_t *p;
     unsigned i;
     REQUIRE(hx_handshake(h, 0));
-    for (i = 0; i < 11u; i++) {
+    for (i = 0; i < 12u; i++) {
         bad = good;
         switch (i) {
         case 0: bad.light_press_on_mn = 0; break;
@@ -149,7 +149,8 @@ static void test_configure_rejects_invalid(void)
         case 7: bad.debounce_ms = 0; break;
         case 8: bad.sample_rate_hz = 333u; break;
         case 9: bad.light_press_off_mn = bad.light_press_on_mn + 1u; break;
-        default: bad.full_press_off_mn = bad.full_press_on_mn + 1u; break;
+        case 10: bad.full_press_off_mn = bad.full_press_on_mn + 1u; break;
+        default: bad.full_press_on_mn = h->info.force_max_mn + 1u; break;   /* above the announced range */
         }
         hx_clear(h);
         configure(h, 10u + i, &bad);
@@ -175,7 +176,7 @@ static void test_configure_rejects_invalid(void)
         }
         CHECK(memcmp(cc_device_config(&h->dev), &good, sizeof good) == 0);   /* unchanged */
     }
-    CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 11);
+    CHECK_EQ(cc_device_counters(&h->dev)->invalid_arguments, 12);
     /* a Configure without a config at all */
     hx_clear(h);
     hx_request(h, 30, CC_SERVICE_CONFIG_SERVICE, CC_METHOD_CONFIG_SERVICE_CONFIGURE, NULL);
@@ -233,6 +234,21 @@ static void test_feedback_uses_hal(void)
     CHECK_EQ(h->haptic_calls, 1);
     CHECK_EQ(h->sound_calls, 1);
     CHECK_EQ(h->indicator_calls, 1);
+    /* intensity above 100 is an invalid argument with any pattern, one the actuator cannot play too (§7) */
+    hx_clear(h);
+    h->info.haptic_patterns = 1u << CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_DETENT;
+    hap.pattern = CAMERACONTROL__V1__HAPTIC_PATTERN__HAPTIC_PATTERN_CLICK;
+    hx_request(h, 8, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    hap.intensity_percent = 50;
+    hx_request(h, 9, CC_SERVICE_FEEDBACK_SERVICE, CC_METHOD_FEEDBACK_SERVICE_PLAY_HAPTIC, &hap.base);
+    hx_poll(h);
+    p = hx_find(h, CC_PKT_ERROR, 8);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_INVALID_ARGUMENT);
+    p = hx_find(h, CC_PKT_ERROR, 9);
+    REQUIRE(p != NULL);
+    CHECK_EQ(p->status, CC_STATUS_FAILED_PRECONDITION);   /* valid, but not playable */
+    CHECK_EQ(h->haptic_calls, 1);
 }
 
 static void test_feedback_without_hal(void)

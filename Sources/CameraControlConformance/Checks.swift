@@ -96,7 +96,9 @@ extension CaseContext {
     /// not answered.
     ///
     /// A retransmission of a reliable packet received before the window (same sequence number: the device
-    /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored.
+    /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored,
+    /// nor is a copy of one received since (``ReceivedFrame/isRepeat``: the case's own answer, sent again
+    /// because a loaded machine delayed the probe's ACK past the device's 20 ms).
     func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
         // Copies of reliable packets that arrived before `sent` went out are retransmissions, not answers; an
         // answer that arrived while this function was being reached is not (judged by arrival time, so the
@@ -116,7 +118,7 @@ extension CaseContext {
         let frames = quiet + late
         let answer = frames.first { frame in
             guard let packet = frame.packet else { return true }
-            if packet.type == .ack || packet.type == .heartbeat { return false }
+            if packet.type == .ack || packet.type == .heartbeat || frame.isRepeat { return false }
             return !(packet.isReliable && (firstSeen[packet.sequence].map { $0 < sentTime } ?? false))
         }
         if let other = answer {
@@ -140,7 +142,7 @@ extension CaseContext {
         let sentTime = await probe.sentAt[sent] ?? ContinuousClock.now
         let older = Set(await probe.reliableFirstSeen.filter { $0.value < sentTime }.keys)
         let isNew: @Sendable (ReceivedFrame) -> Bool = { frame in
-            guard let packet = frame.packet, packet.callID == callID, packet.type != .ack else { return false }
+            guard let packet = frame.packet, packet.callID == callID, packet.type != .ack, !frame.isRepeat else { return false }
             return !(packet.isReliable && older.contains(packet.sequence))
         }
         if let reply = await probe.next(within: timeout, where: isNew) { return reply }
@@ -157,6 +159,17 @@ extension CaseContext {
             throw ConformanceFailure(
                 "\(name) grew by \(delta), expected \(expected)", sent: sent, seen: after.serializedBytes(),
                 expected: "Counters.\(name) + \(expected)")
+        }
+    }
+
+    /// Fails when the device broke one of `rules` in a frame the probe received during this case, its handshake
+    /// included (``Probe/frameViolations``).
+    func requireFrameRules(_ rules: FrameRule...) async throws {
+        let violations = await probe.frameViolations
+        for rule in rules {
+            guard let violation = violations[rule] else { continue }
+            throw ConformanceFailure(
+                "\(violation.message) (\(Self.describe(violation.frame)))", seen: violation.frame.wire, expected: rule.rawValue)
         }
     }
 

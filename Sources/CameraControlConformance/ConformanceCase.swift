@@ -24,6 +24,9 @@ public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
     public var seen: [UInt8]?
     /// What the spec expects, in words (and bytes where the case can construct them).
     public var expected: String
+    /// True when an answer FAILED_PRECONDITION in ``seen`` is not a session the case lost (``ConformanceSuite``
+    /// runs such a case again): the case saw the session go on after it, or had ended the session itself.
+    public var noSessionLost = false
 
     /// A failure; `seen` nil means "nothing arrived".
     public init(

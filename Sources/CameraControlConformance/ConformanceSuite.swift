@@ -161,9 +161,10 @@ public enum ConformanceSuite {
     }
 
     /// True when `failure` shows the device answering FAILED_PRECONDITION: a case that expects that status
-    /// passes when it gets it, so in a failure it means the session was gone.
+    /// passes when it gets it, so in a failure it means the session was gone (unless the case saw the session
+    /// go on after it, or ended it itself: ``ConformanceFailure/noSessionLost``).
     static func lostSession(_ failure: ConformanceFailure) -> Bool {
-        guard let seen = failure.seen, let body = try? COBS.decode(seen.dropLast()),
+        guard !failure.noSessionLost, let seen = failure.seen, let body = try? COBS.decode(seen.dropLast()),
             let packet = try? PacketDecoder.decode(unstuffed: body)
         else { return false }
         return packet.type == .error && packet.status == .failedPrecondition
@@ -173,6 +174,7 @@ public enum ConformanceSuite {
         _ testCase: ConformanceCase, probe: Probe, decisions: Set<String>, prompter: (any ConformancePrompter)?,
         timeout: Duration
     ) async -> CaseOutcome {
+        await probe.resetFrameViolations()  // what the case's own handshake and run show
         await probe.setAcknowledges(true)
         await probe.setHeartbeatsHeld(false)  // a case that ended early (frame-arriving-keeps-link) may have held them
         await probe.setHeartbeats(false)

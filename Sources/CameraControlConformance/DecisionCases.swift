@@ -52,6 +52,12 @@ enum DecisionCases {
         ) { c in
             let wire = try await c.probe.sendFrame { seq in [0x01, UInt8(seq & 0xFF), UInt8(seq >> 8), 0x81, 0x00, 0x01, 0x02] }
             try c.expect(await c.probe.reply(to: 1), .response, callID: 1, sent: wire, "a non-minimal call id")
+            // The other half of the rule: the device's own call ids are minimal (its answer on call 1 too). A
+            // Ping on a two-byte call id, so a device that pads every varint by a byte is told from one that
+            // only mirrors the host's.
+            let (id, sent) = try await c.probe.request(.devicePing, [], callID: 300)
+            try c.expect(await c.probe.reply(to: id), .response, callID: id, sent: sent, "a Ping on call \(id)")
+            try await c.requireFrameRules(.minimalCallID)
         },
         ConformanceCase(
             "device-bound-types-dropped", "PROTOCOL.md §4",

@@ -57,6 +57,8 @@ enum InputCases {
                 try c.require(
                     e.event.source == source, "\(e.event.kind) from \(e.event.source)", seen: e.frame.wire, expected: "source \(source)")
             }
+            // §9 (v1.2): every source besides the Camera Control that sent an event is announced in Capabilities.buttons.
+            try await c.requireFrameRules(.sourcesListed)
         }
     }
 

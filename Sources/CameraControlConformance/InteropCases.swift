@@ -305,6 +305,8 @@ enum InteropCases {
                 }
                 last = (frame.packet!.sequence, batch.firstTimestampMicros)
             }
+            // §7 (v1.2): the suite's sessions are at 1.0, where no empty RESPONSE confirms the stream.
+            try await c.requireFrameRules(.noStreamConfirmationAt10)
         },
         ConformanceCase(
             "cancel-after-begin", "PROTOCOL.md §7",
@@ -329,6 +331,8 @@ enum InteropCases {
             try await c.expectNothingMoreAfterCancel(stream.callID, cancel: cancel)
             let after = try await c.probe.counters()
             try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
+            // §7 (v1.2): a 1.0 session's stream is not confirmed by an empty RESPONSE, before or after its first message.
+            try await c.requireFrameRules(.noStreamConfirmationAt10)
         },
         ConformanceCase(
             "deadline-slow-call", "PROTOCOL.md §7",
@@ -349,8 +353,8 @@ enum InteropCases {
             try c.expectDelta("cancelled_calls", \.cancelledCalls, before, after, 1, sent: cancel)
         },
         ConformanceCase(
-            "status-propagation", "PROTOCOL.md §5",
-            "An invalid Configure gets ERROR INVALID_ARGUMENT with a UTF-8 message; invalid_arguments counts it; the old configuration stays."
+            "status-propagation", "PROTOCOL.md §5, §7",
+            "An invalid Configure gets ERROR INVALID_ARGUMENT with a UTF-8 message; invalid_arguments counts it; the old configuration stays. So does a Configure whose full_press_on_mn is one above the announced force_max_mn, and a PlayHaptic of intensity_percent 101 with a pattern the device announces."
         ) { c in
             let before = try await c.probe.counters()
             let bad = ConfigureRequest(config: Config(sampleRateHertz: 123)).serializedBytes()
@@ -360,8 +364,59 @@ enum InteropCases {
             try c.require(
                 !packet.payload.isEmpty && String(bytes: packet.payload, encoding: .utf8) != nil,
                 "the status message is empty or not UTF-8", sent: sent, seen: reply?.wire)
+            var invalid = 1
+            // §7: full_press_on_mn above the device's force range (Capabilities.force_max_mn), all else valid.
+            let forceMax = c.capabilities.forceMaxMillinewtons
+            if c.capabilities.hasForceSensor, forceMax > 0, forceMax < UInt32.max {
+                let (sentGet, got) = try await c.probe.call(.configGetConfig)
+                let current = try Config(
+                    serializedBytes: try c.expect(got, .response, callID: Probe.callIDOf(sentGet), sent: sentGet, "GetConfig").payload)
+                var config = current
+                var thresholds = current.thresholds ?? Thresholds()
+                thresholds.fullPressOnMillinewtons = forceMax + 1
+                config.thresholds = thresholds
+                let (sentOver, over) = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
+                if over?.packet?.type == .response {
+                    // Accepted: put the configuration back, or the cases after this one press against it (§9:
+                    // the configuration outlives the session).
+                    _ = try? await c.probe.call(.configConfigure, ConfigureRequest(config: current).serializedBytes())
+                }
+                try c.expect(
+                    over, .error, status: .invalidArgument, callID: Probe.callIDOf(sentOver), sent: sentOver,
+                    "Configure full_press_on_mn \(forceMax + 1), one above force_max_mn \(forceMax)")
+                invalid += 1
+                let (sentAgain, again) = try await c.probe.call(.configGetConfig)
+                let now = try c.expect(again, .response, callID: Probe.callIDOf(sentAgain), sent: sentAgain, "GetConfig")
+                try c.require(
+                    now.payload == got?.packet?.payload, "the refused Configure changed the configuration", sent: sentOver,
+                    seen: again?.wire, expected: "the configuration before it")
+            }
+            // §7: intensity_percent above 100 is an invalid argument, with a pattern the actuator plays. With one
+            // it lacks, a device MAY answer FAILED_PRECONDITION before it looks at the arguments (§7 counts a
+            // pattern not in haptic_patterns as hardware the device lacks), so that is not asked. A device
+            // without an actuator announces no pattern: not asked either.
+            if let pattern = c.capabilities.hapticPatterns.first(where: { $0 != .unspecified }) {
+                var request = PlayHapticRequest()
+                request.pattern = pattern
+                request.intensityPercent = 101
+                let (sentHaptic, haptic) = try await c.probe.call(.feedbackPlayHaptic, request.serializedBytes())
+                let what = "PlayHaptic \(pattern) (announced) at intensity_percent 101"
+                if haptic?.packet?.status == .failedPrecondition {
+                    // Not "no session": a Ping proves the session goes on (a failure without it would be taken for
+                    // a lost session and run again).
+                    try await c.probe.ping()
+                    var failure = ConformanceFailure(
+                        "\(what): FAILED_PRECONDITION for a pattern the device announces", sent: sentHaptic, seen: haptic?.wire,
+                        expected: "ERROR INVALID_ARGUMENT on call \(Probe.callIDOf(sentHaptic))")
+                    failure.noSessionLost = true
+                    throw failure
+                }
+                try c.expect(
+                    haptic, .error, status: .invalidArgument, callID: Probe.callIDOf(sentHaptic), sent: sentHaptic, what)
+                invalid += 1
+            }
             let after = try await c.probe.counters()
-            try c.expectDelta("invalid_arguments", \.invalidArguments, before, after, 1, sent: sent)
+            try c.expectDelta("invalid_arguments", \.invalidArguments, before, after, invalid, sent: sent)
         },
         ConformanceCase(
             "unimplemented-method", "PROTOCOL.md §7", "Method 99 of DeviceService gets ERROR UNIMPLEMENTED; unimplemented_calls counts it."

@@ -17,6 +17,8 @@ enum LinkCases {
                 (128...4093).contains(caps.maxFrameBytes), "max_frame_bytes \(caps.maxFrameBytes) is outside 128…4093")
             try c.require(caps.maxConcurrentCalls >= 4, "max_concurrent_calls \(caps.maxConcurrentCalls) is below 4")
             try c.require(caps.heartbeatIntervalMillis > 0, "heartbeat_interval_ms is 0")
+            // §2 (v1.2): the response itself within the max_frame_bytes it announces (the probe measured its frame).
+            try await c.requireFrameRules(.handshakeWithinSize)
         },
         ConformanceCase(
             "version-newer-minor", "PROTOCOL.md §9", "A host of a newer minor (1.99) is accepted; the session runs at the lower minor."
@@ -76,6 +78,27 @@ enum LinkCases {
                 beats.count >= max(least, 1) && Double(beats.count) <= span / interval + 1,
                 "\(beats.count) heartbeats in \(Int(span)) ms of device time", seen: beats.first?.wire,
                 expected: "about \(Int(span / interval)) heartbeats, one every \(Int(interval)) ms (at least \(max(least, 1)))")
+            // §4 (v1.2): every heartbeat (and ACK) on call id 0.
+            try await c.requireFrameRules(.linkPacketCallZero)
+        },
+        ConformanceCase(
+            "heartbeat-delimited", "PROTOCOL.md §8, §2",
+            "A SHOULD: each HEARTBEAT an idle device sends starts with an extra delimiter (00 | frame | 00), so a frame before it whose delimiter was corrupted costs only that frame."
+        ) { c in
+            await c.probe.setHeartbeats(true)
+            // An idle line: a Ping's answer, then nothing but heartbeats for 6 intervals, up to a barrier Ping's answer.
+            try await c.probe.ping()
+            await c.probe.drain()
+            try? await Task.sleep(for: c.heartbeatInterval * 6)
+            let (frames, _, _) = try await c.framesBeforePingAnswer(echoing: [], "the Ping that ends the wait")
+            let beats = frames.filter { $0.packet?.type == .heartbeat }
+            guard !beats.isEmpty else {
+                throw CaseSkipped("no HEARTBEAT came in 6 heartbeat intervals (heartbeat-period checks that they come)")
+            }
+            let bare = beats.filter { !$0.afterDelimiter }
+            try c.require(
+                bare.isEmpty, "\(bare.count) of \(beats.count) heartbeats on an idle line came without an extra delimiter before them",
+                seen: bare.first?.wire, expected: "00 | HEARTBEAT frame | 00 (the 00 of the frame before, then one more)")
         },
         ConformanceCase(
             "heartbeat-after-long-frame", "PROTOCOL.md §8",
@@ -156,12 +179,27 @@ enum LinkCases {
             _ = try c.expect(reply, .response, callID: id, sent: wire, "a Ping sent in 17 pieces over 8 heartbeat intervals")
         },
         ConformanceCase(
-            "call-before-handshake", "PROTOCOL.md §9", "A call with no session (after link death) gets ERROR FAILED_PRECONDITION."
+            "call-before-handshake", "PROTOCOL.md §9, §6",
+            "A call with no session (after link death) gets ERROR FAILED_PRECONDITION; a copy of a request of the dead session is still a duplicate: dropped unanswered (the receive window outlives the link)."
         ) { c in
+            // A request of the session, answered; its copy after link death must still be found in the window
+            // (§6: the device keeps its receive window over link death), so it is dropped, not answered "no session".
+            // RELIABLE, so that only the window decides (a v1.0 device executes a best-effort copy again, R2).
+            let (oldID, old) = try await c.probe.request(.devicePing, PingRequest().serializedBytes(), reliable: true)
+            try c.expect(await c.probe.reply(to: oldID), .response, callID: oldID, sent: old, "Ping in the session")
             await c.probe.setHeartbeats(false)
             _ = try await c.waitForLinkDeath("host silence")
             let (sent, reply) = try await c.probe.call(.devicePing, PingRequest().serializedBytes())
             try c.expect(reply, .error, status: .failedPrecondition, callID: Probe.callIDOf(sent), sent: sent, "Ping without a session")
+            // The copy: the same bytes, sequence number and call id, a few numbers behind the device's latest
+            // (well inside its 64-entry window). A Ping barrier after it is answered FAILED_PRECONDITION.
+            try await c.probe.sendRaw(old)
+            do {
+                try await c.expectSilence(after: old, "a copy of a request of the dead session")
+            } catch var failure as ConformanceFailure {
+                failure.noSessionLost = true  // the case ended the session; "no session" is the copy's wrong answer
+                throw failure
+            }
         },
         ConformanceCase(
             "resync-after-garbage", "PROTOCOL.md §2", "200 bytes of non-zero garbage and a delimiter; the next request is answered."
@@ -304,6 +342,27 @@ enum LinkCases {
                     reply, .response, callID: callID, sent: wire,
                     trailing ? "the 254-byte run with a trailing 01" : "the canonical 254-byte run")
             }
+            // The device's own encoder (§2: it MUST NOT append the 01): a Ping whose RESPONSE ends in a full
+            // 254-byte block, no zero among its last 254 bytes (the check included), the one frame a trailing 01
+            // could follow. Its echo is sized from the answer before: the run after the last zero grows by as
+            // many bytes as the echo does; a zero in the check (or a clock that grew a byte) asks again, with
+            // another fill. Every frame of the case is checked (FrameRule.canonicalCOBS).
+            var count = 240
+            var fill: UInt8 = 0x55
+            for _ in 0..<8 {
+                let (sent, reply) = try await c.probe.call(.devicePing, pingBody(count: count, fill: fill))
+                let packet = try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "a Ping echoing \(count) bytes")
+                let body = try COBS.decode(reply!.wire.dropLast())
+                let zero = body.lastIndex(of: 0) ?? -1
+                let run = body.count - 1 - zero
+                if run == 254 { break }
+                if zero >= body.count - 2 || packet.payload.isEmpty || count + 254 - run < 1 {
+                    fill = fill == 0xFF ? 0x11 : fill + 1
+                } else {
+                    count += 254 - run
+                }
+            }
+            try await c.requireFrameRules(.canonicalCOBS)
         },
     ]
 }

@@ -11,6 +11,40 @@ public struct ReceivedFrame: Sendable {
     public var error: WireError?
     /// When the probe received it.
     public var at: ContinuousClock.Instant
+    /// True when an extra delimiter (a `0x00` of its own, an empty frame) came right before the frame's first
+    /// byte (PROTOCOL.md §8: a heartbeat on an idle line SHOULD start with one).
+    public var afterDelimiter = false
+    /// True for a reliable packet whose sequence number and bytes the probe received before in this session: a
+    /// retransmission (§6), never a new answer (a late ACK, on a loaded machine, rightly causes one).
+    public var isRepeat = false
+}
+
+/// A rule about the device's own frames that the probe checks on every frame it receives, whatever the case
+/// (docs/CONFORMANCE.md, "Checked on every frame"). The case that the rule maps to (docs/PROTOCOL-RULES.tsv)
+/// provokes such frames and fails on a violation seen during its run (``Probe/frameViolations``).
+public enum FrameRule: String, Sendable, CaseIterable {
+    /// §4 (v1.2): a sender puts call id 0 on `ACK` and `HEARTBEAT`.
+    case linkPacketCallZero = "ACK and HEARTBEAT on call id 0 (PROTOCOL.md §4)"
+    /// §4: encoders never produce non-minimal varints (the envelope's call id).
+    case minimalCallID = "minimal call id varints (PROTOCOL.md §4)"
+    /// §2 (v1.1): canonical COBS, no `0x01` after a final full 254-byte block.
+    case canonicalCOBS = "canonical COBS (PROTOCOL.md §2)"
+    /// §7 (v1.2): in a session at 1.0 no empty `RESPONSE` confirms a server stream.
+    case noStreamConfirmationAt10 = "no stream confirmation in a 1.0 session (PROTOCOL.md §7)"
+    /// §9 (v1.2): every input event's source other than the Camera Control is listed in `Capabilities.buttons`.
+    case sourcesListed = "input sources listed in Capabilities.buttons (PROTOCOL.md §9)"
+    /// §2 (v1.2): the `HandshakeResponse` fits the device's own `max_frame_bytes`.
+    case handshakeWithinSize = "HandshakeResponse within max_frame_bytes (PROTOCOL.md §2)"
+}
+
+/// A device frame that broke a ``FrameRule``.
+public struct FrameViolation: Sendable {
+    /// The rule.
+    public var rule: FrameRule
+    /// What was wrong, in words.
+    public var message: String
+    /// The frame.
+    public var frame: ReceivedFrame
 }
 
 /// A raw protocol peer for conformance cases: it writes exactly the bytes a case asks for and records every
@@ -76,6 +110,8 @@ public actor Probe {
     /// ``handshake``): a copy the device sends long after it had the ACK is a retransmission it should not
     /// have made.
     public private(set) var ackSent: [UInt16: ContinuousClock.Instant] = [:]
+    /// The bytes of each reliable sequence number's first copy in this session (``ReceivedFrame/isRepeat``).
+    private var reliableFirstWire: [UInt16: [UInt8]] = [:]
     /// When each reliable sequence number of this session first arrived (since the last ``handshake``).
     public private(set) var reliableFirstSeen: [UInt16: ContinuousClock.Instant] = [:]
     /// Every ``call(_:_:within:)`` answered since the last ``handshake``: when its request went out and when its
@@ -86,6 +122,18 @@ public actor Probe {
     /// When the probe last sent each byte string by ``sendRaw(_:)`` (since the last ``handshake``): the moment
     /// a case's frame went out, to tell answers to it from copies of packets received before.
     public private(set) var sentAt: [[UInt8]: ContinuousClock.Instant] = [:]
+    /// The first violation of each ``FrameRule`` since ``resetFrameViolations()`` (the suite resets them
+    /// before each case's handshake).
+    public private(set) var frameViolations: [FrameRule: FrameViolation] = [:]
+    /// The method of each call id the probe sent a `REQUEST` on with ``send(_:keepSequence:)``: what the device's
+    /// packets on that call are (a stream's messages, a handshake's response).
+    private var requestMethods: [UInt32: MethodID] = [:]
+    /// The negotiated minor version and the announced buttons of the session, from the last handshake
+    /// `RESPONSE` received (whoever asked for it).
+    private var sessionMinor: UInt32 = 0
+    private var sessionButtons: Set<InputSource> = []
+    /// True when the last byte received was a delimiter that ended an empty frame (an extra `0x00`).
+    private var lastWasExtraDelimiter = false
     /// Every byte the probe has sent and received (for reports).
     public private(set) var bytesSent = 0
     /// Bytes received from the device so far, whatever they were (0: the device never said anything).
@@ -169,8 +217,13 @@ public actor Probe {
             let wire = partial
             partial.removeAll()
             completedFrames += 1
-            guard wire.count > 1 else { continue }  // an empty frame
+            guard wire.count > 1 else {  // an empty frame: an extra delimiter
+                lastWasExtraDelimiter = true
+                continue
+            }
             var frame = ReceivedFrame(wire: wire, packet: nil, error: nil, at: now)
+            frame.afterDelimiter = lastWasExtraDelimiter
+            lastWasExtraDelimiter = false
             do {
                 let unstuffed = try COBS.decode(wire.dropLast())
                 frame.packet = try PacketDecoder.decode(unstuffed: unstuffed)
@@ -184,6 +237,11 @@ public actor Probe {
             if let packet = frame.packet, packet.isReliable {
                 reliableSeen.insert(packet.sequence)
                 if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
+                if let first = reliableFirstWire[packet.sequence] {
+                    frame.isRepeat = first == wire
+                } else {
+                    reliableFirstWire[packet.sequence] = wire
+                }
             }
             // The ACK goes out before a case can see the frame: a case that answers it at once (sends a
             // duplicate request, say) must not overtake the ACK on the wire.
@@ -193,7 +251,65 @@ public actor Probe {
                 _ = try? await send(ack)
                 if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
             }
+            // After the ACK, which it must not delay; before a case can see the frame.
+            if frame.packet != nil, let unstuffed = try? COBS.decode(wire.dropLast()) { checkRules(frame, unstuffed: unstuffed) }
             inbox.append(frame)
+        }
+    }
+
+    // MARK: Rules checked on every frame
+
+    /// Starts collecting ``frameViolations`` afresh.
+    public func resetFrameViolations() { frameViolations = [:] }
+
+    private func violated(_ rule: FrameRule, _ message: String, _ frame: ReceivedFrame) {
+        if frameViolations[rule] == nil { frameViolations[rule] = FrameViolation(rule: rule, message: message, frame: frame) }
+    }
+
+    /// Checks a decoded device frame against every ``FrameRule``, and follows the session's version and buttons.
+    private func checkRules(_ frame: ReceivedFrame, unstuffed: [UInt8]) {
+        guard let packet = frame.packet else { return }
+        // The one encoding of these bytes: a frame that decodes to them but differs is not canonical (§2).
+        if COBS.encode(unstuffed) + [0] != frame.wire {
+            violated(.canonicalCOBS, "a frame's COBS is not the canonical encoding of its bytes", frame)
+        }
+        // The call id's varint starts after type and sequence (§4); its last byte has the high bit clear.
+        var length = 1
+        while 3 + length - 1 < unstuffed.count && unstuffed[3 + length - 1] & 0x80 != 0 { length += 1 }
+        var minimal = 1
+        while packet.callID >> (7 * UInt32(minimal)) != 0 && minimal < 5 { minimal += 1 }
+        if length != minimal {
+            violated(
+                .minimalCallID, "call id \(packet.callID) is written in \(length) varint bytes, not \(minimal)", frame)
+        }
+        let method = requestMethods[packet.callID]
+        switch packet.type {
+        case .ack, .heartbeat:
+            if packet.callID != 0 { violated(.linkPacketCallZero, "\(packet.type) on call id \(packet.callID)", frame) }
+        case .response where method == .deviceHandshake:
+            guard let response = try? HandshakeResponse(serializedBytes: packet.payload) else { break }
+            sessionMinor = response.negotiatedVersion?.minor ?? 0
+            let capabilities = response.capabilities ?? Capabilities()
+            sessionButtons = Set(capabilities.buttons)
+            if unstuffed.count > Int(capabilities.maxFrameBytes) {
+                violated(
+                    .handshakeWithinSize,
+                    "the HandshakeResponse's frame is \(unstuffed.count) bytes unstuffed; it announces max_frame_bytes "
+                        + "\(capabilities.maxFrameBytes)", frame)
+            }
+        case .response where method?.isServerStreaming == true && packet.payload.isEmpty && sessionMinor == 0:
+            violated(
+                .noStreamConfirmationAt10, "an empty RESPONSE on the server stream of call \(packet.callID) in a 1.0 session",
+                frame)
+        case .streamMessage where method == .inputStreamInputEvents:
+            guard let event = try? InputEvent(serializedBytes: packet.payload) else { break }
+            if event.source != .cameraControl && event.source != .unspecified && !sessionButtons.contains(event.source) {
+                let listed = sessionButtons.map(\.description).sorted().joined(separator: ", ")
+                violated(
+                    .sourcesListed, "a \(event.kind) event from \(event.source), not in Capabilities.buttons [\(listed)]", frame)
+            }
+        default:
+            break
         }
     }
 
@@ -271,6 +387,7 @@ public actor Probe {
             packet.sequence = sequence
             sequence &+= 1
         }
+        if packet.type == .request, let method = packet.address { requestMethods[packet.callID] = method }
         let wire = try PacketEncoder.encode(packet)
         try await sendRaw(wire)
         return wire
@@ -415,6 +532,7 @@ public actor Probe {
         reliableSeen.removeAll()  // the device numbers the new session from 0
         ackSent.removeAll()
         reliableFirstSeen.removeAll()
+        reliableFirstWire.removeAll()
         sentAt.removeAll()
         answeredCalls.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering

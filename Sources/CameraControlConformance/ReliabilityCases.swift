@@ -38,6 +38,8 @@ enum ReliabilityCases {
                 ack?.packet?.payload == [UInt8(seq & 0xFF), UInt8(seq >> 8)], "no ACK of sequence \(seq)", sent: sent, seen: ack?.wire,
                 expected: hex(expected))
             try c.expect(await c.probe.reply(to: id), .response, callID: id, sent: sent, "the reliable Ping")
+            // §4 (v1.2): the device's own ACKs (and heartbeats) on call id 0, every one seen in the case.
+            try await c.requireFrameRules(.linkPacketCallZero)
         },
         ConformanceCase(
             "duplicates-dropped-in-window", "PROTOCOL.md §6",

@@ -62,12 +62,15 @@ typedef struct cc_input cc_input_t;
 /* The defaults (documented in docs/SIMULATOR.md and docs/GESTURES.md). */
 void cc_input_default_config(cc_input_config_t *out);
 
-/* 0 when cfg (never NULL) is valid, else non-zero with *why set to a static message. */
-int cc_input_validate_config(const cc_input_config_t *cfg, const char **why);
+/* 0 when cfg (never NULL) is valid for a device whose force range ends at force_max_mn (the
+ * Capabilities.force_max_mn it announces: a full_press_on_mn above it is refused, PROTOCOL.md §7), else
+ * non-zero with *why set to a static message. */
+int cc_input_validate_config(const cc_input_config_t *cfg, uint32_t force_max_mn, const char **why);
 
+/* Starts the pipeline with cfg, a valid configuration (cc_input_validate_config; never NULL). */
 void cc_input_init(cc_input_t *in, const cc_input_config_t *cfg);
 
-/* Applies a validated configuration without losing press state. */
+/* Applies a validated configuration (never NULL) without losing press state. */
 void cc_input_set_config(cc_input_t *in, const cc_input_config_t *cfg);
 
 /* The settings' gates (config.proto Settings): with camera_control false no

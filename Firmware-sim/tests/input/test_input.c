@@ -80,7 +80,7 @@ static void test_defaults_valid(void)
     cc_input_config_t c;
     const char *why = 0;
     cc_input_default_config(&c);
-    CHECK(cc_input_validate_config(&c, &why) == 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) == 0);
     CHECK(why == 0);
 }
 
@@ -89,23 +89,27 @@ static void test_validation(void)
     cc_input_config_t c;
     const char *why;
     cc_input_default_config(&c); c.light_press_off_mn = 800u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.full_press_off_mn = 700u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.full_press_on_mn = 1700u; c.full_press_off_mn = 1600u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);   /* gap 900 < 1000 */
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);   /* gap 900 < 1000 */
     cc_input_default_config(&c); c.sample_rate_hz = 300u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.slide_interval_ms = 0u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.slide_interval_ms = 1001u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.debounce_ms = 101u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.min_stage_gap_mn = 0u;
-    CHECK(cc_input_validate_config(&c, &why) != 0 && why != 0);
+    CHECK(cc_input_validate_config(&c, 10000u, &why) != 0 && why != 0);
     cc_input_default_config(&c); c.light_press_on_mn = 1500u; c.full_press_off_mn = 1500u;
-    CHECK(cc_input_validate_config(&c, &why) == 0);   /* light_on == full_off is allowed */
+    CHECK(cc_input_validate_config(&c, 10000u, &why) == 0);   /* light_on == full_off is allowed */
+    /* the force range's end: a full press up to it, none above it (PROTOCOL.md §7) */
+    cc_input_default_config(&c); c.full_press_on_mn = 10000u;
+    CHECK(cc_input_validate_config(&c, 10000u, &why) == 0);
+    CHECK(cc_input_validate_config(&c, 9999u, &why) != 0 && why != 0 && strcmp(why, "need full_press_on_mn <= force_max_mn") == 0);
 }
 
 static void test_tare_and_light_press(void)
