@@ -338,7 +338,7 @@ let package = Package(
                 "camctl-bench", "camctl-sim", "camera-app", "CameraControlWire", "CameraControlTransport", "CameraControlPosixTransport",
                 "CameraControlRPC", "CameraControlDevice", "CameraControlGestures", "CameraControlCapture", "CameraControlControls",
                 "CameraControlHost", "CameraControlPorts", "CameraControlEmbedded", "CameraControlSimulation",
-                "CameraControlTools", "camctl", "CameraControlTestSupport",
+                "CameraControlTools", "CameraControlLivePage", "camctl", "CameraControlTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
