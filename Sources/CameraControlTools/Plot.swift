@@ -27,6 +27,8 @@ package enum Plot {
         if json {
             for line in trace.jsonLines(output: output, width: width, height: height) { print(line.compactText) }
         }
+        // Drawn from the whole frames before a cut; the file is still not whole (exit 1).
+        if let truncation = trace.truncation { throw truncation }
     }
 
     package static func writePNG(svg: String, to output: String, width: Int, height: Int) throws {
@@ -70,11 +72,16 @@ package struct Trace {
     package var samples: [Sample] = []
     package var marks: [Mark] = []
     package var thresholds: Thresholds?
+    /// Where the recording is cut short, when it is: the trace is then its whole frames before the cut.
+    package var truncation: RecordingError?
 
     /// A recording replayed through the host pipeline: raw samples when it has them (else the force and
     /// position its input events carry), the device's thresholds, gestures and capture events.
     package init(recording path: String) throws {
-        let frames = try PcapngReader.frames(path: path)
+        let contents = try PcapngReader.contents(path: path)
+        if let truncation = contents.truncation, contents.frames.isEmpty { throw truncation }
+        let frames = contents.frames
+        truncation = contents.truncation
         let engine = ReplayEngine()
         var raw: [Sample] = []
         var fromEvents: [Sample] = []

@@ -33,6 +33,9 @@ package struct RecordedInput: Sendable {
     /// Raw samples the device dropped for want of line (the batches' `dropped_before`): the recording has a
     /// gap there, which a replay holds the sample before through.
     package var lostSamples = 0
+    /// Where a recording read by ``init(path:)`` is cut short (a recorder killed, a copy interrupted): the
+    /// input is then its whole frames before the cut, and a caller that used them reports this after.
+    package var truncation: RecordingError?
 
     /// The button bit of an input source (0 for the Camera Control itself and the remote).
     static func buttonBit(_ source: InputSource) -> UInt32 {
@@ -120,17 +123,21 @@ package struct RecordedInput: Sendable {
     /// or a recording of `camctl record` (``init(recording:)``). This is how both replays read a file:
     /// `camctl test --replay` and, through `camctl export --samples`, `camctl-sim --replay`.
     ///
+    /// A recording cut short gives the whole frames before the cut, and ``truncation`` says where it is.
+    ///
     /// - Throws: ``RecordingError`` (or the reader's error) for a file that cannot be read, is not a recording, or
-    ///   holds no raw samples.
+    ///   holds no raw samples (before its cut: then the cut is the error).
     package init(path: String) throws {
         if path.hasSuffix(".csv") || path.hasSuffix(".txt") {
             let bytes = try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace")
             try self.init(csv: String(decoding: bytes, as: UTF8.self), name: path)
         } else {
-            self.init(recording: try PcapngReader.frames(path: path))
+            let contents = try PcapngReader.contents(path: path)
+            self.init(recording: contents.frames)
+            truncation = contents.truncation
         }
         guard !samples.isEmpty else {
-            throw RecordingError(description: "\(path) has no raw samples (record it without --no-raw)")
+            throw truncation ?? RecordingError(description: "\(path) has no raw samples (record it without --no-raw)")
         }
     }
 

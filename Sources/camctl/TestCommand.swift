@@ -157,6 +157,9 @@ enum TestCommand {
                 position: UInt16(clamping: sample.position), touched: sample.touched, buttons: Buttons(rawValue: sample.buttons),
                 remoteClicks: UInt8(clamping: sample.remoteClicks))
         }
+        if let truncation = input.truncation {
+            print("NOTE \(path): \(truncation); the frames before the cut are replayed")
+        }
         if input.lostSamples > 0 {
             print(
                 "NOTE \(path): the recording lost \(input.lostSamples) raw samples (the device dropped them for want of line: "
@@ -226,8 +229,11 @@ enum TestCommand {
             let lost =
                 input.lostSamples > 0
                 ? " (it lost \(input.lostSamples) raw samples: record on a faster link; camctl-sim: a higher --baud)" : ""
-            throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording" + lost)
+            let cut = input.truncation.map { " (the recording is cut short: \($0))" } ?? ""
+            throw CLIFailure(status: .failure, message: "the replay did not reproduce the recording" + lost + cut)
         }
+        // What was before the cut was replayed and compared; the file is still not whole (README: exit 1).
+        if let truncation = input.truncation { throw truncation }
     }
 
     /// `--events`: the run's events in device time (the report's time base), the scenario's start given.

@@ -218,12 +218,17 @@ enum Export {
         }
         switch (args.value("vcd"), args.value("samples")) {
         case (let output?, nil):
-            let timeline = VCDExport(recording: try PcapngReader.frames(path: input))
+            // A recording cut short: the whole frames before the cut are exported, then the cut is the error.
+            let contents = try PcapngReader.contents(path: input)
+            if let truncation = contents.truncation, contents.frames.isEmpty { throw truncation }
+            let timeline = VCDExport(recording: contents.frames)
             try BoundedFiles.write(Array(timeline.text().utf8), to: output)
             StandardStreams.error("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)")
+            if let truncation = contents.truncation { throw truncation }
         case (nil, let output?):
             let recorded = try RecordedInput(path: input)
             try BoundedFiles.write(Array(recorded.sampleFile().utf8), to: output)
+            if let truncation = recorded.truncation { throw truncation }
         default:
             throw Arguments.Failure(description: "export needs one of --vcd OUT.vcd and --samples OUT")
         }

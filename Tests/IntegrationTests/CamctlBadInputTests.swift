@@ -69,7 +69,7 @@ struct CamctlBadInputTests {
         #expect(run.standardError.contains("stdin: byte 0 of the hex text is 0x00, not a hex digit"), "\(run.standardError)")
     }
 
-    @Test("decode and replay of a recording cut short: the whole frames before the cut, then the cut, exit 1")
+    @Test("decode, replay, plot and export of a recording cut short: the whole frames before the cut, then the cut, exit 1")
     func decodeTruncated() async throws {
         try await inFolder { folder in
             let path = folder + "/cut.pcapng"
@@ -91,9 +91,18 @@ struct CamctlBadInputTests {
                 let replay = try await runTool("camctl", ["replay", path])
                 #expect(replay.status == 1)
                 #expect(replay.standardError.contains("after 1 whole frames"), "\(replay.standardError)")
+                try? FileManager.default.removeItem(atPath: folder + "/trace.svg")
                 let plot = try await runTool("camctl", ["plot", path, "-o", folder + "/trace.svg"])
                 #expect(plot.status == 1)
                 #expect(plot.standardError.contains("cut short"), "\(plot.standardError)")
+                let drawn = (try? BoundedFiles.read(folder + "/trace.svg", maxBytes: 1 << 22, what: "the plot")) ?? []
+                #expect(String(decoding: drawn, as: UTF8.self).contains("<svg"), "the frames before the cut are drawn")
+                try? FileManager.default.removeItem(atPath: folder + "/cut.vcd")
+                let export = try await runTool("camctl", ["export", path, "--vcd", folder + "/cut.vcd"])
+                #expect(export.status == 1)
+                #expect(export.standardError.contains("cut short"), "\(export.standardError)")
+                let dump = (try? BoundedFiles.read(folder + "/cut.vcd", maxBytes: 1 << 22, what: "the dump")) ?? []
+                #expect(String(decoding: dump, as: UTF8.self).contains("$enddefinitions"), "the frames before the cut are exported")
             }
         }
     }
