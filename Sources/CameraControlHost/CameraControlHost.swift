@@ -220,9 +220,10 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     /// A device that answers that it is held for another host (``DeviceError/isDeviceBusy``: `camctl serve`
     /// while another app is in front) is waited for as long as it answers so, and ``reconnectWithin`` after
     /// its last such answer: the app gets it in its turn. A port that does not open, a handshake no device
-    /// answers in time and a refused one fail with no retry on the first open. After a first link lost in its handshake, the opens that follow are the host's
-    /// reconnects, tried again like any reconnect, except a refused handshake (another version, or an
-    /// answered error such as `camctl serve`'s one-process-one-app `ALREADY_EXISTS`): connect throws it.
+    /// answers in time and a refused one fail with no retry on the first open. After a first link lost in its
+    /// handshake, the opens that follow are the host's reconnects, tried again like any reconnect, except a
+    /// refused handshake (another version, or an answered error such as `camctl serve`'s
+    /// one-process-one-app `ALREADY_EXISTS`): connect throws it.
     ///
     /// `prepare` runs before the host starts: once the first session is open (or, its link lost in the
     /// handshake, before the host opens it again). Attach the capture interactions, controls and observers

@@ -78,8 +78,7 @@ package struct Trace {
     /// A recording replayed through the host pipeline: raw samples when it has them (else the force and
     /// position its input events carry), the device's thresholds, gestures and capture events.
     package init(recording path: String) throws {
-        let contents = try PcapngReader.contents(path: path)
-        if let truncation = contents.truncation, contents.frames.isEmpty { throw truncation }
+        let contents = try PcapngReader.framesBeforeAnyCut(path: path)
         let frames = contents.frames
         truncation = contents.truncation
         let engine = ReplayEngine()

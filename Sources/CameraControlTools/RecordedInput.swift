@@ -132,7 +132,7 @@ package struct RecordedInput: Sendable {
             let bytes = try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace")
             try self.init(csv: String(decoding: bytes, as: UTF8.self), name: path)
         } else {
-            let contents = try PcapngReader.contents(path: path)
+            let contents = try PcapngReader.framesBeforeAnyCut(path: path)
             self.init(recording: contents.frames)
             truncation = contents.truncation
         }

@@ -228,6 +228,16 @@ package enum PcapngReader {
         return contents.frames
     }
 
+    /// The whole frames of the file at `path` and, when it is cut short after at least one, where: what a
+    /// tool uses before it reports the cut (a recorder killed mid-block leaves a file worth reading).
+    ///
+    /// - Throws: ``RecordingError`` as ``contents(path:)``, and the cut when no whole frame comes before it.
+    package static func framesBeforeAnyCut(path: String) throws(RecordingError) -> Contents {
+        let contents = try contents(path: path)
+        if let truncation = contents.truncation, contents.frames.isEmpty { throw truncation }
+        return contents
+    }
+
     /// The file at `path` read through ``maxFileBytes``: its whole frames and its truncation.
     ///
     /// - Throws: ``RecordingError`` when the file cannot be read, is too large or is not pcapng.

@@ -219,8 +219,7 @@ enum Export {
         switch (args.value("vcd"), args.value("samples")) {
         case (let output?, nil):
             // A recording cut short: the whole frames before the cut are exported, then the cut is the error.
-            let contents = try PcapngReader.contents(path: input)
-            if let truncation = contents.truncation, contents.frames.isEmpty { throw truncation }
+            let contents = try PcapngReader.framesBeforeAnyCut(path: input)
             let timeline = VCDExport(recording: contents.frames)
             try BoundedFiles.write(Array(timeline.text().utf8), to: output)
             StandardStreams.error("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)")
