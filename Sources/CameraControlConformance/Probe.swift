@@ -224,8 +224,9 @@ public actor Probe {
             var frame = ReceivedFrame(wire: wire, packet: nil, error: nil, at: now)
             frame.afterDelimiter = lastWasExtraDelimiter
             lastWasExtraDelimiter = false
+            var unstuffed: [UInt8] = []
             do {
-                let unstuffed = try COBS.decode(wire.dropLast())
+                unstuffed = try COBS.decode(wire.dropLast())
                 frame.packet = try PacketDecoder.decode(unstuffed: unstuffed)
             } catch {
                 frame.error = error
@@ -252,7 +253,7 @@ public actor Probe {
                 if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
             }
             // After the ACK, which it must not delay; before a case can see the frame.
-            if frame.packet != nil, let unstuffed = try? COBS.decode(wire.dropLast()) { checkRules(frame, unstuffed: unstuffed) }
+            if frame.packet != nil { checkRules(frame, unstuffed: unstuffed) }
             inbox.append(frame)
         }
     }
@@ -516,7 +517,9 @@ public actor Probe {
         _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = Probe.answerWait
     ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
         let (id, wire) = try await request(method, payload)
-        let sent = lastSend
+        // This request's own send time: `lastSend` may already be a later send's (an ACK the reader sent while
+        // this one's write was under way), which would make the request look written after that ACK.
+        let sent = sentAt[wire] ?? lastSend
         let answer = await reply(to: id, within: timeout)
         if let answer { answeredCalls.append((sent, answer.at)) }
         return (wire, answer)
