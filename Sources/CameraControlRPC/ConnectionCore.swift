@@ -136,6 +136,9 @@ public struct ConnectionCore: Sendable {
     /// a new session.
     private var cancelledStreams: [CallID: Duration] = [:]
     private var nextCallID: UInt32 = 1
+    /// The handshake call last started, while it may still await its answer: until that answer comes (or
+    /// the call ends), the host acknowledges no other packet (§9, v1.2).
+    private var pendingHandshake: CallID?
     private var sendSequence: UInt16 = 0
     private var outbound: [UInt8] = []
     /// The unstuffed frame being encoded (reused: no allocation per packet sent).
@@ -304,6 +307,7 @@ public struct ConnectionCore: Sendable {
                 method: method, cause: error)
         }
         nextCallID = id &+ 1
+        if method == .deviceHandshake { pendingHandshake = call }
         let isServerStreaming = method.isServerStreaming
         // The default deadlines are for the device's work, not the line's: on a slow line they also allow the
         // request's time to leave (behind what was written before it) and an answer of the largest frame's
@@ -406,7 +410,7 @@ public struct ConnectionCore: Sendable {
                 if error.code == .unknownPacketType, let unknown = error.packet {
                     lastFrameAt = now
                     liveness.heard(at: now)
-                    if unknown.isReliable { oweAck(unknown.sequence, now: now) }
+                    if unknown.isReliable, mayAcknowledge(callID: unknown.callID) { oweAck(unknown.sequence, now: now) }
                     if isDuplicate(unknown.sequence) { extraCounters.duplicatesDropped += 1 }
                 }
             }
@@ -480,7 +484,7 @@ public struct ConnectionCore: Sendable {
                     .failed(other, RPCError(code: .cancelled, message: "a new handshake ended the call", method: state.method)))
             }
         }
-        if packet.isReliable { oweAck(packet.sequence, now: now) }
+        if packet.isReliable, mayAcknowledge(callID: packet.callID) { oweAck(packet.sequence, now: now) }
         if isDuplicate(packet.sequence) {
             extraCounters.duplicatesDropped += 1
             return
@@ -526,6 +530,29 @@ public struct ConnectionCore: Sendable {
         owedAcks.append(sequence)
         liveness.sent(at: now)
         extraCounters.acksSent += 1
+    }
+
+    /// Whether a reliable packet of `callID` gets its `ACK` now. While a handshake awaits its answer only that
+    /// answer is acknowledged (§9, v1.2; the device layer starts no other call before it): an `ACK`
+    /// numbered after the handshake would make a late copy of it a second handshake at the device (its copy
+    /// counts as §9's retransmission only when nothing newer came since), and an `ACK` of an earlier
+    /// attempt's `HandshakeResponse`, packet 0 like the new one's, would free the new one. The old session's
+    /// packets need none: the device forgets them when it accepts the handshake.
+    private mutating func mayAcknowledge(callID: UInt32) -> Bool {
+        guard let handshake = awaitedHandshake() else { return true }
+        if callID == handshake.rawValue { return true }
+        extraCounters.acksWithheld += 1
+        return false
+    }
+
+    /// The handshake call that awaits its answer, if any (forgets one that has ended).
+    private mutating func awaitedHandshake() -> CallID? {
+        guard let handshake = pendingHandshake else { return nil }
+        guard calls[handshake]?.method == .deviceHandshake else {
+            pendingHandshake = nil
+            return nil
+        }
+        return handshake
     }
 
     private mutating func isDuplicate(_ sequence: UInt16) -> Bool {
@@ -688,6 +715,14 @@ public struct ConnectionCore: Sendable {
             guard entry.transmissions < configuration.maxTransmissions else {
                 unacked[sequence] = nil
                 extraCounters.reliableGivenUp += 1
+                continue
+            }
+            guard (sendSequence &- 1) &- sequence < WireFormat.deviceDuplicateWindow else {
+                // §6 (v1.2): the host has numbered 64 packets since (heartbeats and ACKs too): the device's
+                // window may no longer tell this copy from a duplicate, and would acknowledge it unexecuted.
+                unacked[sequence] = nil
+                extraCounters.reliableGivenUp += 1
+                extraCounters.reliableBeyondWindow += 1
                 continue
             }
             encodeOwedAcks()

@@ -130,8 +130,16 @@ public struct ConnectionCounters: Hashable, Sendable {
     public var duplicatesDropped: UInt64 = 0
     /// `REQUEST`s sent again for want of an `ACK` (§6 `retransmissions`).
     public var retransmissions: UInt64 = 0
-    /// `REQUEST`s whose transmissions all went unacknowledged (§6 `reliable_given_up`).
+    /// `REQUEST`s given up unacknowledged (§6 `reliable_given_up`): after their last transmission, or once the
+    /// host had numbered 64 packets after them (``reliableBeyondWindow``).
     public var reliableGivenUp: UInt64 = 0
+    /// Of ``reliableGivenUp``: `REQUEST`s given up before their last transmission because the host had
+    /// numbered 64 packets after them, the most a device's duplicate window is sure to tell (§6, v1.2): a
+    /// copy sent then may be acknowledged and never executed.
+    public var reliableBeyondWindow: UInt64 = 0
+    /// `ACK`s not sent while a handshake awaited its answer (§9, v1.2): of packets of the old session or of
+    /// an earlier attempt, which the device forgets when it accepts the handshake.
+    public var acksWithheld: UInt64 = 0
     /// Packets with a bad envelope: a call's type on call id 0, an `ACK` without its payload (§4
     /// `envelope_errors`).
     public var envelopeErrors: UInt64 = 0

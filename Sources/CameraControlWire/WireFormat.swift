@@ -18,4 +18,8 @@ public enum WireFormat {
     public static let typeMask: UInt8 = 0x0F
     /// The bytes of an `ACK` payload: the acknowledged sequence number, u16 LE (§4).
     public static let ackPayloadBytes = 2
+    /// The host sequence numbers a device remembers at least (§6): a host packet numbered this many or more
+    /// behind the newest the host sent is one the device may take for a duplicate (acknowledged, never
+    /// delivered).
+    public static let deviceDuplicateWindow: UInt16 = 64
 }

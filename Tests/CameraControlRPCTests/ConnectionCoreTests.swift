@@ -405,6 +405,71 @@ struct ConnectionCoreTests {
         #expect(!core.takeEvents().contains(.streamMessage(stream, [9])))
     }
 
+    @Test(
+        "(v1.2) while a handshake awaits its answer the host acknowledges nothing but that answer: no ACK numbered after the handshake, none of an earlier attempt's response"
+    )
+    func pendingHandshakeWithholdsAcks() throws {
+        var core = ConnectionCore()
+        var oldSession = DeviceFrames(sequence: 700)
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        // The first attempt goes unanswered within its deadline; the second starts.
+        let first = try core.startCall(method: .deviceHandshake, request: [], deadline: .ms(100), now: .ms(1))
+        core.poll(now: .ms(101))
+        let second = try core.startCall(method: .deviceHandshake, request: [], deadline: .ms(400), now: .ms(101))
+        let sentBefore = hostPackets(core.takeOutbound())
+        #expect(sentBefore.filter { $0.type == .request && $0.address == .deviceHandshake }.count == 2)
+        // The old session's reliable event and the first attempt's response (packet 0 of the numbering the
+        // device started then) arrive while the second attempt waits: neither is acknowledged.
+        core.receive(oldSession.message(stream, [1], reliable: true), now: .ms(102))
+        var firstSession = DeviceFrames()
+        core.receive(firstSession.frame(Packet(type: .response, isReliable: true, callID: first.rawValue, payload: [7])), now: .ms(103))
+        let whileWaiting = hostPackets(core.takeOutbound())
+        #expect(whileWaiting.isEmpty, "nothing but the handshake's copies: \(whileWaiting.map(\.type))")
+        #expect(core.counters.acksWithheld == 2)
+        #expect(!core.isSessionEstablished, "an abandoned attempt's response does not start the session")
+        // The second attempt's own response (packet 0 again) is acknowledged, and from then on every reliable
+        // packet is.
+        var secondSession = DeviceFrames()
+        core.receive(secondSession.frame(Packet(type: .response, isReliable: true, callID: second.rawValue, payload: [8])), now: .ms(104))
+        #expect(core.isSessionEstablished)
+        let acks = hostPackets(core.takeOutbound()).filter { $0.type == .ack }
+        #expect(acks.map(\.payload) == [[0, 0]])
+        core.receive(secondSession.message(stream, [2], reliable: true), now: .ms(105))
+        #expect(hostPackets(core.takeOutbound()).filter { $0.type == .ack }.map(\.payload) == [[1, 0]])
+        #expect(core.counters.acksWithheld == 2)
+    }
+
+    @Test(
+        "(v1.2) a request the host has numbered 64 packets past is given up, not sent again: the device's window could take the copy for a duplicate"
+    )
+    func requestBeyondTheDevicesWindowGivenUp() throws {
+        var core = establishedCore()
+        var device = DeviceFrames()
+        let ping = try core.startCall(method: .devicePing, request: [1], deadline: .seconds(10), now: .zero)
+        #expect(hostPackets(core.takeOutbound()).first { $0.type == .request }?.sequence == 0)
+        func copies(until millis: Int) -> Int {
+            core.poll(now: .ms(millis))
+            return hostPackets(core.takeOutbound()).filter { $0.type == .request && $0.callID == ping.rawValue }.count
+        }
+        // 62 ACKs of device packets follow it (the request is packet n, the ACKs n+1 … n+62): its copy at
+        // 20 ms is 62 numbers behind the newest, within the window.
+        for _ in 0..<62 { core.receive(device.message(CallID(rawValue: 99), [0], reliable: true), now: .ms(1)) }
+        _ = core.takeOutbound()
+        #expect(copies(until: 20) == 1)
+        // One more: the copy due at 60 ms would be 63 behind, still inside. Then a second: 64 behind.
+        core.receive(device.message(CallID(rawValue: 99), [0], reliable: true), now: .ms(21))
+        _ = core.takeOutbound()
+        #expect(copies(until: 60) == 1)
+        core.receive(device.message(CallID(rawValue: 99), [0], reliable: true), now: .ms(61))
+        _ = core.takeOutbound()
+        #expect(copies(until: 140) == 0)
+        #expect(copies(until: 200) == 0)
+        #expect(core.counters.reliableBeyondWindow == 1)
+        #expect(core.counters.reliableGivenUp == 1)
+        #expect(core.callsInFlight.contains(ping), "the call waits for its deadline (the device may have it)")
+    }
+
     @Test("a host that did not run (starved) does not count its own absence as the device's silence")
     func starvedHostIsNotADeadLink() throws {
         var core = establishedCore()
