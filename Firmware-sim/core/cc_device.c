@@ -5,6 +5,7 @@
 
 #include "cc_pb.h"
 #include "cc_assert.h"
+#include "cc_call.h"
 #include "cc_envelope.h"
 #include "cc_ids.h"
 #include "cc_rpc.h"
@@ -119,7 +120,9 @@ static void receive_body(cc_device_t *dev, const uint8_t *body, size_t len, uint
     }
     if (r == CC_ENVELOPE_UNKNOWN_TYPE) {
         dev->counters.unknown_packet_types++;
-        if (env.call_id != CC_WIRE_LINK_CALL_ID) {
+        /* Answered on a call id of no live call only: an ERROR would end a
+         * live call at the host while it goes on here (§4, v1.2). */
+        if (env.call_id != CC_WIRE_LINK_CALL_ID && cc_call_find(&dev->calls, env.call_id) == NULL) {
             cc_rpc_error(dev, env.call_id, CC_STATUS_UNIMPLEMENTED, "unknown packet type", now_us);
         }
         return;

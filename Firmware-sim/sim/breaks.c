@@ -44,6 +44,8 @@ const ccsim_break_t ccsim_breaks[] = {
      "truncated-frame-counted counter-precedence"},
     {"bad-cobs-dropped", "a frame of bad COBS is dropped without counting", "bad-cobs-counted"},
     {"unknown-type-silent", "an unknown packet type is not answered", "unknown-type"},
+    {"unknown-type-ends-live-call", "an unknown packet type on a live call's id is answered ERROR UNIMPLEMENTED (as 1.1)",
+     "unknown-type-live-call"},
     {"gap-miscount", "a sequence gap of d counts d lost packets, not d - 1", "sequence-gaps-counted"},
     {"skip-sequence", "the device skips a sequence number", "device-sequence-numbers"},
     {"no-ack", "reliable packets are not acknowledged", "acks-reliable-requests duplicates-dropped-in-window"},
@@ -558,6 +560,7 @@ static bool g_after_bad_frame;
 static uint16_t g_host_last;
 static uint64_t g_last_host_us;
 /* device side */
+static uint32_t g_unknown_on_live_call; /* unknown-type-ends-live-call: the call to answer */
 static unsigned g_heartbeats;
 static unsigned g_pings;
 static unsigned g_device_packets;
@@ -1336,8 +1339,15 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         }
     }
     if ((p.type & 0x0Fu) == 0u || (p.type > 8u)) {
-        c = call_add(p.call);
-        c->unknown_type = true;
+        c = call_find(p.call);
+        if (c != 0 && c->live) {
+            if (brk("unknown-type-ends-live-call")) {
+                g_unknown_on_live_call = p.call; /* answered ahead of the device's next packet */
+            }
+        } else {
+            c = call_add(p.call);
+            c->unknown_type = true;
+        }
     }
     g_host_last = p.seq;
     if (p.type == T_ACK && p.payload_len >= 2u) {
@@ -1520,6 +1530,23 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     call_t *c = call_find(p->call);
     unsigned i;
 
+    if (g_unknown_on_live_call != 0u) {
+        /* 1.1's answer to an unknown type, on a call that goes on here: numbered apart from the device's */
+        static const char message[] = "unknown packet type";
+        pkt_t err;
+        memset(&err, 0, sizeof(err));
+        err.type = T_ERROR;
+        err.seq = (uint16_t)(p->seq + 0x4000u);
+        err.call = g_unknown_on_live_call;
+        err.extra[0] = S_UNIMPLEMENTED;
+        err.extra_len = 1u;
+        memcpy(err.payload, message, sizeof(message) - 1u);
+        err.payload_len = sizeof(message) - 1u;
+        g_unknown_on_live_call = 0u;
+        len = emit(&err, out, len, cap);
+        *changed = true; /* p is emitted after it (not as the raw frame at the old end) */
+    }
+
     if (c != 0 && c->alias_of != 0u && p->type == T_ERROR) {
         p->call = c->alias_of; /* reused-id-refused: the stand-in call's ERROR */
         p->extra[0] = S_ALREADY_EXISTS;
@@ -1574,6 +1601,7 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         size_t at, n;
         g_session_minor = pb_find(p->payload, p->payload_len, 2u, &v, &at, &n) ? (uint32_t)pb_get(p->payload + at, n, 2u) : 0u;
         g_seq_offset = 0;
+        g_unknown_on_live_call = 0u;
         g_device_packets = 0;
         g_sent_reliable_count = 0;
         g_held = false;

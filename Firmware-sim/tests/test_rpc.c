@@ -382,6 +382,27 @@ static void test_unknown_packet_type(void)
     CHECK_EQ(h->npackets, 2);
 }
 
+/* (v1.2) An unknown type on a live call's id is counted and not answered:
+ * an ERROR would end the call at the host while it goes on here. */
+static void test_unknown_packet_type_on_live_call(void)
+{
+    harness_t *h = hx_setup();
+    REQUIRE(hx_handshake(h, 0));
+    open_event_stream(h, 70);
+    hx_poll(h);
+    hx_clear(h);
+    hx_send_packet(h, 9, CC_WIRE_FLAG_RELIABLE, 70, 0, 0, NULL, 0);
+    hx_poll(h);
+    CHECK_EQ(cc_device_counters(&h->dev)->unknown_packet_types, 1);
+    CHECK_EQ(hx_count(h, CC_PKT_ERROR, 70), 0);
+    CHECK_EQ(hx_count(h, CC_PKT_ACK, 0), 1);   /* acknowledged as any reliable packet (§6) */
+    CHECK_EQ(cc_device_calls_in_flight(&h->dev), 1);
+    /* the stream goes on */
+    h->buttons = CC_BUTTON_VOLUME_UP;
+    hx_advance_alive(h, 40000);
+    CHECK(hx_count(h, CC_PKT_STREAM_MESSAGE, 70) >= 1u);
+}
+
 static void test_new_handshake_resets_session(void)
 {
     harness_t *h = hx_setup();
@@ -495,6 +516,7 @@ const cc_test_case_t cc_tests_rpc[] = {
     {"too_many_calls", test_too_many_calls},
     {"cancel", test_cancel},
     {"unknown_packet_type", test_unknown_packet_type},
+    {"unknown_packet_type_on_live_call", test_unknown_packet_type_on_live_call},
     {"new_handshake_resets_session", test_new_handshake_resets_session},
     {"old_request_not_resurrected", test_old_request_not_resurrected},
     {"reconnecting_host_restarts_sequence", test_reconnecting_host_restarts_sequence},

@@ -271,6 +271,30 @@ enum LinkCases {
             try c.expectDelta("unknown_packet_types", \.unknownPacketTypes, before, after, 2, sent: zero)
         },
         ConformanceCase(
+            "unknown-type-live-call", "PROTOCOL.md §4",
+            "(v1.2) Type 9 on the call id of a live stream is counted and not answered: an ERROR would end the call at the host while it went on at the device."
+        ) { c in
+            guard (c.handshake.deviceVersion?.minor ?? 0) >= 2 else {
+                throw CaseSkipped("the device speaks 1.\(c.handshake.deviceVersion?.minor ?? 0): 1.1 answered on any call id")
+            }
+            let stream = try await c.openStream(.inputStreamInputEvents)
+            let before = try await c.probe.counters()
+            let wire = try await c.probe.send(Packet(type: PacketType(rawValue: 9), callID: stream.callID))
+            let ending: @Sendable (ReceivedFrame) -> Bool = {
+                $0.packet?.callID == stream.callID && ($0.packet?.type == .error || $0.packet?.type == .streamEnd)
+            }
+            var reply = await c.probe.next(within: .milliseconds(150), where: ending)
+            if reply == nil {  // a Ping barrier: an answer a loaded machine delayed still comes before its own
+                reply = (try? await c.probe.framesBeforeBarrier())?.frames?.first(where: ending)
+            }
+            try c.require(
+                reply == nil, "the unknown type on the live call \(stream.callID) was answered", sent: wire, seen: reply?.wire,
+                expected: "nothing: the call goes on")
+            let after = try await c.probe.counters()
+            try c.expectDelta("unknown_packet_types", \.unknownPacketTypes, before, after, 1, sent: wire)
+            try await c.cancel(stream.callID)
+        },
+        ConformanceCase(
             "sequence-gaps-counted", "PROTOCOL.md §6", "A host packet 5 ahead of the expected one (d = 5) counts exactly 4 lost packets."
         ) { c in
             let before = try await c.probe.counters()
