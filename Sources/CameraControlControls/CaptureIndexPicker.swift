@@ -57,6 +57,21 @@ public final class CaptureIndexPicker: CaptureControl {
         core = ControlCore(id: id, value: 0, extra: ())
     }
 
+    /// The titles to present for each index, `numberOfIndexes` of them (`AVCaptureIndexPicker.localizedIndexTitles`):
+    /// the titles given to ``init(_:symbolName:localizedIndexTitles:id:)``, or, for a picker made with
+    /// ``init(_:symbolName:numberOfIndexes:id:localizedTitleTransform:)``, what its `localizedTitleTransform`
+    /// makes of each index `0 ..< numberOfIndexes` (by default the index as a number, `"0"`, `"1"`, …; Apple
+    /// does not say what its picker made with a count alone gives here).
+    ///
+    /// A counted picker builds the array on each read, calling the transform once per index (a billion
+    /// indexes make a billion titles): for one title, ask ``localizedTitle(forIndex:)``.
+    public var localizedIndexTitles: [String] {
+        switch titles {
+        case .list(let list): return list
+        case .transform(let count, let transform): return (0..<count).map(transform)
+        }
+    }
+
     /// The title of `index`, or nil outside `0 ..< numberOfIndexes`.
     public func localizedTitle(forIndex index: Int) -> String? {
         guard index >= 0, index < numberOfIndexes else { return nil }

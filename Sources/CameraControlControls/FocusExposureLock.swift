@@ -80,6 +80,13 @@ public enum FocusExposureLockEvent: Hashable, Sendable, CustomStringConvertible 
 /// hold: nothing locks (a click from idle shoots unlocked). ``cancel(atMicros:)`` unlocks at once (device
 /// lost, capture stopped). Drive it from one serial context.
 ///
+/// A light press that begins while the overlay's control list is shown (``OverlayPhase/picking(highlightedIndex:)``,
+/// passed to ``handle(_:overlay:)``) is a selection in the list — the overlay confirms the highlighted control at
+/// its release — not a half-press of the shutter: it never locks, however long it is held. A light press in
+/// the plain overlay (showing or adjusting a control) or with no overlay locks once held
+/// ``lockAfterMicros``, as on an iPhone, where the press that confirms a choice in the control picker is a
+/// selection (docs/CAPTURE.md, "AE/AF lock").
+///
 /// The lock outlasts the shot it was taken for: a touch's end that comes while the Camera Control's full press
 /// is still down — a finger lifted straight off the click ends the capacitive touch before the filtered force
 /// falls through the stages, and the device then sends the full press's end, then the light press's — does
@@ -120,14 +127,22 @@ public struct FocusExposureLockController: Sendable {
         return since &+ lockAfterMicros
     }
 
-    /// Feeds one gesture (Camera Control gestures only; others are ignored).
-    public mutating func handle(_ gesture: Gesture) -> [FocusExposureLockEvent] {
+    /// Feeds one gesture (Camera Control gestures only; others are ignored). `overlay` is the controls
+    /// overlay's phase as the gesture comes, before the overlay handles it (``OverlayPhase/hidden`` when
+    /// there is no overlay): a light press that begins while it is ``OverlayPhase/picking(highlightedIndex:)``
+    /// is a selection in the control list and never locks.
+    public mutating func handle(_ gesture: Gesture, overlay: OverlayPhase = .hidden) -> [FocusExposureLockEvent] {
         guard gesture.source == .cameraControl else { return [] }
         var events = advance(toMicros: gesture.timestampMicros)
         let now = gesture.timestampMicros
         switch gesture.kind {
         case .lightPressBegan:
-            if phase != .locked { phase = .pending(since: now) }
+            if case .picking = overlay {
+                // Choosing a control: the press confirms the highlighted one at its release.
+                if case .pending = phase { phase = .idle }
+            } else if phase != .locked {
+                phase = .pending(since: now)
+            }
         case .slideBegan, .doubleLightPress:
             if case .pending = phase { phase = .idle }
         case .pressBegan:

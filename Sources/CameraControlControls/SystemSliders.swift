@@ -53,6 +53,14 @@ public final class SystemZoomSlider: SliderControl, @unchecked Sendable {
 /// ±2 EV (the multiples of 1/3 inside both ±2 and the device's range), prominent at 0 when available.
 /// Sets the device's bias itself, has no app-facing setters; action and following as for
 /// ``SystemZoomSlider``.
+///
+/// A deliberate departure from Apple's header, which calls its slider continuous over the active format's
+/// `systemRecommendedExposureBiasRange` (not the device's whole `minExposureTargetBias` …
+/// `maxExposureTargetBias`). The steps and the span are what the system's own exposure adjustment shows
+/// the person: 1/3 EV stops up to ±2 EV, as a camera's exposure compensation dial. The camera's
+/// ``CameraDevice/exposureBiasRange`` plays the recommended range's part (narrower ranges narrow the
+/// slider; none disables it); ``defaultRange`` and ``step`` are the system UI's figures
+/// (docs/APPLE-SEMANTICS.md, docs/CONTROLS.md, "System sliders").
 public final class SystemExposureBiasSlider: SliderControl, @unchecked Sendable {
     /// The camera it drives.
     public let device: any CameraDevice

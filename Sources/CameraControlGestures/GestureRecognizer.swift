@@ -195,7 +195,7 @@ public struct GestureRecognizer: Sendable {
             let held = now - min(press.beganAt, now)
             let eligible =
                 !press.escalated && !press.slid && !press.completedDouble
-                && held <= configuration.doubleLightPressMaximumHoldMicros
+                && held < configuration.doubleLightPressMaximumHoldMicros
             pendingDoubleSince = eligible ? now : nil
         case .fullPressDown:
             guard !isStale(.press(.cameraControl), ts), presses[.cameraControl] == nil else { break }

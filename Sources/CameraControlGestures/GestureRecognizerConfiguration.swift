@@ -20,13 +20,17 @@ extension GestureRecognizer {
         /// Default 40 ms: Android's minimum time between the taps of a double tap (`DOUBLE_TAP_MIN_TIME`).
         public var doubleLightPressMinimumGapMicros: UInt64
 
-        /// Longest a first light press may be held and still start a double light press, microseconds.
-        /// A light press held longer is a hold, not a tap, and is never the first half of a double.
+        /// How long a first light press may be held before it can no longer start a double light press,
+        /// microseconds: the first press must be released sooner (held less than this). A light press held
+        /// this long or longer is a hold, not a tap, and is never the first half of a double.
         ///
-        /// Default 400 ms: the same as the long-press threshold (Android ends a tap at its long-press timeout).
+        /// Default 400 ms: the same as the long-press threshold, where a hold begins (Android ends a tap at
+        /// its long-press timeout; a press of 400 ms or more is long). The boundary is the AE/AF lock's too:
+        /// a light press held exactly 400 ms locks and is not a tap (docs/GESTURES.md, "Decisions").
         public var doubleLightPressMaximumHoldMicros: UInt64
 
-        /// How long a full press or button must be held before `longPressBegan` (click-and-hold), microseconds.
+        /// How long a full press or button must be held before `longPressBegan` (click-and-hold), microseconds:
+        /// a press held this long or longer is long.
         ///
         /// Default 400 ms: Android's long-press timeout (`DEFAULT_LONG_PRESS_TIMEOUT`, 500 ms before Android 12).
         /// Apple publishes no long-press threshold for capture events.

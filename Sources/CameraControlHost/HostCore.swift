@@ -399,16 +399,28 @@ public final class HostCore {
 
     /// Gives `gesture` to the AE/AF lock; while no interaction takes captures (none attached, each disabled or
     /// its session stopped) the lock is cancelled instead (a gesture past the lock's deadline would take it).
+    /// A light press that begins while the overlay shows the control list never locks
+    /// (``FocusExposureLockController/handle(_:overlay:)``).
     /// The interactions are asked only when a camera can be locked (this runs for every gesture).
     private func feedFocusExposureLock(_ gesture: Gesture) {
         guard focusLock != nil else { return }
         if !anyInteractionCaptures {
             cancelFocusExposureLock(atMicros: gesture.timestampMicros)
         } else if isFocusExposureLockActive, var lock = focusLock {
-            let events = lock.handle(gesture)
+            // The overlay's phase before it handles the gesture: a light press begun in the control list
+            // selects, it does not lock. Read for a light press's begin only (it takes the session's mutex).
+            let overlay = gesture.kind == .lightPressBegan ? controlsPhaseForLock : .hidden
+            let events = lock.handle(gesture, overlay: overlay)
             focusLock = lock
             reportLock(events)
         }
+    }
+
+    /// The overlay's phase as the AE/AF lock sees it: hidden while Camera Adjustments are off (the overlay
+    /// then gets no gestures).
+    private var controlsPhaseForLock: OverlayPhase {
+        guard let controls, settings.areAdjustmentsEnabled else { return .hidden }
+        return controls.phase
     }
 
     /// Releases a held AE/AF lock and forgets a pending one.

@@ -37,6 +37,18 @@ struct CaptureIndexPickerTests {
         #expect(try CaptureIndexPicker("N", symbolName: "n", numberOfIndexes: 3).localizedTitle(forIndex: 2) == "2")
     }
 
+    @Test("localizedIndexTitles: the titles given, or the transform's title of each index (by default the index)")
+    func localizedIndexTitles() throws {
+        let list = try CaptureIndexPicker("Flash", symbolName: "bolt", localizedIndexTitles: ["Off", "On", "Auto"])
+        #expect(list.localizedIndexTitles == ["Off", "On", "Auto"])
+        let counted = try CaptureIndexPicker("Filter", symbolName: "f", numberOfIndexes: 3) { "Filter \($0 + 1)" }
+        #expect(counted.localizedIndexTitles == ["Filter 1", "Filter 2", "Filter 3"])
+        let plain = try CaptureIndexPicker("N", symbolName: "n", numberOfIndexes: 4)
+        #expect(plain.localizedIndexTitles == ["0", "1", "2", "3"])
+        #expect(plain.localizedIndexTitles.count == plain.numberOfIndexes)
+        #expect(plain.localizedIndexTitles.indices.allSatisfy { plain.localizedIndexTitles[$0] == plain.localizedTitle(forIndex: $0) })
+    }
+
     @Test("selecting outside 0..<count throws and keeps the index", arguments: [-1, 3, Int.max])
     func outOfRange(_ index: Int) throws {
         let picker = try CaptureIndexPicker("Flash", symbolName: "bolt", localizedIndexTitles: ["Off", "On", "Auto"])

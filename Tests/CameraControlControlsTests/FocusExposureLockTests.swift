@@ -38,6 +38,24 @@ struct FocusExposureLockTests {
         #expect(camera.focusExposureLockChanges.isEmpty)
     }
 
+    @Test("a light press begun while the control list is shown never locks; one in the plain overlay or with none does")
+    func noLockWhileChoosingAControl() throws {
+        let camera = try SyntheticCamera()
+        var lock = FocusExposureLockController(camera: camera)
+        #expect(lock.handle(cc(.lightPressBegan, 0), overlay: .picking(highlightedIndex: 1)).isEmpty)
+        #expect(lock.nextDeadlineMicros == nil)
+        #expect(lock.advance(toMicros: 2_000_000).isEmpty)
+        #expect(lock.handle(cc(.lightPressEnded, 2_000_000)).isEmpty)
+        #expect(camera.focusExposureLockChanges.isEmpty)
+        let id: ControlID = "zoom"
+        let presses: [(UInt64, OverlayPhase)] = [(3_000_000, .adjusting(id)), (4_000_000, .showing(id)), (5_000_000, .hidden)]
+        for (start, overlay) in presses {
+            _ = lock.handle(cc(.lightPressBegan, start), overlay: overlay)
+            #expect(lock.advance(toMicros: start + 400_000) == [.locked(.both, atMicros: start + 400_000)], "\(overlay)")
+            _ = lock.handle(cc(.lightPressEnded, start + 500_000))
+        }
+    }
+
     @Test("the touch ends while the full press is down (a finger lifted off the click): locked until the light press ends")
     func releasedDuringTheShot() throws {
         let camera = try SyntheticCamera()

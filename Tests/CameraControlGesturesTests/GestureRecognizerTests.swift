@@ -61,7 +61,8 @@ struct DoubleLightPressTests {
             (100, 39, false),  // too soon: a bounce
             (100, 301, false),  // two slow light presses
             (100, 2000, false),
-            (400, 100, true),  // first held exactly the maximum
+            (399, 100, true),  // first released just before the hold threshold: a tap
+            (400, 100, false),  // first held exactly the threshold: a hold (it locks AE/AF), not a tap
             (401, 100, false),  // first held too long: a hold, not a tap
         ] as [(UInt64, UInt64, Bool)])
     func windows(held: UInt64, gap: UInt64, expectDouble: Bool) {

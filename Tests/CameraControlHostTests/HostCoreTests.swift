@@ -255,6 +255,42 @@ struct HostCoreTests {
         #expect(log[unlocked] == "lock unlocked @2708000", "unlocked at the light press's end: \(log)")
     }
 
+    /// On an iPhone the light press that confirms a choice in the control list is a selection, not a
+    /// half-press of the shutter. Before 2026-12-07 one held 400 ms also locked focus and exposure.
+    @Test("a light press that confirms a control in the list never locks AE/AF; one in the plain overlay still does")
+    func confirmingLightPressDoesNotLock() throws {
+        let rig = Rig()
+        let camera = try SyntheticCamera()
+        rig.core.attachCamera(camera, focusExposureLock: true)
+        let controls = try rig.attachControls()
+        let second = try CaptureSlider("Warmth", symbolName: "thermometer", in: 0...1)
+        second.setActionQueue(InlineExecutor()) { _ in }
+        try controls.addControl(second)
+        // A double light press opens the list; a slide highlights the second control.
+        let open: [(device: UInt64, kind: InputEventKind, position: UInt32)] = [
+            (2_000_000, .touchDown, 100), (2_010_000, .lightPressDown, 100), (2_080_000, .lightPressUp, 100),
+            (2_200_000, .lightPressDown, 100), (2_280_000, .lightPressUp, 100),
+        ]
+        var slide: [(device: UInt64, kind: InputEventKind, position: UInt32)] = []
+        for step in 1...20 { slide.append((2_300_000 + UInt64(step) * 16_000, .slide, 100 + UInt32(step) * 10)) }
+        _ = deliver(open + slide, lag: 0, to: rig)
+        #expect(controls.phase == .picking(highlightedIndex: 1), "\(rig.log.values)")
+        // The confirming light press, held 600 ms: a selection, not a half press.
+        _ = deliver([(2_700_000, .lightPressDown, 300)], lag: 0, to: rig, numbersFrom: 30)
+        rig.core.advance(toHostMicros: 3_300_000)
+        #expect(camera.focusExposureLockChanges.isEmpty, "\(rig.log.values)")
+        #expect(rig.core.nextDeadlineHostMicros.map { $0 > 3_300_000 } ?? true)
+        _ = deliver([(3_300_000, .lightPressUp, 300)], lag: 0, to: rig, numbersFrom: 31)
+        #expect(controls.phase == .adjusting(second.id), "\(rig.log.values)")
+        #expect(rig.log.values.contains("overlay control-selected \(second.id)"), "\(rig.log.values)")
+        #expect(!rig.log.values.contains { $0.hasPrefix("lock ") }, "\(rig.log.values)")
+        // A light press held in the plain overlay (adjusting the chosen control) locks after the hold.
+        _ = deliver([(3_600_000, .lightPressDown, 300)], lag: 0, to: rig, numbersFrom: 32)
+        rig.core.advance(toHostMicros: 4_000_000)
+        #expect(camera.focusExposureLock == .both, "\(rig.log.values)")
+        #expect(rig.log.values.contains("lock locked AE/AF @4000000"), "\(rig.log.values)")
+    }
+
     @Test("an overlay effect carries its device time (the confirmation deadline's) and is reported before the delegate hears it")
     func overlayEffectsTimedAndFirst() throws {
         let rig = Rig()
