@@ -21,6 +21,13 @@
  *              executed in the new one, no request executed twice, and a packet of the new session is
  *              never freed by an ACK of the old numbering. ANCHOR_ALL=0 and NEW_SESSION_ERROR_RELIABLE=1
  *              model protocol v1.1, where spin finds both violations (scripts/check-model shows it).
+ *   HANDSHAKE_ACKS  a host's handshake attempts (copies, an attempt given up for a second one) while the
+ *              old session's last reliable event is still on its way, and the device's rule for a copy of
+ *              the handshake that started its session (§9: same call id and number, nothing newer received
+ *              since). Checked: no handshake starts two sessions, and no ACK of one attempt's
+ *              HandshakeResponse frees another's (both are packet 0). HOST_ACKS_ALL=1 models a host that
+ *              acknowledges every reliable packet while its handshake awaits its answer (before v1.2's
+ *              rule, §9), where spin finds both.
  * Time: a clock process advances one tick only when nothing else can move (Promela's `timeout`), so every
  * instantaneous action of a tick happens before the next tick.
  */
@@ -42,7 +49,11 @@
  *   BREAK_SILENT_GIVEUP  the device gives a packet up without counting it ("lost without report")
  *   ANCHOR_ALL=0, NEW_SESSION_ERROR_RELIABLE=1   protocol v1.1's session reset (SESSION) */
 
-mtype = { DATA, ACK, HBEAT, REQ, HANDSHAKE, RESP, ERR };
+#ifndef HOST_ACKS_ALL
+#define HOST_ACKS_ALL 0
+#endif
+
+mtype = { DATA, ACK, HBEAT, REQ, HANDSHAKE, RESP, ERR, CANCEL };
 
 #ifdef TRANSFER
 /* ---------------- TRANSFER: reliability, dedupe, give-up, heartbeats, link death ---------------- */
@@ -389,5 +400,89 @@ end: atomic { (executed[1] > 1 || (executed[1] > 0 && exec_session[1] == 2)) -> 
 }
 proctype Monitor2() {
 end: atomic { resp_freed_early -> assert(false) }
+}
+#endif
+
+#ifdef HANDSHAKE_ACKS
+/* ---------------- HANDSHAKE_ACKS: what a host may send while its handshake awaits its answer ---------------- */
+
+chan h2d = [16] of { mtype, byte, byte, byte };   /* type, sequence, call id (ACK: the acknowledged number), ACK: whose answer */
+chan d2h = [16] of { mtype, byte, byte };         /* type, sequence, call id */
+
+byte started[3];             /* sessions started by handshake call c (attempt c) */
+bool freed_wrongly;          /* an ACK of one attempt's response freed another's */
+bool slot_used; byte slot_call;   /* the HandshakeResponse (packet 0) awaiting its ACK, and whose it is */
+bool host_done;              /* the host has its session */
+
+ltl handshake_settles { <> host_done }
+
+proctype Device() {
+    byte t, s, a, g;
+    byte hs_call, hs_seq;
+    bool live, newer, old_sent;
+end:
+    do
+    :: !live && !old_sent -> d2h!DATA, 50, 7; old_sent = true   /* the old session's last reliable event */
+    :: h2d?t, s, a, g ->
+        atomic {
+        if
+        :: t == HANDSHAKE && live && a == hs_call && s == hs_seq && !newer ->
+            d2h!ACK, 0, 0                       /* §9's retransmission: re-ACKed, dropped */
+        :: t == HANDSHAKE && !(live && a == hs_call && s == hs_seq && !newer) ->
+            started[a]++; live = true; hs_call = a; hs_seq = s; newer = false;
+            d2h!ACK, 0, 0;                      /* in the old numbering */
+            slot_used = true; slot_call = a;    /* the response: packet 0 of the new numbering, reliable */
+            d2h!RESP, 0, a
+        :: else ->
+            if
+            :: live && s > hs_seq -> newer = true
+            :: else
+            fi;
+            if
+            :: t == ACK && slot_used && a == 0 ->
+                if
+                :: g != slot_call -> freed_wrongly = true
+                :: else
+                fi;
+                slot_used = false
+            :: else
+            fi
+        fi }
+    od
+}
+
+proctype Host() {
+    byte t, s, c;
+    byte seq = 0;
+    byte attempt = 1;
+    byte hs_seq;
+    byte copies = 0;
+    h2d!HANDSHAKE, seq, 1, 0; hs_seq = seq; seq++;
+    do
+    :: copies < 2 -> h2d!HANDSHAKE, hs_seq, attempt, 0; copies++      /* its retransmission timeout */
+    :: attempt == 1 ->                                                  /* the attempt's deadline */
+        h2d!CANCEL, seq, 1, 0; seq++;
+        attempt = 2; copies = 0;
+        h2d!HANDSHAKE, seq, 2, 0; hs_seq = seq; seq++
+    :: d2h?t, s, c ->
+        if
+        :: t == RESP && c == attempt -> h2d!ACK, seq, s, c; seq++; host_done = true; break   /* its answer */
+        :: (t == RESP && c != attempt) || t == DATA ->                      /* another reliable packet */
+            if
+            :: HOST_ACKS_ALL -> h2d!ACK, seq, s, c; seq++
+            :: else                                                         /* v1.2: not acknowledged */
+            fi
+        :: else                                                             /* the device's ACKs */
+        fi
+    od
+}
+
+init {
+    atomic { run Device(); run Host(); run Monitor() }
+}
+
+/* no handshake starts two sessions; no ACK of one attempt's response frees another's */
+proctype Monitor() {
+end: atomic { (started[1] > 1 || started[2] > 1 || freed_wrongly) -> assert(false) }
 }
 #endif
