@@ -828,6 +828,11 @@ static unsigned g_acked_next;
  * the packet it copies (the device drops it as a duplicate, §6): its call was checked when the first copy
  * came, and is not "reused". */
 static acked_t g_host_reliable[16];
+/* The host's handshake awaiting its answer, and when it came: until the answer, a host sends nothing
+ * numbered after it but its copies (PROTOCOL.md §9, v1.2), so it owes no ACK for what reaches it meanwhile
+ * (the old session's packets: the device forgets them when it answers). */
+static bool g_strict_handshake_waits;
+static uint64_t g_strict_handshake_us;
 static unsigned g_host_reliable_next;
 /* The frame strict_host just saw is such a copy (in_frame then leaves the call table alone). */
 static bool g_strict_copy;
@@ -965,6 +970,10 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
     bool copy;
     if (handshake) {
         forget_host_requests();
+        if (!g_strict_handshake_waits) {
+            g_strict_handshake_waits = true;
+            g_strict_handshake_us = start_us;
+        }
     }
     copy = kind == FRAME_OK && p->type == T_REQUEST && host_copy(p, wire, wire_len);
     g_strict_copy = copy;
@@ -1027,6 +1036,18 @@ static void strict_device(const pkt_t *p, const uint8_t *wire, size_t wire_len, 
     if (c != 0 && (p->type == T_ERROR || p->type == T_STREAM_END
                    || (p->type == T_RESPONSE && !(c->service == 2u && (c->method == 1u || c->method == 2u))))) {
         c->live = false;
+    }
+    if (g_strict_handshake_waits && is_handshake(c) && (p->type == T_RESPONSE || p->type == T_ERROR)) {
+        g_strict_handshake_waits = false;
+        if (p->type == T_RESPONSE) {
+            /* a new session: the old one's packets that reached the host while it waited are owed nothing
+             * (a refused handshake leaves them owed: the device sends them again) */
+            for (i = 0; i < 32u; i++) {
+                if (g_pending[i].used && g_pending[i].sent_us >= g_strict_handshake_us) {
+                    g_pending[i].used = false;
+                }
+            }
+        }
     }
     if ((p->flags & F_RELIABLE) == 0u || g_host_gone) {
         return;

@@ -263,7 +263,11 @@ enum DecisionCases {
             let refusal: @Sendable (ReceivedFrame) -> Bool = { $0.packet?.callID == stream.callID && $0.packet?.type == .error }
             var reply = await c.probe.next(within: .milliseconds(150), where: refusal)
             if reply == nil {  // a Ping barrier: a refusal a loaded machine delayed still comes before its answer
-                reply = (try? await c.probe.framesBeforeBarrier())?.frames?.first(where: refusal)
+                let barrier = try await c.probe.framesBeforeBarrier()
+                try c.require(
+                    barrier.frames != nil, "the Ping sent after it went unanswered: nothing shows the request was ignored",
+                    sent: barrier.ping, expected: "the Ping's RESPONSE")
+                reply = barrier.frames?.first(where: refusal)
             }
             try c.require(reply == nil, "the repeated REQUEST was refused", sent: sent, seen: reply?.wire, expected: "nothing")
             try await c.cancel(stream.callID)

@@ -285,7 +285,11 @@ enum LinkCases {
             }
             var reply = await c.probe.next(within: .milliseconds(150), where: ending)
             if reply == nil {  // a Ping barrier: an answer a loaded machine delayed still comes before its own
-                reply = (try? await c.probe.framesBeforeBarrier())?.frames?.first(where: ending)
+                let barrier = try await c.probe.framesBeforeBarrier()
+                try c.require(
+                    barrier.frames != nil, "the Ping sent after it went unanswered: nothing shows the call went on",
+                    sent: barrier.ping, expected: "the Ping's RESPONSE")
+                reply = barrier.frames?.first(where: ending)
             }
             try c.require(
                 reply == nil, "the unknown type on the live call \(stream.callID) was answered", sent: wire, seen: reply?.wire,

@@ -206,7 +206,7 @@ public struct ConnectionCore: Sendable {
             consider(call.openDeadline)
         }
         for entry in unacked.values where calls[entry.call] != nil { consider(entry.due) }
-        if isSessionEstablished { consider(liveness.nextTime) }
+        if isSessionEstablished && !isHandshakeAwaited { consider(liveness.nextTime) }
         for until in answersOnTheWay.values { consider(until) }
         return earliest
     }
@@ -429,7 +429,8 @@ public struct ConnectionCore: Sendable {
             answersOnTheWay = answersOnTheWay.filter { $0.value > now }
         }
         retransmit(now: now)
-        guard isSessionEstablished else {
+        // No heartbeat while a new handshake awaits its answer (§9, v1.2): nothing numbered after it goes out.
+        guard isSessionEstablished, !isHandshakeAwaited else {
             liveness.awake(at: now)
             return
         }
@@ -511,7 +512,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.heartbeatsReceived += 1
             // §8 (v1.1): answer the device's heartbeat with ours, in the same wake-up, once half an
             // interval passed since we last sent; our own timer then waits a quarter interval more.
-            if liveness.heardHeartbeat(at: now), isSessionEstablished {
+            if liveness.heardHeartbeat(at: now), isSessionEstablished, !isHandshakeAwaited {
                 sendHeartbeat(now: now, answering: true)
             }
         case .response, .streamMessage, .streamEnd, .error:
@@ -543,6 +544,13 @@ public struct ConnectionCore: Sendable {
         if callID == handshake.rawValue { return true }
         extraCounters.acksWithheld += 1
         return false
+    }
+
+    /// True while a handshake call awaits its answer: the host sends nothing numbered after it but its copies
+    /// (§9, v1.2): no `ACK` but of that answer, no `HEARTBEAT`, no `CANCEL`.
+    private var isHandshakeAwaited: Bool {
+        guard let handshake = pendingHandshake else { return false }
+        return calls[handshake]?.method == .deviceHandshake
     }
 
     /// The handshake call that awaits its answer, if any (forgets one that has ended).
@@ -580,7 +588,7 @@ public struct ConnectionCore: Sendable {
             if let cancelledAt = cancelledStreams[id] {
                 if packet.type == .streamMessage {
                     // The device streams on: its CANCEL was lost. Sent again, at most once an interval.
-                    if now - cancelledAt >= configuration.heartbeatInterval {
+                    if now - cancelledAt >= configuration.heartbeatInterval, !isHandshakeAwaited {
                         sendCancel(id, now: now)
                         cancelledStreams[id] = now
                         extraCounters.cancelsResent += 1
@@ -717,6 +725,7 @@ public struct ConnectionCore: Sendable {
                 extraCounters.reliableGivenUp += 1
                 continue
             }
+            encodeOwedAcks()  // numbered ahead of the copy: they count for the window
             guard (sendSequence &- 1) &- sequence < WireFormat.deviceDuplicateWindow else {
                 // §6 (v1.2): the host has numbered 64 packets since (heartbeats and ACKs too): the device's
                 // window may no longer tell this copy from a duplicate, and would acknowledge it unexecuted.
@@ -821,7 +830,9 @@ public struct ConnectionCore: Sendable {
     }
 
     private mutating func sendCancel(_ call: CallID, now: Duration) {
-        guard !isClosed else { return }
+        // Not while a handshake awaits its answer (§9, v1.2): the new session ends the call at the device; a
+        // stream's CANCEL is sent again if its messages keep coming after (a refused handshake).
+        guard !isClosed, !isHandshakeAwaited else { return }
         // A CANCEL is an envelope and a check; it always fits.
         _ = try? send(Packet(type: .cancel, callID: call.rawValue), now: now)
     }

@@ -441,6 +441,58 @@ struct ConnectionCoreTests {
     }
 
     @Test(
+        "(v1.2) a handshake on an established session: no HEARTBEAT, heartbeat answer or CANCEL goes out until its answer, and no timer spins meanwhile"
+    )
+    func rehandshakeSendsNothingNewerMeanwhile() throws {
+        var core = establishedCore()  // heartbeat 50 ms
+        var device = DeviceFrames()
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .zero)
+        _ = core.takeOutbound()
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], deadline: .seconds(1), now: .ms(1))
+        _ = core.takeOutbound()
+        func sentTypes(polling millis: Int) -> [PacketType] {
+            core.poll(now: .ms(millis))
+            if let next = core.nextPollTime { #expect(next > .ms(millis), "a timer due already would spin the loop") }
+            return hostPackets(core.takeOutbound()).map(\.type)
+        }
+        // The two requests' copies go out at 20–21 and 60–61 ms (the timeout doubling from 20 ms), then at
+        // 140–141: at 125 the host has been silent for more than an interval.
+        let copies = sentTypes(polling: 61)
+        #expect(copies == [.request, .request], "the stream's and the handshake's copies")
+        let first = sentTypes(polling: 125)
+        #expect(first.allSatisfy { $0 == .request }, "only the handshake's copies")
+        core.receive(device.heartbeat(), now: .ms(130))  // the old session's: not answered
+        let cancelled = core.cancelCall(stream, now: .ms(135))  // ended here; its CANCEL waits for the session
+        #expect(cancelled)
+        let second = sentTypes(polling: 200)
+        #expect(second.allSatisfy { $0 == .request })
+        #expect(core.counters.heartbeatsSent == 0)
+        var session = DeviceFrames()
+        core.receive(session.frame(Packet(type: .response, isReliable: true, callID: handshake.rawValue, payload: [])), now: .ms(210))
+        let after = hostPackets(core.takeOutbound()).map(\.type)
+        #expect(after == [.ack], "its answer is acknowledged")
+        core.markSessionEstablished(now: .ms(210))
+        let later = sentTypes(polling: 300)
+        #expect(later.contains(.heartbeat), "heartbeats again once the session runs")
+    }
+
+    @Test("(v1.2) the ACKs a host owes are numbered before a request's copy goes out: they count for the device's window")
+    func owedAcksCountForTheWindow() throws {
+        var core = establishedCore()
+        var device = DeviceFrames()
+        let ping = try core.startCall(method: .devicePing, request: [1], deadline: .seconds(10), now: .zero)
+        _ = core.takeOutbound()
+        // 64 reliable packets read, their ACKs not yet encoded when the copy falls due (a driver that polls
+        // before it takes the output): on the wire they would come before the copy, 64 numbers after it.
+        for _ in 0..<64 { core.receive(device.message(CallID(rawValue: 99), [0], reliable: true), now: .ms(1)) }
+        core.poll(now: .ms(20))
+        let sent = hostPackets(core.takeOutbound())
+        #expect(sent.filter { $0.type == .ack }.count == 64)
+        #expect(!sent.contains { $0.type == .request && $0.callID == ping.rawValue })
+        #expect(core.counters.reliableBeyondWindow == 1)
+    }
+
+    @Test(
         "(v1.2) a request the host has numbered 64 packets past is given up, not sent again: the device's window could take the copy for a duplicate"
     )
     func requestBeyondTheDevicesWindowGivenUp() throws {

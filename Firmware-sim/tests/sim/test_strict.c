@@ -318,6 +318,29 @@ int main(void)
         ccsim_filter_in_line(10020u, 10020u); /* the emptied line counts its bytes as gone */
         tick(t + 1000000u);
         CHECK(ccsim_strict_report() == 10u);
+
+        /* A host's handshake while the old session's last reliable packet is still on its way: that packet
+         * reaches the host while its handshake awaits its answer, and the host leaves it unacknowledged, as
+         * PROTOCOL.md §9 (v1.2) says; the new session's answer ends what it was owed. Its answer, and what
+         * follows, are owed as ever. */
+        ccsim_filter_host_opened();
+        host_requests(host++, 9u, 1u, 1u, t + 1010000u);
+        device_sends_reliable(76u, t + 1010500u); /* the old session's, after the host's handshake */
+        device_responds(0u, 9u, t + 1011000u);     /* the new session's HandshakeResponse */
+        host_sends(CC_PKT_ACK, host++, 0u, t + 1012000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1060000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1110000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1160000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1210000u);
+        tick(t + 1250000u);
+        CHECK(ccsim_strict_report() == 10u);
+        device_sends_reliable(1u, t + 1260000u); /* the new session's: owed */
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1300000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1350000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1400000u);
+        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1450000u);
+        tick(t + 1500000u);
+        CHECK(ccsim_strict_report() == 11u);
     }
 
     if (g_failures != 0) {
