@@ -85,7 +85,7 @@ public final class CameraApp: Sendable {
         hold 100ms
         light-press force=1300mN hold=120ms
         expect overlay control-selected exposure-bias within 0ms
-        slide to=0.75 over=400ms
+        slide to=0.78 over=400ms
         expect overlay value exposure-bias 0.667±0.01 within 0ms
         hold 350ms
         release

@@ -11,6 +11,9 @@
 #define REST_MN 150        /* a resting fingertip: touch without pressing */
 #define LAND_US 15000u     /* from first contact to resting force */
 #define LIFT_US 10000u     /* from resting force to lift-off */
+#define OFF_US 10000u      /* off the strip after a lift, before the next step: one
+                              sample at the slowest rate (100 Hz), so the firmware
+                              sees the touch end before a next gesture lands */
 #define BUTTON_SETTLE_US 20000u
 
 static void kf(ccsim_plan_t *p, uint32_t dt_us, int32_t force, uint32_t pos, bool touched)
@@ -40,11 +43,21 @@ static int32_t land(ccsim_plan_t *p, const ccsim_finger_state_t *s, uint32_t pos
     return REST_MN;
 }
 
+/* Lifts the finger off the strip: the force falls to 0 over lift_us while it
+ * still touches, then it stays off for OFF_US (touched is the segment's value,
+ * so the frame that ends the fall is the first untouched one, and a step that
+ * follows at once lands a finger the firmware saw leave). */
+static void lift(ccsim_plan_t *p, uint32_t lift_us, uint32_t pos)
+{
+    kf(p, lift_us, 0, pos, false);
+    kf(p, OFF_US, 0, pos, false);
+}
+
 /* Ends a gesture: lifts the finger if it was lifted before. */
 static void finish(ccsim_plan_t *p, ccsim_finger_state_t *s, uint32_t pos)
 {
     if (!s->touching) {
-        kf(p, LIFT_US, 0, pos, false);
+        lift(p, LIFT_US, pos);
         s->force_mn = 0;
     }
     s->position = pos;
@@ -73,7 +86,7 @@ void ccsim_plan_step(const ccsim_step_t *step, ccsim_finger_state_t *s, ccsim_pl
     case CCSIM_STEP_RELEASE:
         kf(p, 0u, s->force_mn, s->position, s->touching);
         if (s->touching) {
-            kf(p, s->force_mn > REST_MN ? step->fall_us : LIFT_US, 0, s->position, false);
+            lift(p, s->force_mn > REST_MN ? step->fall_us : LIFT_US, s->position);
         }
         s->touching = false;
         s->force_mn = 0;

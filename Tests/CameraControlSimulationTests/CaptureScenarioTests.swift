@@ -706,6 +706,7 @@ struct ExampleScenarioTests {
         arguments: [
             ("buttons", ["volume-down", "volume-up", "action-button", "remote"], [false, false, true, false]),
             ("ae-af-lock", ["camera-control"], [false]),
+            ("back-to-back-clicks", ["camera-control", "camera-control"], [false, false]),
             ("quick-clicks", ["camera-control", "camera-control", "camera-control"], [false, false, false]),
             ("choose-control", ["camera-control"], [false]),
             ("click-and-hold", ["camera-control"], [true]),

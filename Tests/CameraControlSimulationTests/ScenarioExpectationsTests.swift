@@ -11,7 +11,7 @@ import Testing
 struct ScenarioExpectationsTests {
     static let text = """
         expect counter check_errors 0
-        full-click            # 195 ms: land 15, rise 50, hold 80, fall 40, lift 10
+        full-click            # 205 ms: land 15, rise 50, hold 80, fall 40, lift 10, off 10
         expect capture ended primary camera-control within 30ms
         expect no gesture long-press-began   # a note
         expect overlay value reactions #2 slider
@@ -25,7 +25,7 @@ struct ScenarioExpectationsTests {
     func parses() throws {
         let script = try ScenarioScript(Self.text)
         #expect(script.timeline.map(\.line) == [2, 6])
-        #expect(script.timeline.map(\.durationMicros) == [195_000, 100_000])
+        #expect(script.timeline.map(\.durationMicros) == [205_000, 100_000])
         let e = script.expectations
         #expect(e.map(\.line) == [1, 3, 4, 5, 7, 8, 9])
         #expect(e[0].anchor == nil && e[0].subject == .counter(name: "check_errors", comparison: .equal, value: 0))
@@ -148,7 +148,7 @@ struct ScenarioExpectationsTests {
         #expect(script.timeline.map(\.line) == [2, 4])
         #expect(script.hostSteps.map(\.line) == [1, 3, 6])
         #expect(script.hostSteps.map(\.action) == [.format("tele"), .orientation(.landscapeRight), .format("fixed")])
-        #expect(script.hostSteps.map(\.atMicros) == [0, 195_000, 295_000])
+        #expect(script.hostSteps.map(\.atMicros) == [0, 205_000, 305_000])
         #expect(script.hostSteps.map(\.description) == ["host format tele", "host orientation landscape-right", "host format fixed"])
         #expect(script.expectations.map(\.line) == [5])
         #expect(ScenarioScript.isHostSideLine("  host format wide") && ScenarioScript.isHostSideLine("expect no capture"))
@@ -199,9 +199,9 @@ struct ScenarioExpectationsTests {
     @Test("an absence over a bracketed start counts only what is surely inside its window")
     func absenceOverABracketedStart() throws {
         let script = try ScenarioScript("full-click\npause 200ms\nexpect no capture for 0ms\n")
-        // The pause is 295 … 495 ms with a start at 100 ms; started up to 100 ms later, surely 395 … 495 ms.
+        // The pause is 305 … 505 ms with a start at 100 ms; started up to 100 ms later, surely 405 … 505 ms.
         let late = script.check(Self.run([(350, "capture ended primary camera-control")], uncertainty: 100_000))[0]
-        #expect(late.passed && !late.skipped && late.window == 395_000...495_000)
+        #expect(late.passed && !late.skipped && late.window == 405_000...505_000)
         let inside = script.check(Self.run([(420, "capture ended primary camera-control")], uncertainty: 100_000))[0]
         #expect(!inside.passed && inside.matched?.micros == 420_000)
         // Exact start: the whole pause.
@@ -214,8 +214,8 @@ struct ScenarioExpectationsTests {
         let sliver = script.check(Self.run([(300, "capture ended primary camera-control")], uncertainty: 195_000))[0]
         #expect(sliver.passed && sliver.skipped, "\(sliver.detail)")
         // But an event inside that sliver is inside the window for every start: a failure.
-        let inSliver = script.check(Self.run([(493, "capture ended primary camera-control")], uncertainty: 195_000))[0]
-        #expect(!inSliver.passed && !inSliver.skipped && inSliver.matched?.micros == 493_000, "\(inSliver.detail)")
+        let inSliver = script.check(Self.run([(503, "capture ended primary camera-control")], uncertainty: 195_000))[0]
+        #expect(!inSliver.passed && !inSliver.skipped && inSliver.matched?.micros == 503_000, "\(inSliver.detail)")
         #expect(late.detail.contains("every start the bracket allows: 100.0 of its 200.0 ms"), "\(late.detail)")
     }
 
@@ -233,19 +233,19 @@ struct ScenarioExpectationsTests {
             ScenarioRun(
                 events: good.events, counters: counters, scenarioStartMicros: 100_000, endMicros: 2_000_000))
         #expect(results.allSatisfy { $0.passed }, "\(ScenarioTestReport(file: "t", results: results).text)")
-        #expect(results[1].window == 100_000...325_000)
+        #expect(results[1].window == 100_000...335_000)
         #expect(results[1].matched?.micros == 272_000)
-        #expect(results[4].window == 295_000...395_000)
+        #expect(results[4].window == 305_000...405_000)
 
         // Too late (after the full-click's end + 30 ms), outside the pause, a long press, a wrong number.
         let bad = Self.run([
-            (330, "capture ended primary camera-control"), (250, "gesture long-press-began camera-control"),
+            (340, "capture ended primary camera-control"), (250, "gesture long-press-began camera-control"),
             (250, "gesture slide-ended camera-control at=0.5"), (320, "overlay value zoom 2.2 slider"),
         ])
         let failed = script.check(bad).filter { !$0.passed }.map(\.expectation.line)
         #expect(failed == [3, 4, 5, 7, 8, 9])
         // The start bracketed over a port: windows close that much later.
-        #expect(script.check(Self.run([(330, "capture ended primary camera-control")], uncertainty: 10_000))[1].passed)
+        #expect(script.check(Self.run([(340, "capture ended primary camera-control")], uncertainty: 10_000))[1].passed)
     }
 
     @Test("the report prints PASS/FAIL with the events around a failure; JUnit counts and escapes")

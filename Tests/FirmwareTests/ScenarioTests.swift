@@ -51,8 +51,8 @@ struct ScenarioTests {
         let device = EmbeddedDevice(seed: 1)
         try device.play(scenario: "# a comment\r\n\r\nseed 42\r\nlight-press force=1.2N hold=0.2s # trailing\r\n  pause 500us\n")
         #expect(device.isScenarioRunning)
-        // land 15 ms + rise 50 + hold 200 + fall 40 + lift 10, then 0.5 ms
-        #expect(device.scenarioDurationMicros == 315_500)
+        // land 15 ms + rise 50 + hold 200 + fall 40 + lift 10 + off 10, then 0.5 ms
+        #expect(device.scenarioDurationMicros == 325_500)
     }
 
     @Test("random input never crashes the parser")
@@ -99,8 +99,8 @@ struct ScenarioTests {
         #expect(reply.type == .response)
         let response = try RunScenarioResponse(serializedBytes: reply.payload)
         #expect(response.steps == 2)
-        // land 15 + rise 50 + hold 80 + fall 40 + lift 10 + pause 100 (ms)
-        #expect(response.durationMicros == 295_000)
+        // land 15 + rise 50 + hold 80 + fall 40 + lift 10 + off 10 + pause 100 (ms)
+        #expect(response.durationMicros == 305_000)
         let status = try host.call(.simulatorGetSimulatorStatus, GetSimulatorStatusRequest())
         let running = try SimulatorStatus(serializedBytes: status.payload)
         #expect(running.isScenarioRunning)

@@ -1,6 +1,6 @@
 /*
- * The scenario tests' checks (tests/scenario/): the parser and the planner
- * of simlib, each tested alone (no device, no HAL). main.c runs both.
+ * The scenario tests' checks (tests/scenario/): the parser, the planner and
+ * the player of simlib, each tested alone (no device, no HAL). main.c runs them.
  */
 #ifndef SCENARIO_TEST_H
 #define SCENARIO_TEST_H
@@ -19,5 +19,6 @@ extern int scenario_test_failures;
 /* Each returns the number of tests it ran. */
 unsigned test_parser_run(void);
 unsigned test_planner_run(void);
+unsigned test_player_run(void);
 
 #endif /* SCENARIO_TEST_H */

@@ -30,7 +30,8 @@ static ccsim_finger_state_t lifted(void)
     CHECK_EQ((uint32_t)(plan).frames[k].force_mn, (uint32_t)(force)); \
     CHECK((plan).frames[k].touched == (is_touched)); } while (0)
 
-/* full-click on a lifted finger: land 15 ms, rise 50, hold 80, fall 40, lift 10. */
+/* full-click on a lifted finger: land 15 ms, rise 50, hold 80, fall 40, lift 10,
+ * then off the strip for 10 ms. */
 static void test_full_click_from_lifted(void)
 {
     ccsim_step_t s = step(CCSIM_STEP_FULL_CLICK);
@@ -39,14 +40,15 @@ static void test_full_click_from_lifted(void)
     s.force_mn = 3500u;
     s.hold_us = 80000u;
     ccsim_plan_step(&s, &f, &p);
-    CHECK_EQ(p.count, 6);
+    CHECK_EQ(p.count, 7);
     CHECK_FRAME(p, 0, 0u, 0, true);
     CHECK_FRAME(p, 1, 15000u, 150, true);
     CHECK_FRAME(p, 2, 65000u, 3500, true);
     CHECK_FRAME(p, 3, 145000u, 3500, true);
-    CHECK_FRAME(p, 4, 185000u, 150, true);
-    CHECK_FRAME(p, 5, 195000u, 0, false);
-    CHECK_EQ(p.duration_us, 195000u);
+    CHECK_FRAME(p, 4, 185000u, 150, true);   /* the lift: still touching while the force falls */
+    CHECK_FRAME(p, 5, 195000u, 0, false);    /* lift-off: touched is the segment's value */
+    CHECK_FRAME(p, 6, 205000u, 0, false);
+    CHECK_EQ(p.duration_us, 205000u);
     CHECK(!f.touching);
     CHECK_EQ(f.force_mn, 0);
     CHECK_EQ(p.button_bits, 0);
@@ -88,13 +90,13 @@ static void test_slide_moves_the_finger(void)
     s.to = 800u;
     s.over_us = 300000u;
     ccsim_plan_step(&s, &f, &p);
-    /* land at 200 (15 ms), slide to 800 at the resting force (300 ms), lift (10 ms) */
-    CHECK_EQ(p.count, 4);
+    /* land at 200 (15 ms), slide to 800 at the resting force (300 ms), lift (10 ms), off (10 ms) */
+    CHECK_EQ(p.count, 5);
     CHECK_EQ(p.frames[1].position, 200u);
     CHECK_EQ(p.frames[2].t_us, 315000u);
     CHECK_EQ(p.frames[2].position, 800u);
     CHECK_EQ((uint32_t)p.frames[2].force_mn, 150u);
-    CHECK_EQ(p.duration_us, 325000u);
+    CHECK_EQ(p.duration_us, 335000u);
     CHECK_EQ(f.position, 800u);
     CHECK(!f.touching);
 }
@@ -136,9 +138,12 @@ static void test_touch_force_release(void)
     CHECK_EQ(p.duration_us, 50000u);
     CHECK_EQ(f.force_mn, 2000);
     ccsim_plan_step(&re, &f, &p);
-    CHECK_EQ(p.duration_us, 40000u);   /* above the resting force: the fall time */
+    CHECK_EQ(p.duration_us, 50000u);   /* above the resting force: the fall time, then 10 ms off */
     CHECK(!f.touching);
-    CHECK(!p.frames[p.count - 1u].touched);
+    CHECK_EQ(p.count, 3u);
+    CHECK_FRAME(p, 0, 0u, 2000, true);     /* the fall, touching */
+    CHECK_FRAME(p, 1, 40000u, 0, false);   /* lift-off, then off the strip */
+    CHECK_FRAME(p, 2, 50000u, 0, false);
 }
 
 static void test_scenario_duration(void)
@@ -152,7 +157,7 @@ static void test_scenario_duration(void)
     sc.steps[0].hold_us = 80000u;
     sc.steps[1] = step(CCSIM_STEP_PAUSE);
     sc.steps[1].hold_us = 100000u;
-    CHECK_EQ(ccsim_scenario_duration(&sc, &f), 295000u);
+    CHECK_EQ(ccsim_scenario_duration(&sc, &f), 305000u);
     CHECK(!f.touching);   /* the start state is not changed */
 }
 
