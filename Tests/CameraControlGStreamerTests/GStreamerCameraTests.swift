@@ -274,8 +274,12 @@ struct GStreamerCameraTests {
             let photo = try #require(try Self.click(camera, id: id, press: press))
             let frame = try #require(photo.frameHostMicros)
             let lag = Int64(bitPattern: frame) - Int64(bitPattern: press)
-            // Nearest frame: within half a period, or one period should a loaded machine drop a frame.
-            #expect(abs(lag) <= Int64(period), "lag \(lag) µs at \(fps) fps")
+            // The frame of the press, not of the event's arrival: nearer the press than any frame taken after
+            // the event arrived could be (70 ms less half a period). Nearest would be within half a period, but
+            // a loaded machine drops frames at the appsink (two in a row, once in the clean-clone CI beside
+            // another build: 40.5 ms at 30 fps), and the nearest frame kept is then further away.
+            let bound = 70_000 - Int64(period) / 2
+            #expect(abs(lag) < bound, "lag \(lag) µs at \(fps) fps")
             try await Task.sleep(for: .milliseconds(20))
         }
     }

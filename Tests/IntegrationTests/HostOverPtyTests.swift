@@ -22,12 +22,11 @@ struct HostOverPtyTests {
         let link = folder + "/camera-control"
         let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios")
-        // The scenario starts at the first handshake; the pause leaves the app time to attach its interaction
-        // and start its session (under load, connect's clock round trips can take a while).
-        let scenario = folder + "/late-click-and-hold.scenario"
+        // The scenario is sent once the host is connected (RunScenario on its session), not started by the
+        // first handshake with a pause: early in the test run, with CPU-bound tests beside, connecting took
+        // longer than a 2 s pause once and the click came before the host listened (no event at all).
         let clickAndHold = try String(contentsOf: scenarios.appendingPathComponent("click-and-hold.scenario"), encoding: .utf8)
-        try ("pause 2s\n" + clickAndHold).write(toFile: scenario, atomically: true, encoding: .utf8)
-        let first = try SimulatorProcess(seed: 71, linkPath: link, extraArguments: ["--scenario", scenario])
+        let first = try SimulatorProcess(seed: 71, linkPath: link)
         defer { first.kill() }
 
         // The app attaches before the host starts, so no event can come before the interaction is there
@@ -50,6 +49,9 @@ struct HostOverPtyTests {
         }
         #expect(await host.deviceInfo?.capabilities.isSimulator == true)
         #expect(host.clockOffsetMicros != nil, "the clock is estimated before connect returns")
+        // Connected means the input stream is open: a short pause is the scenario's own start.
+        let session = try #require(await host.session)
+        _ = try await session.runScenario("pause 200ms\n" + clickAndHold)
 
         let captured = await eventually(within: .seconds(20)) { events.all.contains("ended camera-control") }
         #expect(captured, "no capture: \(events.all)")
