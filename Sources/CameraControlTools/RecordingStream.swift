@@ -250,6 +250,9 @@ package final class RecordingPasses {
     }
 
     /// One more pass: `body` gets each frame in file order.
+    ///
+    /// - Throws: ``RecordingError`` when the file cannot be read again, or holds other frames than the
+    ///   first pass found (it was rewritten or cut meanwhile).
     package func forEachFrame(_ body: (RecordedFrame) -> Void) throws(RecordingError) {
         passes += 1
         framesReadInPass = 0
@@ -265,6 +268,10 @@ package final class RecordingPasses {
             while let frame = try reader.next() {
                 framesReadInPass += 1
                 body(frame)
+            }
+            guard reader.framesRead == frameCount else {
+                throw RecordingError(
+                    description: "\(path) changed while it was read: \(reader.framesRead) whole frames, \(frameCount) before")
             }
         }
     }

@@ -210,7 +210,8 @@ package struct VCDExport {
     ///
     /// Returns the number of signals and of changes, as ``signals`` and ``changes`` count them.
     ///
-    /// - Throws: the reader's ``RecordingError`` (a file changed under it).
+    /// - Throws: the reader's ``RecordingError``, and one when the passes do not agree (the file changed
+    ///   between them).
     package static func write(
         recording passes: RecordingPasses, version: String = "camctl export", chunk: @escaping (String) -> Void
     ) throws(RecordingError) -> (signals: Int, changes: Int) {
@@ -237,7 +238,19 @@ package struct VCDExport {
         let shift = sawRaw ? 0 : 2
         var writer = Writer(signals: layout.signals, lateness: lateness, version: version, chunk: chunk)
         var changes = 0
+        // A signal the first pass did not declare (the recording changed between the passes) is not written.
+        var strays = 0
+        let declared = layout.signals.count
         let replay = TimelineReplay { item in
+            let signal: Int
+            switch item {
+            case .level(let change), .touchEvent(let change): signal = change.signal - shift
+            case .pulse(let wire, _): signal = wire - shift
+            }
+            guard (0..<declared).contains(signal) else {
+                strays += 1
+                return
+            }
             switch item {
             case .level(let change):
                 changes += 1
@@ -253,6 +266,9 @@ package struct VCDExport {
         }
         try passes.replay(into: replay.engine)
         writer.finish()
+        guard strays == 0, replay.timeline.signals.count == survey.timeline.signals.count else {
+            throw RecordingError(description: "the recording changed while it was read: its passes do not agree")
+        }
         return (layout.signals.count, changes)
     }
 
