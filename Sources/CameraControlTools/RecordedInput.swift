@@ -53,7 +53,15 @@ package struct RecordedInput: Sendable {
     /// them; otherwise (a device that does not send them) from the debounced button events, shifted by the
     /// debounce and without the contacts' bounce.
     package init(recording frames: [RecordedFrame]) {
-        var raw: [(micros: UInt64, force: UInt32, position: UInt32, touch: Bool, levels: RawButtonLevels)] = []
+        self.init(replaying: { $0.run(frames) })
+    }
+
+    /// The input a replay (`run`, given the engine) of a recording gives: raw samples as they come, held in
+    /// the form ``samples`` keeps (not as frames or batches), then put in time order and completed in place.
+    private init<Failure: Error>(replaying run: (ReplayEngine) throws(Failure) -> Void) throws(Failure) {
+        // The filtered force (bit pattern) and the raw levels wait in `forceMillinewtons` and `buttons`
+        // until the samples are in time order.
+        var raw: [Sample] = []
         var rawLevelsSeen = false
         var edges: [(micros: UInt64, bit: UInt32, down: Bool)] = []
         var clicks: [UInt64] = []
@@ -68,10 +76,10 @@ package struct RecordedInput: Sendable {
             let levels = batch.decodedButtonLevels
             for (index, record) in batch.records.enumerated() {
                 raw.append(
-                    (
-                        batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros), record.force, record.position,
-                        record.touch, index < levels.count ? levels[index] : []
-                    ))
+                    Sample(
+                        micros: batch.firstTimestampMicros + UInt64(index) * UInt64(batch.sampleIntervalMicros),
+                        forceMillinewtons: Int32(bitPattern: record.force), position: record.position, touched: record.touch,
+                        buttons: index < levels.count ? UInt32(levels[index].rawValue) : 0, remoteClicks: 0))
             }
         }
         engine.core.observer = { effect in
@@ -86,37 +94,44 @@ package struct RecordedInput: Sendable {
             default: break
             }
         }
-        engine.run(frames)
+        try run(engine)
         raw.sort { $0.micros < $1.micros }
         edges.sort { $0.micros < $1.micros }
         clicks.sort()
-        let forces = Self.unfiltered(
-            raw.map(\.force), intervalMicros: raw.count > 1 ? raw[1].micros - raw[0].micros : 1_000, times: raw.map(\.micros))
+        let interval = raw.count > 1 ? raw[1].micros - raw[0].micros : 1_000
+        var filter = Unfiltering(intervalMicros: interval)
         var buttons: UInt32 = 0
         var edge = 0
         var click = 0
-        for (sample, force) in zip(raw, forces) {
-            if rawLevelsSeen {
-                buttons = UInt32(sample.levels.rawValue)
-            } else {
-                while edge < edges.count, edges[edge].micros <= sample.micros {
+        for index in raw.indices {
+            let micros = raw[index].micros
+            raw[index].forceMillinewtons = filter.next(
+                UInt32(bitPattern: raw[index].forceMillinewtons), afterGap: index > 0 && micros - raw[index - 1].micros > interval * 3 / 2)
+            if !rawLevelsSeen {
+                while edge < edges.count, edges[edge].micros <= micros {
                     buttons = edges[edge].down ? buttons | edges[edge].bit : buttons & ~edges[edge].bit
                     edge += 1
                 }
+                raw[index].buttons = buttons
             }
             var remote: UInt32 = 0
-            while click < clicks.count, clicks[click] <= sample.micros {
+            while click < clicks.count, clicks[click] <= micros {
                 remote += 1
                 click += 1
             }
-            samples.append(
-                Sample(
-                    micros: sample.micros, forceMillinewtons: force, position: sample.position, touched: sample.touch,
-                    buttons: buttons, remoteClicks: remote))
+            raw[index].remoteClicks = remote
         }
+        self.samples = raw
         self.gestures = gestures
         self.captures = captures
         self.lostSamples = lost
+    }
+
+    /// The input of the recording `passes` reads, read as a stream (``RecordingPasses/replay(into:)``):
+    /// what is held is ``samples`` and the events, not the recording's frames.
+    package init(recording passes: RecordingPasses) throws(RecordingError) {
+        try self.init(replaying: { engine throws(RecordingError) in try passes.replay(into: engine) })
+        truncation = passes.truncation
     }
 
     /// The input of the file at `path`: a CSV trace (a name ending `.csv` or `.txt`, ``init(csv:name:slideResolution:)``)
@@ -132,9 +147,7 @@ package struct RecordedInput: Sendable {
             let bytes = try BoundedFiles.read(path, maxBytes: PcapngReader.maxFileBytes, what: "a CSV trace")
             try self.init(csv: String(decoding: bytes, as: UTF8.self), name: path)
         } else {
-            let contents = try PcapngReader.framesBeforeAnyCut(path: path)
-            self.init(recording: contents.frames)
-            truncation = contents.truncation
+            try self.init(recording: RecordingPasses(path: path))
         }
         guard !samples.isEmpty else {
             throw truncation ?? RecordingError(description: "\(path) has no raw samples (record it without --no-raw)")
@@ -226,17 +239,30 @@ package struct RecordedInput: Sendable {
     /// a gap, the whole jump was multiplied by 2^k (a spike of several newtons the board never saw), and from
     /// an assumed 0 the first sample was 2^k times itself.
     package static func unfiltered(_ forces: [UInt32], intervalMicros: UInt64, times: [UInt64] = []) -> [Int32] {
-        let shift: Int64
-        switch intervalMicros {
-        case 10_000...: shift = 0
-        case 4_000...: shift = 1
-        case 2_000...: shift = 2
-        default: shift = 3
-        }
-        var previous: Int64?
+        var filter = Unfiltering(intervalMicros: intervalMicros)
         return forces.enumerated().map { index, force in
+            filter.next(force, afterGap: index > 0 && index < times.count && times[index] - times[index - 1] > intervalMicros * 3 / 2)
+        }
+    }
+
+    /// ``unfiltered(_:intervalMicros:times:)`` one sample at a time.
+    struct Unfiltering {
+        let shift: Int64
+        var previous: Int64?
+
+        init(intervalMicros: UInt64) {
+            switch intervalMicros {
+            case 10_000...: shift = 0
+            case 4_000...: shift = 1
+            case 2_000...: shift = 2
+            default: shift = 3
+            }
+        }
+
+        /// The force fed to the filter that gave `force`; after a gap, the filter is taken at rest.
+        mutating func next(_ force: UInt32, afterGap: Bool) -> Int32 {
             let y = Int64(force)
-            if index > 0, index < times.count, times[index] - times[index - 1] > intervalMicros * 3 / 2 { previous = nil }
+            if afterGap { previous = nil }
             defer { previous = y }
             guard let previous else { return Int32(clamping: y) }
             return Int32(clamping: previous + (y - previous) << shift)

@@ -248,66 +248,10 @@ package enum PcapngReader {
     /// The whole frames of a pcapng file's bytes and, when the bytes end inside a block or a block is
     /// malformed, why reading stopped there.
     package static func contents(bytes: [UInt8], name: String) throws(RecordingError) -> Contents {
-        func u32(_ at: Int) -> UInt32 {
-            UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
-        }
-        func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
-        let magic: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A]
-        if bytes.isEmpty { throw RecordingError(description: "\(name) is empty, not a pcapng file") }
-        guard bytes.starts(with: magic.prefix(bytes.count)), bytes.count < 12 || u32(8) == 0x1A2B_3C4D else {
-            throw RecordingError(description: "\(name) is not a little-endian pcapng file")
-        }
-        guard bytes.count >= 28 else {
-            throw RecordingError(description: "\(name) is cut short: \(bytes.count) bytes, within its section header (28 or more)")
-        }
+        let reader = PcapngFrameReader(bytes: bytes, name: name)
         var frames: [RecordedFrame] = []
-        func stop(_ why: String) -> Contents {
-            Contents(frames: frames, truncation: RecordingError(description: "\(name): \(why), after \(frames.count) whole frames"))
-        }
-        var offset = 0
-        while offset < bytes.count {
-            if offset == 0, u32(4) > bytes.count {
-                throw RecordingError(description: "\(name) is cut short: \(bytes.count) bytes, within its section header (\(u32(4)) bytes)")
-            }
-            guard offset + 12 <= bytes.count else {
-                return stop("cut short at byte \(bytes.count), \(bytes.count - offset) bytes into a block (blocks are 12 bytes or more)")
-            }
-            let type = u32(offset)
-            let length = Int(u32(offset + 4))
-            guard length >= 12, length % 4 == 0 else {
-                return stop("the block at byte \(offset) has a bad length (\(length))")
-            }
-            guard offset + length <= bytes.count else {
-                return stop("cut short at byte \(bytes.count), inside the block at byte \(offset) (\(length) bytes long)")
-            }
-            if type == 6, length >= 32 {
-                let time = UInt64(u32(offset + 12)) << 32 | UInt64(u32(offset + 16))
-                let captured = Int(u32(offset + 20))
-                let dataStart = offset + 28
-                guard captured <= length - 32 else {
-                    return stop("the packet in the block at byte \(offset) overruns its block")
-                }
-                var direction = FrameDirection.unknown
-                var option = dataStart + (captured + 3) / 4 * 4
-                while option + 4 <= offset + length - 4 {
-                    let code = u16(option)
-                    let size = Int(u16(option + 2))
-                    if code == 0 { break }
-                    if code == 2, size == 4, option + 8 <= offset + length - 4 {
-                        switch u32(option + 4) & 3 {
-                        case 1: direction = .fromDevice
-                        case 2: direction = .toDevice
-                        default: break
-                        }
-                    }
-                    option += 4 + (size + 3) / 4 * 4
-                }
-                frames.append(
-                    RecordedFrame(timeMicros: time, direction: direction, bytes: Array(bytes[dataStart..<dataStart + captured])))
-            }
-            offset += length
-        }
-        return Contents(frames: frames, truncation: nil)
+        while let frame = try reader.next() { frames.append(frame) }
+        return Contents(frames: frames, truncation: reader.truncation)
     }
 }
 

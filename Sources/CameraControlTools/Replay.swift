@@ -100,10 +100,19 @@ package final class ReplayEngine: @unchecked Sendable {  // driven from one task
 
     /// Feeds every frame, then lets the last deadlines fall due.
     package func run(_ frames: [RecordedFrame]) {
-        for frame in frames.sorted(by: { $0.timeMicros < $1.timeMicros }) {
-            advance(to: frame.timeMicros)
-            for item in reader.read(frame) { feed(item, at: frame.timeMicros) }
-        }
+        for frame in frames.sorted(by: { $0.timeMicros < $1.timeMicros }) { feed(frame) }
+        finish()
+    }
+
+    /// Feeds one frame at its time (frames must come in time order: ``RecordingPasses/replay(into:)``
+    /// orders a file's).
+    package func feed(_ frame: RecordedFrame) {
+        advance(to: frame.timeMicros)
+        for item in reader.read(frame) { feed(item, at: frame.timeMicros) }
+    }
+
+    /// After the last frame: lets the last deadlines fall due, and ends the session as the live host did.
+    package func finish() {
         while let next = core.nextDeadlineHostMicros { step(to: max(next, nowMicros)) }
         // The live host ended its session when the recording ended (stopped, or the device lost): presses
         // still in flight were cancelled then, so they are here.

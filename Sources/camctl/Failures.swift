@@ -105,10 +105,23 @@ enum Failures {
         }
     }
 
+    /// What a file that is not a regular file is, as a message names it (`a FIFO (named pipe)`).
+    static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        default: "a special file"
+        }
+    }
+
     /// Reads a text file (`-`: stdin) through a bound, or fails with a plain message (not a Foundation
     /// error dump): more than `maxBytes` bytes is refused as soon as they are read, and `checkLine` sees
     /// each whole line (its 1-based number and bytes, without the newline) as it arrives and may throw to
-    /// stop reading there.
+    /// stop reading there. A path that names a FIFO, a device or a socket is refused at once, before any
+    /// read (it could block for ever, or never end): a pipe is read as `-`.
     static func readText(
         _ path: String, what: String = "file", maxBytes: Int,
         checkLine: (_ number: Int, _ line: ArraySlice<UInt8>) throws(CLIFailure) -> Void = { _, _ throws(CLIFailure) in }
@@ -127,11 +140,24 @@ enum Failures {
                         ? "check the path" : "check the path (relative to \(FileManager.default.currentDirectoryPath))")
             }
             guard !isDirectory.boolValue else { throw CLIFailure(status: .failure, message: "\(path) is a directory, not a \(what)") }
-            guard let opened = FileHandle(forReadingAtPath: path) else {
+            // Opened without blocking, then checked: a FIFO would block the open (and then each read) like
+            // `cat` until some writer came and went. Only a regular file is read by name; a pipe goes in as
+            // `-`, on stdin.
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else {
                 throw CLIFailure(
                     status: .failure, message: "cannot read \(path): \(String(cString: strerror(errno)))", hint: "check its permissions")
             }
-            handle = opened
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                let kind = Self.fileKind(info.st_mode)
+                _ = close(descriptor)
+                throw CLIFailure(
+                    status: .failure, message: "\(path) is \(kind), not a \(what): only a regular file is read by name",
+                    hint: "to read a pipe, give - and connect it to stdin")
+            }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         }
         defer { if path != "-" { try? handle.close() } }
         var bytes: [UInt8] = []

@@ -219,11 +219,22 @@ enum Export {
         switch (args.value("vcd"), args.value("samples")) {
         case (let output?, nil):
             // A recording cut short: the whole frames before the cut are exported, then the cut is the error.
-            let contents = try PcapngReader.framesBeforeAnyCut(path: input)
-            let timeline = VCDExport(recording: contents.frames)
-            try BoundedFiles.write(Array(timeline.text().utf8), to: output)
-            StandardStreams.error("camctl: \(timeline.signals.count) signals, \(timeline.changes.count) changes to \(output)")
-            if let truncation = contents.truncation { throw truncation }
+            // Streamed: the recording is read in passes and the dump written as it goes (docs/SIMULATOR.md).
+            let passes = try RecordingPasses(path: input)
+            let descriptor = try BoundedFiles.create(output)
+            defer { _ = close(descriptor) }
+            var failure: RecordingError?
+            let counts = try VCDExport.write(recording: passes) { text in
+                guard failure == nil else { return }
+                do throws(RecordingError) {
+                    try BoundedFiles.write(Array(text.utf8), to: descriptor, path: output)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            StandardStreams.error("camctl: \(counts.signals) signals, \(counts.changes) changes to \(output)")
+            if let truncation = passes.truncation { throw truncation }
         case (nil, let output?):
             let recorded = try RecordedInput(path: input)
             try BoundedFiles.write(Array(recorded.sampleFile().utf8), to: output)

@@ -1,4 +1,6 @@
+import CameraControlTestSupport
 import CameraControlWire
+import Foundation
 import Testing
 
 @testable import CameraControlTools
@@ -45,6 +47,51 @@ import Testing
                 samples: indices.map { _ in RawSample(forceMillinewtons: 0, position: 0, isTouched: false) }, deltaCoded: true,
                 buttons: indices.map { volumeUp($0) ? .volumeUp : [] })
         }
+    }
+
+    @Test("a recording's input is read from its file as a stream: a block and a few frames held, the input the same as from its frames")
+    func streamedFromFile() throws {
+        // 100 s at 1 kHz in 4 000 batches of 4-byte records (some 600 KB), presses between them.
+        let batches = (0..<4_000).map { (batch: Int) -> RawSampleBatch in
+            let samples = (0..<25).map { (index: Int) -> RawSample in
+                RawSample(forceMillinewtons: UInt16((batch * 25 + index) % 3_000), position: 512, isTouched: index > 5)
+            }
+            let levels: [RawButtonLevels] = (0..<25).map { $0 < 12 ? .volumeUp : [] }
+            return RawSampleBatch(
+                firstTimestampMicros: 10_000 + UInt64(batch) * 25_000, sampleIntervalMicros: 1_000, samples: samples,
+                deltaCoded: false, buttons: levels)
+        }
+        var events: [InputEvent] = []
+        for press in 0..<100 {
+            let at = 20_000 + UInt64(press) * 1_000_000
+            events.append(
+                InputEvent(
+                    timestampMicros: at, kind: .lightPressDown, source: .cameraControl, eventNumber: UInt32(2 * press + 1),
+                    reliableEventNumber: UInt32(2 * press + 1)))
+            events.append(
+                InputEvent(
+                    timestampMicros: at + 90_000, kind: .lightPressUp, source: .cameraControl, eventNumber: UInt32(2 * press + 2),
+                    reliableEventNumber: UInt32(2 * press + 2)))
+        }
+        let frames = try Self.session(batches: batches, events: events)
+        // Written with neighbours swapped: a little out of time order, as two threads of a recorder leave it.
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/long.pcapng"
+        let writer = try PcapngWriter(path: path, interfaceName: "test")
+        for pair in stride(from: 0, to: frames.count, by: 2) {
+            if pair + 1 < frames.count { writer.write(frames[pair + 1]) }
+            writer.write(frames[pair])
+        }
+        writer.close()
+        let passes = try RecordingPasses(path: path)
+        let streamed = try RecordedInput(recording: passes)
+        let held = RecordedInput(recording: frames)
+        #expect(streamed.samples.count == 100_000)
+        #expect(streamed.samples == held.samples)
+        #expect(streamed.gestures == held.gestures && streamed.gestures.count > 100)
+        #expect(passes.mostHeld <= 8, "frames held back for order: \(passes.mostHeld)")
+        #expect(passes.mostBuffered < 128 * 1024, "bytes held by the reader: \(passes.mostBuffered)")
     }
 
     @Test("a replay compares gestures without slide-changed, and each slide's moves from below: a live device coalesces them")

@@ -34,6 +34,30 @@ import Testing
         #expect(contents.frames.map(\.direction) == frames.map(\.direction))
     }
 
+    @Test("a recording read in passes: each pass gives the first's frames; one grown meanwhile reads as it was, one cut is an error")
+    func readInPasses() throws {
+        let (bytes, frames) = try Self.recording()
+        let folder = NSTemporaryDirectory() + "camctl-tools-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/three.pcapng"
+        try BoundedFiles.write(bytes, to: path)
+        let passes = try RecordingPasses(path: path)
+        #expect(passes.frameCount == 3 && passes.truncation == nil && passes.lateness == 0)
+        var read: [RecordedFrame] = []
+        try passes.forEachFrame { read.append($0) }
+        #expect(read.map(\.bytes) == frames.map(\.bytes) && read.map(\.timeMicros) == frames.map(\.timeMicros))
+        // A recorder still writing: the frames after the first pass are not read.
+        try BoundedFiles.write(bytes + Array(bytes[28...]), to: path)
+        read = []
+        try passes.forEachFrame { read.append($0) }
+        #expect(read.count == 3)
+        // Cut (rewritten) between passes: fewer frames is an error, not a shorter recording.
+        try BoundedFiles.write(Array(bytes[..<(bytes.count - 4)]), to: path)
+        let error = try #require(throws: RecordingError.self) { try passes.forEachFrame { _ in } }
+        #expect(error.description.contains("changed while it was read: 2 whole frames, 3 before"), "\(error)")
+    }
+
     /// Cut at every byte: within the section header it is an error; anywhere later (the first 8 bytes
     /// of a block included) the whole frames before the cut are kept and the cut is reported.
     @Test("a recording cut at any byte: the whole frames before the cut, then the truncation")

@@ -130,6 +130,54 @@ struct VCDExportTests {
         #expect(text.contains("#75000\n0J\n0K\n0L\n0M\nr0 A\nr512 B\n0C\n"), "\(text)")
     }
 
+    @Test("the export streams: its first text is written before the last frame is read, in chunks, the same text as text()")
+    func writesAsItReads() throws {
+        // 10 s at 1 kHz, the force changing every sample; a press every 200 ms (events come before the batch
+        // of their samples: out of time order in the file, as from a device).
+        let batches = (0..<400).map { batch in
+            RawSampleBatch(
+                firstTimestampMicros: 10_000 + UInt64(batch) * 25_000, sampleIntervalMicros: 1_000,
+                samples: (0..<25).map { RawSample(forceMillinewtons: UInt16((batch * 25 + $0) % 3_000), position: 512, isTouched: true) },
+                deltaCoded: true, buttons: (0..<25).map { $0 < 12 ? .volumeUp : [] })
+        }
+        var events: [InputEvent] = []
+        for press in 0..<50 {
+            let at = 20_000 + UInt64(press) * 200_000
+            events.append(InputEvent(timestampMicros: at, kind: .touchDown, source: .cameraControl, eventNumber: UInt32(4 * press + 1)))
+            events.append(
+                InputEvent(
+                    timestampMicros: at + 20_000, kind: .lightPressDown, source: .cameraControl, eventNumber: UInt32(4 * press + 2),
+                    reliableEventNumber: UInt32(2 * press + 1)))
+            events.append(
+                InputEvent(
+                    timestampMicros: at + 90_000, kind: .lightPressUp, source: .cameraControl, eventNumber: UInt32(4 * press + 3),
+                    reliableEventNumber: UInt32(2 * press + 2)))
+            events.append(
+                InputEvent(timestampMicros: at + 120_000, kind: .touchUp, source: .cameraControl, eventNumber: UInt32(4 * press + 4)))
+        }
+        for (withRaw, frames) in [
+            (true, try RecordedInputTests.session(batches: batches, events: events)),
+            (false, try RecordedInputTests.session(batches: [], events: events)),
+        ] {
+            let passes = RecordingPasses(frames: frames)
+            var chunks: [(bytes: Int, pass: Int, framesRead: Int)] = []
+            var text = ""
+            let counts = try VCDExport.write(recording: passes) { chunk in
+                chunks.append((chunk.utf8.count, passes.passes, passes.framesReadInPass))
+                text += chunk
+            }
+            let timeline = VCDExport(recording: frames)
+            #expect(text == timeline.text(), "raw samples: \(withRaw)")
+            #expect(counts.signals == timeline.signals.count && counts.changes == timeline.changes.count)
+            #expect(timeline.signals.contains { $0.scope == "gestures" }, "gestures recognised")
+            guard withRaw else { continue }
+            // Written while the recording is read (its last pass), not after it, and a chunk at a time.
+            #expect(chunks.count >= 3, "\(chunks.map(\.bytes))")
+            #expect(chunks[0].pass == passes.passes && chunks[0].framesRead < frames.count, "\(chunks[0])")
+            #expect(chunks.allSatisfy { $0.bytes < VCDExport.chunkBytes + 1_024 }, "\(chunks.map(\.bytes))")
+        }
+    }
+
     @Test("an empty recording is a valid empty dump")
     func empty() {
         let text = VCDExport(recording: []).text()

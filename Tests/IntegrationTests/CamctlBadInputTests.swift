@@ -380,6 +380,22 @@ struct CamctlBadInputTests {
         }
     }
 
+    @Test("test and scenario --check on a FIFO: refused at once (exit 1, one line), not read like cat while nothing writes")
+    func scenarioFIFORefused() async throws {
+        try await inFolder { folder in
+            let fifo = folder + "/steps.scenario"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // Nobody opens the other end: opening it to read would block until somebody did (runTool's timeout).
+            for arguments in [["test", fifo], ["scenario", "--check", fifo]] {
+                let run = try await runTool("camctl", arguments)
+                #expect(run.status == 1, "\(arguments): \(run.status) \(run.standardError)")
+                #expect(
+                    run.standardError.contains("\(fifo) is a FIFO (named pipe), not a scenario file"), "\(arguments): \(run.standardError)")
+                #expect(run.standardError.contains("give - and connect it to stdin"), "\(run.standardError)")
+            }
+        }
+    }
+
     @Test("call … - with more JSON than any message is refused before it is parsed")
     func callJSONBound() async throws {
         try await inFolder { folder in
