@@ -99,6 +99,18 @@ extension CaseContext {
     /// sent it again because the probe's ACK was late, as §6 requires of it) is not an answer and is ignored,
     /// nor is a copy of one received since (``ReceivedFrame/isRepeat``: the case's own answer, sent again
     /// because a loaded machine delayed the probe's ACK past the device's 20 ms).
+    /// The first frame `matching` within 150 ms, or else among those that came before the answer of a Ping sent
+    /// then (a device answers in order, so an answer a loaded machine delayed still comes before the Ping's);
+    /// nil when none came. Fails when that Ping goes unanswered: then nothing shows that none came.
+    func frameBeforeBarrier(matching: @escaping @Sendable (ReceivedFrame) -> Bool) async throws -> ReceivedFrame? {
+        if let frame = await probe.next(within: .milliseconds(150), where: matching) { return frame }
+        let barrier = try await probe.framesBeforeBarrier()
+        try require(
+            barrier.frames != nil, "the Ping sent as a barrier went unanswered: nothing shows what the device did before it",
+            sent: barrier.ping, expected: "the Ping's RESPONSE")
+        return barrier.frames?.first(where: matching)
+    }
+
     func expectSilence(after sent: [UInt8], for duration: Duration = .milliseconds(120), _ what: String) async throws {
         // Copies of reliable packets that arrived before `sent` went out are retransmissions, not answers; an
         // answer that arrived while this function was being reached is not (judged by arrival time, so the

@@ -261,14 +261,7 @@ enum DecisionCases {
             let stream = try await c.openStream(.inputStreamInputEvents)
             let (_, sent) = try await c.probe.request(.devicePing, [], callID: stream.callID)
             let refusal: @Sendable (ReceivedFrame) -> Bool = { $0.packet?.callID == stream.callID && $0.packet?.type == .error }
-            var reply = await c.probe.next(within: .milliseconds(150), where: refusal)
-            if reply == nil {  // a Ping barrier: a refusal a loaded machine delayed still comes before its answer
-                let barrier = try await c.probe.framesBeforeBarrier()
-                try c.require(
-                    barrier.frames != nil, "the Ping sent after it went unanswered: nothing shows the request was ignored",
-                    sent: barrier.ping, expected: "the Ping's RESPONSE")
-                reply = barrier.frames?.first(where: refusal)
-            }
+            let reply = try await c.frameBeforeBarrier(matching: refusal)
             try c.require(reply == nil, "the repeated REQUEST was refused", sent: sent, seen: reply?.wire, expected: "nothing")
             try await c.cancel(stream.callID)
         },

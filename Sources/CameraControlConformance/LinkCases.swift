@@ -283,14 +283,7 @@ enum LinkCases {
             let ending: @Sendable (ReceivedFrame) -> Bool = {
                 $0.packet?.callID == stream.callID && ($0.packet?.type == .error || $0.packet?.type == .streamEnd)
             }
-            var reply = await c.probe.next(within: .milliseconds(150), where: ending)
-            if reply == nil {  // a Ping barrier: an answer a loaded machine delayed still comes before its own
-                let barrier = try await c.probe.framesBeforeBarrier()
-                try c.require(
-                    barrier.frames != nil, "the Ping sent after it went unanswered: nothing shows the call went on",
-                    sent: barrier.ping, expected: "the Ping's RESPONSE")
-                reply = barrier.frames?.first(where: ending)
-            }
+            let reply = try await c.frameBeforeBarrier(matching: ending)
             try c.require(
                 reply == nil, "the unknown type on the live call \(stream.callID) was answered", sent: wire, seen: reply?.wire,
                 expected: "nothing: the call goes on")
