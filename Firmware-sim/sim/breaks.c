@@ -1554,7 +1554,7 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     if (g_unknown_on_live_call != 0u) {
         /* 1.1's answer to an unknown type, on a call that goes on here: numbered apart from the device's */
         static const char message[] = "unknown packet type";
-        pkt_t err;
+        static pkt_t err; /* static: a frame's worth of payload, off the stack of every call */
         memset(&err, 0, sizeof(err));
         err.type = T_ERROR;
         err.seq = (uint16_t)(p->seq + 0x4000u);
