@@ -520,7 +520,8 @@ typedef struct {
     uint8_t service, method;
     uint16_t payload_len;
     uint32_t host_major, host_minor;
-    uint32_t alias_of; /* reused-id-refused: the live call id this stand-in call answers for */
+    uint32_t alias_of; /* reused-id-refused, unknown-type-ends-live-call: the live call id this stand-in call answers for */
+    bool alias_keeps_status; /* unknown-type-ends-live-call: its ERROR keeps the device's status (UNIMPLEMENTED) */
     bool unknown_type;
     bool live;
     bool confirmed; /* confirm-stream-v10: its empty RESPONSE was sent */
@@ -560,7 +561,6 @@ static bool g_after_bad_frame;
 static uint16_t g_host_last;
 static uint64_t g_last_host_us;
 /* device side */
-static uint32_t g_unknown_on_live_call; /* unknown-type-ends-live-call: the call to answer */
 static unsigned g_heartbeats;
 static unsigned g_pings;
 static unsigned g_device_packets;
@@ -1363,7 +1363,16 @@ static size_t in_frame(const uint8_t *wire, size_t wire_len, uint8_t *out, size_
         c = call_find(p.call);
         if (c != 0 && c->live) {
             if (brk("unknown-type-ends-live-call")) {
-                g_unknown_on_live_call = p.call; /* answered ahead of the device's next packet */
+                /* 1.1's answer: sent on a stand-in call id, which the device answers ERROR UNIMPLEMENTED
+                 * (no live call has it), and that ERROR goes to the host on the live call's id */
+                uint32_t live_id = p.call;
+                p.call = 0x0FFFFE00u + (g_alias_next++ % 256u);
+                c = call_add(p.call);
+                c->alias_of = live_id;
+                c->alias_keeps_status = true;
+                c->unknown_type = true;
+                c->live = true;
+                return emit(&p, out, len, cap);
             }
         } else {
             c = call_add(p.call);
@@ -1551,27 +1560,12 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
     call_t *c = call_find(p->call);
     unsigned i;
 
-    if (g_unknown_on_live_call != 0u) {
-        /* 1.1's answer to an unknown type, on a call that goes on here: numbered apart from the device's */
-        static const char message[] = "unknown packet type";
-        static pkt_t err; /* static: a frame's worth of payload, off the stack of every call */
-        memset(&err, 0, sizeof(err));
-        err.type = T_ERROR;
-        err.seq = (uint16_t)(p->seq + 0x4000u);
-        err.call = g_unknown_on_live_call;
-        err.extra[0] = S_UNIMPLEMENTED;
-        err.extra_len = 1u;
-        memcpy(err.payload, message, sizeof(message) - 1u);
-        err.payload_len = sizeof(message) - 1u;
-        g_unknown_on_live_call = 0u;
-        len = emit(&err, out, len, cap);
-        *changed = true; /* p is emitted after it (not as the raw frame at the old end) */
-    }
-
     if (c != 0 && c->alias_of != 0u && p->type == T_ERROR) {
-        p->call = c->alias_of; /* reused-id-refused: the stand-in call's ERROR */
-        p->extra[0] = S_ALREADY_EXISTS;
-        p->payload_len = 0;
+        p->call = c->alias_of; /* reused-id-refused, unknown-type-ends-live-call: the stand-in call's ERROR */
+        if (!c->alias_keeps_status) {
+            p->extra[0] = S_ALREADY_EXISTS;
+            p->payload_len = 0;
+        }
         c->alias_of = 0;
         c->live = false;
         c = 0;
@@ -1622,7 +1616,6 @@ static size_t out_packet(pkt_t *p, uint8_t *out, size_t len, size_t cap, bool *c
         size_t at, n;
         g_session_minor = pb_find(p->payload, p->payload_len, 2u, &v, &at, &n) ? (uint32_t)pb_get(p->payload + at, n, 2u) : 0u;
         g_seq_offset = 0;
-        g_unknown_on_live_call = 0u;
         g_device_packets = 0;
         g_sent_reliable_count = 0;
         g_held = false;
