@@ -319,19 +319,31 @@ package struct VCDExport {
         var out: [Change] = []
         for signal in Set(pulses.map(\.signal)).sorted() {
             let times = pulses.filter { $0.signal == signal }.map(\.micros).sorted()
-            var index = 0
-            while index < times.count {
-                let time = times[index]
-                var count = 0
-                while index + count < times.count, times[index + count] == time { count += 1 }
-                index += count
-                let gap = index < times.count ? times[index] - time : nil
+            Self.takePulseRuns(times) { time, count, gap in
                 for (micros, value) in Self.pulseEdges(at: time, count: count, gap: gap) {
                     out.append(Change(micros: micros, signal: signal, value: value))
                 }
             }
         }
         return out
+    }
+
+    /// Takes the runs of equal start times of one wire's sorted pulses, from the first, while `more` holds for
+    /// a run's time: `body` gets the time, the number of pulses in the run and the gap to the next run (nil:
+    /// none). Returns how many times were taken.
+    @discardableResult
+    static func takePulseRuns(
+        _ times: [UInt64], while more: (UInt64) -> Bool = { _ in true }, _ body: (UInt64, Int, UInt64?) -> Void
+    ) -> Int {
+        var used = 0
+        while used < times.count, more(times[used]) {
+            let time = times[used]
+            var count = 0
+            while used + count < times.count, times[used + count] == time { count += 1 }
+            used += count
+            body(time, count, used < times.count ? times[used] - time : nil)
+        }
+        return used
     }
 
     /// The edges of `count` pulses of one wire at `time`, the wire's next pulse `gap` later (nil: none). A
@@ -462,13 +474,9 @@ package struct VCDExport {
                 var times = held
                 // A pulse's width needs the next pulse of its wire within ``pulseMicros``: known once the
                 // horizon is past that.
-                var used = 0
-                while used < times.count, horizon.map({ times[used] < $0 && $0 - times[used] > VCDExport.pulseMicros }) ?? true {
-                    let time = times[used]
-                    var count = 0
-                    while used + count < times.count, times[used + count] == time { count += 1 }
-                    used += count
-                    let gap = used < times.count ? times[used] - time : nil
+                let used = VCDExport.takePulseRuns(
+                    times, while: { time in horizon.map { time < $0 && $0 - time > VCDExport.pulseMicros } ?? true }
+                ) { time, count, gap in
                     for (micros, value) in VCDExport.pulseEdges(at: time, count: count, gap: gap) {
                         pending.push(Pending(micros: micros, order: 2, sequence: UInt64(signal), signal: signal, value: value))
                     }
