@@ -123,6 +123,10 @@ public struct ConformanceCase: Sendable, Identifiable {
     public var supersededBy: String?
     /// A reason to skip the case always (e.g. nothing in v1 produces what it would check).
     public var skipReason: String?
+    /// True for a case that changes the device's configuration or the user's settings (and puts them back
+    /// when it ends): after it fails half-way, the suite puts back what it read before the case
+    /// (``ConformanceSuite/putBack(_:probe:)``), so no later case, run or user meets a device it changed.
+    public var changesDeviceState: Bool
     /// True for a case that takes seconds (runs that must be quick may leave it out).
     public var slow: Bool
     /// The body: throws a ``ConformanceFailure`` when the device departs from the spec.
@@ -134,8 +138,8 @@ public struct ConformanceCase: Sendable, Identifiable {
     /// A case.
     public init(
         _ name: String, _ section: String, _ summary: String, requires requirement: CaseRequirement = .none,
-        decision: String? = nil, supersededBy: String? = nil, skipReason: String? = nil, slow: Bool = false,
-        body: @escaping @Sendable (CaseContext) async throws -> Void
+        decision: String? = nil, supersededBy: String? = nil, skipReason: String? = nil, changesDeviceState: Bool = false,
+        slow: Bool = false, body: @escaping @Sendable (CaseContext) async throws -> Void
     ) {
         self.name = name
         self.section = section
@@ -144,6 +148,7 @@ public struct ConformanceCase: Sendable, Identifiable {
         self.decision = decision
         self.supersededBy = supersededBy
         self.skipReason = skipReason
+        self.changesDeviceState = changesDeviceState
         self.slow = slow
         self.body = body
     }

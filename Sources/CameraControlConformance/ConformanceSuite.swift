@@ -89,6 +89,7 @@ public enum ConformanceSuite {
                 continue
             }
             let started = ContinuousClock.now
+            let stateBefore = testCase.changesDeviceState ? await readState(probe) : nil
             await probe.resetLongestSilence()
             var outcome = await runOne(
                 testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
@@ -117,6 +118,12 @@ public enum ConformanceSuite {
                 let (host, device) = (await probe.longestSilence, await probe.longestDeviceSilence)
                 failure.message +=
                     " (the session was lost; the longest silence of the probe was \(millis(host)) ms, of the device \(millis(device)) ms)"
+                outcome = .fail(failure)
+            }
+            if case .fail(var failure) = outcome, let stateBefore, !(await probe.isClosed),
+                let note = await putBack(stateBefore, probe: probe)
+            {
+                failure.message += note
                 outcome = .fail(failure)
             }
             if results.count == 1 || (results.count == 0 && cases.count == 1), case .fail(let failure) = outcome,
@@ -234,6 +241,47 @@ public enum ConformanceSuite {
             return .fail(failure)
         }
         return outcome
+    }
+
+    /// The device's configuration and, when it serves them, the user's settings: what a case that changes
+    /// them (``ConformanceCase/changesDeviceState``) is put back to when it fails half-way.
+    struct DeviceState: Hashable, Sendable {
+        var config: Config
+        var settings: Settings?
+    }
+
+    /// The device's state, read in a session of its own; nil when the device does not give it.
+    static func readState(_ probe: Probe) async -> DeviceState? {
+        func answer<Message: WireMessage>(_ method: MethodID, _ payload: [UInt8] = []) async -> Message? {
+            guard let (_, reply) = try? await probe.call(method, payload), let packet = reply?.packet, packet.type == .response
+            else { return nil }
+            return try? Message(serializedBytes: packet.payload)
+        }
+        guard let handshake = try? await probe.handshake(), let config: Config = await answer(.configGetConfig) else {
+            return nil
+        }
+        guard handshake.capabilities?.hasSettings == true else { return DeviceState(config: config, settings: nil) }
+        let response: SettingsResponse? = await answer(.configGetSettings, GetSettingsRequest().serializedBytes())
+        guard let settings = response?.settings else { return nil }
+        return DeviceState(config: config, settings: settings)
+    }
+
+    /// After a case that changes the device's state failed: puts `saved` back where the device's state
+    /// differs from it (the settings first: a Light-Press Force moves a threshold of the configuration).
+    /// Returns what it did, for the failure's message; nil when nothing had changed.
+    static func putBack(_ saved: DeviceState, probe: Probe) async -> String? {
+        guard let now = await readState(probe) else {
+            return "; the suite could not read the device's configuration after the case (it may be left changed)"
+        }
+        guard now != saved else { return nil }
+        if let settings = saved.settings, settings != now.settings {
+            _ = try? await probe.call(.configSetSettings, SetSettingsRequest(settings: settings).serializedBytes())
+        }
+        _ = try? await probe.call(.configConfigure, ConfigureRequest(config: saved.config).serializedBytes())
+        guard await readState(probe) == saved else {
+            return "; the case left the device's configuration or settings changed, and the suite could not put them back"
+        }
+        return "; the suite put back the configuration and settings the case had changed"
     }
 
     /// After a case failed: a new handshake and `GetCounters` ask the device how long it has run. An uptime

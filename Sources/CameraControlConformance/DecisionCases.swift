@@ -215,7 +215,7 @@ enum DecisionCases {
         },
         ConformanceCase(
             "config-survives-rehandshake", "PROTOCOL.md §9, config.proto", "Configuration set by Configure survives a new handshake.",
-            decision: "S6"
+            decision: "S6", changesDeviceState: true
         ) { c in
             let (_, got) = try await c.probe.call(.configGetConfig)
             var config = try Config(serializedBytes: got?.packet?.payload ?? [])

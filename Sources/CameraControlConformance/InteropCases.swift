@@ -114,7 +114,7 @@ enum InteropCases {
         ConformanceCase(
             "raw-batch-timing", "input.proto, PROTOCOL.md §7",
             "After a sample-rate change every RawSampleBatch carries the new nominal interval, and no batch starts earlier than the samples before it allow (one interval of jitter).",
-            requires: .forceSensor
+            requires: .forceSensor, changesDeviceState: true
         ) { c in
             let (_, got) = try await c.probe.call(.configGetConfig)
             let original = try Config(serializedBytes: got?.packet?.payload ?? [])
@@ -354,7 +354,8 @@ enum InteropCases {
         },
         ConformanceCase(
             "status-propagation", "PROTOCOL.md §5, §7",
-            "An invalid Configure gets ERROR INVALID_ARGUMENT with a UTF-8 message; invalid_arguments counts it; the old configuration stays. So does a Configure whose full_press_on_mn is one above the announced force_max_mn, and a PlayHaptic of intensity_percent 101 with a pattern the device announces."
+            "An invalid Configure gets ERROR INVALID_ARGUMENT with a UTF-8 message; invalid_arguments counts it; the old configuration stays. So does a Configure whose full_press_on_mn is one above the announced force_max_mn, and a PlayHaptic of intensity_percent 101 with a pattern the device announces.",
+            changesDeviceState: true
         ) { c in
             let before = try await c.probe.counters()
             let bad = ConfigureRequest(config: Config(sampleRateHertz: 123)).serializedBytes()

@@ -47,7 +47,7 @@ enum SettingsCases {
         ConformanceCase(
             "settings-get-set", "PROTOCOL.md §7",
             "GetSettings answers every field; SetSettings changes the fields it sets, keeps the others, and its Light-Press Force moves the light-press threshold in GetConfig (v1.2).",
-            requires: .settings
+            requires: .settings, changesDeviceState: true
         ) { c in
             let original = try await get(c).settings ?? Settings()
             let force: LightPressForce = original.lightPressForce == .firmer ? .lighter : .firmer
@@ -71,7 +71,7 @@ enum SettingsCases {
         ConformanceCase(
             "settings-invalid", "PROTOCOL.md §7",
             "SetSettings with a Light-Press Force outside its enum gets INVALID_ARGUMENT (invalid_arguments counts it) and changes nothing (v1.2).",
-            requires: .settings
+            requires: .settings, changesDeviceState: true
         ) { c in
             let before = try await get(c)
             let counters = try await c.probe.counters()
@@ -89,7 +89,7 @@ enum SettingsCases {
         ConformanceCase(
             "settings-camera-control-off", "PROTOCOL.md §7",
             "With Camera Control off a full click sends no event of the Camera Control while a button still does; with Camera Adjustments off only the full press remains (v1.2).",
-            requires: .simulatorService
+            requires: .simulatorService, changesDeviceState: true
         ) { c in
             try c.require(c.capabilities.hasSettings, "has_settings is false", expected: "a simulator of v1.2 serves the settings")
             let original = try await get(c).settings ?? Settings()
