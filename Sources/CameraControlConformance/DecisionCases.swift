@@ -217,15 +217,17 @@ enum DecisionCases {
             "config-survives-rehandshake", "PROTOCOL.md §9, config.proto", "Configuration set by Configure survives a new handshake.",
             decision: "S6", changesDeviceState: true
         ) { c in
-            let (_, got) = try await c.probe.call(.configGetConfig)
-            var config = try Config(serializedBytes: got?.packet?.payload ?? [])
+            let (sentGet, got) = try await c.probe.call(.configGetConfig)
+            var config = try Config(
+                serializedBytes: try c.expect(got, .response, callID: Probe.callIDOf(sentGet), sent: sentGet, "GetConfig").payload)
             let original = config.debounceMillis
             config.debounceMillis = original == 7 ? 8 : 7
             let (sent, reply) = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
             try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "Configure")
             try await c.probe.handshake()
             let (sent2, again) = try await c.probe.call(.configGetConfig)
-            let now = try Config(serializedBytes: again?.packet?.payload ?? [])
+            let now = try Config(
+                serializedBytes: try c.expect(again, .response, callID: Probe.callIDOf(sent2), sent: sent2, "GetConfig").payload)
             config.debounceMillis = original
             _ = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())
             try c.require(

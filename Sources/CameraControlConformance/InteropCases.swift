@@ -116,8 +116,9 @@ enum InteropCases {
             "After a sample-rate change every RawSampleBatch carries the new nominal interval, and no batch starts earlier than the samples before it allow (one interval of jitter).",
             requires: .forceSensor, changesDeviceState: true
         ) { c in
-            let (_, got) = try await c.probe.call(.configGetConfig)
-            let original = try Config(serializedBytes: got?.packet?.payload ?? [])
+            let (sentGet, got) = try await c.probe.call(.configGetConfig)
+            let original = try Config(
+                serializedBytes: try c.expect(got, .response, callID: Probe.callIDOf(sentGet), sent: sentGet, "GetConfig").payload)
             var config = original
             config.sampleRateHertz = original.sampleRateHertz == 250 ? 500 : 250
             let (sentConfig, configured) = try await c.probe.call(.configConfigure, ConfigureRequest(config: config).serializedBytes())

@@ -58,7 +58,8 @@ enum SettingsCases {
                 cameraAdjustments: adjustments)
             let again = try await get(c).settings ?? Settings()
             let (sent, reply) = try await c.probe.call(.configGetConfig)
-            let config = try Config(serializedBytes: reply?.packet?.payload ?? [])
+            let config = try Config(
+                serializedBytes: try c.expect(reply, .response, callID: Probe.callIDOf(sent), sent: sent, "GetConfig").payload)
             try await set(c, original)
             try c.require(
                 changed == expected && again == expected, "SetSettings answered \(changed), GetSettings then \(again)",

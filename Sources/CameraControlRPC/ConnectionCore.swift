@@ -206,7 +206,7 @@ public struct ConnectionCore: Sendable {
             consider(call.openDeadline)
         }
         for entry in unacked.values where calls[entry.call] != nil { consider(entry.due) }
-        if isSessionEstablished && !isHandshakeAwaited { consider(liveness.nextTime) }
+        if isSessionEstablished && awaitedHandshake == nil { consider(liveness.nextTime) }
         for until in answersOnTheWay.values { consider(until) }
         return earliest
     }
@@ -430,7 +430,7 @@ public struct ConnectionCore: Sendable {
         }
         retransmit(now: now)
         // No heartbeat while a new handshake awaits its answer (§9, v1.2): nothing numbered after it goes out.
-        guard isSessionEstablished, !isHandshakeAwaited else {
+        guard isSessionEstablished, awaitedHandshake == nil else {
             liveness.awake(at: now)
             return
         }
@@ -512,7 +512,7 @@ public struct ConnectionCore: Sendable {
             extraCounters.heartbeatsReceived += 1
             // §8 (v1.1): answer the device's heartbeat with ours, in the same wake-up, once half an
             // interval passed since we last sent; our own timer then waits a quarter interval more.
-            if liveness.heardHeartbeat(at: now), isSessionEstablished, !isHandshakeAwaited {
+            if liveness.heardHeartbeat(at: now), isSessionEstablished, awaitedHandshake == nil {
                 sendHeartbeat(now: now, answering: true)
             }
         case .response, .streamMessage, .streamEnd, .error:
@@ -540,26 +540,17 @@ public struct ConnectionCore: Sendable {
     /// attempt's `HandshakeResponse`, packet 0 like the new one's, would free the new one. The old session's
     /// packets need none: the device forgets them when it accepts the handshake.
     private mutating func mayAcknowledge(callID: UInt32) -> Bool {
-        guard let handshake = awaitedHandshake() else { return true }
+        guard let handshake = awaitedHandshake else { return true }
         if callID == handshake.rawValue { return true }
         extraCounters.acksWithheld += 1
         return false
     }
 
-    /// True while a handshake call awaits its answer: the host sends nothing numbered after it but its copies
-    /// (§9, v1.2): no `ACK` but of that answer, no `HEARTBEAT`, no `CANCEL`.
-    private var isHandshakeAwaited: Bool {
-        guard let handshake = pendingHandshake else { return false }
-        return calls[handshake]?.method == .deviceHandshake
-    }
-
-    /// The handshake call that awaits its answer, if any (forgets one that has ended).
-    private mutating func awaitedHandshake() -> CallID? {
-        guard let handshake = pendingHandshake else { return nil }
-        guard calls[handshake]?.method == .deviceHandshake else {
-            pendingHandshake = nil
-            return nil
-        }
+    /// The handshake call that awaits its answer, if any. While there is one the host sends nothing numbered
+    /// after it but its copies (§9, v1.2): no `ACK` but of that answer, no `HEARTBEAT`, no `CANCEL`.
+    /// (`pendingHandshake` outlives its call; call ids are not reused while it could matter.)
+    private var awaitedHandshake: CallID? {
+        guard let handshake = pendingHandshake, calls[handshake]?.method == .deviceHandshake else { return nil }
         return handshake
     }
 
@@ -588,7 +579,7 @@ public struct ConnectionCore: Sendable {
             if let cancelledAt = cancelledStreams[id] {
                 if packet.type == .streamMessage {
                     // The device streams on: its CANCEL was lost. Sent again, at most once an interval.
-                    if now - cancelledAt >= configuration.heartbeatInterval, !isHandshakeAwaited {
+                    if now - cancelledAt >= configuration.heartbeatInterval, awaitedHandshake == nil {
                         sendCancel(id, now: now)
                         cancelledStreams[id] = now
                         extraCounters.cancelsResent += 1
@@ -734,7 +725,6 @@ public struct ConnectionCore: Sendable {
                 extraCounters.reliableBeyondWindow += 1
                 continue
             }
-            encodeOwedAcks()
             outbound.append(contentsOf: entry.bytes)
             extraCounters.retransmissions += 1
             extraCounters.bytesSent += UInt64(entry.bytes.count)
@@ -832,7 +822,7 @@ public struct ConnectionCore: Sendable {
     private mutating func sendCancel(_ call: CallID, now: Duration) {
         // Not while a handshake awaits its answer (§9, v1.2): the new session ends the call at the device; a
         // stream's CANCEL is sent again if its messages keep coming after (a refused handshake).
-        guard !isClosed, !isHandshakeAwaited else { return }
+        guard !isClosed, awaitedHandshake == nil else { return }
         // A CANCEL is an envelope and a check; it always fits.
         _ = try? send(Packet(type: .cancel, callID: call.rawValue), now: now)
     }

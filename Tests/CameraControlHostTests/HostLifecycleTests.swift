@@ -55,10 +55,14 @@ struct HostLifecycleTests {
         await host.stop()
         #expect(await host.waitUntilConnected(within: .seconds(60)) == false, "stopped: at once, false")
 
-        // A device that answers: true once connected (within a bound against a hang, not a timing).
+        // A device that answers: true once connected (within a bound against a hang, not a timing). It answers
+        // the host's heartbeats too: a device silent after its handshake would have the link declared dead after
+        // four intervals, and on a loaded machine the session could be gone again when the test looks at it.
         let answered = CameraControlHost(configuration: .init(clockSamplesAtConnect: 2)) { _ async throws(DeviceError) -> DeviceSession in
             let (hostEnd, deviceEnd) = InMemoryTransport.makePair()
-            let device = FakeDevice(transport: deviceEnd, respond: answeringDevice)
+            let device = FakeDevice(transport: deviceEnd) { packet in
+                packet.type == .heartbeat ? [Packet(type: .heartbeat, callID: 0)] : answeringDevice(packet)
+            }
             await device.start()
             return try await DeviceSession.connect(transport: hostEnd, hostName: "lifecycle", attempts: 1)
         }
