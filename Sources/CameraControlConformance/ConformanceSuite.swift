@@ -106,6 +106,9 @@ public enum ConformanceSuite {
                 let stall = runs == 1 ? max(await probe.longestSilence, await probe.longestDeviceSilence) : await probe.longestSilence
                 guard hostWasSilent(stall, interval: await probe.heartbeatInterval) else { break }
                 runs += 1
+                if let stateBefore {
+                    _ = await putBack(stateBefore, probe: probe)  // the run again starts from the device as it was
+                }
                 await probe.resetLongestSilence()
                 outcome = await runOne(
                     testCase, probe: probe, decisions: decisions, prompter: prompter, timeout: caseTimeout)
@@ -120,10 +123,12 @@ public enum ConformanceSuite {
                     " (the session was lost; the longest silence of the probe was \(millis(host)) ms, of the device \(millis(device)) ms)"
                 outcome = .fail(failure)
             }
-            if case .fail(var failure) = outcome, let stateBefore, !(await probe.isClosed),
-                let note = await putBack(stateBefore, probe: probe)
-            {
-                failure.message += note
+            if case .fail(var failure) = outcome, testCase.changesDeviceState, !(await probe.isClosed) {
+                if let stateBefore {
+                    if let note = await putBack(stateBefore, probe: probe) { failure.message += note }
+                } else {
+                    failure.message += "; the suite could not read the device's configuration before the case (it may be left changed)"
+                }
                 outcome = .fail(failure)
             }
             if results.count == 1 || (results.count == 0 && cases.count == 1), case .fail(let failure) = outcome,
@@ -182,10 +187,7 @@ public enum ConformanceSuite {
         timeout: Duration
     ) async -> CaseOutcome {
         await probe.resetFrameViolations()  // what the case's own handshake and run show
-        await probe.setAcknowledges(true)
-        await probe.setHeartbeatsHeld(false)  // a case that ended early (frame-arriving-keeps-link) may have held them
-        await probe.setHeartbeats(false)
-        try? await probe.sendRaw([0])  // end any half frame a previous case left behind
+        await prepare(probe)
         var handshake: HandshakeResponse
         do {
             handshake = try await probe.handshake()
@@ -250,10 +252,23 @@ public enum ConformanceSuite {
         var settings: Settings?
     }
 
-    /// The device's state, read in a session of its own; nil when the device does not give it.
+    /// The probe as a session begins: acknowledging, heartbeats off until the handshake, and a delimiter that
+    /// ends any half frame the case before left behind.
+    private static func prepare(_ probe: Probe) async {
+        await probe.setAcknowledges(true)
+        await probe.setHeartbeatsHeld(false)  // a case that ended early (frame-arriving-keeps-link) may have held them
+        await probe.setHeartbeats(false)
+        try? await probe.sendRaw([0])
+    }
+
+    /// The device's state, read in a session of its own; nil when the device does not give it. A diagnosis
+    /// around a case, not a check: a device slow to answer gets a second and the answer's time on the line.
     static func readState(_ probe: Probe) async -> DeviceState? {
+        await prepare(probe)
+        let wait = Duration.seconds(1) + (await probe.lineTime(bytes: 1_024))
         func answer<Message: WireMessage>(_ method: MethodID, _ payload: [UInt8] = []) async -> Message? {
-            guard let (_, reply) = try? await probe.call(method, payload), let packet = reply?.packet, packet.type == .response
+            guard let (_, reply) = try? await probe.call(method, payload, within: wait), let packet = reply?.packet,
+                packet.type == .response
             else { return nil }
             return try? Message(serializedBytes: packet.payload)
         }
@@ -274,10 +289,11 @@ public enum ConformanceSuite {
             return "; the suite could not read the device's configuration after the case (it may be left changed)"
         }
         guard now != saved else { return nil }
+        let wait = Duration.seconds(1) + (await probe.lineTime(bytes: 1_024))
         if let settings = saved.settings, settings != now.settings {
-            _ = try? await probe.call(.configSetSettings, SetSettingsRequest(settings: settings).serializedBytes())
+            _ = try? await probe.call(.configSetSettings, SetSettingsRequest(settings: settings).serializedBytes(), within: wait)
         }
-        _ = try? await probe.call(.configConfigure, ConfigureRequest(config: saved.config).serializedBytes())
+        _ = try? await probe.call(.configConfigure, ConfigureRequest(config: saved.config).serializedBytes(), within: wait)
         guard await readState(probe) == saved else {
             return "; the case left the device's configuration or settings changed, and the suite could not put them back"
         }

@@ -90,6 +90,49 @@ struct PutBackTests {
         #expect(unflagged == "the case failed half-way")
     }
 
+    @Test("a case run again after a stall starts from the device as it was, and leaves it so")
+    func rerunStartsFromTheSavedState() async throws {
+        let (host, transport) = InMemoryTransport.makePair()
+        let device = Device()
+        let fake = FakeDevice(transport: transport, respond: device.responder)
+        await fake.start()
+        let runs = Mutex(0)
+        let seenBySecondRun = Mutex<SettingSwitch?>(nil)
+        let testCase = ConformanceCase(
+            "changes-then-stalls", "PROTOCOL.md §8", "changes the state, then loses its session once", changesDeviceState: true
+        ) { c in
+            let run = runs.withLock { count in
+                count += 1
+                return count
+            }
+            if run == 2 {
+                let (_, reply) = try await c.probe.call(.configGetSettings, GetSettingsRequest().serializedBytes())
+                let settings = try SettingsResponse(serializedBytes: reply?.packet?.payload ?? []).settings
+                seenBySecondRun.withLock { $0 = settings?.cameraControl }
+            }
+            _ = try await c.probe.call(
+                .configSetSettings, SetSettingsRequest(settings: Settings(cameraControl: .off)).serializedBytes())
+            guard run == 1 else {
+                // The case puts back what it changed when it passes.
+                _ = try await c.probe.call(
+                    .configSetSettings, SetSettingsRequest(settings: Settings(cameraControl: .on)).serializedBytes())
+                return
+            }
+            // A starved host: the probe silent for four heartbeat intervals, then the session is gone.
+            await c.probe.setHeartbeatsHeld(true)
+            try await Task.sleep(for: .milliseconds(200))
+            await c.probe.setHeartbeatsHeld(false)
+            try await c.probe.send(Packet(type: .heartbeat, callID: 0))
+            throw ConformanceFailure("the session was lost", seen: RerunPolicyTests.noSession)
+        }
+        let results = await ConformanceSuite.run([testCase], over: host)
+        host.close()
+        transport.close()
+        #expect(results[0].runs == 2 && results[0].outcome.label == "PASS", "\(results[0])")
+        #expect(seenBySecondRun.withLock { $0 } == .on, "the second run began with Camera Control as the first left it")
+        #expect(device.state.withLock { $0.settings?.cameraControl } == .on)
+    }
+
     @Test("a device that will not take its state back: the failure says it is left changed")
     func notPutBack() async throws {
         let (message, state) = try await Self.run(flagged: true, frozenAfterCase: true)

@@ -68,7 +68,8 @@ struct HostLifecycleTests {
         }
         await answered.start()
         #expect(await answered.waitUntilConnected(within: .seconds(60)))
-        #expect(await answered.session != nil)
+        // A stall of the whole process longer than the dead time may still end that session: the host connects again.
+        #expect(await eventually(within: .seconds(60)) { await answered.session != nil })
         await answered.stop()
     }
 
