@@ -60,6 +60,24 @@ static touches_t play(const ccsim_scenario_t *sc, uint64_t start_us, uint64_t pe
 static const uint64_t periods[] = {1000u, 2000u, 4000u, 10000u};
 static const uint64_t starts[] = {0u, 3700u};
 
+/* Plays `sc` at every sample period, from the first `start_count` starts, and checks the touches' rises and
+ * falls; `ups_before_last_down` too unless it is negative. */
+static void check_touches(const ccsim_scenario_t *sc, size_t start_count, unsigned downs, unsigned ups,
+                          int ups_before_last_down)
+{
+    size_t i, j;
+    for (i = 0; i < sizeof periods / sizeof periods[0]; i++) {
+        for (j = 0; j < start_count; j++) {
+            touches_t n = play(sc, starts[j], periods[i]);
+            CHECK_EQ(n.downs, downs);
+            CHECK_EQ(n.ups, ups);
+            if (ups_before_last_down >= 0) {
+                CHECK_EQ(n.ups_before_last_down, (unsigned)ups_before_last_down);
+            }
+        }
+    }
+}
+
 /* Two full clicks on a lifted finger, one right after the other: the finger
  * leaves the strip between them (docs/SIMULATOR.md: a gesture on a lifted
  * finger lands it and lifts it again), so the firmware sees the touch end and
@@ -67,26 +85,17 @@ static const uint64_t starts[] = {0u, 3700u};
 static void test_consecutive_clicks_lift_between(void)
 {
     ccsim_scenario_t sc;
-    size_t i, j;
     memset(&sc, 0, sizeof sc);
     sc.count = 2u;
     sc.steps[0] = step(CCSIM_STEP_FULL_CLICK);
     sc.steps[1] = step(CCSIM_STEP_FULL_CLICK);
-    for (i = 0; i < sizeof periods / sizeof periods[0]; i++) {
-        for (j = 0; j < sizeof starts / sizeof starts[0]; j++) {
-            touches_t n = play(&sc, starts[j], periods[i]);
-            CHECK_EQ(n.downs, 2u);
-            CHECK_EQ(n.ups, 2u);
-            CHECK_EQ(n.ups_before_last_down, 1u);
-        }
-    }
+    check_touches(&sc, sizeof starts / sizeof starts[0], 2u, 2u, 1);
 }
 
 /* A release and a touch right after it: the touch ends, then a new one begins. */
 static void test_release_then_touch(void)
 {
     ccsim_scenario_t sc;
-    size_t i;
     memset(&sc, 0, sizeof sc);
     sc.count = 4u;
     sc.steps[0] = step(CCSIM_STEP_TOUCH);
@@ -94,19 +103,13 @@ static void test_release_then_touch(void)
     sc.steps[1] = step(CCSIM_STEP_RELEASE);
     sc.steps[2] = sc.steps[0];
     sc.steps[3] = sc.steps[1];
-    for (i = 0; i < sizeof periods / sizeof periods[0]; i++) {
-        touches_t n = play(&sc, 0u, periods[i]);
-        CHECK_EQ(n.downs, 2u);
-        CHECK_EQ(n.ups, 2u);
-        CHECK_EQ(n.ups_before_last_down, 1u);
-    }
+    check_touches(&sc, 1u, 2u, 2u, 1);
 }
 
 /* Gestures on a finger that is already down leave it down: one touch. */
 static void test_clicks_on_a_touching_finger_keep_it_down(void)
 {
     ccsim_scenario_t sc;
-    size_t i;
     memset(&sc, 0, sizeof sc);
     sc.count = 4u;
     sc.steps[0] = step(CCSIM_STEP_TOUCH);
@@ -114,11 +117,7 @@ static void test_clicks_on_a_touching_finger_keep_it_down(void)
     sc.steps[1] = step(CCSIM_STEP_FULL_CLICK);
     sc.steps[2] = step(CCSIM_STEP_FULL_CLICK);
     sc.steps[3] = step(CCSIM_STEP_RELEASE);
-    for (i = 0; i < sizeof periods / sizeof periods[0]; i++) {
-        touches_t n = play(&sc, 0u, periods[i]);
-        CHECK_EQ(n.downs, 1u);
-        CHECK_EQ(n.ups, 1u);
-    }
+    check_touches(&sc, 1u, 1u, 1u, -1);
 }
 
 unsigned test_player_run(void)

@@ -81,6 +81,15 @@ static void host_sends(uint8_t type, uint16_t sequence, uint16_t acked, uint64_t
     CHECK(ccsim_filter_in(wire, n, out, sizeof out, now_us, true) == n);
 }
 
+/* `count` HEARTBEATs of the host, every 50 ms from `first_us`, numbered on from *sequence. */
+static void host_heartbeats(uint16_t *sequence, unsigned count, uint64_t first_us)
+{
+    unsigned k;
+    for (k = 0; k < count; k++) {
+        host_sends(CC_PKT_HEARTBEAT, (*sequence)++, 0u, first_us + 50000u * k);
+    }
+}
+
 static void tick(uint64_t now_us)
 {
     uint8_t out[64];
@@ -328,17 +337,11 @@ int main(void)
         device_sends_reliable(76u, t + 1010500u); /* the old session's, after the host's handshake */
         device_responds(0u, 9u, t + 1011000u);     /* the new session's HandshakeResponse */
         host_sends(CC_PKT_ACK, host++, 0u, t + 1012000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1060000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1110000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1160000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1210000u);
+        host_heartbeats(&host, 4u, t + 1060000u);
         tick(t + 1250000u);
         CHECK(ccsim_strict_report() == 10u);
         device_sends_reliable(1u, t + 1260000u); /* the new session's: owed */
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1300000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1350000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1400000u);
-        host_sends(CC_PKT_HEARTBEAT, host++, 0u, t + 1450000u);
+        host_heartbeats(&host, 4u, t + 1300000u);
         tick(t + 1500000u);
         CHECK(ccsim_strict_report() == 11u);
     }
