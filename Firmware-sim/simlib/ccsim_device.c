@@ -370,6 +370,11 @@ static void start_scenario(ccsim_device_t *sim, const ccsim_scenario_t *s)
         ccsim_buttons_init(&sim->buttons, s->seed);
         ccsim_buttons_set_bounce(&sim->buttons, sim->buttons.bounce);
     }
+    if (!sim->scenario_noise) {
+        /* a scenario replacing a running one keeps the noise from before the first */
+        sim->scenario_noise = true;
+        sim->noise_outside = sim->finger.noise;
+    }
     ccsim_player_start(&sim->player, s, at);
 }
 
@@ -386,6 +391,11 @@ static void tick(ccsim_device_t *sim)
     noise = ccsim_player_take_noise(&sim->player);
     if (noise != 0u) {
         ccsim_finger_set_noise(&sim->finger, noise == 2u);
+    }
+    if (sim->scenario_noise && !ccsim_player_running(&sim->player)) {
+        /* the scenario ended: its `noise` steps end with it */
+        sim->scenario_noise = false;
+        ccsim_finger_set_noise(&sim->finger, sim->noise_outside);
     }
     if (ccsim_player_take_settings(&sim->player, changed)) {
         /* as a host's SetSettings: stored, in force at once; a change it would
@@ -524,6 +534,7 @@ void ccsim_device_set_baud(ccsim_device_t *sim, uint32_t baud)
 void ccsim_device_set_noise(ccsim_device_t *sim, bool on)
 {
     ccsim_finger_set_noise(&sim->finger, on);
+    sim->noise_outside = on;
 }
 
 void ccsim_device_set_bounce(ccsim_device_t *sim, bool on)

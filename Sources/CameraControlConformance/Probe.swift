@@ -128,6 +128,8 @@ public actor Probe {
     /// The method of each call id the probe sent a `REQUEST` on with ``send(_:keepSequence:)``: what the device's
     /// packets on that call are (a stream's messages, a handshake's response).
     private var requestMethods: [UInt32: MethodID] = [:]
+    /// The call id of the probe's handshake while it awaits its answer (``handshake(major:minor:hostName:)``).
+    private var awaitedHandshake: UInt32?
     /// The negotiated minor version and the announced buttons of the session, from the last handshake
     /// `RESPONSE` received (whoever asked for it).
     private var sessionMinor: UInt32 = 0
@@ -235,7 +237,16 @@ public actor Probe {
             let noSession = frame.packet.map { $0.type == .error && $0.status == .failedPrecondition } ?? false
             if heartbeats && !noSession { longestDeviceSilence = max(longestDeviceSilence, now - deviceQuietSince) }
             deviceQuietSince = now
-            if let packet = frame.packet, packet.isReliable {
+            // §9 (v1.2): while the handshake awaits its answer, a reliable packet other than that answer is the
+            // old session's. The device forgets it when it accepts the handshake, and an ACK of its number,
+            // reaching the device after the handshake, would free the new session's packet of that number;
+            // nor is it a packet of the session the answer starts.
+            let ofEndingSession =
+                awaitedHandshake.map { call in
+                    frame.packet.map { $0.isReliable && !($0.callID == call && ($0.type == .response || $0.type == .error)) }
+                        ?? false
+                } ?? false
+            if let packet = frame.packet, packet.isReliable, !ofEndingSession {
                 reliableSeen.insert(packet.sequence)
                 if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
                 if let first = reliableFirstWire[packet.sequence] {
@@ -246,7 +257,7 @@ public actor Probe {
             }
             // The ACK goes out before a case can see the frame: a case that answers it at once (sends a
             // duplicate request, say) must not overtake the ACK on the wire.
-            if acknowledges, let packet = frame.packet, packet.isReliable {
+            if acknowledges, let packet = frame.packet, packet.isReliable, !ofEndingSession {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
                 _ = try? await send(ack)
@@ -512,11 +523,12 @@ public actor Probe {
     /// How long a handshake waits for its response: 3 s, a host's default handshake deadline (§9).
     public static let handshakeWait: Duration = .seconds(3)
 
-    /// A unary call: the REQUEST, then the first packet on its call id (nil when none came in time).
+    /// A unary call: the REQUEST (on `callID`, or a new call id), then the first packet on its call id (nil
+    /// when none came in time).
     public func call(
-        _ method: MethodID, _ payload: [UInt8] = [], within timeout: Duration = Probe.answerWait
+        _ method: MethodID, _ payload: [UInt8] = [], callID: UInt32? = nil, within timeout: Duration = Probe.answerWait
     ) async throws -> (request: [UInt8], reply: ReceivedFrame?) {
-        let (id, wire) = try await request(method, payload)
+        let (id, wire) = try await request(method, payload, callID: callID)
         // This request's own send time: `lastSend` may already be a later send's (an ACK the reader sent while
         // this one's write was under way), which would make the request look written after that ACK.
         let sent = sentAt[wire] ?? lastSend
@@ -527,6 +539,8 @@ public actor Probe {
 
     /// Handshakes with `version` (1.0 by default); on success stores the session, turns heartbeats on and
     /// returns the response. Throws a ``ConformanceFailure`` when the device does not answer with a RESPONSE.
+    /// While it waits, reliable packets other than its answer are the old session's (§9, v1.2): they are not
+    /// acknowledged and do not count as this session's (``reliableSeen``, ``ackSent``).
     @discardableResult
     public func handshake(
         major: UInt32 = 1, minor: UInt32 = 0, hostName: String = "camctl conformance"
@@ -540,7 +554,12 @@ public actor Probe {
         answeredCalls.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
-        let (wire, reply) = try await call(.deviceHandshake, body.serializedBytes(), within: Probe.handshakeWait)
+        // Until the answer, the old session's reliable packets are neither acknowledged nor counted (``ingest``).
+        let call = nextCallID()
+        awaitedHandshake = call
+        defer { awaitedHandshake = nil }
+        let (wire, reply) = try await self.call(
+            .deviceHandshake, body.serializedBytes(), callID: call, within: Probe.handshakeWait)
         guard let reply, let packet = reply.packet, packet.type == .response else {
             throw ConformanceFailure(
                 "the handshake was not answered with a RESPONSE", sent: wire, seen: reply?.wire,

@@ -223,9 +223,15 @@ public final class EmbeddedDevice: Sendable {
     }
 
     /// Sensor noise, tremor, slide jitter and per-touch force variation on (the default) or off.
-    /// The sensor's baseline offset and drift stay either way.
+    /// The sensor's baseline offset and drift stay either way. A scenario's `noise on|off` step lasts until
+    /// that scenario ends; then this setting is back.
     public func setNoise(_ on: Bool) {
         state.withLock { ccsim_device_set_noise($0.raw, on) }
+    }
+
+    /// Whether sensor noise is on now: ``setNoise(_:)``'s setting, or a playing scenario's `noise` step.
+    public var isNoiseOn: Bool {
+        state.withLock { $0.raw.pointee.finger.noise }
     }
 
     /// Contact bounce of the buttons on (the default) or off.

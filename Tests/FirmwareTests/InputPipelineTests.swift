@@ -249,6 +249,25 @@ struct SimulatedBoardTests {
         #expect(!host.device.isScenarioRunning)
     }
 
+    @Test("a scenario's noise step lasts until the scenario ends, replaced or not")
+    func noiseStepEndsWithTheScenario() throws {
+        let device = EmbeddedDevice(seed: 1)
+        try device.play(scenario: "noise off\npause 20ms")
+        device.advance(byMicros: 110_000)  // the boot's settle (100 ms), then 10 ms into the scenario
+        #expect(device.isScenarioRunning && !device.isNoiseOn)
+        device.advance(byMicros: 50_000)
+        #expect(!device.isScenarioRunning && device.isNoiseOn)
+
+        // The noise set from outside is what comes back, also after a scenario replaced by another.
+        device.setNoise(false)
+        try device.play(scenario: "noise on\npause 50ms")
+        device.advance(byMicros: 10_000)
+        #expect(device.isNoiseOn)
+        try device.play(scenario: "pause 5ms")
+        device.advance(byMicros: 20_000)
+        #expect(!device.isScenarioRunning && !device.isNoiseOn)
+    }
+
     @Test("an empty scenario is valid and ends at once")
     func empty() throws {
         let device = EmbeddedDevice(seed: 1)
