@@ -269,8 +269,9 @@ public struct ConnectionCore: Sendable {
     ///     wait behind a long frame (at 9600 baud a `HandshakeResponse` of the session before takes 170 ms,
     ///     longer than a handshake's first attempt). Nil leaves the deadline alone.
     ///   - now: the current time.
-    /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the link is closed,
-    ///   ``StatusCode/resourceExhausted`` when ``ConnectionConfiguration/maxCallsInFlight`` calls are in
+    /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the link is closed or a handshake call
+    ///   awaits its answer (§9, v1.2: nothing numbered after it goes out; a new attempt starts once the last
+    ///   one ended), ``StatusCode/resourceExhausted`` when ``ConnectionConfiguration/maxCallsInFlight`` calls are in
     ///   flight or the request does not fit ``ConnectionConfiguration/maxFrameBytes``.
     public mutating func startCall(
         method: MethodID, request: [UInt8], deadline: Duration? = nil, waitOnceAcknowledged: Duration? = nil,
@@ -281,6 +282,14 @@ public struct ConnectionCore: Sendable {
         }
         guard !isClosing else {
             throw RPCError(code: .unavailable, message: "the link is closing", method: method)
+        }
+        // §9 (v1.2): nothing numbered after a handshake goes out while it awaits its answer, and a second
+        // handshake is a new attempt only once the first has ended (its deadline, or cancelled).
+        if let handshake = awaitedHandshake {
+            throw RPCError(
+                code: .unavailable,
+                message: "handshake call \(handshake.rawValue) awaits its answer; no call starts before it comes",
+                method: method)
         }
         guard calls.count < configuration.maxCallsInFlight else {
             throw RPCError(

@@ -295,13 +295,14 @@ struct ConnectionCoreTests {
     func waitOnceAcknowledged() throws {
         var core = ConnectionCore()
         var device = DeviceFrames()
-        let acknowledged = try core.startCall(
-            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .ms(500), now: .zero)
+        // The Ping first: no call starts while a handshake awaits its answer.
         let silent = try core.startCall(
             method: .devicePing, request: [], deadline: .ms(100), waitOnceAcknowledged: .ms(500), now: .zero)
+        let acknowledged = try core.startCall(
+            method: .deviceHandshake, request: [], deadline: .ms(100), waitOnceAcknowledged: .ms(500), now: .zero)
         let requests = hostPackets(core.takeOutbound())
-        #expect(requests.map(\.callID) == [acknowledged.rawValue, silent.rawValue])
-        core.receive(device.ack(requests[0].sequence), now: .ms(60))  // only the first is acknowledged
+        #expect(requests.map(\.callID) == [silent.rawValue, acknowledged.rawValue])
+        core.receive(device.ack(requests[1].sequence), now: .ms(60))  // only the handshake is acknowledged
         core.poll(now: .ms(100))
         #expect(core.takeEvents().map(\.failedCode) == [.deadlineExceeded])
         #expect(core.callsInFlight.contains(acknowledged))
@@ -438,6 +439,33 @@ struct ConnectionCoreTests {
         core.receive(secondSession.message(stream, [2], reliable: true), now: .ms(105))
         #expect(hostPackets(core.takeOutbound()).filter { $0.type == .ack }.map(\.payload) == [[1, 0]])
         #expect(core.counters.acksWithheld == 2)
+    }
+
+    @Test(
+        "(v1.2) no call starts while a handshake awaits its answer, a second handshake included; after the answer, or the call's end, one does"
+    )
+    func noCallWhileAHandshakeAwaits() throws {
+        var core = ConnectionCore()
+        var device = DeviceFrames()
+        let handshake = try core.startCall(method: .deviceHandshake, request: [], deadline: .ms(100), now: .zero)
+        _ = core.takeOutbound()
+        for method in [MethodID.devicePing, .deviceHandshake] {
+            do {
+                _ = try core.startCall(method: method, request: [], now: .ms(1))
+                Issue.record("\(method) started while the handshake awaits its answer")
+            } catch {
+                #expect(error.code == .unavailable && error.message.contains("awaits its answer"), "\(error)")
+            }
+        }
+        #expect(hostPackets(core.takeOutbound()).isEmpty, "nothing numbered after the handshake")
+        #expect(core.callsInFlight == [handshake])
+        // Cancelled (or past its deadline), the attempt no longer holds the next one back.
+        let cancelled = core.cancelCall(handshake, now: .ms(2))
+        #expect(cancelled)
+        let second = try core.startCall(method: .deviceHandshake, request: [], deadline: .ms(100), now: .ms(3))
+        core.receive(device.response(second, []), now: .ms(4))
+        let ping = try core.startCall(method: .devicePing, request: [], now: .ms(5))
+        #expect(Set(core.callsInFlight) == [ping])
     }
 
     @Test(
