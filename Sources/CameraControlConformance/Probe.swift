@@ -151,6 +151,8 @@ public actor Probe {
     private var line = LineSpeedEstimate()
     private let epoch = ContinuousClock.now
     private var reader: Task<Void, Never>?
+    /// The last write handed to the transport: each write waits for the one before (``sendRaw(_:)``).
+    private var lastWrite: Task<TransportError?, Never>?
     private var ticker: Task<Void, Never>?
     private var closed = false
 
@@ -420,7 +422,23 @@ public actor Probe {
             quietSince = lastSendLeaves
         }
         bytesSent += bytes.count
-        try await transport.send(bytes)
+        // In the order of the calls, whatever the transport's `send` suspends on: a send awaited here releases
+        // the actor, and a later one (a heartbeat, an ACK, the next request) must not reach the line first. A
+        // heartbeat of the old session written after the next handshake moved the device's window past the new
+        // session's numbers, which it then dropped as duplicates (a device deaf with its session alive).
+        let previous = lastWrite
+        let transport = self.transport
+        let write = Task { () -> TransportError? in
+            _ = await previous?.value
+            do throws(TransportError) {
+                try await transport.send(bytes)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        lastWrite = write
+        if let error = await write.value { throw error }
     }
 
     /// The wire bytes of an unstuffed frame with its CRC appended: `COBS(body ‖ CRC) 00`.

@@ -16,6 +16,8 @@ struct PutBackTests {
     final class Device: Sendable {
         let state = Mutex(ConformanceSuite.DeviceState(config: Config(sampleRateHertz: 1_000), settings: Settings(cameraControl: .on)))
         let frozen = Mutex(false)
+        /// How many times GetConfig was asked.
+        let configReads = Mutex(0)
 
         var responder: FakeDevice.Responder {
             { [self] packet in
@@ -32,6 +34,7 @@ struct PutBackTests {
                             deviceVersion: version, negotiatedVersion: version,
                             capabilities: Capabilities(maxFrameBytes: 1024, heartbeatIntervalMillis: 50, hasSettings: true)))
                 case MethodID.configGetConfig:
+                    configReads.withLock { $0 += 1 }
                     return answer(current.config)
                 case MethodID.configConfigure:
                     let config = (try? ConfigureRequest(serializedBytes: packet.payload))?.config ?? Config()
@@ -131,6 +134,36 @@ struct PutBackTests {
         #expect(results[0].runs == 2 && results[0].outcome.label == "PASS", "\(results[0])")
         #expect(seenBySecondRun.withLock { $0 } == .on, "the second run began with Camera Control as the first left it")
         #expect(device.state.withLock { $0.settings?.cameraControl } == .on)
+    }
+
+    @Test(
+        "a case that changes the state but is skipped (its decision not enabled) costs no state read once a session told the capabilities"
+    )
+    func skippedCaseReadsNothing() async throws {
+        let (host, transport) = InMemoryTransport.makePair()
+        let device = Device()
+        let fake = FakeDevice(transport: transport, respond: device.responder)
+        await fake.start()
+        let first = ConformanceCase("passes", "PROTOCOL.md §9", "a session, nothing else") { _ in }
+        let flagged = ConformanceCase(
+            "changes-if-run", "PROTOCOL.md §7", "would change the state", decision: "R99", changesDeviceState: true
+        ) { c in
+            _ = try await c.probe.call(.configConfigure, ConfigureRequest(config: Config(sampleRateHertz: 250)).serializedBytes())
+        }
+        let results = await ConformanceSuite.run([first, flagged], over: host, decisions: [])
+        host.close()
+        transport.close()
+        #expect(results.map(\.outcome.label) == ["PASS", "SKIP"], "\(results)")
+        #expect(device.configReads.withLock { $0 } == 0, "the skipped case's state was read before it")
+        // Enabled, the same case is read around as before.
+        let (host2, transport2) = InMemoryTransport.makePair()
+        let fake2 = FakeDevice(transport: transport2, respond: device.responder)
+        await fake2.start()
+        let enabled = await ConformanceSuite.run([first, flagged], over: host2, decisions: ["R99"])
+        host2.close()
+        transport2.close()
+        #expect(enabled.map(\.outcome.label) == ["PASS", "PASS"], "\(enabled)")
+        #expect(device.configReads.withLock { $0 } == 1)
     }
 
     @Test("a device that will not take its state back: the failure says it is left changed")
