@@ -361,6 +361,17 @@ static uint32_t sample_period_us(const ccsim_device_t *sim)
     return 1000000u / rate;
 }
 
+/* A scenario ended, was stopped or is being replaced: its `noise` steps end
+ * with it (one not yet applied too), and the device's own setting is back. */
+static void end_scenario_noise(ccsim_device_t *sim)
+{
+    (void)ccsim_player_take_noise(&sim->player);
+    if (sim->scenario_noise) {
+        sim->scenario_noise = false;
+        ccsim_finger_set_noise(&sim->finger, sim->noise_outside);
+    }
+}
+
 static void start_scenario(ccsim_device_t *sim, const ccsim_scenario_t *s)
 {
     uint64_t at = sim->now_us < CCSIM_BOOT_SETTLE_US ? CCSIM_BOOT_SETTLE_US : sim->now_us;
@@ -370,11 +381,9 @@ static void start_scenario(ccsim_device_t *sim, const ccsim_scenario_t *s)
         ccsim_buttons_init(&sim->buttons, s->seed);
         ccsim_buttons_set_bounce(&sim->buttons, sim->buttons.bounce);
     }
-    if (!sim->scenario_noise) {
-        /* a scenario replacing a running one keeps the noise from before the first */
-        sim->scenario_noise = true;
-        sim->noise_outside = sim->finger.noise;
-    }
+    end_scenario_noise(sim);   /* a scenario replaced: its noise steps end here */
+    sim->scenario_noise = true;
+    sim->noise_outside = sim->finger.noise;
     ccsim_player_start(&sim->player, s, at);
 }
 
@@ -393,9 +402,7 @@ static void tick(ccsim_device_t *sim)
         ccsim_finger_set_noise(&sim->finger, noise == 2u);
     }
     if (sim->scenario_noise && !ccsim_player_running(&sim->player)) {
-        /* the scenario ended: its `noise` steps end with it */
-        sim->scenario_noise = false;
-        ccsim_finger_set_noise(&sim->finger, sim->noise_outside);
+        end_scenario_noise(sim);
     }
     if (ccsim_player_take_settings(&sim->player, changed)) {
         /* as a host's SetSettings: stored, in force at once; a change it would
@@ -479,6 +486,7 @@ void ccsim_device_stop_scenario(ccsim_device_t *sim)
 {
     sim->pending_valid = false;
     ccsim_player_stop(&sim->player);
+    end_scenario_noise(sim);
 }
 
 void ccsim_device_set_finger(ccsim_device_t *sim, bool touched, int32_t force_mn,

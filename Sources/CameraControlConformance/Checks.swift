@@ -130,7 +130,7 @@ extension CaseContext {
         let frames = quiet + late
         let answer = frames.first { frame in
             guard let packet = frame.packet else { return true }
-            if packet.type == .ack || packet.type == .heartbeat || frame.isRepeat { return false }
+            if packet.type == .ack || packet.type == .heartbeat || frame.isRepeat || frame.ofEndedSession { return false }
             return !(packet.isReliable && (firstSeen[packet.sequence].map { $0 < sentTime } ?? false))
         }
         if let other = answer {
@@ -154,7 +154,8 @@ extension CaseContext {
         let sentTime = await probe.sentAt[sent] ?? ContinuousClock.now
         let older = Set(await probe.reliableFirstSeen.filter { $0.value < sentTime }.keys)
         let isNew: @Sendable (ReceivedFrame) -> Bool = { frame in
-            guard let packet = frame.packet, packet.callID == callID, packet.type != .ack, !frame.isRepeat else { return false }
+            guard let packet = frame.packet, packet.callID == callID, packet.type != .ack, !frame.isRepeat, !frame.ofEndedSession
+            else { return false }
             return !(packet.isReliable && older.contains(packet.sequence))
         }
         if let reply = await probe.next(within: timeout, where: isNew) { return reply }

@@ -172,7 +172,9 @@ enum InteropCases {
             guard let negotiated = session.negotiatedVersion, negotiated.minor >= 2 else {
                 throw CaseSkipped("the device speaks 1.\(session.deviceVersion?.minor ?? 0): no delta coding")
             }
-            let scenario = c.capabilities.isSimulator ? "noise off\ntouch at=0.3\nforce 1500mN over=150ms\nwait 400ms\nrelease\n" : nil
+            let scenario =
+                c.capabilities.isSimulator
+                ? "noise off\ntouch at=0.3\nforce 1500mN over=150ms\nwait 400ms\nrelease\nwait 100ms\n" : nil
             let batches = try await rawBatches(c, scenario: scenario)
             var series: [(frame: ReceivedFrame, batch: RawSampleBatch, samples: [RawSample])] = []
             for (frame, batch) in batches {
@@ -206,6 +208,8 @@ enum InteropCases {
                 series.append((frame, batch, samples))
             }
             guard scenario != nil else { return }
+            // The scenario outlasts the collection's settle (50 ms), so every batch after its start has noise off
+            // (a scenario's `noise` step ends with it).
             // Noise off, the force moves smoothly: the step from one batch's last sample to the next batch's first
             // (no sample between them) is at most twice its neighbours (the last step inside the one, the first
             // inside the other) and 2 mN. A coding that drifts within a batch jumps back at each boundary.

@@ -17,6 +17,10 @@ public struct ReceivedFrame: Sendable {
     /// True for a reliable packet whose sequence number and bytes the probe received before in this session: a
     /// retransmission (§6), never a new answer (a late ACK, on a loaded machine, rightly causes one).
     public var isRepeat = false
+    /// True for a frame of the session a handshake ended: it arrived while the probe's handshake awaited its
+    /// answer (the device sent it before that answer), or was still being handled when a handshake began. Never
+    /// an answer to anything the probe sent in the new session (§9).
+    public var ofEndedSession = false
 }
 
 /// A rule about the device's own frames that the probe checks on every frame it receives, whatever the case
@@ -58,7 +62,7 @@ public actor Probe {
     /// The transport to the device.
     public nonisolated let transport: any ByteTransport
     /// Frames received and not yet taken by a case.
-    private var inbox: [ReceivedFrame] = []
+    private(set) var inbox: [ReceivedFrame] = []
     /// Bytes of the frame being received.
     private var partial: [UInt8] = []
     /// The next sequence number the probe sends.
@@ -128,8 +132,11 @@ public actor Probe {
     /// The method of each call id the probe sent a `REQUEST` on with ``send(_:keepSequence:)``: what the device's
     /// packets on that call are (a stream's messages, a handshake's response).
     private var requestMethods: [UInt32: MethodID] = [:]
-    /// The call id of the probe's handshake while it awaits its answer (``handshake(major:minor:hostName:)``).
+    /// The call id of the probe's handshake while it awaits its answer (``handshake(major:minor:hostName:)``):
+    /// cleared by the answer's arrival.
     private var awaitedHandshake: UInt32?
+    /// Counts the probe's handshakes: a frame whose handling spans one (an ACK's send awaited) is the ended session's.
+    private var handshakesStarted = 0
     /// The negotiated minor version and the announced buttons of the session, from the last handshake
     /// `RESPONSE` received (whoever asked for it).
     private var sessionMinor: UInt32 = 0
@@ -243,12 +250,16 @@ public actor Probe {
             // old session's. The device forgets it when it accepts the handshake, and an ACK of its number,
             // reaching the device after the handshake, would free the new session's packet of that number;
             // nor is it a packet of the session the answer starts.
-            let ofEndingSession =
-                awaitedHandshake.map { call in
-                    frame.packet.map { $0.isReliable && !($0.callID == call && ($0.type == .response || $0.type == .error)) }
-                        ?? false
-                } ?? false
-            if let packet = frame.packet, packet.isReliable, !ofEndingSession {
+            let handshakes = handshakesStarted
+            if let call = awaitedHandshake {
+                let answers = frame.packet.map { $0.callID == call && ($0.type == .response || $0.type == .error) } ?? false
+                if answers {
+                    awaitedHandshake = nil  // what follows it is the new session's (or, refused, the old one's again)
+                } else {
+                    frame.ofEndedSession = true
+                }
+            }
+            if let packet = frame.packet, packet.isReliable, !frame.ofEndedSession {
                 reliableSeen.insert(packet.sequence)
                 if reliableFirstSeen[packet.sequence] == nil { reliableFirstSeen[packet.sequence] = now }
                 if let first = reliableFirstWire[packet.sequence] {
@@ -259,11 +270,14 @@ public actor Probe {
             }
             // The ACK goes out before a case can see the frame: a case that answers it at once (sends a
             // duplicate request, say) must not overtake the ACK on the wire.
-            if acknowledges, let packet = frame.packet, packet.isReliable, !ofEndingSession {
+            if acknowledges, let packet = frame.packet, packet.isReliable, !frame.ofEndedSession {
                 let ack = Packet(
                     type: .ack, callID: 0, payload: [UInt8(packet.sequence & 0xFF), UInt8(packet.sequence >> 8)])
-                _ = try? await send(ack)
                 if ackSent[packet.sequence] == nil { ackSent[packet.sequence] = ContinuousClock.now }
+                _ = try? await send(ack)
+                // A handshake that began while the ACK was sent cleared the session's tables and inbox: this
+                // frame is the ended session's.
+                if handshakesStarted != handshakes { frame.ofEndedSession = true }
             }
             // After the ACK, which it must not delay; before a case can see the frame.
             if frame.packet != nil { checkRules(frame, unstuffed: unstuffed) }
@@ -557,8 +571,9 @@ public actor Probe {
 
     /// Handshakes with `version` (1.0 by default); on success stores the session, turns heartbeats on and
     /// returns the response. Throws a ``ConformanceFailure`` when the device does not answer with a RESPONSE.
-    /// While it waits, reliable packets other than its answer are the old session's (§9, v1.2): they are not
-    /// acknowledged and do not count as this session's (``reliableSeen``, ``ackSent``).
+    /// While it waits, frames other than its answer are the old session's (§9, v1.2): its reliable packets are
+    /// not acknowledged nor counted as this session's (``reliableSeen``, ``ackSent``), and every such frame is
+    /// marked ``ReceivedFrame/ofEndedSession``.
     @discardableResult
     public func handshake(
         major: UInt32 = 1, minor: UInt32 = 0, hostName: String = "camctl conformance"
@@ -571,13 +586,14 @@ public actor Probe {
         sentAt.removeAll()
         answeredCalls.removeAll()
         sequence = 0  // a (re)connecting host restarts its numbering
+        handshakesStarted += 1
         let body = HandshakeRequest(hostVersion: ProtocolVersion(major: major, minor: minor), hostName: hostName)
         // Until the answer, the old session's reliable packets are neither acknowledged nor counted (``ingest``).
-        let call = nextCallID()
-        awaitedHandshake = call
+        let handshakeCall = nextCallID()
+        awaitedHandshake = handshakeCall
         defer { awaitedHandshake = nil }
-        let (wire, reply) = try await self.call(
-            .deviceHandshake, body.serializedBytes(), callID: call, within: Probe.handshakeWait)
+        let (wire, reply) = try await call(
+            .deviceHandshake, body.serializedBytes(), callID: handshakeCall, within: Probe.handshakeWait)
         guard let reply, let packet = reply.packet, packet.type == .response else {
             throw ConformanceFailure(
                 "the handshake was not answered with a RESPONSE", sent: wire, seen: reply?.wire,

@@ -161,7 +161,8 @@ public final class RPCClient: Sendable {
     ///     long after that `ACK` for its response, whatever `deadline` said (the handshake on a slow line).
     /// - Throws: ``RPCError``: the device's status; ``StatusCode/deadlineExceeded``;
     ///   ``StatusCode/cancelled`` when the task is cancelled (a `CANCEL` is sent); ``StatusCode/unavailable``
-    ///   when the link is lost; ``StatusCode/internal`` when the response does not decode;
+    ///   when the link is lost, or when a handshake call awaits its answer (no call starts meanwhile, §9);
+    ///   ``StatusCode/internal`` when the response does not decode;
     ///   ``StatusCode/invalidArgument`` for a streaming method; ``StatusCode/resourceExhausted`` when the
     ///   request does not fit a frame.
     public func unary<Request: WireMessage, Response: WireMessage>(
@@ -229,8 +230,8 @@ public final class RPCClient: Sendable {
     ///   - request: the request message.
     ///   - messageType: the stream's message type (usually inferred).
     ///   - deadline: how long the whole stream may run; nil for no deadline.
-    /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the client or link is closed,
-    ///   ``StatusCode/invalidArgument`` for a unary method, ``StatusCode/resourceExhausted`` when the request
+    /// - Throws: ``RPCError`` with ``StatusCode/unavailable`` when the client or link is closed or a handshake
+    ///   call awaits its answer, ``StatusCode/invalidArgument`` for a unary method, ``StatusCode/resourceExhausted`` when the request
     ///   does not fit or too many calls are in flight. Errors during the stream come from its iterator.
     public func serverStream<Request: WireMessage, Message: WireMessage>(
         _ method: MethodID, _ request: Request, as messageType: Message.Type = Message.self,

@@ -146,7 +146,8 @@ enum IdleBench {
             }
             process.standardOutput = standardOutput
             process.standardError = try FileHandle(forWritingTo: errors)
-            try process.runWithDefaultSignals()
+            // The parent-death signal follows the spawning thread: it lives as long as the monitor.
+            try process.runWithDefaultSignals(keepingSpawnerUntilExit: true)
         }
 
         /// Fails, with what the monitor said, unless it still runs.

@@ -51,13 +51,18 @@ struct ProbeHandshakeTests {
                         var old = Packet(type: .streamMessage, isReliable: true, callID: 77, payload: [0x08, 0x01])
                         old.sequence = oldSequence
                         _ = try? await transport.send(try PacketEncoder.encode(old))
-                        sequence = 0
+                        // The response (packet 0) and the new session's first stream message (packet 1), in one
+                        // write: the message right behind the answer is the new session's.
                         let version = ProtocolVersion(major: 1, minor: 2)
                         let response = HandshakeResponse(
                             deviceVersion: version, negotiatedVersion: version,
                             capabilities: Capabilities(maxFrameBytes: 1024, heartbeatIntervalMillis: 50))
-                        await send(
-                            Packet(type: .response, isReliable: true, callID: packet.callID, payload: response.serializedBytes()))
+                        var answer = Packet(type: .response, isReliable: true, callID: packet.callID, payload: response.serializedBytes())
+                        answer.sequence = 0
+                        var first = Packet(type: .streamMessage, isReliable: true, callID: 78, payload: [0x08, 0x02])
+                        first.sequence = 1
+                        sequence = 2
+                        _ = try? await transport.send(try PacketEncoder.encode(answer) + PacketEncoder.encode(first))
                     case .devicePing:
                         await send(
                             Packet(
@@ -83,12 +88,21 @@ struct ProbeHandshakeTests {
             host.close()
             device.close()
         }
-        try await probe.handshake(minor: 2)
-        #expect(await probe.reliableSeen == [0])
-        #expect(await Set(probe.ackSent.keys) == [0])
-        // The new session's packets 1, 2 and 3; the third is the new packet 3, acknowledged as such.
-        for _ in 0..<3 { try await probe.ping() }
-        #expect(await probe.reliableSeen == [0, 1, 2, 3])
+        let handshake = try await probe.handshake(minor: 2)
+        #expect(await probe.reliableSeen == [0, 1])
+        #expect(await Set(probe.ackSent.keys) == [0, 1])
+        // The old packet stays in the inbox, marked: never an answer to what the probe sends in the new session.
+        let inbox = await probe.inbox
+        #expect(inbox.filter(\.ofEndedSession).map { $0.packet?.sequence } == [Self.oldSequence], "\(inbox)")
+        #expect(inbox.contains { $0.packet?.callID == 78 && !$0.ofEndedSession }, "\(inbox.map { ($0.packet?.callID, $0.ofEndedSession) })")
+        // Its stream's message (call 78) is not: taken away, so that only the old packet waits.
+        _ = await probe.next(within: .zero) { $0.packet?.callID == 78 }
+        let context = CaseContext(probe: probe, capabilities: Capabilities(), handshake: handshake, prompter: nil)
+        let heartbeat = try await probe.send(Packet(type: .heartbeat, callID: 0))
+        try await context.expectSilence(after: heartbeat, for: .milliseconds(20), "a heartbeat")
+        // The new session's packets 2 (the barrier Ping's answer), 3 and 4: the new packet 3, acknowledged as such.
+        for _ in 0..<2 { try await probe.ping() }
+        #expect(await probe.reliableSeen == [0, 1, 2, 3, 4])
         try await Task.sleep(for: .milliseconds(50))
         await probe.stop()
         let acks = heard.acks.withLock { $0 }
@@ -96,5 +110,6 @@ struct ProbeHandshakeTests {
             !acks.contains { $0.number == Self.oldSequence && !$0.afterNewPacket },
             "the probe acknowledged the old session's packet 3: \(acks)")
         #expect(acks.contains { $0.number == Self.oldSequence && $0.afterNewPacket }, "\(acks)")
+        #expect(acks.contains { $0.number == 1 }, "the new session's packet 1, right behind the answer: \(acks)")
     }
 }

@@ -13,7 +13,9 @@ import Testing
 /// after `pipelined-burst`).
 @Suite("The probe's writes keep their order")
 struct ProbeWriteOrderTests {
-    /// A transport whose first `send` waits until ``release()``; it records what reached it, in order.
+    /// A transport whose first `send` waits until ``release()``; it records what reached it, in order. The wait
+    /// stands for any suspension in a transport's `send`: calling a nonisolated async `send` from the probe's
+    /// actor is one already (the hop off the actor), too short to order two writes reliably by hand.
     final class GatedTransport: ByteTransport, Sendable {
         let name = "gated"
         private let state = Mutex<(written: [[UInt8]], gate: CheckedContinuation<Void, Never>?, gated: Bool, held: Bool)>(

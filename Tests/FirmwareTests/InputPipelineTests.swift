@@ -249,7 +249,7 @@ struct SimulatedBoardTests {
         #expect(!host.device.isScenarioRunning)
     }
 
-    @Test("a scenario's noise step lasts until the scenario ends, replaced or not")
+    @Test("a scenario's noise step lasts until the scenario ends, is replaced or is stopped")
     func noiseStepEndsWithTheScenario() throws {
         let device = EmbeddedDevice(seed: 1)
         try device.play(scenario: "noise off\npause 20ms")
@@ -264,8 +264,15 @@ struct SimulatedBoardTests {
         device.advance(byMicros: 10_000)
         #expect(device.isNoiseOn)
         try device.play(scenario: "pause 5ms")
+        #expect(!device.isNoiseOn, "the replaced scenario's noise step ended with it")
         device.advance(byMicros: 20_000)
         #expect(!device.isScenarioRunning && !device.isNoiseOn)
+        // Stopped, the same.
+        try device.play(scenario: "noise on\npause 50ms")
+        device.advance(byMicros: 10_000)
+        #expect(device.isNoiseOn)
+        device.stopScenario()
+        #expect(!device.isNoiseOn)
     }
 
     @Test("an empty scenario is valid and ends at once")

@@ -119,8 +119,8 @@ typedef struct ccsim_device {
     ccsim_command_t manual;       /* finger command when no scenario plays */
     bool manual_active;
     uint32_t remote_clicks;       /* queued for the next reading's remote_clicks */
-    bool scenario_noise;          /* a scenario plays: its `noise` steps last until it ends */
-    bool noise_outside;           /* the noise to restore when it ends (ccsim_device_set_noise) */
+    bool scenario_noise;          /* a scenario plays: its `noise` steps last until it ends, is stopped or replaced */
+    bool noise_outside;           /* the noise to restore then (ccsim_device_set_noise) */
 
     /* replay (ccsim_device_replay): recorded samples in place of the finger and the contacts */
     const ccsim_replay_sample_t *replay;   /* caller-owned; NULL when none */
@@ -224,8 +224,8 @@ uint64_t ccsim_device_replay_end_us(const ccsim_device_t *sim);
 void ccsim_device_set_baud(ccsim_device_t *sim, uint32_t baud);
 
 /* Sensor noise/tremor/jitter and contact bounce on or off (both on after init).
- * A scenario's `noise on|off` step lasts until that scenario ends (or another
- * replaces it); then the noise set here is back. */
+ * A scenario's `noise on|off` step lasts until that scenario ends, is stopped
+ * or is replaced by another; then the noise set here is back. */
 void ccsim_device_set_noise(ccsim_device_t *sim, bool on);
 void ccsim_device_set_bounce(ccsim_device_t *sim, bool on);
 
