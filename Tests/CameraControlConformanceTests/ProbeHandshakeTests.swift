@@ -94,9 +94,10 @@ struct ProbeHandshakeTests {
         // The old packet stays in the inbox, marked: never an answer to what the probe sends in the new session.
         let inbox = await probe.inbox
         #expect(inbox.filter(\.ofEndedSession).map { $0.packet?.sequence } == [Self.oldSequence], "\(inbox)")
-        #expect(inbox.contains { $0.packet?.callID == 78 && !$0.ofEndedSession }, "\(inbox.map { ($0.packet?.callID, $0.ofEndedSession) })")
-        // Its stream's message (call 78) is not: taken away, so that only the old packet waits.
-        _ = await probe.next(within: .zero) { $0.packet?.callID == 78 }
+        // The new session's first message (call 78, right behind the answer; it may reach the inbox just after
+        // the handshake returned) is not marked. Taken away, so that only the old packet waits.
+        let first = await probe.next(within: .seconds(5)) { $0.packet?.callID == 78 }
+        #expect(first != nil && first?.ofEndedSession == false, "\(String(describing: first))")
         let context = CaseContext(probe: probe, capabilities: Capabilities(), handshake: handshake, prompter: nil)
         let heartbeat = try await probe.send(Packet(type: .heartbeat, callID: 0))
         try await context.expectSilence(after: heartbeat, for: .milliseconds(20), "a heartbeat")
