@@ -368,7 +368,13 @@ struct ConformanceTests {
         await probe.setAcknowledges(false)  // the next reliable event is never acknowledged
         _ = try await probe.call(.simulatorRunScenario, RunScenarioRequest(scenario: "remote-click\n").serializedBytes())
         try await Task.sleep(for: .milliseconds(400))
-        await probe.setHeartbeats(false)  // silent for 150 ms (3 heartbeat intervals), then back
+        // Silent for 150 ms (3 heartbeat intervals, within the 4-interval dead timeout), back, and silent
+        // again: the first is a late heartbeat (once in a session, a loaded machine), the second a violation.
+        await probe.setHeartbeats(false)
+        try await Task.sleep(for: .milliseconds(150))
+        await probe.setHeartbeats(true)
+        try await Task.sleep(for: .milliseconds(100))
+        await probe.setHeartbeats(false)
         try await Task.sleep(for: .milliseconds(150))
         let (back, _) = try await probe.call(.devicePing, [])
         await probe.stop()

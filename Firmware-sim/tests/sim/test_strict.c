@@ -183,21 +183,28 @@ int main(void)
     tick(t + 515000u);
     CHECK(ccsim_strict_report() == 5u);
 
-    /* A host that had its HandshakeResponse 110 ms after its handshake and stays silent 150 ms more is
-     * caught. */
+    /* A host that had its HandshakeResponse 110 ms after its handshake and stays silent 150 ms more (2.5 to
+     * 4 intervals, within the dead timeout) was late once in its new session: what a loaded machine does
+     * now and then, reported and not counted (the 300 ms silence above was in the session before). Late
+     * again in the same session, 150 ms after a heartbeat, it is caught: a host whose timer is slow. */
     t += 600000u;
     host_requests(19u, 1u, 1u, 1u, t);
     ccsim_filter_out_line(t + 100000u, 1041667u);
     device_responds(40u, 1u, t + 1000u);
     ccsim_filter_out_line(0u, 0u);
     host_sends(CC_PKT_ACK, 20u, 40u, t + 110000u + 150000u);
+    CHECK(ccsim_strict_report() == 5u);
+    host_sends(CC_PKT_HEARTBEAT, 90u, 0u, t + 310000u);
+    host_sends(CC_PKT_HEARTBEAT, 91u, 0u, t + 360000u);
+    CHECK(ccsim_strict_report() == 5u);
+    host_sends(CC_PKT_HEARTBEAT, 92u, 0u, t + 510000u);
     CHECK(ccsim_strict_report() == 6u);
 
     /* The device sends a packet again while the host's ACK of it is still on its way (a late ACK; a host
      * that has closed the port right after acknowledging never sees the copy): a copy of an acknowledged
      * packet is owed no second ACK. A new packet with the same number but other bytes (a new session's) is
      * owed one, and caught. */
-    t += 300000u;
+    t += 520000u;
     host_sends(CC_PKT_HEARTBEAT, 21u, 0u, t);
     device_responds(50u, 8u, t + 1000u);
     host_sends(CC_PKT_ACK, 22u, 50u, t + 2000u);
