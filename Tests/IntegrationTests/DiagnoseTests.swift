@@ -16,17 +16,14 @@ extension OverRealPTY {
             ("double-light-press", "camera-control"), ("touch", "camera-control"), ("slide-to-top", "camera-control"),
         ]
 
-        /// Runs diagnose on a fresh simulator (with `simulatorArguments`); once more when the real-time link
-        /// died under load (diagnose then says the device went away: the machine, not the check).
+        /// Runs diagnose on a fresh simulator (with `simulatorArguments`), once: a link that dies on the way
+        /// fails the test (diagnose says the device went away), as it would fail a user's check. (It was run
+        /// again when it said so; the test step beside a busy core saw no host silence over 80 ms, and a link
+        /// dies after 200 ms.)
         func diagnose(_ arguments: [String], seed: UInt64, simulatorArguments: [String] = []) async throws -> ToolRun {
-            func once() async throws -> ToolRun {
-                try await withSimulator(seed: seed, extraArguments: simulatorArguments) { simulator in
-                    try await runTool("camctl", ["diagnose", simulator.ptyPath] + arguments, timeout: .seconds(90))
-                }
+            try await withSimulator(seed: seed, extraArguments: simulatorArguments) { simulator in
+                try await runTool("camctl", ["diagnose", simulator.ptyPath] + arguments, timeout: .seconds(90))
             }
-            let run = try await once()
-            if run.status == 1, run.standardError.contains("went away") { return try await once() }
-            return run
         }
 
         /// The `"type": "step"` objects of a `--json` run.
