@@ -338,22 +338,11 @@ struct ConformanceTests {
 
     @Test("camctl-sim --strict catches a broken host: counts and first offending bytes of each violation")
     func strictCatchesABrokenHost() async throws {
-        let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let link = folder + "/pty"
-        let log = folder + "/stderr"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
-        process.arguments = ["--strict", "--exit-with-parent", "--link", link]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
-        defer { if process.isRunning { signalProcess(process.processIdentifier, SIGKILL) } }
-        #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
+        let simulator = try await StrictSimulator()
+        defer { try? FileManager.default.removeItem(atPath: simulator.folder) }
 
         // A broken host, as raw bytes.
-        let transport = try PTYTransport(path: link)
+        let transport = try PTYTransport(path: simulator.link)
         let probe = Probe(transport: transport)
         await probe.start()
         let (early, _) = try await probe.call(.devicePing, [])  // a request before the handshake
@@ -380,8 +369,7 @@ struct ConformanceTests {
         let (back, _) = try await probe.call(.devicePing, [])
         await probe.stop()
         transport.close()
-        #expect(terminateChild(process), "camctl-sim --strict did not end within 10 s of SIGTERM")
-        let report = try String(contentsOfFile: log, encoding: .utf8)
+        let report = try simulator.report()
         // Five kinds of violation; the reliable packets this host never ACKs are one or more (v1.1: the
         // device's replies are reliable too), so the total is at least five.
         let total = report.split(separator: "\n").compactMap { line -> Int? in
@@ -402,23 +390,11 @@ struct ConformanceTests {
 
     @Test("camctl-sim --strict reports nothing for the project's own host")
     func strictPassesTheRealHost() async throws {
-        let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let link = folder + "/pty"
-        let log = folder + "/stderr"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let sim = Process()
-        sim.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
-        sim.arguments = ["--strict", "--exit-with-parent", "--link", link]
-        sim.standardOutput = FileHandle.nullDevice
-        sim.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try sim.run()
-        defer { if sim.isRunning { signalProcess(sim.processIdentifier, SIGKILL) } }
-        #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
-        let ping = try await runTool("camctl", ["ping", link, "--count", "20"], timeout: .seconds(60))
+        let simulator = try await StrictSimulator()
+        defer { try? FileManager.default.removeItem(atPath: simulator.folder) }
+        let ping = try await runTool("camctl", ["ping", simulator.link, "--count", "20"], timeout: .seconds(60))
         #expect(ping.status == 0, "\(ping.standardError)")
-        #expect(terminateChild(sim), "camctl-sim --strict did not end within 10 s of SIGTERM")
-        let report = try String(contentsOfFile: log, encoding: .utf8)
+        let report = try simulator.report()
         #expect(report.contains("strict: 0 violations"), "\(report)")
     }
 }

@@ -117,26 +117,16 @@ struct StrictHostTests {
 
     /// ``runStrict(_:simulatorArguments:)`` with several camctl processes, one after the other.
     static func runStrict(_ commands: [[String]], simulatorArguments: [String] = []) async throws -> ([ToolRun], String, String) {
-        let folder = try makeTemporaryFolder()
-        let link = folder + "/pty"
-        let log = folder + "/stderr"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let sim = Process()
-        sim.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
-        sim.arguments = ["--strict", "--exit-with-parent", "--link", link] + simulatorArguments
-        sim.standardOutput = FileHandle.nullDevice
-        sim.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try sim.run()
-        defer { if sim.isRunning { signalProcess(sim.processIdentifier, SIGKILL) } }
-        #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
+        let simulator = try await StrictSimulator(arguments: simulatorArguments)
         var runs: [ToolRun] = []
         for arguments in commands {
-            let resolved = arguments.map { $0 == "@" ? link : $0.replacingOccurrences(of: "%", with: folder) }
+            let resolved = arguments.map {
+                $0 == "@" ? simulator.link : $0.replacingOccurrences(of: "%", with: simulator.folder)
+            }
             runs.append(try await runTool("camctl", resolved, timeout: .seconds(30)))
         }
         // The checker's 200 ms acknowledgement window closes before the report.
         try await Task.sleep(for: .milliseconds(400))
-        #expect(terminateChild(sim), "camctl-sim --strict did not end within 10 s of SIGTERM")
-        return (runs, try String(contentsOfFile: log, encoding: .utf8), folder)
+        return (runs, try simulator.report(), simulator.folder)
     }
 }
