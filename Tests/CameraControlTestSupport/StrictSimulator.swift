@@ -18,19 +18,28 @@ package final class StrictSimulator {
     private let log: String
     private let process: Process
 
-    /// Starts `camctl-sim --strict` with `arguments` and waits (up to 10 s) for its pty.
-    package init(arguments: [String] = []) async throws {
-        folder = try makeTemporaryFolder()
-        link = folder + "/pty"
-        log = folder + "/stderr"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
-        process.arguments = ["--strict", "--exit-with-parent", "--link", link] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
-        #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) })
+    /// Starts `camctl-sim --strict` with `arguments` and waits (up to 10 s) for its pty; when it cannot be
+    /// started, the folder is removed and the error thrown.
+    package init(arguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let folder = try makeTemporaryFolder()
+        let link = folder + "/pty"
+        let log = folder + "/stderr"
+        let process = Process()
+        do {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.executableURL = URL(fileURLWithPath: try BuiltProducts.executable("camctl-sim"))
+            process.arguments = ["--strict", "--exit-with-parent", "--link", link] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+        (self.folder, self.link, self.log, self.process) = (folder, link, log, process)
+        #expect(
+            await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: link) },
+            "camctl-sim --strict made no pty within 10 s", sourceLocation: sourceLocation)
     }
 
     deinit {
@@ -39,8 +48,9 @@ package final class StrictSimulator {
 
     /// Stops the simulator (`SIGTERM`: it prints the checker's report and exits) and returns its stderr.
     /// An expectation fails when it does not end within 10 s.
-    package func report() throws -> String {
-        #expect(terminateChild(process), "camctl-sim --strict did not end within 10 s of SIGTERM")
+    package func report(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        #expect(
+            terminateChild(process), "camctl-sim --strict did not end within 10 s of SIGTERM", sourceLocation: sourceLocation)
         return try String(contentsOfFile: log, encoding: .utf8)
     }
 }
