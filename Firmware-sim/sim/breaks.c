@@ -862,6 +862,8 @@ static bool g_strict_last_in_session;
  * is a violation, as is one past the dead timeout), and in the run (the report names those not counted). */
 static unsigned g_strict_late_in_session;
 static unsigned g_strict_late_total;
+/* The longest late silence not counted, for the report (how late a loaded machine made the host). */
+static uint64_t g_strict_late_longest_us;
 /* When the host had this session's HandshakeResponse (its last byte reached the host): a host knows of a
  * session, and owes it heartbeats, from then on, not from its handshake. */
 static uint64_t g_strict_heard_us;
@@ -923,8 +925,8 @@ unsigned ccsim_strict_report(void)
     if (g_strict_late_total > v_count[V_HEARTBEAT]) {
         unsigned once = g_strict_late_total - v_count[V_HEARTBEAT];
         fprintf(stderr, "camctl-sim: strict:   %u late heartbeat%s, not counted: the first silence over 2.5 x heartbeat "
-                "interval in its session, within the dead timeout\n",
-                once, once == 1u ? "" : "s");
+                "interval in its session, within the dead timeout (the longest %lu ms)\n",
+                once, once == 1u ? "" : "s", (unsigned long)(g_strict_late_longest_us / 1000u));
     }
     {
         unsigned waiting = 0, overdue = 0;
@@ -1011,11 +1013,17 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
     }
     if (g_strict_last_in_session && !handshake && start_us > since
         && start_us - since > 5u * CC_HEARTBEAT_INTERVAL_MS * 1000u / 2u) {
+        uint64_t silence = start_us - since;
         g_strict_late_in_session++;
         g_strict_late_total++;
-        if (g_strict_late_in_session > 1u
-            || start_us - since > CC_WIRE_DEAD_AFTER_HEARTBEATS * CC_HEARTBEAT_INTERVAL_MS * 1000u) {
+        if (g_strict_late_in_session > 1u || silence > CC_WIRE_DEAD_AFTER_HEARTBEATS * CC_HEARTBEAT_INTERVAL_MS * 1000u) {
             violation(V_HEARTBEAT, wire, wire_len);
+            if (v_count[V_HEARTBEAT] == 1u) { /* with the first offending bytes, as violation() prints them */
+                fprintf(stderr, "camctl-sim: strict: the host was silent %lu ms before them (late heartbeat %u of its session)\n",
+                        (unsigned long)(silence / 1000u), g_strict_late_in_session);
+            }
+        } else if (silence > g_strict_late_longest_us) {
+            g_strict_late_longest_us = silence;
         }
     }
     g_strict_last_us = now_us;

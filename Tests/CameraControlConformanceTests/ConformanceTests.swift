@@ -386,6 +386,8 @@ struct ConformanceTests {
         }
         #expect(report.contains("x reliable packet never acknowledged"), "\(report)")
         #expect(report.contains("1 late heartbeat, not counted"), "\(report)")
+        // How long the host was silent before the offending bytes: the second late silence of the session.
+        #expect(report.contains("ms before them (late heartbeat 2 of its session)"), "\(report)")
     }
 
     @Test("camctl-sim --strict reports nothing for the project's own host")
