@@ -879,12 +879,18 @@ static uint64_t g_closed_us;
 /* Closed and not opened again: what the device sends goes to nobody and is owed no ACK. */
 static bool g_host_gone;
 
-void ccsim_filter_host_closed(uint64_t now_us)
+/* The host let go of the port (closed, or unplugged): its requests are forgotten, and the silence until the
+ * next host is no host's: that one starts afresh (a handshake, or a relay going on). */
+static void host_let_go(void)
 {
     forget_host_requests();
-    /* Silence across a close is no host's: the next one starts afresh (a handshake, or a relay going on). */
     g_strict_last_in_session = false;
     g_strict_late_in_session = 0u;
+}
+
+void ccsim_filter_host_closed(uint64_t now_us)
+{
+    host_let_go();
     g_closed_unjudged = true;
     g_closed_us = now_us;
     g_host_gone = true;
@@ -898,9 +904,7 @@ void ccsim_filter_host_opened(void)
 void ccsim_filter_unplugged(void)
 {
     unsigned i;
-    forget_host_requests();
-    g_strict_last_in_session = false;
-    g_strict_late_in_session = 0u;
+    host_let_go();
     for (i = 0; i < sizeof g_pending / sizeof g_pending[0]; i++) {
         g_pending[i].used = false;
     }
@@ -987,6 +991,7 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
     bool copy;
     if (handshake) {
         forget_host_requests();
+        g_strict_late_in_session = 0u; /* a new session: no late heartbeat yet */
         if (!g_strict_handshake_waits) {
             g_strict_handshake_waits = true;
             g_strict_handshake_us = start_us;
@@ -1008,9 +1013,6 @@ static void strict_host(const pkt_t *p, frame_kind_t kind, size_t unstuffed, con
      * the frame's first byte arrives (on a slow line its own bytes take their time: at 19200 baud a
      * 250-byte frame takes 130 ms), and starts when the host's last frame ended or, in a new session, when
      * the host had the HandshakeResponse, whichever came later. */
-    if (handshake) {
-        g_strict_late_in_session = 0u;
-    }
     if (g_strict_last_in_session && !handshake && start_us > since
         && start_us - since > 5u * CC_HEARTBEAT_INTERVAL_MS * 1000u / 2u) {
         uint64_t silence = start_us - since;

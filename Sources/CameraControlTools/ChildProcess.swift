@@ -27,15 +27,15 @@ extension Process {
         let thread = Thread { [self] in
             _ = cc_shim_unblock_all_signals()
             _ = cc_shim_set_thread_name("spawn")  // named as the thread that spawns (seen in /proc)
+            var started = true
             do {
                 try run()
             } catch {
                 outcome.error = error
-                outcome.done.signal()
-                return
+                started = false
             }
             outcome.done.signal()
-            if keepingSpawnerUntilExit { exited.wait() }
+            if keepingSpawnerUntilExit && started { exited.wait() }
         }
         thread.start()
         outcome.done.wait()
