@@ -487,6 +487,8 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     private var closing = false
     /// When the bytes written so far have left on the line (at ``lineNanosPerByte``).
     private var lineFreeAt: ContinuousClock.Instant?
+    /// Until when a closed link stays open, fixed at its first turn after ``close(_:)``.
+    private var lingerUntil: ContinuousClock.Instant?
 
     // The loop's thread only:
     private var emptyReads = 0
@@ -599,12 +601,13 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
     /// The time one byte takes on the line at the protocol's 115200 baud, 8N1 (10 bits): a closed link
     /// stays open this long per byte it wrote last, so a device modelling its line hears them whole.
     static let lineNanosPerByte: Int64 = 10 * 1_000_000_000 / 115_200
-    /// The longest a closed link lingers.
+    /// The longest a closed link lingers, counted from the loop's first turn after the close.
     static let maxLinger: Duration = .milliseconds(250)
 
     /// On the loop's thread, as a closed link leaves (see ``close(_:)``): writes once what waits, then
     /// returns the time until which the descriptor stays open (the bytes are on the line), or nil when the
-    /// link may leave now.
+    /// link may leave now. That time is fixed at the first call: a link that wrote faster than the modelled
+    /// line (a pty takes a second's worth of 115200 baud in microseconds) still leaves after ``maxLinger``.
     func lingerAfterCloseLocked(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         guard closing else { return nil }
         if pendingStart < pending.count {
@@ -615,11 +618,12 @@ package final class LoopRegistration: EventLoopControl, @unchecked Sendable {
             pending = []
             pendingStart = 0
         }
-        guard let free = lineFreeAt, free > now else {
+        if lingerUntil == nil { lingerUntil = min(lineFreeAt ?? now, now.advanced(by: Self.maxLinger)) }
+        guard let until = lingerUntil, until > now else {
             closing = false
             return nil
         }
-        return min(free, now.advanced(by: Self.maxLinger))
+        return until
     }
 
     /// On the loop's thread, once it left the loop: tells the delegate, then the link's owner.

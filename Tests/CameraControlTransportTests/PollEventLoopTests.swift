@@ -148,6 +148,32 @@ struct PollEventLoopTests {
         late.master.close()
     }
 
+    @Test("a closed port lingers for its last bytes at most 250 ms, however much it wrote faster than 115200 baud before")
+    func lingerAfterCloseIsBounded() async throws {
+        let loop = try PollEventLoop(name: "cc-test-linger")
+        defer { loop.shutdown() }
+        let pair = try PseudoTerminalPair.open()
+        defer { pair.subordinate.close() }
+        let recorder = LoopRecorder()
+        let control = try #require(pair.master.startEventLoop(delegate: recorder, on: loop))
+        // 128 KiB: 11 s on the line the loop models (115200 baud), on a pty written and read at once. A
+        // `camctl ping` of 20,000 round trips wrote 400 KB and waited 35 s to close (stop 53's audit).
+        let total = 128 * 1024
+        let reader = Task {
+            var received = 0
+            while received < total { received += try await pair.subordinate.receive().count }
+            return received
+        }
+        let chunk = [UInt8](repeating: 0x55, count: 1024)
+        for _ in 0..<(total / chunk.count) { chunk.withUnsafeBytes { control.write($0) } }
+        #expect(try await reader.value == total)
+        let closed = ContinuousClock.now
+        pair.master.close()
+        #expect(await eventually(within: .seconds(30)) { recorder.endings.count == 1 })
+        // The bound is the linger's 250 ms and a busy machine's margin, far below the modelled line's 11 s.
+        #expect(closed.duration(to: .now) < .seconds(3))
+    }
+
     @Test("a task that prefers the loop runs on its thread; one enqueued from another thread wakes it")
     func taskPreference() async throws {
         let loop = try PollEventLoop(name: "cc-test-task")
