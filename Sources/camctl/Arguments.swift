@@ -1,3 +1,4 @@
+import CameraControlTools
 import CameraControlWire
 
 /// A small command-line parser: positional arguments and `--flag` / `--option value` pairs (`-o value`
@@ -133,5 +134,15 @@ struct Arguments {
     /// Positional argument `index`, or nil when not given.
     func optional(_ index: Int) -> String? {
         index < positional.count ? positional[index] : nil
+    }
+
+    /// Refuses `output` (given with `option`) when it names one of `inputs` (as `what`: "the recording"),
+    /// under that name or another (a symlink, a hard link, `./`): writing it would replace what the
+    /// command reads, often a session not to be had again. Nothing to refuse when `output` is nil.
+    static func refuseOverwriting(_ output: String?, option: String, inputs: [String], what: String) throws(Failure) {
+        guard let output else { return }
+        for input in inputs where BoundedFiles.isSameFile(input, output) {
+            throw Failure(description: "\(option) \(output) is \(input) itself: writing it would replace \(what)")
+        }
     }
 }

@@ -23,6 +23,8 @@ enum Record {
         let port = try args.required(0, "PORT")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "record takes one PORT") }
         guard let output = args.value("output") else { throw Arguments.Failure(description: "missing -o FILE.pcapng") }
+        try Arguments.refuseOverwriting(output, option: "-o", inputs: [port], what: "the port")
+        try Arguments.refuseOverwriting(output, option: "-o", inputs: args.value("scenario").map { [$0] } ?? [], what: "the scenario")
         let seconds = try args.seconds()
         let scenario = try args.value("scenario").map { try ScenarioFiles.load($0) }
 

@@ -45,6 +45,10 @@ enum TestCommand {
             argv, valued: ["port", "seed", "settle-ms", "junit", "replay"], switches: ["virtual", "quiet", "events"],
             positionals: ["SCENARIO"],
             variadic: true)
+        // The JUnit report written over a scenario or the recording replayed would replace it.
+        try Arguments.refuseOverwriting(
+            args.value("junit"), option: "--junit", inputs: args.positional + (args.value("replay").map { [$0] } ?? []),
+            what: args.value("replay") == nil ? "the scenario" : "the recording")
         if let recording = args.value("replay") {
             guard args.positional.isEmpty else { throw Arguments.Failure(description: "--replay takes no SCENARIO") }
             for option in ["port", "settle-ms"] where args.value(option) != nil {

@@ -94,6 +94,7 @@ extension Plot {
         guard output.hasSuffix(".png") || output.hasSuffix(".svg") else {
             throw Arguments.Failure(description: "-o wants a .svg or .png file, not \(output)")
         }
+        try Arguments.refuseOverwriting(output, option: "-o", inputs: [path], what: "the recording")
         try run(path: path, raw: args.flag("raw"), output: output, width: width, height: height, json: args.flag("json"))
     }
 }
@@ -210,11 +211,8 @@ enum Export {
         let args = try Arguments(argv, valued: ["vcd", "samples"], switches: [])
         let input = try args.required(0, "FILE.pcapng")
         guard args.positional.count == 1 else { throw Arguments.Failure(description: "export takes one FILE") }
-        // Writing the output over the input would replace the recording (often a session not to be had again).
         for option in ["vcd", "samples"] {
-            if let output = args.value(option), BoundedFiles.isSameFile(input, output) {
-                throw Arguments.Failure(description: "--\(option) \(output) is \(input) itself: writing it would replace the recording")
-            }
+            try Arguments.refuseOverwriting(args.value(option), option: "--\(option)", inputs: [input], what: "the recording")
         }
         switch (args.value("vcd"), args.value("samples")) {
         case (let output?, nil):

@@ -1,6 +1,7 @@
 import CameraControlDevice
 import CameraControlEmbedded
 import CameraControlRPC
+import CameraControlTools
 import CameraControlTransport
 import CameraControlWire
 import Foundation
@@ -78,7 +79,7 @@ struct CamctlArgumentsTests {
     }
 
     /// `export` refuses to write its output over its input, under that name or another (a symlink): the
-    /// recording stays as it was.
+    /// recording stays as it was. So do `plot`, `record` and `test`.
     @Test func exportDoesNotOverwriteItsRecording() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camctl-export-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -101,6 +102,32 @@ struct CamctlArgumentsTests {
             }
         }
         #expect(FileManager.default.contents(atPath: recording) == bytes)
+
+        // So do plot (its -o over the recording), record (-o over the port or the scenario it plays) and test
+        // (--junit over a scenario or the recording it replays): each refuses before it reads or opens anything.
+        let scenario = directory.appendingPathComponent("one.scenario").path
+        let scenarioText = Data("button volume-down hold=60ms\n".utf8)
+        try scenarioText.write(to: URL(fileURLWithPath: scenario))
+        let plotLink = directory.appendingPathComponent("trace.svg").path
+        try FileManager.default.createSymbolicLink(atPath: plotLink, withDestinationPath: recording)
+        let refusals: [(argv: [String], run: ([String]) async throws -> Void, what: String)] = [
+            ([recording, "-o", plotLink], Plot.parseAndRun, "the recording"),
+            ([scenario, "-o", scenario], Record.run, "the port"),
+            ([directory.appendingPathComponent("no-such-port").path, "-o", scenario, "--scenario", scenario], Record.run, "the scenario"),
+            ([scenario, "--junit", scenario], TestCommand.run, "the scenario"),
+            (["--replay", recording, "--junit", link], TestCommand.run, "the recording"),
+        ]
+        for (argv, run, what) in refusals {
+            do {
+                try await run(argv)
+                Issue.record("\(argv) ran")
+            } catch {
+                #expect(error is Arguments.Failure, "\(argv): \(error)")
+                #expect("\(error)".contains("itself: writing it would replace \(what)"), "\(argv): \(error)")
+            }
+        }
+        #expect(FileManager.default.contents(atPath: recording) == bytes)
+        #expect(FileManager.default.contents(atPath: scenario) == scenarioText)
     }
 
     /// A binary file given for a scenario (a recording) is named as one at its first NUL, not by whichever of
