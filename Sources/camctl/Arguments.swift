@@ -125,9 +125,11 @@ struct Arguments {
         return seconds
     }
 
-    /// Positional argument `index`, or a failure naming what is missing.
+    /// Positional argument `index`, or a failure naming what is missing (or empty: `camctl info ""` is no
+    /// port, not `/dev/`).
     func required(_ index: Int, _ what: String) throws(Failure) -> String {
         guard index < positional.count else { throw Failure(description: "missing \(what)") }
+        guard !positional[index].isEmpty else { throw Failure(description: "empty \(what)") }
         return positional[index]
     }
 

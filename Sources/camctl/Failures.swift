@@ -122,8 +122,9 @@ enum Failures {
     /// each whole line (its 1-based number and bytes, without the newline) as it arrives and may throw to
     /// stop reading there. A path that names a FIFO, a device or a socket is refused at once, before any
     /// read (it could block for ever, or never end): a pipe is read as `-`.
+    /// Too much input fails with `oversizeStatus` (a runtime failure unless the caller says it is a usage error).
     static func readText(
-        _ path: String, what: String = "file", maxBytes: Int,
+        _ path: String, what: String = "file", maxBytes: Int, oversizeStatus: ExitStatus = .failure,
         checkLine: (_ number: Int, _ line: ArraySlice<UInt8>) throws(CLIFailure) -> Void = { _, _ throws(CLIFailure) in }
     ) throws(CLIFailure) -> String {
         let handle: FileHandle
@@ -174,7 +175,7 @@ enum Failures {
             guard let chunk, !chunk.isEmpty else { break }
             guard bytes.count + chunk.count <= maxBytes else {
                 throw CLIFailure(
-                    status: .failure,
+                    status: oversizeStatus,
                     message: "\(name) is larger than \(maxBytes / 1024) KiB, more than any \(what) holds; not read further")
             }
             bytes.append(contentsOf: chunk)

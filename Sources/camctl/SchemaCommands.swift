@@ -56,16 +56,6 @@ enum SchemaCommands {
                 throw Arguments.Failure(description: "unexpected argument '\(positional)'")
             }
         }
-        var isSimulator = true
-        if let port {
-            let session = try await Ports.open(port)
-            let id = session.info.identity
-            isSimulator = session.info.capabilities.isSimulator
-            await session.close()
-            if !args.flag("json") {
-                print("\(port): \(id.vendor) \(id.model), serial \(id.serialNumber), firmware \(id.firmwareVersion)\n")
-            }
-        }
         var methods = MethodInfo.allV1
         var messages: [any ProtoJSONMessage.Type] = []
         if let symbol {
@@ -88,6 +78,17 @@ enum SchemaCommands {
                     throw Arguments.Failure(description: text)
                 }
                 messages = [type]
+            }
+        }
+        // The symbol is checked first: a typo is a usage error before the device is touched.
+        var isSimulator = true
+        if let port {
+            let session = try await Ports.open(port)
+            let id = session.info.identity
+            isSimulator = session.info.capabilities.isSimulator
+            await session.close()
+            if !args.flag("json") {
+                print("\(port): \(id.vendor) \(id.model), serial \(id.serialNumber), firmware \(id.firmwareVersion)\n")
             }
         }
         if args.flag("json") {
@@ -240,7 +241,10 @@ enum SchemaCommands {
     static func requestJSON(_ items: [String], for type: any ProtoJSONMessage.Type) throws -> JSONValue {
         if items.isEmpty { return .object([]) }
         if items.count == 1, let first = items.first, first == "-" || first.hasPrefix("{") || first.hasPrefix("[") || first == "null" {
-            let text = first == "-" ? try Failures.readText("-", what: "JSON request", maxBytes: JSONValue.maxTextBytes) : first
+            // Too large is bad JSON, a usage error, from stdin as on the command line (ProtoJSONError.tooLarge).
+            let text =
+                first == "-"
+                ? try Failures.readText("-", what: "JSON request", maxBytes: JSONValue.maxTextBytes, oversizeStatus: .usage) : first
             return try JSONValue(parsing: text)
         }
         var root = JSONValue.object([])

@@ -35,7 +35,13 @@ enum Shoot {
         let args = try Arguments(
             argv, valued: ["camera", "output", "seconds", "scenario", "width", "height", "fps"], switches: ["quiet"])
         let port = try args.required(0, "PORT")
-        let source = try CameraSource(parsing: args.value("camera") ?? "test")
+        // A source that is none of the forms is a usage error; one that cannot be opened, a runtime one.
+        let source: CameraSource
+        do {
+            source = try CameraSource(parsing: args.value("camera") ?? "test")
+        } catch {
+            throw Arguments.Failure(description: "--camera: \(error.message)")
+        }
         let directory = args.value("output") ?? "."
         let seconds = try args.seconds()
         // Checked offline first, as monitor and record do: a bad line is FILE:LINE:COLUMN with a caret.

@@ -130,6 +130,40 @@ struct CamctlArgumentsTests {
         #expect(FileManager.default.contents(atPath: scenario) == scenarioText)
     }
 
+    /// An empty PORT or FILE is named as such, not opened (`camctl info ""` tried `/dev/`, a directory).
+    @Test func emptyPositionalIsAUsageError() throws {
+        let args = try Arguments([""], valued: [], switches: [], positionals: ["PORT"])
+        #expect(throws: Arguments.Failure.self) { try args.required(0, "PORT") }
+        do {
+            _ = try args.required(0, "PORT")
+        } catch {
+            #expect(error.description == "empty PORT")
+        }
+    }
+
+    /// `describe PORT SYMBOL` checks the symbol before it opens the port: a typo is a usage error with a near
+    /// match, and the device is not touched (here a port that does not exist would fail otherwise).
+    @Test func describeChecksItsSymbolFirst() async throws {
+        do {
+            try await SchemaCommands.describe(["/dev/no-such-camctl-port", "Conifg"])
+            Issue.record("describe ran")
+        } catch {
+            #expect(error is Arguments.Failure, "\(error)")
+            #expect("\(error)".contains("no service, method or message 'Conifg'"), "\(error)")
+        }
+    }
+
+    /// `shoot --camera` with none of its forms is a usage error (exit 2), before the camera or the port.
+    @Test func shootNamesAnUnknownCameraAsUsage() async throws {
+        do {
+            try await Shoot.run(["/dev/no-such-camctl-port", "--camera", "tst"])
+            Issue.record("shoot ran")
+        } catch {
+            #expect(error is Arguments.Failure, "\(error)")
+            #expect("\(error)".contains("unknown camera 'tst'"), "\(error)")
+        }
+    }
+
     /// A binary file given for a scenario (a recording) is named as one at its first NUL, not by whichever of
     /// its "lines" first runs over 200 bytes.
     @Test func binaryFileIsNoScenario() throws {

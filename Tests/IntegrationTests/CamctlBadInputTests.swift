@@ -396,7 +396,7 @@ struct CamctlBadInputTests {
         }
     }
 
-    @Test("call … - with more JSON than any message is refused before it is parsed")
+    @Test("call … - with more JSON than any message is refused before it is parsed: bad JSON, exit 2 as on the command line")
     func callJSONBound() async throws {
         try await inFolder { folder in
             let path = folder + "/big.json"
@@ -404,7 +404,7 @@ struct CamctlBadInputTests {
             try BoundedFiles.write(Array(text.utf8), to: path)
             let input = try #require(FileHandle(forReadingAtPath: path))
             let run = try await runTool("camctl", ["call", "/nonexistent", "RunScenario", "-"], standardInput: input)
-            #expect(run.status == 1)
+            #expect(run.status == 2)
             #expect(run.standardError.contains("stdin is larger than 1024 KiB"), "\(run.standardError)")
         }
     }
