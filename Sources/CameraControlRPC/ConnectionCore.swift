@@ -109,8 +109,8 @@ public struct ConnectionCore: Sendable {
     public var isSessionEstablished: Bool { linkState == .established }
     /// True after ``closeLink(now:reason:)``: no call can start any more.
     public var isClosed: Bool { linkState == .closed }
-    /// True after ``beginClosing()``: the host is closing, no call can start, and the link stays open only for
-    /// answers still on their way (``answersAwaited(now:)``).
+    /// True after ``beginClosing(now:)``: the host is closing, no call can start, and the link stays open only
+    /// for answers still on their way (``answersAwaited(now:)``).
     public private(set) var isClosing = false
 
     private var decoder = FrameDecoder(maxFrameBytes: WireFormat.maxFrameBytes)
@@ -757,7 +757,28 @@ public struct ConnectionCore: Sendable {
 
     /// The host begins to close: no call starts any more (a call started while the host waits for answers
     /// still on their way would be failed at the close, and its own answer then never acknowledged).
-    public mutating func beginClosing() {
+    ///
+    /// A stream's messages come at any time, so in an established session with a stream open, or one
+    /// cancelled within an answer's wait, the core also sends a barrier: each open stream's `CANCEL`, then a
+    /// `Ping` of its own. The device handles packets in order and sends in order: its answer to the `Ping`
+    /// comes after every message it sent before, and once it has handled the `CANCEL`s it sends none for
+    /// those streams. The `Ping` is a unary call in flight (``answersAwaited(now:)``): the link stays open,
+    /// reading and acknowledging, until its answer or the answer's wait, and no reliable message that crossed
+    /// the close is left unacknowledged (`camctl-sim --strict` counted one, now and then, from a `monitor` that
+    /// closed while an input event was on its way). Its answer goes to no caller. An open stream stays open
+    /// for its consumer until the link closes.
+    public mutating func beginClosing(now: Duration) {
+        guard !isClosing else { return }
+        guard isSessionEstablished, awaitedHandshake == nil,
+            calls.values.contains(where: \.isServerStreaming) || cancelledStreams.values.contains(where: { now - $0 < answerWait })
+        else {
+            isClosing = true
+            return
+        }
+        for (id, call) in calls.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where call.isServerStreaming {
+            sendCancel(id, now: now)
+        }
+        _ = try? startCall(method: .devicePing, request: [], now: now)
         isClosing = true
     }
 

@@ -400,7 +400,9 @@ public final class RPCClient: Sendable {
     /// the port is released. A command that exits after this leaves the device nothing unacknowledged: first
     /// no call starts any more, and the link stays open while an answer may still be on its way (a unary call
     /// in flight, or one just cancelled: ``ConnectionCore/answersAwaited(now:)``, two retransmission timeouts
-    /// and a largest frame's line time, at most 2 s), so that its `ACK` goes out. That wait runs on the loop's
+    /// and a largest frame's line time, at most 2 s), so that its `ACK` goes out; with a stream open or just
+    /// cancelled, until the answer of the barrier ``ConnectionCore/beginClosing(now:)`` sends (its streams'
+    /// `CANCEL`s and a `Ping`): every message sent before it is acknowledged. That wait runs on the loop's
     /// clock: on a ``ManualClock`` that nothing advances it ends only when the answers come (or ``close()``).
     public func shutdown() async {
         await waitForAnswersOnTheWay()
@@ -421,7 +423,9 @@ public final class RPCClient: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = state.withLock { state -> Bool in
                 guard !state.closed else { return false }
-                state.core.beginClosing()
+                state.core.beginClosing(now: state.now)
+                // The barrier the core may have queued (its streams' CANCELs, a Ping) goes out now.
+                if let control = state.control { state.core.drainOutbound { control.write($0) } }
                 guard let until = state.core.answersAwaited(now: state.now) else { return false }
                 state.lingerUntil = max(state.lingerUntil ?? until, until)
                 state.lingerWaiters.append(continuation)

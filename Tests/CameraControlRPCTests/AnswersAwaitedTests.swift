@@ -55,8 +55,42 @@ struct AnswersAwaitedTests {
         #expect(cancelledStream)
         #expect(core.answersAwaited(now: until) == nil)
         // Closing: no call starts any more (its own answer would come after the close).
-        core.beginClosing()
+        core.beginClosing(now: until)
         #expect(throws: RPCError.self) { _ = try core.startCall(method: .devicePing, request: [], now: until) }
+    }
+
+    @Test("closing with a stream open: its CANCEL, then a Ping as a barrier; messages before its answer are acknowledged")
+    func barrierAtClose() throws {
+        var (core, device) = try Self.established()
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .ms(6))
+        core.receive(device.frame(Packet(type: .response, isReliable: true, callID: stream.rawValue, payload: [])), now: .ms(7))
+        _ = core.takeEvents()
+        _ = core.takeOutbound()
+        core.beginClosing(now: .ms(10))
+        let sent = hostPackets(core.takeOutbound())
+        #expect(sent.map(\.type) == [.cancel, .request], "\(sent)")
+        #expect(sent.first?.callID == stream.rawValue)
+        let barrier = try #require(sent.last)
+        #expect(barrier.address == MethodID.devicePing && barrier.isReliable)
+        let until = try #require(core.answersAwaited(now: .ms(10)), "the barrier's answer is awaited")
+        #expect(until > .ms(10))
+        // A message the device sent before it handled the CANCEL: delivered, acknowledged, still awaited.
+        let message = device.frame(Packet(type: .streamMessage, isReliable: true, callID: stream.rawValue, payload: [8, 1]))
+        core.receive(message, now: .ms(11))
+        #expect(core.takeEvents().contains { if case .streamMessage(stream, _) = $0 { true } else { false } })
+        #expect(hostPackets(core.takeOutbound()).contains { $0.type == .ack })
+        #expect(core.answersAwaited(now: .ms(11)) != nil)
+        // The Ping's answer: acknowledged, nothing awaited any more, and no caller hears of it.
+        let answer = Packet(type: .response, isReliable: true, callID: barrier.callID, payload: PingResponse().serializedBytes())
+        core.receive(device.frame(answer), now: .ms(12))
+        #expect(hostPackets(core.takeOutbound()).contains { $0.type == .ack })
+        #expect(core.answersAwaited(now: .ms(12)) == nil)
+
+        // Nothing open and nothing cancelled lately: no barrier.
+        var (quiet, _) = try Self.established()
+        quiet.beginClosing(now: .ms(10))
+        #expect(hostPackets(quiet.takeOutbound()).isEmpty)
+        #expect(quiet.answersAwaited(now: .ms(10)) == nil)
     }
 
     @Test("a dead link awaits nothing")
@@ -116,6 +150,57 @@ struct AnswersAwaitedTests {
         #expect(lateError?.message == "the link is closing", "\(String(describing: lateError))")
         let acks = await device.received.filter { $0.type == .ack }.map(\.payload)
         #expect(acks.contains([1, 0]), "the host closed without acknowledging the answer: \(acks)")
+    }
+}
+
+extension AnswersAwaitedTests {
+    @Test("shutdown with a stream open: its CANCEL and a Ping go out; what the device sent before the Ping's answer is acknowledged, then the close")
+    func clientBarrier() async throws {
+        let (host, deviceEnd) = InMemoryTransport.makePair()
+        let device = FakeDevice(transport: deviceEnd, respond: { _ in [] })  // it answers when the test says
+        await device.start()
+        // A clock nothing advances: the close waits for the barrier's answer, never for time.
+        let client = RPCClient(transport: host, eventLoop: SerialQueueEventLoop(name: "test", clock: ManualClock()))
+        let handshake = Task { try await client.unary(.deviceHandshake, Blob(), as: Blob.self) }
+        await device.waitUntil { $0.contains { $0.type == .request } }
+        let handshakeCall = try #require(await device.received.first { $0.type == .request }?.callID)
+        await device.send([Packet(type: .response, isReliable: true, callID: handshakeCall, payload: [])])  // its sequence 0
+        _ = try await handshake.value
+        _ = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self, deliveringOn: SerialQueueEventLoop(name: "h")) { _ in }
+        await device.waitUntil { $0.filter { $0.type == .request }.count == 2 }
+        let streamCall = try #require(await device.received.last { $0.type == .request }?.callID)
+
+        let returned = Returned()
+        let closed = Task {
+            await client.shutdown()
+            await returned.set()
+        }
+        await device.waitUntil { $0.filter { $0.type == .request }.count == 3 }
+        let sent = await device.received
+        let cancel = try #require(sent.firstIndex { $0.type == .cancel && $0.callID == streamCall }, "no CANCEL of the stream")
+        let ping = try #require(sent.lastIndex { $0.type == .request })
+        #expect(cancel < ping, "the CANCEL goes before the barrier")
+        #expect(sent[ping].address == MethodID.devicePing)
+        #expect(await !returned.value, "shutdown returned before the barrier's answer")
+        // A message the device sent before it handled the CANCEL (sequence 1), then the Ping's answer (2).
+        await device.send([
+            Packet(type: .streamMessage, isReliable: true, callID: streamCall, payload: [1]),
+            Packet(type: .response, isReliable: true, callID: sent[ping].callID, payload: []),
+        ])
+        // A wait that never ends fails the check below, not the run: the watchdog closes the client.
+        let fired = Returned()
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(5))
+            guard !Task.isCancelled else { return }
+            await fired.set()
+            client.close()
+        }
+        await closed.value
+        watchdog.cancel()
+        #expect(await !fired.value, "the watchdog closed the client: the barrier's answer did not end the wait")
+        let acks = await device.received.filter { $0.type == .ack }.map(\.payload)
+        #expect(acks.contains([1, 0]), "the message before the barrier's answer was never acknowledged: \(acks)")
+        #expect(acks.contains([2, 0]), "the barrier's answer was never acknowledged: \(acks)")
     }
 }
 
