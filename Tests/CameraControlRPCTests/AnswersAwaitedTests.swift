@@ -154,7 +154,9 @@ struct AnswersAwaitedTests {
 }
 
 extension AnswersAwaitedTests {
-    @Test("shutdown with a stream open: its CANCEL and a Ping go out; what the device sent before the Ping's answer is acknowledged, then the close")
+    @Test(
+        "shutdown with a stream open: its CANCEL and a Ping go out; what the device sent before the Ping's answer is acknowledged, then the close"
+    )
     func clientBarrier() async throws {
         let (host, deviceEnd) = InMemoryTransport.makePair()
         let device = FakeDevice(transport: deviceEnd, respond: { _ in [] })  // it answers when the test says
