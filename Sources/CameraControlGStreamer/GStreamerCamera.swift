@@ -214,7 +214,10 @@ public final class GStreamerCamera: CameraDevice {
         do {
             try FileManager.default.createDirectory(atPath: configuration.outputDirectory, withIntermediateDirectories: true)
         } catch {
-            throw ControlError(.captureFailed, "cannot create \(configuration.outputDirectory): \(error.localizedDescription)")
+            // Foundation's text says little on Linux ("The file doesn't exist."); the system's reason says what.
+            let path = configuration.outputDirectory
+            let reason = mkdir(path, 0o755) == 0 || errno == EEXIST ? error.localizedDescription : String(cString: strerror(errno))
+            throw ControlError(.captureFailed, "cannot create \(path): \(reason)")
         }
         var controls: V4L2Controls?
         if case .v4l2(let device) = configuration.source { controls = V4L2Controls(device: device) }

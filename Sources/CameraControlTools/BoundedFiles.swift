@@ -94,6 +94,9 @@ package struct HexFrameReader {
     /// The previous input byte, and the one before it (a `0x` prefix starts a token).
     private var previous: UInt8 = UInt8(ascii: " ")
     private var beforePrevious: UInt8 = UInt8(ascii: " ")
+    /// The first four input bytes, the first in the high byte (a pcapng file begins 0A 0D 0D 0A: four
+    /// separators to this reader).
+    private var opening: UInt32 = 0
 
     /// A reader at the start of its input, taking at most `maxInputBytes`.
     package init(maxInputBytes: Int = Self.maxInputBytes) { self.maxInputBytes = maxInputBytes }
@@ -109,6 +112,7 @@ package struct HexFrameReader {
             defer {
                 beforePrevious = previous
                 previous = byte
+                if bytesRead < 4 { opening = opening << 8 | UInt32(byte) }
                 bytesRead += 1
             }
             if Self.isSeparator(byte) { continue }
@@ -120,10 +124,13 @@ package struct HexFrameReader {
             }
             guard let value = Self.nibble(byte) else {
                 let shown = (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "0x%02X", byte)
+                // A recording piped in: its Section Header Block's type is what the reader saw first.
+                let recording =
+                    bytesRead == 4 && opening == 0x0A0D_0D0A ? "; this is a pcapng recording: give its path (decode FILE.pcapng)" : ""
                 throw RecordingError(
                     description:
                         "byte \(bytesRead) of the hex text is \(shown), not a hex digit or separator "
-                        + "(\(framesRead + frames.count) frames before it)")
+                        + "(\(framesRead + frames.count) frames before it)\(recording)")
             }
             guard let high = highNibble else {
                 highNibble = value

@@ -75,7 +75,7 @@ public enum PacketEncoder {
         guard size <= limit else {
             throw WireError(
                 .payloadTooLarge,
-                "\(packet.type) frame of \(size) bytes exceeds the limit of \(limit)",
+                "\(packet.type) frame over the limit of \(limit) bytes",  // the description adds its size
                 byteCount: size)
         }
         frame.removeAll(keepingCapacity: true)

@@ -42,6 +42,10 @@ enum Commands {
         details: """
             FILE is a scenario (docs/SIMULATOR.md); `-` reads standard input. It is checked with the firmware's own
             parser before it is sent, so errors name the file's lines: FILE:LINE:COLUMN: what was expected, found 'token'.
+            The command returns once the simulator has taken the scenario, which then plays on its own for its
+            duration (its line says how long: `playing N steps, T ms`). A scenario sent while another plays replaces
+            it, and the finger stays where the first left it (pressed, if it was): send `release` first, or wait for
+            the first to end (`camctl monitor PORT --scenario FILE` plays one and stops after it).
               --check   check the files offline (no device): FILE: N steps, M expectations for each good one, the
                         error for each bad one (every file is checked); exit 1 if any has an error
               --json    {"steps", "durationUs"} after playing, or with --check one object per file: {"file", "ok",

@@ -54,6 +54,20 @@ struct GStreamerCameraTests {
         return Double(total) / Double(a.count / 4 * 3)
     }
 
+    @Test("an output folder that cannot be made: one sentence with the system's reason")
+    func outputFolderReason() throws {
+        let file = Self.directory()
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        do {
+            let camera = try Self.camera(directory: file + "/photos")
+            camera.stop()
+            Issue.record("a camera writing under a file was made")
+        } catch {
+            #expect((error as? ControlError)?.message == "cannot create \(file)/photos: Not a directory", "\(error)")
+        }
+    }
+
     @Test("videotestsrc has no AE/AF lock: the lock says so and locks nothing")
     func noFocusExposureLockOnTestSource() throws {
         let camera = try Self.camera()

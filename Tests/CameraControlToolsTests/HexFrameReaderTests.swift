@@ -36,6 +36,18 @@ import Testing
         #expect(error.description == "byte 9 of the hex text is 'z', not a hex digit or separator (1 frames before it)")
     }
 
+    @Test("a pcapng recording piped in is named as one: its block type, then a length byte that is no hex")
+    func recordingPipedIn() throws {
+        var reader = HexFrameReader()
+        // A Section Header Block's type (0A 0D 0D 0A: four separators here), then its length, 28.
+        let error = try #require(throws: RecordingError.self) { try reader.feed([0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0]) }
+        #expect(error.description.hasSuffix("; this is a pcapng recording: give its path (decode FILE.pcapng)"), "\(error)")
+        // The same byte after other separators is only not hex.
+        var other = HexFrameReader()
+        let plain = try #require(throws: RecordingError.self) { try other.feed([0x0A, 0x20, 0x0D, 0x0A, 28]) }
+        #expect(plain.description == "byte 4 of the hex text is 0x1C, not a hex digit or separator (0 frames before it)")
+    }
+
     @Test("endless good hex stops at the input bound, memory flat")
     func inputBound() throws {
         var reader = HexFrameReader(maxInputBytes: 3000)
