@@ -758,28 +758,32 @@ public struct ConnectionCore: Sendable {
     /// The host begins to close: no call starts any more (a call started while the host waits for answers
     /// still on their way would be failed at the close, and its own answer then never acknowledged).
     ///
-    /// A stream's messages come at any time, so in an established session with a stream open, or one
-    /// cancelled within an answer's wait, the core also sends a barrier: each open stream's `CANCEL`, then a
-    /// `Ping` of its own. The device handles packets in order and sends in order: its answer to the `Ping`
-    /// comes after every message it sent before, and once it has handled the `CANCEL`s it sends none for
-    /// those streams. The `Ping` is a unary call in flight (``answersAwaited(now:)``): the link stays open,
-    /// reading and acknowledging, until its answer or the answer's wait, and no reliable message that crossed
-    /// the close is left unacknowledged (`camctl-sim --strict` counted one, now and then, from a `monitor` that
-    /// closed while an input event was on its way). Its answer goes to no caller. An open stream stays open
-    /// for its consumer until the link closes.
+    /// A stream's messages come at any time, so in an established session (no handshake awaiting its
+    /// answer) with a stream open, or one cancelled within an answer's wait, the core also sends a barrier:
+    /// a `CANCEL` for each such stream (again for one cancelled lately: a `CANCEL` is best-effort), then a
+    /// `Ping` of its own when a call slot is free. The device handles packets in order and sends in order:
+    /// its answer to the `Ping` comes after every message it sent before, and once it has handled the
+    /// `CANCEL`s it sends none for those streams. The `Ping` is a unary call in flight
+    /// (``answersAwaited(now:)``): the link stays open, reading and acknowledging, until its answer or the
+    /// answer's wait, so a reliable message that crossed the close is acknowledged, not left to the device's
+    /// retransmissions (`camctl-sim --strict` counts those). What it cannot cover: a `CANCEL` the line lost
+    /// (the device streams on after the answer) and a device that answers later than the wait. The `Ping`'s
+    /// answer goes to no caller. An open stream stays open for its consumer until the link closes, no
+    /// longer awaiting its confirmation, and a copy of its `REQUEST` not yet acknowledged is not sent again
+    /// (it would follow its `CANCEL`), as for a cancelled call.
     public mutating func beginClosing(now: Duration) {
         guard !isClosing else { return }
-        guard isSessionEstablished, awaitedHandshake == nil,
-            calls.values.contains(where: \.isServerStreaming) || cancelledStreams.values.contains(where: { now - $0 < answerWait })
-        else {
-            isClosing = true
-            return
-        }
-        for (id, call) in calls.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where call.isServerStreaming {
+        defer { isClosing = true }
+        let lately = cancelledStreams.filter { now - $0.value < answerWait }.map(\.key)
+        let open = Set(calls.filter { $0.value.isServerStreaming }.map(\.key))
+        guard isSessionEstablished, awaitedHandshake == nil, !open.isEmpty || !lately.isEmpty else { return }
+        for id in (open.union(lately)).sorted(by: { $0.rawValue < $1.rawValue }) {
             sendCancel(id, now: now)
+            calls[id]?.openDeadline = nil
         }
+        for id in lately { cancelledStreams[id] = now }
+        unacked = unacked.filter { !open.contains($0.value.call) }
         _ = try? startCall(method: .devicePing, request: [], now: now)
-        isClosing = true
     }
 
     /// How long a host that closes should keep the link open for answers still on their way (nil: none): a

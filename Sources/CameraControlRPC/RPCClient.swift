@@ -402,7 +402,7 @@ public final class RPCClient: Sendable {
     /// in flight, or one just cancelled: ``ConnectionCore/answersAwaited(now:)``, two retransmission timeouts
     /// and a largest frame's line time, at most 2 s), so that its `ACK` goes out; with a stream open or just
     /// cancelled, until the answer of the barrier ``ConnectionCore/beginClosing(now:)`` sends (its streams'
-    /// `CANCEL`s and a `Ping`): every message sent before it is acknowledged. That wait runs on the loop's
+    /// `CANCEL`s and a `Ping`), within the same wait: the messages sent before it are acknowledged. That wait runs on the loop's
     /// clock: on a ``ManualClock`` that nothing advances it ends only when the answers come (or ``close()``).
     public func shutdown() async {
         await waitForAnswersOnTheWay()

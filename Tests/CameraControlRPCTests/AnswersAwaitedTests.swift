@@ -3,6 +3,7 @@ import CameraControlRPC
 import CameraControlTestSupport
 import CameraControlTransport
 import CameraControlWire
+import Synchronization
 import Testing
 
 /// A host that closes keeps the link open while an answer may still be on its way, so that its `ACK` goes out
@@ -93,6 +94,45 @@ struct AnswersAwaitedTests {
         #expect(quiet.answersAwaited(now: .ms(10)) == nil)
     }
 
+    @Test("a stream cancelled within an answer's wait gets its CANCEL again and the barrier; one cancelled long before, neither")
+    func barrierAfterARecentCancel() throws {
+        var (recent, _) = try Self.established()
+        let stream = try recent.startCall(method: .inputStreamInputEvents, request: [], now: .ms(6))
+        let cancelled = recent.cancelCall(stream, now: .ms(8))
+        #expect(cancelled)
+        _ = recent.takeOutbound()
+        _ = recent.takeEvents()
+        recent.beginClosing(now: .ms(10))
+        let sent = hostPackets(recent.takeOutbound())
+        #expect(sent.map(\.type) == [.cancel, .request], "\(sent)")
+        #expect(sent.first?.callID == stream.rawValue)
+
+        var (old, _) = try Self.established()
+        let longAgo = try old.startCall(method: .inputStreamInputEvents, request: [], now: .ms(6))
+        let cancelledLongAgo = old.cancelCall(longAgo, now: .ms(6))
+        #expect(cancelledLongAgo)
+        _ = old.takeOutbound()
+        old.beginClosing(now: .seconds(3))  // an answer's wait is at most 2 s
+        #expect(hostPackets(old.takeOutbound()).isEmpty)
+        #expect(old.answersAwaited(now: .seconds(3)) == nil)
+    }
+
+    @Test("a stream whose REQUEST is not yet acknowledged at the close: no copy of it follows its CANCEL")
+    func noRequestCopyAfterTheCancel() throws {
+        var (core, _) = try Self.established()
+        let stream = try core.startCall(method: .inputStreamInputEvents, request: [], now: .ms(6))
+        _ = core.takeOutbound()  // its REQUEST, never acknowledged
+        core.beginClosing(now: .ms(7))
+        #expect(hostPackets(core.takeOutbound()).map(\.type) == [.cancel, .request])
+        var later: [Packet] = []
+        for now in stride(from: 10, through: 120, by: 10) {  // past several retransmission timeouts
+            core.poll(now: .ms(now))
+            later += hostPackets(core.takeOutbound())
+        }
+        #expect(!later.contains { $0.type == .request && $0.callID == stream.rawValue }, "\(later)")
+        #expect(later.contains { $0.type == .request && $0.address == MethodID.devicePing }, "the barrier itself is sent again")
+    }
+
     @Test("a dead link awaits nothing")
     func deadLink() throws {
         var (core, _) = try Self.established()
@@ -148,6 +188,8 @@ struct AnswersAwaitedTests {
         var lateError: RPCError?
         if case .failure(let error) = await late.result { lateError = error as? RPCError }
         #expect(lateError?.message == "the link is closing", "\(String(describing: lateError))")
+        // Handed to the in-memory peer before shutdown returned; the fake device reads it in its own time.
+        await device.waitUntil { $0.contains { $0.type == .ack && $0.payload == [1, 0] } }
         let acks = await device.received.filter { $0.type == .ack }.map(\.payload)
         #expect(acks.contains([1, 0]), "the host closed without acknowledging the answer: \(acks)")
     }
@@ -168,7 +210,10 @@ extension AnswersAwaitedTests {
         let handshakeCall = try #require(await device.received.first { $0.type == .request }?.callID)
         await device.send([Packet(type: .response, isReliable: true, callID: handshakeCall, payload: [])])  // its sequence 0
         _ = try await handshake.value
-        _ = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self, deliveringOn: SerialQueueEventLoop(name: "h")) { _ in }
+        let delivered = Delivered()
+        _ = try client.serverStream(.inputStreamInputEvents, Blob(), as: Blob.self, deliveringOn: SerialQueueEventLoop(name: "h")) {
+            if case .message(let blob) = $0 { delivered.add(blob.bytes) }
+        }
         await device.waitUntil { $0.filter { $0.type == .request }.count == 2 }
         let streamCall = try #require(await device.received.last { $0.type == .request }?.callID)
 
@@ -200,10 +245,21 @@ extension AnswersAwaitedTests {
         await closed.value
         watchdog.cancel()
         #expect(await !fired.value, "the watchdog closed the client: the barrier's answer did not end the wait")
+        await device.waitUntil { packets in
+            [[1, 0], [2, 0]].allSatisfy { ack in packets.contains { $0.type == .ack && $0.payload == ack } }
+        }
         let acks = await device.received.filter { $0.type == .ack }.map(\.payload)
         #expect(acks.contains([1, 0]), "the message before the barrier's answer was never acknowledged: \(acks)")
         #expect(acks.contains([2, 0]), "the barrier's answer was never acknowledged: \(acks)")
+        #expect(await eventually { delivered.all == [[1]] }, "the open stream's consumer still gets what came before the close")
     }
+}
+
+/// What a stream handler was given, in order.
+private final class Delivered: Sendable {
+    private let state = Mutex<[[UInt8]]>([])
+    func add(_ bytes: [UInt8]) { state.withLock { $0.append(bytes) } }
+    var all: [[UInt8]] { state.withLock { $0 } }
 }
 
 /// Whether a task got past a point.
