@@ -107,7 +107,8 @@ extension Relay {
               A                 the host's side: a port, or `pty` (a new pseudo-terminal, printed first)
               B                 the device's side: any port (camctl-sim's pty, a board's serial port)
               --faults SPEC     e.g. corrupt=1%,drop-frame=1%,dup=1%,garbage=0.5%:64,stall=1%:200ms,unplug=10s:1s
-                                (docs/RELIABILITY.md lists every fault)
+                                (docs/RELIABILITY.md lists every fault). corrupt and drop are per byte: at 1 % a
+                                166-byte handshake answer comes whole 1 time in 5, and a handshake may fail
               --link PATH       a symlink to A's pty (removed while "unplugged")
               --seconds N       stop after N seconds
             """,
