@@ -265,6 +265,13 @@ enum TestCommand {
     ) async throws -> [ScenarioTestReport] {
         let (host, _) = try await Ports.connectHost(
             port, hostName: "camctl test", configuration: .init(retryDelay: .milliseconds(200), reconnects: true))
+        // Each scenario runs on Apple's default settings, set on a device that keeps settings too: the user's
+        // own (stored on the device, surviving its resets) are read first and put back at the end, as
+        // `camctl conformance` does. A run that left them at the defaults lost them for good.
+        var userSettings: Settings?
+        if let session = await host.session, session.info.capabilities.hasSettings {
+            userSettings = try? await session.settings().settings
+        }
         do {
             // Every file fits this device's frames, or none plays: not a run that stops at its sixth file.
             if let info = await host.deviceInfo {
@@ -274,11 +281,29 @@ enum TestCommand {
             }
             let reports = try await runScenarios(
                 scripts, on: host, settleMicros: settleMicros, printingEvents: printingEvents)
+            await putBack(userSettings, on: host)
             await host.stop()
             return reports
         } catch {
+            await putBack(userSettings, on: host)
             await host.stop()
             throw error
+        }
+    }
+
+    /// Sets the user's settings read before the run back on the device (nothing when none were read); a
+    /// device that does not take them is reported on stderr, with what to do.
+    static func putBack(_ settings: Settings?, on host: CameraControlHost) async {
+        guard let settings else { return }
+        do {
+            guard await host.waitUntilConnected(within: .seconds(10)), let session = await host.session else {
+                throw DeviceError(.closed, "the device is not connected")
+            }
+            _ = try await session.setSettings(settings)
+        } catch {
+            StandardStreams.error(
+                "camctl: the device's settings could not be put back after the run (\(error)); they are Apple's defaults "
+                    + "now: set yours again with camctl settings PORT")
         }
     }
 

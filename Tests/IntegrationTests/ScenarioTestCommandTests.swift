@@ -194,6 +194,23 @@ extension OverRealPTY {
             #expect(!run.standardOutput.contains("\(good): events"), "nothing played: \(run.standardOutput)")
         }
 
+        @Test("test --port plays on Apple's default settings and leaves the device's own as it found them")
+        func deviceSettingsPutBack() async throws {
+            let simulator = try SimulatorProcess(seed: 32)
+            defer { simulator.kill() }
+            let set = try await runTool(
+                "camctl", ["settings", simulator.ptyPath, "light-press-force=lighter", "double-light-press-speed=slowest"],
+                timeout: .seconds(30))
+            #expect(set.status == 0, "\(set.standardError)")
+            let good = Self.directory.appendingPathComponent("full-click.scenario").path
+            let run = try await runTool("camctl", ["test", "--port", simulator.ptyPath, "--settle-ms", "300", good], timeout: .seconds(60))
+            #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+            let after = try await runTool("camctl", ["settings", simulator.ptyPath, "--json"], timeout: .seconds(30))
+            #expect(after.standardOutput.contains(#""lightPressForce":"LIGHT_PRESS_FORCE_LIGHTER""#), "\(after.standardOutput)")
+            #expect(
+                after.standardOutput.contains(#""doubleLightPressSpeed":"DOUBLE_LIGHT_PRESS_SPEED_SLOWEST""#), "\(after.standardOutput)")
+        }
+
         @Test("a deliberately wrong expectation fails: FAIL with its line, the events around it, exit 1, JUnit")
         func wrongExpectationFails() async throws {
             let file = Self.temporary("wrong.scenario")
