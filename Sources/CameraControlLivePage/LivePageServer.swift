@@ -32,7 +32,8 @@ public enum VirtualControlOutcome: Sendable, Equatable {
 
 /// The live page over ``HTTPServer``: `GET /` serves the page, `GET /events` streams the session as
 /// server-sent events (each a JSON object, `data:` only), `POST /control` takes one virtual-control
-/// step, and `GET /camera` streams the preview as MJPEG when a camera feeds ``publishFrame(jpeg:)``.
+/// step, and `GET /camera` streams the preview as MJPEG from the frames given to ``publishFrame(jpeg:)``
+/// (404 on a page made without a camera).
 ///
 /// Messages marked *sticky* (the device's identity, its thresholds, the latest counters) are kept, one
 /// per kind, and sent first to every page that connects later.
@@ -47,16 +48,18 @@ public final class LivePageServer: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: where to listen and the server's bounds (loopback by default).
+    ///   - hasCamera: whether frames will come (``publishFrame(jpeg:)``); without, `GET /camera` answers 404
+    ///     at once rather than an MJPEG stream that never shows a picture.
     ///   - control: runs a virtual-control step; called on the server's thread, so it must only check and
     ///     hand the step on (not wait for the device).
     /// - Throws: ``HTTPServerError`` when the address cannot be listened on.
     public init(
-        configuration: HTTPServer.Configuration = .init(),
+        configuration: HTTPServer.Configuration = .init(), hasCamera: Bool = false,
         control: @escaping @Sendable (VirtualControlStep) -> VirtualControlOutcome = { _ in .unavailable("no simulator attached") }
     ) throws(HTTPServerError) {
         let sticky = self.sticky
         http = try HTTPServer(configuration: configuration) { request in
-            Self.route(request, sticky: sticky, control: control)
+            Self.route(request, sticky: sticky, hasCamera: hasCamera, control: control)
         }
     }
 
@@ -78,7 +81,7 @@ public final class LivePageServer: Sendable {
     public func shutdown() { http.shutdown() }
 
     private static func route(
-        _ request: HTTPRequest, sticky: StickyMessages,
+        _ request: HTTPRequest, sticky: StickyMessages, hasCamera: Bool,
         control: @Sendable (VirtualControlStep) -> VirtualControlOutcome
     ) -> HTTPServerReply {
         switch (request.method, request.path) {
@@ -86,6 +89,8 @@ public final class LivePageServer: Sendable {
             return .response(.content(Array(LivePageAssets.html.utf8), type: "text/html; charset=utf-8"))
         case ("GET", "/events"):
             return .eventStream(initial: sticky.all)
+        case ("GET", "/camera") where !hasCamera:
+            return .response(.text("no camera: this page shows none (camctl monitor --http --camera SOURCE does)\n", status: .notFound))
         case ("GET", "/camera"):
             return .stream(contentType: "multipart/x-mixed-replace; boundary=\(boundary)", channel: cameraChannel, initial: [])
         case ("POST", "/control"):

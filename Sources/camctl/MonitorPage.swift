@@ -57,7 +57,8 @@ extension Monitor {
         let control = VirtualControlPlayer(isSimulator: isSimulator) { await host.session }
         let page: LivePageServer
         do {
-            page = try LivePageServer(configuration: .init(host: pageHost, port: pagePort), control: control.take)
+            page = try LivePageServer(
+                configuration: .init(host: pageHost, port: pagePort), hasCamera: camera != nil, control: control.take)
         } catch {
             await host.stop()
             throw CLIFailure(status: .failure, message: "--http: \(error)")

@@ -65,9 +65,20 @@ struct LivePageServerTests {
         #expect(answer.hasSuffix("no simulator attached\n"))
     }
 
+    @Test("without a camera the preview is 404 at once, not a stream that never shows a picture")
+    func noCamera() throws {
+        let page = try LivePageServer()
+        defer { page.shutdown() }
+        let client = try LoopbackClient(port: page.http.port)
+        client.send("GET /camera HTTP/1.1\r\nConnection: close\r\n\r\n")
+        let answer = client.read()
+        #expect(answer.hasPrefix("HTTP/1.1 404 "), "\(answer)")
+        #expect(answer.hasSuffix("no camera: this page shows none (camctl monitor --http --camera SOURCE does)\n"), "\(answer)")
+    }
+
     @Test("camera frames reach an open preview as multipart JPEG parts")
     func camera() throws {
-        let page = try LivePageServer()
+        let page = try LivePageServer(hasCamera: true)
         defer { page.shutdown() }
         let client = try LoopbackClient(port: page.http.port)
         client.send("GET /camera HTTP/1.1\r\n\r\n")
