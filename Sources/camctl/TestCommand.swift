@@ -386,13 +386,18 @@ enum TestCommand {
         let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { log.record($0) }
         log.observeValues(of: app, on: InlineExecutor())
         await host.attach(app.interaction)
+        // Its camera for the AE/AF lock, as the virtual rig and the demo attach it (the app turns the lock on):
+        // without it a light press held never locked over a port, and ae-af-lock.scenario could not say so.
+        await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
         do {
             let report = try await play(
                 file, script, steps: steps, app: app, on: session, host: host, log: log, settleMicros: settleMicros,
                 printingEvents: printingEvents)
+            await host.attachCamera(nil)
             await host.detach(app.interaction)
             return ScenarioTestReport(file: file, results: report.results, seconds: seconds(ContinuousClock.now - began))
         } catch {
+            await host.attachCamera(nil)
             await host.detach(app.interaction)
             throw error
         }
