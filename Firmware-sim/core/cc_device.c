@@ -343,6 +343,17 @@ bool cc_device_session_active(const cc_device_t *dev)
     return cc_link_session(&dev->link);
 }
 
+bool cc_device_input_stream_open(const cc_device_t *dev)
+{
+    unsigned i;
+    for (i = 0; i < CC_MAX_CONCURRENT_CALLS; i++) {
+        if (dev->calls.calls[i].kind == CC_CALL_EVENT_STREAM) {
+            return true;
+        }
+    }
+    return false;
+}
+
 uint8_t cc_device_change_settings(cc_device_t *dev, const cc_settings_t *next, const char **why)
 {
     if (!cc_settings_valid(next)) {   /* SetSettings checks each field as it reads it */

@@ -869,7 +869,7 @@ int main(int argc, char **argv)
     const char *link_path = 0, *scenario_path = 0, *replay_path = 0, *camctl_path = 0, *control_path = 0;
     ccsim_replay_sample_t *replay = 0;   /* --replay: the samples, kept for the process's life */
     size_t replay_count = 0;
-    bool replay_pending = false;         /* --replay: waiting for the host's handshake */
+    bool replay_pending = false;         /* --replay: waiting for the host to listen */
     bool start_now = false, exit_after = false, strict = false, print_origin = false;
     uint64_t seed = 1, baud = 0;
     static char scenario[MAX_SCENARIO_BYTES + 1u];
@@ -1098,10 +1098,10 @@ int main(int argc, char **argv)
         ccsim_device_replay(&g_sim, replay, replay_count);
         replay_pending = false;
     }
-    note(replay_path != 0 ? (start_now ? "running; replay started" : "running; the replay starts at the host's handshake")
+    note(replay_path != 0 ? (start_now ? "running; replay started" : "running; the replay starts once the host listens")
          : scenario_path == 0 ? "running (no scenario)"
          : start_now ? "running; scenario started"
-                     : "running; the scenario starts at the host's handshake");
+                     : "running; the scenario starts once the host listens");
 
     uint64_t stall_us = 0;   /* the lag when the current catch-up began (0: not catching up) */
     uint64_t heard_at_us = 0; /* when host bytes were last read during a catch-up (real time, since t0) */
@@ -1296,9 +1296,9 @@ int main(int argc, char **argv)
             break;
         }
 
-        /* --replay: from the host's first handshake; --exit-after-scenario after it */
+        /* --replay: once the host listens (ccsim_device_host_listening); --exit-after-scenario after it */
         if (replay_path != 0) {
-            if (replay_pending && cc_device_session_active(ccsim_device_core(&g_sim))) {
+            if (replay_pending && ccsim_device_host_listening(&g_sim)) {
                 ccsim_device_replay(&g_sim, replay, replay_count);
                 replay_pending = false;
                 note("replay started");

@@ -392,7 +392,12 @@ static void tick(ccsim_device_t *sim)
 {
     uint32_t noise;
     uint8_t changed[CCSIM_SETTINGS_COUNT];
-    if (sim->pending_valid && cc_device_session_active(&sim->dev)) {
+    bool active = cc_device_session_active(&sim->dev);
+    if (active && !sim->session_seen) {
+        sim->session_since_us = sim->now_us;
+    }
+    sim->session_seen = active;
+    if (sim->pending_valid && ccsim_device_host_listening(sim)) {
         sim->pending_valid = false;
         start_scenario(sim, &sim->pending);
     }
@@ -453,6 +458,12 @@ int ccsim_device_play_scenario(ccsim_device_t *sim, const char *text, size_t len
     sim->pending_valid = false;
     start_scenario(sim, &sim->parsed);
     return 0;
+}
+
+bool ccsim_device_host_listening(const ccsim_device_t *sim)
+{
+    return sim->session_seen &&
+           (cc_device_input_stream_open(&sim->dev) || sim->now_us - sim->session_since_us >= CCSIM_LISTEN_WAIT_US);
 }
 
 int ccsim_device_play_scenario_on_handshake(ccsim_device_t *sim, const char *text, size_t len,

@@ -257,6 +257,25 @@ extension OverRealPTY {
             }
         }
 
+        @Test("--scenario starts once the host listens: the host connected first sees the first event (the touch), not from the second")
+        func scenarioWaitsForTheStream() async throws {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let link = folder + "/sim"
+            let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Firmware-sim/scenarios/full-click.scenario").path
+            try await withSimulator(linkPath: link, extraArguments: ["--scenario", scenario]) { _ in
+                // A board booted a while ago (its start-up tare long done), as on a desk: a host connected
+                // within the tare's first milliseconds would see the touch late anyway.
+                try await Task.sleep(for: .milliseconds(500))
+                let inputs = try await Self.monitor(link, seconds: 2).filter { $0["type"] as? String == "input" }
+                // Started at the handshake, the touch came before the host's stream opened (after its clock
+                // pings) and went nowhere: the first event it saw was the light press.
+                #expect(inputs.first?["kind"] as? String == "touch-down", "\(inputs.prefix(3))")
+                #expect(inputs.contains { $0["kind"] as? String == "light-press-down" })
+            }
+        }
+
         @Test("a scripted fault unplug in the middle of a press: the host rides through, every capture began closed once")
         func unplugMidPress() async throws {
             let folder = try makeTemporaryFolder()

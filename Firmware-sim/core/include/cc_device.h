@@ -65,6 +65,10 @@ const cc_input_config_t *cc_device_config(const cc_device_t *dev);
 /* True between a successful handshake and the link being declared dead. */
 bool cc_device_session_active(const cc_device_t *dev);
 
+/* True while the host has InputService/StreamInputEvents open: input events
+ * have somewhere to go. */
+bool cc_device_input_stream_open(const cc_device_t *dev);
+
 /* The device did not run for stall_us and is catching up, now at now_us, by a step of step_us of its time
  * (a simulator the host OS did not schedule; a board held up by a long flash write). What it sends while it
  * catches up reaches the host too late for an answer (a handshake response, after which a host starts its

@@ -134,6 +134,8 @@ typedef struct ccsim_device {
     bool start_on_handshake;      /* camctl-sim: play `pending` at the first handshake */
     bool pending_valid;
     ccsim_scenario_t pending;
+    bool session_seen;            /* the session was active at the last tick */
+    uint64_t session_since_us;    /* when it became active */
 
     /* the settings store's emulated flash: slot 0 then slot 1 (0xFF: erased);
      * it survives ccsim_device_reset, and camctl-sim keeps it in a file */
@@ -189,6 +191,15 @@ uint64_t ccsim_device_now_us(const ccsim_device_t *sim);
 int ccsim_device_play_scenario(ccsim_device_t *sim, const char *text, size_t len,
                                ccsim_parse_error_t *err);
 /* Parses a scenario to start at the host's first handshake (camctl-sim). */
+/* How long after its handshake a host that opens no input stream is taken to be listening anyway (a
+ * host that only calls: camctl info, a probe). */
+#define CCSIM_LISTEN_WAIT_US 1000000u
+
+/* A host is listening: its session is active and it has InputService/StreamInputEvents open, or the
+ * session has been active for CCSIM_LISTEN_WAIT_US. What camctl-sim's --scenario and --replay wait for
+ * (a host's stream opens after its handshake and clock pings: events made before it went nowhere). */
+bool ccsim_device_host_listening(const ccsim_device_t *sim);
+
 int ccsim_device_play_scenario_on_handshake(ccsim_device_t *sim, const char *text, size_t len,
                                             ccsim_parse_error_t *err);
 /* Duration of the scenario playing (or queued), microseconds; 0 if none. */
