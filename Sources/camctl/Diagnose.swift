@@ -283,6 +283,12 @@ enum Diagnose {
 
         let steps = steps(for: info.capabilities)
         let simulated = info.capabilities.isSimulator && !args.flag("ask")
+        // A device whose own settings switch the Camera Control off sends none of its events: its steps fail
+        // for that, not for the wiring (the hint says so).
+        var cameraControlOff = false
+        if info.capabilities.hasSettings, let session = await host.session {
+            cameraControlOff = (try? await session.settings().settings?.cameraControl) == .off
+        }
         if json {
             print(Monitor.connectedJSON(info))
         } else {
@@ -377,7 +383,9 @@ enum Diagnose {
             throw CLIFailure(
                 status: .failure,
                 message: "\(failed.count) of \(outcomes.count) steps failed: \(failed.map(\.step.name).joined(separator: ", "))",
-                hint: failureHint(checkErrors: link?.wire.checkErrors ?? 0, sequenceGaps: link?.sequenceGaps ?? 0, sessionLost: sessionLost)
+                hint: failureHint(
+                    checkErrors: link?.wire.checkErrors ?? 0, sequenceGaps: link?.sequenceGaps ?? 0, sessionLost: sessionLost,
+                    cameraControlOff: cameraControlOff && failed.contains { $0.step.source == .cameraControl })
             )
         }
     }
@@ -386,8 +394,13 @@ enum Diagnose {
     /// session (it does not reconnect; a device that goes away ends the check), so they are that session's,
     /// from its handshake on. A link that lost or damaged frames (or a session the device ended) comes first: a
     /// lossy link loses best-effort events (touch, slide) and sessions, and the failures say nothing of the
-    /// wiring until it is clean.
-    static func failureHint(checkErrors: UInt64, sequenceGaps: UInt64, sessionLost: Bool) -> String {
+    /// wiring until it is clean. Camera Control steps that failed on a device whose settings switch it off
+    /// (`cameraControlOff`) failed for that, and the hint says so first.
+    static func failureHint(checkErrors: UInt64, sequenceGaps: UInt64, sessionLost: Bool, cameraControlOff: Bool = false) -> String {
+        if cameraControlOff {
+            return "the device's settings switch the Camera Control off (camera-control off: it sends none of its "
+                + "events); turn it on with `camctl settings PORT camera-control=on` and check again"
+        }
         guard checkErrors + sequenceGaps > 0 || sessionLost else {
             return "a wrong source means the firmware reports the input under another name (check its wiring and "
                 + "button table); nothing in time means the input is not seen at all"

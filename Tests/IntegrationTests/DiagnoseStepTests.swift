@@ -122,5 +122,9 @@ struct DiagnoseStepTests {
         let clean = Diagnose.failureHint(checkErrors: 0, sequenceGaps: 0, sessionLost: false)
         #expect(clean.hasPrefix("a wrong source means the firmware reports the input under another name"), "\(clean)")
         #expect(!clean.contains("the link"), "\(clean)")
+        // Camera Control switched off in the device's settings: that, not the wiring.
+        let off = Diagnose.failureHint(checkErrors: 0, sequenceGaps: 0, sessionLost: false, cameraControlOff: true)
+        #expect(off.hasPrefix("the device's settings switch the Camera Control off"), "\(off)")
+        #expect(off.contains("camctl settings PORT camera-control=on"), "\(off)")
     }
 }
