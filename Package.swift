@@ -217,6 +217,13 @@ let package = Package(
             path: "Sources/CBenchSupport",
             cSettings: firmwareCSettings
         ),
+        // One host (this project's or the minimal C host) taking presses, for `camctl-bench presspath`
+        // to count under callgrind.
+        .executableTarget(
+            name: "camctl-bench-probe",
+            dependencies: ["CameraControlCapture", "CameraControlHost", "CameraControlPorts", "CBenchSupport"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camctl-bench",
             dependencies: [

@@ -219,10 +219,13 @@ public final class CaptureEventInteraction: Sendable {
     // MARK: Delivery
 
     /// One output to deliver, with where it goes as they were when it was taken.
-    private typealias Delivering = (
-        output: CaptureRouterOutput, defaultHandler: DefaultActionHandler?, observer: OutputObserver?,
-        subscribers: [AsyncStream<CaptureEvent>.Continuation]
-    )
+    /// (A struct, not a tuple: an optional tuple is copied through the runtime's generic tuple witnesses.)
+    private struct Delivering {
+        var output: CaptureRouterOutput
+        var defaultHandler: DefaultActionHandler?
+        var observer: OutputObserver?
+        var subscribers: [AsyncStream<CaptureEvent>.Continuation]
+    }
 
     /// Runs `step` on the router, which appends what it produces to the outbox, and delivers that and
     /// what any other thread produced, in order, unless another call is delivering already (that one
@@ -248,9 +251,9 @@ public final class CaptureEventInteraction: Sendable {
             state.isDraining = false
             return nil
         }
-        return (
-            state.outbox.removeFirst(), state.defaultActionHandler, state.outputObserver,
-            state.subscribers.isEmpty ? [] : Array(state.subscribers.values)
+        return Delivering(
+            output: state.outbox.removeFirst(), defaultHandler: state.defaultActionHandler, observer: state.outputObserver,
+            subscribers: state.subscribers.isEmpty ? [] : Array(state.subscribers.values)
         )
     }
 

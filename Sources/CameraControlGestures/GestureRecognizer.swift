@@ -243,15 +243,8 @@ public struct GestureRecognizer: Sendable {
         if let latest = latestMicros, now < latest { return }
         latestMicros = now
 
-        for source in pressesInFlight {
-            guard var press = presses[source], !press.longPressReported else { continue }
-            let held = now - min(press.beganAt, now)
-            if held >= configuration.longPressThresholdMicros {
-                press.longPressReported = true
-                presses[source] = press
-                out.append(gesture(.longPressBegan(heldMicros: held), source, now, press.lastForce))
-            }
-        }
+        // With no press in flight (a press's own DOWN, a touch, a slide) no sorted list is made.
+        if !presses.isEmpty { reportLongPresses(at: now, into: &out) }
         let idleNow = min(now, bestEffortHorizonMicros ?? now)
         if slide.isActive, let idle = configuration.slideIdleEndMicros, let moved = slide.lastMoveAt,
             idleNow >= moved, idleNow - moved >= idle
@@ -338,6 +331,19 @@ public struct GestureRecognizer: Sendable {
         slide = SlideState()
         touchBeganAt = nil
         out.append(gesture(.touchEnded, .cameraControl, ts, force))
+    }
+
+    /// `longPressBegan` for each press held past the threshold, in source order.
+    private mutating func reportLongPresses(at now: UInt64, into out: inout [Gesture]) {
+        for source in pressesInFlight {
+            guard var press = presses[source], !press.longPressReported else { continue }
+            let held = now - min(press.beganAt, now)
+            if held >= configuration.longPressThresholdMicros {
+                press.longPressReported = true
+                presses[source] = press
+                out.append(gesture(.longPressBegan(heldMicros: held), source, now, press.lastForce))
+            }
+        }
     }
 
     private mutating func beginPress(_ source: InputSource, event: InputEvent, into out: inout [Gesture]) {

@@ -519,7 +519,7 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
             // attempts), so is the host.
             group.addTask {
                 await self.connection.run { [weak self] activity, session in
-                    self?.assumeIsolatedOnLoop { host in host.handle(activity, session: session) }
+                    self?.handleOnLoop(activity, session: session)
                 }
                 await self.connectionEnded()
             }
@@ -625,6 +625,20 @@ public actor CameraControlHost: CaptureSoundPlaying, EventLoopActor {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.asUnownedSerialExecutor() }
 
     private var now: UInt64 { configuration.clock.nowMicros() }
+
+    /// ``handle(_:session:)`` from the connection's handler, which runs on ``eventLoop`` outside any job,
+    /// isolated as ``EventLoopActor/assumeIsolatedOnLoop(_:)`` does, through a plain function: an input
+    /// event's path allocates no closure context for the isolated call (docs/PERFORMANCE.md).
+    private nonisolated func handleOnLoop(_ activity: DeviceConnection.Activity, session: DeviceSession?) {
+        precondition(eventLoop.isCurrent, "CameraControlHost: not on its event loop")
+        let isolated: (isolated CameraControlHost, DeviceConnection.Activity, DeviceSession?) -> Void = { host, activity, session in
+            host.handle(activity, session: session)
+        }
+        // The host's executor is `eventLoop` and the caller runs on it: the unchecked call `assumeIsolated`
+        // makes once its check passed.
+        unsafeBitCast(isolated, to: ((CameraControlHost, DeviceConnection.Activity, DeviceSession?) -> Void).self)(
+            self, activity, session)
+    }
 
     /// Handles one activity of the connection, the moment it happens (on the shared executor).
     private func handle(_ activity: DeviceConnection.Activity, session connected: DeviceSession?) {

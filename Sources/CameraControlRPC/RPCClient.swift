@@ -558,7 +558,9 @@ public final class RPCClient: Sendable {
         if let until = state.lingerUntil, !state.lingerWaiters.isEmpty { next = min(next ?? until, until) }
         guard let control = state.control, next != state.armedWake else { return }
         state.armedWake = next
-        control.setTimer(after: next.map { $0 - state.now })
+        // The time read first: a closure that read `state` would copy the whole state (the core with it).
+        guard let next else { return control.setTimer(after: nil) }
+        control.setTimer(after: next - state.now)
     }
 
     /// Turns one event of the core into what it asks for, queued in order (run by ``drain()``).

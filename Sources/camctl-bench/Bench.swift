@@ -35,6 +35,10 @@ struct Bench {
             summary: "press → capture handler over camctl-sim at 115200 baud, 1 Mbaud and unpaced, next to a minimal C host; --svg FILE",
             run: PacedLatencyBench.run),
         Command(
+            name: "presspath",
+            summary: "one press from read() to the capture handler under callgrind: instructions, lines of code, next to a minimal C host",
+            run: PressPathBench.run),
+        Command(
             name: "firmware",
             summary: "micro:bit and STM32F4 images: instructions per poll (QEMU -icount), no heap, flash, RAM; host build (callgrind)",
             run: FirmwareBench.run),

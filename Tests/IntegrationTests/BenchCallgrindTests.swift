@@ -92,4 +92,63 @@ struct BenchCallgrindTests {
             """
         #expect(throws: CallgrindCalls.Malformed.self) { try CallgrindCalls.parse(text, callee: "cc_device_poll") }
     }
+
+    /// `camctl-bench presspath`: one dump a press, written with `--dump-instr=yes`.
+    @Test func pressDumpCountsInstructionsLinesAndFunctions() throws {
+        // Header lines whose first letter is a hexadecimal digit (cmd, desc, creator) are not positions; a
+        // call's line carries the callee's inclusive cost and is not counted again; zero costs run nothing.
+        let text = """
+            # callgrind format
+            version: 1
+            creator: callgrind-3.19.0
+            cmd:  ./camctl-bench-probe /dev/pts/3 24
+            desc: I1 cache:
+            positions: instr line
+            events: Ir
+            summary: 1234
+
+            ob=/usr/lib/libc.so.6
+            fn=read
+            0x1000 0 4
+            0x1004 0 3
+            fn=decode
+            0x103e 0 2
+            0x1040 0 5
+            cfn=helper
+            calls=1 0x2000 0
+            0x1044 0 900
+            0x10c0 0 0
+            fn=helper
+            0x2000 0 6
+            """
+        let cost = try PressPathBench.parse(text)
+        // 4 + 3 + 2 + 5 + 6; the lines 0x1000 (0x1000–0x103f), 0x1040 and 0x2000.
+        #expect(cost == PressPathBench.PressCost(instructions: 20, codeLines: 3, functions: 3))
+    }
+
+    @Test func pressDumpWithCompressedNamesAndPositions() throws {
+        let text = """
+            positions: instr line
+            events: Dr Ir
+            fn=(1) read
+            0x1000 0 1 4
+            +4 * 1 3
+            fn=(2) decode
+            +60 * 0 2
+            fn=(1)
+            -64 * 0 1
+            """
+        // Addresses 0x1000, 0x1004, 0x1040, 0x1000 again; the second event column is Ir.
+        #expect(try PressPathBench.parse(text) == PressPathBench.PressCost(instructions: 10, codeLines: 2, functions: 2))
+    }
+
+    @Test func pressDumpWithoutInstructionAddressesIsRejected() {
+        let text = """
+            positions: line
+            events: Ir
+            fn=read
+            12 40
+            """
+        #expect(throws: PressPathBench.Malformed.self) { try PressPathBench.parse(text) }
+    }
 }

@@ -39,4 +39,9 @@ typedef struct cc_bench_press_host_counts {
 int cc_bench_press_host_run(const char *path, size_t wanted, double timeout_seconds, cc_bench_press_t *presses,
                             cc_bench_press_host_counts_t *counts);
 
+/* Does nothing; called once for each press the C host stored, right after it, and by camctl-bench-probe's
+ * capture handler for each press it is given: a mark where `camctl-bench presspath` has callgrind dump
+ * its counts (the instructions and code one press ran since the read() that brought it). */
+void cc_bench_press_handled(void);
+
 #endif
