@@ -93,7 +93,10 @@ public struct GestureRecognizer: Sendable {
     private var presses: [InputSource: PressState] = [:]
     private var slide = SlideState()
     private var lastReleaseAt: [Slot: UInt64] = [:]
+    /// The last ``Configuration/duplicateHistoryLength`` event numbers, as a ring: the oldest is replaced
+    /// at ``oldestEventNumber`` once it is full (no array shifted for every event).
     private var recentEventNumbers: [UInt32] = []
+    private var oldestEventNumber = 0
 
     // MARK: Observing
 
@@ -147,9 +150,7 @@ public struct GestureRecognizer: Sendable {
         }
         if event.eventNumber != 0 {
             if recentEventNumbers.contains(event.eventNumber) { return }
-            recentEventNumbers.append(event.eventNumber)
-            let limit = max(configuration.duplicateHistoryLength, 1)
-            if recentEventNumbers.count > limit { recentEventNumbers.removeFirst(recentEventNumbers.count - limit) }
+            remember(eventNumber: event.eventNumber)
         }
 
         if let horizon = bestEffortHorizonMicros, !event.kind.isReliable {
@@ -331,6 +332,23 @@ public struct GestureRecognizer: Sendable {
         slide = SlideState()
         touchBeganAt = nil
         out.append(gesture(.touchEnded, .cameraControl, ts, force))
+    }
+
+    /// Adds `number` to the recent event numbers, in place of the oldest once the history is full.
+    private mutating func remember(eventNumber number: UInt32) {
+        let limit = max(configuration.duplicateHistoryLength, 1)
+        if recentEventNumbers.count == limit {
+            recentEventNumbers[oldestEventNumber] = number
+            oldestEventNumber = (oldestEventNumber + 1) % limit
+            return
+        }
+        // Not full yet, or the history's length changed: oldest first, the newest `limit - 1` kept.
+        if oldestEventNumber != 0 {
+            recentEventNumbers = Array(recentEventNumbers[oldestEventNumber...] + recentEventNumbers[..<oldestEventNumber])
+            oldestEventNumber = 0
+        }
+        if recentEventNumbers.count >= limit { recentEventNumbers.removeFirst(recentEventNumbers.count - limit + 1) }
+        recentEventNumbers.append(number)
     }
 
     /// `longPressBegan` for each press held past the threshold, in source order.

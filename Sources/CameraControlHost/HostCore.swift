@@ -47,6 +47,11 @@ public enum HostEffect: Sendable, Hashable {
 ///
 /// ``CameraControlHost`` drives it over a real device; the virtual-time rigs of CameraControlSimulation
 /// drive the same core. Not thread-safe: drive it from one serial context.
+///
+/// The state an input event touches is `@exclusivity(unchecked)`: the core is confined to one serial
+/// context and no access to it overlaps another (a handler that feeds the core again finds the event
+/// buffers taken and uses its own), so the runtime's check on every access — a tenth of the instructions
+/// from the `read()` to the handler (`camctl-bench presspath`) — is left out.
 public final class HostCore {
     /// How the core is tuned.
     public struct Configuration: Sendable {
@@ -90,13 +95,13 @@ public final class HostCore {
     /// The device clock as estimated from the samples fed so far.
     public private(set) var clock = DeviceClockEstimate()
     /// The gesture recogniser (configured from the capabilities at each ``connected(_:)``).
-    public private(set) var recognizer: GestureRecognizer
+    @exclusivity(unchecked) public private(set) var recognizer: GestureRecognizer
     /// Puts input events back in device order.
-    public private(set) var orderer: InputEventOrderer
+    @exclusivity(unchecked) public private(set) var orderer: InputEventOrderer
     /// The capture interactions gestures are routed to, in the order they were attached.
-    public private(set) var interactions: [CaptureEventInteraction] = []
+    @exclusivity(unchecked) public private(set) var interactions: [CaptureEventInteraction] = []
     /// The controls session, if one is attached.
-    public private(set) var controls: CaptureControlsSession?
+    @exclusivity(unchecked) public private(set) var controls: CaptureControlsSession?
     /// The capabilities of the connected device (nil while disconnected).
     public private(set) var capabilities: Capabilities?
     /// The host's AE/AF lock setting (Apple's Settings › Camera › Camera Control › AE/AF Lock): off by
@@ -116,7 +121,7 @@ public final class HostCore {
     /// every press in flight, as a lost device does); Camera Adjustments off keeps every gesture from the overlay (it never shows,
     /// sliders never move) while a full click still captures. The force preset is the device's: send
     /// ``CameraControlSettings/LightPressForce/thresholds`` with `ConfigService/Configure`.
-    public var settings = CameraControlSettings() {
+    @exclusivity(unchecked) public var settings = CameraControlSettings() {
         didSet {
             recognizer.configuration.doubleLightPressWindowMicros = settings.doubleLightPressSpeed.windowMicros
             let now = recognizer.currentMicros ?? 0
@@ -138,21 +143,21 @@ public final class HostCore {
     public var interfaceOrientation: InterfaceOrientation = .portrait {
         didSet { controls?.interfaceOrientation = interfaceOrientation }
     }
-    private var focusLock: FocusExposureLockController?
+    @exclusivity(unchecked) private var focusLock: FocusExposureLockController?
     /// The events the orderer released and the gestures of one event, kept between calls (``take(_:)``).
-    private var dueEvents: [InputEvent] = []
-    private var recognized: [Gesture] = []
-    private var focusLockOverride: Bool?
+    @exclusivity(unchecked) private var dueEvents: [InputEvent] = []
+    @exclusivity(unchecked) private var recognized: [Gesture] = []
+    @exclusivity(unchecked) private var focusLockOverride: Bool?
     /// How late the recent input events arrived (``deliveryLagMicros``).
-    private var lateness = RecentLateness()
+    @exclusivity(unchecked) private var lateness = RecentLateness()
     /// Called with every effect, in order, synchronously (capture handlers with synchronous delivery run
     /// in between, in the order described above).
-    public var observer: ((HostEffect) -> Void)?
+    @exclusivity(unchecked) public var observer: ((HostEffect) -> Void)?
     /// False: ``observer`` is not told of each input event and gesture (``HostEffect/input(_:)``,
     /// ``HostEffect/gesture(_:)``), only of the other effects — for a driver whose observer acts on those
     /// alone (``CameraControlHost`` while nobody observes it: the overlay's haptics), so that an effect
     /// nobody looks at is not built on every press. Default true.
-    public var reportsInputsAndGestures = true
+    @exclusivity(unchecked) public var reportsInputsAndGestures = true
 
     /// A core with nothing attached and no device.
     public init(configuration: Configuration = Configuration()) {

@@ -351,6 +351,28 @@ struct RobustnessTests {
         #expect(out.count == 3)
     }
 
+    @Test("the duplicate history keeps the last duplicateHistoryLength numbers, also after it wrapped or its length changed")
+    func duplicateHistoryLength() {
+        var recognizer = GestureRecognizer(configuration: .init(duplicateHistoryLength: 3))
+        func clicks(_ numbers: [UInt32], at time: UInt64) -> Int {
+            recognizer.handle(numbers.enumerated().map { event(time + UInt64($0.offset), .remoteClick, .remote, number: $0.element) }).count
+        }
+        #expect(clicks([1, 2, 3, 4, 5], at: 0) == 5)  // the ring wrapped: 3, 4, 5 are kept
+        #expect(clicks([3, 4, 5], at: 10) == 0)
+        #expect(clicks([1], at: 20) == 1)  // forgotten: 4, 5, 1 now
+        #expect(clicks([3], at: 30) == 1)  // 5, 1, 3
+        #expect(clicks([4], at: 40) == 1)  // 1, 3, 4
+        // Shorter: the newest kept, the next one in place of the oldest.
+        recognizer.configuration.duplicateHistoryLength = 2
+        #expect(clicks([9], at: 50) == 1)  // 4, 9
+        #expect(clicks([3], at: 60) == 1)
+        #expect(clicks([9, 3], at: 70) == 0)
+        // Longer: nothing forgotten until it fills.
+        recognizer.configuration.duplicateHistoryLength = 4
+        #expect(clicks([6, 7], at: 80) == 2)  // 9, 3, 6, 7
+        #expect(clicks([9, 3, 6, 7], at: 90) == 0)
+    }
+
     @Test("a DOWN older than the last UP of that input arrived out of order and is ignored")
     func staleDown() {
         var recognizer = GestureRecognizer()
