@@ -84,11 +84,8 @@ enum Demo {
             tally.record(event)
         }
         await host.observe { printer.effect($0) }
-        printer.watch(app.interaction)
-        await host.attach(app.interaction)
+        await app.attach(to: host, printer: printer)
         app.install(in: try await host.makeControlsSession())
-        await host.attachCamera(app.device, focusExposureLock: app.focusExposureLock)
-        app.interaction.setSessionRunning(true)
 
         // The link line counts what the device did during the demo (a device given by --port has counted since it
         // started).

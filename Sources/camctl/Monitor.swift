@@ -15,9 +15,10 @@ import Synchronization
 /// `--scenario FILE` it plays a scenario through its own session (a simulator, or any device with
 /// `SimulatorService`), so nobody needs a second host on the port.
 ///
-/// On a terminal it is a full-screen view (``MonitorScreen``; `q` or Ctrl-C quits) with the example
-/// camera app's controls attached, so the overlay has something to show; when stdout is not a terminal,
-/// or with `--plain`, it prints one line per event.
+/// Every view runs the example camera app (its controls, so the overlay has something to show, its
+/// camera for the AE/AF lock, its photos), as `demo` does. On a terminal it is a full-screen view
+/// (``MonitorScreen``; `q` or Ctrl-C quits); when stdout is not a terminal, or with `--plain`, it prints
+/// one line per event.
 enum Monitor {
     static let command = Command(
         name: "monitor", summary: "print input events, gestures and capture events as they arrive",
@@ -33,8 +34,8 @@ enum Monitor {
               --http ADDRESS   serve the live page instead (PORT, HOST:PORT; loopback, and a free port for 0); prints its URL
               --camera SOURCE  with --http: the example app on a camera (test, /dev/videoN or libcamera, as `shoot`),
                                its live picture on the page; its photos and videos go to -o DIR (default .)
-              --json           one object per line: {"type": "input"|"gesture"|"capture"|"overlay"|"haptic"|"note", "tMs",
-                               "deviceTimeUs", …} (README, "JSON")
+              --json           one object per line: {"type": "input"|"gesture"|"capture"|"overlay"|"haptic"|"photo"|"lock"|"note"|…,
+                               "tMs", "deviceTimeUs", …} (README, "JSON")
             """,
         examples: [
             "monitor /dev/ttyACM0", "monitor auto --json | jq .", "monitor /tmp/camctl0 --scenario Firmware-sim/scenarios/buttons.scenario",
@@ -67,6 +68,7 @@ enum Monitor {
         // ends the session too, and is no "device lost".
         let stopping = StopFlag()
         let portName = Mutex(try args.required(0, "PORT"))  // the resolved path, once known
+        let madeApp = Mutex<Result<CameraApp, ControlError>?>(nil)
         // What prints, attached before the host starts on the first session: a press made as it starts is
         // shown, as a capture too.
         @Sendable func attachPrinter(to host: CameraControlHost) async {
@@ -87,13 +89,15 @@ enum Monitor {
                     printer.effect(effect)
                 }
             }
-            let interaction = CaptureEventInteraction(
-                soundPlayer: host,
-                primary: { printer.capture($0, role: "primary") },
-                secondary: { printer.capture($0, role: "secondary") })
-            printer.watch(interaction)
-            await host.attach(interaction)
-            interaction.setSessionRunning(true)
+            // The example camera app, as on the full screen: its photos, the overlay, its haptics and the AE/AF
+            // lock print too (its controls join once the host is up: making them can fail, this cannot).
+            do throws(ControlError) {
+                let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
+                await app.attach(to: host, printer: printer)
+                madeApp.withLock { $0 = .success(app) }
+            } catch {
+                madeApp.withLock { $0 = .failure(error) }
+            }
         }
 
         @Sendable func stop(_ host: CameraControlHost) async {
@@ -118,6 +122,13 @@ enum Monitor {
         }
         let (host, port) = connected
         portName.withLock { $0 = port }
+        do {
+            guard let made = madeApp.withLock({ $0 }) else { preconditionFailure("the host starts after prepare") }
+            try made.get().install(in: try await host.makeControlsSession())
+        } catch {
+            await stop(host)
+            throw error
+        }
 
         var scenarioEnd: ScenarioFiles.ScenarioEnd?
         do {
@@ -198,10 +209,8 @@ enum Monitor {
             default: printer.effect(effect)
             }
         }
-        printer.watch(app.interaction)
-        await host.attach(app.interaction)
+        await app.attach(to: host, printer: printer)
         app.install(in: try await host.makeControlsSession())
-        app.interaction.setSessionRunning(true)
 
         screen.enter()
         defer { screen.restore() }
@@ -280,5 +289,17 @@ enum Monitor {
         for task in tasks { task.cancel() }
         screen.redrawIfNeeded()
         try await endedOnItsOwn(host, stopping: stopping)
+    }
+}
+
+extension CameraApp {
+    /// Attaches the app to `host` as `demo` and every `monitor` view run it: its capture interaction (what
+    /// it ignores printed by `printer`), its camera for the AE/AF lock a held light press takes, its capture
+    /// session running. Its controls are the caller's: `install(in: try await host.makeControlsSession())`.
+    func attach(to host: CameraControlHost, printer: EventPrinter) async {
+        printer.watch(interaction)
+        await host.attach(interaction)
+        await host.attachCamera(device, focusExposureLock: focusExposureLock)
+        interaction.setSessionRunning(true)
     }
 }

@@ -86,10 +86,8 @@ extension Monitor {
         // as the signal asked (exit 0), not with the step's error.
         var scenarioEnd: ScenarioFiles.ScenarioEnd?
         do {
-            printer.watch(app.interaction)
-            await host.attach(app.interaction)
+            await app.attach(to: host, printer: printer)
             app.install(in: try await host.makeControlsSession())
-            app.interaction.setSessionRunning(true)
 
             if let scenario, let session = await host.session {
                 let played = try await ScenarioFiles.play(scenario, file: args.value("scenario") ?? "", on: session)

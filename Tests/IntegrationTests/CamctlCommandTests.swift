@@ -166,10 +166,11 @@ extension OverRealPTY {
             }
         }
 
-        @Test("monitor --json prints one event object per line")
+        @Test("monitor --json prints one event object per line, the example app's too: overlay, AE/AF lock, photo")
         func monitorJSON() async throws {
             try await withSimulator(seed: 73) { simulator in
-                let file = Self.scenarios.appendingPathComponent("full-click.scenario").path
+                // A light press held past 400 ms (the overlay shows, AE/AF locks), then the full press shoots.
+                let file = Self.scenarios.appendingPathComponent("ae-af-lock.scenario").path
                 let run = try await runTool("camctl", ["monitor", simulator.ptyPath, "--scenario", file, "--json"])
                 #expect(run.status == 0, "\(run.standardError)")
                 let events = try jsonLines(run.standardOutput)
@@ -183,6 +184,14 @@ extension OverRealPTY {
                     events.contains {
                         $0["type"] == .string("capture") && $0["phase"] == .string("ended") && $0["captured"] == .bool(true)
                     })
+                // What the example app adds (a monitor with a bare capture interaction printed none of it).
+                #expect(events.contains { $0["type"] == .string("overlay") }, "\(run.standardOutput.suffix(1200))")
+                #expect(
+                    events.contains { $0["type"] == .string("lock") && $0["event"]?.description.contains("locked AE/AF") == true },
+                    "\(run.standardOutput.suffix(1200))")
+                #expect(
+                    events.contains { $0["type"] == .string("photo") && $0["focusExposureLock"] == .string("AE/AF") },
+                    "\(run.standardOutput.suffix(1200))")
             }
         }
 
