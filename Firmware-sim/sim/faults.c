@@ -39,10 +39,11 @@ const char ccsim_faults_help[] =
     "  dup=R            each frame is sent twice with probability R\n"
     "  reorder=R        each frame is held back and sent after the next one with probability R\n"
     "  garbage=R[:N]    before each frame, with probability R, a burst of 1..N random bytes (N = 64)\n"
-    "  stall=R[:D]      at each frame, with probability R, the line stops for D (100ms), then resumes\n"
+    "  stall=R[:D]      at each frame, with probability R, the line stops for D (100ms; D > 0), then resumes\n"
     "  baud=X           the receiver's UART runs at X times the sender's rate (0.5 .. 2; 1 = matched)\n"
     "  reset=D          the firmware core reboots every D (a new boot: the host needs a new session)\n"
-    "  unplug=D[:U]     every D the pty vanishes for U (1s): closed, --link removed, then a new pty\n"
+    "  unplug=D[:U]     D after the start and after each return the pty vanishes for U (1s): closed,\n"
+    "                   --link removed, then a new pty\n"
     "  seed=N           the faults' seed (default: --seed)\n"
     "Rates: 0.01 or 1%; durations: 500us, 200ms, 1.5s (bare: ms). Faults apply both ways.\n"
     "\n"
@@ -245,7 +246,7 @@ static bool parse_item(const char *item, ccsim_fault_spec_t *spec, char *msg, si
         }
     } else if (strcmp(name, "stall") == 0) {
         if (!parse_rate(first, &spec->stall)) BAD();
-        if (second != 0 && !ccsim_fault_parse_duration(second, &spec->stall_us)) BAD();
+        if (second != 0 && (!ccsim_fault_parse_duration(second, &spec->stall_us) || spec->stall_us == 0u)) BAD();
     } else if (strcmp(name, "baud") == 0) {
         double v;
         if (!parse_number(value, &v) || !(v >= 0.5 && v <= 2.0)) BAD();

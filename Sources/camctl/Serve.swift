@@ -425,6 +425,7 @@ actor ServeEngine {
                     try? await Task.sleep(for: .milliseconds(250))
                     continue
                 }
+                if reported { print("serve: \(path) is open again") }
                 reported = false
                 let carried = await wire.carryDevice(port)
                 port.close()
@@ -546,7 +547,8 @@ actor ServeEngine {
     private func take(_ gesture: Gesture) {
         guard host != nil, foreground.apps.isEmpty, let launch = rules.take(gesture) else { return }
         if let launched, launched.isRunning {
-            print("serve: `\(launched.arguments?.last ?? "")` is starting; the press reaches no app")
+            // It may be an app still starting, or a command that never attaches (a `--hold` that plays a sound).
+            print("serve: `\(launched.arguments?.last ?? "")` is still running and has not attached; the press reaches no app")
             return
         }
         guard let command = launch == .hold ? holdCommand ?? launchCommand : launchCommand else { return }
@@ -580,7 +582,9 @@ actor ServeEngine {
         var reported = false
         while (end.map { ContinuousClock.now < $0 } ?? true) && foreground.apps.isEmpty && goneForGood == nil {
             do {
-                return try await Ports.connectHost(reopening: reopener, hostName: "camctl serve")
+                let host = try await Ports.connectHost(reopening: reopener, hostName: "camctl serve")
+                if reported { print("serve: \(path) answers again") }
+                return host
             } catch let failure as CLIFailure where failure.isGoneForGood {
                 gone(failure.message)
                 return nil

@@ -38,7 +38,8 @@ struct FaultInjectorTests {
     @Test(
         "a bad value says the item's form",
         arguments: [
-            ("stall=5s:200ms", "want stall=R[:D], R a rate (1%, 0.01) and D a duration (200ms)"),
+            ("stall=5s:200ms", "want stall=R[:D], R a rate (1%, 0.01) and D a duration above 0 (200ms)"),
+            ("stall=10%:0", "want stall=R[:D]"),
             ("garbage=1%:0", "want garbage=R[:N]"), ("corrupt=2", "want corrupt=R, a rate"), ("baud=3", "want baud=X, a ratio 0.5…2"),
         ])
     func badValueSaysTheForm(spec: String, form: String) {

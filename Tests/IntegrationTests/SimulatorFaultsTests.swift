@@ -66,7 +66,7 @@ extension OverRealPTY {
                 ("corrupt=2", "'corrupt=2': bad value"), ("bogus=1%", "unknown item 'bogus'"), ("dup", "'dup' needs a value"),
                 ("unplg", "unknown item 'unplg'"),
                 ("garbage=1%:0", "'garbage=1%:0': bad value"), ("baud=3", "'baud=3': bad value"),
-                ("stall=1%:soon", "'stall=1%:soon': bad value"),
+                ("stall=1%:soon", "'stall=1%:soon': bad value"), ("stall=10%:0", "'stall=10%:0': bad value"),
             ]
             for (spec, message) in cases {
                 let run = try await runTool("camctl-sim", ["--faults", spec])

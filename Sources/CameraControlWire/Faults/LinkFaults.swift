@@ -101,7 +101,7 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
                 let form =
                     switch name {
                     case "garbage": "garbage=R[:N], R a rate (1%, 0.01) and N bytes 1…1048576"
-                    case "stall": "stall=R[:D], R a rate (1%, 0.01) and D a duration (200ms)"
+                    case "stall": "stall=R[:D], R a rate (1%, 0.01) and D a duration above 0 (200ms)"
                     case "baud": "baud=X, a ratio 0.5…2"
                     case "reset": "reset=D, a duration (2s)"
                     case "unplug": "unplug=D[:U], durations (10s:1s)"
@@ -132,7 +132,10 @@ public struct LinkFaults: Sendable, Hashable, CustomStringConvertible {
                 }
             case "stall":
                 stallRate = try rate(first)
-                if let second { stallMicros = try duration(second) }
+                if let second {
+                    stallMicros = try duration(second)
+                    guard stallMicros > 0 else { throw bad() }  // a stall of nothing stops nothing
+                }
             case "baud":
                 guard let ratio = Double(value), ratio >= 0.5, ratio <= 2 else { throw bad() }
                 baudRatio = ratio
