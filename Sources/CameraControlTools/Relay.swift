@@ -16,7 +16,7 @@ import Synchronization
 /// A is a port the host already has open on the other end, or `pty`: the relay makes a pseudo-terminal
 /// and prints its path (and places a symlink at `--link PATH`), so `camctl monitor PATH` connects
 /// through the relay. B is any port: `camctl-sim`'s pty, a real board's serial port. `unplug=D:U`
-/// cuts both directions for U every D (and removes the `--link` symlink meanwhile); `reset=` needs
+/// cuts both directions for U, D after the start and after each return (and removes the `--link` symlink meanwhile); `reset=` needs
 /// the device's cooperation and is refused here (`camctl-sim --faults reset=…` does it).
 ///
 /// Both sides run on one event loop (``RelayEngine``): what one side reads goes through its direction's

@@ -50,15 +50,19 @@ let done = DispatchSemaphore(value: 0)
 let outcome = Mutex<String?>(nil)
 Task.detached {
     do {
-        let host = try await CameraControlHost.connect(to: port, hostName: "camctl-bench-probe")
         let interaction = CaptureEventInteraction { event in
             guard event.phase == .began, event.source == .volumeDown else { return }
             cc_bench_press_handled()
             if handled.add(1, ordering: .relaxed).newValue == presses { done.signal() }
         }
-        await host.attach(interaction)
-        interaction.setSessionRunning(true)
+        // Attached before the host starts: the simulator plays its clicks once the input stream is open,
+        // which under callgrind comes long before the clock estimate `connect` waits for.
+        let host = try await CameraControlHost.connect(to: port, hostName: "camctl-bench-probe") { host in
+            await host.attach(interaction)
+            interaction.setSessionRunning(true)
+        }
         try? await Task.sleep(for: .seconds(timeout))
+        withExtendedLifetime(host) {}
         outcome.withLock { $0 = "\(handled.load(ordering: .relaxed)) of \(presses) presses came" }
         done.signal()
     } catch {

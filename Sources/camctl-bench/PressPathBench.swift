@@ -17,7 +17,8 @@ import Foundation
 /// host reaches the press — this project's capture handler, or the C host right after its unpack — so each
 /// file is one press, from the `read()` call of its bytes (the system call itself is not counted: callgrind
 /// sees user space only) to the handler. The first ``warmUpPresses`` presses are left out (their code runs for
-/// the first time: metadata, lazy bindings). Without valgrind the subcommand says so and exits non-zero.
+/// the first time: metadata, lazy bindings). Without valgrind (or objcopy) it prints a note on standard error
+/// and no rows, as `firmware` does.
 enum PressPathBench {
     /// The presses left out at the start of each host's run.
     static let warmUpPresses = 4
@@ -39,8 +40,14 @@ enum PressPathBench {
 
     /// The subcommand's rows.
     static func run(_ options: BenchOptions) async throws -> [BenchRow] {
-        guard let valgrind = FirmwareHostBench.executableInPath("valgrind") else {
-            throw BenchSimulator.Failure(description: "valgrind not found (Debian: apt-get install valgrind)")
+        guard let valgrind = FirmwareHostBench.executableInPath("valgrind"), FirmwareHostBench.executableInPath("objcopy") != nil
+        else {
+            // As `firmware` does without it: a note, and no rows (scripts/bench-tables carries on).
+            FileHandle.standardError.write(
+                Data(
+                    ("camctl-bench presspath: valgrind or objcopy not found (Debian: apt-get install valgrind binutils); "
+                        + "skipping the counts\n").utf8))
+            return []
         }
         let probe = options.values["probe"] ?? BenchSimulator.siblingExecutable("camctl-bench-probe")
         guard FileManager.default.isExecutableFile(atPath: probe) else {
@@ -118,6 +125,8 @@ enum PressPathBench {
         var lines = Set<UInt64>()
         var functions = Set<String>()
         var names: [Substring: String] = [:]
+        var objects: [Substring: String] = [:]
+        var object = ""
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("positions:") {
                 let kinds = line.dropFirst("positions:".count).split(separator: " ")
@@ -125,8 +134,14 @@ enum PressPathBench {
                 addressed = kinds.first == "instr"
             } else if line.hasPrefix("events:") {
                 instructionColumn = line.dropFirst("events:".count).split(separator: " ").firstIndex(of: "Ir")
+            } else if line.hasPrefix("ob=") {
+                object = name(line.dropFirst(3), table: &objects)
             } else if line.hasPrefix("fn=") {
-                function = functionName(line.dropFirst(3), names: &names)
+                function = name(line.dropFirst(3), table: &names)
+            } else if line.hasPrefix("cfn=") {
+                _ = name(line.dropFirst(4), table: &names)  // a compressed name may be given first here
+            } else if line.hasPrefix("cob=") {
+                _ = name(line.dropFirst(4), table: &objects)
             } else if line.hasPrefix("calls=") {
                 afterCall = true
             } else if let first = line.first, ("0"..."9").contains(first) || first == "+" || first == "-" || first == "*" {
@@ -147,19 +162,20 @@ enum PressPathBench {
                 guard cost > 0 else { continue }
                 instructions += cost
                 lines.insert(address >> 6)
-                functions.insert(function)
+                functions.insert(object + "\u{0}" + function)  // the same name in two objects is two functions
             }
         }
         return PressCost(instructions: instructions, codeLines: lines.count, functions: functions.count)
     }
 
-    /// A function's name from `fn=`: `name`, or compressed, `(id) name` the first time and `(id)` after.
-    private static func functionName(_ text: Substring, names: inout [Substring: String]) -> String {
+    /// A name from `fn=`, `cfn=`, `ob=` or `cob=`: `name`, or compressed, `(id) name` the first time (on
+    /// either line of its kind) and `(id)` after.
+    private static func name(_ text: Substring, table: inout [Substring: String]) -> String {
         guard text.hasPrefix("("), let close = text.firstIndex(of: ")") else { return String(text) }
         let id = text[...close]
         let name = text[text.index(after: close)...].drop { $0 == " " }
-        if name.isEmpty { return names[id] ?? String(id) }
-        names[id] = String(name)
+        if name.isEmpty { return table[id] ?? String(id) }
+        table[id] = String(name)
         return String(name)
     }
 

@@ -127,19 +127,28 @@ struct BenchCallgrindTests {
     }
 
     @Test func pressDumpWithCompressedNamesAndPositions() throws {
+        // A name given first on a `cfn=` line, then used by `fn=(id)`; the same name in two objects is two
+        // functions.
         let text = """
             positions: instr line
             events: Dr Ir
+            ob=(1) /usr/lib/libc.so.6
             fn=(1) read
             0x1000 0 1 4
+            cfn=(2) decode
+            calls=1 0x1040 0
             +4 * 1 3
-            fn=(2) decode
+            fn=(2)
             +60 * 0 2
             fn=(1)
             -64 * 0 1
+            ob=(2) /tmp/probe
+            fn=(1)
+            0x9000 0 0 5
             """
-        // Addresses 0x1000, 0x1004, 0x1040, 0x1000 again; the second event column is Ir.
-        #expect(try PressPathBench.parse(text) == PressPathBench.PressCost(instructions: 10, codeLines: 2, functions: 2))
+        // Addresses 0x1000, 0x1004 (the call's line: not counted), 0x1040, 0x1000 again, 0x9000; the second
+        // event column is Ir. Functions: read and decode in libc, read in the probe.
+        #expect(try PressPathBench.parse(text) == PressPathBench.PressCost(instructions: 12, codeLines: 3, functions: 3))
     }
 
     @Test func pressDumpWithoutInstructionAddressesIsRejected() {

@@ -16,10 +16,10 @@
 /// | `dup=R` | each frame is sent twice with probability R |
 /// | `reorder=R` | each frame is held back and sent after the next one with probability R |
 /// | `garbage=R[:N]` | before each frame, with probability R, a burst of 1…N random bytes (N = 64) |
-/// | `stall=R[:D]` | at each frame, with probability R, the line stops for D (100 ms), then resumes |
+/// | `stall=R[:D]` | at each frame, with probability R, the line stops for D (100 ms; more than 0), then resumes |
 /// | `baud=X` | the receiver's UART runs at X times the sender's baud rate (1 = matched): bytes are re-sampled bit by bit |
 /// | `reset=D` | the device reboots every D (where the device can: the simulator) |
-/// | `unplug=D[:U]` | every D the port vanishes for U (1 s), then comes back |
+/// | `unplug=D[:U]` | D after the start and after each return the port vanishes for U (1 s), then comes back |
 /// | `seed=N` | the random generator's seed (1) |
 ///
 /// Rates are a fraction (`0.01`) or a percentage (`1%`); durations `500us`, `200ms`, `1.5s` (bare: ms).
