@@ -3,8 +3,9 @@
 // flushed at once: the device connected or lost, captures and the input that made each, photos, control
 // actions, overlay delegate calls.
 //
-// A port that does not open (busy, missing) or a device that does not answer is reported in one line on
-// stderr, with the exit status camctl uses (README, "Exit status"): 1 a runtime failure, 3 no answer.
+// A port that does not open (busy, missing), a device that does not answer or one gone for good (its
+// pseudo-terminal closed) is reported in one line on stderr, with the exit status camctl uses (README, "Exit
+// status"): 1 a runtime failure, 3 no answer. A device lost otherwise is waited for, and the app says so.
 import CameraAppExample
 import CameraControlControls
 import CameraControlDevice
@@ -49,7 +50,9 @@ do {
     await host.observe { effect in
         switch effect {
         case .connected: say("device connected")
-        case .deviceLost: say("device lost")
+        // It waits for the device to come back at the same path (a serve that ended, an unplugged board):
+        // say so, or a user sees an app that does nothing.
+        case .deviceLost: say("device lost; waiting for \(port) to come back (Ctrl-C quits)")
         default: break
         }
     }
@@ -63,3 +66,5 @@ do {
     fail("\(error)", status: 1)
 }
 await host.run()
+// run() returns when the device cannot come back (a pseudo-terminal whose simulator ended): one line, exit 1.
+if let gone = await host.goneForGood { fail("the device is gone for good: \(gone.message)", status: 1) }

@@ -42,6 +42,22 @@ struct ExamplePortErrorTests {
         }
     }
 
+    @Test("a device lost: the app says it waits; one gone for good (its simulator ended): one line, exit 1")
+    func goneForGood() async throws {
+        let simulator = try SimulatorProcess(seed: 43)
+        let app = try Background("camera-app", [simulator.ptyPath])
+        defer { app.stop() }
+        try await app.waitFor("device connected")
+        simulator.stop()
+        try await app.waitFor("device lost; waiting for \(simulator.ptyPath) to come back")
+        // (A guard against a hang, not a timing: the host gives up on a closed pseudo-terminal at once.)
+        let status = await app.waitForExit(within: .seconds(60))
+        #expect(status == 1, "\(app.text)")
+        // Its output and its one error line (stdout and stderr, collected together).
+        let failures = app.text.split(separator: "\n").filter { $0.hasPrefix("camera-app: ") }
+        #expect(failures.count == 1 && failures[0].hasPrefix("camera-app: the device is gone for good"), "\(app.text)")
+    }
+
     @Test("camctl info auto when the only device's port is held: names the holder (exit 1), no 'no device answered'")
     func autoWithTheOnlyPortHeld() async throws {
         try await withSimulator(seed: 42) { simulator in
