@@ -80,8 +80,8 @@ def write_swift(path, package, rows):
         for mi, mname, inp, outp, ss, _ in methods:
             kind = "serverStreaming" if ss else "unary"
             L.append(f"    /// `{package}.{name}/{mname}`: `{inp}` → {'stream ' if ss else ''}`{outp}` ({kind}).")
-            L.append(f"    public static let {lower_camel(name.replace('Service', ''))}{mname} = "
-                     f"MethodID(service: {si}, method: {mi})")
+            L.append(f"    @inlinable public static var {lower_camel(name.replace('Service', ''))}{mname}: MethodID {{ "
+                     f"MethodID(service: {si}, method: {mi}) }}")
     L.append("")
     L.append("    /// Every method of the v1 schema, in id order.")
     L.append("    public static let allV1: [MethodID] = [")

@@ -10,8 +10,9 @@ public struct MethodID: Hashable, Sendable, CustomStringConvertible {
     /// The method's wire id within the service.
     public var method: UInt8
 
-    /// A method by its ids.
-    public init(service: UInt8, method: UInt8) {
+    /// A method by its ids (inlinable, as the generated constants are: ``MethodID/deviceHandshake`` is two
+    /// numbers where it is used, not a global read through its lazy initialiser).
+    @inlinable public init(service: UInt8, method: UInt8) {
         self.service = service
         self.method = method
     }

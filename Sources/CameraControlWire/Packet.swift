@@ -3,24 +3,28 @@ public struct PacketType: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The 4-bit wire value.
     public var rawValue: UInt8
     /// Wraps a wire value (only the low four bits travel).
-    public init(rawValue: UInt8) { self.rawValue = rawValue & 0x0F }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue & 0x0F }
+
+    // The types are inlinable constants, not stored `static let`s: another module's `switch` on a packet's
+    // type then compares numbers, with no call to a global's lazy initialiser per case (the input-event path,
+    // docs/PERFORMANCE.md, `presspath`).
 
     /// Host → device: starts a call; carries service and method ids and the request.
-    public static let request = PacketType(rawValue: 1)
+    @inlinable public static var request: PacketType { PacketType(rawValue: 1) }
     /// Device → host: the single response of a unary call (status OK).
-    public static let response = PacketType(rawValue: 2)
+    @inlinable public static var response: PacketType { PacketType(rawValue: 2) }
     /// Device → host: one message of a server stream.
-    public static let streamMessage = PacketType(rawValue: 3)
+    @inlinable public static var streamMessage: PacketType { PacketType(rawValue: 3) }
     /// Device → host: ends a server stream with a status.
-    public static let streamEnd = PacketType(rawValue: 4)
+    @inlinable public static var streamEnd: PacketType { PacketType(rawValue: 4) }
     /// Host → device: cancels a call.
-    public static let cancel = PacketType(rawValue: 5)
+    @inlinable public static var cancel: PacketType { PacketType(rawValue: 5) }
     /// Device → host: ends any call with a non-OK status.
-    public static let error = PacketType(rawValue: 6)
+    @inlinable public static var error: PacketType { PacketType(rawValue: 6) }
     /// Either way: acknowledges a reliable packet by its sequence number.
-    public static let ack = PacketType(rawValue: 7)
+    @inlinable public static var ack: PacketType { PacketType(rawValue: 7) }
     /// Either way: keeps an idle link alive.
-    public static let heartbeat = PacketType(rawValue: 8)
+    @inlinable public static var heartbeat: PacketType { PacketType(rawValue: 8) }
 
     /// True for the types v1 defines (1–8).
     public var isKnown: Bool { (1...8).contains(rawValue) }

@@ -3,35 +3,35 @@
 
 extension MethodID {
     /// `cameracontrol.v1.DeviceService/Handshake`: `cameracontrol.v1.HandshakeRequest` → `cameracontrol.v1.HandshakeResponse` (unary).
-    public static let deviceHandshake = MethodID(service: 1, method: 1)
+    @inlinable public static var deviceHandshake: MethodID { MethodID(service: 1, method: 1) }
     /// `cameracontrol.v1.DeviceService/Ping`: `cameracontrol.v1.PingRequest` → `cameracontrol.v1.PingResponse` (unary).
-    public static let devicePing = MethodID(service: 1, method: 2)
+    @inlinable public static var devicePing: MethodID { MethodID(service: 1, method: 2) }
     /// `cameracontrol.v1.InputService/StreamInputEvents`: `cameracontrol.v1.StreamInputEventsRequest` → stream `cameracontrol.v1.InputEvent` (serverStreaming).
-    public static let inputStreamInputEvents = MethodID(service: 2, method: 1)
+    @inlinable public static var inputStreamInputEvents: MethodID { MethodID(service: 2, method: 1) }
     /// `cameracontrol.v1.InputService/StreamRawSamples`: `cameracontrol.v1.StreamRawSamplesRequest` → stream `cameracontrol.v1.RawSampleBatch` (serverStreaming).
-    public static let inputStreamRawSamples = MethodID(service: 2, method: 2)
+    @inlinable public static var inputStreamRawSamples: MethodID { MethodID(service: 2, method: 2) }
     /// `cameracontrol.v1.ConfigService/GetConfig`: `cameracontrol.v1.GetConfigRequest` → `cameracontrol.v1.Config` (unary).
-    public static let configGetConfig = MethodID(service: 3, method: 1)
+    @inlinable public static var configGetConfig: MethodID { MethodID(service: 3, method: 1) }
     /// `cameracontrol.v1.ConfigService/Configure`: `cameracontrol.v1.ConfigureRequest` → `cameracontrol.v1.Config` (unary).
-    public static let configConfigure = MethodID(service: 3, method: 2)
+    @inlinable public static var configConfigure: MethodID { MethodID(service: 3, method: 2) }
     /// `cameracontrol.v1.ConfigService/GetSettings`: `cameracontrol.v1.GetSettingsRequest` → `cameracontrol.v1.SettingsResponse` (unary).
-    public static let configGetSettings = MethodID(service: 3, method: 3)
+    @inlinable public static var configGetSettings: MethodID { MethodID(service: 3, method: 3) }
     /// `cameracontrol.v1.ConfigService/SetSettings`: `cameracontrol.v1.SetSettingsRequest` → `cameracontrol.v1.SettingsResponse` (unary).
-    public static let configSetSettings = MethodID(service: 3, method: 4)
+    @inlinable public static var configSetSettings: MethodID { MethodID(service: 3, method: 4) }
     /// `cameracontrol.v1.FeedbackService/PlayHaptic`: `cameracontrol.v1.PlayHapticRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
-    public static let feedbackPlayHaptic = MethodID(service: 4, method: 1)
+    @inlinable public static var feedbackPlayHaptic: MethodID { MethodID(service: 4, method: 1) }
     /// `cameracontrol.v1.FeedbackService/PlaySound`: `cameracontrol.v1.PlaySoundRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
-    public static let feedbackPlaySound = MethodID(service: 4, method: 2)
+    @inlinable public static var feedbackPlaySound: MethodID { MethodID(service: 4, method: 2) }
     /// `cameracontrol.v1.FeedbackService/SetIndicator`: `cameracontrol.v1.SetIndicatorRequest` → `cameracontrol.v1.FeedbackResponse` (unary).
-    public static let feedbackSetIndicator = MethodID(service: 4, method: 3)
+    @inlinable public static var feedbackSetIndicator: MethodID { MethodID(service: 4, method: 3) }
     /// `cameracontrol.v1.DiagnosticsService/GetCounters`: `cameracontrol.v1.GetCountersRequest` → `cameracontrol.v1.Counters` (unary).
-    public static let diagnosticsGetCounters = MethodID(service: 5, method: 1)
+    @inlinable public static var diagnosticsGetCounters: MethodID { MethodID(service: 5, method: 1) }
     /// `cameracontrol.v1.DiagnosticsService/ResetCounters`: `cameracontrol.v1.ResetCountersRequest` → `cameracontrol.v1.Counters` (unary).
-    public static let diagnosticsResetCounters = MethodID(service: 5, method: 2)
+    @inlinable public static var diagnosticsResetCounters: MethodID { MethodID(service: 5, method: 2) }
     /// `cameracontrol.v1.SimulatorService/RunScenario`: `cameracontrol.v1.RunScenarioRequest` → `cameracontrol.v1.RunScenarioResponse` (unary).
-    public static let simulatorRunScenario = MethodID(service: 6, method: 1)
+    @inlinable public static var simulatorRunScenario: MethodID { MethodID(service: 6, method: 1) }
     /// `cameracontrol.v1.SimulatorService/GetSimulatorStatus`: `cameracontrol.v1.GetSimulatorStatusRequest` → `cameracontrol.v1.SimulatorStatus` (unary).
-    public static let simulatorGetSimulatorStatus = MethodID(service: 6, method: 2)
+    @inlinable public static var simulatorGetSimulatorStatus: MethodID { MethodID(service: 6, method: 2) }
 
     /// Every method of the v1 schema, in id order.
     public static let allV1: [MethodID] = [
