@@ -61,18 +61,16 @@ enum PressPathBench {
         let ours = try measure(options, valgrind: valgrind, probe: probe, cHost: false, presses: presses)
         let theirs = try measure(options, valgrind: valgrind, probe: probe, cHost: true, presses: presses)
         let baseline = "minimal C host: read() → unpacked"
-        return [
-            BenchRow(
-                name: "press: read() → capture handler, instructions (callgrind)", unit: "instructions",
-                project: Stats(ours.map { Double($0.instructions) }),
-                baseline: (baseline, Stats(theirs.map { Double($0.instructions) }))),
-            BenchRow(
-                name: "  distinct 64-byte lines of code run", unit: "lines", project: Stats(ours.map { Double($0.codeLines) }),
-                baseline: (baseline, Stats(theirs.map { Double($0.codeLines) }))),
-            BenchRow(
-                name: "  distinct functions run", unit: "functions", project: Stats(ours.map { Double($0.functions) }),
-                baseline: (baseline, Stats(theirs.map { Double($0.functions) }))),
+        let figures: [(name: String, unit: String, figure: KeyPath<PressCost, Int>)] = [
+            ("press: read() → capture handler, instructions (callgrind)", "instructions", \.instructions),
+            ("  distinct 64-byte lines of code run", "lines", \.codeLines),
+            ("  distinct functions run", "functions", \.functions),
         ]
+        return figures.map { name, unit, figure in
+            BenchRow(
+                name: name, unit: unit, project: Stats(ours.map { Double($0[keyPath: figure]) }),
+                baseline: (baseline, Stats(theirs.map { Double($0[keyPath: figure]) })))
+        }
     }
 
     /// One host's presses past the warm-up, each as callgrind counted it.

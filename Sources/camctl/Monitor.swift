@@ -90,7 +90,8 @@ enum Monitor {
                 }
             }
             // The example camera app, as on the full screen: its photos, the overlay, its haptics and the AE/AF
-            // lock print too (its controls join once the host is up: making them can fail, this cannot).
+            // lock print too. `prepare` cannot throw: a failure to make the app is kept and thrown once the host
+            // is up, where its controls join it.
             do throws(ControlError) {
                 let app = try CameraApp(executor: InlineExecutor(), soundPlayer: host) { printer.app($0) }
                 await app.attach(to: host, printer: printer)
